@@ -1,0 +1,34 @@
+# peppolgate — make targets. `make test` is the one command CI and a new user run.
+GO ?= go
+GOFLAGS_TEST ?= -race -count=1
+
+.PHONY: test fmt-check vet staticcheck gotest bench fuzz
+
+## test: format check, go vet, staticcheck and the whole test suite with the race detector
+test: fmt-check vet staticcheck gotest
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	$(GO) tool staticcheck ./...
+
+gotest:
+	$(GO) test $(GOFLAGS_TEST) ./...
+
+## bench: the benchmarks recorded in BENCHMARKS.md
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## fuzz: run every fuzz target for FUZZTIME (default 20s) each
+FUZZTIME ?= 20s
+fuzz:
+	@for pkg in $$($(GO) list ./...); do \
+	  for f in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+	    echo "== $$pkg $$f"; $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
