@@ -27,9 +27,14 @@ var base32NoPad = base32.StdEncoding.WithPadding(base32.NoPadding)
 // The hash covers the ICD and value, never the "iso6523-actorid-upis::" prefix. A
 // trailing dot on zone is dropped.
 func NAPTRName(id peppol.ParticipantID, zone string) string {
-	sum := sha256.Sum256([]byte(strings.ToLower(id.String())))
-	label := strings.ToLower(base32NoPad.EncodeToString(sum[:]))
-	return label + "." + peppol.ParticipantScheme + "." + strings.ToLower(strings.TrimSuffix(zone, "."))
+	return naptrLabel(id.String()) + "." + peppol.ParticipantScheme + "." + normalizeZone(zone)
+}
+
+// naptrLabel hashes a raw identifier value; it is separate from NAPTRName so that the
+// published vectors for values a ParticipantID cannot hold (no ICD, empty) stay testable.
+func naptrLabel(value string) string {
+	sum := sha256.Sum256([]byte(strings.ToLower(value)))
+	return strings.ToLower(base32NoPad.EncodeToString(sum[:]))
 }
 
 // LegacyCNAMEName returns the host name of the pre-2025 CNAME scheme:
@@ -37,6 +42,17 @@ func NAPTRName(id peppol.ParticipantID, zone string) string {
 // SML stopped publishing these names on 2025-11-01; this helper exists only for callers
 // that explicitly ask for the legacy name, and is never used as a fallback.
 func LegacyCNAMEName(id peppol.ParticipantID, zone string) string {
-	sum := md5.Sum([]byte(strings.ToLower(id.String())))
-	return "b-" + hex.EncodeToString(sum[:]) + "." + peppol.ParticipantScheme + "." + strings.ToLower(strings.TrimSuffix(zone, "."))
+	return legacyCNAMELabel(id.String()) + "." + peppol.ParticipantScheme + "." + normalizeZone(zone)
+}
+
+// legacyCNAMELabel is the raw-value form of LegacyCNAMEName, for the same reason as naptrLabel.
+func legacyCNAMELabel(value string) string {
+	sum := md5.Sum([]byte(strings.ToLower(value)))
+	return "b-" + hex.EncodeToString(sum[:])
+}
+
+// normalizeZone lower-cases zone and drops one trailing dot, so that "Zone." and "zone"
+// give the same names.
+func normalizeZone(zone string) string {
+	return strings.ToLower(strings.TrimSuffix(zone, "."))
 }

@@ -1,0 +1,130 @@
+package sml
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/miekg/dns"
+)
+
+// Sentinels for errors.Is on the errors Lookup returns. Lookup never returns them
+// directly; it returns an *Error whose Kind selects which of them it matches.
+var (
+	// ErrNotRegistered matches a definite "the SML does not know this participant" answer:
+	// NXDOMAIN, an empty NOERROR answer, and also KindNoSMPService, because a participant
+	// without a usable Meta:SMP record cannot be reached on Peppol either.
+	ErrNotRegistered = errors.New("sml: participant not registered")
+	// ErrNoSMPService matches only KindNoSMPService: NAPTR records exist for the name but
+	// none is a usable U / Meta:SMP record.
+	ErrNoSMPService = errors.New("sml: no Meta:SMP service published")
+	// ErrDNSFailure matches KindDNSFailure: no definite answer was obtained, the
+	// registration is unknown and the lookup may be retried.
+	ErrDNSFailure = errors.New("sml: DNS lookup failed")
+)
+
+// Kind classifies the outcome of a failed Lookup.
+type Kind int
+
+// The kinds of Error. The zero Kind is not used, so an unset Kind is visible.
+const (
+	// KindNotRegistered: the name does not exist (NXDOMAIN) or has no NAPTR records.
+	KindNotRegistered Kind = iota + 1
+	// KindNoSMPService: NAPTR records exist but none has flags "U", service "Meta:SMP"
+	// and a regexp that yields an absolute http(s) URL.
+	KindNoSMPService
+	// KindDNSFailure: SERVFAIL, REFUSED or another unexpected rcode, a timeout, a network
+	// error, a malformed reply or a cancelled context. Retryable.
+	KindDNSFailure
+)
+
+// String returns a short name of k, e.g. "not registered".
+func (k Kind) String() string {
+	switch k {
+	case KindNotRegistered:
+		return "not registered"
+	case KindNoSMPService:
+		return "no SMP service"
+	case KindDNSFailure:
+		return "DNS failure"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// NoRcode is the Error.Rcode of outcomes that have no usable DNS reply (timeouts,
+// network errors, malformed replies, cancelled contexts).
+const NoRcode = -1
+
+// Error is the error Lookup returns. Use errors.Is with ErrNotRegistered,
+// ErrNoSMPService or ErrDNSFailure rather than comparing Kind when only the class
+// matters; errors.Is/As also reach the cause in Err (e.g. context.Canceled).
+type Error struct {
+	// Kind is the class of the outcome.
+	Kind Kind
+	// Name is the DNS name that was queried, without a trailing dot.
+	Name string
+	// Server is the host:port whose reply decided the outcome; for KindDNSFailure the last
+	// server tried. Empty when no query was sent.
+	Server string
+	// Rcode is the DNS response code of that reply (dns.RcodeNameError, ...), or NoRcode.
+	Rcode int
+	// Attempts is the number of queries sent (a UDP query and its TCP retry count as two).
+	Attempts int
+	// Err is the underlying cause of a KindDNSFailure (network or context error, malformed
+	// reply); nil for answers that came with a usable reply.
+	Err error
+}
+
+// Error describes the outcome for a person: what was asked, what came back, and whether
+// retrying can help.
+func (e *Error) Error() string {
+	switch e.Kind {
+	case KindNotRegistered:
+		if e.Rcode == dns.RcodeNameError {
+			return fmt.Sprintf("sml: participant not registered: %s does not exist (NXDOMAIN from %s)", e.Name, e.Server)
+		}
+		return fmt.Sprintf("sml: participant not registered: %s has no NAPTR records (%s from %s)", e.Name, rcodeName(e.Rcode), e.Server)
+	case KindNoSMPService:
+		return fmt.Sprintf("sml: participant not registered: %s has NAPTR records but none with flags \"U\", service \"Meta:SMP\" and a regexp yielding an http(s) URL (from %s)", e.Name, e.Server)
+	}
+	msg := "sml: DNS lookup of " + e.Name + " failed; registration unknown, retryable"
+	switch {
+	case e.Server == "" && e.Err != nil:
+		msg += ": " + e.Err.Error()
+	case e.Err != nil:
+		msg += ": " + e.Server + ": " + e.Err.Error()
+	case e.Rcode != NoRcode:
+		msg += ": " + e.Server + " answered " + rcodeName(e.Rcode)
+	}
+	if e.Attempts > 1 {
+		msg += " (" + strconv.Itoa(e.Attempts) + " queries sent)"
+	}
+	return msg
+}
+
+// Unwrap returns the underlying cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is reports whether e belongs to the class of the sentinel target.
+func (e *Error) Is(target error) bool {
+	switch target {
+	case ErrNotRegistered:
+		return e.Kind == KindNotRegistered || e.Kind == KindNoSMPService
+	case ErrNoSMPService:
+		return e.Kind == KindNoSMPService
+	case ErrDNSFailure:
+		return e.Kind == KindDNSFailure
+	}
+	return false
+}
+
+// Retryable reports whether asking again later may give a different answer: true
+// exactly for KindDNSFailure.
+func (e *Error) Retryable() bool { return e.Kind == KindDNSFailure }
+
+func rcodeName(rcode int) string {
+	if s, ok := dns.RcodeToString[rcode]; ok {
+		return s
+	}
+	return "rcode " + strconv.Itoa(rcode)
+}
