@@ -82,6 +82,13 @@ var labels = []struct {
 	{"ABN", kindAU},
 	{"GLN", kindGLN},
 	{"LEI", kindLEI},
+	{"UST-IDNR.", kindAny},
+	{"UST-IDNR", kindAny},
+	{"UST-ID", kindAny},
+	{"USTIDNR", kindAny},
+	{"USTID", kindAny},
+	{"UST", kindAny},
+	{"MOMS", kindDK | kindSE},
 	{"VAT", kindAny},
 	{"UID", kindAny},
 	{"IVA", kindIT},
@@ -227,9 +234,13 @@ var descriptions = map[string]string{
 	"9957": "French VAT number",
 }
 
+// pastedSpaces turns the look-alike spaces and dashes that numbers copied from web pages
+// and PDFs carry into their ASCII forms.
+var pastedSpaces = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "\u2009", " ", "\u2007", " ", "\u2010", "-", "\u2011", "-", "\u2013", "-")
+
 // interpret strips labels and separators from s and returns every reading that fits.
 func interpret(s string) []group {
-	up := strings.ToUpper(s)
+	up := strings.ToUpper(pastedSpaces.Replace(s))
 	hint := kindAny
 	// Leading labels, each followed by punctuation, a space or the number itself.
 	for stripped := true; stripped; {
