@@ -1,0 +1,218 @@
+package netsim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/sml"
+)
+
+// Config parameterises Start.
+type Config struct {
+	// Zone is the SML DNS zone the DNS server is authoritative for. Empty means
+	// sml.ZoneProduction.
+	Zone string
+	// DirectoryRateLimit enables the real Directory's limit of 2 requests/s per client
+	// IP (429 with Retry-After: 2). Off by default so that tests are fast.
+	DirectoryRateLimit bool
+	// Logger receives debug logs of every request; nil discards them.
+	Logger *slog.Logger
+}
+
+// Network is a running simulated Peppol network on 127.0.0.1: one DNS server (UDP and
+// TCP on the same port), one HTTP server per SMP host and one Directory server. All
+// methods are safe for concurrent use.
+type Network struct {
+	ds   *Dataset
+	zone string
+	log  *slog.Logger
+	pki  *pki
+
+	naptr map[string]int // lower-case NAPTR name without trailing dot → participant index
+	dir   *dirIndex
+	limit *rateLimiter
+
+	dnsAddr string
+	dnsSrv  []interface{ ShutdownContext(context.Context) error }
+	smp     []*smpServer
+	dirURL  string
+	http    []*http.Server
+
+	faults faultSet
+	hits   hitCounters
+
+	closing   chan struct{}
+	closeOnce sync.Once
+	closeErr  error
+	stopCtx   func() bool
+}
+
+// Start starts the network for ds on 127.0.0.1 with free ports and returns once every
+// server accepts requests. The network stops when Close is called or ctx is done.
+// It returns an error when a socket cannot be opened or a certificate cannot be
+// generated; nothing is left running then.
+func Start(ctx context.Context, ds *Dataset, cfg Config) (*Network, error) {
+	if ds == nil {
+		return nil, errors.New("netsim: Start needs a dataset")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := &Network{
+		ds:      ds,
+		zone:    cfg.Zone,
+		log:     cfg.Logger,
+		closing: make(chan struct{}),
+	}
+	if n.zone == "" {
+		n.zone = sml.ZoneProduction
+	}
+	n.zone = normaliseName(n.zone)
+	if n.log == nil {
+		n.log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.DirectoryRateLimit {
+		n.limit = newRateLimiter(4, 2*time.Second)
+	}
+	n.hits.smp = make([]smpCounters, len(ds.SMPHosts))
+	var err error
+	if n.pki, err = newPKI(ds); err != nil {
+		return nil, err
+	}
+	n.naptr = make(map[string]int)
+	for i := range ds.Participants {
+		if ds.Participants[i].InSML {
+			n.naptr[sml.NAPTRName(ds.Participants[i].ID, n.zone)] = i
+		}
+	}
+	n.dir = buildDirIndex(ds)
+
+	if err := n.startSMPs(); err != nil {
+		n.Close()
+		return nil, err
+	}
+	if err := n.startDirectory(); err != nil {
+		n.Close()
+		return nil, err
+	}
+	if err := n.startDNS(); err != nil {
+		n.Close()
+		return nil, err
+	}
+	n.stopCtx = context.AfterFunc(ctx, func() { n.Close() })
+	return n, nil
+}
+
+// serveHTTP starts an http.Server for h on a fresh loopback port and returns its
+// base URL.
+func (n *Network) serveHTTP(h http.Handler) (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("netsim: listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		ErrorLog:          slog.NewLogLogger(n.log.Handler(), slog.LevelDebug),
+	}
+	n.http = append(n.http, srv)
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			n.log.Error("netsim: http server stopped", "err", err)
+		}
+	}()
+	return "http://" + ln.Addr().String(), nil
+}
+
+// Dataset returns the dataset the network serves.
+func (n *Network) Dataset() *Dataset { return n.ds }
+
+// Zone returns the SML zone the DNS server is authoritative for (no trailing dot).
+func (n *Network) Zone() string { return n.zone }
+
+// DNSAddr returns the DNS server's "127.0.0.1:port"; UDP and TCP share the port.
+func (n *Network) DNSAddr() string { return n.dnsAddr }
+
+// DirectoryURL returns the Directory base URL, e.g. "http://127.0.0.1:40123"; search
+// at DirectoryURL()+"/search/1.0/json".
+func (n *Network) DirectoryURL() string { return n.dirURL }
+
+// SMPBaseURL returns the SMP base URL of host i exactly as its NAPTR record gives it
+// (with the base path, with or without trailing slash), or "" for an unknown host.
+func (n *Network) SMPBaseURL(i int) string {
+	if i < 0 || i >= len(n.smp) {
+		return ""
+	}
+	return n.smp[i].naptrURL
+}
+
+// SMPBaseURLs returns SMPBaseURL for every host, indexed like Dataset.SMPHosts.
+func (n *Network) SMPBaseURLs() []string {
+	out := make([]string, len(n.smp))
+	for i, s := range n.smp {
+		out[i] = s.naptrURL
+	}
+	return out
+}
+
+// APCertificate returns the DER certificate of access point i, or nil.
+func (n *Network) APCertificate(i int) []byte {
+	if i < 0 || i >= len(n.pki.ap) {
+		return nil
+	}
+	return n.pki.ap[i]
+}
+
+// APCACertificate returns the DER certificate of the CA that issued every access point
+// certificate.
+func (n *Network) APCACertificate() []byte { return n.pki.apCA }
+
+// SetFault injects f for target, replacing any fault set for it before; the zero Fault
+// removes it.
+func (n *Network) SetFault(target Target, f Fault) {
+	n.log.Debug("netsim: set fault", "target", target.String(), "fault", fmt.Sprintf("%+v", f))
+	n.faults.set(target, f)
+}
+
+// ClearFaults removes every fault.
+func (n *Network) ClearFaults() { n.faults.clear() }
+
+// Hits returns a snapshot of the request counters.
+func (n *Network) Hits() HitCounts { return n.hits.snapshot() }
+
+// ResetHits sets every request counter to zero.
+func (n *Network) ResetHits() { n.hits.reset() }
+
+// Close stops every server and waits for them, releasing hanging requests first. It
+// is idempotent; later calls return the first call's result.
+func (n *Network) Close() error {
+	n.closeOnce.Do(func() {
+		if n.stopCtx != nil {
+			n.stopCtx()
+		}
+		close(n.closing)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		var errs []error
+		for _, s := range n.dnsSrv {
+			if err := s.ShutdownContext(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("netsim: dns shutdown: %w", err))
+			}
+		}
+		for _, s := range n.http {
+			if err := s.Shutdown(ctx); err != nil {
+				s.Close()
+				errs = append(errs, fmt.Errorf("netsim: http shutdown: %w", err))
+			}
+		}
+		n.closeErr = errors.Join(errs...)
+	})
+	return n.closeErr
+}
