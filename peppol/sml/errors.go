@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/miekg/dns"
 )
@@ -73,6 +74,9 @@ type Error struct {
 	// Err is the underlying cause of a KindDNSFailure (network or context error, malformed
 	// reply); nil for answers that came with a usable reply.
 	Err error
+
+	// trail holds one reason per server when several failed; it only feeds the message.
+	trail []string
 }
 
 // Error describes the outcome for a person: what was asked, what came back, and whether
@@ -88,18 +92,28 @@ func (e *Error) Error() string {
 		return fmt.Sprintf("sml: participant not registered: %s has NAPTR records but none with flags \"U\", service \"Meta:SMP\" and a regexp yielding an http(s) URL (from %s)", e.Name, e.Server)
 	}
 	msg := "sml: DNS lookup of " + e.Name + " failed; registration unknown, retryable"
-	switch {
-	case e.Server == "" && e.Err != nil:
-		msg += ": " + e.Err.Error()
-	case e.Err != nil:
-		msg += ": " + e.Server + ": " + e.Err.Error()
-	case e.Rcode != NoRcode:
-		msg += ": " + e.Server + " answered " + rcodeName(e.Rcode)
+	if len(e.trail) > 0 {
+		msg += ": " + strings.Join(e.trail, "; ")
+	} else if r := e.reason(); r != "" {
+		msg += ": " + r
 	}
 	if e.Attempts > 1 {
 		msg += " (" + strconv.Itoa(e.Attempts) + " queries sent)"
 	}
 	return msg
+}
+
+// reason says what went wrong with one server, for failure messages.
+func (e *Error) reason() string {
+	switch {
+	case e.Server == "" && e.Err != nil:
+		return e.Err.Error()
+	case e.Err != nil:
+		return e.Server + ": " + e.Err.Error()
+	case e.Rcode != NoRcode:
+		return e.Server + " answered " + rcodeName(e.Rcode)
+	}
+	return ""
 }
 
 // Unwrap returns the underlying cause, if any.

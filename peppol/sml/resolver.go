@@ -150,6 +150,17 @@ func (r *Resolver) lookupName(ctx context.Context, name string) (*Result, error)
 	fqdn := dns.Fqdn(name)
 	sent := 0
 	var last *Error
+	// Each server's latest failure, so the message explains all of them, not the last.
+	var trail []string
+	seen := map[string]int{}
+	note := func(e *Error) {
+		if i, ok := seen[e.Server]; ok {
+			trail[i] = e.reason()
+			return
+		}
+		seen[e.Server] = len(trail)
+		trail = append(trail, e.reason())
+	}
 	for range r.attempts {
 		for _, server := range r.servers {
 			if err := ctx.Err(); err != nil {
@@ -166,6 +177,7 @@ func (r *Resolver) lookupName(ctx context.Context, name string) (*Result, error)
 					last.Attempts = sent
 					return nil, last
 				}
+				note(last)
 				continue
 			}
 			res, lerr := interpret(resp, name, fqdn, server)
@@ -177,12 +189,16 @@ func (r *Resolver) lookupName(ctx context.Context, name string) (*Result, error)
 				return nil, lerr
 			}
 			last = lerr
+			note(last)
 		}
 	}
 	if last == nil {
 		return nil, &Error{Kind: KindDNSFailure, Name: name, Rcode: NoRcode, Err: errors.New("resolver has no DNS servers; create it with New")}
 	}
 	last.Attempts = sent
+	if len(trail) > 1 {
+		last.trail = trail
+	}
 	return nil, last
 }
 
@@ -210,7 +226,7 @@ func (r *Resolver) exchange(ctx context.Context, m *dns.Msg, server, network str
 	c := &dns.Client{Net: network, Timeout: r.timeout}
 	conn, err := c.DialContext(actx, server)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", network, err)
+		return nil, fmt.Errorf("%s: dial: %w", network, err)
 	}
 	defer conn.Close()
 	stop := context.AfterFunc(actx, func() { conn.Close() })
@@ -220,8 +236,18 @@ func (r *Resolver) exchange(ctx context.Context, m *dns.Msg, server, network str
 		if resp != nil && resp.Truncated && network == "udp" {
 			return resp, err
 		}
-		if ctx.Err() == nil && actx.Err() != nil {
+		var ne net.Error
+		if ctx.Err() == nil && (actx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
 			return nil, fmt.Errorf("%s: no reply within %v", network, r.timeout)
+		}
+		var de *dns.Error
+		if errors.As(err, &de) {
+			return nil, fmt.Errorf("%s: malformed reply: %w", network, err)
+		}
+		// The addresses in a *net.OpError repeat what the message already says.
+		var op *net.OpError
+		if errors.As(err, &op) {
+			err = op.Err
 		}
 		return nil, fmt.Errorf("%s: %w", network, err)
 	}
