@@ -117,6 +117,9 @@ var (
 // ParticipantID.
 func Candidates(input string) []Candidate {
 	out := []Candidate{}
+	if len(input) > 4*MaxCandidateInput {
+		return out // do not even trim megabytes of padding
+	}
 	s := strings.TrimSpace(input)
 	if s == "" || len(s) > MaxCandidateInput {
 		return out
