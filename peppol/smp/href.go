@@ -63,7 +63,8 @@ func percentDecode(s string) (string, error) {
 	if n == 0 {
 		return s, nil
 	}
-	b := make([]byte, 0, len(s)-2*n)
+	// len(s) bounds the result; len(s)-2n would go negative for a lone '%'.
+	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c != '%' {

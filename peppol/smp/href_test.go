@@ -69,6 +69,8 @@ func TestDocumentTypeFromHref(t *testing.T) {
 		},
 		{name: "empty", href: "  ", err: "href is empty"},
 		{name: "broken escape", href: "https://smp.example.com/a%3A%3Ab/services/x%3A%3Ay%2", err: `broken percent-escape "%2"`},
+		{name: "lone percent", href: "%", err: `broken percent-escape "%"`},
+		{name: "percent at end", href: "https://smp.example.com/a::b/services/x::y%", err: `broken percent-escape "%"`},
 		{name: "non-hex escape", href: "https://smp.example.com/a/services/x%G1", err: `broken percent-escape "%G1"`},
 		{name: "invalid UTF-8", href: "https://smp.example.com/a::b/services/x::%FF", err: "does not decode to UTF-8"},
 		{name: "host only", href: "https://smp.example.com", err: "href has no path"},
