@@ -170,7 +170,7 @@ func TestClientRedirectErrors(t *testing.T) {
 		var second *smpServer
 		second = newSMP(t, map[string]http.HandlerFunc{
 			"/again": func(w http.ResponseWriter, r *http.Request) {
-				xmlBody(redirectDoc(second.URL + "/again"))(w, r)
+				xmlBody(redirectDoc(second.URL+"/again"))(w, r)
 			},
 		})
 		first := newSMP(t, map[string]http.HandlerFunc{metadataPath: xmlBody(redirectDoc(second.URL + "/again"))})
