@@ -47,7 +47,7 @@ func (e *IDError) Error() string { return e.Reason }
 // ParseParticipantID parses "<scheme>:<value>" (optionally prefixed with
 // "iso6523-actorid-upis::", any case) into a ParticipantID with a lower-cased value.
 // Surrounding white space is trimmed. The scheme must be exactly 4 digits; the value one
-// or more letters, digits, '.', '_', '-' or '~' (POLICY 1, the RFC 3986 unreserved set),
+// or more letters, digits, '.', '_', '-' or '+' (the rule of the interface spec §2.1),
 // and the whole at most 135 characters.
 // It does not check the scheme against the code list (see LookupScheme) nor check digits.
 // It returns an *IDError whose message says what is wrong.
@@ -74,7 +74,7 @@ func ParseParticipantID(s string) (ParticipantID, error) {
 	}
 	for i, r := range value {
 		if !isValueChar(r) {
-			return ParticipantID{}, &IDError{s, fmt.Sprintf("participant id value may contain only letters, digits, '.', '_', '-' and '~'; found %s at position %d", quote(string(r)), len(icd)+1+i+1)}
+			return ParticipantID{}, &IDError{s, fmt.Sprintf("participant id value may contain only letters, digits, '.', '_', '-' and '+'; found %s at position %d", quote(string(r)), len(icd)+1+i+1)}
 		}
 	}
 	return ParticipantID{ICD: icd, Value: strings.ToLower(value)}, nil
@@ -82,7 +82,7 @@ func ParseParticipantID(s string) (ParticipantID, error) {
 
 func isValueChar(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-		r == '.' || r == '_' || r == '-' || r == '~'
+		r == '.' || r == '_' || r == '-' || r == '+'
 }
 
 func allDigits(s string) bool {

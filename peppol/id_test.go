@@ -20,7 +20,7 @@ func TestParseParticipantID(t *testing.T) {
 		{"value lower-cased", "9930:DE811152493", ParticipantID{"9930", "de811152493"}, ""},
 		{"surrounding white space", " \t0088:5790000435975\r\n", ParticipantID{"0088", "5790000435975"}, ""},
 		{"allowed punctuation", "0204:991-33333test-06", ParticipantID{"0204", "991-33333test-06"}, ""},
-		{"tilde and dot and underscore", "0242:123456-ab_c.d~e", ParticipantID{"0242", "123456-ab_c.d~e"}, ""},
+		{"plus and dot and underscore", "0242:123456-ab_c.d+e", ParticipantID{"0242", "123456-ab_c.d+e"}, ""},
 		{"exactly 135 characters", "0208:" + value130, ParticipantID{"0208", value130}, ""},
 
 		{"empty", "", ParticipantID{}, "participant id is empty"},
@@ -32,7 +32,7 @@ func TestParseParticipantID(t *testing.T) {
 		{"empty value", "0208:", ParticipantID{}, "value after '0208:' is empty"},
 		{"136 characters", "0208:" + value130 + "a", ParticipantID{}, "participant id is 136 characters long; at most 135 are allowed"},
 		{"space inside", "0208: 0677424046", ParticipantID{}, "found ' ' at position 6"},
-		{"plus is not allowed", "0208:a+b", ParticipantID{}, "found '+' at position 7"},
+		{"tilde is not allowed (interface spec §2.1)", "0208:a~b", ParticipantID{}, "found '~' at position 7"},
 		{"second colon", "0208:a%3Ab", ParticipantID{}, "found '%'"},
 		{"colon in value", "0208:a:b", ParticipantID{}, "found ':'"},
 		{"shell injection", "0208:abc;rm -rf", ParticipantID{}, "found ';'"},
