@@ -1,5 +1,11 @@
 // Package sml resolves a Peppol participant to the base URL of its SMP through the
 // Service Metadata Locator: a DNS U-NAPTR lookup (Peppol SML 1.3.0, BDXL).
+//
+// Resolver.Lookup keeps the three outcomes apart that callers must never conflate:
+// ErrNotRegistered (NXDOMAIN or no NAPTR records: a definite "no"), ErrNoSMPService
+// (records, but no usable Meta:SMP one; it also matches ErrNotRegistered) and
+// ErrDNSFailure (SERVFAIL, REFUSED, timeouts, network errors: unknown, retryable,
+// never to be reported as "not registered").
 package sml
 
 import (

@@ -15,7 +15,9 @@ import (
 
 // Defaults of Config.
 const (
-	DefaultTimeout  = 2 * time.Second
+	// DefaultTimeout bounds one query to one server when Config.Timeout is 0.
+	DefaultTimeout = 2 * time.Second
+	// DefaultAttempts is the number of passes over the servers when Config.Attempts is 0.
 	DefaultAttempts = 2
 )
 
