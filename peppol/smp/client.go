@@ -138,11 +138,14 @@ func (c *Client) get(ctx context.Context, rawURL string) ([]byte, error) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		// Drain a little so the connection can be reused; the body is not needed.
 		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 8<<10))
-		kind := KindStatus
-		if resp.StatusCode == http.StatusNotFound {
-			kind = KindNotFound
+		e := &Error{Kind: KindStatus, URL: shown, Status: resp.StatusCode}
+		switch {
+		case resp.StatusCode == http.StatusNotFound:
+			e.Kind = KindNotFound
+		case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+			e.Err = errors.New("HTTP redirects are not followed; an SMP must answer directly or with an SMP-level Redirect")
 		}
-		return nil, &Error{Kind: kind, URL: shown, Status: resp.StatusCode}
+		return nil, e
 	}
 	limit := c.MaxBody
 	if limit <= 0 {

@@ -241,6 +241,9 @@ func TestClientDoesNotFollowHTTPRedirects(t *testing.T) {
 	for _, c := range []*Client{{}, {HTTP: &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return nil }}}} {
 		_, err := c.ServiceGroup(context.Background(), srv.URL, testPID)
 		wantErr(t, err, KindStatus, http.StatusFound)
+		if !strings.Contains(err.Error(), "HTTP redirects are not followed") {
+			t.Errorf("error %q does not say why", err)
+		}
 	}
 	if srv.hits.Load() != 2 {
 		t.Errorf("server hit %d times, want 2 (the redirect target must not be requested)", srv.hits.Load())

@@ -11,7 +11,8 @@ const (
 	// DocTypeScheme is the scheme of exact Peppol document type identifiers.
 	DocTypeScheme = "busdox-docid-qns"
 	// WildcardDocTypeScheme is the scheme of Peppol PINT wildcard document type
-	// identifiers, whose value ends in '*'.
+	// identifiers, whose customization id ends in '*' (the value usually continues
+	// with "::2.1", e.g. "...##urn:peppol:pint:billing-1@jp-1*::2.1").
 	WildcardDocTypeScheme = "peppol-doctype-wildcard"
 	// ProcessScheme is the scheme of Peppol process identifiers.
 	ProcessScheme = "cenbii-procid-ubl"
@@ -41,11 +42,10 @@ func (id Identifier) String() string {
 // IsZero reports whether id has neither scheme nor value.
 func (id Identifier) IsZero() bool { return id.Scheme == "" && id.Value == "" }
 
-// IsWildcard reports whether id is a PINT wildcard document type
-// (scheme peppol-doctype-wildcard, value ending in '*').
-func (id Identifier) IsWildcard() bool {
-	return id.Scheme == WildcardDocTypeScheme && strings.HasSuffix(id.Value, "*")
-}
+// IsWildcard reports whether id is a PINT wildcard document type, i.e. has the
+// peppol-doctype-wildcard scheme. The scheme decides: the '*' sits at the end of the
+// customization id, not of the value, so the value's last character says nothing.
+func (id Identifier) IsWildcard() bool { return id.Scheme == WildcardDocTypeScheme }
 
 // errBadIdentifier is wrapped by ParseIdentifier's errors.
 var errBadIdentifier = errors.New("invalid identifier")

@@ -27,10 +27,10 @@ func TestIdentifierIsWildcard(t *testing.T) {
 		id   Identifier
 		want bool
 	}{
-		{Identifier{WildcardDocTypeScheme, "urn:peppol:pint:billing-1@jp-1*::2.1"}, false}, // '*' not last
+		{Identifier{WildcardDocTypeScheme, "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:peppol:pint:billing-3.0@jp:peppol-1*::2.1"}, true},
 		{Identifier{WildcardDocTypeScheme, "urn:peppol:pint:billing-1*"}, true},
-		{Identifier{DocTypeScheme, "urn:peppol:pint:billing-1*"}, false},
-		{Identifier{WildcardDocTypeScheme, "urn:peppol:pint:billing-1"}, false},
+		{Identifier{DocTypeScheme, "urn:peppol:pint:billing-1*::2.1"}, false},
+		{Identifier{"", "urn:peppol:pint:billing-1*"}, false},
 	}
 	for _, tt := range tests {
 		if got := tt.id.IsWildcard(); got != tt.want {

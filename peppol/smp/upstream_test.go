@@ -209,6 +209,9 @@ func TestUpstreamServiceMetadata(t *testing.T) {
 			if sm.Participant.String() != tt.participant || sm.DocumentType.String() != tt.docType {
 				t.Errorf("participant, doc type\n got  %s, %s\n want %s, %s", sm.Participant, sm.DocumentType, tt.participant, tt.docType)
 			}
+			if sm.DocumentType.IsWildcard() != strings.HasPrefix(tt.docType, WildcardDocTypeScheme+"::") {
+				t.Errorf("IsWildcard() = %v for %s", sm.DocumentType.IsWildcard(), sm.DocumentType)
+			}
 			if len(sm.Processes) != 1 || sm.Processes[0].ID.String() != tt.process || len(sm.Processes[0].Endpoints) != tt.endpoints {
 				t.Fatalf("processes = %+v; want one %s with %d endpoints", sm.Processes, tt.process, tt.endpoints)
 			}
