@@ -10,6 +10,7 @@ package netsim
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -466,8 +467,28 @@ func (g *generator) countryByCode(code string) *country {
 	panic("netsim: unknown country " + code) // programming error in the fixed table
 }
 
+// knownIdentifiers are the additional identifiers of the well-known cards.
+var knownIdentifiers = map[string][]Identifier{
+	KnownNorwegian:     {{"VAT", "NO923609016MVA"}},
+	KnownGLN:           {{"GLN", "5790000435975"}},
+	KnownDutch:         {{"KVK", "54441587"}},
+	KnownSwedish:       {{"VAT", "SE556036079301"}},
+	KnownGerman:        {{"VAT", "DE811152493"}},
+	KnownFrenchSIREN:   {{"SIRET", "78430177200025"}, {"VAT", "FR93784301772"}},
+	KnownDirectoryOnly: {{"VAT", "BE0403019261"}},
+	KnownSMPNotFound:   {{"VAT", "DK13585628"}},
+	KnownRedirect:      {{"VAT", "NO745707327MVA"}},
+	KnownAustralian:    {{"ABN", "51 824 753 556"}},
+}
+
 func (g *generator) addKnown(id string, c *country, host int, svc []ServiceInfo, card *BusinessCard) *Participant {
 	g.companies++
+	if card != nil {
+		card.DocTypes = docTypesOf(svc)
+		if extra, ok := knownIdentifiers[id]; ok {
+			card.Entities[0].Identifiers = slices.Concat(extra, card.Entities[0].Identifiers)
+		}
+	}
 	return g.add(id, c, host, svc, card)
 }
 
