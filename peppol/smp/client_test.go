@@ -89,10 +89,10 @@ func wantErr(t *testing.T, err error, kind Kind, status int) *Error {
 
 func TestClientServiceGroup(t *testing.T) {
 	body := readTestdata(t, "servicegroup-ns2-prefixed.xml")
-	var accept, ua string
+	var accept, ua, uri string
 	srv := newSMP(t, map[string]http.HandlerFunc{
 		"/smp" + groupPath: func(w http.ResponseWriter, r *http.Request) {
-			accept, ua = r.Header.Get("Accept"), r.Header.Get("User-Agent")
+			accept, ua, uri = r.Header.Get("Accept"), r.Header.Get("User-Agent"), r.RequestURI
 			xmlBody(body)(w, r)
 		},
 	})
@@ -105,6 +105,9 @@ func TestClientServiceGroup(t *testing.T) {
 		if sg.Participant.Value != "0208:0677424046" || len(sg.DocumentTypes) != 4 || sg.DocumentTypes[0] != testDocType {
 			t.Errorf("base %s: got %+v", base, sg)
 		}
+	}
+	if uri != "/smp/iso6523-actorid-upis%3A%3A0208%3A0677424046" {
+		t.Errorf("RequestURI = %q, want the %%3A-encoded id", uri)
 	}
 	if accept != "text/xml, application/xml" {
 		t.Errorf("Accept = %q", accept)
