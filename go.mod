@@ -2,9 +2,10 @@ module github.com/peppolgate/peppolgate
 
 go 1.26.0
 
+require github.com/miekg/dns v1.1.73
+
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect
-	github.com/miekg/dns v1.1.73 // indirect
 	golang.org/x/exp/typeparams v0.0.0-20231108232855-2478ac86f678 // indirect
 	golang.org/x/mod v0.41.0 // indirect
 	golang.org/x/net v0.59.0 // indirect
