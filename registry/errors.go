@@ -1,0 +1,46 @@
+package registry
+
+import (
+	"errors"
+	"time"
+)
+
+// Code is a machine-readable error code. The server maps each code to an HTTP status in
+// one table; MCP tools and /ask report the same codes.
+type Code string
+
+// Error codes of the interface spec §7, and the ones this project adds.
+const (
+	CodeInvalidParticipantID Code = "invalid_participant_id"
+	CodeMissingQuery         Code = "missing_query"
+	CodeQueryTooShort        Code = "query_too_short"
+	CodeInvalidRequest       Code = "invalid_request"
+	CodeNotFound             Code = "not_found"
+	CodeLookupFailed         Code = "lookup_failed"
+	CodeSearchFailed         Code = "search_failed"
+)
+
+// Error is the error type every Registry method returns: a code, a message that says
+// what happened and what to do next (safe to show to anyone: no internal addresses), and
+// for upstream rate limits how long to wait.
+type Error struct {
+	Code       Code
+	Message    string
+	RetryAfter time.Duration
+	// Err is the underlying cause, for logs; it is never shown to clients.
+	Err error
+}
+
+func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// ErrorCode returns the Code of the first *Error in err's chain, or "" when there is none.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
