@@ -412,7 +412,7 @@ func groupByParticipant(page []*dirEntry) []dirMatch {
 			pos[e.p] = i
 			m := dirMatch{ParticipantID: dirID{peppol.ParticipantScheme, e.p.ID.String()}}
 			for _, d := range e.p.Card.DocTypes {
-				m.DocTypes = append(m.DocTypes, dirID{d.Scheme, d.Value})
+				m.DocTypes = append(m.DocTypes, dirID(d))
 			}
 			out = append(out, m)
 		}
@@ -433,7 +433,7 @@ func entityJSON(e *Entity) dirEntity {
 		j.Name = append(j.Name, dirName(nm))
 	}
 	for _, id := range e.Identifiers {
-		j.Identifiers = append(j.Identifiers, dirID{id.Scheme, id.Value})
+		j.Identifiers = append(j.Identifiers, dirID(id))
 	}
 	for _, c := range e.Contacts {
 		j.Contacts = append(j.Contacts, dirContact(c))

@@ -23,7 +23,7 @@ type dirAnswer struct {
 	QueryTerms string `json:"query-terms"`
 	CreationDT string `json:"creation-dt"`
 	Matches    []struct {
-		ParticipantID struct{ Scheme, Value string } `json:"participantID"`
+		ParticipantID struct{ Scheme, Value string }   `json:"participantID"`
 		DocTypes      []struct{ Scheme, Value string } `json:"docTypes"`
 		Entities      []map[string]json.RawMessage     `json:"entities"`
 	} `json:"matches"`

@@ -2,8 +2,8 @@ package netsim
 
 import (
 	"maps"
-	"strings"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
