@@ -1,0 +1,127 @@
+package registry
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+)
+
+// Defaults of Config, used when the corresponding field is zero.
+const (
+	DefaultPositiveTTL     = 15 * time.Minute
+	DefaultNegativeTTL     = time.Minute
+	DefaultWarningTTL      = time.Minute
+	DefaultStaleFor        = 24 * time.Hour
+	DefaultSearchTTL       = 5 * time.Minute
+	DefaultLookupTimeout   = 10 * time.Second
+	DefaultSearchTimeout   = 10 * time.Second
+	DefaultDirectoryRate   = 2.0
+	DefaultDirectoryBurst  = 2
+	DefaultDirectoryQueue  = 32
+	DefaultMaxCacheEntries = 10000
+)
+
+// Config configures a Live registry. Resolver, SMP and Directory are required; every
+// other zero field takes the default named after it.
+type Config struct {
+	// Resolver resolves participants to their SMP through the SML.
+	Resolver *sml.Resolver
+	// SMP fetches ServiceGroup and ServiceMetadata documents. Put the SSRF policy
+	// (internal/netguard) into its HTTP client.
+	SMP *smp.Client
+	// Directory searches the Peppol Directory.
+	Directory *directory.Client
+	// PositiveTTL is how long a found participant is served from the cache (15m).
+	PositiveTTL time.Duration
+	// NegativeTTL is how long a "not registered" answer is cached (1m).
+	NegativeTTL time.Duration
+	// WarningTTL is how long an answer degraded by an upstream failure (it carries a
+	// warning such as directory_unavailable) is cached (1m).
+	WarningTTL time.Duration
+	// StaleFor is how old a cached answer may be and still be served, marked stale,
+	// when upstream fails (24h).
+	StaleFor time.Duration
+	// SearchTTL is how long a search answer is cached (5m).
+	SearchTTL time.Duration
+	// LookupTimeout bounds one whole lookup, both branches (10s).
+	LookupTimeout time.Duration
+	// SearchTimeout bounds one whole search, waiting for the limiter included (10s).
+	SearchTimeout time.Duration
+	// DirectoryRate is the most Directory requests per second, lookups and searches
+	// together (2, the Directory's own limit per client IP).
+	DirectoryRate float64
+	// DirectoryBurst is how many Directory requests may go out at once after a quiet
+	// spell (2).
+	DirectoryBurst int
+	// DirectoryQueue is how many callers may wait for the limiter; one more is turned
+	// away at once (32).
+	DirectoryQueue int
+	// MaxCacheEntries bounds each cache (lookups, searches) (10000).
+	MaxCacheEntries int
+	// Now returns the current time; nil means time.Now. Tests use it to age the cache.
+	Now func() time.Time
+	// Logger receives upstream failures; nil discards them.
+	Logger *slog.Logger
+}
+
+// withDefaults returns c with zero fields set to their defaults, or an error naming the
+// first missing or negative field.
+func (c Config) withDefaults() (Config, error) {
+	if c.Resolver == nil {
+		return c, errors.New("registry: Config.Resolver is required")
+	}
+	if c.SMP == nil {
+		return c, errors.New("registry: Config.SMP is required")
+	}
+	if c.Directory == nil {
+		return c, errors.New("registry: Config.Directory is required")
+	}
+	durs := []struct {
+		name string
+		v    *time.Duration
+		def  time.Duration
+	}{
+		{"PositiveTTL", &c.PositiveTTL, DefaultPositiveTTL},
+		{"NegativeTTL", &c.NegativeTTL, DefaultNegativeTTL},
+		{"WarningTTL", &c.WarningTTL, DefaultWarningTTL},
+		{"StaleFor", &c.StaleFor, DefaultStaleFor},
+		{"SearchTTL", &c.SearchTTL, DefaultSearchTTL},
+		{"LookupTimeout", &c.LookupTimeout, DefaultLookupTimeout},
+		{"SearchTimeout", &c.SearchTimeout, DefaultSearchTimeout},
+	}
+	for _, d := range durs {
+		if *d.v < 0 {
+			return c, errors.New("registry: Config." + d.name + " must not be negative")
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if c.DirectoryRate < 0 || c.DirectoryBurst < 0 || c.DirectoryQueue < 0 || c.MaxCacheEntries < 0 {
+		return c, errors.New("registry: Config.DirectoryRate, DirectoryBurst, DirectoryQueue and MaxCacheEntries must not be negative")
+	}
+	if c.DirectoryRate == 0 {
+		c.DirectoryRate = DefaultDirectoryRate
+	}
+	if c.DirectoryBurst == 0 {
+		c.DirectoryBurst = DefaultDirectoryBurst
+	}
+	if c.DirectoryQueue == 0 {
+		c.DirectoryQueue = DefaultDirectoryQueue
+	}
+	if c.MaxCacheEntries == 0 {
+		c.MaxCacheEntries = DefaultMaxCacheEntries
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return c, nil
+}
