@@ -33,11 +33,12 @@ type dirEntry struct {
 }
 
 type dirIndex struct {
-	entries []dirEntry
+	entries       []dirEntry
+	byParticipant map[peppol.ParticipantID][]int // indexes into entries
 }
 
 func buildDirIndex(ds *Dataset) *dirIndex {
-	idx := &dirIndex{}
+	idx := &dirIndex{byParticipant: map[peppol.ParticipantID][]int{}}
 	docCache := map[string]string{}
 	var sb strings.Builder
 	for i := range ds.Participants {
@@ -57,6 +58,7 @@ func buildDirIndex(ds *Dataset) *dirIndex {
 			docCache[key] = docs
 		}
 		for e := range p.Card.Entities {
+			idx.byParticipant[p.ID] = append(idx.byParticipant[p.ID], len(idx.entries))
 			idx.entries = append(idx.entries, dirEntry{p: p, entity: e, all: allFields(p, &p.Card.Entities[e]), docs: docs})
 		}
 	}
@@ -142,15 +144,27 @@ func lowerJoin(parts ...string) string { return strings.ToLower(strings.Join(par
 // of query-terms in the answer.
 var dirFields = []dirField{
 	{"q", func(v string) dirQuery {
-		return containsQuery(v, 1, func(e *dirEntry) string { return e.all + e.docs })
-	}},
-	{"participant", func(v string) dirQuery {
-		v = strings.ToLower(strings.TrimSpace(v))
-		if !strings.HasPrefix(v, peppol.ParticipantScheme+"::") {
+		if strings.TrimSpace(v) == "" {
 			return nil
 		}
-		id, err := peppol.ParseParticipantID(v)
-		if err != nil {
+		terms := analyze(v)
+		if len(terms) == 0 {
+			return nil
+		}
+		// A term never spans the '\n' between fields, so it may be looked up in the
+		// entity text and the shared doc type text separately.
+		return func(e *dirEntry) bool {
+			for _, t := range terms {
+				if !strings.Contains(e.all, t) && !strings.Contains(e.docs, t) {
+					return false
+				}
+			}
+			return true
+		}
+	}},
+	{"participant", func(v string) dirQuery {
+		id, ok := participantTerm(v)
+		if !ok {
 			return nil
 		}
 		return func(e *dirEntry) bool { return e.p.ID == id }
@@ -238,6 +252,16 @@ var dirFields = []dirField{
 			return false
 		}
 	}},
+}
+
+// participantTerm parses a participant= value: lower-cased, the scheme prefix required.
+func participantTerm(v string) (peppol.ParticipantID, bool) {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if !strings.HasPrefix(v, peppol.ParticipantScheme+"::") {
+		return peppol.ParticipantID{}, false
+	}
+	id, err := peppol.ParseParticipantID(v)
+	return id, err == nil
 }
 
 func (n *Network) startDirectory() error {
@@ -353,9 +377,27 @@ func (n *Network) search(r *http.Request) (int, []byte) {
 		return http.StatusBadRequest, dirError("No valid queries could be created!")
 	}
 
+	// An exact participant term restricts the candidates to that participant's
+	// entities (all terms are AND-ed), sparing a scan of the whole index.
+	var candidates []int
+	restricted := false
+	for _, v := range params["participant"] {
+		if id, ok := participantTerm(v); ok {
+			candidates, restricted = n.dir.byParticipant[id], true
+			break
+		}
+	}
 	total := 0
 	var hits []*dirEntry // the first last+1 matches, as the engine returns them
-	for i := range n.dir.entries {
+	count := len(n.dir.entries)
+	if restricted {
+		count = len(candidates)
+	}
+	for k := range count {
+		i := k
+		if restricted {
+			i = candidates[k]
+		}
 		e := &n.dir.entries[i]
 		ok := true
 		for _, q := range queries {
