@@ -2,7 +2,10 @@ module github.com/peppolgate/peppolgate
 
 go 1.26.0
 
-require github.com/miekg/dns v1.1.73
+require (
+	github.com/go-chi/chi/v5 v5.5.0
+	github.com/miekg/dns v1.1.73
+)
 
 require (
 	github.com/BurntSushi/toml v1.4.1-0.20240526193622-a339e1f7089c // indirect

@@ -1,0 +1,57 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// participant serves GET /api/v1/participant/{participantId} (interface spec §4.1).
+func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
+	id, err := participantParam(r)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
+	defer cancel()
+	p, fresh, err := s.reg.Lookup(ctx, id)
+	if err != nil {
+		return err
+	}
+	setFreshness(w.Header(), fresh)
+	s.writeJSON(w, r, http.StatusOK, p)
+	return nil
+}
+
+// participantParam reads the participant id from the path. Clients percent-encode it
+// (0208%3A0677424046, iso6523-actorid-upis%3A%3A…) or not; both are accepted. chi
+// routes on the raw path when the URL has one, so the parameter is decoded exactly
+// once, and only then: decoding an already decoded value would turn "%2541" into "A".
+// It returns an *registry.Error with CodeInvalidParticipantID.
+func participantParam(r *http.Request) (peppol.ParticipantID, error) {
+	raw := chi.URLParam(r, "participantId")
+	if r.URL.RawPath != "" {
+		dec, err := url.PathUnescape(raw)
+		if err != nil {
+			return peppol.ParticipantID{}, apiError(registry.CodeInvalidParticipantID,
+				"participant id is not correctly percent-encoded; expected <scheme>:<value>, e.g. 0208:0677424046")
+		}
+		raw = dec
+	}
+	id, err := peppol.ParseParticipantID(raw)
+	if err != nil {
+		var ie *peppol.IDError
+		msg := "participant id is malformed; expected <scheme>:<value>, e.g. 0208:0677424046"
+		if errors.As(err, &ie) {
+			msg = ie.Reason
+		}
+		return peppol.ParticipantID{}, apiError(registry.CodeInvalidParticipantID, msg)
+	}
+	return id, nil
+}

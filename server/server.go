@@ -1,0 +1,165 @@
+// Package server is peppolgate's HTTP adapter: the REST API of interface spec §4.1 and
+// §4.2 over a registry.Registry, with health endpoints, request ids, access logs, panic
+// recovery, CORS, security and cache headers. Handlers return errors; one adapter
+// renders them as the spec's error object with the status from one table (errors.go).
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// DefaultTimeout bounds the registry work of one API request when Config.Timeout is 0.
+const DefaultTimeout = 30 * time.Second
+
+// readyTimeout bounds one readiness check, so /readyz answers even when Ready hangs.
+const readyTimeout = 5 * time.Second
+
+// Config configures a Server.
+type Config struct {
+	// Registry answers lookups and searches. Required.
+	Registry registry.Registry
+	// BaseURL is the public URL of the service (scheme, host, optional path), used for
+	// absolute links. Empty means none are generated.
+	BaseURL string
+	// Logger receives access logs and errors; nil discards them.
+	Logger *slog.Logger
+	// Ready reports whether the service can take traffic; /readyz answers 503 while it
+	// returns an error. Nil means always ready.
+	Ready func(ctx context.Context) error
+	// Timeout bounds the registry work of one API request; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// Server is the HTTP handler of the whole service. It is safe for concurrent use.
+type Server struct {
+	reg registry.Registry
+	// baseURL has no trailing slash, so paths can be appended.
+	baseURL string
+	log     *slog.Logger
+	ready   func(ctx context.Context) error
+	timeout time.Duration
+	router  *chi.Mux
+	handler http.Handler
+}
+
+// New returns a Server for cfg. It returns an error when cfg.Registry is nil, when
+// cfg.BaseURL is set but not an absolute http or https URL, or when cfg.Timeout is
+// negative.
+func New(cfg Config) (*Server, error) {
+	if cfg.Registry == nil {
+		return nil, errors.New("server: Config.Registry is nil")
+	}
+	if cfg.BaseURL != "" {
+		u, err := url.Parse(cfg.BaseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("server: base URL %q is not an absolute http or https URL", cfg.BaseURL)
+		}
+	}
+	if cfg.Timeout < 0 {
+		return nil, fmt.Errorf("server: negative timeout %v", cfg.Timeout)
+	}
+	s := &Server{
+		reg:     cfg.Registry,
+		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"),
+		log:     cfg.Logger,
+		ready:   cfg.Ready,
+		timeout: cfg.Timeout,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.timeout == 0 {
+		s.timeout = DefaultTimeout
+	}
+	s.router = s.routes()
+	// Outermost first: every response, even a panic's, carries a request id, security
+	// and CORS headers and is logged.
+	s.handler = s.requestID(securityHeaders(cors(s.accessLog(s.recoverPanic(s.router)))))
+	return s, nil
+}
+
+// ServeHTTP serves one request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handler.ServeHTTP(w, r)
+}
+
+// handlerFunc is an HTTP handler that returns its error instead of writing it, so that
+// one adapter (writeError) renders every error the same way.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *Server) adapt(h handlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.writeError(w, r, err)
+		}
+	}
+}
+
+// routes builds the router. Every read endpoint answers GET and HEAD (net/http drops
+// the body of a HEAD answer) and OPTIONS for CORS preflights.
+func (s *Server) routes() *chi.Mux {
+	r := chi.NewRouter()
+	read := func(pattern string, h handlerFunc) {
+		r.Get(pattern, s.adapt(h))
+		r.Head(pattern, s.adapt(h))
+		r.Options(pattern, preflight)
+	}
+	read("/api/v1/participant/{participantId}", s.participant)
+	read("/api/v1/search", s.search)
+	read("/healthz", s.healthz)
+	read("/readyz", s.readyz)
+	r.NotFound(s.adapt(s.routeNotFound))
+	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
+	return r
+}
+
+func (s *Server) routeNotFound(w http.ResponseWriter, r *http.Request) error {
+	return apiError(CodeRouteNotFound, fmt.Sprintf(
+		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId} and GET %s/api/v1/search?q=",
+		quotePath(r.URL.Path), s.baseURL, s.baseURL))
+}
+
+// allMethods are the methods probed to build the Allow header of a 405.
+var allMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut,
+	http.MethodPatch, http.MethodDelete, http.MethodOptions}
+
+func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	// chi does not hand the allowed methods to a custom 405 handler, so ask the router.
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	var allow []string
+	for _, m := range allMethods {
+		if s.router.Match(chi.NewRouteContext(), m, path) {
+			allow = append(allow, m)
+		}
+	}
+	if len(allow) > 0 {
+		w.Header().Set("Allow", strings.Join(allow, ", "))
+	}
+	return apiError(CodeMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s; allowed: %s",
+		quotePath(r.Method), quotePath(r.URL.Path), strings.Join(allow, ", ")))
+}
+
+// quotePath shortens and quotes request input echoed in a message, so an error can
+// neither grow without bound nor inject lines.
+func quotePath(s string) string {
+	const max = 80
+	r := []rune(s)
+	if len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
