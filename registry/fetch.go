@@ -2,10 +2,239 @@ package registry
 
 import (
 	"context"
+	"errors"
+	"net/url"
+	"sync"
 
 	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
 )
 
+// BISBillingInvoice is the document type whose endpoint a lookup shows when the
+// participant accepts it: the Peppol BIS Billing 3.0 invoice, the one most senders use.
+var BISBillingInvoice = smp.Identifier{
+	Scheme: smp.DocTypeScheme,
+	Value:  "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
+}
+
+// Warning codes a lookup may attach to a Participant.
+const (
+	// WarnDirectoryUnavailable: the Directory could not be asked, so Directory is nil
+	// although the participant may have a card.
+	WarnDirectoryUnavailable = "directory_unavailable"
+	// WarnSMPNotFound: the SML points to an SMP that answers 404 for the participant.
+	WarnSMPNotFound = "smp_not_found"
+	// WarnEndpointUnavailable: the ServiceMetadata could not be fetched, so
+	// SMP.Endpoint is nil although the participant may have one.
+	WarnEndpointUnavailable = "endpoint_unavailable"
+	// WarnEndpointNotFound: the SMP lists a document type whose ServiceMetadata it
+	// answers 404 for.
+	WarnEndpointNotFound = "endpoint_not_found"
+)
+
+// smpOutcome is the result of the SML → SMP branch.
+type smpOutcome struct {
+	rec           *SMPRecord
+	notRegistered bool // the SML says so: a definite answer
+	warnings      []Warning
+	degraded      bool  // a warning stems from an upstream failure
+	err           error // DNS failure or SMP unavailable: the answer is unknown
+	what          string
+}
+
+// dirOutcome is the result of the Directory branch.
+type dirOutcome struct {
+	rec *DirectoryRecord
+	err error
+}
+
+// fetch runs one upstream round for id: both branches in parallel, then the merge.
 func (l *Live) fetch(ctx context.Context, id peppol.ParticipantID) fetchResult {
-	return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "not implemented yet"}}
+	var (
+		wg sync.WaitGroup
+		so smpOutcome
+		do dirOutcome
+	)
+	wg.Add(2)
+	go func() { defer wg.Done(); so = l.smpBranch(ctx, id) }()
+	go func() { defer wg.Done(); do = l.dirBranch(ctx, id) }()
+	wg.Wait()
+	return l.merge(id, so, do)
+}
+
+// merge applies the outcome rules: a technical failure is never reported as absence.
+func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetchResult {
+	key := id.String()
+	if so.err != nil {
+		return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the Peppol network could not be queried for " + key + ": " + so.what + "; retry with exponential backoff", Err: so.err}}
+	}
+	if so.notRegistered {
+		if do.err != nil {
+			return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the SML does not list " + key + " and the Peppol Directory could not be asked, so whether it is registered is unknown; retry with exponential backoff", Err: do.err}}
+		}
+		if do.rec == nil {
+			return fetchResult{err: &Error{Code: CodeNotFound, Message: "participant " + key + " is not registered on the Peppol network (not in the SML, no Peppol Directory card); check the scheme and number, do not retry"}, ttl: l.cfg.NegativeTTL}
+		}
+	}
+	p := &Participant{ParticipantID: key, Directory: do.rec, SMP: so.rec, Warnings: so.warnings}
+	degraded := so.degraded
+	if do.err != nil {
+		degraded = true
+		p.Warnings = append(p.Warnings, Warning{Code: WarnDirectoryUnavailable, Message: "the Peppol Directory could not be asked, so the business card (directory) is missing from this answer; retry later for the full record"})
+	}
+	ttl := l.cfg.PositiveTTL
+	if degraded {
+		ttl = min(ttl, l.cfg.WarningTTL)
+	}
+	return fetchResult{p: p, ttl: ttl}
+}
+
+// smpBranch asks the SML for id's SMP, then the SMP for its ServiceGroup and one
+// ServiceMetadata.
+func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcome {
+	res, err := l.cfg.Resolver.Lookup(ctx, id)
+	if err != nil {
+		if errors.Is(err, sml.ErrNotRegistered) {
+			return smpOutcome{notRegistered: true}
+		}
+		return smpOutcome{err: err, what: "the SML (DNS) did not give a definite answer"}
+	}
+	base := res.BaseURL
+	rec := &SMPRecord{URL: smp.ServiceGroupURL(base, id)}
+	if u, err := url.Parse(base); err == nil {
+		rec.Hostname = u.Hostname()
+	}
+	sg, err := l.cfg.SMP.ServiceGroup(ctx, base, id)
+	if err != nil {
+		if errors.Is(err, smp.ErrNotFound) {
+			return smpOutcome{rec: rec, warnings: []Warning{{Code: WarnSMPNotFound, Message: "the SML points to an SMP that does not know this participant, so it cannot receive documents there"}}}
+		}
+		return smpOutcome{err: err, what: "the participant's SMP did not answer usably"}
+	}
+	rec.ServiceCount = len(sg.DocumentTypes)
+	if len(sg.DocumentTypes) == 0 {
+		return smpOutcome{rec: rec}
+	}
+	doc := sg.DocumentTypes[0]
+	for _, d := range sg.DocumentTypes {
+		if d == BISBillingInvoice {
+			doc = d
+			break
+		}
+	}
+	sm, err := l.cfg.SMP.ServiceMetadata(ctx, base, id, doc)
+	switch {
+	case errors.Is(err, smp.ErrNotFound):
+		return smpOutcome{rec: rec, warnings: []Warning{{Code: WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"}}}
+	case err != nil:
+		return smpOutcome{rec: rec, degraded: true, warnings: []Warning{{Code: WarnEndpointUnavailable, Message: "the SMP's service metadata could not be fetched, so the endpoint is missing from this answer; retry later"}}}
+	}
+	rec.Endpoint = pickEndpoint(doc, sm)
+	return smpOutcome{rec: rec}
+}
+
+// pickEndpoint returns the AS4 endpoint of sm if there is one, else the first endpoint
+// of the first process, else nil.
+func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *Endpoint {
+	var (
+		proc  smp.Identifier
+		ep    *smp.Endpoint
+		found bool
+	)
+	for _, p := range sm.Processes {
+		for i := range p.Endpoints {
+			if p.Endpoints[i].TransportProfile == smp.TransportAS4 {
+				proc, ep, found = p.ID, &p.Endpoints[i], true
+				break
+			}
+		}
+		if found {
+			break
+		}
+	}
+	if !found {
+		for _, p := range sm.Processes {
+			if len(p.Endpoints) > 0 {
+				proc, ep = p.ID, &p.Endpoints[0]
+				break
+			}
+		}
+	}
+	if ep == nil {
+		return nil
+	}
+	out := &Endpoint{
+		DocumentType:     doc.String(),
+		Process:          proc.String(),
+		TransportProfile: ep.TransportProfile,
+		URL:              ep.Address,
+		ActivationDate:   ep.ActivationDate,
+		ExpirationDate:   ep.ExpirationDate,
+	}
+	if c := ep.Certificate; c != nil {
+		out.Certificate = &Certificate{Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber, NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256}
+	}
+	return out
+}
+
+// dirBranch asks the Directory for id's business card.
+func (l *Live) dirBranch(ctx context.Context, id peppol.ParticipantID) dirOutcome {
+	res, err := l.directorySearch(ctx, directory.Query{Participant: id})
+	if err != nil {
+		return dirOutcome{err: err}
+	}
+	for _, m := range res.Matches {
+		if m.Participant == id {
+			return dirOutcome{rec: directoryRecord(m)}
+		}
+	}
+	return dirOutcome{}
+}
+
+// directoryRecord maps a Directory match to the record of spec §2.2. The card-level
+// registration date, additional info and geo info are those of the first entity.
+func directoryRecord(m directory.Match) *DirectoryRecord {
+	rec := &DirectoryRecord{
+		ParticipantID: IDParts{Scheme: m.Participant.ICD, Value: m.Participant.Value},
+		Name:          m.Name(),
+		CountryCode:   m.CountryCode(),
+		Entities:      make([]Entity, 0, len(m.Entities)),
+		DocTypes:      make([]IDParts, 0, len(m.DocTypes)),
+	}
+	for _, e := range m.Entities {
+		ent := Entity{
+			Names:            make([]Name, 0, len(e.Names)),
+			CountryCode:      e.CountryCode,
+			Identifiers:      make([]IDParts, 0, len(e.Identifiers)),
+			Websites:         append([]string{}, e.Websites...),
+			RegistrationDate: optional(e.RegistrationDate),
+			AdditionalInfo:   optional(e.AdditionalInfo),
+			GeoInfo:          optional(e.GeoInfo),
+		}
+		for _, n := range e.Names {
+			ent.Names = append(ent.Names, Name{Name: n.Name, Language: n.Language})
+		}
+		for _, i := range e.Identifiers {
+			ent.Identifiers = append(ent.Identifiers, IDParts{Scheme: i.Scheme, Value: i.Value})
+		}
+		rec.Entities = append(rec.Entities, ent)
+	}
+	if len(rec.Entities) > 0 {
+		first := rec.Entities[0]
+		rec.RegistrationDate, rec.AdditionalInfo, rec.GeoInfo = first.RegistrationDate, first.AdditionalInfo, first.GeoInfo
+	}
+	for _, d := range m.DocTypes {
+		rec.DocTypes = append(rec.DocTypes, IDParts{Scheme: d.Scheme, Value: d.Value})
+	}
+	return rec
+}
+
+// optional returns nil for "" and &s otherwise, so that JSON shows null for absent text.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
