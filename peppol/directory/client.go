@@ -28,8 +28,7 @@ const (
 	// DefaultMaxBody is the largest answer read when Client.MaxBody is 0. A full page
 	// of 1000 entities with doc types stays well below it.
 	DefaultMaxBody = 4 << 20
-	// DefaultTimeout bounds a search when Client.Timeout is 0 and the context has no
-	// deadline of its own.
+	// DefaultTimeout bounds a search when Client.Timeout is 0.
 	DefaultTimeout = 10 * time.Second
 	// DefaultUserAgent is sent when Client.UserAgent is empty.
 	DefaultUserAgent = "peppolgate (+https://github.com/peppolgate/peppolgate)"
@@ -53,7 +52,8 @@ type Client struct {
 	UserAgent string
 	// MaxBody is the largest answer accepted, in bytes; 0 means DefaultMaxBody.
 	MaxBody int64
-	// Timeout bounds one search when ctx has no deadline; 0 means DefaultTimeout.
+	// Timeout bounds one search (headers and body); 0 means DefaultTimeout. An earlier
+	// deadline on ctx wins, a later one does not lift this bound.
 	Timeout time.Duration
 }
 
@@ -72,15 +72,12 @@ func (c *Client) Search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, unavailable(0, err)
 	}
-	if _, ok := ctx.Deadline(); !ok {
-		timeout := c.Timeout
-		if timeout <= 0 {
-			timeout = DefaultTimeout
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, endpoint+"?"+params.Encode(), nil)
 	if err != nil {
 		return nil, unavailable(0, err)

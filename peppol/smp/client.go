@@ -18,7 +18,7 @@ const (
 	// DefaultMaxBody caps a response body; real ServiceMetadata documents are < 20 KB,
 	// ServiceGroups with hundreds of document types well under 1 MB.
 	DefaultMaxBody = 2 << 20
-	// DefaultTimeout bounds each request when the context has no deadline.
+	// DefaultTimeout bounds each request when Client.Timeout is 0.
 	DefaultTimeout = 10 * time.Second
 	// DefaultUserAgent is sent when Client.UserAgent is empty.
 	DefaultUserAgent = "peppolgate-smp-client/1"
@@ -42,8 +42,8 @@ type Client struct {
 	UserAgent string
 	// MaxBody is the largest body read, in bytes; 0 means DefaultMaxBody.
 	MaxBody int64
-	// Timeout bounds each request (headers and body) when ctx has no deadline; 0 means
-	// DefaultTimeout. A deadline on ctx takes precedence.
+	// Timeout bounds each request (headers and body); 0 means DefaultTimeout. An earlier
+	// deadline on ctx wins, a later one does not lift this bound.
 	Timeout time.Duration
 }
 
@@ -109,15 +109,12 @@ func (c *Client) metadata(ctx context.Context, rawURL string) (*ServiceMetadata,
 // built from the string so that %3A, %23 and %2B reach the server unchanged.
 func (c *Client) get(ctx context.Context, rawURL string) ([]byte, error) {
 	shown := redactURL(rawURL)
-	if _, ok := ctx.Deadline(); !ok {
-		timeout := c.Timeout
-		if timeout <= 0 {
-			timeout = DefaultTimeout
-		}
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, timeout)
-		defer cancel()
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
 	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil || (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
 		return nil, &Error{Kind: KindMalformed, URL: shown, Err: errors.New("not an absolute http(s) URL")}
