@@ -63,7 +63,8 @@ type Config struct {
 	DirectoryQueue int
 	// MaxCacheEntries bounds each cache (lookups, searches) (10000).
 	MaxCacheEntries int
-	// Now returns the current time; nil means time.Now. Tests use it to age the cache.
+	// Now returns the current time for cache ages; nil means time.Now. Tests use it to age
+	// the cache. (The Directory rate limiter always uses the real clock.)
 	Now func() time.Time
 	// Logger receives upstream failures; nil discards them.
 	Logger *slog.Logger

@@ -38,8 +38,9 @@ func NewLive(cfg Config) (*Live, error) {
 		return nil, err
 	}
 	return &Live{
-		cfg:      cfg,
-		dirLimit: newLimiter(cfg.DirectoryRate, cfg.DirectoryBurst, cfg.DirectoryQueue, cfg.Now),
+		cfg: cfg,
+		// The limiter sleeps on real timers, so it reads the real clock, not cfg.Now.
+		dirLimit: newLimiter(cfg.DirectoryRate, cfg.DirectoryBurst, cfg.DirectoryQueue, time.Now),
 		lookups:  newCache[*Participant](cfg.MaxCacheEntries),
 		searches: newCache[*SearchResult](cfg.MaxCacheEntries),
 	}, nil
