@@ -1,0 +1,358 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
+
+// datasetNow pins the netsim dataset's dates, so golden files do not change daily.
+var datasetNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+
+// testClock is a settable clock for the registry's cache, so tests can age answers.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// e2e is the real stack over a simulated network: netsim, the sml/smp/directory
+// clients, registry.Live and the Server, served by httptest.
+type e2e struct {
+	net   *netsim.Network
+	ds    *netsim.Dataset
+	url   string
+	clock *testClock
+}
+
+func startE2E(t *testing.T) *e2e {
+	t.Helper()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := &testClock{t: time.Now()}
+	reg, err := registry.NewLive(registry.Config{
+		Resolver:  res,
+		SMP:       &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
+		Directory: &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
+		// The limiter is the registry's business; keep it out of the way here.
+		DirectoryRate:  1000,
+		DirectoryBurst: 1000,
+		Now:            clock.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Registry: reg, BaseURL: "http://peppolgate.test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return &e2e{net: n, ds: ds, url: hs.URL, clock: clock}
+}
+
+func (e *e2e) get(t *testing.T, path string) (*http.Response, []byte) {
+	t.Helper()
+	return e.do(t, "GET", path)
+}
+
+func (e *e2e) do(t *testing.T, method, path string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), method, e.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp, body
+}
+
+var (
+	loopbackPort = regexp.MustCompile(`127\.0\.0\.1:[0-9]+`)
+	sha256Field  = regexp.MustCompile(`"sha256": "[0-9a-fA-F:]+"`)
+)
+
+// normalise makes a body comparable across runs: indented for readable diffs, netsim's
+// random ports and per-start certificate fingerprints replaced.
+func normalise(t *testing.T, body []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, body, "", "  "); err != nil {
+		t.Fatalf("body is not JSON: %v\n%s", err, body)
+	}
+	out := loopbackPort.ReplaceAll(buf.Bytes(), []byte("127.0.0.1:PORT"))
+	out = sha256Field.ReplaceAll(out, []byte(`"sha256": "SHA256"`))
+	return append(out, '\n')
+}
+
+func checkGolden(t *testing.T, name string, body []byte) {
+	t.Helper()
+	got := normalise(t, body)
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./server -run %s -update)", err, t.Name())
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from %s (rerun with -update if intended):\n%s", name, path, got)
+	}
+}
+
+func firstName(t *testing.T, ds *netsim.Dataset, id string) string {
+	t.Helper()
+	p := ds.MustLookup(id)
+	if p == nil || p.Card == nil || len(p.Card.Entities) == 0 || len(p.Card.Entities[0].Names) == 0 {
+		t.Fatalf("%s has no business card name in the dataset", id)
+	}
+	return p.Card.Entities[0].Names[0].Name
+}
+
+func TestE2EGolden(t *testing.T) {
+	e := startE2E(t)
+	absent := "0208:0999999999"
+	if _, ok := e.ds.Lookup(peppol.ParticipantID{ICD: "0208", Value: "0999999999"}); ok {
+		t.Fatalf("%s is in the dataset; pick another absent id", absent)
+	}
+	norwegian := firstName(t, e.ds, netsim.KnownNorwegian)
+	tests := []struct {
+		name       string
+		path       string
+		wantStatus int
+	}{
+		{"participant_belgian", "/api/v1/participant/" + netsim.KnownBelgian, 200},
+		{"participant_gln", "/api/v1/participant/" + netsim.KnownGLN, 200},
+		{"participant_sml_only", "/api/v1/participant/" + netsim.KnownSMLOnly, 200},
+		{"participant_directory_only", "/api/v1/participant/" + netsim.KnownDirectoryOnly, 200},
+		{"participant_not_found", "/api/v1/participant/" + absent, 404},
+		{"participant_smp_not_found", "/api/v1/participant/" + netsim.KnownSMPNotFound, 0},
+		{"participant_invalid", "/api/v1/participant/0208-0677424046", 400},
+		{"search_name", "/api/v1/search?q=" + url.QueryEscape(norwegian), 200},
+		{"search_vat", "/api/v1/search?q=" + url.QueryEscape("BE0677.424.046"), 200},
+		{"search_id", "/api/v1/search?q=" + url.QueryEscape(netsim.KnownGLN), 200},
+		{"search_country_other", "/api/v1/search?q=" + url.QueryEscape(norwegian) + "&country=se", 200},
+		{"search_country_match", "/api/v1/search?q=" + url.QueryEscape(norwegian) + "&country=no", 200},
+		{"search_missing_query", "/api/v1/search", 400},
+		{"search_query_too_short", "/api/v1/search?q=x", 400},
+		{"route_not_found", "/api/v1/participants", 404},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := e.get(t, tt.path)
+			if tt.wantStatus != 0 && resp.StatusCode != tt.wantStatus {
+				t.Errorf("status %d, want %d; body %s", resp.StatusCode, tt.wantStatus, body)
+			}
+			checkGolden(t, tt.name, body)
+		})
+	}
+}
+
+func decodeJSON[T any](t *testing.T, body []byte) T {
+	t.Helper()
+	var v T
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("decoding %s: %v", body, err)
+	}
+	return v
+}
+
+func TestE2EParticipantIDForms(t *testing.T) {
+	e := startE2E(t)
+	tests := []struct {
+		path, wantID string
+	}{
+		{netsim.KnownBelgian, netsim.KnownBelgian},
+		{"0208%3A0677424046", netsim.KnownBelgian},
+		{"iso6523-actorid-upis::0208:0677424046", netsim.KnownBelgian},
+		{"iso6523-actorid-upis%3A%3A0208%3A0677424046", netsim.KnownBelgian},
+		{"9925:BE0677424046", netsim.KnownBelgianVAT},
+		{"9925%3ABe0677424046", netsim.KnownBelgianVAT},
+		{"9930:DE811152493", netsim.KnownGerman},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			resp, body := e.get(t, "/api/v1/participant/"+tt.path)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d: %s", resp.StatusCode, body)
+			}
+			p := decodeJSON[registry.Participant](t, body)
+			if p.ParticipantID != tt.wantID {
+				t.Errorf("participantId %q, want %q", p.ParticipantID, tt.wantID)
+			}
+			if p.SMP == nil {
+				t.Fatal("smp is null")
+			}
+			// The ServiceGroup URL carries the id percent-encoded the SMP way.
+			wantSuffix := "/" + peppol.PathEscape("iso6523-actorid-upis::"+tt.wantID)
+			if !strings.HasSuffix(p.SMP.URL, wantSuffix) || !strings.Contains(p.SMP.URL, "%3A%3A") {
+				t.Errorf("smp.url %q does not end in %q", p.SMP.URL, wantSuffix)
+			}
+		})
+	}
+}
+
+func TestE2ENullRules(t *testing.T) {
+	e := startE2E(t)
+	tests := []struct {
+		id               string
+		wantDir, wantSMP bool
+	}{
+		{netsim.KnownBelgian, true, true},
+		{netsim.KnownSMLOnly, false, true},
+		{netsim.KnownDirectoryOnly, true, false},
+	}
+	for _, tt := range tests {
+		_, body := e.get(t, "/api/v1/participant/"+tt.id)
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(body, &raw); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(raw["directory"]) != "null"; got != tt.wantDir {
+			t.Errorf("%s: directory present = %v, want %v", tt.id, got, tt.wantDir)
+		}
+		if got := string(raw["smp"]) != "null"; got != tt.wantSMP {
+			t.Errorf("%s: smp present = %v, want %v", tt.id, got, tt.wantSMP)
+		}
+	}
+}
+
+func TestE2ECacheHeaders(t *testing.T) {
+	e := startE2E(t)
+	path := "/api/v1/participant/" + netsim.KnownNorwegian
+	resp, _ := e.get(t, path)
+	if resp.Header.Get("X-Cache") != "miss" || resp.Header.Get("Cache-Control") != "public, max-age=900" {
+		t.Errorf("cold: X-Cache %q Cache-Control %q", resp.Header.Get("X-Cache"), resp.Header.Get("Cache-Control"))
+	}
+	e.clock.Advance(5 * time.Minute)
+	resp, _ = e.get(t, path)
+	if resp.Header.Get("X-Cache") != "hit" || resp.Header.Get("Cache-Control") != "public, max-age=600" || resp.Header.Get("Age") != "" {
+		t.Errorf("warm: X-Cache %q Cache-Control %q Age %q", resp.Header.Get("X-Cache"), resp.Header.Get("Cache-Control"), resp.Header.Get("Age"))
+	}
+	// Past the TTL with every upstream down: the old answer, marked stale, not a 502.
+	e.clock.Advance(2 * time.Hour)
+	e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
+	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 503})
+	resp, body := e.get(t, path)
+	if resp.StatusCode != 200 {
+		t.Fatalf("stale: status %d %s", resp.StatusCode, body)
+	}
+	if resp.Header.Get("X-Cache") != "stale" || resp.Header.Get("Age") != strconv.Itoa(int((2*time.Hour+5*time.Minute)/time.Second)) ||
+		resp.Header.Get("Cache-Control") != "public, max-age=0, must-revalidate" {
+		t.Errorf("stale: X-Cache %q Age %q Cache-Control %q", resp.Header.Get("X-Cache"), resp.Header.Get("Age"), resp.Header.Get("Cache-Control"))
+	}
+	if p := decodeJSON[registry.Participant](t, body); p.ParticipantID != netsim.KnownNorwegian || p.SMP == nil {
+		t.Errorf("stale answer %+v", p)
+	}
+}
+
+func TestE2EUpstreamFailures(t *testing.T) {
+	e := startE2E(t)
+	// SERVFAIL is "unknown", never "not registered": 502, not 404.
+	e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
+	resp, body := e.get(t, "/api/v1/participant/"+netsim.KnownDutch)
+	if resp.StatusCode != 502 || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("DNS SERVFAIL: %d %q %s", resp.StatusCode, resp.Header.Get("Cache-Control"), body)
+	}
+	if e := decodeJSON[errorBody](t, body).Error; e.Code != registry.CodeLookupFailed || strings.Contains(e.Message, "127.0.0.1") {
+		t.Errorf("DNS SERVFAIL: %+v", e)
+	}
+	e.net.ClearFaults()
+
+	// An SMP 500 is a failure too.
+	sw := e.ds.MustLookup(netsim.KnownSwedish)
+	e.net.SetFault(netsim.SMPHostTarget(sw.SMPHost), netsim.Fault{HTTPStatus: 500})
+	resp, body = e.get(t, "/api/v1/participant/"+netsim.KnownSwedish)
+	if resp.StatusCode != 502 || decodeJSON[errorBody](t, body).Error.Code != registry.CodeLookupFailed {
+		t.Errorf("SMP 500: %d %s", resp.StatusCode, body)
+	}
+	e.net.ClearFaults()
+
+	// The Directory's 429 becomes search_failed with its Retry-After passed on.
+	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 429, RetryAfter: "7"})
+	resp, body = e.get(t, "/api/v1/search?q=acme")
+	if resp.StatusCode != 502 || resp.Header.Get("Retry-After") != "7" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("Directory 429: %d Retry-After %q Cache-Control %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Cache-Control"), body)
+	}
+	if code := decodeJSON[errorBody](t, body).Error.Code; code != registry.CodeSearchFailed {
+		t.Errorf("Directory 429: code %s", code)
+	}
+}
+
+func TestE2EHTTPBehaviour(t *testing.T) {
+	e := startE2E(t)
+	path := "/api/v1/participant/" + netsim.KnownBelgian
+	get, getBody := e.get(t, path)
+	head, headBody := e.do(t, "HEAD", path)
+	if head.StatusCode != 200 || len(headBody) != 0 || head.Header.Get("Content-Length") != strconv.Itoa(len(getBody)) {
+		t.Errorf("HEAD: %d, %d body bytes, Content-Length %q (GET had %d)", head.StatusCode, len(headBody), head.Header.Get("Content-Length"), len(getBody))
+	}
+	if get.Header.Get("Access-Control-Allow-Origin") != "*" || len(get.Header.Get("X-Request-Id")) == 0 {
+		t.Errorf("GET headers %v", get.Header)
+	}
+	resp, body := e.do(t, "POST", path)
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" || decodeJSON[errorBody](t, body).Error.Code != CodeMethodNotAllowed {
+		t.Errorf("POST: %d Allow %q %s", resp.StatusCode, resp.Header.Get("Allow"), body)
+	}
+	resp, body = e.get(t, "/api/v1/nothing/here")
+	if resp.StatusCode != 404 || decodeJSON[errorBody](t, body).Error.Code != CodeRouteNotFound {
+		t.Errorf("unknown route: %d %s", resp.StatusCode, body)
+	}
+}
