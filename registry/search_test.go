@@ -1,0 +1,247 @@
+package registry
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/netsim"
+)
+
+func TestSearchValidation(t *testing.T) {
+	n := startNet(t, 50)
+	l, _ := newLive(t, n, nil)
+	tests := []struct {
+		q, country string
+		want       Code
+	}{
+		{"", "", CodeMissingQuery},
+		{"   \t", "", CodeMissingQuery},
+		{"a", "", CodeQueryTooShort},
+		{" ø ", "", CodeQueryTooShort},
+		{strings.Repeat("x", MaxQueryLength+1), "", CodeInvalidRequest},
+		{strings.Repeat("é", MaxQueryLength), "", ""},
+		{"acme", "BEL", CodeInvalidRequest},
+		{"acme", "1A", CodeInvalidRequest},
+		{"acme", "b", CodeInvalidRequest},
+		{"acme", " be ", ""},
+		{"øl", "", ""},
+	}
+	for _, tt := range tests {
+		_, _, err := l.Search(context.Background(), SearchQuery{Q: tt.q, Country: tt.country})
+		if ErrorCode(err) != tt.want {
+			t.Errorf("Search(%q, %q) = %v, want code %q", tt.q, tt.country, err, tt.want)
+		}
+	}
+}
+
+func TestSearchForms(t *testing.T) {
+	n := startNet(t, 300)
+	l, _ := newLive(t, n, nil)
+	tests := []struct {
+		name      string
+		q         string
+		country   string
+		wantFirst []string // the first results, in order
+	}{
+		{"name", "Vandelanotte", "", []string{netsim.KnownBelgian, netsim.KnownBelgianVAT}},
+		{"BE enterprise number with dots", "BE 0677.424.046", "", []string{netsim.KnownBelgian, netsim.KnownBelgianVAT}},
+		{"BE VAT", "BE0677424046", "", []string{netsim.KnownBelgian, netsim.KnownBelgianVAT}},
+		{"NL KvK", "KvK 54441587", "", []string{netsim.KnownDutch}},
+		{"FR SIREN", "784 301 772", "", []string{netsim.KnownFrenchSIREN}},
+		{"FR SIRET", "78430177200025", "", []string{netsim.KnownFrenchSIRET}},
+		{"NO MVA", "NO 923 609 016 MVA", "", []string{netsim.KnownNorwegian}},
+		{"DE VAT", "DE811152493", "", []string{netsim.KnownGerman}},
+		{"GLN", "5790000435975", "", []string{netsim.KnownGLN}},
+		{"full id", "0208:0677424046", "", []string{netsim.KnownBelgian}},
+		{"full id with scheme", "iso6523-actorid-upis::9925:BE0677424046", "", []string{netsim.KnownBelgianVAT}},
+		{"id inside text", "invoice to 0192:923609016 please", "", []string{netsim.KnownNorwegian}},
+		{"name with country", "Fjellheim", "no", []string{netsim.KnownNorwegian}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, fr, err := l.Search(context.Background(), SearchQuery{Q: tt.q, Country: tt.country})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Query != strings.TrimSpace(tt.q) || fr.Cached || fr.TTL != DefaultSearchTTL {
+				t.Errorf("query %q freshness %+v", res.Query, fr)
+			}
+			if len(res.Results) < len(tt.wantFirst) {
+				t.Fatalf("results %+v, want first %v", res.Results, tt.wantFirst)
+			}
+			for i, id := range tt.wantFirst {
+				if res.Results[i].ParticipantID != id {
+					t.Errorf("result %d = %+v, want %s (all: %+v)", i, res.Results[i], id, res.Results)
+				}
+			}
+			want := n.Dataset().MustLookup(tt.wantFirst[0]).Card.Entities[0]
+			if r := res.Results[0]; r.Name != want.Names[0].Name || r.CountryCode != want.CountryCode {
+				t.Errorf("first hit %+v, want name %q country %q", r, want.Names[0].Name, want.CountryCode)
+			}
+			if res.TotalCount < len(res.Results) {
+				t.Errorf("totalCount %d < %d results", res.TotalCount, len(res.Results))
+			}
+			seen := map[string]bool{}
+			for _, r := range res.Results {
+				if seen[r.ParticipantID] {
+					t.Errorf("duplicate %s", r.ParticipantID)
+				}
+				seen[r.ParticipantID] = true
+			}
+		})
+	}
+}
+
+func TestSearchCountryFilter(t *testing.T) {
+	n := startNet(t, 500)
+	l, _ := newLive(t, n, nil)
+	res, _, err := l.Search(context.Background(), SearchQuery{Q: "AS", Country: "NO"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) == 0 {
+		t.Fatal("no Norwegian results for AS")
+	}
+	for _, r := range res.Results {
+		if r.CountryCode != "NO" {
+			t.Errorf("result %+v outside NO", r)
+		}
+	}
+	// An exact number of another country is filtered out too.
+	res, _, err = l.Search(context.Background(), SearchQuery{Q: "BE0677424046", Country: "NO"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Results {
+		if r.CountryCode != "NO" {
+			t.Errorf("result %+v outside NO", r)
+		}
+	}
+}
+
+func TestSearchCapAndTotal(t *testing.T) {
+	n := startNet(t, 1000)
+	l, _ := newLive(t, n, nil)
+	res, _, err := l.Search(context.Background(), SearchQuery{Q: "sa"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Results) != MaxSearchResults || res.TotalCount <= MaxSearchResults {
+		t.Errorf("%d results, totalCount %d; want %d results of more", len(res.Results), res.TotalCount, MaxSearchResults)
+	}
+	// The exact hit is counted on top of the free-text total when it is not on the page.
+	res, _, err = l.Search(context.Background(), SearchQuery{Q: "invoice to 0192:923609016 please"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TotalCount != 1 || len(res.Results) != 1 {
+		t.Errorf("totalCount %d, %d results; want 1 and 1", res.TotalCount, len(res.Results))
+	}
+}
+
+func TestSearchCache(t *testing.T) {
+	n := startNet(t, 300)
+	l, clock := newLive(t, n, nil)
+	q := SearchQuery{Q: "Vandelanotte"}
+	first, _, err := l.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := n.Hits().Directory.Search
+	clock.Advance(time.Minute)
+	second, fr, err := l.Search(context.Background(), SearchQuery{Q: "  Vandelanotte "})
+	if err != nil || second != first || !fr.Cached || fr.Age != time.Minute {
+		t.Fatalf("cached search: same=%v freshness %+v err %v", second == first, fr, err)
+	}
+	if after := n.Hits().Directory.Search; after != before {
+		t.Errorf("cached search sent %d Directory requests", after-before)
+	}
+	if _, fr, _ := l.Search(context.Background(), SearchQuery{Q: "Vandelanotte", Country: "BE"}); fr.Cached {
+		t.Error("a search with a country was answered from the cache of one without")
+	}
+	// Stale answer when the Directory fails after the TTL.
+	n.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 503})
+	clock.Advance(DefaultSearchTTL)
+	got, fr, err := l.Search(context.Background(), q)
+	if err != nil || got != first || !fr.Stale {
+		t.Errorf("stale search: same=%v freshness %+v err %v", got == first, fr, err)
+	}
+}
+
+func TestSearchUpstreamFailures(t *testing.T) {
+	n := startNet(t, 300)
+	tests := []struct {
+		name       string
+		fault      netsim.Fault
+		wantRetry  time.Duration
+		wantInText string
+	}{
+		{"429 with Retry-After", netsim.Fault{HTTPStatus: 429, RetryAfter: "7"}, 7 * time.Second, "rate limiting"},
+		{"429 without Retry-After", netsim.Fault{HTTPStatus: 429}, 2 * time.Second, "rate limiting"},
+		{"500", netsim.Fault{HTTPStatus: 500}, 0, "retry"},
+		{"malformed", netsim.Fault{Malformed: true}, 0, "retry"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, _ := newLive(t, n, nil)
+			n.SetFault(netsim.DirectoryTarget(), tt.fault)
+			defer n.ClearFaults()
+			_, _, err := l.Search(context.Background(), SearchQuery{Q: "0208:0677424046"})
+			e, ok := err.(*Error)
+			if !ok || e.Code != CodeSearchFailed || e.RetryAfter != tt.wantRetry || !strings.Contains(e.Message, tt.wantInText) {
+				t.Fatalf("err = %#v, want search_failed retry %v", err, tt.wantRetry)
+			}
+			if strings.Contains(e.Message, "127.0.0.1") {
+				t.Errorf("message names a host: %q", e.Message)
+			}
+		})
+	}
+}
+
+func TestSearchBusy(t *testing.T) {
+	n := startNet(t, 300)
+	l, _ := newLive(t, n, func(c *Config) {
+		c.DirectoryRate = 0.01 // one token per 100s: the second request cannot go out in time
+		c.DirectoryBurst = 1
+		c.DirectoryQueue = 1
+	})
+	if _, _, err := l.Search(context.Background(), SearchQuery{Q: "Vandelanotte"}); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := l.Search(context.Background(), SearchQuery{Q: "Fjellheim"})
+	e, ok := err.(*Error)
+	if !ok || e.Code != CodeSearchFailed || !strings.Contains(e.Message, "busy") || e.RetryAfter <= 0 {
+		t.Fatalf("err = %#v, want search_failed busy", err)
+	}
+	// A lookup still answers from the SMP side when the Directory queue is full.
+	p, _, err := l.Lookup(context.Background(), mustID(t, netsim.KnownNorwegian))
+	if err != nil || !hasWarning(p, WarnDirectoryUnavailable) || p.SMP == nil {
+		t.Fatalf("lookup with busy directory: %+v, %v", p, err)
+	}
+}
+
+func TestSearchCandidates(t *testing.T) {
+	tests := []struct {
+		q    string
+		want []string
+	}{
+		{"BE 0677.424.046", []string{"0208:0677424046", "9925:be0677424046"}},
+		{"please 0088:5790000435975 and 9915:abc", []string{"0088:5790000435975", "9915:abc"}},
+		{"Vandelanotte", nil},
+	}
+	for _, tt := range tests {
+		got := searchCandidates(tt.q)
+		if len(got) > maxExactCandidates {
+			t.Errorf("%q: %d candidates", tt.q, len(got))
+		}
+		var s []string
+		for _, id := range got {
+			s = append(s, id.String())
+		}
+		if strings.Join(s, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("searchCandidates(%q) = %v, want %v", tt.q, s, tt.want)
+		}
+	}
+}
