@@ -70,8 +70,10 @@ type fetchResult struct {
 // Errors (*Error): CodeInvalidParticipantID for a zero id; CodeNotFound when the SML
 // says the participant is not registered and the Directory has no card for it;
 // CodeLookupFailed when DNS, the SMP, or (for a participant the SML does not know) the
-// Directory failed and no answer at most StaleFor old is cached — when one is, it is
-// returned with Freshness.Stale. A context that ends first gives CodeLookupFailed
+// Directory failed and no participant answer at most StaleFor old is cached — when one
+// is, it is returned with Freshness.Stale (a cached not_found is never served stale).
+// A Directory failure alone is not an error: the answer carries the
+// WarnDirectoryUnavailable warning and Directory nil. A context that ends first gives CodeLookupFailed
 // wrapping ctx.Err().
 func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participant, Freshness, error) {
 	if id.IsZero() || id.ICD == "" || id.Value == "" {
