@@ -1,0 +1,260 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+)
+
+// envPrefix starts the environment variable of every flag.
+const envPrefix = "PEPPOLGATE_"
+
+// Networks -network accepts.
+const (
+	networkProduction = "production"
+	networkTest       = "test"
+	networkDemo       = "demo"
+)
+
+// config is the validated configuration of the serve command.
+type config struct {
+	addr            string
+	baseURL         string // "" means derived from the bound address
+	network         string
+	smlZone         string
+	dnsServers      []string // empty means the system resolvers
+	directoryURL    string
+	allowPrivateSMP bool
+	cacheTTL        time.Duration
+	logLevel        slog.Level
+}
+
+// usageError is a bad flag, value or argument: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// envName returns the environment variable of a flag: "cache-ttl" → PEPPOLGATE_CACHE_TTL.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// flagValues holds the raw flag values before validation.
+type flagValues struct {
+	addr, baseURL, network, smlZone, dnsServer, directoryURL, logLevel string
+	allowPrivateSMP                                                    bool
+	cacheTTL                                                           time.Duration
+}
+
+func newFlagSet(v *flagValues) *flag.FlagSet {
+	fs := flag.NewFlagSet("peppolgate serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by parseConfig, usage by printUsage
+	fs.StringVar(&v.addr, "addr", ":8080", "`address` to listen on, host:port")
+	fs.StringVar(&v.baseURL, "base-url", "", "public `URL` of the service, used in links (default derived from -addr, e.g. http://localhost:8080)")
+	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network`: production, test, or demo (a simulated network in-process, offline)")
+	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone`, overriding the network's (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+")")
+	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for SML lookups, host:port, comma-separated (default the system resolvers)")
+	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` (default per network: production "+directory.Production+", test "+directory.Test+")")
+	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback and private addresses and plain http (always on for -network demo)")
+	fs.DurationVar(&v.cacheTTL, "cache-ttl", 15*time.Minute, "how long a found participant is cached, a positive `duration`")
+	fs.StringVar(&v.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	return fs
+}
+
+// parseConfig parses the serve command's arguments and environment. Flags set on the
+// command line win; a flag left unset takes its environment variable when that is
+// non-empty. It returns flag.ErrHelp for -h and a *usageError saying what is wrong
+// for anything else.
+func parseConfig(args []string, getenv func(string) string) (config, error) {
+	var v flagValues
+	fs := newFlagSet(&v)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return config{}, err
+		}
+		return config{}, usagef("%v", err)
+	}
+	if fs.NArg() > 0 {
+		return config{}, usagef("unexpected argument %q; flags go before it and serve takes no arguments", fs.Arg(0))
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var envErr error
+	fs.VisitAll(func(f *flag.Flag) {
+		if set[f.Name] || envErr != nil {
+			return
+		}
+		val := getenv(envName(f.Name))
+		if val == "" {
+			return
+		}
+		if err := fs.Set(f.Name, val); err != nil {
+			envErr = usagef("invalid value %q for %s: %v", val, envName(f.Name), cleanFlagErr(err))
+			return
+		}
+		set[f.Name] = true
+	})
+	if envErr != nil {
+		return config{}, envErr
+	}
+	return v.validate(set)
+}
+
+// cleanFlagErr drops the strconv noise from flag value errors: 'parse error' is enough.
+func cleanFlagErr(err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		return ne.Err.Error()
+	}
+	return err.Error()
+}
+
+func (v flagValues) validate(set map[string]bool) (config, error) {
+	c := config{allowPrivateSMP: v.allowPrivateSMP, cacheTTL: v.cacheTTL}
+
+	if _, port, err := net.SplitHostPort(v.addr); err != nil {
+		return c, usagef("-addr %q is not host:port (e.g. :8080 or 127.0.0.1:8080)", v.addr)
+	} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+		return c, usagef("-addr %q has no valid port number", v.addr)
+	}
+	c.addr = v.addr
+
+	if v.baseURL != "" {
+		u, err := url.Parse(v.baseURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return c, usagef("-base-url %q is not an absolute http or https URL such as https://peppolgate.example.com", v.baseURL)
+		}
+		c.baseURL = strings.TrimSuffix(v.baseURL, "/")
+	}
+
+	c.network = strings.ToLower(strings.TrimSpace(v.network))
+	switch c.network {
+	case networkProduction, networkTest, networkDemo:
+	default:
+		return c, usagef("-network %q is not one of production, test, demo", v.network)
+	}
+	if c.network == networkDemo {
+		for _, name := range []string{"sml-zone", "dns-server", "directory-url"} {
+			if set[name] {
+				return c, usagef("-%s cannot be used with -network demo, which runs its own SML, SMPs and Directory", name)
+			}
+		}
+		c.allowPrivateSMP = true
+	}
+
+	c.smlZone = strings.TrimSpace(v.smlZone)
+	if c.smlZone == "" && c.network != networkDemo {
+		zone, err := sml.ZoneFor(c.network)
+		if err != nil {
+			return c, usagef("%v", err)
+		}
+		c.smlZone = zone
+	}
+
+	if s := strings.TrimSpace(v.dnsServer); s != "" {
+		for _, srv := range strings.Split(s, ",") {
+			srv = strings.TrimSpace(srv)
+			host, port, err := net.SplitHostPort(srv)
+			if err != nil || host == "" {
+				return c, usagef("-dns-server %q is not host:port (e.g. 9.9.9.9:53 or [2620:fe::fe]:53)", srv)
+			}
+			if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+				return c, usagef("-dns-server %q has no valid port number", srv)
+			}
+			c.dnsServers = append(c.dnsServers, srv)
+		}
+	}
+
+	c.directoryURL = strings.TrimSpace(v.directoryURL)
+	if c.directoryURL == "" {
+		switch c.network {
+		case networkProduction:
+			c.directoryURL = directory.Production
+		case networkTest:
+			c.directoryURL = directory.Test
+		}
+	} else if u, err := url.Parse(c.directoryURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, usagef("-directory-url %q is not an absolute http or https URL", v.directoryURL)
+	}
+
+	if v.cacheTTL <= 0 {
+		return c, usagef("-cache-ttl must be positive, e.g. 15m; got %v", v.cacheTTL)
+	}
+
+	switch strings.ToLower(strings.TrimSpace(v.logLevel)) {
+	case "debug":
+		c.logLevel = slog.LevelDebug
+	case "info":
+		c.logLevel = slog.LevelInfo
+	case "warn", "warning":
+		c.logLevel = slog.LevelWarn
+	case "error":
+		c.logLevel = slog.LevelError
+	default:
+		return c, usagef("-log-level %q is not one of debug, info, warn, error", v.logLevel)
+	}
+	return c, nil
+}
+
+// printUsage writes the -h text: commands, then every flag with its default and its
+// environment variable.
+func printUsage(w io.Writer) {
+	var v flagValues
+	fs := newFlagSet(&v)
+	fmt.Fprintf(w, `Usage: peppolgate [serve] [flags]
+
+peppolgate answers Peppol participant lookups and directory searches as JSON:
+  GET /api/v1/participant/{participantId}   e.g. /api/v1/participant/0208:0677424046
+  GET /api/v1/search?q=&country=            e.g. /api/v1/search?q=BE0677424046
+Try it offline with: peppolgate -network demo
+
+Commands:
+  serve    run the HTTP API (the default)
+
+Flags (each may also be set by the environment variable shown; a flag beats the variable):
+`)
+	var flags []*flag.Flag
+	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
+	sort.Slice(flags, func(i, j int) bool { return flagOrder(flags[i].Name) < flagOrder(flags[j].Name) })
+	for _, f := range flags {
+		name, usage := flag.UnquoteUsage(f)
+		head := "  -" + f.Name
+		if name != "" {
+			head += " " + name
+		}
+		fmt.Fprintf(w, "%s\n      %s\n      env %s", head, usage, envName(f.Name))
+		if f.DefValue != "" && !strings.Contains(usage, "(default") {
+			fmt.Fprintf(w, ", default %s", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprint(w, `
+Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight requests),
+1 when the service cannot start or stop cleanly, 2 for a bad flag or value.
+`)
+}
+
+// flagOrder lists flags in the order a reader needs them, not alphabetically.
+func flagOrder(name string) int {
+	for i, n := range []string{"addr", "base-url", "network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
+		if n == name {
+			return i
+		}
+	}
+	return 100
+}

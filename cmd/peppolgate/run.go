@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/server"
+)
+
+// Timeouts of the HTTP server and the upstream clients. Upstream requests are also
+// bounded by the registry's per-lookup deadline.
+const (
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 60 * time.Second
+	idleTimeout       = 120 * time.Second
+	shutdownTimeout   = 20 * time.Second
+	upstreamTimeout   = 10 * time.Second
+)
+
+// program is the command with its environment, so tests can run it in-process.
+type program struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// listening, when set, is called once the server accepts connections, with its
+	// bound address and base URL (tests use it to find a port chosen with :0).
+	listening func(addr net.Addr, baseURL string)
+}
+
+// run runs the command for args (without the program name) until ctx is done and
+// returns the exit status: 0 for success or -h, 1 for a runtime failure, 2 for a usage
+// error.
+func (p program) run(ctx context.Context, args []string) int {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case "serve":
+			args = args[1:]
+		case "help":
+			printUsage(p.stdout)
+			return 0
+		default:
+			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the only command is serve (the default)\nRun 'peppolgate -h' for usage.\n", args[0])
+			return 2
+		}
+	}
+	cfg, err := parseConfig(args, p.getenv)
+	if errors.Is(err, flag.ErrHelp) {
+		printUsage(p.stdout)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(p.stderr, "peppolgate: %v\nRun 'peppolgate -h' for usage.\n", err)
+		return 2
+	}
+	if err := p.serve(ctx, cfg); err != nil {
+		fmt.Fprintf(p.stderr, "peppolgate: %v\n", err)
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	return 0
+}
+
+// serve wires the registry and the server for cfg and serves until ctx is done, then
+// drains in-flight requests.
+func (p program) serve(ctx context.Context, cfg config) error {
+	log := slog.New(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+
+	smlCfg := sml.Config{Servers: cfg.dnsServers, Zone: cfg.smlZone}
+	dirURL := cfg.directoryURL
+	var demo *netsim.Network
+	if cfg.network == networkDemo {
+		// The simulated network outlives ctx until the server has drained, so that
+		// requests in flight at shutdown still get answers.
+		n, err := startDemo(context.WithoutCancel(ctx), log)
+		if err != nil {
+			return fmt.Errorf("starting the demo network: %w", err)
+		}
+		defer n.Close()
+		demo = n
+		smlCfg = sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()}
+		dirURL = n.DirectoryURL()
+	}
+	resolver, err := sml.New(smlCfg)
+	if err != nil {
+		if len(smlCfg.Servers) == 0 {
+			return &usageError{fmt.Sprintf("configuring SML lookups: %v; name a DNS server with -dns-server host:port", err)}
+		}
+		return &usageError{fmt.Sprintf("configuring SML lookups: %v", err)}
+	}
+	reg, err := registry.NewLive(registry.Config{
+		Resolver:    resolver,
+		SMP:         &smp.Client{HTTP: netguard.HTTPClient(cfg.allowPrivateSMP, upstreamTimeout)},
+		Directory:   &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
+		PositiveTTL: cfg.cacheTTL,
+		Logger:      log,
+	})
+	if err != nil {
+		return fmt.Errorf("configuring the registry: %w", err)
+	}
+
+	ln, err := net.Listen("tcp", cfg.addr)
+	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return fmt.Errorf("cannot listen on %s: the address is already in use (is another peppolgate running?); choose another with -addr or %s", cfg.addr, envName("addr"))
+		}
+		return fmt.Errorf("cannot listen on %s: %w", cfg.addr, err)
+	}
+	defer ln.Close()
+	baseURL := cfg.baseURL
+	if baseURL == "" {
+		baseURL = deriveBaseURL(cfg.addr, ln.Addr())
+	}
+
+	var draining atomic.Bool
+	handler, err := server.New(server.Config{
+		Registry: reg,
+		BaseURL:  baseURL,
+		Logger:   log,
+		Ready: func(context.Context) error {
+			if draining.Load() {
+				return errors.New("shutting down")
+			}
+			return nil
+		},
+	})
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network,
+		"sml_zone", resolver.Zone(), "directory", dirURL, "allow_private_smp", cfg.allowPrivateSMP)
+	if demo != nil {
+		printDemoBanner(p.stdout, demo, baseURL)
+	}
+	if p.listening != nil {
+		p.listening(ln.Addr(), baseURL)
+	}
+
+	select {
+	case err := <-serveErr:
+		return fmt.Errorf("serving: %w", err)
+	case <-ctx.Done():
+	}
+	draining.Store(true)
+	log.Info("shutting down, draining in-flight requests", "timeout", shutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+		return fmt.Errorf("in-flight requests did not finish within %v: %w", shutdownTimeout, err)
+	}
+	log.Info("stopped")
+	return nil
+}
+
+// deriveBaseURL builds the default public URL from the -addr flag and the bound
+// address: the flag's host when it names one, localhost for a wildcard address, and
+// the port actually bound (which differs from the flag for port 0).
+func deriveBaseURL(addrFlag string, bound net.Addr) string {
+	host, _, _ := net.SplitHostPort(addrFlag)
+	_, port, err := net.SplitHostPort(bound.String())
+	if err != nil {
+		_, port, _ = net.SplitHostPort(addrFlag)
+	}
+	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
+		host = "localhost"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
