@@ -12,9 +12,9 @@ import (
 	"github.com/peppolgate/peppolgate/peppol/smp"
 )
 
-// BISBillingInvoice is the document type whose endpoint a lookup shows when the
+// bisBillingInvoice is the document type whose endpoint a lookup shows when the
 // participant accepts it: the Peppol BIS Billing 3.0 invoice, the one most senders use.
-var BISBillingInvoice = smp.Identifier{
+var bisBillingInvoice = smp.Identifier{
 	Scheme: smp.DocTypeScheme,
 	Value:  "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
 }
@@ -119,7 +119,7 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	}
 	doc := sg.DocumentTypes[0]
 	for _, d := range sg.DocumentTypes {
-		if d == BISBillingInvoice {
+		if d == bisBillingInvoice {
 			doc = d
 			break
 		}

@@ -82,12 +82,12 @@ func TestLookupFullRecord(t *testing.T) {
 	if ep == nil {
 		t.Fatal("endpoint = nil")
 	}
-	if ep.DocumentType != BISBillingInvoice.String() || ep.TransportProfile != smp.TransportAS4 {
+	if ep.DocumentType != bisBillingInvoice.String() || ep.TransportProfile != smp.TransportAS4 {
 		t.Errorf("endpoint doc %q transport %q", ep.DocumentType, ep.TransportProfile)
 	}
 	var wantEP *netsim.Endpoint
 	for _, svc := range want.Services {
-		if svc.DocumentType.URI() == BISBillingInvoice.String() {
+		if svc.DocumentType.URI() == bisBillingInvoice.String() {
 			wantEP = &svc.Processes[0].Endpoints[0]
 		}
 	}
