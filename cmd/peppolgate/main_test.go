@@ -1,0 +1,301 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+func envMap(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestEnvName(t *testing.T) {
+	for in, want := range map[string]string{
+		"addr": "PEPPOLGATE_ADDR", "cache-ttl": "PEPPOLGATE_CACHE_TTL", "allow-private-smp": "PEPPOLGATE_ALLOW_PRIVATE_SMP",
+	} {
+		if got := envName(in); got != want {
+			t.Errorf("envName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestParseConfigPrecedence(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, c config)
+	}{
+		{"defaults", nil, nil, func(t *testing.T, c config) {
+			if c.addr != ":8080" || c.baseURL != "" || c.network != "production" || c.smlZone != sml.ZoneProduction ||
+				len(c.dnsServers) != 0 || c.directoryURL != directory.Production || c.allowPrivateSMP ||
+				c.cacheTTL != 15*time.Minute || c.logLevel != slog.LevelInfo {
+				t.Errorf("defaults: %+v", c)
+			}
+		}},
+		{"env only", nil, map[string]string{
+			"PEPPOLGATE_ADDR": "127.0.0.1:9000", "PEPPOLGATE_NETWORK": "test", "PEPPOLGATE_CACHE_TTL": "2m",
+			"PEPPOLGATE_ALLOW_PRIVATE_SMP": "true", "PEPPOLGATE_LOG_LEVEL": "debug", "PEPPOLGATE_DNS_SERVER": "9.9.9.9:53, [::1]:5353",
+			"PEPPOLGATE_BASE_URL": "https://pg.example/", "PEPPOLGATE_SML_ZONE": "sml.example.org",
+		}, func(t *testing.T, c config) {
+			if c.addr != "127.0.0.1:9000" || c.network != "test" || c.cacheTTL != 2*time.Minute || !c.allowPrivateSMP ||
+				c.logLevel != slog.LevelDebug || strings.Join(c.dnsServers, " ") != "9.9.9.9:53 [::1]:5353" ||
+				c.baseURL != "https://pg.example" || c.smlZone != "sml.example.org" || c.directoryURL != directory.Test {
+				t.Errorf("env: %+v", c)
+			}
+		}},
+		{"flag beats env", []string{"-addr", ":7000", "-network=production", "-cache-ttl", "1h", "-allow-private-smp=false", "-directory-url", "http://dir.example"},
+			map[string]string{"PEPPOLGATE_ADDR": ":9000", "PEPPOLGATE_NETWORK": "test", "PEPPOLGATE_CACHE_TTL": "2m",
+				"PEPPOLGATE_ALLOW_PRIVATE_SMP": "true", "PEPPOLGATE_DIRECTORY_URL": "http://other.example"},
+			func(t *testing.T, c config) {
+				if c.addr != ":7000" || c.network != "production" || c.cacheTTL != time.Hour || c.allowPrivateSMP ||
+					c.directoryURL != "http://dir.example" || c.smlZone != sml.ZoneProduction {
+					t.Errorf("flags: %+v", c)
+				}
+			}},
+		{"empty env is unset", nil, map[string]string{"PEPPOLGATE_ADDR": "", "PEPPOLGATE_CACHE_TTL": ""}, func(t *testing.T, c config) {
+			if c.addr != ":8080" || c.cacheTTL != 15*time.Minute {
+				t.Errorf("%+v", c)
+			}
+		}},
+		{"demo forces private SMPs", []string{"-network", "DEMO"}, nil, func(t *testing.T, c config) {
+			if c.network != "demo" || !c.allowPrivateSMP || c.directoryURL != "" || c.smlZone != "" {
+				t.Errorf("%+v", c)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(tt.args, envMap(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		env     map[string]string
+		wantMsg string
+	}{
+		{"unknown flag", []string{"-port", "80"}, nil, "flag provided but not defined: -port"},
+		{"bad network", []string{"-network", "prod2"}, nil, `-network "prod2" is not one of production, test, demo`},
+		{"bad duration", []string{"-cache-ttl", "soon"}, nil, `invalid value "soon" for flag -cache-ttl`},
+		{"zero ttl", []string{"-cache-ttl", "0s"}, nil, "-cache-ttl must be positive"},
+		{"negative ttl", []string{"-cache-ttl=-1m"}, nil, "-cache-ttl must be positive"},
+		{"bad log level", []string{"-log-level", "loud"}, nil, `-log-level "loud" is not one of`},
+		{"bad addr", []string{"-addr", "8080"}, nil, `-addr "8080" is not host:port`},
+		{"bad port", []string{"-addr", ":99999"}, nil, "no valid port"},
+		{"bad dns server", []string{"-dns-server", "9.9.9.9"}, nil, `-dns-server "9.9.9.9" is not host:port`},
+		{"bad base url", []string{"-base-url", "localhost:8080"}, nil, "-base-url"},
+		{"bad directory url", []string{"-directory-url", "directory.peppol.eu"}, nil, "-directory-url"},
+		{"bad bool env", nil, map[string]string{"PEPPOLGATE_ALLOW_PRIVATE_SMP": "maybe"}, `invalid value "maybe" for PEPPOLGATE_ALLOW_PRIVATE_SMP`},
+		{"bad duration env", nil, map[string]string{"PEPPOLGATE_CACHE_TTL": "15"}, `invalid value "15" for PEPPOLGATE_CACHE_TTL`},
+		{"bad network env", nil, map[string]string{"PEPPOLGATE_NETWORK": "mainnet"}, `"mainnet" is not one of`},
+		{"demo with dns server", []string{"-network", "demo", "-dns-server", "1.1.1.1:53"}, nil, "-dns-server cannot be used with -network demo"},
+		{"demo with zone from env", []string{"-network", "demo"}, map[string]string{"PEPPOLGATE_SML_ZONE": "x.example"}, "-sml-zone cannot be used with -network demo"},
+		{"stray argument", []string{"-addr", ":1", "now"}, nil, `unexpected argument "now"`},
+		{"unknown command", []string{"start"}, nil, `unknown command "start"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(tt.env)}
+			code := p.run(t.Context(), tt.args)
+			if code != 2 {
+				t.Errorf("exit %d, want 2", code)
+			}
+			if !strings.Contains(stderr.String(), tt.wantMsg) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), tt.wantMsg)
+			}
+			if stdout.Len() != 0 {
+				t.Errorf("stdout not empty: %q", stdout.String())
+			}
+		})
+	}
+}
+
+func TestHelpListsEveryFlagAndEnv(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"--help"}, {"serve", "-h"}, {"help"}} {
+		var stdout, stderr bytes.Buffer
+		p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(nil)}
+		if code := p.run(t.Context(), args); code != 0 {
+			t.Errorf("%v: exit %d", args, code)
+		}
+		out := stdout.String()
+		var v flagValues
+		n := 0
+		newFlagSet(&v).VisitAll(func(f *flag.Flag) {
+			n++
+			if !strings.Contains(out, "  -"+f.Name) || !strings.Contains(out, envName(f.Name)) {
+				t.Errorf("%v: help lacks -%s or %s", args, f.Name, envName(f.Name))
+			}
+			if f.DefValue != "" && f.DefValue != "false" && !strings.Contains(out, f.DefValue) {
+				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
+			}
+		})
+		if n != 9 {
+			t.Errorf("%d flags, want 9", n)
+		}
+		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status"} {
+			if !strings.Contains(out, s) {
+				t.Errorf("%v: help lacks %q", args, s)
+			}
+		}
+	}
+}
+
+func TestDeriveBaseURL(t *testing.T) {
+	tests := []struct{ flag, bound, want string }{
+		{":8080", "[::]:8080", "http://localhost:8080"},
+		{"0.0.0.0:8080", "0.0.0.0:8080", "http://localhost:8080"},
+		{"127.0.0.1:0", "127.0.0.1:43211", "http://127.0.0.1:43211"},
+		{"[::1]:9000", "[::1]:9000", "http://[::1]:9000"},
+		{"pg.internal:80", "10.0.0.1:80", "http://pg.internal:80"},
+	}
+	for _, tt := range tests {
+		addr, err := net.ResolveTCPAddr("tcp", tt.bound)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := deriveBaseURL(tt.flag, addr); got != tt.want {
+			t.Errorf("deriveBaseURL(%q, %s) = %q, want %q", tt.flag, tt.bound, got, tt.want)
+		}
+	}
+}
+
+func TestPortInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var stdout, stderr bytes.Buffer
+	p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(nil)}
+	// A DNS server is named so that the test does not depend on /etc/resolv.conf; no
+	// query is sent before listening fails.
+	code := p.run(t.Context(), []string{"-addr", ln.Addr().String(), "-dns-server", "127.0.0.1:1"})
+	if code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	if want := "already in use"; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "PEPPOLGATE_ADDR") {
+		t.Errorf("stderr %q does not say %q and how to fix it", stderr.String(), want)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines and the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestServeDemo(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	ready := make(chan string, 1)
+	p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
+		listening: func(_ net.Addr, base string) { ready <- base }}
+	done := make(chan int, 1)
+	go func() { done <- p.run(ctx, []string{"serve", "-network", "demo", "-addr", "127.0.0.1:0"}) }()
+	var base string
+	select {
+	case base = <-ready:
+	case code := <-done:
+		t.Fatalf("exited %d before listening: %s", code, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("not listening after 30s")
+	}
+	if !strings.HasPrefix(base, "http://127.0.0.1:") {
+		t.Fatalf("base URL %q", base)
+	}
+
+	get := func(path string) (int, []byte) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", base+path, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, body
+	}
+	if code, body := get("/readyz"); code != 200 {
+		t.Fatalf("readyz %d %s", code, body)
+	}
+	code, body := get("/api/v1/participant/" + netsim.KnownBelgian)
+	var part registry.Participant
+	if code != 200 || json.Unmarshal(body, &part) != nil || part.ParticipantID != netsim.KnownBelgian ||
+		part.SMP == nil || part.Directory == nil || part.SMP.Endpoint == nil {
+		t.Errorf("participant: %d %s", code, body)
+	}
+	code, body = get("/api/v1/search?q=BE0677424046")
+	var res registry.SearchResult
+	if code != 200 || json.Unmarshal(body, &res) != nil || len(res.Results) == 0 || res.Results[0].ParticipantID != netsim.KnownBelgian {
+		t.Errorf("search: %d %s", code, body)
+	}
+
+	// The banner names the three example ids and two searches, as commands for this
+	// server.
+	banner := stdout.String()
+	for _, want := range []string{
+		"curl -s " + base + "/api/v1/participant/" + netsim.KnownBelgian,
+		"curl -s " + base + "/api/v1/participant/" + netsim.KnownSMLOnly,
+		"curl -s " + base + "/api/v1/participant/" + netsim.KnownDirectoryOnly,
+		"curl -s '" + base + "/api/v1/search?q=BE0677424046'",
+		"curl -s '" + base + "/api/v1/search?q=",
+		"3000 participants",
+	} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("banner lacks %q:\n%s", want, banner)
+		}
+	}
+	if strings.Count(banner, "curl -s") != 5 {
+		t.Errorf("banner has %d commands, want 5", strings.Count(banner, "curl -s"))
+	}
+
+	cancel()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d after shutdown, want 0; stderr %s", code, stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no exit 30s after cancel")
+	}
+	if _, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
+		t.Error("still accepting connections after shutdown")
+	}
+}
