@@ -11,10 +11,6 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// MaxQueryLength is the longest search query accepted, in characters. Real names and
-// registration numbers are far shorter; the cap keeps work per request bounded.
-const MaxQueryLength = 200
-
 // search serves GET /api/v1/search?q=&country= (interface spec §4.2).
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseSearchQuery(r.URL.Query())
@@ -51,9 +47,9 @@ func parseSearchQuery(v url.Values) (registry.SearchQuery, error) {
 		return registry.SearchQuery{}, apiError(registry.CodeQueryTooShort,
 			fmt.Sprintf("query parameter q must have at least %d characters; got %d", registry.MinQueryLength, n))
 	}
-	if n > MaxQueryLength {
+	if n > registry.MaxQueryLength {
 		return registry.SearchQuery{}, apiError(registry.CodeInvalidRequest,
-			fmt.Sprintf("query parameter q must have at most %d characters; got %d", MaxQueryLength, n))
+			fmt.Sprintf("query parameter q must have at most %d characters; got %d", registry.MaxQueryLength, n))
 	}
 	country := strings.TrimSpace(v.Get("country"))
 	if country != "" {

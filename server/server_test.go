@@ -214,7 +214,7 @@ func TestSearchParameters(t *testing.T) {
 		{"?q=a", 400, registry.CodeQueryTooShort, "", ""},
 		{"?q=+a+", 400, registry.CodeQueryTooShort, "", ""},
 		{"?q=%C3%A9", 400, registry.CodeQueryTooShort, "", ""},
-		{"?q=" + strings.Repeat("x", MaxQueryLength+1), 400, registry.CodeInvalidRequest, "", ""},
+		{"?q=" + strings.Repeat("x", registry.MaxQueryLength+1), 400, registry.CodeInvalidRequest, "", ""},
 		{"?q=%FF%FE", 400, registry.CodeInvalidRequest, "", ""},
 		{"?q=acme&country=BEL", 400, registry.CodeInvalidRequest, "", ""},
 		{"?q=acme&country=1e", 400, registry.CodeInvalidRequest, "", ""},
