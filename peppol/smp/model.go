@@ -62,7 +62,10 @@ type ServiceMetadata struct {
 type Process struct {
 	// ID is the process identifier; zero for an SMP 2.0 ProcessMetadata without Process,
 	// which applies to every process.
-	ID        Identifier
+	ID Identifier
+	// Endpoints may be shared: the processes parsed from one SMP 2.0 ProcessMetadata
+	// all refer to the same backing array. Treat it as read-only and copy it before
+	// changing an element (appending is safe: the slice has no spare capacity).
 	Endpoints []Endpoint
 }
 

@@ -21,7 +21,9 @@ func malformed(format string, args ...any) error {
 
 // ParseServiceGroup parses a ServiceGroup document (Peppol SMP 1.x, OASIS BDXR SMP 1.0
 // or OASIS SMP 2.0). Hrefs that yield no document type are listed in
-// SkippedReferences rather than failing the document. It returns an error wrapping
+// SkippedReferences rather than failing the document. Only the first MaxReferences
+// references are read; when there are more, one SkippedReference (Href: the first one
+// left out) says how many were left out. It returns an error wrapping
 // ErrMalformed when the XML is not well-formed, the root is not a ServiceGroup in a
 // known namespace, or the participant identifier is missing.
 func ParseServiceGroup(data []byte) (*ServiceGroup, error) {
@@ -37,14 +39,20 @@ func ParseServiceGroup(data []byte) (*ServiceGroup, error) {
 		return nil, err
 	}
 	sg := &ServiceGroup{Dialect: dialect}
+	seen := make(map[Identifier]struct{})
 	if dialect == DialectSMP2 {
 		var w wire2ServiceGroup
 		if err := decodeRoot(dec, &root, &w); err != nil {
 			return nil, err
 		}
 		sg.Participant = w.Participant.identifier()
-		for _, r := range w.References {
-			sg.addDocumentType(r.ID.identifier())
+		refs := w.References
+		if len(refs) > MaxReferences {
+			sg.skipExcess(refs[MaxReferences].ID.identifier().String(), len(refs))
+			refs = refs[:MaxReferences]
+		}
+		for _, r := range refs {
+			sg.addDocumentType(seen, r.ID.identifier())
 		}
 	} else {
 		var w wireServiceGroup
@@ -52,7 +60,11 @@ func ParseServiceGroup(data []byte) (*ServiceGroup, error) {
 			return nil, err
 		}
 		sg.Participant = w.Participant.identifier()
-		for _, r := range w.References {
+		refs := w.References
+		if len(refs) > MaxReferences {
+			refs = refs[:MaxReferences]
+		}
+		for _, r := range refs {
 			href := strings.TrimSpace(r.Href)
 			sg.References = append(sg.References, href)
 			id, err := DocumentTypeFromHref(href)
@@ -60,7 +72,10 @@ func ParseServiceGroup(data []byte) (*ServiceGroup, error) {
 				sg.SkippedReferences = append(sg.SkippedReferences, SkippedReference{Href: href, Reason: err.Error()})
 				continue
 			}
-			sg.addDocumentType(id)
+			sg.addDocumentType(seen, id)
+		}
+		if len(w.References) > MaxReferences {
+			sg.skipExcess(strings.TrimSpace(w.References[MaxReferences].Href), len(w.References))
 		}
 	}
 	if sg.Participant.Value == "" {
@@ -69,16 +84,26 @@ func ParseServiceGroup(data []byte) (*ServiceGroup, error) {
 	return sg, nil
 }
 
-func (sg *ServiceGroup) addDocumentType(id Identifier) {
+// addDocumentType appends id unless it is empty or already in seen; the map keeps
+// de-duplication linear in the number of references.
+func (sg *ServiceGroup) addDocumentType(seen map[Identifier]struct{}, id Identifier) {
 	if id.Value == "" {
 		return
 	}
-	for _, have := range sg.DocumentTypes {
-		if have == id {
-			return
-		}
+	if _, dup := seen[id]; dup {
+		return
 	}
+	seen[id] = struct{}{}
 	sg.DocumentTypes = append(sg.DocumentTypes, id)
+}
+
+// skipExcess records, once, that references beyond MaxReferences were not read. It is
+// appended after the per-reference entries so SkippedReferences stays in document order.
+func (sg *ServiceGroup) skipExcess(first string, total int) {
+	sg.SkippedReferences = append(sg.SkippedReferences, SkippedReference{
+		Href:   short(first),
+		Reason: fmt.Sprintf("this and the following references were not read: the ServiceGroup has %d references and at most %d are read", total, MaxReferences),
+	})
 }
 
 // ParseServiceMetadata parses a ServiceMetadata document: a SignedServiceMetadata
@@ -88,7 +113,8 @@ func (sg *ServiceGroup) addDocumentType(id Identifier) {
 // reported on the Endpoint rather than failing the document. It returns an error
 // wrapping ErrMalformed when the XML is not well-formed, the root element or namespace
 // is not one of those, or it has neither a Redirect nor a ServiceInformation with
-// participant and document type.
+// participant and document type, or has more than MaxProcesses processes or
+// MaxEndpoints endpoints.
 func ParseServiceMetadata(data []byte) (*ServiceMetadata, error) {
 	dec, root, err := openRoot(data)
 	if err != nil {
@@ -140,6 +166,13 @@ func ParseServiceMetadata(data []byte) (*ServiceMetadata, error) {
 	if info := body.Information; info != nil {
 		sm.Participant = info.Participant.identifier()
 		sm.DocumentType = info.DocumentType.identifier()
+		endpoints := 0
+		for _, p := range info.Processes {
+			endpoints += len(p.Endpoints)
+		}
+		if err := checkTotals(len(info.Processes), endpoints); err != nil {
+			return nil, err
+		}
 		for _, p := range info.Processes {
 			proc := Process{ID: p.ID.identifier()}
 			for _, e := range p.Endpoints {
@@ -221,6 +254,19 @@ func (w *wire2ServiceMetadata) model() (*ServiceMetadata, error) {
 	if sm.DocumentType.Value == "" {
 		sm.DocumentType = w.ServiceID.identifier()
 	}
+	// Count before building anything: endpoints are modelled (certificates decoded)
+	// once per ProcessMetadata, whatever the number of processes they apply to.
+	processes, endpoints := 0, 0
+	for _, pm := range w.Metadata {
+		endpoints += len(pm.Endpoints)
+		if len(pm.Endpoints) == 0 && pm.Redirect != nil {
+			continue
+		}
+		processes += max(1, len(pm.Processes))
+	}
+	if err := checkTotals(processes, endpoints); err != nil {
+		return nil, err
+	}
 	for _, pm := range w.Metadata {
 		if r := pm.Redirect; r != nil && sm.Redirect == nil {
 			sm.Redirect = &Redirect{Href: strings.TrimSpace(r.PublisherURI)}
@@ -231,20 +277,25 @@ func (w *wire2ServiceMetadata) model() (*ServiceMetadata, error) {
 				return nil, malformed("Redirect has no PublisherURI")
 			}
 		}
-		var endpoints []Endpoint
-		for _, e := range pm.Endpoints {
-			endpoints = append(endpoints, e.model())
-		}
 		if len(pm.Endpoints) == 0 && pm.Redirect != nil {
 			continue
+		}
+		var endpoints []Endpoint
+		if len(pm.Endpoints) > 0 {
+			endpoints = make([]Endpoint, len(pm.Endpoints))
+			for i, e := range pm.Endpoints {
+				endpoints[i] = e.model()
+			}
 		}
 		if len(pm.Processes) == 0 {
 			sm.Processes = append(sm.Processes, Process{Endpoints: endpoints})
 			continue
 		}
 		for _, p := range pm.Processes {
-			// Each process gets its own slice so callers can edit one safely.
-			sm.Processes = append(sm.Processes, Process{ID: p.ID.identifier(), Endpoints: append([]Endpoint(nil), endpoints...)})
+			// The processes of one ProcessMetadata share its endpoints (see
+			// Process.Endpoints); the full slice expression makes an append by a caller
+			// copy instead of overwriting a neighbour's view.
+			sm.Processes = append(sm.Processes, Process{ID: p.ID.identifier(), Endpoints: endpoints[:len(endpoints):len(endpoints)]})
 		}
 	}
 	if err := sm.check(); err != nil {
@@ -317,12 +368,19 @@ var timeLayouts = [...]string{
 
 // ParseTime parses an xs:dateTime or xs:date as SMPs write them: with or without
 // fractional seconds, with 'Z', a numeric offset or no zone (taken as UTC). The result
-// is in UTC. It returns an error when the text matches none of those forms.
+// is in UTC. It returns an error when the text matches none of those forms, or when the
+// UTC result falls outside the years 0 to 9999 (e.g. 9999-12-31T23:59:59-05:00, which is
+// in year 10000 UTC): such times cannot be written as RFC 3339 or JSON.
+// 9999-12-31T23:59:59Z, the usual "never expires", is accepted.
 func ParseTime(text string) (time.Time, error) {
 	text = strings.TrimSpace(text)
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, text); err == nil {
-			return t.UTC(), nil
+			t = t.UTC()
+			if y := t.Year(); y < 0 || y > 9999 {
+				return time.Time{}, fmt.Errorf("%q is in year %d in UTC, outside 0 to 9999", short(text), y)
+			}
+			return t, nil
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is not an xs:dateTime or xs:date", short(text))

@@ -450,6 +450,15 @@ func TestParseTime(t *testing.T) {
 		{"12/04/2018", ""},
 		{"2018-13-01", ""},
 		{"2018-04-12T25:00:00Z", ""},
+		// "Never expires" stays valid; the same instant with a negative offset is in
+		// year 10000 UTC, which json.Marshal and RFC 3339 cannot write.
+		{"9999-12-31T23:59:59Z", "9999-12-31T23:59:59Z"},
+		{"9999-12-31T23:59:59.999+05:00", "9999-12-31T18:59:59.999Z"},
+		{"9999-12-31T23:59:59-05:00", ""},
+		{"9999-12-31-05:00", "9999-12-31T05:00:00Z"},
+		{"0000-01-01T00:00:00Z", "0000-01-01T00:00:00Z"},
+		{"0000-01-01T00:00:00+01:00", ""},
+		{"0000-01-01+01:00", ""},
 	}
 	for _, tt := range tests {
 		got, err := ParseTime(tt.in)
