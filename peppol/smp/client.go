@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -50,8 +51,13 @@ type Client struct {
 // ServiceGroup fetches and parses the ServiceGroup of id from the SMP at base (the URL
 // from the SML's NAPTR record). It returns an *Error matching ErrNotFound when the SMP
 // answers 404, and one matching ErrUnavailable for every other failure (timeout,
-// connection, status, size, malformed document).
+// connection, status, size, malformed document). A base that is not an absolute
+// http(s) URL, or that carries user info, a query or a fragment, is KindMalformed and
+// nothing is sent.
 func (c *Client) ServiceGroup(ctx context.Context, base string, id peppol.ParticipantID) (*ServiceGroup, error) {
+	if err := checkBase(base); err != nil {
+		return nil, err
+	}
 	u := ServiceGroupURL(base, id)
 	body, err := c.get(ctx, u)
 	if err != nil {
@@ -67,19 +73,36 @@ func (c *Client) ServiceGroup(ctx context.Context, base string, id peppol.Partic
 // ServiceMetadata fetches and parses the ServiceMetadata of id and docType from the SMP
 // at base. When the answer is a Redirect, it fetches the redirect href exactly as given
 // (once) and returns that answer with FollowedRedirect set. Errors are as for
-// ServiceGroup; in addition a Redirect whose href is not an absolute http(s) URL is
-// KindMalformed, and a second Redirect is KindRedirectLoop (both ErrUnavailable). A 404
-// from the redirect target is ErrNotFound.
+// ServiceGroup; in addition these are KindMalformed (ErrUnavailable):
+//   - a Redirect href that is not an absolute http(s) URL or that has user info, a
+//     query or a fragment (an unencoded '#' or '?' would silently cut the path, and the
+//     target would answer for a different resource);
+//   - an answer naming another participant (compared case-insensitively, scheme
+//     iso6523-actorid-upis or none) or another document type (value compared
+//     exactly, scheme case-insensitively) than the one requested; a document that
+//     names neither is accepted.
+//
+// A second Redirect is KindRedirectLoop (ErrUnavailable). A 404 from the redirect
+// target is ErrNotFound, with the target's URL: the participant's own SMP delegated
+// the document type there, so the target is authoritative for it, and a sender
+// following the protocol finds no endpoint either. (The href is refused rather than
+// fetched when a 404 could come from how it is written.)
 func (c *Client) ServiceMetadata(ctx context.Context, base string, id peppol.ParticipantID, docType Identifier) (*ServiceMetadata, error) {
+	if err := checkBase(base); err != nil {
+		return nil, err
+	}
 	u := ServiceMetadataURL(base, id, docType)
 	sm, err := c.metadata(ctx, u)
-	if err != nil || sm.Redirect == nil {
-		return sm, err
+	if err != nil {
+		return nil, err
+	}
+	if sm.Redirect == nil {
+		return sm, checkSubject(sm, u, id, docType)
 	}
 	target := sm.Redirect.Href
-	if t, err := url.Parse(target); err != nil || (t.Scheme != "http" && t.Scheme != "https") || t.Host == "" {
+	if err := checkURL(target); err != nil {
 		return nil, &Error{Kind: KindMalformed, URL: redactURL(u), Status: http.StatusOK,
-			Err: errors.New("redirect href is not an absolute http(s) URL")}
+			Err: fmt.Errorf("redirect href %s", err)}
 	}
 	next, err := c.metadata(ctx, target)
 	if err != nil {
@@ -89,8 +112,59 @@ func (c *Client) ServiceMetadata(ctx context.Context, base string, id peppol.Par
 		return nil, &Error{Kind: KindRedirectLoop, URL: redactURL(target), Status: http.StatusOK,
 			Err: fmt.Errorf("redirected again, to %s; only one redirect is followed", redactURL(next.Redirect.Href))}
 	}
+	if err := checkSubject(next, target, id, docType); err != nil {
+		return nil, err
+	}
 	next.FollowedRedirect = sm.Redirect
 	return next, nil
+}
+
+// checkBase refuses a base URL that cannot be extended with a path: a query or
+// fragment would swallow the appended path, and user info has no place in a request
+// (and would end up in logs). The error does not repeat the user info.
+func checkBase(base string) error {
+	if err := checkURL(base); err != nil {
+		return &Error{Kind: KindMalformed, URL: redactURL(base), Err: fmt.Errorf("SMP base URL %s", err)}
+	}
+	return nil
+}
+
+// checkURL says what is wrong with raw as a URL to fetch as written, or returns nil.
+// The message does not quote raw, which may carry credentials.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return errors.New("does not parse as a URL")
+	case (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+		return errors.New("is not an absolute http(s) URL")
+	case u.User != nil:
+		return errors.New("has user info; credentials are not sent to SMPs")
+	case u.RawQuery != "" || u.ForceQuery || strings.Contains(raw, "?"):
+		return errors.New("has a query ('?' in a path must be written %3F)")
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return errors.New("has a fragment ('#' in a path must be written %23)")
+	}
+	return nil
+}
+
+// checkSubject refuses an answer about another participant or document type than the
+// one requested at rawURL: it would attach someone else's endpoints to this request.
+func checkSubject(sm *ServiceMetadata, rawURL string, id peppol.ParticipantID, docType Identifier) error {
+	var problem string
+	if p := sm.Participant; p.Value != "" &&
+		(!strings.EqualFold(p.Value, id.String()) || (p.Scheme != "" && !strings.EqualFold(p.Scheme, peppol.ParticipantScheme))) {
+		problem = fmt.Sprintf("the answer is about participant %s, not the requested %s", short(p.String()), id.URI())
+	} else if d := sm.DocumentType; d.Value != "" &&
+		(d.Value != docType.Value || (d.Scheme != "" && !strings.EqualFold(d.Scheme, docType.Scheme))) {
+		// Document types differ near the end as often as not, so they are not cut at
+		// the usual length; Peppol caps their values at 500 characters.
+		problem = fmt.Sprintf("the answer is about document type %s, not the requested %s", shortN(d.String(), 600), docType)
+	}
+	if problem == "" {
+		return nil
+	}
+	return &Error{Kind: KindMalformed, URL: redactURL(rawURL), Status: http.StatusOK, Err: errors.New(problem)}
 }
 
 func (c *Client) metadata(ctx context.Context, rawURL string) (*ServiceMetadata, error) {

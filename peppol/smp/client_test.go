@@ -146,7 +146,7 @@ func TestClientFollowsRedirectOnce(t *testing.T) {
 	// The href is used exactly as given, including its lower-case escapes.
 	const targetPath = "/other/iso6523-actorid-upis%3a%3a0208%3a0677424046/services/busdox-docid-qns%3a%3aurn%3ax%2By"
 	second := newSMP(t, map[string]http.HandlerFunc{
-		targetPath: xmlBody(readTestdata(t, "signedservicemetadata-as2-default-ns.xml")),
+		targetPath: xmlBody(readTestdata(t, "signedservicemetadata-as4.xml")),
 	})
 	first := newSMP(t, map[string]http.HandlerFunc{
 		metadataPath: xmlBody(redirectDoc(second.URL + targetPath)),
@@ -160,7 +160,7 @@ func TestClientFollowsRedirectOnce(t *testing.T) {
 		sm.FollowedRedirect.CertificateUID != testSMPCert.Subject {
 		t.Errorf("FollowedRedirect = %+v", sm.FollowedRedirect)
 	}
-	if sm.Redirect != nil || sm.Participant.Value != "0007:5567321707" {
+	if sm.Redirect != nil || sm.Participant.Value != "0208:0677424046" || sm.Processes[0].Endpoints[0].Address != "https://ap.peppolgate.test/as4" {
 		t.Errorf("got %s", dump(sm))
 	}
 	if first.hits.Load() != 1 || second.hits.Load() != 1 {
@@ -194,12 +194,109 @@ func TestClientRedirectErrors(t *testing.T) {
 			t.Errorf("URL = %s", e.URL)
 		}
 	})
-	for _, href := range []string{"ftp://smp.example.com/x", "/relative/path", "mailto:smp@example.com"} {
-		t.Run("bad href "+href, func(t *testing.T) {
-			first := newSMP(t, map[string]http.HandlerFunc{metadataPath: xmlBody(redirectDoc(href))})
-			var c Client
-			_, err := c.ServiceMetadata(context.Background(), first.URL, testPID, testDocType)
-			wantErr(t, err, KindMalformed, http.StatusOK)
+	t.Run("bad href", func(t *testing.T) {
+		second := newSMP(t, map[string]http.HandlerFunc{})
+		tests := []struct {
+			href string
+			want string
+		}{
+			{"ftp://smp.example.com/x", "is not an absolute http(s) URL"},
+			{"/relative/path", "is not an absolute http(s) URL"},
+			{"mailto:smp@example.com", "is not an absolute http(s) URL"},
+			{"http://[::1/x", "does not parse"},
+			// An unencoded '#' would cut the path: the target would see
+			// .../busdox-docid-qns::urn:x, 404, reported as "not found".
+			{second.URL + "/iso6523-actorid-upis::0208:1/services/busdox-docid-qns::urn:x##urn:y::2.1", "has a fragment"},
+			{second.URL + "/x#", "has a fragment"},
+			{second.URL + "/x?participant=0208:1", "has a query"},
+			{second.URL + "/x?", "has a query"},
+			{strings.Replace(second.URL, "http://", "http://alice:s3cret@", 1) + "/x", "has user info"},
+		}
+		for _, tt := range tests {
+			t.Run(tt.href, func(t *testing.T) {
+				first := newSMP(t, map[string]http.HandlerFunc{metadataPath: xmlBody(redirectDoc(tt.href))})
+				var c Client
+				_, err := c.ServiceMetadata(context.Background(), first.URL, testPID, testDocType)
+				e := wantErr(t, err, KindMalformed, http.StatusOK)
+				if e.URL != first.URL+metadataPath || !strings.Contains(err.Error(), "redirect href "+tt.want) || strings.Contains(err.Error(), "s3cret") {
+					t.Errorf("error = %v, want one about %s containing %q and no credentials", err, first.URL+metadataPath, tt.want)
+				}
+			})
+		}
+		if second.hits.Load() != 0 {
+			t.Errorf("redirect target hit %d times, want 0", second.hits.Load())
+		}
+	})
+}
+
+// metadataDoc is a ServiceMetadata about the given participant and document type.
+func metadataDoc(pidScheme, pid, docScheme, doc string) []byte {
+	return []byte(`<ServiceMetadata xmlns="http://busdox.org/serviceMetadata/publishing/1.0/"><ServiceInformation>` +
+		`<ParticipantIdentifier scheme="` + pidScheme + `">` + pid + `</ParticipantIdentifier>` +
+		`<DocumentIdentifier scheme="` + docScheme + `">` + doc + `</DocumentIdentifier><ProcessList><Process>` +
+		`<ProcessIdentifier scheme="cenbii-procid-ubl">` + bisProcess + `</ProcessIdentifier><ServiceEndpointList>` +
+		`<Endpoint transportProfile="peppol-transport-as4-v2_0"><EndpointReference><Address>https://ap.peppolgate.test/as4</Address></EndpointReference></Endpoint>` +
+		`</ServiceEndpointList></Process></ProcessList></ServiceInformation></ServiceMetadata>`)
+}
+
+func TestClientChecksSubject(t *testing.T) {
+	const upis = "iso6523-actorid-upis"
+	smp2 := func(pidScheme, pid, docScheme, doc string) []byte {
+		return []byte(`<ServiceMetadata xmlns="http://docs.oasis-open.org/bdxr/ns/SMP/2/ServiceMetadata"><ID schemeID="` + docScheme + `">` + doc +
+			`</ID><ParticipantID schemeID="` + pidScheme + `">` + pid + `</ParticipantID><ProcessMetadata><Endpoint><AddressURI>https://ap.peppolgate.test/as4</AddressURI></Endpoint></ProcessMetadata></ServiceMetadata>`)
+	}
+	tests := []struct {
+		name string
+		body []byte
+		want string // "" means accepted; else the error contains it
+	}{
+		{"exact", metadataDoc(upis, "0208:0677424046", DocTypeScheme, bisInvoice), ""},
+		{"participant in upper case", metadataDoc("ISO6523-ACTORID-UPIS", "0208:0677424046", DocTypeScheme, bisInvoice), ""},
+		{"participant without scheme", smp2("", "0208:0677424046", DocTypeScheme, bisInvoice), ""},
+		{"doc type scheme in upper case", metadataDoc(upis, "0208:0677424046", "BUSDOX-DOCID-QNS", bisInvoice), ""},
+		{"doc type without scheme", smp2(upis, "0208:0677424046", "", bisInvoice), ""},
+		{"other participant", metadataDoc(upis, "0208:0677424047", DocTypeScheme, bisInvoice),
+			"the answer is about participant iso6523-actorid-upis::0208:0677424047, not the requested iso6523-actorid-upis::0208:0677424046"},
+		{"other participant scheme", metadataDoc("other-scheme", "0208:0677424046", DocTypeScheme, bisInvoice),
+			"the answer is about participant other-scheme::0208:0677424046"},
+		{"other doc type", metadataDoc(upis, "0208:0677424046", DocTypeScheme, bisCreditNote),
+			"the answer is about document type busdox-docid-qns::" + bisCreditNote + ", not the requested busdox-docid-qns::"},
+		{"doc type in other case", metadataDoc(upis, "0208:0677424046", DocTypeScheme, strings.ToUpper(bisInvoice)),
+			"the answer is about document type busdox-docid-qns::URN:OASIS"},
+		{"other doc type scheme", metadataDoc(upis, "0208:0677424046", WildcardDocTypeScheme, bisInvoice),
+			"the answer is about document type peppol-doctype-wildcard::"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check := func(t *testing.T, sm *ServiceMetadata, err error, url string) {
+				t.Helper()
+				if tt.want == "" {
+					if err != nil {
+						t.Fatal(err)
+					}
+					if sm.Processes[0].Endpoints[0].Address != "https://ap.peppolgate.test/as4" {
+						t.Errorf("got %s", dump(sm))
+					}
+					return
+				}
+				e := wantErr(t, err, KindMalformed, http.StatusOK)
+				if e.URL != url || !strings.Contains(err.Error(), tt.want) {
+					t.Errorf("error = %v\nwant one about %s containing %q", err, url, tt.want)
+				}
+			}
+			t.Run("direct", func(t *testing.T) {
+				srv := newSMP(t, map[string]http.HandlerFunc{metadataPath: xmlBody(tt.body)})
+				var c Client
+				sm, err := c.ServiceMetadata(context.Background(), srv.URL, testPID, testDocType)
+				check(t, sm, err, srv.URL+metadataPath)
+			})
+			t.Run("after redirect", func(t *testing.T) {
+				second := newSMP(t, map[string]http.HandlerFunc{"/target": xmlBody(tt.body)})
+				first := newSMP(t, map[string]http.HandlerFunc{metadataPath: xmlBody(redirectDoc(second.URL + "/target"))})
+				var c Client
+				sm, err := c.ServiceMetadata(context.Background(), first.URL, testPID, testDocType)
+				check(t, sm, err, second.URL+"/target")
+			})
 		})
 	}
 }
@@ -374,15 +471,39 @@ func TestClientBadBase(t *testing.T) {
 	}
 }
 
-func TestClientErrorHidesCredentials(t *testing.T) {
-	srv := newSMP(t, map[string]http.HandlerFunc{"/smp" + groupPath: status(http.StatusServiceUnavailable)})
-	base := strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1) + "/smp"
-	var c Client
-	_, err := c.ServiceGroup(context.Background(), base, testPID)
-	e := wantErr(t, err, KindStatus, http.StatusServiceUnavailable)
-	want := "smp: GET " + srv.URL + "/smp" + groupPath + ": unexpected HTTP status: HTTP 503"
-	if err.Error() != want || strings.Contains(e.URL, "s3cret") {
-		t.Errorf("error = %q\nwant    %q", err, want)
+// TestClientRefusesBase checks that a base URL the path cannot be appended to is
+// refused before anything is sent, without repeating credentials.
+func TestClientRefusesBase(t *testing.T) {
+	srv := newSMP(t, map[string]http.HandlerFunc{})
+	withUser := strings.Replace(srv.URL, "http://", "http://alice:s3cret@", 1)
+	tests := []struct {
+		base    string
+		wantURL string
+		want    string
+	}{
+		{withUser + "/smp", srv.URL + "/smp", "SMP base URL has user info"},
+		{strings.Replace(srv.URL, "http://", "http://alice@", 1), srv.URL, "SMP base URL has user info"},
+		{srv.URL + "/smp?token=s3cret", srv.URL + "/smp", "SMP base URL has a query"},
+		{srv.URL + "/smp?", srv.URL + "/smp", "SMP base URL has a query"},
+		{srv.URL + "/smp#s3cret", srv.URL + "/smp", "SMP base URL has a fragment"},
+		{srv.URL + "/smp#", srv.URL + "/smp", "SMP base URL has a fragment"},
+		{withUser + "/smp?a=b#c", srv.URL + "/smp", "SMP base URL has user info"},
+		{"http://alice:s3cret@[::1/smp", "(unparseable URL)", "SMP base URL does not parse"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.base, func(t *testing.T) {
+			var c Client
+			_, err := c.ServiceGroup(context.Background(), tt.base, testPID)
+			e := wantErr(t, err, KindMalformed, 0)
+			if e.URL != tt.wantURL || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error = %q, want URL %s, containing %q and no credentials", err, tt.wantURL, tt.want)
+			}
+			_, err = c.ServiceMetadata(context.Background(), tt.base, testPID, testDocType)
+			wantErr(t, err, KindMalformed, 0)
+		})
+	}
+	if srv.hits.Load() != 0 {
+		t.Errorf("SMP hit %d times, want 0", srv.hits.Load())
 	}
 }
 

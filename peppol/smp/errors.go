@@ -34,8 +34,10 @@ const (
 	KindStatus
 	// KindTooLarge: the body is larger than Client.MaxBody.
 	KindTooLarge
-	// KindMalformed: the body is not an SMP document of the expected kind, or a Redirect
-	// href is not an absolute http(s) URL.
+	// KindMalformed: the body is not an SMP document of the expected kind or is about
+	// another participant or document type than requested; or the base URL or a
+	// Redirect href is not an absolute http(s) URL without user info, query and
+	// fragment.
 	KindMalformed
 	// KindRedirectLoop: the SMP a Redirect pointed at redirected again.
 	KindRedirectLoop

@@ -90,8 +90,11 @@ func validScheme(s string) bool {
 }
 
 // short keeps upstream text in error messages readable: long values are cut.
-func short(s string) string {
-	const max = 120
+func short(s string) string { return shortN(s, 120) }
+
+// shortN cuts s to at most max bytes (plus an ellipsis) without splitting a UTF-8
+// sequence.
+func shortN(s string, max int) string {
 	if len(s) <= max {
 		return s
 	}

@@ -10,6 +10,8 @@ import (
 // (as the SML's NAPTR record gives it: it may carry a path and may or may not end in
 // '/'): base, exactly one '/', then peppol.PathEscape("iso6523-actorid-upis::<id>"),
 // e.g. https://smp.example.com/iso6523-actorid-upis%3A%3A0208%3A0677424046.
+// base is not checked: one with a query, fragment or user info gives a useless URL
+// (Client refuses such a base before sending anything).
 func ServiceGroupURL(base string, id peppol.ParticipantID) string {
 	return strings.TrimRight(base, "/") + "/" + peppol.PathEscape(id.URI())
 }
