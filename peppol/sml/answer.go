@@ -2,6 +2,7 @@ package sml
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -23,56 +24,112 @@ type ownedNAPTR struct {
 	ttl uint32
 }
 
-// naptrFor returns the NAPTR records in answer owned by qname or by a name reached from
-// qname through CNAME or DNAME records in the same answer. Records for unrelated owners
+// maxAliasChain is the most CNAME/DNAME links followed from the question name. Real
+// chains have one or two (the 2026 prod-zone DNAME plus its synthesised CNAME); the cap
+// bounds the work a hostile answer can cause.
+const maxAliasChain = 8
+
+// maxNameLen is the longest domain name in presentation form we accept: a name longer
+// than this cannot fit the 255 octets of wire format (RFC 1035 §2.3.4) without escapes,
+// and SML names never carry escapes.
+const maxNameLen = 255
+
+// naptrFor returns the NAPTR records in answer owned by qname or by the name reached from
+// qname through the CNAME/DNAME chain in the same answer. Records for unrelated owners
 // are ignored: a resolver must not trust data it did not ask for.
-func naptrFor(answer []dns.RR, qname string) []ownedNAPTR {
-	names := map[string]uint32{canonical(qname): math.MaxUint32}
-	// Each pass can add at most one link per record; more passes cannot add anything.
-	for range len(answer) + 1 {
-		added := false
-		for _, rr := range answer {
-			owner := canonical(rr.Header().Name)
-			switch a := rr.(type) {
-			case *dns.CNAME:
-				if ttl, ok := names[owner]; ok {
-					added = addName(names, canonical(a.Target), min(ttl, a.Hdr.Ttl)) || added
-				}
-			case *dns.DNAME:
-				target := canonical(a.Target)
-				var found []string
-				for n := range names {
-					if n != owner && strings.HasSuffix(n, "."+owner) {
-						found = append(found, n)
-					}
-				}
-				for _, n := range found {
-					sub := n[:len(n)-len(owner)] + target
-					added = addName(names, sub, min(names[n], a.Hdr.Ttl)) || added
-				}
-			}
+//
+// The chain is walked one link at a time: from the current name it follows the CNAME
+// owned by that name or, failing that, the one DNAME whose owner is a proper suffix of
+// it. It returns an error, meaning the reply is malformed, when a name has two different
+// aliases, the chain is longer than maxAliasChain or loops, or a DNAME synthesises a name
+// that is not a valid domain name.
+func naptrFor(answer []dns.RR, qname string) ([]ownedNAPTR, error) {
+	cur := canonical(qname)
+	ttl := uint32(math.MaxUint32)
+	seen := map[string]bool{cur: true}
+	for links := 0; ; links++ {
+		next, linkTTL, ok, err := nextAlias(answer, cur)
+		if err != nil {
+			return nil, err
 		}
-		if !added {
+		if !ok {
 			break
 		}
+		if links == maxAliasChain {
+			return nil, fmt.Errorf("alias chain from %s is longer than %d links", qname, maxAliasChain)
+		}
+		if seen[next] {
+			return nil, fmt.Errorf("alias chain from %s loops at %s", qname, next)
+		}
+		seen[next] = true
+		cur, ttl = next, min(ttl, linkTTL)
 	}
 	var out []ownedNAPTR
 	for _, rr := range answer {
-		if n, ok := rr.(*dns.NAPTR); ok {
-			if ttl, ok := names[canonical(n.Hdr.Name)]; ok {
-				out = append(out, ownedNAPTR{rr: n, ttl: min(ttl, n.Hdr.Ttl)})
-			}
+		if n, ok := rr.(*dns.NAPTR); ok && canonical(n.Hdr.Name) == cur {
+			out = append(out, ownedNAPTR{rr: n, ttl: min(ttl, n.Hdr.Ttl)})
 		}
 	}
-	return out
+	return out, nil
 }
 
-func addName(names map[string]uint32, name string, ttl uint32) bool {
-	if old, ok := names[name]; ok && old <= ttl {
-		return false
+// nextAlias returns the name cur is an alias of, and the TTL of that link. A CNAME owned
+// by cur wins over a DNAME above it, because a DNAME comes with the CNAME it synthesises
+// for the question and the two agree. Identical duplicates are tolerated; two different
+// aliases for one name are an error since either choice would be a guess.
+func nextAlias(answer []dns.RR, cur string) (next string, ttl uint32, ok bool, err error) {
+	var dnameOwner string
+	for _, rr := range answer {
+		a, isCNAME := rr.(*dns.CNAME)
+		if !isCNAME || canonical(a.Hdr.Name) != cur {
+			continue
+		}
+		target := canonical(a.Target)
+		if ok && target != next {
+			return "", 0, false, fmt.Errorf("%s has two CNAME records (%s and %s)", cur, next, target)
+		}
+		if ok {
+			ttl = min(ttl, a.Hdr.Ttl)
+		} else {
+			next, ttl, ok = target, a.Hdr.Ttl, true
+		}
 	}
-	names[name] = ttl
-	return true
+	if ok {
+		return next, ttl, true, nil
+	}
+	for _, rr := range answer {
+		d, isDNAME := rr.(*dns.DNAME)
+		if !isDNAME {
+			continue
+		}
+		owner := canonical(d.Hdr.Name)
+		if owner == cur || !(owner == "." || strings.HasSuffix(cur, "."+owner)) {
+			continue
+		}
+		prefix := strings.TrimSuffix(cur, owner)
+		if owner == "." {
+			prefix = cur
+		}
+		sub := prefix + canonical(d.Target)
+		if canonical(d.Target) == "." {
+			sub = prefix
+		}
+		if ok && (owner != dnameOwner || sub != next) {
+			return "", 0, false, fmt.Errorf("%s is below two different DNAME records (at %s and %s)", cur, dnameOwner, owner)
+		}
+		if len(sub) > maxNameLen {
+			return "", 0, false, fmt.Errorf("DNAME at %s makes %s longer than %d bytes", owner, cur, maxNameLen)
+		}
+		if _, valid := dns.IsDomainName(sub); !valid {
+			return "", 0, false, fmt.Errorf("DNAME at %s makes %s an invalid name", owner, cur)
+		}
+		if ok {
+			ttl = min(ttl, d.Hdr.Ttl)
+		} else {
+			dnameOwner, next, ttl, ok = owner, sub, d.Hdr.Ttl, true
+		}
+	}
+	return next, ttl, ok, nil
 }
 
 func canonical(name string) string { return strings.ToLower(dns.Fqdn(name)) }

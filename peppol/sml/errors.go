@@ -12,12 +12,13 @@ import (
 // Sentinels for errors.Is on the errors Lookup returns. Lookup never returns them
 // directly; it returns an *Error whose Kind selects which of them it matches.
 var (
-	// ErrNotRegistered matches a definite "the SML does not know this participant" answer:
-	// NXDOMAIN, an empty NOERROR answer, and also KindNoSMPService, because a participant
-	// without a usable Meta:SMP record cannot be reached on Peppol either.
+	// ErrNotRegistered matches only KindNotRegistered, a definite "the SML does not know
+	// this participant" answer: NXDOMAIN or an empty NOERROR answer from a recursive or
+	// authoritative server.
 	ErrNotRegistered = errors.New("sml: participant not registered")
 	// ErrNoSMPService matches only KindNoSMPService: NAPTR records exist for the name but
-	// none is a usable U / Meta:SMP record.
+	// none is a usable U / Meta:SMP record. It does not match ErrNotRegistered: the
+	// participant is in the SML, so callers must not report it as absent.
 	ErrNoSMPService = errors.New("sml: no Meta:SMP service published")
 	// ErrDNSFailure matches KindDNSFailure: no definite answer was obtained, the
 	// registration is unknown and the lookup may be retried.
@@ -32,10 +33,12 @@ const (
 	// KindNotRegistered: the name does not exist (NXDOMAIN) or has no NAPTR records.
 	KindNotRegistered Kind = iota + 1
 	// KindNoSMPService: NAPTR records exist but none has flags "U", service "Meta:SMP"
-	// and a regexp that yields an absolute http(s) URL.
+	// and a regexp that yields an absolute http(s) URL without query, fragment or user
+	// info. The participant is in the SML; only its record is unusable.
 	KindNoSMPService
-	// KindDNSFailure: SERVFAIL, REFUSED or another unexpected rcode, a timeout, a network
-	// error, a malformed reply or a cancelled context. Retryable.
+	// KindDNSFailure: SERVFAIL, REFUSED or another unexpected rcode, a referral or lame
+	// answer (neither RA nor AA set), a timeout, a network error, a malformed reply
+	// (including a broken CNAME/DNAME chain) or a cancelled context. Retryable.
 	KindDNSFailure
 )
 
@@ -89,7 +92,7 @@ func (e *Error) Error() string {
 		}
 		return fmt.Sprintf("sml: participant not registered: %s has no NAPTR records (%s from %s)", e.Name, rcodeName(e.Rcode), e.Server)
 	case KindNoSMPService:
-		return fmt.Sprintf("sml: participant not registered: %s has NAPTR records but none with flags \"U\", service \"Meta:SMP\" and a regexp yielding an http(s) URL (from %s)", e.Name, e.Server)
+		return fmt.Sprintf("sml: no usable SMP: %s has NAPTR records but none with flags \"U\", service \"Meta:SMP\" and a regexp yielding an http(s) URL (from %s)", e.Name, e.Server)
 	}
 	msg := "sml: DNS lookup of " + e.Name + " failed; registration unknown, retryable"
 	if len(e.trail) > 0 {
@@ -123,7 +126,7 @@ func (e *Error) Unwrap() error { return e.Err }
 func (e *Error) Is(target error) bool {
 	switch target {
 	case ErrNotRegistered:
-		return e.Kind == KindNotRegistered || e.Kind == KindNoSMPService
+		return e.Kind == KindNotRegistered
 	case ErrNoSMPService:
 		return e.Kind == KindNoSMPService
 	case ErrDNSFailure:

@@ -134,11 +134,13 @@ func (r *Resolver) Zone() string { return r.zone }
 // Lookup finds the SMP of id: it queries the NAPTR records of NAPTRName(id, zone) and
 // returns the Meta:SMP record selected as Peppol SML 1.3.0 prescribes.
 //
-// Errors: an *Error matching ErrNotRegistered (NXDOMAIN, or no NAPTR records),
-// ErrNoSMPService (records, but no usable U/Meta:SMP one; also matches
-// ErrNotRegistered) or ErrDNSFailure (SERVFAIL, REFUSED, other rcodes, timeouts,
-// network errors, malformed replies, ctx done — retryable; errors.Is(err,
-// context.Canceled) works). A zero id gives a plain error matching none of them.
+// Errors: an *Error matching ErrNotRegistered (NXDOMAIN, or no NAPTR records, from a
+// server with RA or AA set), ErrNoSMPService (records, but no usable U/Meta:SMP one: the
+// participant IS in the SML, so this is not "not registered") or ErrDNSFailure
+// (SERVFAIL, REFUSED, other rcodes, a referral or lame answer, timeouts, network errors,
+// malformed replies including broken or overlong CNAME/DNAME chains, ctx done —
+// retryable; errors.Is(err, context.Canceled) works). A zero id gives a plain error
+// matching none of them.
 func (r *Resolver) Lookup(ctx context.Context, id peppol.ParticipantID) (*Result, error) {
 	if id.IsZero() {
 		return nil, errors.New("sml: empty participant id")
@@ -256,6 +258,10 @@ func (r *Resolver) exchange(ctx context.Context, m *dns.Msg, server, network str
 	return resp, nil
 }
 
+// errNotRecursive explains a reply that says nothing about the name: neither RA nor AA is
+// set, as in a referral (NS records in the authority section) or a lame delegation.
+var errNotRecursive = errors.New("server is not a recursive resolver for this name (reply has neither RA nor AA set: a referral or lame answer)")
+
 // interpret turns a reply into a Result or a typed *Error.
 func interpret(resp *dns.Msg, name, fqdn, server string) (*Result, *Error) {
 	fail := func(rcode int, err error) *Error {
@@ -272,11 +278,23 @@ func interpret(resp *dns.Msg, name, fqdn, server string) (*Result, *Error) {
 	if len(resp.Question) != 1 || resp.Question[0].Qtype != dns.TypeNAPTR || !strings.EqualFold(resp.Question[0].Name, fqdn) {
 		return nil, fail(NoRcode, errors.New("malformed reply: it does not answer the NAPTR question"))
 	}
+	// Absence is only definite from a server that resolved the name (RA) or owns it (AA);
+	// a referral or a lame server also answers NOERROR without records.
+	definite := resp.RecursionAvailable || resp.Authoritative
 	if resp.Rcode == dns.RcodeNameError {
+		if !definite {
+			return nil, fail(resp.Rcode, errNotRecursive)
+		}
 		return nil, &Error{Kind: KindNotRegistered, Name: name, Server: server, Rcode: resp.Rcode}
 	}
-	recs := naptrFor(resp.Answer, fqdn)
+	recs, err := naptrFor(resp.Answer, fqdn)
+	if err != nil {
+		return nil, fail(NoRcode, fmt.Errorf("malformed reply: %w", err))
+	}
 	if len(recs) == 0 {
+		if !definite {
+			return nil, fail(resp.Rcode, errNotRecursive)
+		}
 		return nil, &Error{Kind: KindNotRegistered, Name: name, Server: server, Rcode: resp.Rcode}
 	}
 	rec, base, ok := selectSMP(recs, name)

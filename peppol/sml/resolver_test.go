@@ -283,7 +283,49 @@ func TestLookupWire(t *testing.T) {
 			h: func(t *testing.T) handler {
 				return answer(mustRR(t, q+` 300 IN CNAME a.example.net.`), mustRR(t, `a.example.net. 300 IN CNAME `+q))
 			},
+			wantKind: KindDNSFailure, rcode: NoRcode, udp: 2, msg: "malformed reply: alias chain from " + q + " loops",
+		},
+		{
+			name: "U Meta:SMP whose URL has a query: registered, but no usable SMP",
+			h: func(t *testing.T) handler {
+				return answer(mustRR(t, smp(100, 10, "!.*!https://smp.example.com/?a=b!")))
+			},
+			wantKind: KindNoSMPService, rcode: dns.RcodeSuccess, udp: 1, msg: "no usable SMP",
+		},
+		{
+			name: "referral: NOERROR, no answer, NS in authority, neither RA nor AA",
+			h: func(t *testing.T) handler {
+				return flagged(dns.RcodeSuccess, false, false, mustRR(t, `peppol.org. 3600 IN NS ns1.example.net.`))
+			},
+			wantKind: KindDNSFailure, rcode: dns.RcodeSuccess, udp: 2, msg: srvAddr + ": server is not a recursive resolver for this name",
+		},
+		{
+			name:     "lame NXDOMAIN, neither RA nor AA",
+			h:        func(*testing.T) handler { return flagged(dns.RcodeNameError, false, false) },
+			wantKind: KindDNSFailure, rcode: dns.RcodeNameError, udp: 2, msg: "not a recursive resolver",
+		},
+		{
+			name:     "NOERROR without records from a recursive resolver (RA, not AA)",
+			h:        func(*testing.T) handler { return flagged(dns.RcodeSuccess, true, false) },
 			wantKind: KindNotRegistered, rcode: dns.RcodeSuccess, udp: 1,
+		},
+		{
+			name:     "NXDOMAIN from a recursive resolver (RA, not AA)",
+			h:        func(*testing.T) handler { return flagged(dns.RcodeNameError, true, false) },
+			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 1,
+		},
+		{
+			name: "records are an answer even without RA or AA",
+			h: func(t *testing.T) handler {
+				rr := mustRR(t, smp(100, 10, "!.*!https://smp.example.com/!"))
+				return func(w dns.ResponseWriter, req *dns.Msg, _ bool) {
+					m := reply(req, dns.RcodeSuccess, rr)
+					m.Authoritative = false
+					_ = w.WriteMsg(m)
+				}
+			},
+			want: &Result{BaseURL: "https://smp.example.com/", Order: 100, Preference: 10, Regexp: "!.*!https://smp.example.com/!", TTL: 60},
+			udp:  1,
 		},
 	}
 	for _, tt := range tests {
@@ -333,7 +375,7 @@ const srvAddr = "$SERVER"
 func checkClass(t *testing.T, err error, kind Kind) {
 	t.Helper()
 	want := map[error]bool{
-		ErrNotRegistered: kind == KindNotRegistered || kind == KindNoSMPService,
+		ErrNotRegistered: kind == KindNotRegistered,
 		ErrNoSMPService:  kind == KindNoSMPService,
 		ErrDNSFailure:    kind == KindDNSFailure,
 	}
@@ -385,6 +427,7 @@ func TestLookupServers(t *testing.T) {
 		{"first server silent", func(t *testing.T) string { return startServer(t, silent).addr }},
 		{"first server SERVFAIL", func(t *testing.T) string { return startServer(t, rcode(dns.RcodeServerFailure)).addr }},
 		{"first server REFUSED", func(t *testing.T) string { return startServer(t, rcode(dns.RcodeRefused)).addr }},
+		{"first server lame", func(t *testing.T) string { return startServer(t, flagged(dns.RcodeSuccess, false, false)).addr }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -616,7 +659,7 @@ func TestErrorMessages(t *testing.T) {
 	}{
 		{&Error{Kind: KindNotRegistered, Name: name, Server: "192.0.2.1:53", Rcode: dns.RcodeNameError}, []string{"not registered", name, "NXDOMAIN", "192.0.2.1:53"}},
 		{&Error{Kind: KindNotRegistered, Name: name, Server: "192.0.2.1:53", Rcode: dns.RcodeSuccess}, []string{"not registered", "no NAPTR records", "NOERROR"}},
-		{&Error{Kind: KindNoSMPService, Name: name, Server: "192.0.2.1:53", Rcode: dns.RcodeSuccess}, []string{"not registered", "Meta:SMP"}},
+		{&Error{Kind: KindNoSMPService, Name: name, Server: "192.0.2.1:53", Rcode: dns.RcodeSuccess}, []string{"no usable SMP", "Meta:SMP"}},
 		{&Error{Kind: KindDNSFailure, Name: name, Server: "192.0.2.1:53", Rcode: dns.RcodeServerFailure, Attempts: 2}, []string{"failed", "unknown", "retryable", "SERVFAIL", "2 queries"}},
 		{&Error{Kind: KindDNSFailure, Name: name, Server: "192.0.2.1:53", Rcode: 3841}, []string{"rcode 3841"}},
 		{&Error{Kind: KindDNSFailure, Name: name, Server: "192.0.2.1:53", Rcode: NoRcode, Err: errors.New("udp: no reply within 2s")}, []string{"retryable", "192.0.2.1:53: udp: no reply within 2s"}},

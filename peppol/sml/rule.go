@@ -186,7 +186,8 @@ func (s *substitution) apply(name string) (string, error) {
 }
 
 // checkBaseURL accepts only what can serve as an SMP base URL: an absolute http or https
-// URL with a host and without white space or control characters.
+// URL with a host, without query, fragment or user info, and without white space or
+// control characters.
 func checkBaseURL(s string) error {
 	for i := 0; i < len(s); i++ {
 		if s[i] <= ' ' || s[i] == 0x7f {
@@ -202,6 +203,14 @@ func checkBaseURL(s string) error {
 	}
 	if u.Host == "" || u.Opaque != "" {
 		return fmt.Errorf("result %q is not an absolute URL with a host", s)
+	}
+	// Clients append "/" + participant path to the base URL, which a query or fragment
+	// would swallow; credentials in a published record would be sent to anyone.
+	if strings.ContainsAny(s, "?#") {
+		return fmt.Errorf("result %q has a query or fragment", s)
+	}
+	if u.User != nil {
+		return fmt.Errorf("result %q carries user info", s)
 	}
 	return nil
 }

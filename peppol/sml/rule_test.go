@@ -50,6 +50,15 @@ func TestApplyRegexp(t *testing.T) {
 		{"no host", `!.*!https:///path!`, testName, ""},
 		{"space", `!.*!https://smp.example.com/a b!`, testName, ""},
 		{"replacement domain instead of URL", `!.*!!`, testName, ""},
+		{"query", `!.*!https://smp.example.com/?a=b!`, testName, ""},
+		{"empty query", `!.*!https://smp.example.com/?!`, testName, ""},
+		{"query without path", `!.*!https://smp.example.com?a=b!`, testName, ""},
+		{"fragment", `!.*!https://smp.example.com/#x!`, testName, ""},
+		{"empty fragment", `!.*!https://smp.example.com/#!`, testName, ""},
+		{"user and password", `!.*!https://u:p@smp.example.com/!`, testName, ""},
+		{"user only", `!.*!https://u@smp.example.com/!`, testName, ""},
+		{"empty user info", `!.*!https://@smp.example.com/!`, testName, ""},
+		{"encoded characters in the path are fine", `!.*!https://smp.example.com/a%3Fb/!`, testName, "https://smp.example.com/a%3Fb/"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -97,6 +97,17 @@ func rcode(rc int) handler {
 	return func(w dns.ResponseWriter, req *dns.Msg, _ bool) { _ = w.WriteMsg(reply(req, rc)) }
 }
 
+// flagged replies with rcode and the given RA and AA bits, and ns in the authority
+// section: the shape of a referral or a lame server's answer when both bits are unset.
+func flagged(rc int, ra, aa bool, ns ...dns.RR) handler {
+	return func(w dns.ResponseWriter, req *dns.Msg, _ bool) {
+		m := reply(req, rc)
+		m.RecursionAvailable, m.Authoritative = ra, aa
+		m.Ns = ns
+		_ = w.WriteMsg(m)
+	}
+}
+
 func silent(dns.ResponseWriter, *dns.Msg, bool) {}
 
 func mustRR(t testing.TB, s string) dns.RR {
