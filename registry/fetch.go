@@ -32,16 +32,23 @@ const (
 	// WarnEndpointNotFound: the SMP lists a document type whose ServiceMetadata it
 	// answers 404 for.
 	WarnEndpointNotFound = "endpoint_not_found"
+	// WarnSMLNoSMPService: the SML has NAPTR records for the participant but none points
+	// to a usable SMP, so SMP is nil; only given when the Directory has a card.
+	WarnSMLNoSMPService = "sml_no_smp_service"
 )
 
 // smpOutcome is the result of the SML → SMP branch.
 type smpOutcome struct {
 	rec           *SMPRecord
 	notRegistered bool // the SML says so: a definite answer
-	warnings      []Warning
-	degraded      bool  // a warning stems from an upstream failure
-	err           error // DNS failure or SMP unavailable: the answer is unknown
-	what          string
+	// noSMPService is the sml.ErrNoSMPService error when the SML has records but none
+	// usable. The participant is registered, so this is never not_found; without a
+	// Directory card there is nothing to answer.
+	noSMPService error
+	warnings     []Warning
+	degraded     bool  // a warning stems from an upstream failure
+	err          error // DNS failure or SMP unavailable: the answer is unknown
+	what         string
 }
 
 // dirOutcome is the result of the Directory branch.
@@ -78,6 +85,13 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 			return fetchResult{err: &Error{Code: CodeNotFound, Message: "participant " + key + " is not registered on the Peppol network (not in the SML, no Peppol Directory card); check the scheme and number, do not retry"}, ttl: l.cfg.NegativeTTL}
 		}
 	}
+	if so.noSMPService != nil && do.rec == nil {
+		what := "the Peppol Directory has no card for it"
+		if do.err != nil {
+			what = "the Peppol Directory could not be asked"
+		}
+		return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the SML has records for " + key + " but none points to a usable SMP, and " + what + "; retry with exponential backoff", Err: errors.Join(so.noSMPService, do.err)}}
+	}
 	p := &Participant{ParticipantID: key, Directory: do.rec, SMP: so.rec, Warnings: so.warnings}
 	degraded := so.degraded
 	if do.err != nil {
@@ -98,6 +112,11 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	if err != nil {
 		if errors.Is(err, sml.ErrNotRegistered) {
 			return smpOutcome{notRegistered: true}
+		}
+		if errors.Is(err, sml.ErrNoSMPService) {
+			// Like a DNS failure, an unusable record is never reported as absence; a
+			// broken or half-published record is likely to be fixed, so cache briefly.
+			return smpOutcome{noSMPService: err, degraded: true, warnings: []Warning{{Code: WarnSMLNoSMPService, Message: "the SML has records for this participant but none points to a usable SMP, so no SMP or endpoint is shown; retry later"}}}
 		}
 		return smpOutcome{err: err, what: "the SML (DNS) did not give a definite answer"}
 	}
