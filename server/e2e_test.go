@@ -58,7 +58,7 @@ type e2e struct {
 	clock *testClock
 }
 
-func startE2E(t *testing.T) *e2e {
+func startE2E(t testing.TB) *e2e {
 	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})

@@ -6,31 +6,82 @@ import (
 	"log/slog"
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 // writeJSON encodes v completely before writing anything, so that an encoding failure
-// becomes a clean 500 instead of half a body after a 200. HTML is not escaped: the
-// answers are JSON for programs, and "&" in a company name should stay "&".
+// becomes a clean 500 instead of half a body after a 200.
 func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	body, err := encodeJSON(v)
+	s.writeBody(w, r, status, body, err)
+}
+
+// writeShared writes an answer the registry shares from its cache (a pointer that is
+// never modified once returned). Its encoding is remembered, so a cached lookup costs
+// a map read instead of a JSON encoding.
+func (s *Server) writeShared(w http.ResponseWriter, r *http.Request, status int, v any) {
+	body, err := s.bodies.encode(v)
+	s.writeBody(w, r, status, body, err)
+}
+
+func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, status int, body []byte, err error) {
+	if err != nil {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "encoding response",
 			slog.String("request_id", RequestID(r.Context())), slog.String("error", err.Error()))
 		status = http.StatusInternalServerError
-		buf.Reset()
 		// A fixed body that cannot fail to encode.
-		buf.WriteString(`{"error":{"code":"internal_error","message":"internal error; please retry later"}}` + "\n")
+		body = []byte(`{"error":{"code":"internal_error","message":"internal error; please retry later"}}` + "\n")
 		w.Header().Set("Cache-Control", "no-store")
 		w.Header().Del("Age")
 		w.Header().Del("X-Cache")
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
+		_, _ = w.Write(body)
 	}
+}
+
+// encodeJSON encodes v followed by a newline. HTML is not escaped: the answers are JSON
+// for programs, and "&" in a company name should stay "&".
+func encodeJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// maxMemoBodies bounds bodyMemo; when it is full it starts afresh, which costs one
+// encoding per answer still in use.
+const maxMemoBodies = 4096
+
+// bodyMemo maps a shared answer (by pointer identity) to its encoded JSON.
+type bodyMemo struct {
+	mu sync.Mutex
+	m  map[any][]byte
+}
+
+func (m *bodyMemo) encode(v any) ([]byte, error) {
+	m.mu.Lock()
+	b, ok := m.m[v]
+	m.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := encodeJSON(v)
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	if m.m == nil || len(m.m) >= maxMemoBodies {
+		m.m = make(map[any][]byte)
+	}
+	m.m[v] = b
+	m.mu.Unlock()
+	return b, nil
 }

@@ -25,7 +25,7 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeJSON(w, r, http.StatusOK, p)
+	s.writeShared(w, r, http.StatusOK, p)
 	return nil
 }
 

@@ -24,7 +24,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeJSON(w, r, http.StatusOK, res)
+	s.writeShared(w, r, http.StatusOK, res)
 	return nil
 }
 

@@ -51,6 +51,7 @@ type Server struct {
 	timeout time.Duration
 	router  *chi.Mux
 	handler http.Handler
+	bodies  bodyMemo
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Registry is nil, when

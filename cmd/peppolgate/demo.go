@@ -18,6 +18,8 @@ import (
 const (
 	demoSeed         = 1
 	demoParticipants = 3000
+	// demoDirectoryRate is the client-side limit towards the simulated Directory.
+	demoDirectoryRate = 100
 )
 
 // demoNow is the reference day of the demo dataset's dates; a value, never written.

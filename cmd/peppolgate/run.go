@@ -86,6 +86,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 
 	smlCfg := sml.Config{Servers: cfg.dnsServers, Zone: cfg.smlZone}
 	dirURL := cfg.directoryURL
+	dirRate := 0.0 // the registry's default: the real Directory's 2 requests/s
 	var demo *netsim.Network
 	if cfg.network == networkDemo {
 		// The simulated network outlives ctx until the server has drained, so that
@@ -98,6 +99,9 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		demo = n
 		smlCfg = sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()}
 		dirURL = n.DirectoryURL()
+		// The simulated Directory has no rate limit; keeping the real one's would only
+		// make the demo's first searches slow.
+		dirRate = demoDirectoryRate
 	}
 	resolver, err := sml.New(smlCfg)
 	if err != nil {
@@ -107,11 +111,12 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		return &usageError{fmt.Sprintf("configuring SML lookups: %v", err)}
 	}
 	reg, err := registry.NewLive(registry.Config{
-		Resolver:    resolver,
-		SMP:         &smp.Client{HTTP: netguard.HTTPClient(cfg.allowPrivateSMP, upstreamTimeout)},
-		Directory:   &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
-		PositiveTTL: cfg.cacheTTL,
-		Logger:      log,
+		Resolver:      resolver,
+		SMP:           &smp.Client{HTTP: netguard.HTTPClient(cfg.allowPrivateSMP, upstreamTimeout)},
+		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
+		PositiveTTL:   cfg.cacheTTL,
+		DirectoryRate: dirRate,
+		Logger:        log,
 	})
 	if err != nil {
 		return fmt.Errorf("configuring the registry: %w", err)
