@@ -73,8 +73,10 @@ type fetchResult struct {
 // Directory failed and no participant answer at most StaleFor old is cached — when one
 // is, it is returned with Freshness.Stale (a cached not_found is never served stale).
 // A Directory failure alone is not an error: the answer carries the
-// WarnDirectoryUnavailable warning and Directory nil. A context that ends first gives CodeLookupFailed
-// wrapping ctx.Err().
+// WarnDirectoryUnavailable warning and Directory nil. When the SML has records for id but
+// none points to a usable SMP, the answer is the Directory card with SMP nil and the
+// WarnSMLNoSMPService warning, or CodeLookupFailed when there is no card. A context that
+// ends first gives CodeLookupFailed wrapping ctx.Err().
 func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participant, Freshness, error) {
 	if id.IsZero() || id.ICD == "" || id.Value == "" {
 		return nil, Freshness{}, &Error{Code: CodeInvalidParticipantID, Message: "the participant identifier is empty; use <4-digit scheme>:<value>, e.g. 0208:0677424046"}
