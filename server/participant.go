@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -18,9 +17,7 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
-	defer cancel()
-	p, fresh, err := s.reg.Lookup(ctx, id)
+	p, fresh, err := s.reg.Lookup(r.Context(), id)
 	if err != nil {
 		return err
 	}

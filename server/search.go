@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -17,9 +16,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
-	defer cancel()
-	res, fresh, err := s.reg.Search(ctx, q)
+	res, fresh, err := s.reg.Search(r.Context(), q)
 	if err != nil {
 		return err
 	}

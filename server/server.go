@@ -19,9 +19,6 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// DefaultTimeout bounds the registry work of one API request when Config.Timeout is 0.
-const DefaultTimeout = 30 * time.Second
-
 // readyTimeout bounds one readiness check, so /readyz answers even when Ready hangs.
 const readyTimeout = 5 * time.Second
 
@@ -37,8 +34,6 @@ type Config struct {
 	// Ready reports whether the service can take traffic; /readyz answers 503 while it
 	// returns an error. Nil means always ready.
 	Ready func(ctx context.Context) error
-	// Timeout bounds the registry work of one API request; 0 means DefaultTimeout.
-	Timeout time.Duration
 }
 
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
@@ -48,15 +43,17 @@ type Server struct {
 	baseURL string
 	log     *slog.Logger
 	ready   func(ctx context.Context) error
-	timeout time.Duration
 	router  *chi.Mux
 	handler http.Handler
 	bodies  bodyMemo
+	ids     *idSource
+	fixed   []headerValue
 }
 
-// New returns a Server for cfg. It returns an error when cfg.Registry is nil, when
-// cfg.BaseURL is set but not an absolute http or https URL, or when cfg.Timeout is
-// negative.
+// New returns a Server for cfg. It returns an error when cfg.Registry is nil or when
+// cfg.BaseURL is set but not an absolute http or https URL. Request handlers pass the
+// request's context to the registry, which bounds its own upstream work (see
+// registry.Config.LookupTimeout); a client that goes away cancels its wait.
 func New(cfg Config) (*Server, error) {
 	if cfg.Registry == nil {
 		return nil, errors.New("server: Config.Registry is nil")
@@ -67,26 +64,21 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("server: base URL %q is not an absolute http or https URL", cfg.BaseURL)
 		}
 	}
-	if cfg.Timeout < 0 {
-		return nil, fmt.Errorf("server: negative timeout %v", cfg.Timeout)
-	}
 	s := &Server{
 		reg:     cfg.Registry,
 		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"),
 		log:     cfg.Logger,
 		ready:   cfg.Ready,
-		timeout: cfg.Timeout,
+		ids:     newIDSource(),
+		fixed:   fixedHeaders(),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	if s.timeout == 0 {
-		s.timeout = DefaultTimeout
-	}
 	s.router = s.routes()
 	// Outermost first: every response, even a panic's, carries a request id, security
 	// and CORS headers and is logged.
-	s.handler = s.requestID(securityHeaders(cors(s.accessLog(s.recoverPanic(s.router)))))
+	s.handler = s.edge(s.router)
 	return s, nil
 }
 
