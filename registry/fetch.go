@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -35,7 +36,18 @@ const (
 	// WarnSMLNoSMPService: the SML has NAPTR records for the participant but none points
 	// to a usable SMP, so SMP is nil; only given when the Directory has a card.
 	WarnSMLNoSMPService = "sml_no_smp_service"
+	// WarnIdentifier: the identifier's scheme is unknown, removed or deprecated in the
+	// Peppol code list, its value does not fit the scheme's syntax, or its check digit
+	// fails. The message says which, and what to use instead when the list says.
+	WarnIdentifier = "identifier"
 )
+
+// identifierNotes returns what the Peppol code list says is wrong or dated about id,
+// as sentences; nil when nothing is.
+func identifierNotes(id peppol.ParticipantID) []string {
+	v := peppol.ValidateParticipantID(id)
+	return append(v.Problems, v.Warnings...)
+}
 
 // smpOutcome is the result of the SML → SMP branch.
 type smpOutcome struct {
@@ -82,7 +94,11 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 			return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the SML does not list " + key + " and the Peppol Directory could not be asked, so whether it is registered is unknown; retry with exponential backoff", Err: do.err}}
 		}
 		if do.rec == nil {
-			return fetchResult{err: &Error{Code: CodeNotFound, Message: "participant " + key + " is not registered on the Peppol network (not in the SML, no Peppol Directory card); check the scheme and number, do not retry"}, ttl: l.cfg.NegativeTTL}
+			msg := "participant " + key + " is not registered on the Peppol network (not in the SML, no Peppol Directory card); check the scheme and number, do not retry"
+			if notes := identifierNotes(id); len(notes) > 0 {
+				msg += "; note: " + strings.Join(notes, "; ")
+			}
+			return fetchResult{err: &Error{Code: CodeNotFound, Message: msg}, ttl: l.cfg.NegativeTTL}
 		}
 	}
 	if so.noSMPService != nil && do.rec == nil {
@@ -93,6 +109,9 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 		return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the SML has records for " + key + " but none points to a usable SMP, and " + what + "; retry with exponential backoff", Err: errors.Join(so.noSMPService, do.err)}}
 	}
 	p := &Participant{ParticipantID: key, Directory: do.rec, SMP: so.rec, Warnings: so.warnings}
+	for _, n := range identifierNotes(id) {
+		p.Warnings = append(p.Warnings, Warning{Code: WarnIdentifier, Message: n})
+	}
 	degraded := so.degraded
 	if do.err != nil {
 		degraded = true

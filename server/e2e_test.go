@@ -181,6 +181,7 @@ func TestE2EGolden(t *testing.T) {
 		{"participant_sml_only", "/api/v1/participant/" + netsim.KnownSMLOnly, 200},
 		{"participant_directory_only", "/api/v1/participant/" + netsim.KnownDirectoryOnly, 200},
 		{"participant_not_found", "/api/v1/participant/" + absent, 404},
+		{"participant_removed_scheme", "/api/v1/participant/9956:0677424046", 404},
 		{"participant_smp_not_found", "/api/v1/participant/" + netsim.KnownSMPNotFound, 0},
 		{"participant_invalid", "/api/v1/participant/0208-0677424046", 400},
 		{"search_name", "/api/v1/search?q=" + url.QueryEscape(norwegian), 200},
