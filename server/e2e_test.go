@@ -345,6 +345,18 @@ func TestE2EHTTPBehaviour(t *testing.T) {
 	if head.StatusCode != 200 || len(headBody) != 0 || head.Header.Get("Content-Length") != strconv.Itoa(len(getBody)) {
 		t.Errorf("HEAD: %d, %d body bytes, Content-Length %q (GET had %d)", head.StatusCode, len(headBody), head.Header.Get("Content-Length"), len(getBody))
 	}
+	// Every answer is sent with a Content-Length, never chunked: short bodies get it
+	// from net/http, longer ones from the server.
+	big := "/api/v1/participant/" + netsim.KnownGLN // two entities: over 2 KiB
+	for _, p := range []string{path, big, "/api/v1/search?q=BE0677424046", "/healthz", "/nowhere"} {
+		resp, body := e.get(t, p)
+		if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) != 0 {
+			t.Errorf("%s: Content-Length %d, Transfer-Encoding %v for %d bytes", p, resp.ContentLength, resp.TransferEncoding, len(body))
+		}
+	}
+	if _, body := e.get(t, big); len(body) <= netHTTPBufferedBody {
+		t.Errorf("%s answers %d bytes; the test needs one over %d", big, len(body), netHTTPBufferedBody)
+	}
 	if get.Header.Get("Access-Control-Allow-Origin") != "*" || len(get.Header.Get("X-Request-Id")) == 0 {
 		t.Errorf("GET headers %v", get.Header)
 	}

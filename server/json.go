@@ -37,7 +37,12 @@ func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, status int, b
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	// net/http adds Content-Length itself to a body it buffered whole (up to 2 KiB),
+	// without a header-map entry; a map entry costs on every request, so it is set here
+	// only where net/http would not: longer bodies (else chunked) and HEAD.
+	if len(body) > netHTTPBufferedBody || r.Method == http.MethodHead {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
@@ -55,6 +60,10 @@ func encodeJSON(v any) ([]byte, error) {
 	}
 	return buf.Bytes(), nil
 }
+
+// netHTTPBufferedBody is how much of a body net/http buffers before it must choose
+// between Content-Length and chunked encoding (bufferBeforeChunkingSize in net/http).
+const netHTTPBufferedBody = 2048
 
 // maxMemoBodies bounds bodyMemo; when it is full it starts afresh, which costs one
 // encoding per answer still in use.

@@ -12,7 +12,7 @@ import (
 
 // search serves GET /api/v1/search?q=&country= (interface spec §4.2).
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseSearchQuery(r.URL.Query())
+	q, err := parseSearchQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
@@ -29,13 +29,12 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 // present but shorter than registry.MinQueryLength once trimmed (q= included) is
 // query_too_short; an overlong q or a country that is not two ASCII letters is
 // invalid_request. q is passed on as received; the registry trims it.
-func parseSearchQuery(v url.Values) (registry.SearchQuery, error) {
-	qs, ok := v["q"]
+func parseSearchQuery(rawQuery string) (registry.SearchQuery, error) {
+	q, ok := queryValue(rawQuery, "q")
 	if !ok {
 		return registry.SearchQuery{}, apiError(registry.CodeMissingQuery,
 			"query parameter q is required: a company name or registration number, e.g. /api/v1/search?q=acme")
 	}
-	q := qs[0]
 	if !utf8.ValidString(q) {
 		return registry.SearchQuery{}, apiError(registry.CodeInvalidRequest, "query parameter q is not valid UTF-8")
 	}
@@ -48,7 +47,8 @@ func parseSearchQuery(v url.Values) (registry.SearchQuery, error) {
 		return registry.SearchQuery{}, apiError(registry.CodeInvalidRequest,
 			fmt.Sprintf("query parameter q must have at most %d characters; got %d", registry.MaxQueryLength, n))
 	}
-	country := strings.TrimSpace(v.Get("country"))
+	country, _ := queryValue(rawQuery, "country")
+	country = strings.TrimSpace(country)
 	if country != "" {
 		if !isAlpha2(country) {
 			return registry.SearchQuery{}, apiError(registry.CodeInvalidRequest,
@@ -70,4 +70,27 @@ func isAlpha2(s string) bool {
 		}
 	}
 	return true
+}
+
+// queryValue returns the first value of key in rawQuery, and whether key is there,
+// exactly as url.ParseQuery(rawQuery)[key] would (pairs that do not decode or contain
+// ';' are skipped), without building the map of every parameter on each request.
+func queryValue(rawQuery, key string) (string, bool) {
+	for rawQuery != "" {
+		var pair string
+		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
+		if pair == "" || strings.Contains(pair, ";") {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		k, err := url.QueryUnescape(k)
+		if err != nil || k != key {
+			continue
+		}
+		if v, err = url.QueryUnescape(v); err != nil {
+			continue
+		}
+		return v, true
+	}
+	return "", false
 }

@@ -369,7 +369,7 @@ func TestCommonHeadersAndJSON(t *testing.T) {
 		if !json.Valid(w.Body.Bytes()) || !bytes.HasSuffix(w.Body.Bytes(), []byte("}\n")) || bytes.Count(w.Body.Bytes(), []byte("\n")) != 1 {
 			t.Errorf("%s: body is not one line of JSON: %q", path, w.Body)
 		}
-		if w.Header().Get("Content-Length") != strconv.Itoa(w.Body.Len()) {
+		if cl := w.Header().Get("Content-Length"); (cl != "" || w.Body.Len() > netHTTPBufferedBody) && cl != strconv.Itoa(w.Body.Len()) {
 			t.Errorf("%s: Content-Length %q for %d bytes", path, w.Header().Get("Content-Length"), w.Body.Len())
 		}
 	}
