@@ -6,14 +6,18 @@ import (
 	"github.com/peppolgate/peppolgate/peppol"
 )
 
-// FuzzSearchCandidates checks that any query yields at most maxExactCandidates
-// distinct, valid participant ids.
-func FuzzSearchCandidates(f *testing.F) {
+// FuzzPlanSearch checks that any query yields at most maxExactCandidates distinct,
+// valid participant ids and, for a number, a free text the Directory accepts.
+func FuzzPlanSearch(f *testing.F) {
 	for _, s := range []string{"BE 0677.424.046", "0208:0677424046 and 9915:x", "KvK 54441587", "", "::", "9915:" + string(rune(0x130))} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		got := searchCandidates(q)
+		p := planSearch(q)
+		got := p.candidates
+		if p.numberOnly && len(p.freeText) < MinQueryLength {
+			t.Fatalf("number query %q gives free text %q", q, p.freeText)
+		}
 		if len(got) > maxExactCandidates {
 			t.Fatalf("%d candidates", len(got))
 		}

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -90,45 +91,59 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 	return res, Freshness{TTL: l.cfg.SearchTTL}, nil
 }
 
-// search runs the exact candidate queries and the free-text query in parallel and
-// merges them.
+// search asks the Directory as few times as the query allows, because every request
+// counts against its limit of 2 per second. When the whole query is a registration
+// number, one free-text query for the number itself finds every candidate id (the
+// Directory's q matches participant ids and the cards' identifiers as substrings), and
+// exact participant= queries are sent only for candidates the first page could not
+// show. Otherwise the free text runs as typed, beside exact queries for any ids written
+// in it. Hits on candidate ids come first, in candidate order, then the Directory's.
 func (l *Live) search(ctx context.Context, text, country string) (*SearchResult, error) {
-	cands := searchCandidates(text)
-	exact := make([]*directory.Result, len(cands))
-	exactErr := make([]error, len(cands))
-	var (
-		wg      sync.WaitGroup
-		free    *directory.Result
-		freeErr error
-	)
-	for i, c := range cands {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			exact[i], exactErr[i] = l.directorySearch(ctx, directory.Query{Participant: c, Country: country})
-		}()
+	plan := planSearch(text)
+	exactFor := func(cands []peppol.ParticipantID) ([]*directory.Result, []error) {
+		res := make([]*directory.Result, len(cands))
+		errs := make([]error, len(cands))
+		var wg sync.WaitGroup
+		for i, c := range cands {
+			wg.Go(func() {
+				res[i], errs[i] = l.directorySearch(ctx, directory.Query{Participant: c, Country: country})
+			})
+		}
+		wg.Wait()
+		return res, errs
 	}
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		free, freeErr = l.directorySearch(ctx, directory.Query{Q: text, Country: country, PageSize: freeTextPageSize})
-	}()
-	wg.Wait()
+	var (
+		free     *directory.Result
+		freeErr  error
+		exact    []*directory.Result
+		exactErr []error
+		asked    []peppol.ParticipantID // the candidates sent as exact queries
+	)
+	freeQuery := directory.Query{Q: plan.freeText, Country: country, PageSize: freeTextPageSize}
+	if plan.numberOnly {
+		free, freeErr = l.directorySearch(ctx, freeQuery)
+		if freeErr == nil && free.TotalCount > len(free.Matches) {
+			asked = missing(plan.candidates, free.Matches)
+			exact, exactErr = exactFor(asked)
+		}
+	} else {
+		var wg sync.WaitGroup
+		wg.Go(func() { free, freeErr = l.directorySearch(ctx, freeQuery) })
+		asked = plan.candidates
+		exact, exactErr = exactFor(asked)
+		wg.Wait()
+	}
 	if freeErr != nil {
 		return nil, searchError(freeErr)
 	}
 	for i, err := range exactErr {
 		if err != nil {
-			l.cfg.Logger.Warn("exact candidate query failed; answering from the free-text query", "candidate", cands[i].String(), "err", err)
+			l.cfg.Logger.Warn("exact candidate query failed; answering from the free-text query", "candidate", asked[i].String(), "err", err)
 		}
 	}
 
 	out := &SearchResult{Query: text, Results: make([]SearchHit, 0, MaxSearchResults)}
 	seen := make(map[peppol.ParticipantID]bool)
-	inFree := make(map[peppol.ParticipantID]bool, len(free.Matches))
-	for _, m := range free.Matches {
-		inFree[m.Participant] = true
-	}
 	add := func(m directory.Match) {
 		if seen[m.Participant] {
 			return
@@ -138,18 +153,30 @@ func (l *Live) search(ctx context.Context, text, country string) (*SearchResult,
 			out.Results = append(out.Results, SearchHit{ParticipantID: m.Participant.String(), Name: m.Name(), CountryCode: m.CountryCode()})
 		}
 	}
-	extra := 0
+	// Candidate hits first, in candidate order, wherever they were found.
+	found := make(map[peppol.ParticipantID]directory.Match)
+	for _, m := range free.Matches {
+		found[m.Participant] = m
+	}
+	extra := 0 // exact hits the free-text total does not count
 	for i, r := range exact {
 		if r == nil {
 			continue
 		}
 		for _, m := range r.Matches {
-			if m.Participant != cands[i] {
+			if m.Participant != asked[i] {
 				continue
 			}
-			if !seen[m.Participant] && !inFree[m.Participant] {
-				extra++
+			if _, ok := found[m.Participant]; !ok {
+				found[m.Participant] = m
+				if !plan.numberOnly {
+					extra++
+				}
 			}
+		}
+	}
+	for _, c := range plan.candidates {
+		if m, ok := found[c]; ok {
 			add(m)
 		}
 	}
@@ -160,24 +187,57 @@ func (l *Live) search(ctx context.Context, text, country string) (*SearchResult,
 	return out, nil
 }
 
-// searchCandidates returns the participant ids q may denote: peppol.Candidates of the
-// whole query, then of every word that is a participant id, at most
-// maxExactCandidates, without duplicates.
-func searchCandidates(q string) []peppol.ParticipantID {
-	var out []peppol.ParticipantID
+// searchPlan says how to ask the Directory for a query.
+type searchPlan struct {
+	// candidates are the participant ids the query may denote, best first.
+	candidates []peppol.ParticipantID
+	// numberOnly is true when the whole query is a registration number or id.
+	numberOnly bool
+	// freeText is the Directory q to send.
+	freeText string
+}
+
+// planSearch derives the candidates of q (peppol.Candidates of the whole query, else
+// every word that is a participant id; at most maxExactCandidates) and the free text
+// to send: for a number, the number as it appears in every candidate's value (the
+// first candidate's value without its letter prefix, e.g. "0677424046" for
+// "BE 0677.424.046", which also matches 9925:be0677424046); else q as typed.
+// The free text of a number query is sent with MinQueryLength or more characters.
+func planSearch(q string) searchPlan {
+	p := searchPlan{freeText: q}
 	seen := make(map[peppol.ParticipantID]bool)
 	add := func(id peppol.ParticipantID) {
-		if !seen[id] && len(out) < maxExactCandidates {
+		if !seen[id] && len(p.candidates) < maxExactCandidates {
 			seen[id] = true
-			out = append(out, id)
+			p.candidates = append(p.candidates, id)
 		}
 	}
 	for _, c := range peppol.Candidates(q) {
 		add(c.ID)
 	}
+	if len(p.candidates) > 0 {
+		p.numberOnly = true
+		// Only a number behind a letter prefix is searched for alone; anything else
+		// (e.g. 9915:b) is sent as typed.
+		if core := strings.TrimLeft(p.candidates[0].Value, "abcdefghijklmnopqrstuvwxyz"); len(core) >= 4 && core[0] >= '0' && core[0] <= '9' {
+			p.freeText = core
+		}
+		return p
+	}
 	for _, w := range strings.Fields(q) {
 		if id, err := peppol.ParseParticipantID(w); err == nil {
 			add(id)
+		}
+	}
+	return p
+}
+
+// missing returns the candidates that are not among matches.
+func missing(cands []peppol.ParticipantID, matches []directory.Match) []peppol.ParticipantID {
+	var out []peppol.ParticipantID
+	for _, c := range cands {
+		if !slices.ContainsFunc(matches, func(m directory.Match) bool { return m.Participant == c }) {
+			out = append(out, c)
 		}
 	}
 	return out

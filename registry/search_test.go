@@ -222,26 +222,49 @@ func TestSearchBusy(t *testing.T) {
 	}
 }
 
-func TestSearchCandidates(t *testing.T) {
+func TestPlanSearch(t *testing.T) {
 	tests := []struct {
-		q    string
-		want []string
+		q          string
+		want       []string
+		numberOnly bool
+		freeText   string
 	}{
-		{"BE 0677.424.046", []string{"0208:0677424046", "9925:be0677424046"}},
-		{"please 0088:5790000435975 and 9915:abc", []string{"0088:5790000435975", "9915:abc"}},
-		{"Vandelanotte", nil},
+		{"BE 0677.424.046", []string{"0208:0677424046", "9925:be0677424046"}, true, "0677424046"},
+		{"NL851306469B01", []string{"9944:nl851306469b01"}, true, "851306469b01"},
+		{"0208:0677424046", []string{"0208:0677424046"}, true, "0677424046"},
+		{"please 0088:5790000435975 and 9915:abc", []string{"0088:5790000435975", "9915:abc"}, false, "please 0088:5790000435975 and 9915:abc"},
+		{"Vandelanotte", nil, false, "Vandelanotte"},
+		{"9915:b", []string{"9915:b"}, true, "9915:b"},
+		{"0208:abc-1", []string{"0208:abc-1"}, true, "0208:abc-1"},
 	}
 	for _, tt := range tests {
-		got := searchCandidates(tt.q)
-		if len(got) > maxExactCandidates {
-			t.Errorf("%q: %d candidates", tt.q, len(got))
+		p := planSearch(tt.q)
+		if len(p.candidates) > maxExactCandidates {
+			t.Errorf("%q: %d candidates", tt.q, len(p.candidates))
 		}
 		var s []string
-		for _, id := range got {
+		for _, id := range p.candidates {
 			s = append(s, id.String())
 		}
-		if strings.Join(s, " ") != strings.Join(tt.want, " ") {
-			t.Errorf("searchCandidates(%q) = %v, want %v", tt.q, s, tt.want)
+		if strings.Join(s, " ") != strings.Join(tt.want, " ") || p.numberOnly != tt.numberOnly || p.freeText != tt.freeText {
+			t.Errorf("planSearch(%q) = %v %v %q, want %v %v %q", tt.q, s, p.numberOnly, p.freeText, tt.want, tt.numberOnly, tt.freeText)
+		}
+	}
+}
+
+// A registration number costs one Directory request when its first page shows every
+// candidate, instead of one per candidate plus the free text.
+func TestSearchNumberCostsOneRequest(t *testing.T) {
+	n := startNet(t, 300)
+	l, _ := newLive(t, n, nil)
+	for _, q := range []string{"BE 0677.424.046", "KvK 54441587", "5790000435975", "0192:923609016"} {
+		before := n.Hits().Directory.Search
+		res, _, err := l.Search(context.Background(), SearchQuery{Q: q})
+		if err != nil || len(res.Results) == 0 {
+			t.Fatalf("%q: %+v, %v", q, res, err)
+		}
+		if got := n.Hits().Directory.Search - before; got != 1 {
+			t.Errorf("%q: %d Directory requests, want 1", q, got)
 		}
 	}
 }
