@@ -39,89 +39,89 @@ type Freshness struct {
 // Participant is the answer to a lookup (interface spec §2.2).
 type Participant struct {
 	// ParticipantID is the identifier in "<scheme>:<value>" form, value lower-case.
-	ParticipantID string `json:"participantId"`
+	ParticipantID string `json:"participantId" jsonschema:"the participant identifier in <scheme>:<value> form, value lower-case, e.g. 0208:0677424046"`
 	// Directory is the participant's business card, or nil when the Directory has none.
-	Directory *DirectoryRecord `json:"directory"`
+	Directory *DirectoryRecord `json:"directory" jsonschema:"the participant's Peppol Directory business card; null when the Directory has none"`
 	// SMP is the participant's SMP record, or nil when the SML does not know it.
-	SMP *SMPRecord `json:"smp"`
+	SMP *SMPRecord `json:"smp" jsonschema:"what the participant's SMP publishes; null when the participant is not registered in the SML (it cannot receive documents over Peppol)"`
 	// Warnings say what could not be checked or looks wrong (e.g. Directory unavailable).
-	Warnings []Warning `json:"warnings,omitempty"`
+	Warnings []Warning `json:"warnings,omitempty" jsonschema:"things a caller should know: what could not be checked or looks wrong; absent when there are none"`
 }
 
 // IDParts is an identifier split into scheme and value (interface spec §2.1).
 type IDParts struct {
-	Scheme string `json:"scheme"`
-	Value  string `json:"value"`
+	Scheme string `json:"scheme" jsonschema:"the identifier scheme, e.g. 0208 for a participant or busdox-docid-qns for a document type"`
+	Value  string `json:"value" jsonschema:"the identifier value"`
 }
 
 // DirectoryRecord is a participant's Peppol Directory business card. Contacts are
 // personal data and never part of it.
 type DirectoryRecord struct {
-	ParticipantID    IDParts   `json:"participantId"`
-	Name             string    `json:"name"`
-	CountryCode      string    `json:"countryCode"`
-	RegistrationDate *string   `json:"registrationDate"`
-	AdditionalInfo   *string   `json:"additionalInfo"`
-	GeoInfo          *string   `json:"geoInfo"`
-	Entities         []Entity  `json:"entities"`
-	DocTypes         []IDParts `json:"docTypes"`
+	ParticipantID    IDParts   `json:"participantId" jsonschema:"the participant identifier split into scheme and value"`
+	Name             string    `json:"name" jsonschema:"the company name (first name of the first entity)"`
+	CountryCode      string    `json:"countryCode" jsonschema:"ISO 3166 alpha-2 country code of the first entity"`
+	RegistrationDate *string   `json:"registrationDate" jsonschema:"registration date YYYY-MM-DD; null when the card gives none"`
+	AdditionalInfo   *string   `json:"additionalInfo" jsonschema:"free text from the card; null when absent"`
+	GeoInfo          *string   `json:"geoInfo" jsonschema:"address or location text from the card; null when absent"`
+	Entities         []Entity  `json:"entities" jsonschema:"the business entities on the card"`
+	DocTypes         []IDParts `json:"docTypes" jsonschema:"document types the card says the participant accepts"`
 }
 
 // Entity is one business entity on a business card.
 type Entity struct {
-	Names            []Name    `json:"names"`
-	CountryCode      string    `json:"countryCode"`
-	Identifiers      []IDParts `json:"identifiers"`
-	Websites         []string  `json:"websites"`
-	RegistrationDate *string   `json:"registrationDate"`
-	AdditionalInfo   *string   `json:"additionalInfo"`
-	GeoInfo          *string   `json:"geoInfo"`
+	Names            []Name    `json:"names" jsonschema:"the entity's names, possibly in several languages"`
+	CountryCode      string    `json:"countryCode" jsonschema:"ISO 3166 alpha-2 country code"`
+	Identifiers      []IDParts `json:"identifiers" jsonschema:"additional identifiers such as VAT or registry numbers"`
+	Websites         []string  `json:"websites" jsonschema:"website URLs"`
+	RegistrationDate *string   `json:"registrationDate" jsonschema:"registration date YYYY-MM-DD; null when absent"`
+	AdditionalInfo   *string   `json:"additionalInfo" jsonschema:"free text; null when absent"`
+	GeoInfo          *string   `json:"geoInfo" jsonschema:"address or location text; null when absent"`
 }
 
 // Name is an entity name, with its language when the card gives one.
 type Name struct {
-	Name     string `json:"name"`
-	Language string `json:"language,omitempty"`
+	Name     string `json:"name" jsonschema:"the name"`
+	Language string `json:"language,omitempty" jsonschema:"ISO 639-1 language code, when the card gives one"`
 }
 
 // SMPRecord is what the participant's SMP publishes.
 type SMPRecord struct {
 	// URL is the participant's ServiceGroup URL, the identifier percent-encoded.
-	URL string `json:"url"`
+	URL string `json:"url" jsonschema:"the participant's ServiceGroup URL at its SMP, the identifier percent-encoded"`
 	// Hostname is the SMP's host name.
-	Hostname string `json:"hostname"`
+	Hostname string `json:"hostname" jsonschema:"host name of the SMP"`
 	// ServiceCount is the number of document types the ServiceGroup lists.
-	ServiceCount int `json:"serviceCount"`
+	ServiceCount int `json:"serviceCount" jsonschema:"number of document types the SMP lists for the participant"`
 	// Endpoint is the AS4 endpoint for the Peppol BIS Billing 3.0 invoice if offered,
 	// else the first endpoint of the first service; nil when there is none.
-	Endpoint *Endpoint `json:"endpoint"`
+	Endpoint *Endpoint `json:"endpoint" jsonschema:"the AS4 endpoint for the Peppol BIS Billing 3.0 invoice if offered, else the first endpoint of the first document type; null when there is none or it could not be fetched (see warnings)"`
 }
 
 // Endpoint is one access point endpoint from the SMP's ServiceMetadata.
 type Endpoint struct {
-	DocumentType     string       `json:"documentType"`
-	Process          string       `json:"process"`
-	TransportProfile string       `json:"transportProfile"`
-	URL              string       `json:"url"`
-	ActivationDate   *time.Time   `json:"activationDate"`
-	ExpirationDate   *time.Time   `json:"expirationDate"`
-	Certificate      *Certificate `json:"certificate"`
+	DocumentType     string       `json:"documentType" jsonschema:"document type identifier with its scheme, e.g. busdox-docid-qns::urn:oasis:...##...::2.1"`
+	Process          string       `json:"process" jsonschema:"process identifier with its scheme, e.g. cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"`
+	TransportProfile string       `json:"transportProfile" jsonschema:"transport profile, e.g. peppol-transport-as4-v2_0"`
+	URL              string       `json:"url" jsonschema:"the access point's endpoint URL"`
+	ActivationDate   *time.Time   `json:"activationDate" jsonschema:"when the endpoint becomes active (RFC 3339); null when not given"`
+	ExpirationDate   *time.Time   `json:"expirationDate" jsonschema:"when the endpoint expires (RFC 3339); null when not given"`
+	Certificate      *Certificate `json:"certificate" jsonschema:"the access point's certificate, decoded; null when the SMP gives none that can be read"`
 }
 
 // Certificate is the endpoint's X.509 certificate, decoded.
 type Certificate struct {
-	Subject      string    `json:"subject"`
-	Issuer       string    `json:"issuer"`
-	SerialNumber string    `json:"serialNumber"`
-	NotBefore    time.Time `json:"notBefore"`
-	NotAfter     time.Time `json:"notAfter"`
-	SHA256       string    `json:"sha256"`
+	Subject      string    `json:"subject" jsonschema:"subject distinguished name"`
+	Issuer       string    `json:"issuer" jsonschema:"issuer distinguished name"`
+	SerialNumber string    `json:"serialNumber" jsonschema:"serial number in decimal"`
+	NotBefore    time.Time `json:"notBefore" jsonschema:"start of validity (RFC 3339)"`
+	NotAfter     time.Time `json:"notAfter" jsonschema:"end of validity (RFC 3339)"`
+	SHA256       string    `json:"sha256" jsonschema:"SHA-256 fingerprint of the DER certificate in hexadecimal"`
 }
 
 // Warning is a machine code and a sentence about something a caller should know.
 type Warning struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    string `json:"code" jsonschema:"machine code, e.g. directory_unavailable"`
+	Message string `json:"message" jsonschema:"what it means and what to do"`
 }
 
 // SearchQuery is a directory search.
@@ -141,16 +141,16 @@ const MinQueryLength = 2
 // SearchResult is the answer to a search (interface spec §2.3).
 type SearchResult struct {
 	// Query is the query as received.
-	Query string `json:"query"`
+	Query string `json:"query" jsonschema:"the query as received"`
 	// TotalCount is the number of matches known, which may exceed len(Results).
-	TotalCount int `json:"totalCount"`
+	TotalCount int `json:"totalCount" jsonschema:"number of matches known; may exceed the number of results returned"`
 	// Results holds at most MaxSearchResults hits, exact identifier matches first.
-	Results []SearchHit `json:"results"`
+	Results []SearchHit `json:"results" jsonschema:"at most 25 matches, exact identifier matches first"`
 }
 
 // SearchHit is one search result.
 type SearchHit struct {
-	ParticipantID string `json:"participantId"`
-	Name          string `json:"name"`
-	CountryCode   string `json:"countryCode"`
+	ParticipantID string `json:"participantId" jsonschema:"participant identifier <scheme>:<value>; pass it to lookup_participant"`
+	Name          string `json:"name" jsonschema:"company name"`
+	CountryCode   string `json:"countryCode" jsonschema:"ISO 3166 alpha-2 country code"`
 }

@@ -20,6 +20,9 @@ const (
 	CodeMethodNotAllowed registry.Code = "method_not_allowed"
 	// CodeRateLimited is reserved for a server-side rate limit (429, with Retry-After).
 	CodeRateLimited registry.Code = "rate_limited"
+	// CodeForbidden answers a request /mcp refuses to serve because its Origin or Host
+	// is not allowed (403; DNS-rebinding protection).
+	CodeForbidden registry.Code = "forbidden"
 	// CodeInternal answers a bug or an unexpected failure (500); its message never
 	// carries the cause.
 	CodeInternal registry.Code = "internal_error"
@@ -45,6 +48,7 @@ var errorTable = map[registry.Code]errorSpec{
 	CodeRouteNotFound:         {http.StatusNotFound, "public, max-age=300"},
 	CodeMethodNotAllowed:      {http.StatusMethodNotAllowed, "public, max-age=300"},
 	CodeRateLimited:           {http.StatusTooManyRequests, "no-store"},
+	CodeForbidden:             {http.StatusForbidden, "no-store"},
 	registry.CodeLookupFailed: {http.StatusBadGateway, "no-store"},
 	registry.CodeSearchFailed: {http.StatusBadGateway, "no-store"},
 	CodeInternal:              {http.StatusInternalServerError, "no-store"},

@@ -192,5 +192,15 @@ func (r *recorder) Write(b []byte) (int, error) {
 	return n, err
 }
 
+// Flush sends what was written so far to the client. Streaming answers (MCP's event
+// streams) need it, and mcp-go looks for http.Flusher rather than using
+// http.ResponseController.
+func (r *recorder) Flush() {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	_ = http.NewResponseController(r.ResponseWriter).Flush()
+}
+
 // Unwrap lets http.ResponseController reach the underlying writer (Flush, deadlines).
 func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // participant serves GET /api/v1/participant/{participantId} (interface spec §4.1).
@@ -41,14 +41,5 @@ func participantParam(r *http.Request) (peppol.ParticipantID, error) {
 		}
 		raw = dec
 	}
-	id, err := peppol.ParseParticipantID(raw)
-	if err != nil {
-		var ie *peppol.IDError
-		msg := "participant id is malformed; expected <scheme>:<value>, e.g. 0208:0677424046"
-		if errors.As(err, &ie) {
-			msg = ie.Reason
-		}
-		return peppol.ParticipantID{}, apiError(registry.CodeInvalidParticipantID, msg)
-	}
-	return id, nil
+	return tools.ParseParticipantID(raw)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // readyTimeout bounds one readiness check, so /readyz answers even when Ready hangs.
@@ -24,13 +25,23 @@ const readyTimeout = 5 * time.Second
 
 // Config configures a Server.
 type Config struct {
-	// Registry answers lookups and searches. Required.
+	// Registry answers lookups and searches, over REST and MCP. Required.
 	Registry registry.Registry
 	// BaseURL is the public URL of the service (scheme, host, optional path), used for
 	// absolute links. Empty means none are generated.
 	BaseURL string
 	// Logger receives access logs and errors; nil discards them.
 	Logger *slog.Logger
+	// Version is the service version reported to MCP clients; empty means "dev".
+	Version string
+	// MCPAllowedOrigins are browser origins ("https://app.example.com") allowed to use
+	// /mcp besides the base URL's own and loopback ones; "*" allows every origin.
+	MCPAllowedOrigins []string
+	// MCPAllowedHosts are Host header values /mcp accepts besides loopback names and
+	// the base URL's host, e.g. the public name a reverse proxy forwards. When set,
+	// Host is checked on every connection; otherwise only on loopback connections.
+	// "*" accepts every host.
+	MCPAllowedHosts []string
 	// Ready reports whether the service can take traffic; /readyz answers 503 while it
 	// returns an error. Nil means always ready.
 	Ready func(ctx context.Context) error
@@ -75,7 +86,15 @@ func New(cfg Config) (*Server, error) {
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
-	s.router = s.routes()
+	guard, err := newMCPGuard(s.baseURL, cfg.MCPAllowedOrigins, cfg.MCPAllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	mcp, err := tools.NewMCPServer(tools.MCPConfig{Registry: cfg.Registry, Version: cfg.Version, Logger: s.log})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.router = s.routes(s.mcpHandler(mcp, guard))
 	// Outermost first: every response, even a panic's, carries a request id, security
 	// and CORS headers and is logged.
 	s.handler = s.edge(s.router)
@@ -101,7 +120,7 @@ func (s *Server) adapt(h handlerFunc) http.HandlerFunc {
 
 // routes builds the router. Every read endpoint answers GET and HEAD (net/http drops
 // the body of a HEAD answer) and OPTIONS for CORS preflights.
-func (s *Server) routes() *chi.Mux {
+func (s *Server) routes(mcp http.Handler) *chi.Mux {
 	r := chi.NewRouter()
 	read := func(pattern string, h handlerFunc) {
 		r.Get(pattern, s.adapt(h))
@@ -112,6 +131,7 @@ func (s *Server) routes() *chi.Mux {
 	read("/api/v1/search", s.search)
 	read("/healthz", s.healthz)
 	read("/readyz", s.readyz)
+	r.Handle("/mcp", mcp)
 	r.NotFound(s.adapt(s.routeNotFound))
 	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
 	return r
@@ -119,8 +139,8 @@ func (s *Server) routes() *chi.Mux {
 
 func (s *Server) routeNotFound(w http.ResponseWriter, r *http.Request) error {
 	return apiError(CodeRouteNotFound, fmt.Sprintf(
-		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId} and GET %s/api/v1/search?q=",
-		quotePath(r.URL.Path), s.baseURL, s.baseURL))
+		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/search?q= and MCP at %s/mcp",
+		quotePath(r.URL.Path), s.baseURL, s.baseURL, s.baseURL))
 }
 
 // allMethods are the methods probed to build the Allow header of a 405.

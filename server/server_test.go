@@ -303,7 +303,7 @@ func TestStatusTable(t *testing.T) {
 		"invalid_participant_id": 400, "missing_query": 400, "query_too_short": 400,
 		"invalid_request": 400, "not_found": 404, "route_not_found": 404,
 		"method_not_allowed": 405, "rate_limited": 429, "lookup_failed": 502,
-		"search_failed": 502, "internal_error": 500,
+		"search_failed": 502, "internal_error": 500, "forbidden": 403,
 	}
 	codes := Codes()
 	if len(codes) != len(want) {

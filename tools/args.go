@@ -1,0 +1,120 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// ParseParticipantID parses a participant identifier as every adapter accepts it:
+// "<scheme>:<value>", optionally prefixed with "iso6523-actorid-upis::", surrounding
+// space trimmed. It returns a *registry.Error with CodeInvalidParticipantID whose
+// message says what is wrong and shows the expected form.
+func ParseParticipantID(raw string) (peppol.ParticipantID, error) {
+	id, err := peppol.ParseParticipantID(raw)
+	if err != nil {
+		msg := "participant id is malformed; expected <scheme>:<value>, e.g. 0208:0677424046"
+		var ie *peppol.IDError
+		if errors.As(err, &ie) {
+			msg = ie.Reason
+		}
+		return peppol.ParticipantID{}, &registry.Error{Code: registry.CodeInvalidParticipantID, Message: msg}
+	}
+	return id, nil
+}
+
+// ParseSearch validates a search as every adapter accepts it. present says whether q
+// was given at all. An absent q is CodeMissingQuery; a q shorter than
+// registry.MinQueryLength characters once trimmed is CodeQueryTooShort; a q that is
+// not UTF-8 or longer than registry.MaxQueryLength, or a country that is not two ASCII
+// letters, is CodeInvalidRequest. q is passed on as received (the registry trims it);
+// country is upper-cased.
+func ParseSearch(q string, present bool, country string) (registry.SearchQuery, error) {
+	if !present {
+		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeMissingQuery,
+			Message: "q is required: a company name or registration number, e.g. q=acme or q=BE0677424046"}
+	}
+	if !utf8.ValidString(q) {
+		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest, Message: "q is not valid UTF-8"}
+	}
+	n := utf8.RuneCountInString(strings.TrimSpace(q))
+	if n < registry.MinQueryLength {
+		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeQueryTooShort,
+			Message: fmt.Sprintf("q must have at least %d characters; got %d", registry.MinQueryLength, n)}
+	}
+	if n > registry.MaxQueryLength {
+		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest,
+			Message: fmt.Sprintf("q must have at most %d characters; got %d", registry.MaxQueryLength, n)}
+	}
+	country = strings.TrimSpace(country)
+	if country != "" {
+		if !isAlpha2(country) {
+			return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest,
+				Message: fmt.Sprintf("country must be a two-letter ISO 3166 code such as BE; got %s", quote(country))}
+		}
+		country = strings.ToUpper(country)
+	}
+	return registry.SearchQuery{Q: q, Country: country}, nil
+}
+
+func isAlpha2(s string) bool {
+	if len(s) != 2 {
+		return false
+	}
+	for i := 0; i < 2; i++ {
+		c := s[i] | 0x20
+		if c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// quote shortens and quotes input echoed in a message, so an error can neither grow
+// without bound nor inject lines.
+func quote(s string) string {
+	const max = 80
+	r := []rune(s)
+	if len(r) > max {
+		s = string(r[:max]) + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// decodeArgs decodes a tool's JSON arguments object into dst, a pointer to a struct
+// whose fields are all the tool's arguments. Absent or null arguments decode as an
+// empty object. It returns a *registry.Error with CodeInvalidRequest naming the
+// argument that is unknown or of the wrong type.
+func decodeArgs(tool string, raw json.RawMessage, dst any, names string) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(dst)
+	if err == nil {
+		if _, extra := dec.Token(); extra != io.EOF {
+			err = errors.New("trailing data")
+		}
+	}
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	msg := fmt.Sprintf("the arguments of %s must be a JSON object with %s", tool, names)
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		msg = fmt.Sprintf("argument %s of %s must be a %s, not a JSON %s", te.Field, tool, te.Type.Kind(), te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		msg = fmt.Sprintf("unknown argument %s; %s takes %s", strings.TrimPrefix(err.Error(), "json: unknown field "), tool, names)
+	}
+	return &registry.Error{Code: registry.CodeInvalidRequest, Message: msg}
+}

@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// LookupArgs are the arguments of lookup_participant.
+type LookupArgs struct {
+	ParticipantID *string `json:"participantId"`
+}
+
+func lookupParticipant() Tool {
+	return Tool{
+		Name:  "lookup_participant",
+		Title: "Look up a Peppol participant",
+		Description: `Resolve one Peppol participant by its identifier: is it registered on the Peppol e-invoicing network, what does its Peppol Directory business card say (name, country, identifiers, document types) and what does its SMP publish (how many document types it can receive and the access point endpoint for invoices, with certificate and dates).
+
+Use it when you have a Peppol participant identifier, e.g. from search_directory or from an invoice. Do not use it to find a company by name or by a national/VAT number in free form: use search_directory first, which also recognises numbers such as BE0677424046 and returns the identifiers to look up.
+
+participantId is <scheme>:<value>, a 4-digit ISO 6523 scheme code, a colon and the number, e.g. 0208:0677424046 (Belgian enterprise number), 9925:be0677424046 (Belgian VAT), 0192:923609016 (Norwegian organisation number), 0088:5790000435975 (GLN), 0106:12345678 (Dutch KvK), 0009:12345678200010 (French SIRET).
+
+Result: directory is null when the participant has no business card; smp is null when it is not registered in the SML (it cannot receive documents over Peppol). warnings explain anything that could not be checked.
+
+Errors: invalid_participant_id (fix the identifier's form and retry), not_found (the participant is not on the network: neither registered in the SML nor in the Directory; do not retry, try search_directory), lookup_failed (the Peppol network did not answer; retry later with backoff).`,
+		Input:       lookupInput(),
+		Output:      ParticipantSchema(),
+		Annotations: readOnly(),
+		Call:        callLookup,
+	}
+}
+
+func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
+	var a LookupArgs
+	if err := decodeArgs("lookup_participant", raw, &a, "participantId"); err != nil {
+		return nil, err
+	}
+	if a.ParticipantID == nil {
+		return nil, &registry.Error{Code: registry.CodeInvalidParticipantID,
+			Message: "participantId is required: <scheme>:<value>, e.g. 0208:0677424046"}
+	}
+	id, err := ParseParticipantID(*a.ParticipantID)
+	if err != nil {
+		return nil, err
+	}
+	p, fresh, err := reg.Lookup(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Value: p, Text: participantText(p), Freshness: fresh}, nil
+}

@@ -1,0 +1,83 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/peppolgate/peppolgate/peppol"
+)
+
+// RecipientPrompt is the name of the prompt that checks whether a company can receive
+// Peppol e-invoices.
+const RecipientPrompt = "check_invoice_recipient"
+
+func recipientPrompt() mcp.Prompt {
+	return mcp.NewPrompt(RecipientPrompt,
+		mcp.WithPromptTitle("Can this company receive Peppol e-invoices?"),
+		mcp.WithPromptDescription("Find a company on Peppol by name, VAT number or participant id, and report "+
+			"whether and where it can receive e-invoices."),
+		mcp.WithArgument("company", mcp.RequiredArgument(),
+			mcp.ArgumentDescription("Company name, VAT or registration number, or Peppol participant id (e.g. 0208:0677424046)")),
+		mcp.WithArgument("country",
+			mcp.ArgumentDescription("Optional ISO 3166 alpha-2 country code to narrow a name search, e.g. BE")),
+	)
+}
+
+func recipientPromptHandler(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	company := strings.TrimSpace(req.Params.Arguments["company"])
+	if company == "" {
+		return nil, fmt.Errorf("argument company is required: a company name, VAT number or Peppol participant id")
+	}
+	country := strings.ToUpper(strings.TrimSpace(req.Params.Arguments["country"]))
+	var b strings.Builder
+	fmt.Fprintf(&b, "Can %q receive Peppol e-invoices?", company)
+	if country != "" {
+		fmt.Fprintf(&b, " (country: %s)", country)
+	}
+	b.WriteString("\n\nIf it is a Peppol participant id (<4 digits>:<value>), call lookup_participant with it. " +
+		"Otherwise call search_directory with it as q")
+	if country != "" {
+		fmt.Fprintf(&b, " and country %s", country)
+	}
+	b.WriteString(", then lookup_participant for the best match. Answer with the participant id, the company name, " +
+		"whether it is registered on Peppol (smp not null), its access point endpoint and transport profile, " +
+		"and any warnings. If nothing is found, say so plainly; a missing Directory card alone does not prove " +
+		"that a company cannot receive Peppol invoices.")
+	return mcp.NewGetPromptResult("Check whether a company can receive Peppol e-invoices",
+		[]mcp.PromptMessage{mcp.NewPromptMessage(mcp.RoleUser, mcp.NewTextContent(b.String()))}), nil
+}
+
+// promptCompleter completes the country argument of the prompt with the countries of
+// the participant identifier schemes. Anything else gets no suggestions.
+type promptCompleter struct{}
+
+// CompletePromptArgument returns the country codes starting with the typed value.
+func (promptCompleter) CompletePromptArgument(_ context.Context, prompt string, arg mcp.CompleteArgument, _ mcp.CompleteContext) (*mcp.Completion, error) {
+	values := []string{}
+	if prompt == RecipientPrompt && arg.Name == "country" {
+		prefix := strings.ToUpper(strings.TrimSpace(arg.Value))
+		for _, c := range schemeCountries() {
+			if strings.HasPrefix(c, prefix) {
+				values = append(values, c)
+			}
+		}
+	}
+	return &mcp.Completion{Values: values, Total: len(values)}, nil
+}
+
+// schemeCountries returns the sorted distinct countries of the scheme code list (at
+// most ~60, under MCP's limit of 100 completion values).
+func schemeCountries() []string {
+	var out []string
+	for _, s := range peppol.Schemes() {
+		if s.Country != "" && !slices.Contains(out, s.Country) {
+			out = append(out, s.Country)
+		}
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,75 @@
+package tools
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// participantText renders a participant record in a few plain sentences: who it is,
+// whether it can receive documents over Peppol and where, and the warnings.
+func participantText(p *registry.Participant) string {
+	var b strings.Builder
+	b.WriteString(p.ParticipantID)
+	if d := p.Directory; d != nil {
+		fmt.Fprintf(&b, ": %s", d.Name)
+		if d.CountryCode != "" {
+			fmt.Fprintf(&b, " (%s)", d.CountryCode)
+		}
+		fmt.Fprintf(&b, ". Peppol Directory card with %s.", plural(len(d.DocTypes), "document type"))
+	} else {
+		b.WriteString(": no Peppol Directory business card.")
+	}
+	if s := p.SMP; s != nil {
+		fmt.Fprintf(&b, " Registered on Peppol: SMP %s lists %s.", s.Hostname, plural(s.ServiceCount, "document type"))
+		if e := s.Endpoint; e != nil {
+			fmt.Fprintf(&b, " Access point endpoint %s (%s).", e.URL, e.TransportProfile)
+		}
+	} else {
+		b.WriteString(" Not registered in the SML: it cannot receive documents over Peppol.")
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, " Warning (%s): %s", w.Code, w.Message)
+		if !strings.HasSuffix(w.Message, ".") {
+			b.WriteByte('.')
+		}
+	}
+	return b.String()
+}
+
+// searchText renders a search result as a count and one line per match.
+func searchText(r *registry.SearchResult, country string) string {
+	var b strings.Builder
+	in := ""
+	if country != "" {
+		in = " in " + country
+	}
+	switch {
+	case len(r.Results) == 0:
+		fmt.Fprintf(&b, "No Peppol Directory matches for %q%s.", r.Query, in)
+		return b.String()
+	case r.TotalCount > len(r.Results):
+		fmt.Fprintf(&b, "%s for %q%s; the first %d:", plural(r.TotalCount, "Peppol Directory match"), r.Query, in, len(r.Results))
+	default:
+		fmt.Fprintf(&b, "%s for %q%s:", plural(len(r.Results), "Peppol Directory match"), r.Query, in)
+	}
+	for _, h := range r.Results {
+		fmt.Fprintf(&b, "\n- %s %s", h.ParticipantID, h.Name)
+		if h.CountryCode != "" {
+			fmt.Fprintf(&b, " (%s)", h.CountryCode)
+		}
+	}
+	return b.String()
+}
+
+// plural renders n with noun, adding "es" or "s" when n is not 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "ch") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
