@@ -27,10 +27,19 @@ const (
 	networkDemo       = "demo"
 )
 
-// config is the validated configuration of the serve command.
+// Commands.
+const (
+	cmdServe = "serve"
+	cmdMCP   = "mcp"
+)
+
+// config is the validated configuration of the serve and mcp commands.
 type config struct {
+	cmd             string
 	addr            string
 	baseURL         string // "" means derived from the bound address
+	mcpOrigins      []string
+	mcpHosts        []string
 	network         string
 	smlZone         string
 	dnsServers      []string // empty means the system resolvers
@@ -56,16 +65,23 @@ func envName(flagName string) string {
 
 // flagValues holds the raw flag values before validation.
 type flagValues struct {
-	addr, baseURL, network, smlZone, dnsServer, directoryURL, logLevel string
-	allowPrivateSMP                                                    bool
-	cacheTTL                                                           time.Duration
+	addr, baseURL, mcpOrigins, mcpHosts                    string
+	network, smlZone, dnsServer, directoryURL, logLevel string
+	allowPrivateSMP                                     bool
+	cacheTTL                                            time.Duration
 }
 
-func newFlagSet(v *flagValues) *flag.FlagSet {
-	fs := flag.NewFlagSet("peppolgate serve", flag.ContinueOnError)
+// newFlagSet returns the flags of cmd: the upstream flags for both commands, the
+// HTTP ones only for serve.
+func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
+	fs := flag.NewFlagSet("peppolgate "+cmd, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are reported by parseConfig, usage by printUsage
-	fs.StringVar(&v.addr, "addr", ":8080", "`address` to listen on, host:port")
-	fs.StringVar(&v.baseURL, "base-url", "", "public `URL` of the service, used in links (default derived from -addr, e.g. http://localhost:8080)")
+	if cmd == cmdServe {
+		fs.StringVar(&v.addr, "addr", ":8080", "`address` to listen on, host:port")
+		fs.StringVar(&v.baseURL, "base-url", "", "public `URL` of the service, used in links (default derived from -addr, e.g. http://localhost:8080)")
+		fs.StringVar(&v.mcpOrigins, "mcp-allowed-origins", "", "browser `origins` allowed to use /mcp besides the base URL's and localhost ones, comma-separated, e.g. https://app.example.com; * allows all")
+		fs.StringVar(&v.mcpHosts, "mcp-allowed-hosts", "", "Host `names` /mcp accepts besides localhost and the base URL's host, comma-separated (for a reverse proxy that forwards the public name); * allows all")
+	}
 	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network`: production, test, or demo (a simulated network in-process, offline)")
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone`, overriding the network's (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+")")
 	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for SML lookups, host:port, comma-separated (default the system resolvers)")
@@ -76,13 +92,13 @@ func newFlagSet(v *flagValues) *flag.FlagSet {
 	return fs
 }
 
-// parseConfig parses the serve command's arguments and environment. Flags set on the
+// parseConfig parses the arguments and environment of cmd (serve or mcp). Flags set on the
 // command line win; a flag left unset takes its environment variable when that is
 // non-empty. It returns flag.ErrHelp for -h and a *usageError saying what is wrong
 // for anything else.
-func parseConfig(args []string, getenv func(string) string) (config, error) {
+func parseConfig(cmd string, args []string, getenv func(string) string) (config, error) {
 	var v flagValues
-	fs := newFlagSet(&v)
+	fs := newFlagSet(&v, cmd)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return config{}, err
@@ -90,7 +106,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 		return config{}, usagef("%v", err)
 	}
 	if fs.NArg() > 0 {
-		return config{}, usagef("unexpected argument %q; flags go before it and serve takes no arguments", fs.Arg(0))
+		return config{}, usagef("unexpected argument %q; flags go before it and %s takes no arguments", fs.Arg(0), cmd)
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -112,7 +128,7 @@ func parseConfig(args []string, getenv func(string) string) (config, error) {
 	if envErr != nil {
 		return config{}, envErr
 	}
-	return v.validate(set)
+	return v.validate(cmd, set)
 }
 
 // cleanFlagErr drops the strconv noise from flag value errors: 'parse error' is enough.
@@ -124,15 +140,19 @@ func cleanFlagErr(err error) string {
 	return err.Error()
 }
 
-func (v flagValues) validate(set map[string]bool) (config, error) {
-	c := config{allowPrivateSMP: v.allowPrivateSMP, cacheTTL: v.cacheTTL}
+func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
+	c := config{cmd: cmd, allowPrivateSMP: v.allowPrivateSMP, cacheTTL: v.cacheTTL}
 
-	if _, port, err := net.SplitHostPort(v.addr); err != nil {
-		return c, usagef("-addr %q is not host:port (e.g. :8080 or 127.0.0.1:8080)", v.addr)
-	} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
-		return c, usagef("-addr %q has no valid port number", v.addr)
+	if cmd == cmdServe {
+		if _, port, err := net.SplitHostPort(v.addr); err != nil {
+			return c, usagef("-addr %q is not host:port (e.g. :8080 or 127.0.0.1:8080)", v.addr)
+		} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return c, usagef("-addr %q has no valid port number", v.addr)
+		}
+		c.addr = v.addr
 	}
-	c.addr = v.addr
+	c.mcpOrigins = splitList(v.mcpOrigins)
+	c.mcpHosts = splitList(v.mcpHosts)
 
 	if v.baseURL != "" {
 		u, err := url.Parse(v.baseURL)
@@ -211,20 +231,35 @@ func (v flagValues) validate(set map[string]bool) (config, error) {
 	return c, nil
 }
 
+// splitList splits a comma-separated flag value, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, item := range strings.Split(s, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
 // printUsage writes the -h text: commands, then every flag with its default and its
 // environment variable.
 func printUsage(w io.Writer) {
 	var v flagValues
-	fs := newFlagSet(&v)
+	fs := newFlagSet(&v, cmdServe)
 	fmt.Fprintf(w, `Usage: peppolgate [serve] [flags]
+       peppolgate mcp [flags]
 
-peppolgate answers Peppol participant lookups and directory searches as JSON:
+peppolgate answers Peppol participant lookups and directory searches as JSON and over MCP:
   GET /api/v1/participant/{participantId}   e.g. /api/v1/participant/0208:0677424046
   GET /api/v1/search?q=&country=            e.g. /api/v1/search?q=BE0677424046
+  POST /mcp                                 MCP (streamable HTTP): lookup_participant, search_directory
 Try it offline with: peppolgate -network demo
 
 Commands:
-  serve    run the HTTP API (the default)
+  serve    run the HTTP API and /mcp (the default)
+  mcp      speak MCP over stdin/stdout, for MCP clients that start a local command;
+           logs go to stderr. Takes the same flags except -addr, -base-url and -mcp-allowed-*.
 
 Flags (each may also be set by the environment variable shown; a flag beats the variable):
 `)
@@ -251,7 +286,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 
 // flagOrder lists flags in the order a reader needs them, not alphabetically.
 func flagOrder(name string) int {
-	for i, n := range []string{"addr", "base-url", "network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
+	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
 		if n == name {
 			return i
 		}

@@ -27,7 +27,7 @@ func main() {
 		debug.SetGCPercent(defaultGCPercent)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	p := program{stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
+	p := program{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	code := p.run(ctx, os.Args[1:])
 	stop()
 	os.Exit(code)

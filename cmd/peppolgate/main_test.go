@@ -81,7 +81,7 @@ func TestParseConfigPrecedence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, err := parseConfig(tt.args, envMap(tt.env))
+			c, err := parseConfig(cmdServe, tt.args, envMap(tt.env))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -144,7 +144,7 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 		out := stdout.String()
 		var v flagValues
 		n := 0
-		newFlagSet(&v).VisitAll(func(f *flag.Flag) {
+		newFlagSet(&v, cmdServe).VisitAll(func(f *flag.Flag) {
 			n++
 			if !strings.Contains(out, "  -"+f.Name) || !strings.Contains(out, envName(f.Name)) {
 				t.Errorf("%v: help lacks -%s or %s", args, f.Name, envName(f.Name))
@@ -153,8 +153,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 9 {
-			t.Errorf("%d flags, want 9", n)
+		if n != 11 {
+			t.Errorf("%d flags, want 11", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status"} {
 			if !strings.Contains(out, s) {

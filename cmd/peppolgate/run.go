@@ -36,6 +36,7 @@ const (
 
 // program is the command with its environment, so tests can run it in-process.
 type program struct {
+	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	// listening, when set, is called once the server accepts connections, with its
@@ -47,19 +48,20 @@ type program struct {
 // returns the exit status: 0 for success or -h, 1 for a runtime failure, 2 for a usage
 // error.
 func (p program) run(ctx context.Context, args []string) int {
+	cmd := cmdServe
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		switch args[0] {
-		case "serve":
-			args = args[1:]
+		case cmdServe, cmdMCP:
+			cmd, args = args[0], args[1:]
 		case "help":
 			printUsage(p.stdout)
 			return 0
 		default:
-			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the only command is serve (the default)\nRun 'peppolgate -h' for usage.\n", args[0])
+			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the commands are serve (the default) and mcp\nRun 'peppolgate -h' for usage.\n", args[0])
 			return 2
 		}
 	}
-	cfg, err := parseConfig(args, p.getenv)
+	cfg, err := parseConfig(cmd, args, p.getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(p.stdout)
 		return 0
@@ -68,7 +70,11 @@ func (p program) run(ctx context.Context, args []string) int {
 		fmt.Fprintf(p.stderr, "peppolgate: %v\nRun 'peppolgate -h' for usage.\n", err)
 		return 2
 	}
-	if err := p.serve(ctx, cfg); err != nil {
+	run := p.serve
+	if cmd == cmdMCP {
+		run = p.serveMCP
+	}
+	if err := run(ctx, cfg); err != nil {
 		fmt.Fprintf(p.stderr, "peppolgate: %v\n", err)
 		var ue *usageError
 		if errors.As(err, &ue) {
@@ -79,11 +85,21 @@ func (p program) run(ctx context.Context, args []string) int {
 	return 0
 }
 
-// serve wires the registry and the server for cfg and serves until ctx is done, then
-// drains in-flight requests.
-func (p program) serve(ctx context.Context, cfg config) error {
-	log := slog.New(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+// upstream is the registry over the configured Peppol network, and the simulated
+// network behind it for -network demo (nil otherwise).
+type upstream struct {
+	reg      *registry.Live
+	demo     *netsim.Network
+	zone     string
+	dirURL   string
+	closeAll func()
+}
 
+// connect builds the registry for cfg, starting the simulated network first for
+// -network demo. The caller must call closeAll when done. Errors about the
+// configuration are *usageError.
+func connect(ctx context.Context, cfg config, log *slog.Logger) (*upstream, error) {
+	up := &upstream{closeAll: func() {}}
 	smlCfg := sml.Config{Servers: cfg.dnsServers, Zone: cfg.smlZone}
 	dirURL := cfg.directoryURL
 	dirRate := 0.0 // the registry's default: the real Directory's 2 requests/s
@@ -93,9 +109,9 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		// requests in flight at shutdown still get answers.
 		n, err := startDemo(context.WithoutCancel(ctx), log)
 		if err != nil {
-			return fmt.Errorf("starting the demo network: %w", err)
+			return nil, fmt.Errorf("starting the demo network: %w", err)
 		}
-		defer n.Close()
+		up.closeAll = func() { n.Close() }
 		demo = n
 		smlCfg = sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()}
 		dirURL = n.DirectoryURL()
@@ -105,10 +121,11 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	}
 	resolver, err := sml.New(smlCfg)
 	if err != nil {
+		up.closeAll()
 		if len(smlCfg.Servers) == 0 {
-			return &usageError{fmt.Sprintf("configuring SML lookups: %v; name a DNS server with -dns-server host:port", err)}
+			return nil, &usageError{fmt.Sprintf("configuring SML lookups: %v; name a DNS server with -dns-server host:port", err)}
 		}
-		return &usageError{fmt.Sprintf("configuring SML lookups: %v", err)}
+		return nil, &usageError{fmt.Sprintf("configuring SML lookups: %v", err)}
 	}
 	reg, err := registry.NewLive(registry.Config{
 		Resolver:      resolver,
@@ -119,8 +136,22 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		Logger:        log,
 	})
 	if err != nil {
-		return fmt.Errorf("configuring the registry: %w", err)
+		up.closeAll()
+		return nil, fmt.Errorf("configuring the registry: %w", err)
 	}
+	up.reg, up.demo, up.zone, up.dirURL = reg, demo, resolver.Zone(), dirURL
+	return up, nil
+}
+
+// serve wires the registry and the server for cfg and serves until ctx is done, then
+// drains in-flight requests.
+func (p program) serve(ctx context.Context, cfg config) error {
+	log := slog.New(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	up, err := connect(ctx, cfg, log)
+	if err != nil {
+		return err
+	}
+	defer up.closeAll()
 
 	ln, err := net.Listen("tcp", cfg.addr)
 	if err != nil {
@@ -137,9 +168,12 @@ func (p program) serve(ctx context.Context, cfg config) error {
 
 	var draining atomic.Bool
 	handler, err := server.New(server.Config{
-		Registry: reg,
-		BaseURL:  baseURL,
-		Logger:   log,
+		Registry:          up.reg,
+		BaseURL:           baseURL,
+		Logger:            log,
+		Version:           version(),
+		MCPAllowedOrigins: cfg.mcpOrigins,
+		MCPAllowedHosts:   cfg.mcpHosts,
 		Ready: func(context.Context) error {
 			if draining.Load() {
 				return errors.New("shutting down")
@@ -162,9 +196,9 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network,
-		"sml_zone", resolver.Zone(), "directory", dirURL, "allow_private_smp", cfg.allowPrivateSMP)
-	if demo != nil {
-		printDemoBanner(p.stdout, demo, baseURL)
+		"sml_zone", up.zone, "directory", up.dirURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version())
+	if up.demo != nil {
+		printDemoBanner(p.stdout, up.demo, baseURL)
 	}
 	if p.listening != nil {
 		p.listening(ln.Addr(), baseURL)
