@@ -65,7 +65,7 @@ func envName(flagName string) string {
 
 // flagValues holds the raw flag values before validation.
 type flagValues struct {
-	addr, baseURL, mcpOrigins, mcpHosts                    string
+	addr, baseURL, mcpOrigins, mcpHosts                 string
 	network, smlZone, dnsServer, directoryURL, logLevel string
 	allowPrivateSMP                                     bool
 	cacheTTL                                            time.Duration
