@@ -20,7 +20,7 @@ func lookupParticipant() Tool {
 
 Use it when you have a Peppol participant identifier, e.g. from search_directory or from an invoice. Do not use it to find a company by name or by a national/VAT number in free form: use search_directory first, which also recognises numbers such as BE0677424046 and returns the identifiers to look up.
 
-participantId is <scheme>:<value>, a 4-digit ISO 6523 scheme code, a colon and the number, e.g. 0208:0677424046 (Belgian enterprise number), 9925:be0677424046 (Belgian VAT), 0192:923609016 (Norwegian organisation number), 0088:5790000435975 (GLN), 0106:12345678 (Dutch KvK), 0009:12345678200010 (French SIRET).
+participantId is <scheme>:<value>, a 4-digit ISO 6523 scheme code, a colon and the number, e.g. 0208:0677424046 (Belgian enterprise number), 9925:be0677424046 (Belgian VAT), 0192:923609016 (Norwegian organisation number), 0088:5790000435975 (GLN), 0007:5560360793 (Swedish organisation number), 0009:78430177200025 (French SIRET).
 
 Result: directory is null when the participant has no business card; smp is null when it is not registered in the SML (it cannot receive documents over Peppol). warnings explain anything that could not be checked.
 

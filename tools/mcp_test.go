@@ -1,0 +1,355 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// mcpClient is an initialised in-process MCP client of a server over l's registry.
+func mcpClient(t *testing.T, l *liveNet) *client.Client {
+	t.Helper()
+	s, err := NewMCPServer(MCPConfig{Registry: l.reg, Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := client.NewInProcessClient(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	if err := c.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	var req mcp.InitializeRequest
+	req.Params.ClientInfo = mcp.Implementation{Name: "tools-test", Version: "0"}
+	req.Params.ProtocolVersion = mcp.LATEST_LEGACY_PROTOCOL_VERSION
+	res, err := c.Initialize(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ServerInfo.Name != MCPServerName || res.ServerInfo.Version != "test" || !strings.Contains(res.Instructions, "lookup_participant") {
+		t.Fatalf("initialize: %+v", res)
+	}
+	return c
+}
+
+func call(t *testing.T, c *client.Client, name string, args any) *mcp.CallToolResult {
+	t.Helper()
+	var req mcp.CallToolRequest
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(t.Context(), req)
+	if err != nil {
+		t.Fatalf("%s(%v): protocol error %v", name, args, err)
+	}
+	return res
+}
+
+func resultText(r *mcp.CallToolResult) string {
+	if len(r.Content) == 0 {
+		return ""
+	}
+	if tc, ok := mcp.AsTextContent(r.Content[0]); ok {
+		return tc.Text
+	}
+	return ""
+}
+
+// outputSchemas returns each listed tool's output schema, resolved.
+func outputSchemas(t *testing.T, c *client.Client) map[string]*jsonschema.Resolved {
+	t.Helper()
+	list, err := c.ListTools(t.Context(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]*jsonschema.Resolved{}
+	for _, tool := range list.Tools {
+		b, err := json.Marshal(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wire struct {
+			OutputSchema *jsonschema.Schema `json:"outputSchema"`
+		}
+		if err := json.Unmarshal(b, &wire); err != nil || wire.OutputSchema == nil {
+			t.Fatalf("%s: no output schema (%v)", tool.Name, err)
+		}
+		r, err := wire.OutputSchema.Resolve(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[tool.Name] = r
+	}
+	return out
+}
+
+// checkStructured fails unless r is a success whose structuredContent validates
+// against schema, and returns it decoded into T.
+func checkStructured[T any](t *testing.T, r *mcp.CallToolResult, schema *jsonschema.Resolved) T {
+	t.Helper()
+	var v T
+	if r.IsError || r.StructuredContent == nil {
+		t.Fatalf("not a structured success: %s", resultText(r))
+	}
+	b, err := json.Marshal(r.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inst any
+	if err := json.Unmarshal(b, &inst); err != nil {
+		t.Fatal(err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Fatalf("structuredContent does not match the output schema: %v\n%s", err, b)
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestMCPToolsInProcess(t *testing.T) {
+	l := startNet(t)
+	c := mcpClient(t, l)
+	schemas := outputSchemas(t, c)
+	if len(schemas) != 2 {
+		t.Fatalf("%d tools listed", len(schemas))
+	}
+
+	r := call(t, c, "lookup_participant", map[string]any{"participantId": netsim.KnownBelgian})
+	p := checkStructured[registry.Participant](t, r, schemas["lookup_participant"])
+	name := l.cardName(netsim.KnownBelgian)
+	if p.ParticipantID != netsim.KnownBelgian || p.Directory == nil || p.Directory.Name != name || p.SMP == nil {
+		t.Errorf("lookup: %+v", p)
+	}
+	if text := resultText(r); !strings.HasPrefix(text, netsim.KnownBelgian+": "+name) || !strings.Contains(text, "Registered on Peppol") {
+		t.Errorf("lookup text %q", text)
+	}
+
+	r = call(t, c, "search_directory", map[string]any{"q": name, "country": "be"})
+	s := checkStructured[registry.SearchResult](t, r, schemas["search_directory"])
+	found := false
+	for _, h := range s.Results {
+		found = found || h.ParticipantID == netsim.KnownBelgian
+		if h.CountryCode != "BE" {
+			t.Errorf("country filter let %+v through", h)
+		}
+	}
+	if !found || !strings.Contains(resultText(r), netsim.KnownBelgian) {
+		t.Errorf("search for %q: %+v / %q", name, s, resultText(r))
+	}
+}
+
+// TestMCPOutputMatchesSchemaForEveryParticipant looks up every participant of the
+// simulated network (Directory-only, SML-only, redirects, stale registrations, every
+// country) and validates each answer against the published output schema: the schema
+// is derived from the Go types, and this proves the values fit it too.
+func TestMCPOutputMatchesSchemaForEveryParticipant(t *testing.T) {
+	l := startNet(t)
+	c := mcpClient(t, l)
+	schema := outputSchemas(t, c)["lookup_participant"]
+	kinds := map[string]int{}
+	for _, sp := range l.ds.Participants {
+		r := call(t, c, "lookup_participant", map[string]any{"participantId": sp.ID.String()})
+		if r.IsError {
+			if !strings.HasPrefix(resultText(r), "not_found: ") {
+				t.Errorf("%s: %s", sp.ID, resultText(r))
+			}
+			kinds["not_found"]++
+			continue
+		}
+		p := checkStructured[registry.Participant](t, r, schema)
+		switch {
+		case p.Directory == nil:
+			kinds["sml_only"]++
+		case p.SMP == nil:
+			kinds["directory_only"]++
+		case len(p.Warnings) > 0:
+			kinds["warnings"]++
+		default:
+			kinds["both"]++
+		}
+	}
+	for _, k := range []string{"sml_only", "directory_only", "both", "warnings"} {
+		if kinds[k] == 0 {
+			t.Errorf("no participant of kind %s among %d: %v", k, len(l.ds.Participants), kinds)
+		}
+	}
+	t.Logf("kinds: %v", kinds)
+}
+
+func TestMCPToolErrors(t *testing.T) {
+	l := startNet(t)
+	c := mcpClient(t, l)
+	tests := []struct {
+		name, tool string
+		args       any
+		fault      *netsim.Fault
+		target     netsim.Target
+		wantPrefix string
+		wantIn     string
+	}{
+		{name: "malformed id", tool: "lookup_participant", args: map[string]any{"participantId": "BE:123"},
+			wantPrefix: "invalid_participant_id: ", wantIn: "4 digits"},
+		{name: "no id", tool: "lookup_participant", args: map[string]any{},
+			wantPrefix: "invalid_participant_id: ", wantIn: "participantId is required"},
+		{name: "no arguments", tool: "lookup_participant", args: nil,
+			wantPrefix: "invalid_participant_id: "},
+		{name: "id not a string", tool: "lookup_participant", args: map[string]any{"participantId": 208},
+			wantPrefix: "invalid_request: ", wantIn: "must be a JSON string, not a JSON number"},
+		{name: "unknown argument", tool: "lookup_participant", args: map[string]any{"participantId": netsim.KnownBelgian, "network": "test"},
+			wantPrefix: "invalid_request: ", wantIn: `unknown argument "network"`},
+		{name: "not on the network", tool: "lookup_participant", args: map[string]any{"participantId": "0208:0999999999"},
+			wantPrefix: "not_found: "},
+		{name: "DNS down", tool: "lookup_participant", args: map[string]any{"participantId": netsim.KnownNorwegian},
+			fault: &netsim.Fault{DNS: netsim.DNSServFail}, target: netsim.DNSTarget(), wantPrefix: "lookup_failed: "},
+		{name: "no q", tool: "search_directory", args: map[string]any{"country": "BE"},
+			wantPrefix: "missing_query: "},
+		{name: "short q", tool: "search_directory", args: map[string]any{"q": " a "},
+			wantPrefix: "query_too_short: "},
+		{name: "long q", tool: "search_directory", args: map[string]any{"q": strings.Repeat("x", registry.MaxQueryLength+1)},
+			wantPrefix: "invalid_request: "},
+		{name: "bad country", tool: "search_directory", args: map[string]any{"q": "acme", "country": "B1"},
+			wantPrefix: "invalid_request: ", wantIn: "two-letter"},
+		{name: "Directory down", tool: "search_directory", args: map[string]any{"q": "acme ltd"},
+			fault: &netsim.Fault{HTTPStatus: 500}, target: netsim.DirectoryTarget(), wantPrefix: "search_failed: "},
+		{name: "Directory rate limit", tool: "search_directory", args: map[string]any{"q": "globex"},
+			fault: &netsim.Fault{HTTPStatus: 429, RetryAfter: "7"}, target: netsim.DirectoryTarget(),
+			wantPrefix: "search_failed: ", wantIn: "(retry after 7 s)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "not on the network" {
+				if p := l.ds.MustLookup("0208:0999999999"); p != nil {
+					t.Fatal("the dataset has the id this test needs absent")
+				}
+			}
+			if tt.fault != nil {
+				l.net.SetFault(tt.target, *tt.fault)
+				defer l.net.ClearFaults()
+			}
+			r := call(t, c, tt.tool, tt.args)
+			text := resultText(r)
+			if !r.IsError || r.StructuredContent != nil || !strings.HasPrefix(text, tt.wantPrefix) || !strings.Contains(text, tt.wantIn) {
+				t.Errorf("isError %v, text %q; want an error starting %q containing %q", r.IsError, text, tt.wantPrefix, tt.wantIn)
+			}
+			if strings.Contains(text, "127.0.0.1") {
+				t.Errorf("error leaks an internal address: %q", text)
+			}
+		})
+	}
+
+	t.Run("unknown tool", func(t *testing.T) {
+		var req mcp.CallToolRequest
+		req.Params.Name = "delete_participant"
+		if _, err := c.CallTool(t.Context(), req); err == nil || !strings.Contains(err.Error(), "not found") {
+			t.Errorf("unknown tool: %v", err)
+		}
+	})
+}
+
+func TestMCPResourcePromptCompletionLogging(t *testing.T) {
+	l := startNet(t)
+	c := mcpClient(t, l)
+	ctx := t.Context()
+
+	list, err := c.ListResources(ctx, mcp.ListResourcesRequest{})
+	if err != nil || len(list.Resources) != 1 || list.Resources[0].URI != SchemesURI || list.Resources[0].MIMEType != "application/json" {
+		t.Fatalf("resources: %+v %v", list, err)
+	}
+	var rr mcp.ReadResourceRequest
+	rr.Params.URI = SchemesURI
+	read, err := c.ReadResource(ctx, rr)
+	if err != nil || len(read.Contents) != 1 {
+		t.Fatalf("read: %v", err)
+	}
+	tc, ok := read.Contents[0].(mcp.TextResourceContents)
+	if !ok {
+		t.Fatalf("contents %T", read.Contents[0])
+	}
+	var schemes []schemeEntry
+	if err := json.Unmarshal([]byte(tc.Text), &schemes); err != nil {
+		t.Fatal(err)
+	}
+	byICD := map[string]schemeEntry{}
+	for _, s := range schemes {
+		byICD[s.ICD] = s
+	}
+	if s := byICD["0208"]; s.Country != "BE" || s.State != "active" || !s.Registrable {
+		t.Errorf("0208: %+v", s)
+	}
+	if len(schemes) < 90 {
+		t.Errorf("only %d schemes", len(schemes))
+	}
+
+	prompts, err := c.ListPrompts(ctx, mcp.ListPromptsRequest{})
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != RecipientPrompt {
+		t.Fatalf("prompts: %+v %v", prompts, err)
+	}
+	var gp mcp.GetPromptRequest
+	gp.Params.Name = RecipientPrompt
+	gp.Params.Arguments = map[string]string{"company": "Vandelanotte", "country": "be"}
+	got, err := c.GetPrompt(ctx, gp)
+	if err != nil || len(got.Messages) != 1 {
+		t.Fatalf("prompt: %+v %v", got, err)
+	}
+	text := got.Messages[0].Content.(mcp.TextContent).Text
+	for _, want := range []string{`"Vandelanotte"`, "search_directory", "lookup_participant", "country BE"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("prompt text lacks %q: %s", want, text)
+		}
+	}
+	gp.Params.Arguments = map[string]string{}
+	if _, err := c.GetPrompt(ctx, gp); err == nil {
+		t.Error("prompt without company: no error")
+	}
+
+	var cr mcp.CompleteRequest
+	cr.Params.Ref = mcp.PromptReference{Type: "ref/prompt", Name: RecipientPrompt}
+	cr.Params.Argument = mcp.CompleteArgument{Name: "country", Value: "b"}
+	comp, err := c.Complete(ctx, cr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(comp.Completion.Values) < 2 {
+		t.Errorf("country completion for b: %v", comp.Completion.Values)
+	}
+	for _, v := range comp.Completion.Values {
+		if !strings.HasPrefix(v, "B") || len(v) != 2 {
+			t.Errorf("completion %q", v)
+		}
+	}
+
+	var sl mcp.SetLevelRequest
+	sl.Params.Level = mcp.LoggingLevelWarning
+	//lint:ignore SA1019 logging is deprecated only from protocol 2026-07-28; 2025-11-25 clients use it.
+	if err := c.SetLevel(ctx, sl); err != nil {
+		t.Errorf("logging/setLevel: %v", err)
+	}
+	//lint:ignore SA1019 ping is removed only from protocol 2026-07-28; 2025-11-25 clients use it.
+	if err := c.Ping(ctx); err != nil {
+		t.Errorf("ping: %v", err)
+	}
+}
+
+func TestNewMCPServerNeedsRegistry(t *testing.T) {
+	if _, err := NewMCPServer(MCPConfig{}); err == nil {
+		t.Error("no error without a registry")
+	}
+}
+
+// TestErrorText covers the rendering of errors that are not the registry's.
+func TestErrorText(t *testing.T) {
+	if got := ErrorText(context.Canceled); !strings.HasPrefix(got, "internal_error: ") || strings.Contains(got, "canceled") {
+		t.Errorf("ErrorText(context.Canceled) = %q", got)
+	}
+}
