@@ -1,0 +1,80 @@
+// Package nlq answers questions in plain language (POST /ask) with peppolgate's tools: a
+// planner turns the question into tool calls (rules by default, an LLM through
+// langchaingo when one is configured), the engine runs them over a registry.Registry
+// and phrases the answer, and reports progress as events for server-sent streams.
+package nlq
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// MaxQueryLength is the longest question accepted, in characters.
+const MaxQueryLength = 500
+
+// Call is one tool call: a tool of package tools and its JSON arguments object.
+type Call struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// Intent is what a question asks for.
+type Intent string
+
+// Intents the rule planner recognises.
+const (
+	// IntentLookup: who is / look up a participant ("who is 0208:0677424046").
+	IntentLookup Intent = "lookup"
+	// IntentSearch: find companies by name or number ("find acme in Belgium").
+	IntentSearch Intent = "search"
+	// IntentCanReceive: can X receive invoices, credit notes, ... over Peppol.
+	IntentCanReceive Intent = "can_receive"
+	// IntentAccessPoint: which access point or SMP serves X.
+	IntentAccessPoint Intent = "access_point"
+	// IntentCount: how many participants match ("how many Norwegian companies named X").
+	IntentCount Intent = "count"
+	// IntentOnPeppol: is X on Peppol / registered.
+	IntentOnPeppol Intent = "on_peppol"
+	// IntentUnknown: the question was not understood; Calls is empty.
+	IntentUnknown Intent = "unknown"
+)
+
+// Document kinds a can_receive question may name.
+const (
+	DocInvoice    = "invoice"
+	DocCreditNote = "credit_note"
+	DocOrder      = "order"
+	DocAny        = ""
+)
+
+// Plan is what a planner made of a question.
+type Plan struct {
+	// Intent is what the question asks for.
+	Intent Intent `json:"intent"`
+	// Subject is the company name, number or participant id the question is about, as
+	// the user wrote it with filler words, country words and punctuation stripped; ""
+	// when there is none.
+	Subject string `json:"subject,omitempty"`
+	// Country is the ISO 3166 alpha-2 code of a country the question names as a
+	// filter ("in Belgium", "belges", "norske"); "" when none.
+	Country string `json:"country,omitempty"`
+	// Document is the document kind a can_receive question asks about (DocInvoice,
+	// DocCreditNote, DocOrder), DocAny otherwise.
+	Document string `json:"document,omitempty"`
+	// Calls are the first tool calls to run: lookup_participant {participantId} when
+	// the subject is a participant id, else search_directory {q[, country]}. Empty for
+	// IntentUnknown.
+	Calls []Call `json:"calls"`
+}
+
+// Planner turns a question into a plan. Plan must be deterministic and fast, and must
+// not fail: a question it does not understand gets IntentUnknown.
+type Planner interface {
+	Plan(query string) Plan
+}
+
+// ToolRunner runs one tool call for an LLM planner: it returns the text fed back to the
+// model (the result as JSON, or "<code>: <message>" for a tool error) and, for a
+// success, the structured value (*registry.Participant or *registry.SearchResult).
+// err is non-nil only when the call could not be made at all (ctx done).
+type ToolRunner func(ctx context.Context, tool string, args json.RawMessage) (text string, value any, err error)
