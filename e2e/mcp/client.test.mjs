@@ -1,0 +1,325 @@
+// End-to-end test of peppolgate's MCP server with the official TypeScript SDK client, the
+// way Claude Desktop, Cursor and other Node-based agents talk to it: over streamable HTTP
+// against a running `peppolgate -network demo`, and over stdio against `peppolgate mcp
+// -network demo` started by the client. The demo network is simulated and seeded, so the
+// values asserted below are the demo's data, not guesses.
+//
+// Environment (set by run.sh):
+//   MCP_URL         the streamable HTTP endpoint, e.g. http://localhost:PORT/mcp
+//   PEPPOLGATE_BIN  the built binary, started as `PEPPOLGATE_BIN mcp -network demo`
+// Run: node --test e2e/mcp/client.test.mjs (Node 22; run.sh does all of it).
+
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { McpError, ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import Ajv from 'ajv';
+import Ajv2020 from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+
+const TOOL_NAMES = ['lookup_participant', 'search_directory'];
+
+// Every tool is read-only; the hints must be explicit because mcp-go's defaults say the
+// opposite (destructive, not idempotent).
+const READ_ONLY_ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+
+// Demo data (netsim seed 1): a Belgian company with a Directory card and an SMP
+// registration, and its VAT-based second identifier.
+const DEMO = {
+  id: '0208:0677424046',
+  vatId: '9925:be0677424046',
+  name: 'Vandelanotte Installaties NV',
+  country: 'BE',
+  searchQuery: 'Vandelanotte',
+  // Well-formed (check digit valid for 0208) and absent from the demo dataset.
+  absentId: '0208:0000000097',
+};
+
+const REQUEST_TIMEOUT_MS = 15_000;
+const TEST_TIMEOUT_MS = 30_000;
+
+function requireEnv(name) {
+  const v = process.env[name];
+  if (!v) throw new Error(`${name} is not set; run the tests through e2e/mcp/run.sh`);
+  return v;
+}
+
+// Each transport opens its own client. Errors reported asynchronously by the transport
+// (for instance a non-JSON line on the stdio server's stdout) are collected and asserted
+// empty at the end, so that a noisy server fails the test instead of being ignored.
+const transports = [
+  {
+    name: 'streamable HTTP',
+    rest: true,
+    open: () => new StreamableHTTPClientTransport(new URL(requireEnv('MCP_URL'))),
+  },
+  {
+    name: 'stdio',
+    rest: false,
+    open: () =>
+      new StdioClientTransport({
+        command: requireEnv('PEPPOLGATE_BIN'),
+        args: ['mcp', '-network', 'demo'],
+        stderr: 'pipe',
+      }),
+  },
+];
+
+// ajvFor returns a validator instance for the schema's dialect. MCP 2025-11-25 makes
+// JSON Schema 2020-12 the default when a schema has no $schema.
+function ajvFor(schema) {
+  const dialect = schema.$schema ?? 'https://json-schema.org/draft/2020-12/schema';
+  let ajv;
+  if (dialect.includes('2020-12')) ajv = new Ajv2020({ allErrors: true, strict: false });
+  else if (dialect.includes('draft-07')) ajv = new Ajv({ allErrors: true, strict: false });
+  else throw new Error(`unexpected JSON Schema dialect ${dialect}`);
+  addFormats(ajv);
+  return ajv;
+}
+
+function assertValid(schema, value, what) {
+  const validate = ajvFor(schema).compile(schema);
+  const ok = validate(value);
+  assert.ok(ok, `${what} does not match its schema: ${JSON.stringify(validate.errors, null, 2)}`);
+}
+
+function firstText(result) {
+  const c = result.content?.[0];
+  assert.ok(c, `result has no content: ${JSON.stringify(result)}`);
+  assert.equal(c.type, 'text', `first content is not text: ${JSON.stringify(c)}`);
+  assert.equal(typeof c.text, 'string');
+  return c.text;
+}
+
+for (const transport of transports) {
+  describe(`MCP over ${transport.name}`, { timeout: TEST_TIMEOUT_MS }, () => {
+    let client;
+    let tools;
+    const asyncErrors = [];
+    let stderr = '';
+
+    before(async () => {
+      const t = transport.open();
+      client = new Client({ name: 'peppolgate-e2e', version: '1.0.0' });
+      client.onerror = (err) => asyncErrors.push(err);
+      if (t.stderr) t.stderr.on('data', (chunk) => (stderr += chunk));
+      await client.connect(t, { timeout: REQUEST_TIMEOUT_MS });
+      // listTools also primes the SDK's own outputSchema validators used by callTool.
+      tools = (await client.listTools({}, { timeout: REQUEST_TIMEOUT_MS })).tools;
+    });
+
+    after(async () => {
+      await client?.close();
+      assert.deepEqual(
+        asyncErrors.map(String),
+        [],
+        `transport reported errors; server stderr:\n${stderr}`,
+      );
+    });
+
+    const call = (name, args) =>
+      client.callTool({ name, arguments: args }, undefined, { timeout: REQUEST_TIMEOUT_MS });
+
+    test('server identifies itself as peppolgate with tools and instructions', () => {
+      assert.equal(client.getServerVersion()?.name, 'peppolgate');
+      assert.ok(client.getServerCapabilities()?.tools, 'tools capability missing');
+      const instructions = client.getInstructions();
+      assert.equal(typeof instructions, 'string', 'server instructions missing');
+      assert.ok(instructions.length > 0, 'server instructions empty');
+    });
+
+    test('lists exactly the two tools', () => {
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
+    });
+
+    for (const name of TOOL_NAMES) {
+      test(`${name}: description, title, valid schemas, read-only annotations`, () => {
+        const tool = tools.find((t) => t.name === name);
+        assert.ok(tool, `${name} not listed`);
+        assert.equal(typeof tool.description, 'string');
+        assert.ok(tool.description.length > 0, 'empty description');
+        const title = tool.title ?? tool.annotations?.title;
+        assert.equal(typeof title, 'string', 'no title');
+        assert.ok(title.length > 0, 'empty title');
+        for (const key of ['inputSchema', 'outputSchema']) {
+          const schema = tool[key];
+          assert.ok(schema, `${key} missing`);
+          assert.equal(schema.type, 'object', `${key}.type`);
+          // compile throws on a schema that is not valid in its dialect.
+          assert.doesNotThrow(() => ajvFor(schema).compile(schema), `${key} does not compile`);
+        }
+        for (const [hint, want] of Object.entries(READ_ONLY_ANNOTATIONS)) {
+          assert.equal(tool.annotations?.[hint], want, `annotations.${hint}`);
+        }
+      });
+    }
+
+    test('lookup_participant returns the demo company with its Directory card and SMP', async () => {
+      const res = await call('lookup_participant', { participantId: DEMO.id });
+      assert.notEqual(res.isError, true, `unexpected error: ${JSON.stringify(res.content)}`);
+      const sc = res.structuredContent;
+      assertValid(tools.find((t) => t.name === 'lookup_participant').outputSchema, sc, 'structuredContent');
+      assert.equal(sc.participantId, DEMO.id);
+      assert.equal(sc.directory?.name, DEMO.name);
+      assert.equal(sc.directory?.countryCode, DEMO.country);
+      assert.ok(sc.smp, 'smp is null for a participant registered in the SML');
+      assert.equal(sc.smp.hostname, '127.0.0.1');
+      assert.ok(sc.smp.serviceCount > 0, 'smp.serviceCount');
+      assert.match(sc.smp.endpoint?.url ?? '', /^https:\/\//);
+      assert.ok(firstText(res).length > 0, 'empty text rendering');
+      if (transport.rest) {
+        const rest = await fetch(new URL(`/api/v1/participant/${DEMO.id}`, requireEnv('MCP_URL')), {
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        assert.equal(rest.status, 200);
+        assert.deepEqual(sc, await rest.json(), 'MCP and REST disagree on the same participant');
+      }
+    });
+
+    test('lookup_participant accepts the VAT-based identifier', async () => {
+      const res = await call('lookup_participant', { participantId: DEMO.vatId });
+      assert.notEqual(res.isError, true, `unexpected error: ${JSON.stringify(res.content)}`);
+      assertValid(tools.find((t) => t.name === 'lookup_participant').outputSchema, res.structuredContent, 'structuredContent');
+      assert.equal(res.structuredContent.participantId, DEMO.vatId);
+    });
+
+    const searchCases = [
+      {
+        name: 'by company name',
+        args: { q: DEMO.searchQuery },
+        check(sc) {
+          assert.equal(sc.query, DEMO.searchQuery);
+          assert.ok(sc.totalCount >= 1, 'totalCount');
+          const hit = sc.results.find((r) => r.participantId === DEMO.id);
+          assert.deepEqual(hit, { participantId: DEMO.id, name: DEMO.name, countryCode: DEMO.country });
+          assert.ok(sc.results.some((r) => r.participantId === DEMO.vatId), 'VAT-based id not found');
+        },
+        rest: `/api/v1/search?q=${DEMO.searchQuery}`,
+      },
+      {
+        name: 'filtered to the right country',
+        args: { q: DEMO.searchQuery, country: DEMO.country },
+        check(sc) {
+          assert.ok(sc.results.length >= 1);
+          for (const r of sc.results) assert.equal(r.countryCode, DEMO.country);
+        },
+        rest: `/api/v1/search?q=${DEMO.searchQuery}&country=${DEMO.country}`,
+      },
+      {
+        name: 'filtered to another country',
+        args: { q: DEMO.searchQuery, country: 'NO' },
+        check(sc) {
+          assert.equal(sc.totalCount, 0);
+          assert.deepEqual(sc.results, []);
+        },
+        rest: `/api/v1/search?q=${DEMO.searchQuery}&country=NO`,
+      },
+    ];
+    for (const c of searchCases) {
+      test(`search_directory ${c.name}`, async () => {
+        const res = await call('search_directory', c.args);
+        assert.notEqual(res.isError, true, `unexpected error: ${JSON.stringify(res.content)}`);
+        const sc = res.structuredContent;
+        assertValid(tools.find((t) => t.name === 'search_directory').outputSchema, sc, 'structuredContent');
+        c.check(sc);
+        assert.ok(firstText(res).length > 0, 'empty text rendering');
+        if (transport.rest) {
+          const rest = await fetch(new URL(c.rest, requireEnv('MCP_URL')), {
+            signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+          });
+          assert.equal(rest.status, 200);
+          assert.deepEqual(sc, await rest.json(), 'MCP and REST disagree on the same search');
+        }
+      });
+    }
+
+    // Tool failures are results with isError, never protocol errors, so that the model
+    // sees them; the first text starts with the same error code as the REST API.
+    const errorCases = [
+      { tool: 'lookup_participant', args: { participantId: 'not-an-id' }, code: 'invalid_participant_id' },
+      { tool: 'lookup_participant', args: { participantId: DEMO.absentId }, code: 'not_found' },
+      { tool: 'search_directory', args: { q: 'a' }, code: 'query_too_short' },
+    ];
+    for (const c of errorCases) {
+      test(`${c.tool} ${JSON.stringify(c.args)} is an isError result with ${c.code}`, async () => {
+        const res = await call(c.tool, c.args);
+        assert.equal(res.isError, true, `not an error: ${JSON.stringify(res)}`);
+        const text = firstText(res);
+        assert.ok(text.startsWith(c.code), `first text does not start with ${c.code}: ${text}`);
+      });
+    }
+
+    test('an unknown tool is a protocol error (invalid params)', async () => {
+      await assert.rejects(call('no_such_tool', {}), (err) => {
+        assert.ok(err instanceof McpError, `not an McpError: ${err}`);
+        assert.equal(err.code, ErrorCode.InvalidParams);
+        return true;
+      });
+    });
+
+    test('every listed resource can be read', async (t) => {
+      if (!client.getServerCapabilities()?.resources) {
+        t.skip('server declares no resources capability');
+        return;
+      }
+      const { resources } = await client.listResources({}, { timeout: REQUEST_TIMEOUT_MS });
+      assert.ok(resources.length > 0, 'resources capability declared but no resources listed');
+      for (const r of resources) {
+        const { contents } = await client.readResource({ uri: r.uri }, { timeout: REQUEST_TIMEOUT_MS });
+        assert.ok(contents.length > 0, `${r.uri}: no contents`);
+        for (const c of contents) {
+          assert.equal(typeof c.text, 'string', `${r.uri}: not text`);
+          if ((c.mimeType ?? r.mimeType) === 'application/json') {
+            assert.doesNotThrow(() => JSON.parse(c.text), `${r.uri}: invalid JSON`);
+          }
+        }
+      }
+    });
+  });
+}
+
+// DNS-rebinding protection: a browser page on another origin must not reach the local
+// server, while a page served from localhost may. Raw fetch, since the SDK sends no Origin.
+describe('Origin check on /mcp', { timeout: TEST_TIMEOUT_MS }, () => {
+  const initialize = (origin) => {
+    const url = new URL(requireEnv('MCP_URL'));
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        Origin: origin,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'peppolgate-e2e-origin', version: '1.0.0' },
+        },
+      }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    });
+  };
+  const port = () => new URL(requireEnv('MCP_URL')).port;
+  const cases = [
+    { label: 'http://evil.example.com', origin: () => 'http://evil.example.com', status: 403 },
+    { label: 'http://localhost:PORT', origin: () => `http://localhost:${port()}`, status: 200 },
+  ];
+  for (const c of cases) {
+    test(`initialize with Origin ${c.label} answers ${c.status}`, async () => {
+      const res = await initialize(c.origin());
+      const body = await res.text();
+      assert.equal(res.status, c.status, body);
+    });
+  }
+});
