@@ -2,10 +2,10 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest bench fuzz
+.PHONY: test fmt-check vet staticcheck gotest mcp-e2e bench fuzz
 
 ## test: format check, go vet, staticcheck and the whole test suite with the race detector
-test: fmt-check vet staticcheck gotest
+test: fmt-check vet staticcheck gotest mcp-e2e
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -19,6 +19,12 @@ staticcheck:
 
 gotest:
 	$(GO) test $(GOFLAGS_TEST) ./...
+
+## mcp-e2e: the built binary on the demo network against the official MCP TypeScript SDK
+## client (HTTP and stdio) and the MCP conformance suite; needs npm (first run installs
+## pinned Node 22 and the suite into .tools/mcp-e2e)
+mcp-e2e:
+	e2e/mcp/run.sh
 
 ## bench: the benchmarks recorded in BENCHMARKS.md
 bench:

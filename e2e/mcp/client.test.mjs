@@ -245,7 +245,9 @@ for (const transport of transports) {
     const errorCases = [
       { tool: 'lookup_participant', args: { participantId: 'not-an-id' }, code: 'invalid_participant_id' },
       { tool: 'lookup_participant', args: { participantId: DEMO.absentId }, code: 'not_found' },
+      { tool: 'lookup_participant', args: {}, code: 'invalid_participant_id' },
       { tool: 'search_directory', args: { q: 'a' }, code: 'query_too_short' },
+      { tool: 'search_directory', args: { q: DEMO.searchQuery, country: 'BEL' }, code: 'invalid_request' },
     ];
     for (const c of errorCases) {
       test(`${c.tool} ${JSON.stringify(c.args)} is an isError result with ${c.code}`, async () => {
@@ -280,6 +282,25 @@ for (const transport of transports) {
             assert.doesNotThrow(() => JSON.parse(c.text), `${r.uri}: invalid JSON`);
           }
         }
+      }
+    });
+
+    test('every listed prompt renders with its required arguments', async (t) => {
+      if (!client.getServerCapabilities()?.prompts) {
+        t.skip('server declares no prompts capability');
+        return;
+      }
+      const { prompts } = await client.listPrompts({}, { timeout: REQUEST_TIMEOUT_MS });
+      assert.ok(prompts.length > 0, 'prompts capability declared but no prompts listed');
+      for (const p of prompts) {
+        assert.ok(p.description, `${p.name}: no description`);
+        const args = Object.fromEntries(
+          (p.arguments ?? []).filter((a) => a.required).map((a) => [a.name, DEMO.searchQuery]),
+        );
+        const { messages } = await client.getPrompt({ name: p.name, arguments: args }, { timeout: REQUEST_TIMEOUT_MS });
+        assert.ok(messages.length > 0, `${p.name}: no messages`);
+        const text = messages.map((m) => (m.content.type === 'text' ? m.content.text : '')).join('\n');
+        assert.ok(text.includes(DEMO.searchQuery), `${p.name}: the argument does not appear in the prompt`);
       }
     });
   });

@@ -38,7 +38,12 @@ function conformanceCounts(dir, expected) {
     c.warnings += n('WARNING');
     const failing = n('FAILURE') > 0 || n('WARNING') > 0;
     if (failing && expected.has(scenario)) c.expectedFailures++;
-    else if (failing) c.unexpected.push(scenario);
+    else if (failing) {
+      c.unexpected.push(scenario);
+      for (const x of checks.filter((x) => x.status === 'FAILURE' || x.status === 'WARNING')) {
+        console.log(`mcp-e2e: ${scenario}: ${x.status} ${x.name}: ${x.errorMessage ?? x.details?.message ?? ''}`);
+      }
+    }
     else if (expected.has(scenario)) c.stale.push(scenario);
     else c.passed++;
   }
