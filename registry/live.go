@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 )
@@ -19,12 +17,12 @@ import (
 // Answers are shared between callers and with the cache: callers must not modify the
 // *Participant or *SearchResult they receive.
 type Live struct {
-	cfg      Config
-	dirLimit *limiter
-	lookups  *cache[*Participant]
-	searches *cache[*SearchResult]
-	lookupSF singleflight.Group
-	searchSF singleflight.Group
+	cfg           Config
+	dirLimit      *limiter
+	lookups       *cache[*Participant]
+	searches      *cache[*SearchResult]
+	lookupFlights flights[fetchResult]
+	searchFlights flights[searchOutcome]
 }
 
 var _ Registry = (*Live)(nil)
@@ -91,23 +89,17 @@ func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participan
 		}
 	}
 
-	ch := l.lookupSF.DoChan(key, func() (any, error) {
-		// Detached from the caller: one caller giving up must not fail the others
-		// waiting on the same round.
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.LookupTimeout)
-		defer cancel()
+	// Coalesced with identical lookups in flight; one caller giving up does not fail
+	// the others, and the fetch stops when all have gone.
+	r, err := l.lookupFlights.do(ctx, key, l.cfg.LookupTimeout, func(fctx context.Context) fetchResult {
 		r := l.fetch(fctx, id)
 		if ErrorCode(r.err) != CodeLookupFailed {
 			l.lookups.put(key, cacheEntry[*Participant]{val: r.p, err: r.err, fetched: l.cfg.Now(), ttl: r.ttl})
 		}
-		return r, nil
+		return r
 	})
-	var r fetchResult
-	select {
-	case <-ctx.Done():
-		return nil, Freshness{}, &Error{Code: CodeLookupFailed, Message: "the lookup of " + key + " was cancelled before the Peppol network answered; retry with exponential backoff", Err: ctx.Err()}
-	case res := <-ch:
-		r = res.Val.(fetchResult)
+	if err != nil {
+		return nil, Freshness{}, &Error{Code: CodeLookupFailed, Message: "the lookup of " + key + " was cancelled before the Peppol network answered; retry with exponential backoff", Err: err}
 	}
 	if ErrorCode(r.err) == CodeLookupFailed {
 		// Serve an older positive answer rather than a 502: the participant's

@@ -58,26 +58,17 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 			return cached.val, Freshness{Cached: true, Age: age, TTL: cached.ttl}, nil
 		}
 	}
-	ch := l.searchSF.DoChan(key, func() (any, error) {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.cfg.SearchTimeout)
-		defer cancel()
+	out, cerr := l.searchFlights.do(ctx, key, l.cfg.SearchTimeout, func(sctx context.Context) searchOutcome {
 		res, err := l.search(sctx, text, country)
 		if err == nil {
 			l.searches.put(key, cacheEntry[*SearchResult]{val: res, fetched: l.cfg.Now(), ttl: l.cfg.SearchTTL})
 		}
-		return res, err
+		return searchOutcome{res, err}
 	})
-	var (
-		res *SearchResult
-		err error
-	)
-	select {
-	case <-ctx.Done():
-		return nil, Freshness{}, &Error{Code: CodeSearchFailed, Message: "the search was cancelled before the Peppol Directory answered; retry with exponential backoff", Err: ctx.Err()}
-	case r := <-ch:
-		err = r.Err
-		res, _ = r.Val.(*SearchResult)
+	if cerr != nil {
+		return nil, Freshness{}, &Error{Code: CodeSearchFailed, Message: "the search was cancelled before the Peppol Directory answered; retry with exponential backoff", Err: cerr}
 	}
+	res, err := out.res, out.err
 	if err != nil {
 		if ErrorCode(err) == CodeSearchFailed && hit {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
@@ -89,6 +80,12 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 		return nil, Freshness{}, err
 	}
 	return res, Freshness{TTL: l.cfg.SearchTTL}, nil
+}
+
+// searchOutcome is what one coalesced search fetch produced.
+type searchOutcome struct {
+	res *SearchResult
+	err error
 }
 
 // search asks the Directory as few times as the query allows, because every request
