@@ -16,6 +16,9 @@ import (
 // few hundred bytes; a batch of a hundred of them still fits.
 const maxMCPBody = 1 << 20
 
+// mcpMethods are the methods of MCP's streamable HTTP transport, and CORS preflights.
+const mcpMethods = "GET, POST, DELETE, OPTIONS"
+
 // mcpExposedHeaders are the response headers a browser MCP client must be able to read.
 const mcpExposedHeaders = "X-Request-Id, Retry-After, Mcp-Session-Id, MCP-Protocol-Version"
 
@@ -43,8 +46,8 @@ func newMCPGuard(baseURL string, origins, hosts []string) (*mcpGuard, error) {
 	if baseURL != "" {
 		u, err := url.Parse(baseURL)
 		if err == nil {
-			g.origins = append(g.origins, strings.ToLower(u.Scheme+"://"+u.Host))
-			g.hosts = append(g.hosts, strings.ToLower(u.Host))
+			g.origins = append(g.origins, normalOrigin(u))
+			g.hosts = append(g.hosts, strings.ToLower(u.Host), strings.ToLower(u.Hostname()))
 		}
 	}
 	for _, o := range origins {
@@ -57,7 +60,7 @@ func newMCPGuard(baseURL string, origins, hosts []string) (*mcpGuard, error) {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Path != "" || u.RawQuery != "" {
 			return nil, fmt.Errorf("allowed MCP origin %q is not an origin such as https://app.example.com", o)
 		}
-		g.origins = append(g.origins, o)
+		g.origins = append(g.origins, normalOrigin(u))
 	}
 	for _, h := range hosts {
 		h = strings.ToLower(strings.TrimSpace(h))
@@ -90,12 +93,24 @@ func (g *mcpGuard) originAllowed(origin string) bool {
 	if g.anyOrigin {
 		return true
 	}
-	o := strings.ToLower(origin)
-	if slices.Contains(g.origins, o) {
-		return true
+	u, err := url.Parse(strings.ToLower(origin))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return false
 	}
-	u, err := url.Parse(o)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && isLoopbackHost(u.Hostname())
+	return slices.Contains(g.origins, normalOrigin(u)) || isLoopbackHost(u.Hostname())
+}
+
+// normalOrigin renders u's origin lower-case without a default port, the way browsers
+// send it: https://x.example:443 and https://x.example are the same origin.
+func normalOrigin(u *url.URL) string {
+	host := strings.ToLower(u.Host)
+	if p := u.Port(); (u.Scheme == "http" && p == "80") || (u.Scheme == "https" && p == "443") {
+		host = strings.ToLower(u.Hostname())
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
+		}
+	}
+	return strings.ToLower(u.Scheme) + "://" + host
 }
 
 func (g *mcpGuard) hostAllowed(host string) bool {
@@ -140,6 +155,12 @@ func onLoopback(r *http.Request) bool {
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 	h := mcpserver.NewStreamableHTTPServer(m, mcpserver.WithDisableLocalhostProtection(true))
 	return s.adapt(func(w http.ResponseWriter, r *http.Request) error {
+		switch r.Method {
+		case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions:
+		default:
+			w.Header().Set("Allow", mcpMethods)
+			return apiError(CodeMethodNotAllowed, fmt.Sprintf("method %s is not allowed on /mcp; allowed: %s", quotePath(r.Method), mcpMethods))
+		}
 		if why := g.check(r); why != "" {
 			return apiError(CodeForbidden, why)
 		}
@@ -147,8 +168,8 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		hdr.Set("Access-Control-Expose-Headers", mcpExposedHeaders)
 		hdr.Set("Cache-Control", "no-store")
 		if r.Method == http.MethodOptions {
-			hdr.Set("Allow", "GET, POST, DELETE, OPTIONS")
-			hdr.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+			hdr.Set("Allow", mcpMethods)
+			hdr.Set("Access-Control-Allow-Methods", mcpMethods)
 			hdr.Set("Access-Control-Allow-Headers", "Accept, Content-Type, Mcp-Session-Id, MCP-Protocol-Version, Last-Event-ID, X-Request-Id")
 			hdr.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)

@@ -122,6 +122,9 @@ func TestMCPGuardOrigin(t *testing.T) {
 		{"configured, other case", []string{"https://app.example.com"}, "HTTPS://App.Example.COM", true},
 		{"configured, trailing slash in config", []string{"https://app.example.com/"}, "https://app.example.com", true},
 		{"configured, other port", []string{"https://app.example.com"}, "https://app.example.com:8443", false},
+		{"configured with the default port", []string{"https://app.example.com:443"}, "https://app.example.com", true},
+		{"sent with the default port", []string{"https://app.example.com"}, "https://app.example.com:443", true},
+		{"http default port", []string{"http://app.example.com:80"}, "http://app.example.com", true},
 		{"configured, other scheme", []string{"https://app.example.com"}, "http://app.example.com", false},
 		{"configured, subdomain", []string{"https://app.example.com"}, "https://x.app.example.com", false},
 		{"configured, others still refused", []string{"https://app.example.com"}, "http://evil.example.com", false},
@@ -732,6 +735,18 @@ func TestMCPRawHTTPHeaders(t *testing.T) {
 	t.Cleanup(hs.Close)
 	hc := hs.Client()
 	hc.Timeout = mcpTestTimeout
+
+	t.Run("other methods", func(t *testing.T) {
+		for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodHead} {
+			resp, body := rawMCP(t, hc, hs.URL, m, rawInitialize)
+			if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST, DELETE, OPTIONS" {
+				t.Errorf("%s: %d Allow %q %s", m, resp.StatusCode, resp.Header.Get("Allow"), body)
+			}
+			if m != http.MethodHead && !strings.Contains(string(body), `"method_not_allowed"`) {
+				t.Errorf("%s: body %s", m, body)
+			}
+		}
+	})
 
 	t.Run("initialize", func(t *testing.T) {
 		resp, body := rawMCP(t, hc, hs.URL, http.MethodPost, rawInitialize, "Origin", "http://localhost:5173")
