@@ -25,7 +25,7 @@ if [ ! -x "$tools/node_modules/.bin/node" ] || [ "$(cat "$tools/.stamp" 2>/dev/n
   rm -rf "$tools"
   mkdir -p "$tools"
   cp "$here/package.json" "$here/package-lock.json" "$tools/"
-  (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --engine-strict=false \
+  (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --update-notifier=false --engine-strict=false \
     --fetch-timeout=60000 --fetch-retries=2 --loglevel=error)
   echo "$want" >"$tools/.stamp"
 fi
@@ -47,6 +47,9 @@ cleanup() {
   if [ "${keep:-}" = 1 ]; then echo "mcp-e2e: logs kept in $work"; else rm -rf "$work"; fi
 }
 trap cleanup EXIT
+# Interrupted: stop after the running step instead of going on to the next one.
+trap 'exit 130' INT
+trap 'exit 143' TERM
 keep=1
 
 # Port 0: the kernel picks a free port, the server reports it in its "listening" log line,
