@@ -1,0 +1,201 @@
+package nlq
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// examples tell a user what can be asked.
+const examples = `Ask for example "Can Vandelanotte receive credit notes?", "Who is 0208:0677424046?", "Which access point serves BE0677424046?" or "Find Acme in Belgium".`
+
+// maxListed is how many matches an answer's text names; the items carry them all.
+const maxListed = 10
+
+func notUnderstood(plan Plan) string {
+	if plan.Intent == IntentCount && plan.Subject == "" {
+		return "I can count Peppol Directory matches for a company name or number, not whole countries. " + examples
+	}
+	return "I did not understand the question. " + examples
+}
+
+// label names a participant: "Name (id, CC)" or just the id.
+func label(name, id, country string) string {
+	switch {
+	case name == "":
+		return id
+	case country == "":
+		return fmt.Sprintf("%s (%s)", name, id)
+	default:
+		return fmt.Sprintf("%s (%s, %s)", name, id, country)
+	}
+}
+
+func itemLabel(it Item) string {
+	c := ""
+	if it.Address != nil {
+		c = it.Address.AddressCountry
+	}
+	return label(it.Name, it.Identifier, c)
+}
+
+func inCountry(plan Plan) string {
+	if plan.Country == "" {
+		return ""
+	}
+	return " in " + plan.Country
+}
+
+// participantAnswer answers a question about one participant.
+func participantAnswer(plan Plan, p *registry.Participant, it Item) string {
+	var b strings.Builder
+	who := itemLabel(it)
+	info := it.Peppol
+	switch plan.Intent {
+	case IntentCanReceive:
+		b.WriteString(canReceiveSentence(plan, who, p, info))
+	case IntentAccessPoint:
+		b.WriteString(accessPointSentence(who, info))
+	default:
+		b.WriteString(registrationSentence(who, info))
+	}
+	for _, w := range p.Warnings {
+		fmt.Fprintf(&b, " Note: %s", strings.TrimSuffix(w.Message, "."))
+		b.WriteByte('.')
+	}
+	return b.String()
+}
+
+func registrationSentence(who string, info *PeppolInfo) string {
+	if !info.Registered {
+		return who + " has a Peppol Directory business card but is not registered in the SML, so it cannot receive documents over Peppol."
+	}
+	s := fmt.Sprintf("%s is registered on Peppol: its SMP %s lists %s.", who, info.SMPHost, plural(info.DocumentTypeCount, "document type"))
+	if ep := info.Endpoint; ep != nil {
+		s += fmt.Sprintf(" Its access point endpoint is %s (%s).", ep.URL, ep.TransportProfile)
+	}
+	if !info.DirectoryCard {
+		s += " It has no Peppol Directory business card."
+	}
+	return s
+}
+
+func accessPointSentence(who string, info *PeppolInfo) string {
+	switch {
+	case !info.Registered:
+		return who + " is not registered in the SML, so no access point serves it on Peppol."
+	case info.Endpoint == nil:
+		return fmt.Sprintf("%s is registered with the SMP %s, but no access point endpoint could be read from it.", who, info.SMPHost)
+	default:
+		return fmt.Sprintf("%s is served by the access point at %s (%s); its SMP is %s, listing %s.",
+			who, info.Endpoint.URL, info.Endpoint.TransportProfile, info.SMPHost, plural(info.DocumentTypeCount, "document type"))
+	}
+}
+
+func canReceiveSentence(plan Plan, who string, p *registry.Participant, info *PeppolInfo) string {
+	what := docName(plan.Document)
+	switch {
+	case !info.Registered:
+		return fmt.Sprintf("No: %s is not registered in the SML, so it cannot receive %s over Peppol.", who, what)
+	case info.CanReceive != nil && *info.CanReceive:
+		s := fmt.Sprintf("Yes: %s can receive %s over Peppol", who, what)
+		if ep := info.Endpoint; ep != nil {
+			s += fmt.Sprintf(", through the access point at %s (%s)", ep.URL, ep.TransportProfile)
+		}
+		return s + "."
+	case p.Directory == nil:
+		return fmt.Sprintf("Probably: %s is registered on Peppol (SMP %s, %s), but it has no Directory card saying which document types; its SMP endpoint is for another document type.",
+			who, info.SMPHost, plural(info.DocumentTypeCount, "document type"))
+	default:
+		return fmt.Sprintf("Not as far as its registration shows: %s is on Peppol (SMP %s) but lists no %s among its %s.",
+			who, info.SMPHost, strings.TrimSuffix(what, "s"), plural(info.DocumentTypeCount, "document type"))
+	}
+}
+
+// searchAnswer answers a search or count question from the hits.
+func searchAnswer(plan Plan, sr *registry.SearchResult) string {
+	if len(sr.Results) == 0 {
+		return fmt.Sprintf("No Peppol Directory business card matches %q%s. Business cards are optional, so a company can be on Peppol without one; with its participant id, ask \"Is <id> on Peppol?\".",
+			sr.Query, inCountry(plan))
+	}
+	var b strings.Builder
+	if plan.Intent == IntentCount {
+		fmt.Fprintf(&b, "The Peppol Directory has %s for %q%s.", plural(sr.TotalCount, "match"), sr.Query, inCountry(plan))
+	} else if sr.TotalCount > len(sr.Results) {
+		fmt.Fprintf(&b, "%s for %q%s; the first %d:", capital(plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan), len(sr.Results))
+	} else {
+		fmt.Fprintf(&b, "%s for %q%s:", capital(plural(len(sr.Results), "Peppol Directory match")), sr.Query, inCountry(plan))
+	}
+	if plan.Intent != IntentCount {
+		for i, h := range sr.Results {
+			if i == maxListed {
+				fmt.Fprintf(&b, "\n- and %d more (see results)", len(sr.Results)-maxListed)
+				break
+			}
+			fmt.Fprintf(&b, "\n- %s", label(h.Name, h.ParticipantID, h.CountryCode))
+		}
+	}
+	return b.String()
+}
+
+// followUpAnswer answers from the looked-up first hits of a search.
+func followUpAnswer(plan Plan, sr *registry.SearchResult, found []*registry.Participant, items []Item, partial bool) string {
+	var b strings.Builder
+	if sr.TotalCount > 1 {
+		fmt.Fprintf(&b, "%s for %q%s", capital(plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan))
+		if len(items) < sr.TotalCount {
+			fmt.Fprintf(&b, "; the first %d in detail", len(items))
+		}
+		b.WriteString(".\n")
+	}
+	for i, it := range items {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		var p *registry.Participant
+		for _, f := range found {
+			if f.ParticipantID == it.Identifier {
+				p = f
+			}
+		}
+		if p == nil {
+			fmt.Fprintf(&b, "%s: could not be looked up just now.", itemLabel(it))
+			continue
+		}
+		b.WriteString(participantAnswer(plan, p, it))
+	}
+	if partial {
+		b.WriteString("\nSome lookups failed upstream; ask again later for those.")
+	}
+	return b.String()
+}
+
+// notFoundAnswer answers a lookup of a participant that does not exist.
+func notFoundAnswer(plan Plan, c Call) string {
+	id, _ := c.Arguments["participantId"].(string)
+	what := "documents"
+	if plan.Intent == IntentCanReceive {
+		what = docName(plan.Document)
+	}
+	return fmt.Sprintf("%s is not on Peppol: the SML does not know it and the Peppol Directory has no card for it, so it cannot receive %s over Peppol. Check the scheme and number, or search by company name.",
+		canonicalID(id), what)
+}
+
+// plural renders n with noun, adding "es" or "s" when n is not 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "ch") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+func capital(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}

@@ -1,0 +1,316 @@
+package nlq
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
+)
+
+// CodeAskFailed is the error code of a question whose tools failed upstream (502).
+const CodeAskFailed registry.Code = "ask_failed"
+
+// followUps is how many search hits a question about capability, access point or
+// registration looks up in detail.
+const followUps = 3
+
+// Config configures an Engine.
+type Config struct {
+	// Registry answers the tools. Required.
+	Registry registry.Registry
+	// Planner plans questions (RulePlanner{}), and answers them when there is no LLM
+	// or it fails. Required.
+	Planner Planner
+	// LLM, when set, answers questions first; the Planner is the fallback.
+	LLM *LLM
+	// BaseURL is the service's public URL, for the items' url; no trailing slash.
+	BaseURL string
+	// Version is reported in _meta.
+	Version string
+	// Logger receives LLM fallbacks and tool failures; nil discards them.
+	Logger *slog.Logger
+}
+
+// Engine answers questions with the tools. It is safe for concurrent use.
+type Engine struct {
+	reg     registry.Registry
+	planner Planner
+	llm     *LLM
+	baseURL string
+	version string
+	log     *slog.Logger
+}
+
+// New returns an Engine for cfg. It returns an error when cfg.Registry or cfg.Planner
+// is nil.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Registry == nil || cfg.Planner == nil {
+		return nil, errors.New("nlq: Config.Registry and Config.Planner are required")
+	}
+	e := &Engine{reg: cfg.Registry, planner: cfg.Planner, llm: cfg.LLM,
+		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), version: cfg.Version, log: cfg.Logger}
+	if e.log == nil {
+		e.log = slog.New(slog.DiscardHandler)
+	}
+	if e.version == "" {
+		e.version = "dev"
+	}
+	return e, nil
+}
+
+// Meta is the _meta member of an answer and of the start event.
+type Meta struct {
+	ResponseType string `json:"response_type"`
+	Version      string `json:"version"`
+	// Planner is "rules" or "llm:<model>".
+	Planner string `json:"planner"`
+	// Fallback says why a configured LLM was not used for this answer.
+	Fallback         string `json:"fallback,omitempty"`
+	ProcessingTimeMS int64  `json:"processing_time_ms"`
+}
+
+// Answer is the JSON answer to a question.
+type Answer struct {
+	Meta  Meta   `json:"_meta"`
+	Query string `json:"query"`
+	// Intent is what the rule planner understood; absent for LLM answers.
+	Intent  Intent `json:"intent,omitempty"`
+	Answer  string `json:"answer"`
+	Calls   []Call `json:"calls"`
+	Results []Item `json:"results"`
+}
+
+// Events receives an answer's progress, for streaming. Start comes first, then one
+// Result per item in index order, then Complete; each is called once the data is
+// ready. Implementations write the event and flush it.
+type Events interface {
+	Start(StartEvent)
+	Result(ResultEvent)
+	Complete(CompleteEvent)
+}
+
+// StartEvent opens a stream: what the planner made of the question.
+type StartEvent struct {
+	Meta   Meta   `json:"_meta"`
+	Query  string `json:"query"`
+	Intent Intent `json:"intent,omitempty"`
+	Calls  []Call `json:"calls"`
+}
+
+// ResultEvent carries one item.
+type ResultEvent struct {
+	Index int  `json:"index"`
+	Item  Item `json:"item"`
+}
+
+// CompleteEvent closes a stream.
+type CompleteEvent struct {
+	Answer           string      `json:"answer"`
+	Calls            []Call      `json:"calls"`
+	TotalItems       int         `json:"total_items"`
+	ProcessingTimeMS int64       `json:"processing_time_ms"`
+	Error            *EventError `json:"error,omitempty"`
+}
+
+// EventError is a failure reported inside a stream.
+type EventError struct {
+	Code    registry.Code `json:"code"`
+	Message string        `json:"message"`
+}
+
+// ValidateQuery checks a question's length: 1 to MaxQueryLength characters once
+// trimmed. It returns a *registry.Error with CodeInvalidRequest.
+func ValidateQuery(q string) error {
+	n := utf8.RuneCountInString(strings.TrimSpace(q))
+	switch {
+	case !utf8.ValidString(q):
+		return &registry.Error{Code: registry.CodeInvalidRequest, Message: "query is not valid UTF-8"}
+	case n == 0:
+		return &registry.Error{Code: registry.CodeInvalidRequest, Message: `query is empty; ask e.g. {"query": "Can Acme in Belgium receive invoices?"}`}
+	case n > MaxQueryLength:
+		return &registry.Error{Code: registry.CodeInvalidRequest, Message: fmt.Sprintf("query must have at most %d characters; got %d", MaxQueryLength, n)}
+	}
+	return nil
+}
+
+// Ask answers query. With ev non-nil it reports progress as it goes (ev.Start is
+// called before any tool runs). It returns the answer, and a *registry.Error with
+// CodeInvalidRequest for a bad query (before any event) or CodeAskFailed when the
+// tools failed upstream and nothing could be answered (then, when streaming, Complete
+// carries the error). Cancelling ctx (the client went away) stops the upstream work.
+func (e *Engine) Ask(ctx context.Context, query string, ev Events) (*Answer, error) {
+	start := time.Now()
+	if err := ValidateQuery(query); err != nil {
+		return nil, err
+	}
+	query = strings.TrimSpace(query)
+	meta := Meta{ResponseType: "answer", Version: e.version, Planner: "rules"}
+	if e.llm != nil {
+		a, err := e.askLLM(ctx, query, meta, start, ev)
+		if err == nil {
+			return a, nil
+		}
+		if ctx.Err() != nil {
+			return nil, &registry.Error{Code: CodeAskFailed, Message: "the question was cancelled", Err: ctx.Err()}
+		}
+		meta.Fallback = e.llm.Name() + " failed (" + fallbackReason(err) + "); answered by the rule planner"
+		e.log.LogAttrs(ctx, slog.LevelWarn, "llm fallback", slog.String("error", err.Error()))
+	}
+	return e.askRules(ctx, query, meta, start, ev)
+}
+
+func fallbackReason(err error) string {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	return "error"
+}
+
+// askRules plans with the rule planner, runs the calls and phrases the answer.
+func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start time.Time, ev Events) (*Answer, error) {
+	plan := e.planner.Plan(query)
+	a := &Answer{Meta: meta, Query: query, Intent: plan.Intent, Calls: append([]Call{}, plan.Calls...), Results: []Item{}}
+	if ev != nil {
+		m := meta
+		m.ProcessingTimeMS = time.Since(start).Milliseconds()
+		ev.Start(StartEvent{Meta: m, Query: query, Intent: plan.Intent, Calls: plan.Calls})
+	}
+	err := e.run(ctx, plan, a)
+	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
+	if ev != nil {
+		for i, it := range a.Results {
+			ev.Result(ResultEvent{Index: i, Item: it})
+		}
+		c := CompleteEvent{Answer: a.Answer, Calls: a.Calls, TotalItems: len(a.Results), ProcessingTimeMS: a.Meta.ProcessingTimeMS}
+		var re *registry.Error
+		if errors.As(err, &re) {
+			c.Error = &EventError{Code: re.Code, Message: re.Message}
+		}
+		ev.Complete(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// run executes the plan's calls and the follow-up lookups its intent needs, and
+// writes the items and the answer text into a.
+func (e *Engine) run(ctx context.Context, plan Plan, a *Answer) error {
+	if len(plan.Calls) == 0 {
+		a.Answer = notUnderstood(plan)
+		return nil
+	}
+	c := plan.Calls[0]
+	askedDoc := plan.Intent == IntentCanReceive
+	res, err := e.call(ctx, c)
+	if err != nil {
+		return e.callFailed(plan, c, err, a)
+	}
+	switch v := res.Value.(type) {
+	case *registry.Participant:
+		a.Results = append(a.Results, e.participantItem(v, plan.Document, askedDoc))
+		a.Answer = participantAnswer(plan, v, a.Results[0])
+	case *registry.SearchResult:
+		if len(v.Results) == 0 || plan.Intent == IntentSearch || plan.Intent == IntentCount {
+			for _, h := range v.Results {
+				a.Results = append(a.Results, e.hitItem(h))
+			}
+			a.Answer = searchAnswer(plan, v)
+			return nil
+		}
+		return e.followUp(ctx, plan, v, a)
+	}
+	return nil
+}
+
+// followUp looks up the first search hits in detail, concurrently, for questions
+// about capability, access point or registration.
+func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchResult, a *Answer) error {
+	n := min(followUps, len(sr.Results))
+	if plan.Intent == IntentLookup {
+		n = min(1, n)
+	}
+	type outcome struct {
+		p   *registry.Participant
+		err error
+	}
+	out := make([]outcome, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		c := Call{Tool: "lookup_participant", Arguments: map[string]any{"participantId": sr.Results[i].ParticipantID}}
+		a.Calls = append(a.Calls, c)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := e.call(ctx, c)
+			if err == nil {
+				out[i].p, _ = res.Value.(*registry.Participant)
+			}
+			out[i].err = err
+		}()
+	}
+	wg.Wait()
+	var found []*registry.Participant
+	var firstErr error
+	for i, o := range out {
+		switch {
+		case o.p != nil:
+			a.Results = append(a.Results, e.participantItem(o.p, plan.Document, plan.Intent == IntentCanReceive))
+			found = append(found, o.p)
+		case registry.ErrorCode(o.err) == registry.CodeNotFound:
+			// A Directory hit the SML does not know and whose card vanished meanwhile.
+			a.Results = append(a.Results, e.hitItem(sr.Results[i]))
+		default:
+			if firstErr == nil {
+				firstErr = o.err
+			}
+			a.Results = append(a.Results, e.hitItem(sr.Results[i]))
+		}
+	}
+	if len(found) == 0 && firstErr != nil {
+		return e.callFailed(plan, a.Calls[len(a.Calls)-n], firstErr, a)
+	}
+	a.Answer = followUpAnswer(plan, sr, found, a.Results, firstErr != nil)
+	return nil
+}
+
+// call runs one tool call.
+func (e *Engine) call(ctx context.Context, c Call) (*tools.Result, error) {
+	t, ok := tools.ByName(c.Tool)
+	if !ok {
+		return nil, &registry.Error{Code: registry.CodeInvalidRequest, Message: "unknown tool " + c.Tool}
+	}
+	args, err := json.Marshal(c.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	return t.Call(ctx, e.reg, args)
+}
+
+// callFailed turns a failed call into the answer or the error: an input error or a
+// participant that does not exist is an answer; an upstream failure is ask_failed.
+func (e *Engine) callFailed(plan Plan, c Call, err error, a *Answer) error {
+	var re *registry.Error
+	if !errors.As(err, &re) {
+		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: err}
+	}
+	switch re.Code {
+	case registry.CodeNotFound:
+		a.Answer = notFoundAnswer(plan, c)
+		return nil
+	case registry.CodeLookupFailed, registry.CodeSearchFailed:
+		return &registry.Error{Code: CodeAskFailed, Message: "the Peppol network did not answer (" + re.Message + ")", RetryAfter: re.RetryAfter, Err: err}
+	default:
+		a.Answer = "I could not run that: " + re.Message + ". " + examples
+		return nil
+	}
+}

@@ -1,0 +1,148 @@
+package nlq
+
+import (
+	"strings"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Item is one result of a question: a schema.org Organization (so that NLWeb and
+// schema.org-aware clients read it as they are) with what the tools found about its
+// Peppol registration when the question asked for it.
+type Item struct {
+	Context    string   `json:"@context"`
+	Type       string   `json:"@type"`
+	Name       string   `json:"name"`
+	Identifier string   `json:"identifier"`
+	Address    *Address `json:"address,omitempty"`
+	// URL is peppolgate's own record of the participant.
+	URL string `json:"url"`
+	// Peppol is set when the participant was looked up (not for plain search hits).
+	Peppol *PeppolInfo `json:"peppol,omitempty"`
+}
+
+// Address is a schema.org PostalAddress with only the country.
+type Address struct {
+	Type           string `json:"@type"`
+	AddressCountry string `json:"addressCountry"`
+}
+
+// PeppolInfo is what a lookup found about a participant's Peppol registration.
+type PeppolInfo struct {
+	// Registered: the SML knows the participant, so it can receive over Peppol.
+	Registered bool `json:"registered"`
+	// DirectoryCard: the Peppol Directory has a business card for it.
+	DirectoryCard bool `json:"directoryCard"`
+	// SMPHost is the host of its SMP, when registered.
+	SMPHost string `json:"smpHost,omitempty"`
+	// DocumentTypeCount is the number of document types its SMP lists.
+	DocumentTypeCount int `json:"documentTypeCount"`
+	// Endpoint is its access point endpoint for invoices (or its first endpoint).
+	Endpoint *EndpointInfo `json:"endpoint,omitempty"`
+	// CanReceive answers a "can it receive <document>" question: true when the
+	// participant is registered and lists that document kind, false when it is not
+	// registered or does not list it; absent when the question was not about it.
+	CanReceive *bool `json:"canReceive,omitempty"`
+	// Warnings are the lookup's warnings.
+	Warnings []registry.Warning `json:"warnings,omitempty"`
+}
+
+// EndpointInfo is an access point endpoint.
+type EndpointInfo struct {
+	URL              string `json:"url"`
+	TransportProfile string `json:"transportProfile"`
+	DocumentType     string `json:"documentType"`
+}
+
+func (e *Engine) newItem(id, name, country string) Item {
+	it := Item{Context: "https://schema.org", Type: "Organization", Name: name, Identifier: id,
+		URL: e.baseURL + "/api/v1/participant/" + id}
+	if country != "" {
+		it.Address = &Address{Type: "PostalAddress", AddressCountry: country}
+	}
+	return it
+}
+
+// hitItem is a search hit as an item.
+func (e *Engine) hitItem(h registry.SearchHit) Item {
+	return e.newItem(h.ParticipantID, h.Name, h.CountryCode)
+}
+
+// participantItem is a looked-up participant as an item; doc is the document kind the
+// question asked about, if any.
+func (e *Engine) participantItem(p *registry.Participant, doc string, askedDoc bool) Item {
+	name, country := "", ""
+	if d := p.Directory; d != nil {
+		name, country = d.Name, d.CountryCode
+	}
+	it := e.newItem(p.ParticipantID, name, country)
+	info := &PeppolInfo{Registered: p.SMP != nil, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
+	if s := p.SMP; s != nil {
+		info.SMPHost, info.DocumentTypeCount = s.Hostname, s.ServiceCount
+		if ep := s.Endpoint; ep != nil {
+			info.Endpoint = &EndpointInfo{URL: ep.URL, TransportProfile: ep.TransportProfile, DocumentType: ep.DocumentType}
+		}
+	}
+	if askedDoc {
+		can := p.SMP != nil && lists(p, doc)
+		info.CanReceive = &can
+	}
+	it.Peppol = info
+	return it
+}
+
+// docMarkers are the UBL/CII root elements of each document kind, as they appear in
+// a Peppol document type identifier ("...:Invoice-2::Invoice##...").
+var docMarkers = map[string][]string{
+	DocInvoice:    {"::Invoice##", "::CrossIndustryInvoice##"},
+	DocCreditNote: {"::CreditNote##"},
+	DocOrder:      {"::Order##"},
+}
+
+// lists reports whether p's Directory card or SMP endpoint names a document type of
+// kind doc (any kind when doc is DocAny and there is at least one).
+func lists(p *registry.Participant, doc string) bool {
+	var ids []string
+	if d := p.Directory; d != nil {
+		for _, dt := range d.DocTypes {
+			ids = append(ids, dt.Value)
+		}
+	}
+	if p.SMP != nil && p.SMP.Endpoint != nil {
+		ids = append(ids, p.SMP.Endpoint.DocumentType)
+	}
+	if doc == DocAny {
+		return len(ids) > 0 || (p.SMP != nil && p.SMP.ServiceCount > 0)
+	}
+	for _, id := range ids {
+		for _, m := range docMarkers[doc] {
+			if strings.Contains(id, m) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// docName is how an answer names a document kind.
+func docName(doc string) string {
+	switch doc {
+	case DocCreditNote:
+		return "credit notes"
+	case DocOrder:
+		return "orders"
+	case DocInvoice:
+		return "invoices"
+	default:
+		return "documents"
+	}
+}
+
+// canonicalID returns id in canonical form when it is a participant id, else id.
+func canonicalID(id string) string {
+	if p, err := peppol.ParseParticipantID(id); err == nil {
+		return p.String()
+	}
+	return id
+}
