@@ -137,9 +137,21 @@ func TestHTTPLatencyAndHang(t *testing.T) {
 	if _, _, err := getWithTimeout(n.DirectoryURL()+"/search/1.0/json?q=x", 150*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("directory hang: %v", err)
 	}
+	// The server sees each client go away (asynchronously: it notices the closed
+	// connection).
+	deadline := time.Now().Add(5 * time.Second)
+	for n.Hits().Abandoned < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if got := n.Hits().Abandoned; got != 3 {
+		t.Errorf("Abandoned = %d, want 3", got)
+	}
 	n.ClearFaults()
 	if status, _, err := getWithTimeout(smpURL(n, be), 5*time.Second); err != nil || status != 200 {
 		t.Errorf("after ClearFaults: %d %v", status, err)
+	}
+	if got := n.Hits().Abandoned; got != 3 {
+		t.Errorf("Abandoned = %d after a normal request, want 3", got)
 	}
 }
 

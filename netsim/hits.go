@@ -15,6 +15,10 @@ type HitCounts struct {
 	SMP []SMPHits
 	// Directory counts Directory requests.
 	Directory DirectoryHits
+	// Abandoned counts HTTP requests (SMP or Directory) whose client went away while
+	// a Latency or Hang fault held the answer back: proof that a caller cancelled its
+	// upstream work.
+	Abandoned int64
 }
 
 // DNSHits counts DNS queries by transport and query type.
@@ -57,6 +61,7 @@ type hitCounters struct {
 	dirSearch atomic.Int64
 	dirLimit  atomic.Int64
 	dirOther  atomic.Int64
+	abandoned atomic.Int64
 }
 
 func (h *hitCounters) dnsQuery(tcp bool, qtype uint16) {
@@ -79,6 +84,7 @@ func (h *hitCounters) snapshot() HitCounts {
 		DNS:       DNSHits{UDP: h.udp.Load(), TCP: h.tcp.Load(), ByType: map[string]int64{}},
 		SMP:       make([]SMPHits, len(h.smp)),
 		Directory: DirectoryHits{Search: h.dirSearch.Load(), RateLimited: h.dirLimit.Load(), Other: h.dirOther.Load()},
+		Abandoned: h.abandoned.Load(),
 	}
 	for i := range h.byType {
 		n := h.byType[i].Load()
@@ -111,4 +117,5 @@ func (h *hitCounters) reset() {
 	h.dirSearch.Store(0)
 	h.dirLimit.Store(0)
 	h.dirOther.Store(0)
+	h.abandoned.Store(0)
 }

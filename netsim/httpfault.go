@@ -17,6 +17,7 @@ func (n *Network) waitOrDone(r *http.Request, d time.Duration) bool {
 	case <-t.C:
 		return true
 	case <-r.Context().Done():
+		n.hits.abandoned.Add(1)
 		return false
 	case <-n.closing:
 		return false
@@ -32,6 +33,7 @@ func (n *Network) preFault(w http.ResponseWriter, r *http.Request, f Fault, cont
 	if f.Hang {
 		select {
 		case <-r.Context().Done():
+			n.hits.abandoned.Add(1)
 		case <-n.closing:
 		}
 		return true
