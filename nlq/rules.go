@@ -1,0 +1,595 @@
+package nlq
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Tool names of package tools the rule planner plans calls to.
+const (
+	ruleToolLookup = "lookup_participant"
+	ruleToolSearch = "search_directory"
+)
+
+// RulePlanner is the default planner: word lists and a few rules, no model. It reads
+// questions in English, French, Dutch, German, Norwegian and Swedish. The zero value is
+// ready to use and safe for concurrent use.
+//
+// How a question becomes a plan:
+//
+//   - Subject. A participant id in any form ("0208:0677424046",
+//     "iso6523-actorid-upis::0208:0677424046", any case, URL-encoded) is the subject,
+//     canonical, and is looked up. Otherwise a national or VAT number that
+//     peppol.Candidates recognises ("BE 0677.424.046", "NO 923 609 016 MVA",
+//     "KvK 54441587") is the subject as written and is searched for, with no country
+//     argument (the number carries its country). Otherwise text in quotes is the
+//     company name. Otherwise the name is what remains after question words, filler,
+//     country phrases and punctuation are stripped from both ends of the question;
+//     words inside the name are never removed ("Bank of America", "Banque de France").
+//   - Country. A country name after a preposition ("in Belgium", "aus Deutschland",
+//     "i Norge"), after "country:" or in brackets, a country adjective ("belges",
+//     "norske", "Nederlandse"), or a code in capitals where it clearly is one ("in BE",
+//     "(SE)", "country: no"). A bare country name at the end of a name stays in it
+//     ("Microsoft Belgium", "Telenor Norge"); lower-case "in be", "no" and "de" are no
+//     countries.
+//   - Country adjectives in names. An adjective written capitalised and followed by a
+//     capitalised word that is not a keyword is part of the name: "Deutsche Bahn",
+//     "Norwegian Air Shuttle", "Danske Bank", "Svenska Handelsbanken", and also
+//     "Belgian Acme". Followed by a keyword ("Belgian companies", "deutsche Firmen")
+//     or written in lower case ("deutsche bahn"), it is a country filter. After a name
+//     it is a filter only next to a company noun ("Acme, une société belge").
+//   - Intent, by precedence: count ("how many") > access_point > can_receive (a
+//     capability verb: receive, accept, recevoir, ontvangen, empfangen, motta, ta
+//     emot; the document is the first of credit note, order or invoice named) >
+//     on_peppol ("on Peppol", "registered" with a copula, or without lookup or search
+//     words) > lookup > search. With none of these, a participant id or a number is a
+//     lookup and a name is a search.
+//   - Unknown. No subject, a subject of one character or of more than
+//     registry.MaxQueryLength characters, greetings, general questions ("how does
+//     Peppol work", "what is the weather") and questions longer than MaxQueryLength
+//     are IntentUnknown with no calls. A count question without a name ("how many
+//     Belgian companies are on Peppol") is IntentCount with its country and no calls,
+//     because the tools count only by name.
+//   - Typos of keywords and country names ("recieve", "invoce", "Belguim", "peppl")
+//     are corrected when one edit away from exactly one keyword; company names are
+//     never corrected.
+type RulePlanner struct{}
+
+// Plan reads the question and returns its plan; it never fails (see RulePlanner for
+// the rules). Calls is never nil.
+func (RulePlanner) Plan(query string) Plan {
+	var s ruleScan
+	var buf [32]ruleToken
+	if !s.init(query, buf[:0]) {
+		return Plan{Intent: IntentUnknown, Calls: []Call{}}
+	}
+	return s.plan()
+}
+
+// ruleKind is what a question's subject is.
+type ruleKind uint8
+
+const (
+	ruleName ruleKind = iota
+	ruleID
+	ruleNumber
+)
+
+// ruleScan is the state of reading one question.
+type ruleScan struct {
+	q    string
+	toks []ruleToken
+	// caseless: the question has no lower-case letters, so capitals say nothing.
+	caseless bool
+	// firstWord is the index of the question's first word token.
+	firstWord int
+	// receive: a capability verb occurs anywhere in the question.
+	receive bool
+	// inner is the phrase last stripped from the right, next to the subject.
+	inner    lexEntry
+	innerSet bool
+	sig      ruleSignals
+}
+
+// ruleSignals is what the stripped phrases said.
+type ruleSignals struct {
+	lookup, search, count, accessPoint bool
+	receive, presence, copula, starter bool
+	doc, country                       string
+	docAt, countryAt                   int
+}
+
+func (s *ruleScan) init(query string, buf []ruleToken) bool {
+	if !utf8.ValidString(query) {
+		query = strings.ToValidUTF8(query, "")
+	}
+	if utf8.RuneCountInString(query) > MaxQueryLength {
+		return false
+	}
+	s.q = query
+	s.toks = ruleTokenize(query, buf)
+	s.caseless = true
+	s.firstWord = -1
+	for i := range s.toks {
+		t := &s.toks[i]
+		if !t.word {
+			continue
+		}
+		if s.firstWord < 0 {
+			s.firstWord = i
+		}
+		if s.caseless && strings.ContainsFunc(query[t.start:t.end], unicode.IsLower) {
+			s.caseless = false
+		}
+		if !ruleLex.vocab[t.key] {
+			if k, ok := ruleFuzzy(t.key); ok {
+				t.key = k
+			}
+		}
+	}
+	if s.firstWord < 0 {
+		return false
+	}
+	for i := range s.toks {
+		if s.hasRole(i, lexReceive) {
+			s.receive = true
+			break
+		}
+	}
+	return true
+}
+
+// hasRole reports whether a phrase of role r starts at token i.
+func (s *ruleScan) hasRole(i int, r lexRole) bool {
+	n := ruleLex.left
+	for j := i; j < len(s.toks); j++ {
+		if n = n.next[s.toks[j].key]; n == nil {
+			return false
+		}
+		for _, e := range n.entries {
+			if e.role == r {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *ruleScan) plan() Plan {
+	if sp, ok := s.findID(); ok {
+		return s.planSpan(sp, ruleID)
+	}
+	if sp, ok := s.findNumber(); ok {
+		return s.planSpan(sp, ruleNumber)
+	}
+	if sp, ok := s.findQuoted(); ok {
+		return s.planSpan(sp, ruleName)
+	}
+	lo, hi := s.strip(0, len(s.toks))
+	return s.finish(s.subjectText(lo, hi), lo, hi, ruleName)
+}
+
+// planSpan plans a question whose subject is already known: the words around it only
+// give intent, country and document.
+func (s *ruleScan) planSpan(sp ruleSpan, kind ruleKind) Plan {
+	s.scanFree(0, sp.lo)
+	s.scanFree(sp.hi, len(s.toks))
+	return s.finish(sp.subject, sp.lo, sp.hi, kind)
+}
+
+// finish turns the subject and the signals into a plan.
+func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
+	unknown := Plan{Intent: IntentUnknown, Calls: []Call{}}
+	if kind == ruleName && subject != "" && !s.nameLike(subject, lo, hi) {
+		subject = ""
+	}
+	if subject == "" {
+		if s.sig.count {
+			return Plan{Intent: IntentCount, Country: s.sig.country, Calls: []Call{}}
+		}
+		return unknown
+	}
+	p := Plan{Subject: subject, Country: s.sig.country}
+	switch sg := s.sig; {
+	case sg.count:
+		p.Intent = IntentCount
+	case sg.accessPoint:
+		p.Intent = IntentAccessPoint
+	case sg.receive:
+		p.Intent = IntentCanReceive
+		p.Document = sg.doc
+	case sg.presence && (sg.copula || !sg.lookup && !sg.search):
+		p.Intent = IntentOnPeppol
+	case sg.lookup:
+		p.Intent = IntentLookup
+	case sg.search:
+		p.Intent = IntentSearch
+	case sg.starter && kind == ruleName:
+		return unknown
+	case kind == ruleName:
+		p.Intent = IntentSearch
+	default:
+		p.Intent = IntentLookup
+	}
+	switch kind {
+	case ruleID:
+		p.Calls = []Call{{Tool: ruleToolLookup, Arguments: map[string]any{"participantId": subject}}}
+	case ruleNumber:
+		p.Calls = []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"q": subject}}}
+	default:
+		args := map[string]any{"q": subject}
+		if p.Country != "" {
+			args["country"] = p.Country
+		}
+		p.Calls = []Call{{Tool: ruleToolSearch, Arguments: args}}
+	}
+	return p
+}
+
+// nameLike reports whether a stripped subject can be a company name: two to
+// registry.MaxQueryLength characters; a word with a letter that is neither a general
+// word nor a keyword in lower case ("in 2023", "this" are no names); no off-topic word
+// in lower case; and not a lower-case sentence of four words or more.
+func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
+	n := utf8.RuneCountInString(subject)
+	if n < registry.MinQueryLength || n > registry.MaxQueryLength || !strings.ContainsFunc(subject, unicode.IsLetter) {
+		return false
+	}
+	words, lower, named := 0, 0, false
+	for _, t := range s.toks[lo:hi] {
+		if !t.word {
+			continue
+		}
+		words++
+		low := t.lower || s.caseless
+		if low {
+			lower++
+			if ruleLex.offtopic[t.key] {
+				return false
+			}
+		}
+		if ruleLex.general[t.key] || !strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLetter) {
+			continue
+		}
+		if !low || !ruleLex.vocab[t.key] {
+			named = true
+		}
+	}
+	return named && (words < 4 || s.caseless || 2*lower <= words)
+}
+
+// strip removes phrases, country words and punctuation from both ends of tokens
+// [lo, hi), recording what they said, and returns what is left: the name.
+func (s *ruleScan) strip(lo, hi int) (int, int) {
+	for lo < hi {
+		moved := false
+		if s.enclosed(lo, hi) {
+			lo, hi, moved = lo+1, hi-1, true
+		}
+		if lo < hi {
+			if n := s.stripLeft(lo, hi); n > 0 {
+				lo, moved = lo+n, true
+			}
+		}
+		if lo < hi {
+			if n := s.stripRight(lo, hi); n > 0 {
+				hi, moved = hi-n, true
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	return lo, hi
+}
+
+// enclosed reports whether tokens [lo, hi) are wrapped in a pair of brackets.
+func (s *ruleScan) enclosed(lo, hi int) bool {
+	if hi-lo < 2 || s.toks[lo].word || s.toks[hi-1].word {
+		return false
+	}
+	return ruleCloser(s.toks[lo].key) == s.toks[hi-1].key && s.closerAt(lo, hi) == hi-1
+}
+
+func ruleCloser(open string) string {
+	switch open {
+	case "(":
+		return ")"
+	case "[":
+		return "]"
+	case "{":
+		return "}"
+	}
+	return ""
+}
+
+// closerAt returns the index of the bracket that closes the one at lo, -1 if none
+// before hi.
+func (s *ruleScan) closerAt(lo, hi int) int {
+	open, close, depth := s.toks[lo].key, ruleCloser(s.toks[lo].key), 0
+	for i := lo; i < hi; i++ {
+		switch s.toks[i].key {
+		case open:
+			depth++
+		case close:
+			if depth--; depth == 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+func (s *ruleScan) stripLeft(lo, hi int) int {
+	if n := s.match(lo, hi, lexLeft); n > 0 {
+		return n
+	}
+	t := s.toks[lo]
+	if t.word {
+		return 0
+	}
+	if ruleCloser(t.key) != "" && s.closerAt(lo, hi) > 0 {
+		return 0 // "(Europe) Acme": the bracket belongs to the name
+	}
+	return 1
+}
+
+func (s *ruleScan) stripRight(lo, hi int) int {
+	if n := s.match(lo, hi, lexRight); n > 0 {
+		return n
+	}
+	t := s.toks[hi-1]
+	if t.word {
+		return 0
+	}
+	for i := lo; i < hi-1; i++ {
+		if ruleCloser(s.toks[i].key) == t.key {
+			return 0 // "Acme (Europe)": the bracket belongs to the name
+		}
+	}
+	s.inner, s.innerSet = lexEntry{code: -1}, true
+	return 1
+}
+
+// scanFree records every phrase in tokens [lo, hi) around a known subject.
+func (s *ruleScan) scanFree(lo, hi int) {
+	for i := lo; i < hi; {
+		if n := s.match(i, hi, 0); n > 0 {
+			i += n
+		} else {
+			i++
+		}
+	}
+}
+
+// ruleMaxPhrase bounds the words of one phrase.
+const ruleMaxPhrase = 8
+
+// match strips the longest allowed phrase at the left (side lexLeft) or right
+// (lexRight) edge of tokens [lo, hi), or starting at lo anywhere (side 0), records
+// it and returns its length in tokens; 0 when none applies.
+func (s *ruleScan) match(lo, hi int, side lexSide) int {
+	var found [ruleMaxPhrase]*lexNode
+	var lens [ruleMaxPhrase]int
+	count := 0
+	if side == lexRight {
+		n := ruleLex.right
+		for j := hi - 1; j >= lo && count < ruleMaxPhrase; j-- {
+			if n = n.next[s.toks[j].key]; n == nil {
+				break
+			}
+			if len(n.entries) > 0 {
+				found[count], lens[count] = n, hi-j
+				count++
+			}
+		}
+	} else {
+		n := ruleLex.left
+		for j := lo; j < hi && count < ruleMaxPhrase; j++ {
+			if n = n.next[s.toks[j].key]; n == nil {
+				break
+			}
+			if len(n.entries) > 0 {
+				found[count], lens[count] = n, j-lo+1
+				count++
+			}
+		}
+	}
+	for k := count - 1; k >= 0; k-- {
+		a, b := lo, lo+lens[k]
+		if side == lexRight {
+			a, b = hi-lens[k], hi
+		}
+		// Every reading of the phrase that applies counts: "er" is a German pronoun
+		// and the Norwegian "is".
+		took := false
+		for _, e := range found[k].entries {
+			if s.allowed(e, a, b, lo, hi, side) {
+				s.record(e, a)
+				if side == lexRight && (!took || e.flags&flagPossessive != 0) {
+					s.inner, s.innerSet = e, true
+				}
+				took = true
+			}
+		}
+		if took {
+			return lens[k]
+		}
+	}
+	return 0
+}
+
+// allowed reports whether phrase e, found at tokens [a, b) of the remaining tokens
+// [lo, hi), may be stripped from side (0: anywhere around a known subject).
+func (s *ruleScan) allowed(e lexEntry, a, b, lo, hi int, side lexSide) bool {
+	if side != 0 && e.side&side == 0 {
+		return false
+	}
+	if e.flags&flagNeedReceive != 0 && !s.receive {
+		return false
+	}
+	if e.code >= 0 && !e.label && !s.caseless {
+		t := s.toks[a+int(e.code)]
+		if w := s.q[t.start:t.end]; strings.ToUpper(w) != w {
+			return false // "in be", "no": words, not codes
+		}
+	}
+	switch side {
+	case lexLeft:
+		if e.flags&(flagWeak|flagArticle) != 0 && s.keepAsName(a, b, hi, e.flags&flagArticle != 0) {
+			return false
+		}
+	case lexRight:
+		if e.flags&flagLowerRight != 0 && !s.caseless {
+			for _, t := range s.toks[a:b] {
+				if t.word && !t.lower {
+					return false
+				}
+			}
+		}
+		if e.flags&flagAdjective != 0 && !(s.innerSet && s.inner.role == lexNoun) && !(a > lo && s.isNoun(a-1)) {
+			return false
+		}
+	}
+	return true
+}
+
+// keepAsName reports whether the phrase at tokens [a, b) starts a capitalised name:
+// it is capitalised and followed by a capitalised word that is no keyword (and, for
+// an article, is not the question's first word).
+func (s *ruleScan) keepAsName(a, b, hi int, article bool) bool {
+	if s.caseless || !s.toks[a].capital || b >= hi {
+		return false
+	}
+	if article && a == s.firstWord {
+		return false
+	}
+	return s.nameAt(b, hi, 2)
+}
+
+// nameAt reports whether token i starts a capitalised name: a capitalised word that
+// is no keyword, or a capitalised article or adjective before one ("Den Norske Bank"),
+// looking at most depth words ahead.
+func (s *ruleScan) nameAt(i, hi, depth int) bool {
+	t := s.toks[i]
+	if !t.word || !t.capital {
+		return false
+	}
+	if !ruleLex.vocab[t.key] {
+		return true
+	}
+	if depth == 0 || i+1 >= hi {
+		return false
+	}
+	n := ruleLex.left.next[t.key]
+	if n == nil {
+		return false
+	}
+	for _, e := range n.entries {
+		if e.flags&(flagWeak|flagArticle) != 0 {
+			return s.nameAt(i+1, hi, depth-1)
+		}
+	}
+	return false
+}
+
+// isNoun reports whether token i is a company noun ("société", "company").
+func (s *ruleScan) isNoun(i int) bool {
+	n := ruleLex.left.next[s.toks[i].key]
+	if n == nil {
+		return false
+	}
+	for _, e := range n.entries {
+		if e.role == lexNoun {
+			return true
+		}
+	}
+	return false
+}
+
+// record notes what a stripped phrase at token pos says.
+func (s *ruleScan) record(e lexEntry, pos int) {
+	sg := &s.sig
+	switch e.role {
+	case lexIntent:
+		switch e.intent {
+		case IntentLookup:
+			sg.lookup = true
+		case IntentSearch:
+			sg.search = true
+		case IntentCount:
+			sg.count = true
+		case IntentAccessPoint:
+			sg.accessPoint = true
+		}
+	case lexReceive:
+		sg.receive = true
+	case lexDoc:
+		if sg.doc == "" || pos < sg.docAt {
+			sg.doc, sg.docAt = e.doc, pos
+		}
+	case lexPresence:
+		sg.presence = true
+	case lexCopula:
+		sg.copula = true
+	case lexCountry:
+		if sg.country == "" || pos < sg.countryAt {
+			sg.country, sg.countryAt = e.country, pos
+		}
+	case lexStarter:
+		sg.starter = true
+	}
+}
+
+// subjectText is the question's text from token lo to token hi, less an English
+// possessive before an access point or id phrase ("Acme's access point"), plus the
+// full stop of an abbreviation at its end ("Acme Inc.").
+func (s *ruleScan) subjectText(lo, hi int) string {
+	if lo >= hi {
+		return ""
+	}
+	start, end := s.toks[lo].start, s.toks[hi-1].end
+	last := s.toks[hi-1]
+	switch {
+	case s.innerSet && s.inner.flags&flagPossessive != 0 && len(last.key) > 2 && strings.HasSuffix(last.key, "'s"):
+		if strings.HasSuffix(s.q[:end], "’s") {
+			end -= len("’s")
+		} else {
+			end -= len("'s")
+		}
+	case hi < len(s.toks) && s.toks[hi].key == "." && s.toks[hi].start == end &&
+		(strings.Contains(last.key, ".") || ruleLex.abbreviations[last.key]):
+		end++
+	}
+	return strings.TrimSpace(s.q[start:end])
+}
+
+// findQuoted returns text in quotes as the company name: "…", “…”, „…“, «…», ‘…’, or
+// '…' opened at the start of a word.
+func (s *ruleScan) findQuoted() (ruleSpan, bool) {
+	for i, t := range s.toks {
+		if t.word || (t.key != `"` && t.key != "'") {
+			continue
+		}
+		if t.key == "'" && i > 0 && s.toks[i-1].end == t.start && s.toks[i-1].word {
+			continue // an apostrophe, not an opening quote
+		}
+		for j := i + 1; j < len(s.toks); j++ {
+			if s.toks[j].key != t.key {
+				continue
+			}
+			if j == i+1 {
+				break
+			}
+			subject := strings.TrimSpace(s.q[t.end:s.toks[j].start])
+			if n := utf8.RuneCountInString(subject); n < registry.MinQueryLength || n > registry.MaxQueryLength {
+				break
+			}
+			return ruleSpan{lo: i, hi: j + 1, subject: subject}, true
+		}
+	}
+	return ruleSpan{}, false
+}
