@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -23,6 +24,8 @@ const (
 	// CodeForbidden answers a request /mcp refuses to serve because its Origin or Host
 	// is not allowed (403; DNS-rebinding protection).
 	CodeForbidden registry.Code = "forbidden"
+	// CodeUnsupportedMediaType answers a POST /ask body that is not JSON (415).
+	CodeUnsupportedMediaType registry.Code = "unsupported_media_type"
 	// CodeInternal answers a bug or an unexpected failure (500); its message never
 	// carries the cause.
 	CodeInternal registry.Code = "internal_error"
@@ -49,6 +52,8 @@ var errorTable = map[registry.Code]errorSpec{
 	CodeMethodNotAllowed:      {http.StatusMethodNotAllowed, "public, max-age=300"},
 	CodeRateLimited:           {http.StatusTooManyRequests, "no-store"},
 	CodeForbidden:             {http.StatusForbidden, "no-store"},
+	CodeUnsupportedMediaType:  {http.StatusUnsupportedMediaType, "no-store"},
+	nlq.CodeAskFailed:         {http.StatusBadGateway, "no-store"},
 	registry.CodeLookupFailed: {http.StatusBadGateway, "no-store"},
 	registry.CodeSearchFailed: {http.StatusBadGateway, "no-store"},
 	CodeInternal:              {http.StatusInternalServerError, "no-store"},

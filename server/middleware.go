@@ -137,6 +137,17 @@ func preflight(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// preflightPost answers a CORS preflight for POST /ask.
+func preflightPost(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Allow", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
+	h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, X-Request-Id")
+	h.Set("Access-Control-Max-Age", "86400")
+	h.Set("Cache-Control", "public, max-age=86400")
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // serveRecovering serves r with next and turns a panic into a 500 internal_error (when
 // nothing was written yet) and a log line with the stack, so one bad request cannot
 // take the process down or leak a stack trace to the client. http.ErrAbortHandler is

@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -32,7 +33,11 @@ type Config struct {
 	BaseURL string
 	// Logger receives access logs and errors; nil discards them.
 	Logger *slog.Logger
-	// Version is the service version reported to MCP clients; empty means "dev".
+	// LLM, when set, answers POST /ask questions with tool calling; the rule planner is
+	// the default and the fallback.
+	LLM *nlq.LLM
+	// Version is the service version reported to MCP clients and in /ask answers;
+	// empty means "dev".
 	Version string
 	// MCPAllowedOrigins are browser origins ("https://app.example.com") allowed to use
 	// /mcp besides the base URL's own and loopback ones; "*" allows every origin.
@@ -50,6 +55,7 @@ type Config struct {
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
 type Server struct {
 	reg registry.Registry
+	nlq *nlq.Engine
 	// baseURL has no trailing slash, so paths can be appended.
 	baseURL string
 	log     *slog.Logger
@@ -87,6 +93,11 @@ func New(cfg Config) (*Server, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 	guard, err := newMCPGuard(s.baseURL, cfg.MCPAllowedOrigins, cfg.MCPAllowedHosts)
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.nlq, err = nlq.New(nlq.Config{Registry: cfg.Registry, Planner: nlq.RulePlanner{}, LLM: cfg.LLM,
+		BaseURL: s.baseURL, Version: cfg.Version, Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
@@ -132,6 +143,8 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 	read("/healthz", s.healthz)
 	read("/readyz", s.readyz)
 	r.Handle("/mcp", mcp)
+	r.Post("/ask", s.adapt(s.ask))
+	r.Options("/ask", preflightPost)
 	r.NotFound(s.adapt(s.routeNotFound))
 	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
 	return r
@@ -139,8 +152,8 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 
 func (s *Server) routeNotFound(w http.ResponseWriter, r *http.Request) error {
 	return apiError(CodeRouteNotFound, fmt.Sprintf(
-		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/search?q= and MCP at %s/mcp",
-		quotePath(r.URL.Path), s.baseURL, s.baseURL, s.baseURL))
+		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/search?q=, POST %s/ask and MCP at %s/mcp",
+		quotePath(r.URL.Path), s.baseURL, s.baseURL, s.baseURL, s.baseURL))
 }
 
 // allMethods are the methods probed to build the Allow header of a 405.

@@ -40,6 +40,11 @@ type config struct {
 	baseURL         string // "" means derived from the bound address
 	mcpOrigins      []string
 	mcpHosts        []string
+	llm             string // "" or "openai"
+	llmBaseURL      string
+	llmModel        string
+	llmTimeout      time.Duration
+	llmKey          string // from OPENAI_API_KEY, never a flag
 	network         string
 	smlZone         string
 	dnsServers      []string // empty means the system resolvers
@@ -66,6 +71,8 @@ func envName(flagName string) string {
 // flagValues holds the raw flag values before validation.
 type flagValues struct {
 	addr, baseURL, mcpOrigins, mcpHosts                 string
+	llm, llmBaseURL, llmModel                           string
+	llmTimeout                                          time.Duration
 	network, smlZone, dnsServer, directoryURL, logLevel string
 	allowPrivateSMP                                     bool
 	cacheTTL                                            time.Duration
@@ -81,6 +88,10 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.baseURL, "base-url", "", "public `URL` of the service, used in links (default derived from -addr, e.g. http://localhost:8080)")
 		fs.StringVar(&v.mcpOrigins, "mcp-allowed-origins", "", "browser `origins` allowed to use /mcp besides the base URL's and localhost ones, comma-separated, e.g. https://app.example.com; * allows all")
 		fs.StringVar(&v.mcpHosts, "mcp-allowed-hosts", "", "Host `names` /mcp accepts besides localhost and the base URL's host, comma-separated (for a reverse proxy that forwards the public name); * allows all")
+		fs.StringVar(&v.llm, "llm", "none", "LLM for POST /ask: none (the rule planner) or openai (any OpenAI-compatible API: OpenAI, Ollama, vLLM, ...; key from OPENAI_API_KEY)")
+		fs.StringVar(&v.llmBaseURL, "llm-base-url", "", "base `URL` of the OpenAI-compatible API (default https://api.openai.com/v1; Ollama: http://localhost:11434/v1)")
+		fs.StringVar(&v.llmModel, "llm-model", "", "LLM `model`, e.g. gpt-4o-mini or llama3.1 (required with -llm openai)")
+		fs.DurationVar(&v.llmTimeout, "llm-timeout", 20*time.Second, "deadline of the LLM's work on one question, a positive `duration`; the rule planner answers when it passes")
 	}
 	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network`: production, test, or demo (a simulated network in-process, offline)")
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone`, overriding the network's (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+")")
@@ -128,7 +139,11 @@ func parseConfig(cmd string, args []string, getenv func(string) string) (config,
 	if envErr != nil {
 		return config{}, envErr
 	}
-	return v.validate(cmd, set)
+	c, err := v.validate(cmd, set)
+	if err == nil && c.llm != "" {
+		c.llmKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
+	}
+	return c, err
 }
 
 // cleanFlagErr drops the strconv noise from flag value errors: 'parse error' is enough.
@@ -153,6 +168,24 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	}
 	c.mcpOrigins = splitList(v.mcpOrigins)
 	c.mcpHosts = splitList(v.mcpHosts)
+	switch llm := strings.ToLower(strings.TrimSpace(v.llm)); llm {
+	case "", "none":
+		for _, name := range []string{"llm-base-url", "llm-model"} {
+			if set[name] {
+				return c, usagef("-%s needs -llm openai", name)
+			}
+		}
+	case "openai":
+		c.llm, c.llmBaseURL, c.llmModel, c.llmTimeout = llm, strings.TrimSpace(v.llmBaseURL), strings.TrimSpace(v.llmModel), v.llmTimeout
+		if c.llmModel == "" {
+			return c, usagef("-llm openai needs -llm-model, e.g. gpt-4o-mini (OpenAI) or llama3.1 (Ollama)")
+		}
+		if c.llmTimeout <= 0 {
+			return c, usagef("-llm-timeout must be positive, e.g. 20s; got %v", c.llmTimeout)
+		}
+	default:
+		return c, usagef("-llm %q is not one of none, openai", v.llm)
+	}
 
 	if v.baseURL != "" {
 		u, err := url.Parse(v.baseURL)
@@ -253,13 +286,14 @@ func printUsage(w io.Writer) {
 peppolgate answers Peppol participant lookups and directory searches as JSON and over MCP:
   GET /api/v1/participant/{participantId}   e.g. /api/v1/participant/0208:0677424046
   GET /api/v1/search?q=&country=            e.g. /api/v1/search?q=BE0677424046
+  POST /ask  {"query": "..."}               questions in plain language, JSON or server-sent events
   POST /mcp                                 MCP (streamable HTTP): lookup_participant, search_directory
 Try it offline with: peppolgate -network demo
 
 Commands:
   serve    run the HTTP API and /mcp (the default)
   mcp      speak MCP over stdin/stdout, for MCP clients that start a local command;
-           logs go to stderr. Takes the same flags except -addr, -base-url and -mcp-allowed-*.
+           logs go to stderr. Takes the same flags except -addr, -base-url, -mcp-allowed-* and -llm*.
 
 Flags (each may also be set by the environment variable shown; a flag beats the variable):
 `)
@@ -286,7 +320,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 
 // flagOrder lists flags in the order a reader needs them, not alphabetically.
 func flagOrder(name string) int {
-	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
+	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout", "network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
 		if n == name {
 			return i
 		}

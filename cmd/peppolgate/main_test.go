@@ -153,8 +153,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 11 {
-			t.Errorf("%d flags, want 11", n)
+		if n != 15 {
+			t.Errorf("%d flags, want 15", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status"} {
 			if !strings.Contains(out, s) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
@@ -166,12 +167,22 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		baseURL = deriveBaseURL(cfg.addr, ln.Addr())
 	}
 
+	var llm *nlq.LLM
+	if cfg.llm != "" {
+		llm, err = nlq.NewLLM(nlq.LLMConfig{BaseURL: cfg.llmBaseURL, Model: cfg.llmModel, APIKey: cfg.llmKey,
+			Timeout: cfg.llmTimeout, HTTPClient: &http.Client{Timeout: cfg.llmTimeout}})
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+	}
+
 	var draining atomic.Bool
 	handler, err := server.New(server.Config{
 		Registry:          up.reg,
 		BaseURL:           baseURL,
 		Logger:            log,
 		Version:           version(),
+		LLM:               llm,
 		MCPAllowedOrigins: cfg.mcpOrigins,
 		MCPAllowedHosts:   cfg.mcpHosts,
 		Ready: func(context.Context) error {
@@ -196,7 +207,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network,
-		"sml_zone", up.zone, "directory", up.dirURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version())
+		"sml_zone", up.zone, "directory", up.dirURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
+		"ask_planner", askPlanner(llm))
 	if up.demo != nil {
 		printDemoBanner(p.stdout, up.demo, baseURL)
 	}
@@ -234,4 +246,12 @@ func deriveBaseURL(addrFlag string, bound net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// askPlanner names what answers POST /ask, for the start-up log.
+func askPlanner(llm *nlq.LLM) string {
+	if llm == nil {
+		return "rules"
+	}
+	return llm.Name() + ", rules as fallback"
 }

@@ -1,0 +1,178 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// maxAskBody bounds a POST /ask body.
+const maxAskBody = 8 << 10
+
+// streamWriteTimeout bounds a whole /ask event stream: the engine's own deadlines
+// (lookups, the LLM) end well before it.
+const streamWriteTimeout = 2 * time.Minute
+
+// askRequest is the body of POST /ask: {"query": "..."}, or NLWeb's
+// {"query": {"text": "..."}, "prefer": {"streaming": true}}. Other members (NLWeb
+// sends several) are ignored.
+type askRequest struct {
+	Query  json.RawMessage `json:"query"`
+	Prefer struct {
+		Streaming bool `json:"streaming"`
+	} `json:"prefer"`
+}
+
+// ask serves POST /ask (interface spec §4.3 and §6): a JSON answer, or a server-sent
+// event stream when the client accepts text/event-stream or prefers streaming.
+func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
+	query, streaming, err := readAsk(w, r)
+	if err != nil {
+		return err
+	}
+	if !streaming {
+		a, err := s.nlq.Ask(r.Context(), query, nil)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		s.writeJSON(w, r, http.StatusOK, a)
+		return nil
+	}
+	if err := nlq.ValidateQuery(query); err != nil {
+		return err
+	}
+	sw := newSSE(w)
+	rc := http.NewResponseController(w)
+	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
+	if _, err := s.nlq.Ask(r.Context(), query, sw); err != nil && !sw.started {
+		return err
+	}
+	return nil
+}
+
+// readAsk reads and checks the request: its media type, size and JSON, and the query.
+// It returns *registry.Error with CodeUnsupportedMediaType or CodeInvalidRequest.
+func readAsk(w http.ResponseWriter, r *http.Request) (query string, streaming bool, err error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" && !jsonBodyType(ct) {
+		return "", false, apiError(CodeUnsupportedMediaType, fmt.Sprintf(
+			"POST /ask takes a JSON body (Content-Type: application/json), not %s", quotePath(ct)))
+	}
+	body, rerr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAskBody))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(rerr, &mbe):
+		return "", false, apiError(registry.CodeInvalidRequest, fmt.Sprintf("the request body is over %d bytes; send {\"query\": \"...\"} with at most %d characters", maxAskBody, nlq.MaxQueryLength))
+	case rerr != nil:
+		return "", false, apiError(registry.CodeInvalidRequest, "the request body could not be read")
+	}
+	var req askRequest
+	if err := json.Unmarshal(body, &req); err != nil {
+		return "", false, apiError(registry.CodeInvalidRequest, `the body is not valid JSON; send {"query": "Can Acme receive invoices?"}`)
+	}
+	query, ok := queryText(req.Query)
+	if !ok {
+		return "", false, apiError(registry.CodeInvalidRequest, `the body needs a query string: {"query": "Can Acme receive invoices?"} (or NLWeb's {"query": {"text": "..."}})`)
+	}
+	if err := nlq.ValidateQuery(query); err != nil {
+		return "", false, err
+	}
+	return query, req.Prefer.Streaming || acceptsEventStream(r), nil
+}
+
+// jsonBodyType reports whether a request Content-Type may carry the JSON body of
+// /ask: JSON itself, and the types clients send by default without meaning anything
+// (curl -d sends application/x-www-form-urlencoded, fetch with a string text/plain).
+// The body must parse as JSON either way.
+func jsonBodyType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	if err != nil {
+		return false
+	}
+	switch mt {
+	case "application/json", "application/x-www-form-urlencoded", "text/plain":
+		return true
+	}
+	return strings.HasSuffix(mt, "+json")
+}
+
+// queryText reads the query: a string, or an object with a text string.
+func queryText(raw json.RawMessage) (string, bool) {
+	var s string
+	if json.Unmarshal(raw, &s) == nil && len(raw) > 0 && raw[0] == '"' {
+		return s, true
+	}
+	var o struct {
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(raw, &o) == nil && o.Text != nil {
+		return *o.Text, true
+	}
+	return "", false
+}
+
+// acceptsEventStream reports whether the Accept header asks for text/event-stream.
+func acceptsEventStream(r *http.Request) bool {
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err == nil && mt == "text/event-stream" && params["q"] != "0" {
+			return true
+		}
+	}
+	return false
+}
+
+// sse writes nlq events as server-sent events, each flushed as soon as it is written.
+type sse struct {
+	w       http.ResponseWriter
+	rc      *http.ResponseController
+	started bool
+	failed  bool
+}
+
+func newSSE(w http.ResponseWriter) *sse {
+	return &sse{w: w, rc: http.NewResponseController(w)}
+}
+
+func (s *sse) event(name string, v any) {
+	if s.failed {
+		return
+	}
+	if !s.started {
+		h := s.w.Header()
+		h.Set("Content-Type", "text/event-stream; charset=utf-8")
+		h.Set("Cache-Control", "no-cache")
+		h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+		s.w.WriteHeader(http.StatusOK)
+		s.started = true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		s.failed = true
+		return
+	}
+	if _, err := fmt.Fprintf(s.w, "event: %s\ndata: %s\n\n", name, b); err != nil {
+		s.failed = true // the client went away; the request context ends the work
+		return
+	}
+	if err := s.rc.Flush(); err != nil {
+		s.failed = true
+	}
+}
+
+// Start writes the start event.
+func (s *sse) Start(e nlq.StartEvent) { s.event("start", e) }
+
+// Result writes one result event.
+func (s *sse) Result(e nlq.ResultEvent) { s.event("result", e) }
+
+// Complete writes the complete event.
+func (s *sse) Complete(e nlq.CompleteEvent) { s.event("complete", e) }
