@@ -149,21 +149,32 @@ func followUpAnswer(plan Plan, sr *registry.SearchResult, found []*registry.Part
 		}
 		b.WriteString(".\n")
 	}
-	for i, it := range items {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
+	// A company is often registered under two identifiers (e.g. its enterprise and
+	// its VAT number) with the same card and access point: say it once, with both ids.
+	var lines []string
+	ids := map[string][]string{}
+	for _, it := range items {
 		var p *registry.Participant
 		for _, f := range found {
 			if f.ParticipantID == it.Identifier {
 				p = f
 			}
 		}
-		if p == nil {
-			fmt.Fprintf(&b, "%s: could not be looked up just now.", itemLabel(it))
-			continue
+		text := itemLabel(it) + ": could not be looked up just now."
+		if p != nil {
+			text = participantAnswer(plan, p, it)
 		}
-		b.WriteString(participantAnswer(plan, p, it))
+		key := strings.ReplaceAll(text, it.Identifier, "\x00")
+		if _, seen := ids[key]; !seen {
+			lines = append(lines, key)
+		}
+		ids[key] = append(ids[key], it.Identifier)
+	}
+	for i, key := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(strings.ReplaceAll(key, "\x00", strings.Join(ids[key], " and ")))
 	}
 	if partial {
 		b.WriteString("\nSome lookups failed upstream; ask again later for those.")

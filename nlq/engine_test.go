@@ -140,7 +140,7 @@ func TestEngineAnswers(t *testing.T) {
 			name:      "can receive invoices, by name",
 			plan:      Plan{Intent: IntentCanReceive, Subject: be, Document: DocInvoice, Calls: []Call{searchCall(be, "BE")}},
 			wantCalls: []string{"search_directory:" + be, "lookup_participant:" + netsim.KnownBelgian},
-			wantIn:    []string{"Yes: " + be + " (" + netsim.KnownBelgian + ", BE) can receive invoices over Peppol"},
+			wantIn:    []string{"Yes: " + be + " (" + netsim.KnownBelgian + " and " + netsim.KnownBelgianVAT + ", BE) can receive invoices over Peppol"},
 			check: func(t *testing.T, a *Answer) {
 				if len(a.Results) == 0 || a.Results[0].Peppol == nil || a.Results[0].Peppol.CanReceive == nil || !*a.Results[0].Peppol.CanReceive {
 					t.Errorf("first item %+v", a.Results)
