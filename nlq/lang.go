@@ -76,6 +76,7 @@ var lexGroups = []lexGroup{
 		"ok|okay|so|now then|quickly|asap|for me|i want to know|i'd like to know|i would like to know|i wonder|i was wondering|" +
 		"do you know|can you tell me|could you tell me|would you tell me|can you|could you|would you|will you|tell me|let me know|" +
 		"help me|i need to know|i need|i want|we need|we want|" +
+		"raconte-moi|racontez-moi|vertel|erzähl mir|erzähle mir|erzählen sie mir|fortell|" +
 		"s'il vous plaît|s'il te plaît|svp|stp|merci|bonjour|salut|coucou|bonsoir|dis-moi|dites-moi|pouvez-vous|peux-tu|pourriez-vous|" +
 		"je voudrais savoir|je veux savoir|j'aimerais savoir|savez-vous|sais-tu|je me demande|pour moi|" +
 		"alsjeblieft|alstublieft|aub|a.u.b|graag|dank je|dank u|bedankt|hoi|hallo|goedemorgen|goedendag|dag|kun je|kunt u|kan je|" +
@@ -83,7 +84,9 @@ var lexGroups = []lexGroup{
 		"bitte|danke|danke schön|guten tag|guten morgen|moin|servus|grüß gott|kannst du|können sie|könnten sie|sag mir|sagen sie mir|" +
 		"weißt du|wissen sie|ich möchte wissen|ich will wissen|ich frage mich|für mich|" +
 		"takk|tusen takk|hei|hallo|god dag|god morgen|kan du|kan dere|fortell meg|vet du|jeg vil vite|jeg lurer på|jeg lurte på|for meg|" +
-		"tack|tack så mycket|hej|hejsan|god morgon|kan ni|berätta|berätta för mig|jag vill veta|jag undrar|för mig|snälla|vänligen"},
+		"tack|tack så mycket|hej|hejsan|god morgon|kan ni|berätta|berätta för mig|jag vill veta|jag undrar|för mig|snälla|vänligen|" +
+		"how are you|how are you doing|ça va|comment ça va|comment allez-vous|hoe gaat het|hoe gaat het met je|wie geht's|wie gehts|" +
+		"wie geht es dir|wie geht es ihnen|hvordan går det|hvordan har du det|hur mår du|hur är läget"},
 	// Pronouns, conjunctions and small words that sit between the parts of a question.
 	{role: lexFiller, side: lexBoth, phrases: "i|we|me|us|you|it|they|its|their|he|she|that|which|who|whom|and|or|also|too|then|if|whether|" +
 		"je|j'|nous|moi|vous|tu|il|elle|ils|elles|qui|que|qu'|ou|aussi|si|" +
@@ -108,7 +111,7 @@ var lexGroups = []lexGroup{
 		"är|finns|finns det|är det|har"},
 	// Questions outside the domain start like this; an intent phrase overrules them.
 	{role: lexStarter, side: lexLeft, phrases: "how|why|when|where|how do|how does|how can|how to|comment|pourquoi|quand|" +
-		"hoe|waarom|wanneer|waar|wie funktioniert|warum|wann|wo|hvordan|hvorfor|når|hvor|hur|varför|när|var"},
+		"hoe|waarom|wanneer|waar|wie|warum|wann|wo|hvordan|hvorfor|når|hvor|hur|varför|när|var"},
 	// Interrogatives before a noun ("which access point", "welk bedrijf").
 	{role: lexFiller, side: lexLeft, phrases: "which|what|whose|welk|welke|welcher|welche|welches|welchen|quel|quelle|quels|quelles|lequel|" +
 		"laquelle|hvilket|hvilken|hvilke|vilken|vilket|vilka|via which|through which|by which|via quel|par quel|via welk|via welke|" +
@@ -122,14 +125,14 @@ var lexGroups = []lexGroup{
 
 	// lookup: who is / look up / details.
 	{role: lexIntent, side: lexLeft, intent: IntentLookup, phrases: "who is|who's|whos|who are|what is|what's|whats|what are|look up|lookup|look-up|" +
-		"tell me about|tell me who is|tell me more about|show me|show|give me|get|describe|identify|resolve|check|verify|confirm|" +
+		"tell me about|tell me who is|tell me more about|give me|get|describe|identify|resolve|check|verify|confirm|" +
 		"see if|check if|check whether|" +
-		"qui est|c'est qui|qu'est-ce que|qu'est-ce qu'|quel est|quelle est|montre-moi|montrez-moi|donne-moi|donnez-moi|affiche|vérifie|vérifiez|vérifier|" +
+		"qui est|c'est qui|qu'est-ce que|qu'est-ce qu'|quel est|quelle est|donne-moi|donnez-moi|vérifie|vérifiez|vérifier|" +
 		"contrôle|" +
-		"wie is|wat is|wie zijn|wat zijn|toon|toon me|laat zien|geef me|geef|controleer|controleren|check of|" +
-		"wer ist|was ist|wer sind|zeig mir|zeige mir|zeige|zeig|gib mir|prüfe|prüfen|überprüfe|überprüfen|schau nach|schlag nach|nachschlagen|" +
-		"hvem er|hva er|vis meg|vis|gi meg|sjekk|kontroller|slå opp|" +
-		"vem är|vad är|visa mig|visa|ge mig|kolla|kontrollera|slå upp"},
+		"wie is|wat is|wie zijn|wat zijn|geef me|geef|controleer|controleren|check of|" +
+		"wer ist|was ist|wer sind|gib mir|prüfe|prüfen|überprüfe|überprüfen|schau nach|schlag nach|nachschlagen|" +
+		"hvem er|hva er|gi meg|sjekk|kontroller|slå opp|" +
+		"vem är|vad är|ge mig|kolla|kontrollera|slå upp"},
 	{role: lexIntent, side: lexLeft, flags: flagWeak, intent: IntentLookup, phrases: "information|info|infos|details|data|profile|" +
 		"informations|renseignements|détails|données|fiche|informatie|gegevens|informationen|angaben|daten|opplysninger|informasjon|" +
 		"detaljer|uppgifter"},
@@ -144,7 +147,8 @@ var lexGroups = []lexGroup{
 
 	// search: find / search / list.
 	{role: lexIntent, side: lexLeft, intent: IntentSearch, phrases: "find|find me|finds|search|search for|search the directory for|search peppol for|look for|looking for|" +
-		"i am looking for|i'm looking for|we are looking for|list|list all|show all|show me all|any|are there any|is there any|seek|query|browse|" +
+		"i am looking for|i'm looking for|we are looking for|list|list all|show|show me|show all|show me all|any|are there any|is there any|seek|query|browse|" +
+		"montre-moi|montrez-moi|affiche|toon|toon me|laat zien|zeig mir|zeige mir|zeige|zeig|vis meg|vis|visa mig|visa|" +
 		"trouve|trouver|trouvez|trouve-moi|cherche|chercher|cherchez|recherche|rechercher|recherchez|je cherche|liste|lister|listez|" +
 		"zoek|zoek naar|zoeken|zoeken naar|vind|vinden|ik zoek|ik ben op zoek naar|op zoek naar|lijst|toon alle|" +
 		"suche|suche nach|suchen|suchen nach|such|such nach|finde|finden|ich suche|liste alle|zeige alle|" +
@@ -212,6 +216,8 @@ var lexGroups = []lexGroup{
 	// on_peppol: presence on the network.
 	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,sur,dans,bei,auf,im,på,i,within,into,to} {the ,le ,het ,das ,}peppol{, network, netwerk, netzwerk, réseau, nettverk, nettverket, nätverk, nätverket, directory}|" +
 		"{via,through,over,per,par,über,med,using,with} {the ,le ,het ,das ,}peppol{, network, netwerk, netzwerk, réseau}|" +
+		"{im,in,auf,op,on,i,på,sur,dans} {the ,het ,das ,le ,}peppol-{network,netwerk,netzwerk,nettverk,nettverket,nätverk,nätverket,réseau,verzeichnis,directory}|" +
+		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|op het peppolnetwerk|i peppolnettverket|i peppolnätverket|" +
 		"on the peppol directory|in the directory|dans l'annuaire peppol|dans l'annuaire|in de peppol directory|im peppol-verzeichnis|" +
 		"registered|registered on|registred|enrolled|connected|connected to|" +
 		"enregistré|enregistrée|enregistrés|inscrit|inscrite|inscrits|présent|présente|raccordé|raccordée|connecté|connectée|joignable|" +
@@ -234,14 +240,16 @@ var lexGroups = []lexGroup{
 		"företag|företaget|företagen|bolag|bolaget|bolagen|organisationen|deltagare|kund"},
 	// German nouns are capitalised in every sentence, so they are never kept as names.
 	{role: lexNoun, side: lexBoth, phrases: "firma|firmen|unternehmen|gesellschaft|betrieb|teilnehmer|lieferant|kunde"},
-	// "named X".
-	{role: lexFiller, side: lexLeft, phrases: "named|called|with the name|by the name|by the name of|with name|whose name is|whose name contains|" +
+	// "named X": a search unless another intent says more.
+	{role: lexIntent, side: lexLeft, intent: IntentSearch, phrases: "named|called|with the name|by the name|by the name of|with name|whose name is|whose name contains|" +
 		"with a name like|containing|is called|are called|is named|are named|known as|" +
 		"nommé|nommée|nommés|nommées|appelé|appelée|appelés|appelées|s'appelle|s'appellent|qui s'appelle|qui s'appellent|du nom de|" +
 		"avec le nom|dont le nom est|dont le nom contient|au nom de|" +
 		"genaamd|met de naam|met naam|die heet|die heten|heet|heten|met als naam|onder de naam|" +
 		"namens|mit dem namen|mit namen|die heißt|die heißen|heißt|heißen|genannt|" +
 		"som heter|med navn|med navnet|kalt|heter|ved navn|" +
+		"name :|name =|company name :|company :|nom :|raison sociale :|naam :|bedrijfsnaam :|firma :|firmenname :|navn :|firmanavn :|" +
+		"namn :|företagsnamn :|" +
 		"med namnet|med namn|kallad|kallade|kallat|vid namn"},
 }
 
@@ -363,8 +371,8 @@ var lexCodeAliases = map[string]string{"UK": "GB", "EL": "GR"}
 // lexOfftopic are words that make a question about something other than a company
 // when written in lower case ("what is the weather", "tell me a joke").
 const lexOfftopic = "weather|forecast|temperature|time|date|day|news|joke|jokes|meaning|life|recipe|capital|president|population|" +
-	"score|song|music|movie|film|age|birthday|météo|heure|blague|recette|weer|tijd|grap|mop|recept|wetter|uhr|zeit|witz|rezept|" +
-	"vær|været|tid|vits|oppskrift|väder|vädret|skämt|stock|price|prices|bitcoin|football|soccer"
+	"score|song|music|movie|film|age|birthday|météo|temps|heure|blague|recette|weer|tijd|grap|mop|recept|wetter|uhr|zeit|witz|rezept|" +
+	"vær|været|tid|vits|oppskrift|klokka|väder|vädret|skämt|klockan|stock|price|prices|bitcoin|football|soccer"
 
 // lexGeneral are words that alone are no company name ("what is this", "help").
 const lexGeneral = "this|that|these|those|it|something|anything|everything|nothing|one|all|some|here|there|more|less|yes|no|" +

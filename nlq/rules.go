@@ -61,9 +61,16 @@ type RulePlanner struct{}
 // Plan reads the question and returns its plan; it never fails (see RulePlanner for
 // the rules). Calls is never nil.
 func (RulePlanner) Plan(query string) Plan {
-	var s ruleScan
+	if !utf8.ValidString(query) {
+		query = strings.ToValidUTF8(query, "")
+	}
+	if utf8.RuneCountInString(query) > MaxQueryLength {
+		return Plan{Intent: IntentUnknown, Calls: []Call{}}
+	}
+	// Room for the tokens of most questions in one allocation.
 	var buf [32]ruleToken
-	if !s.init(query, buf[:0]) {
+	s := ruleScan{q: query, toks: ruleTokenize(query, buf[:0])}
+	if !s.init() {
 		return Plan{Intent: IntentUnknown, Calls: []Call{}}
 	}
 	return s.plan()
@@ -102,15 +109,8 @@ type ruleSignals struct {
 	docAt, countryAt                   int
 }
 
-func (s *ruleScan) init(query string, buf []ruleToken) bool {
-	if !utf8.ValidString(query) {
-		query = strings.ToValidUTF8(query, "")
-	}
-	if utf8.RuneCountInString(query) > MaxQueryLength {
-		return false
-	}
-	s.q = query
-	s.toks = ruleTokenize(query, buf)
+// init reads the tokens' case and typos and reports whether the question has a word.
+func (s *ruleScan) init() bool {
 	s.caseless = true
 	s.firstWord = -1
 	for i := range s.toks {
@@ -121,7 +121,7 @@ func (s *ruleScan) init(query string, buf []ruleToken) bool {
 		if s.firstWord < 0 {
 			s.firstWord = i
 		}
-		if s.caseless && strings.ContainsFunc(query[t.start:t.end], unicode.IsLower) {
+		if s.caseless && strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLower) {
 			s.caseless = false
 		}
 		if !ruleLex.vocab[t.key] {
@@ -232,7 +232,8 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 // nameLike reports whether a stripped subject can be a company name: two to
 // registry.MaxQueryLength characters; a word with a letter that is neither a general
 // word nor a keyword in lower case ("in 2023", "this" are no names); no off-topic word
-// in lower case; and not a lower-case sentence of four words or more.
+// in lower case or alone ("weather in Paris", "Witz"); and not a lower-case sentence
+// of four words or more.
 func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
 	n := utf8.RuneCountInString(subject)
 	if n < registry.MinQueryLength || n > registry.MaxQueryLength || !strings.ContainsFunc(subject, unicode.IsLetter) {
@@ -244,14 +245,15 @@ func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
 			continue
 		}
 		words++
-		low := t.lower || s.caseless
+		letters := strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLetter)
+		low := letters && (t.lower || s.caseless)
 		if low {
 			lower++
-			if ruleLex.offtopic[t.key] {
-				return false
-			}
 		}
-		if ruleLex.general[t.key] || !strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLetter) {
+		if ruleLex.offtopic[t.key] && (low || lo+1 == hi) {
+			return false
+		}
+		if ruleLex.general[t.key] || !letters {
 			continue
 		}
 		if !low || !ruleLex.vocab[t.key] {

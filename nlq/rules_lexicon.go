@@ -50,8 +50,8 @@ type lexicon struct {
 	left, right *lexNode
 	// vocab holds every word of every phrase: a capitalised word in it is no name.
 	vocab map[string]bool
-	// fuzzy holds the keywords ruleFuzzy corrects typos to, by first letter.
-	fuzzy [26][]string
+	// fuzzy holds the keywords ruleFuzzy corrects typos to, by first letter and length.
+	fuzzy [26][ruleMaxFuzzyLen + 1][]string
 	// Word sets, by key.
 	offtopic, general, abbreviations, numberLabels, numberSuffixes map[string]bool
 }
@@ -120,7 +120,7 @@ func buildLexicon() *lexicon {
 	}
 	for k := range lx.vocab {
 		if len(k) >= 4 && len(k) <= ruleMaxFuzzyLen && lexLetters(k) {
-			lx.fuzzy[k[0]-'a'] = append(lx.fuzzy[k[0]-'a'], k)
+			lx.fuzzy[k[0]-'a'][len(k)] = append(lx.fuzzy[k[0]-'a'][len(k)], k)
 		}
 	}
 	lx.offtopic = lexSet(lexOfftopic)

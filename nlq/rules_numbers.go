@@ -1,16 +1,11 @@
 package nlq
 
 import (
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/peppol"
 )
-
-// ruleIDPattern finds participant ids written with or without their scheme, also
-// URL-encoded as in Directory links ("iso6523-actorid-upis%3A%3A0208%3A0677424046").
-var ruleIDPattern = regexp.MustCompile(`(?i)(?:iso6523-actorid-upis(?:::|%3a%3a))?[0-9]{4}(?::|%3a)[a-z0-9._+\-]+`)
 
 // ruleSpan is the part of a question that is its subject: tokens [lo, hi) and the
 // subject text.
@@ -20,27 +15,40 @@ type ruleSpan struct {
 }
 
 // findID returns the first participant id in the question, canonical
-// (peppol.ParseParticipantID(...).String()).
+// (peppol.ParseParticipantID(...).String()): four digits, a colon and a value, with or
+// without the scheme, in any case, also URL-encoded as in Directory links
+// ("iso6523-actorid-upis%3A%3A0208%3A0677424046"), not inside a longer word.
 func (s *ruleScan) findID() (ruleSpan, bool) {
-	if !strings.Contains(s.q, ":") && !strings.Contains(s.q, "%3") {
-		return ruleSpan{}, false
-	}
-	for _, m := range ruleIDPattern.FindAllStringIndex(s.q, 4) {
-		start, end := m[0], m[1]
+	q := s.q
+	for i := 0; i+5 < len(q); i++ {
+		if !ruleDigits(q[i : i+4]) {
+			continue
+		}
+		sep := ruleIDSeparator(q[i+4:])
+		if sep == 0 {
+			continue
+		}
+		start := i
+		if n := ruleSchemePrefix(q[:i]); n > 0 {
+			start = i - n
+		}
 		if start > 0 {
-			if c := s.q[start-1]; c < utf8.RuneSelf && (ruleWordRune(rune(c)) || c == ':' || c == '-' || c == '.') {
-				continue // part of a longer word or number
+			if c := q[start-1]; c < utf8.RuneSelf && (ruleWordRune(rune(c)) || c == ':' || c == '-' || c == '.' || c == '%') {
+				continue // inside a longer word or number
 			}
 		}
+		end := i + 4 + sep
+		for end < len(q) && ruleIDValueByte(q[end]) {
+			end++
+		}
 		// A sentence's full stop or a dash after the id is no part of it.
-		for end > start && (s.q[end-1] == '.' || s.q[end-1] == '-') {
+		for end > i+4+sep && (q[end-1] == '.' || q[end-1] == '-') {
 			end--
 		}
-		text := s.q[start:end]
-		if strings.Contains(text, "%") {
-			text = strings.NewReplacer("%3a", ":", "%3A", ":").Replace(text)
+		if end == i+4+sep {
+			continue
 		}
-		id, err := peppol.ParseParticipantID(text)
+		id, err := peppol.ParseParticipantID(q[i:i+4] + ":" + q[i+4+sep:end])
 		if err != nil {
 			continue
 		}
@@ -48,6 +56,43 @@ func (s *ruleScan) findID() (ruleSpan, bool) {
 		return ruleSpan{lo: lo, hi: hi, subject: id.String()}, true
 	}
 	return ruleSpan{}, false
+}
+
+func ruleDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// ruleIDSeparator returns the length of the ':' or "%3A" at the start of s, 0 if
+// there is none.
+func ruleIDSeparator(s string) int {
+	switch {
+	case strings.HasPrefix(s, ":"):
+		return 1
+	case len(s) >= 3 && strings.EqualFold(s[:3], "%3a"):
+		return 3
+	}
+	return 0
+}
+
+// ruleSchemePrefix returns the length of the "iso6523-actorid-upis::" (or its
+// URL-encoded form) that before ends with, 0 if none.
+func ruleSchemePrefix(before string) int {
+	for _, p := range [...]string{peppol.ParticipantScheme + "::", peppol.ParticipantScheme + "%3a%3a"} {
+		if len(before) >= len(p) && strings.EqualFold(before[len(before)-len(p):], p) {
+			return len(p)
+		}
+	}
+	return 0
+}
+
+// ruleIDValueByte reports whether c may be part of a participant id's value.
+func ruleIDValueByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-' || c == '+'
 }
 
 // tokensIn returns the tokens that overlap bytes [start, end).

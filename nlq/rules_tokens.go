@@ -223,18 +223,17 @@ func ruleFuzzy(key string) (string, bool) {
 		}
 	}
 	found := ""
-	for _, cand := range ruleLex.fuzzy[key[0]-'a'] {
-		d := len(cand) - len(key)
-		if d < -1 || d > 1 {
-			continue
+	byLen := &ruleLex.fuzzy[key[0]-'a']
+	for n := len(key) - 1; n <= len(key)+1 && n <= ruleMaxFuzzyLen; n++ {
+		for _, cand := range byLen[n] {
+			if !ruleOneEdit(key, cand) {
+				continue
+			}
+			if found != "" && found != cand {
+				return "", false // ambiguous: leave the word alone
+			}
+			found = cand
 		}
-		if !ruleOneEdit(key, cand) {
-			continue
-		}
-		if found != "" && found != cand {
-			return "", false // ambiguous: leave the word alone
-		}
-		found = cand
 	}
 	return found, found != ""
 }
