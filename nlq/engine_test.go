@@ -366,7 +366,10 @@ func TestEngineCancelled(t *testing.T) {
 	defer n.net.ClearFaults()
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		time.Sleep(50 * time.Millisecond)
+		// Cancel once the search has reached the Directory.
+		for n.net.Hits().Directory.Search == 0 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
 		cancel()
 	}()
 	if _, err := e.Ask(ctx, "find acme", nil); registry.ErrorCode(err) != CodeAskFailed {

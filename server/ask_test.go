@@ -253,12 +253,17 @@ func TestAskDisconnectCancels(t *testing.T) {
 	if err != nil || line != "event: start\n" {
 		t.Fatalf("first line %q, %v", line, err)
 	}
-	if e.net.Hits().Abandoned != 0 {
-		t.Fatal("abandoned before the client left")
+	// Leave only once the search has reached the Directory.
+	deadline := time.Now().Add(5 * time.Second)
+	for e.net.Hits().Directory.Search == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if h := e.net.Hits(); h.Directory.Search == 0 || h.Abandoned != 0 {
+		t.Fatalf("before the client left: %+v", h)
 	}
 	cancel()
 	resp.Body.Close()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline = time.Now().Add(5 * time.Second)
 	for e.net.Hits().Abandoned == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
