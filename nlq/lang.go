@@ -176,9 +176,10 @@ var lexGroups = []lexGroup{
 		"ap {of,for,van,de,du,von,für,for,til,för}|{ap,access point,access points,smp,provider,service provider} {of,for,used by,serving}|" +
 		"point d'accès {de,du}|fournisseur {de,du}|toegangspunt van|zugangspunkt {von,der,des}|dienstleister {von,der,des}|" +
 		"tilgangspunkt {for,til}|aksesspunkt {for,til}|åtkomstpunkt för|accesspunkt för|" +
-		"who serves|who hosts|who handles|qui sert|qui gère|wie bedient|wer bedient|hvem betjener|vem betjänar"},
+		"who serves|who hosts|who handles|who provides|who runs|who operates|qui sert|qui gère|wie bedient|wer bedient|hvem betjener|vem betjänar"},
 	// Verbs around an access point question.
 	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "serves|serve|serving|hosts|host|hosting|handles|uses|use|using|is used by|used by|" +
+		"provides|provide|runs|operates|fournit|levert|stellt|liefert|leverer|levererar|tillhandahåller|" +
 		"sert|héberge|utilise|gère|bedient|gebruikt|host|nutzt|verwendet|benutzt|betjener|bruker|betjänar|använder"},
 
 	// can_receive: capability verbs.
@@ -214,7 +215,7 @@ var lexGroups = []lexGroup{
 		"business documents|peppol documents|e-documents|all|alle|toutes|tous|both|and also|as well as|ainsi que|sowie|samt"},
 
 	// on_peppol: presence on the network.
-	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,sur,dans,bei,auf,im,på,i,within,into,to} {the ,le ,het ,das ,}peppol{, network, netwerk, netzwerk, réseau, nettverk, nettverket, nätverk, nätverket, directory}|" +
+	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,sur,dans,bei,auf,im,på,i,within,into,to,till,an,aan,au,à} {the ,le ,het ,das ,}peppol{, network, netwerk, netzwerk, réseau, nettverk, nettverket, nätverk, nätverket, directory}|" +
 		"{via,through,over,per,par,über,med,using,with} {the ,le ,het ,das ,}peppol{, network, netwerk, netzwerk, réseau}|" +
 		"{im,in,auf,op,on,i,på,sur,dans} {the ,het ,das ,le ,}peppol-{network,netwerk,netzwerk,nettverk,nettverket,nätverk,nätverket,réseau,verzeichnis,directory}|" +
 		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|op het peppolnetwerk|i peppolnettverket|i peppolnätverket|" +

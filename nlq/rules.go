@@ -35,12 +35,14 @@ const (
 //     "(SE)", "country: no"). A bare country name at the end of a name stays in it
 //     ("Microsoft Belgium", "Telenor Norge"); lower-case "in be", "no" and "de" are no
 //     countries.
-//   - Country adjectives in names. An adjective written capitalised and followed by a
-//     capitalised word that is not a keyword is part of the name: "Deutsche Bahn",
-//     "Norwegian Air Shuttle", "Danske Bank", "Svenska Handelsbanken", and also
+//   - Country adjectives in names. An adjective (or a country name used as one,
+//     "Luxembourg companies") written capitalised and followed by a capitalised word
+//     that is not a keyword is part of the name: "Deutsche Bahn", "Norwegian Air
+//     Shuttle", "Danske Bank", "Svenska Handelsbanken", "France Telecom", and also
 //     "Belgian Acme". Followed by a keyword ("Belgian companies", "deutsche Firmen")
 //     or written in lower case ("deutsche bahn"), it is a country filter. After a name
-//     it is a filter only next to a company noun ("Acme, une société belge").
+//     it is a filter only next to a company noun ("Acme, une société belge"). When a
+//     country word is all that is left, it is the name ("Who is Danske?").
 //   - Intent, by precedence: count ("how many") > access_point > can_receive (a
 //     capability verb: receive, accept, recevoir, ontvangen, empfangen, motta, ta
 //     emot; the document is the first of credit note, order or invoice named) >
@@ -107,6 +109,9 @@ type ruleSignals struct {
 	receive, presence, copula, starter bool
 	doc, country                       string
 	docAt, countryAt                   int
+	// adjective are the tokens of the last country adjective or bare country name
+	// stripped.
+	adjective [2]int
 }
 
 // init reads the tokens' case and typos and reports whether the question has a word.
@@ -169,6 +174,11 @@ func (s *ruleScan) plan() Plan {
 		return s.planSpan(sp, ruleName)
 	}
 	lo, hi := s.strip(0, len(s.toks))
+	if lo >= hi && !s.sig.count && s.sig.adjective[1] > 0 && s.sig.countryAt == s.sig.adjective[0] {
+		// Nothing but a country word was left: it is the name ("Who is Danske?").
+		lo, hi = s.sig.adjective[0], s.sig.adjective[1]
+		s.sig.country = ""
+	}
 	return s.finish(s.subjectText(lo, hi), lo, hi, ruleName)
 }
 
@@ -410,7 +420,7 @@ func (s *ruleScan) match(lo, hi int, side lexSide) int {
 		took := false
 		for _, e := range found[k].entries {
 			if s.allowed(e, a, b, lo, hi, side) {
-				s.record(e, a)
+				s.record(e, a, b)
 				if side == lexRight && (!took || e.flags&flagPossessive != 0) {
 					s.inner, s.innerSet = e, true
 				}
@@ -512,8 +522,8 @@ func (s *ruleScan) isNoun(i int) bool {
 	return false
 }
 
-// record notes what a stripped phrase at token pos says.
-func (s *ruleScan) record(e lexEntry, pos int) {
+// record notes what a stripped phrase at tokens [pos, end) says.
+func (s *ruleScan) record(e lexEntry, pos, end int) {
 	sg := &s.sig
 	switch e.role {
 	case lexIntent:
@@ -540,6 +550,9 @@ func (s *ruleScan) record(e lexEntry, pos int) {
 	case lexCountry:
 		if sg.country == "" || pos < sg.countryAt {
 			sg.country, sg.countryAt = e.country, pos
+		}
+		if e.flags&flagAdjective != 0 {
+			sg.adjective = [2]int{pos, end}
 		}
 	case lexStarter:
 		sg.starter = true

@@ -50,7 +50,9 @@ type lexicon struct {
 	left, right *lexNode
 	// vocab holds every word of every phrase: a capitalised word in it is no name.
 	vocab map[string]bool
-	// fuzzy holds the keywords ruleFuzzy corrects typos to, by first letter and length.
+	// typoTargets are the words typos are corrected to.
+	typoTargets map[string]bool
+	// fuzzy holds typoTargets by first letter and length.
 	fuzzy [26][ruleMaxFuzzyLen + 1][]string
 	// Word sets, by key.
 	offtopic, general, abbreviations, numberLabels, numberSuffixes map[string]bool
@@ -61,7 +63,7 @@ type lexicon struct {
 var ruleLex = buildLexicon()
 
 func buildLexicon() *lexicon {
-	lx := &lexicon{left: &lexNode{}, right: &lexNode{}, vocab: make(map[string]bool)}
+	lx := &lexicon{left: &lexNode{}, right: &lexNode{}, vocab: make(map[string]bool), typoTargets: make(map[string]bool)}
 	for _, g := range lexGroups {
 		for _, p := range lexExpand(g.phrases) {
 			lx.addPhrase(p, lexEntry{role: g.role, side: g.side, flags: g.flags, intent: g.intent, doc: g.doc, code: -1})
@@ -84,9 +86,11 @@ func buildLexicon() *lexicon {
 			right.side = lexRight
 			lx.addPhrase(", "+name, right)
 		}
+		// Names are used as adjectives too ("Luxembourg companies"), under the same
+		// rules as adjectives, so that "Air France" and "France Telecom" stay names.
 		adj := country
 		adj.flags = flagWeak | flagAdjective
-		for _, a := range lexExpand(c.adjectives) {
+		for _, a := range append(lexExpand(c.adjectives), lexExpand(c.names)...) {
 			lx.addPhrase(a, adj)
 		}
 	}
@@ -118,7 +122,7 @@ func buildLexicon() *lexicon {
 			lx.addKeys(append(lk[:len(lk):len(lk)], "=", k), e)
 		}
 	}
-	for k := range lx.vocab {
+	for k := range lx.typoTargets {
 		if len(k) >= 4 && len(k) <= ruleMaxFuzzyLen && lexLetters(k) {
 			lx.fuzzy[k[0]-'a'][len(k)] = append(lx.fuzzy[k[0]-'a'][len(k)], k)
 		}
@@ -147,10 +151,16 @@ func (lx *lexicon) addKeys(keys []string, e lexEntry) {
 	}
 	lx.left.add(keys, e)
 	rev := make([]string, len(keys))
+	// Typos are corrected to content words only: a misspelt name is more likely one
+	// letter from "staat" or "der" than a misspelt copula or article.
+	fuzzy := e.role != lexCopula && e.role != lexStarter && e.flags&flagArticle == 0
 	for i, k := range keys {
 		rev[len(keys)-1-i] = k
 		if k != "" && ruleWordRune(rune(k[0])) || len(k) > 1 {
 			lx.vocab[k] = true
+			if fuzzy {
+				lx.typoTargets[k] = true
+			}
 		}
 	}
 	lx.right.add(rev, e)

@@ -127,7 +127,8 @@ func (s *ruleScan) findNumber() (ruleSpan, bool) {
 	}
 	best, bestRank := ruleSpan{}, -1
 	toks := s.toks
-	for i := 0; i < len(toks); i++ {
+	budget := ruleMaxNumberTries
+	for i := 0; i < len(toks) && budget > 0; i++ {
 		if !toks[i].digit || !toks[i].number {
 			continue
 		}
@@ -154,6 +155,10 @@ func (s *ruleScan) findNumber() (ruleSpan, bool) {
 					break // a checking reading at least as long is already found
 				}
 				text := s.q[toks[lo].start:toks[hi-1].end]
+				if d := ruleCountDigits(text); d < ruleMinNumberDigits || d > peppol.MaxCandidateInput/4 || budget == 0 {
+					continue
+				}
+				budget--
 				cands := peppol.Candidates(text)
 				if len(cands) == 0 {
 					continue
@@ -170,6 +175,25 @@ func (s *ruleScan) findNumber() (ruleSpan, bool) {
 		}
 	}
 	return best, bestRank >= 0
+}
+
+// ruleMinNumberDigits is the fewest digits of a number the planner reads as one: the
+// national numbers have eight or more, and a shorter code after a country prefix
+// ("EE 1") is more likely part of a name.
+const ruleMinNumberDigits = 6
+
+// ruleMaxNumberTries bounds the readings one question tries, so that a question full
+// of digits costs no more than a few hundred microseconds.
+const ruleMaxNumberTries = 48
+
+func ruleCountDigits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] >= '0' && s[i] <= '9' {
+			n++
+		}
+	}
+	return n
 }
 
 // ruleValidRank is the rank of a reading whose check digits hold, before its length is

@@ -251,6 +251,12 @@ func TestRuleCountryFalsePositives(t *testing.T) {
 		// Adjectives after a name count only next to a company noun.
 		{"Acme, une société belge", IntentSearch, "Acme", "BE", ""},
 		{"Who is Acme Belgian?", IntentLookup, "Acme Belgian", "", ""},
+		// A country word that is all there is, is the name.
+		{"Is Danske on Peppol?", IntentOnPeppol, "Danske", "", ""},
+		{"Who is France Telecom?", IntentLookup, "France Telecom", "", ""},
+		{"Luxembourg companies named Arcelor", IntentSearch, "Arcelor", "LU", ""},
+		// "Stadt" is no typo of the Dutch "staat".
+		{"Kann die Stadt München Rechnungen empfangen?", IntentCanReceive, "Stadt München", "", DocInvoice},
 	})
 }
 
@@ -422,6 +428,7 @@ func TestRuleOneEdit(t *testing.T) {
 		{"mnay", "many", true},  // short words: transpositions only
 		{"mny", "many", false},  // too short for a deletion
 		{"mant", "many", false}, // too short for a substitution
+		{"stadt", "staat", false},
 		{"receive", "receive", false},
 		{"recive", "receiver", false},
 		{"abcdef", "uvwxyz", false},

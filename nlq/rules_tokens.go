@@ -208,11 +208,11 @@ func ruleFoldRune(r rune) string {
 	return ""
 }
 
-// ruleFuzzy returns the keyword a typed word is a typo of – one adjacent transposition
-// ("recieve", "Belguim"), or for words of five letters or more one substitution,
-// insertion or deletion ("invoce", "Norwey", "peppl") – and whether there is exactly
-// one. Only keywords of the phrase tables are candidates, never company names, and a
-// typo keeps the keyword's first letter.
+// ruleFuzzy returns the keyword a typed word is a typo of (see ruleOneEdit:
+// "recieve", "Belguim", "invoce", "Norwey", "peppl") and whether there is exactly one.
+// Only content words of the phrase tables are candidates (no articles or copulas), a
+// typo keeps the keyword's first letter, and names are never corrected to anything
+// but a keyword.
 func ruleFuzzy(key string) (string, bool) {
 	if len(key) < 4 || len(key) > ruleMaxFuzzyLen || key[0] < 'a' || key[0] > 'z' {
 		return "", false
@@ -242,10 +242,11 @@ func ruleFuzzy(key string) (string, bool) {
 const ruleMaxFuzzyLen = 24
 
 // ruleOneEdit reports whether typed is one typo away from keyword: an adjacent
-// transposition, or, when both have at least five letters, one substitution,
-// insertion or deletion.
+// transposition; one letter left out or added where the longer word has six letters
+// or more ("peppl"); one letter replaced in words of six letters or more ("Norwey").
+// Shorter words are too often other words one letter away ("Stadt", "staat").
 func ruleOneEdit(typed, keyword string) bool {
-	long := len(typed) >= 5 && len(keyword) >= 5
+	long := max(len(typed), len(keyword)) >= 6
 	i := 0
 	for i < len(typed) && i < len(keyword) && typed[i] == keyword[i] {
 		i++
