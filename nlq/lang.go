@@ -57,6 +57,8 @@ const (
 	// flagPossessive: a name right before it loses an English possessive "'s"
 	// ("Acme's access point").
 	flagPossessive
+	// flagAfterPeppol: only right after the word Peppol ("the Peppol network").
+	flagAfterPeppol
 )
 
 // lexGroup is one row of the phrase table.
@@ -75,7 +77,8 @@ var lexGroups = []lexGroup{
 	{role: lexFiller, side: lexBoth, phrases: "please|pls|plz|kindly|thanks|thank you|thx|cheers|hi|hello|hey|dear|good morning|good afternoon|" +
 		"ok|okay|so|now then|quickly|asap|for me|i want to know|i'd like to know|i would like to know|i wonder|i was wondering|" +
 		"do you know|can you tell me|could you tell me|would you tell me|can you|could you|would you|will you|tell me|let me know|" +
-		"help me|i need to know|i need|i want|we need|we want|" +
+		"help me|i need to know|i need|i want|we need|we want|need|want|" +
+		"many thanks|thank you very much|thanks a lot|merci beaucoup|merci bien|dank je wel|hartelijk dank|vielen dank|danke sehr|mange takk|" +
 		"raconte-moi|racontez-moi|vertel|erzähl mir|erzähle mir|erzählen sie mir|fortell|" +
 		"s'il vous plaît|s'il te plaît|svp|stp|merci|bonjour|salut|coucou|bonsoir|dis-moi|dites-moi|pouvez-vous|peux-tu|pourriez-vous|" +
 		"je voudrais savoir|je veux savoir|j'aimerais savoir|savez-vous|sais-tu|je me demande|pour moi|" +
@@ -94,10 +97,14 @@ var lexGroups = []lexGroup{
 		"ich|wir|mich|mir|du|sie|er|es|und|oder|auch|ob|" +
 		"jeg|vi|meg|dere|han|hun|som|og|eller|også|" +
 		"jag|mig|ni|hon|och|eller|också"},
+	// "all companies", "alle bedrijven".
+	{role: lexFiller, side: lexLeft, phrases: "all|all the|all of the|every|each|tous les|toutes les|chaque|alle|elk|elke|sämtliche|jede|jeden|samtlige|hver|alla|varje"},
 	// Words that end a question without meaning anything for the plan.
 	{role: lexFiller, side: lexRight, flags: flagLowerRight, phrases: "yet|already|currently|at the moment|right now|now|today|still|at all|" +
 		"there|here|do|does|work|déjà|actuellement|maintenant|aujourd'hui|al|nu|momenteel|vandaag|schon|bereits|jetzt|aktuell|derzeit|heute|" +
-		"allerede|nå|i dag|redan|nu|idag|just nu|or not|ou pas|of niet|oder nicht|eller ikke|eller inte|right|correct|op"},
+		"allerede|nå|i dag|redan|nu|idag|just nu|or not|ou pas|of niet|oder nicht|eller ikke|eller inte|right|correct|op|in|located|based|" +
+		"from us|from me|from them|from you|from our company|de nous|de notre part|de ma part|van ons|van mij|von uns|von mir|fra oss|fra meg|" +
+		"från oss|från mig"},
 	// Modal verbs and "able to" around a capability question.
 	{role: lexFiller, side: lexBoth, phrases: "can|could|may|is able to|are able to|able to|is it possible to|is it possible for|possible|" +
 		"peut|peut-il|peut-elle|peuvent|peuvent-ils|peuvent-elles|pourrait|est-il possible de|est-il capable de|capable de|en mesure de|" +
@@ -125,6 +132,9 @@ var lexGroups = []lexGroup{
 
 	// lookup: who is / look up / details.
 	{role: lexIntent, side: lexLeft, intent: IntentLookup, phrases: "who is|who's|whos|who are|what is|what's|whats|what are|look up|lookup|look-up|" +
+		"which country is|what country is|in which country is|welk land is|in welk land is|" +
+		"dans quel pays est|quel pays est|welches land ist|in welchem land ist|hvilket land er|i hvilket land er|" +
+		"vilket land är|i vilket land är|" +
 		"tell me about|tell me who is|tell me more about|give me|get|describe|identify|resolve|check|verify|confirm|" +
 		"see if|check if|check whether|" +
 		"qui est|c'est qui|qu'est-ce que|qu'est-ce qu'|quel est|quelle est|donne-moi|donnez-moi|vérifie|vérifiez|vérifier|" +
@@ -142,7 +152,8 @@ var lexGroups = []lexGroup{
 		"nachschlagen|opzoeken"},
 	// Participant ids asked for by name count as lookups.
 	{role: lexIntent, side: lexBoth, flags: flagPossessive, intent: IntentLookup, phrases: "{peppol ,participant ,}{id,ids,identifier,identifiers,identification}|peppol participant id|participant identifier|" +
-		"{l'identifiant,identifiant,id} peppol|{peppol-id,peppol id,peppol-identifier,deelnemer-id}|{peppol-kennung,peppol-id,kennung,teilnehmer-id}|" +
+		"{l'identifiant,identifiant,id,numéro,le numéro,numéro d'identification} peppol|numéro de participant|" +
+		"peppol nummer|deelnemersnummer|teilnehmernummer|deltakernummer|deltagarnummer|{peppol-id,peppol id,peppol-identifier,deelnemer-id}|{peppol-kennung,peppol-id,kennung,teilnehmer-id}|" +
 		"{peppol-id,peppol id,deltaker-id}|{peppol-id,peppol id,deltagar-id}"},
 
 	// search: find / search / list.
@@ -168,18 +179,19 @@ var lexGroups = []lexGroup{
 	{role: lexIntent, side: lexBoth, flags: flagPossessive, intent: IntentAccessPoint, phrases: "{peppol ,}access point{,s}|{peppol ,}access-point{,s}|" +
 		"{peppol ,}{smp,smp host,smp server,smp provider}|{peppol ,e-invoicing ,einvoicing ,}{service provider,provider,providers}|" +
 		"endpoint|endpoints|point d'accès{, peppol}|points d'accès|fournisseur{, peppol, de services}|prestataire{, peppol, de services}|opérateur{, peppol}|plateforme|" +
-		"toegangspunt|toegangspunten|dienstverlener|serviceprovider|leverancier|" +
+		"operator|opérateur|toegangspunt|toegangspunten|dienstverlener|serviceprovider|leverancier|" +
 		"zugangspunkt|zugangspunkte|dienstleister|anbieter|peppol-anbieter|" +
 		"tilgangspunkt|aksesspunkt|tjenesteleverandør|leverandør|" +
-		"åtkomstpunkt|accesspunkt|tjänsteleverantör|leverantör"},
+		"åtkomstpunkt|accesspunkt|tjänsteleverantör|leverantör|operatör|operatør"},
 	{role: lexIntent, side: lexLeft, intent: IntentAccessPoint, phrases: "{which,what,whose,welk,welke,welcher,welchen,quel,hvilket,hvilken,vilken,vilket} ap|" +
-		"ap {of,for,van,de,du,von,für,for,til,för}|{ap,access point,access points,smp,provider,service provider} {of,for,used by,serving}|" +
+		"ap {of,for,van,de,du,von,für,for,til,för}|{ap,access point,access points,smp,provider,service provider} {of,for,used by,serving,van,von,für,de,du,til,för}|" +
 		"point d'accès {de,du}|fournisseur {de,du}|toegangspunt van|zugangspunkt {von,der,des}|dienstleister {von,der,des}|" +
 		"tilgangspunkt {for,til}|aksesspunkt {for,til}|åtkomstpunkt för|accesspunkt för|" +
 		"who serves|who hosts|who handles|who provides|who runs|who operates|qui sert|qui gère|wie bedient|wer bedient|hvem betjener|vem betjänar"},
 	// Verbs around an access point question.
 	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "serves|serve|serving|hosts|host|hosting|handles|uses|use|using|is used by|used by|" +
-		"provides|provide|runs|operates|fournit|levert|stellt|liefert|leverer|levererar|tillhandahåller|" +
+		"provides|provide|runs|operates|fournit|exploite|levert|beheert|stellt|liefert|betreibt|betreiben|leverer|driver|levererar|" +
+		"tillhandahåller|handles e-invoicing for|does e-invoicing for|handles peppol for|does peppol for|{e-invoicing,invoicing} for|" +
 		"sert|héberge|utilise|gère|bedient|gebruikt|host|nutzt|verwendet|benutzt|betjener|bruker|betjänar|använder"},
 
 	// can_receive: capability verbs.
@@ -189,7 +201,8 @@ var lexGroups = []lexGroup{
 		"empfangen|empfängt|annehmen|erhalten|erhält|akzeptieren|akzeptiert|verarbeiten|entgegennehmen|" +
 		"motta|mottar|ta imot|ta i mot|tar imot|tar i mot|akseptere|aksepterer|" +
 		"ta emot|tar emot|mottaga|acceptera|accepterar"},
-	{role: lexReceive, side: lexLeft, phrases: "send|send an|send a|sending|envoyer|envoyer des|envoie|sturen|versturen|zenden|senden|schicken|versenden|sende|skicka"},
+	{role: lexReceive, side: lexBoth, flags: flagLowerRight, phrases: "send|send an|send a|sending|envoyer|envoyer des|envoie|sturen|versturen|zenden|senden|schicken|versenden|sende|skicka"},
+	{role: lexReceive, side: lexRight, flags: flagLowerRight, phrases: "get|gets|obtain|krijgen|bekommen|få|ta imot"},
 	{role: lexFiller, side: lexLeft, flags: flagNeedReceive, phrases: "to|à|naar|an|til|till"},
 
 	// Documents (only stripped next to a capability verb).
@@ -212,23 +225,29 @@ var lexGroups = []lexGroup{
 		"faktura|fakturaer|fakturaen|e-faktura|e-fakturaer|elektroniske fakturaer|elektronisk faktura|" +
 		"fakturor|fakturan|e-fakturor|elektroniska fakturor|elektronisk faktura"},
 	{role: lexFiller, side: lexBoth, flags: flagNeedReceive, phrases: "documents|document|documenten|dokumente|dokumenter|dokument|messages|" +
+		"{document,doc,message} type{,s}|types of document{,s}|kinds of document{,s}|formats|type{,s} de document{,s}|documenttype{,n,s}|" +
+		"soorten documenten|dokumenttyp{,en,er}|dokumentarten|dokumentart|formate|formaten|" +
 		"business documents|peppol documents|e-documents|all|alle|toutes|tous|both|and also|as well as|ainsi que|sowie|samt"},
 
 	// on_peppol: presence on the network.
-	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,sur,dans,bei,auf,im,på,i,within,into,to,till,an,aan,au,à} {the ,le ,het ,das ,}peppol{, network, netwerk, netzwerk, réseau, nettverk, nettverket, nätverk, nätverket, directory}|" +
-		"{via,through,over,per,par,über,med,using,with} {the ,le ,het ,das ,}peppol{, network, netwerk, netzwerk, réseau}|" +
-		"{im,in,auf,op,on,i,på,sur,dans} {the ,het ,das ,le ,}peppol-{network,netwerk,netzwerk,nettverk,nettverket,nätverk,nätverket,réseau,verzeichnis,directory}|" +
-		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|op het peppolnetwerk|i peppolnettverket|i peppolnätverket|" +
-		"on the peppol directory|in the directory|dans l'annuaire peppol|dans l'annuaire|in de peppol directory|im peppol-verzeichnis|" +
+	// "Peppol-Netzwerk" and "peppolnettverket" are read as "peppol" (see
+	// lexPeppolSuffixes), and "network" after "Peppol" is stripped on its own.
+	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,sur,dans,bei,auf,im,på,i,within,into,to,till,an,aan,au,à} {the ,le ,het ,das ,}peppol|" +
+		"{via,through,over,per,par,über,med,using,with} {the ,le ,het ,das ,}peppol|" +
+		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|" +
+		"in the directory|dans l'annuaire|" +
 		"registered|registered on|registred|enrolled|connected|connected to|" +
 		"enregistré|enregistrée|enregistrés|inscrit|inscrite|inscrits|présent|présente|raccordé|raccordée|connecté|connectée|joignable|" +
 		"geregistreerd|aangesloten|aangemeld|bekend|bereikbaar|" +
-		"registriert|angemeldet|angeschlossen|erreichbar|verfügbar|" +
+		"registriert|angemeldet|angeschlossen|angebunden|erreichbar|verfügbar|" +
 		"registrert|registrert i|tilkoblet|tilknyttet|koblet til|nåbar|" +
 		"registrerad|registrerat|ansluten|anslutet|nåbar|" +
 		"use peppol|uses peppol|using peppol|on peppol yet|part of peppol|a peppol participant|peppol participant|a participant|" +
 		"peppol-registered|peppol registered|registered on peppol|registered in peppol|registered with peppol|" +
 		"utilise peppol|gebruikt peppol|nutzt peppol|bruker peppol|använder peppol|reachable|reachable on peppol"},
+	{role: lexPresence, side: lexBoth, flags: flagLowerRight, phrases: "live|active|actif|active|actief|aktiv|aktivt"},
+	{role: lexFiller, side: lexBoth, phrases: "{for,für,voor,pour,för,til} {the ,}peppol"},
+	{role: lexFiller, side: lexBoth, flags: flagAfterPeppol, phrases: lexPeppolSuffixes},
 	// The word Peppol itself, before a name.
 	{role: lexFiller, side: lexLeft, flags: flagWeak, phrases: "peppol|the peppol directory|peppol directory|the directory|directory|annuaire|verzeichnis|register|katalog"},
 
@@ -253,6 +272,11 @@ var lexGroups = []lexGroup{
 		"namn :|företagsnamn :|" +
 		"med namnet|med namn|kallad|kallade|kallat|vid namn"},
 }
+
+// lexPeppolSuffixes are the words that follow "Peppol" to name the network or its
+// directory; stripped after "Peppol", and "Peppol-<suffix>" reads as "Peppol".
+const lexPeppolSuffixes = "network|networks|netwerk|netzwerk|réseau|nettverk|nettverket|nätverk|nätverket|directory|verzeichnis|" +
+	"register|registry|annuaire|katalog|katalogen"
 
 // lexCountry lists a country's names (written after a preposition, in brackets or
 // after "country:") and adjectives (on their own, before or after a company noun).
@@ -372,7 +396,8 @@ var lexCodeAliases = map[string]string{"UK": "GB", "EL": "GR"}
 // lexOfftopic are words that make a question about something other than a company
 // when written in lower case ("what is the weather", "tell me a joke").
 const lexOfftopic = "weather|forecast|temperature|time|date|day|news|joke|jokes|meaning|life|recipe|capital|president|population|" +
-	"score|song|music|movie|film|age|birthday|météo|temps|heure|blague|recette|weer|tijd|grap|mop|recept|wetter|uhr|zeit|witz|rezept|" +
+	"score|song|music|movie|film|age|birthday|météo|temps|heure|blague|recette|sens|vie|zin|leven|sinn|leben|lebens|bedeutung|mening|" +
+	"meningen|livet|weer|tijd|grap|mop|recept|wetter|uhr|zeit|witz|rezept|" +
 	"vær|været|tid|vits|oppskrift|klokka|väder|vädret|skämt|klockan|stock|price|prices|bitcoin|football|soccer"
 
 // lexGeneral are words that alone are no company name ("what is this", "help").

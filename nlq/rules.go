@@ -129,6 +129,9 @@ func (s *ruleScan) init() bool {
 		if s.caseless && strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLower) {
 			s.caseless = false
 		}
+		if rest, ok := strings.CutPrefix(t.key, "peppol"); ok && rest != "" && ruleLex.peppolSuffixes[strings.TrimPrefix(rest, "-")] {
+			t.key = "peppol" // "Peppol-Netzwerk", "peppolnettverket"
+		}
 		if !ruleLex.vocab[t.key] {
 			if k, ok := ruleFuzzy(t.key); ok {
 				t.key = k
@@ -151,7 +154,7 @@ func (s *ruleScan) init() bool {
 func (s *ruleScan) hasRole(i int, r lexRole) bool {
 	n := ruleLex.left
 	for j := i; j < len(s.toks); j++ {
-		if n = n.next[s.toks[j].key]; n == nil {
+		if n = n.child(s.toks[j].key); n == nil {
 			return false
 		}
 		for _, e := range n.entries {
@@ -185,8 +188,8 @@ func (s *ruleScan) plan() Plan {
 // planSpan plans a question whose subject is already known: the words around it only
 // give intent, country and document.
 func (s *ruleScan) planSpan(sp ruleSpan, kind ruleKind) Plan {
-	s.scanFree(0, sp.lo)
-	s.scanFree(sp.hi, len(s.toks))
+	s.scanFree(0, sp.lo, lexLeft)
+	s.scanFree(sp.hi, len(s.toks), lexRight)
 	return s.finish(sp.subject, sp.lo, sp.hi, kind)
 }
 
@@ -250,7 +253,8 @@ func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
 		return false
 	}
 	words, lower, named := 0, 0, false
-	for _, t := range s.toks[lo:hi] {
+	for i := lo; i < hi; i++ {
+		t := s.toks[i]
 		if !t.word {
 			continue
 		}
@@ -260,7 +264,8 @@ func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
 		if low {
 			lower++
 		}
-		if ruleLex.offtopic[t.key] && (low || lo+1 == hi) {
+		// German nouns are capitalised: "Sinn des Lebens" is off-topic too.
+		if ruleLex.offtopic[t.key] && (low || lo+1 == hi || s.lowerWordAt(i+1, hi)) {
 			return false
 		}
 		if ruleLex.general[t.key] || !letters {
@@ -271,6 +276,11 @@ func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
 		}
 	}
 	return named && (words < 4 || s.caseless || 2*lower <= words)
+}
+
+// lowerWordAt reports whether token i (before hi) is a word in lower case.
+func (s *ruleScan) lowerWordAt(i, hi int) bool {
+	return i < hi && s.toks[i].word && s.toks[i].lower && !s.toks[i].digit
 }
 
 // strip removes phrases, country words and punctuation from both ends of tokens
@@ -291,11 +301,41 @@ func (s *ruleScan) strip(lo, hi int) (int, int) {
 				hi, moved = hi-n, true
 			}
 		}
+		if !moved && lo < hi {
+			if n := s.leadingJunk(lo, hi); n > 0 {
+				lo, moved = lo+n, true
+			}
+		}
 		if !moved {
 			break
 		}
 	}
 	return lo, hi
+}
+
+// ruleMaxJunk bounds the unknown words leadingJunk skips.
+const ruleMaxJunk = 3
+
+// leadingJunk returns how many unknown lower-case words at lo to skip ("need the"):
+// they must be followed by a phrase with a meaning (intent, capability, presence,
+// document or country; not a mere preposition, so "mairie de Lyon" and "gemeente van
+// Amsterdam" stay names) that may be stripped there, and then by a capitalised name
+// ("Need the Peppol ID for Cyberdyne Systems"). Names are written capitalised, so
+// lower-case words before such a keyword are more question than name.
+func (s *ruleScan) leadingJunk(lo, hi int) int {
+	if s.caseless {
+		return 0
+	}
+	for p := lo; p < hi && p-lo < ruleMaxJunk; p++ {
+		t := s.toks[p]
+		if !t.word || t.digit || !t.lower && p != s.firstWord || ruleLex.offtopic[t.key] {
+			return 0 // an off-topic word is the question ("quel temps fait-il à Paris")
+		}
+		if n := s.match(p+1, hi, lexLeft, matchDry); n > 0 && p+1+n < hi && s.nameAt(p+1+n, hi, 2) {
+			return p + 1 - lo
+		}
+	}
+	return 0
 }
 
 // enclosed reports whether tokens [lo, hi) are wrapped in a pair of brackets.
@@ -336,7 +376,7 @@ func (s *ruleScan) closerAt(lo, hi int) int {
 }
 
 func (s *ruleScan) stripLeft(lo, hi int) int {
-	if n := s.match(lo, hi, lexLeft); n > 0 {
+	if n := s.match(lo, hi, lexLeft, matchStrip); n > 0 {
 		return n
 	}
 	t := s.toks[lo]
@@ -350,7 +390,7 @@ func (s *ruleScan) stripLeft(lo, hi int) int {
 }
 
 func (s *ruleScan) stripRight(lo, hi int) int {
-	if n := s.match(lo, hi, lexRight); n > 0 {
+	if n := s.match(lo, hi, lexRight, matchStrip); n > 0 {
 		return n
 	}
 	t := s.toks[hi-1]
@@ -362,14 +402,15 @@ func (s *ruleScan) stripRight(lo, hi int) int {
 			return 0 // "Acme (Europe)": the bracket belongs to the name
 		}
 	}
-	s.inner, s.innerSet = lexEntry{code: -1}, true
+	s.inner, s.innerSet = lexEntry{}, true
 	return 1
 }
 
-// scanFree records every phrase in tokens [lo, hi) around a known subject.
-func (s *ruleScan) scanFree(lo, hi int) {
+// scanFree records every phrase in tokens [lo, hi) around a known subject, phrases
+// of side (lexLeft before it, lexRight after it).
+func (s *ruleScan) scanFree(lo, hi int, side lexSide) {
 	for i := lo; i < hi; {
-		if n := s.match(i, hi, 0); n > 0 {
+		if n := s.match(i, hi, side, matchFree); n > 0 {
 			i += n
 		} else {
 			i++
@@ -380,17 +421,33 @@ func (s *ruleScan) scanFree(lo, hi int) {
 // ruleMaxPhrase bounds the words of one phrase.
 const ruleMaxPhrase = 8
 
-// match strips the longest allowed phrase at the left (side lexLeft) or right
-// (lexRight) edge of tokens [lo, hi), or starting at lo anywhere (side 0), records
-// it and returns its length in tokens; 0 when none applies.
-func (s *ruleScan) match(lo, hi int, side lexSide) int {
+// ruleMatch says what match does.
+type ruleMatch uint8
+
+const (
+	// matchStrip strips a phrase at the edge of the remaining tokens under all rules.
+	matchStrip ruleMatch = iota
+	// matchFree reads a phrase starting at lo around a known subject: only its side
+	// and flagNeedReceive restrict it.
+	matchFree
+	// matchDry is matchStrip that records nothing.
+	matchDry
+)
+
+// match finds the longest allowed phrase at the left (side lexLeft) or right
+// (lexRight) edge of tokens [lo, hi) (for matchFree: starting at lo), records it
+// unless dry, and returns its length in tokens; 0 when none applies.
+func (s *ruleScan) match(lo, hi int, side lexSide, mode ruleMatch) int {
+	if lo >= hi {
+		return 0
+	}
 	var found [ruleMaxPhrase]*lexNode
 	var lens [ruleMaxPhrase]int
 	count := 0
-	if side == lexRight {
+	if side == lexRight && mode != matchFree {
 		n := ruleLex.right
 		for j := hi - 1; j >= lo && count < ruleMaxPhrase; j-- {
-			if n = n.next[s.toks[j].key]; n == nil {
+			if n = n.child(s.toks[j].key); n == nil {
 				break
 			}
 			if len(n.entries) > 0 {
@@ -401,7 +458,7 @@ func (s *ruleScan) match(lo, hi int, side lexSide) int {
 	} else {
 		n := ruleLex.left
 		for j := lo; j < hi && count < ruleMaxPhrase; j++ {
-			if n = n.next[s.toks[j].key]; n == nil {
+			if n = n.child(s.toks[j].key); n == nil {
 				break
 			}
 			if len(n.entries) > 0 {
@@ -410,44 +467,215 @@ func (s *ruleScan) match(lo, hi int, side lexSide) int {
 			}
 		}
 	}
-	for k := count - 1; k >= 0; k-- {
+	// A country phrase ("in Belgium", "aus der Schweiz", "(SE)") wins over shorter
+	// phrases.
+	cn, cc := s.countryAt(lo, hi, side, mode)
+	for k := count - 1; k >= 0 && lens[k] > cn; k-- {
 		a, b := lo, lo+lens[k]
-		if side == lexRight {
+		if side == lexRight && mode != matchFree {
 			a, b = hi-lens[k], hi
 		}
 		// Every reading of the phrase that applies counts: "er" is a German pronoun
 		// and the Norwegian "is".
 		took := false
 		for _, e := range found[k].entries {
-			if s.allowed(e, a, b, lo, hi, side) {
-				s.record(e, a, b)
-				if side == lexRight && (!took || e.flags&flagPossessive != 0) {
-					s.inner, s.innerSet = e, true
-				}
-				took = true
+			if !s.allowed(e, a, b, lo, hi, side, mode) {
+				continue
 			}
+			if mode == matchDry {
+				if e.role == lexIntent || e.role == lexReceive || e.role == lexPresence || e.role == lexDoc || e.role == lexCountry {
+					return lens[k]
+				}
+				continue
+			}
+			s.record(e, a, b)
+			if side == lexRight && mode == matchStrip && (!took || e.flags&flagPossessive != 0) {
+				s.inner, s.innerSet = e, true
+			}
+			took = true
 		}
 		if took {
 			return lens[k]
 		}
 	}
+	if cn > 0 {
+		if mode != matchDry {
+			a, b := lo, lo+cn
+			if side == lexRight && mode != matchFree {
+				a, b = hi-cn, hi
+			}
+			e := lexEntry{role: lexCountry, side: lexBoth, country: cc}
+			s.record(e, a, b)
+			if side == lexRight && mode == matchStrip {
+				s.inner, s.innerSet = e, true
+			}
+		}
+		return cn
+	}
 	return 0
 }
 
+// countryAt finds a country phrase at the left (or, for lexRight when stripping,
+// right) edge of tokens [lo, hi) and returns its length in tokens and its code: a
+// preposition or label and a name ("in Belgium", "aus der Schweiz", "land: Norge"),
+// a preposition and a code in capitals ("in BE"), a label and a code ("country NO",
+// "country: no" in any case after a colon), a name or a code in capitals in brackets
+// ("(Norge)", "(SE)"), or after a name a comma and a country name ("Acme, Belgium").
+func (s *ruleScan) countryAt(lo, hi int, side lexSide, mode ruleMatch) (int, string) {
+	if side == lexRight && mode != matchFree {
+		return s.countryBefore(lo, hi)
+	}
+	best, cc := 0, ""
+	take := func(n int, code string) {
+		if n > best {
+			best, cc = n, code
+		}
+	}
+	// A bracketed name or code.
+	if close := ruleCloser(s.toks[lo].key); close != "" && close != "}" {
+		s.countryCore(lo+1, hi, false, func(end int, code string) {
+			if end < hi && s.toks[end].key == close {
+				take(end+1-lo, code)
+			}
+		})
+	}
+	// An introduction and a name or code.
+	n := ruleLex.intro
+	for j := lo; j < hi && j-lo < ruleMaxPhrase; j++ {
+		if n = n.child(s.toks[j].key); n == nil {
+			break
+		}
+		for _, e := range n.entries {
+			k, anyCase := j+1, false
+			if e.label && k < hi && (s.toks[k].key == ":" || s.toks[k].key == "=") {
+				k, anyCase = k+1, true
+			}
+			s.countryCore(k, hi, anyCase, func(end int, code string) { take(end-lo, code) })
+		}
+	}
+	return best, cc
+}
+
+// countryCore calls found with the end and code of every country name or code that
+// starts at token k; a code must be in capitals unless anyCase.
+func (s *ruleScan) countryCore(k, hi int, anyCase bool, found func(end int, code string)) {
+	if k >= hi {
+		return
+	}
+	if code, ok := s.codeAt(k, anyCase); ok {
+		found(k+1, code)
+	}
+	n := ruleLex.names
+	for j := k; j < hi && j-k < ruleMaxPhrase; j++ {
+		if n = n.child(s.toks[j].key); n == nil {
+			return
+		}
+		if len(n.entries) > 0 {
+			found(j+1, n.entries[0].country)
+		}
+	}
+}
+
+// codeAt reports whether token k is a country code, and which: written in capitals
+// ("BE", "UK") unless anyCase.
+func (s *ruleScan) codeAt(k int, anyCase bool) (string, bool) {
+	t := s.toks[k]
+	if !t.word || len(t.key) != 2 {
+		return "", false
+	}
+	code, ok := ruleLex.codes[t.key]
+	if !ok {
+		return "", false
+	}
+	if !anyCase && !s.capitals(k) {
+		return "", false // "in be", "no": words, not codes
+	}
+	return code, true
+}
+
+// countryBefore is countryAt for the right edge: the phrase ends at hi.
+func (s *ruleScan) countryBefore(lo, hi int) (int, string) {
+	best, cc := 0, ""
+	take := func(start int, code string) {
+		if hi-start > best {
+			best, cc = hi-start, code
+		}
+	}
+	// A bracketed name or code.
+	if closer := s.toks[hi-1].key; closer == ")" || closer == "]" {
+		s.countryCoreBefore(lo, hi-1, func(start int, code string, isCode bool) {
+			if (!isCode || s.capitals(start)) && start > lo && ruleCloser(s.toks[start-1].key) == closer {
+				take(start-1, code)
+			}
+		})
+	}
+	// An introduction and a name or code.
+	s.countryCoreBefore(lo, hi, func(start int, code string, isCode bool) {
+		k, colon := start, false
+		if k > lo && (s.toks[k-1].key == ":" || s.toks[k-1].key == "=") {
+			k, colon = k-1, true
+		}
+		if !colon && !isCode && k > lo && s.toks[k-1].key == "," {
+			take(k-1, code) // "Acme, Belgium"
+		}
+		n := ruleLex.introRev
+		for j := k - 1; j >= lo && k-j <= ruleMaxPhrase; j-- {
+			if n = n.child(s.toks[j].key); n == nil {
+				break
+			}
+			for _, e := range n.entries {
+				if colon && !e.label || isCode && !colon && !s.capitals(start) {
+					continue // "in: no", "in be"
+				}
+				take(j, code)
+			}
+		}
+	})
+	return best, cc
+}
+
+// countryCoreBefore calls found with the start and country of every country name or
+// code (isCode, in any case) that ends at hi.
+func (s *ruleScan) countryCoreBefore(lo, hi int, found func(start int, code string, isCode bool)) {
+	if hi <= lo {
+		return
+	}
+	if code, ok := s.codeAt(hi-1, true); ok {
+		found(hi-1, code, true)
+	}
+	n := ruleLex.namesRev
+	for j := hi - 1; j >= lo && hi-j <= ruleMaxPhrase; j-- {
+		if n = n.child(s.toks[j].key); n == nil {
+			return
+		}
+		if len(n.entries) > 0 {
+			found(j, n.entries[0].country, false)
+		}
+	}
+}
+
+// capitals reports whether token k is written in capitals (or the question has no
+// lower case at all).
+func (s *ruleScan) capitals(k int) bool {
+	t := s.toks[k]
+	w := s.q[t.start:t.end]
+	return s.caseless || strings.ToUpper(w) == w
+}
+
 // allowed reports whether phrase e, found at tokens [a, b) of the remaining tokens
-// [lo, hi), may be stripped from side (0: anywhere around a known subject).
-func (s *ruleScan) allowed(e lexEntry, a, b, lo, hi int, side lexSide) bool {
-	if side != 0 && e.side&side == 0 {
+// [lo, hi), may be stripped from side.
+func (s *ruleScan) allowed(e lexEntry, a, b, lo, hi int, side lexSide, mode ruleMatch) bool {
+	if e.side&side == 0 {
 		return false
 	}
 	if e.flags&flagNeedReceive != 0 && !s.receive {
 		return false
 	}
-	if e.code >= 0 && !e.label && !s.caseless {
-		t := s.toks[a+int(e.code)]
-		if w := s.q[t.start:t.end]; strings.ToUpper(w) != w {
-			return false // "in be", "no": words, not codes
-		}
+	if e.flags&flagAfterPeppol != 0 && (a == 0 || s.toks[a-1].key != "peppol") {
+		return false
+	}
+	if mode == matchFree {
+		return true
 	}
 	switch side {
 	case lexLeft:
@@ -496,7 +724,7 @@ func (s *ruleScan) nameAt(i, hi, depth int) bool {
 	if depth == 0 || i+1 >= hi {
 		return false
 	}
-	n := ruleLex.left.next[t.key]
+	n := ruleLex.left.child(t.key)
 	if n == nil {
 		return false
 	}
@@ -510,7 +738,7 @@ func (s *ruleScan) nameAt(i, hi, depth int) bool {
 
 // isNoun reports whether token i is a company noun ("société", "company").
 func (s *ruleScan) isNoun(i int) bool {
-	n := ruleLex.left.next[s.toks[i].key]
+	n := ruleLex.left.child(s.toks[i].key)
 	if n == nil {
 		return false
 	}

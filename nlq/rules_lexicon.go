@@ -10,29 +10,55 @@ type lexEntry struct {
 	intent  Intent
 	doc     string
 	country string
-	// code is the index of a country code's word in the phrase ("in BE", "(SE)"),
-	// which must be written in capitals unless label is set; -1 when there is none.
-	code int8
-	// label: the phrase starts with "country:" or the like, after which a code may be
-	// written in any case.
+	// label: an introduction of a country that is a label ("country", "land"), after
+	// which a code may be written in any case when a colon follows.
 	label bool
 }
 
-// lexNode is a trie of phrases by word; the right-hand trie holds them reversed.
+// lexNode is a trie of phrases by word; the right-hand trie holds them reversed. Most
+// nodes have a few children, kept in a slice; nodes with many have a map too.
 type lexNode struct {
-	next    map[string]*lexNode
+	kids    []lexKid
+	index   map[string]*lexNode
 	entries []lexEntry
 }
 
-func (n *lexNode) add(keys []string, e lexEntry) {
+type lexKid struct {
+	key  string
+	node *lexNode
+}
+
+// ruleMaxListChildren is the most children a node looks up by scanning.
+const ruleMaxListChildren = 8
+
+// child returns the node after word k, nil if none.
+func (n *lexNode) child(k string) *lexNode {
+	if n.index != nil {
+		return n.index[k]
+	}
+	for _, c := range n.kids {
+		if c.key == k {
+			return c.node
+		}
+	}
+	return nil
+}
+
+// insert adds a phrase to the trie at n.
+func (lx *lexBuilder) insert(n *lexNode, keys []string, e lexEntry) {
 	for _, k := range keys {
-		c := n.next[k]
+		c := n.child(k)
 		if c == nil {
-			if n.next == nil {
-				n.next = make(map[string]*lexNode)
+			c = lx.newNode()
+			n.kids = append(n.kids, lexKid{k, c})
+			if n.index != nil {
+				n.index[k] = c
+			} else if len(n.kids) > ruleMaxListChildren {
+				n.index = make(map[string]*lexNode, 2*len(n.kids))
+				for _, kid := range n.kids {
+					n.index[kid.key] = kid.node
+				}
 			}
-			c = &lexNode{}
-			n.next[k] = c
 		}
 		n = c
 	}
@@ -44,118 +70,154 @@ func (n *lexNode) add(keys []string, e lexEntry) {
 	n.entries = append(n.entries, e)
 }
 
+// newNode allocates trie nodes in blocks.
+func (lx *lexBuilder) newNode() *lexNode {
+	if len(lx.nodes) == cap(lx.nodes) {
+		lx.nodes = make([]lexNode, 0, 1024)
+	}
+	lx.nodes = append(lx.nodes, lexNode{})
+	return &lx.nodes[len(lx.nodes)-1]
+}
+
 // lexicon is the compiled form of the word lists in lang.go. It is built once, by
 // buildLexicon, and only read afterwards.
 type lexicon struct {
 	left, right *lexNode
 	// vocab holds every word of every phrase: a capitalised word in it is no name.
 	vocab map[string]bool
+	// intro holds the prepositions and labels that introduce a country ("in",
+	// "aus der", "country"), names its names ("the netherlands", "belgië"); both
+	// also reversed. codes maps lower-case ISO codes (and aliases) to codes.
+	intro, introRev, names, namesRev *lexNode
+	codes                            map[string]string
 	// typoTargets are the words typos are corrected to.
 	typoTargets map[string]bool
 	// fuzzy holds typoTargets by first letter and length.
 	fuzzy [26][ruleMaxFuzzyLen + 1][]string
 	// Word sets, by key.
-	offtopic, general, abbreviations, numberLabels, numberSuffixes map[string]bool
+	peppolSuffixes, offtopic, general, abbreviations, numberLabels, numberSuffixes map[string]bool
 }
 
 // ruleLex is the rule planner's lexicon; it is never written after package
 // initialisation.
 var ruleLex = buildLexicon()
 
+// lexBuilder builds a lexicon with scratch buffers, so that building allocates little
+// besides the tries.
+type lexBuilder struct {
+	*lexicon
+	toks      []ruleToken
+	keys, rev []string
+	nodes     []lexNode
+}
+
 func buildLexicon() *lexicon {
-	lx := &lexicon{left: &lexNode{}, right: &lexNode{}, vocab: make(map[string]bool), typoTargets: make(map[string]bool)}
+	lx := &lexBuilder{lexicon: &lexicon{left: &lexNode{}, right: &lexNode{},
+		vocab: make(map[string]bool, 2048), typoTargets: make(map[string]bool, 2048)}}
 	for _, g := range lexGroups {
 		for _, p := range lexExpand(g.phrases) {
-			lx.addPhrase(p, lexEntry{role: g.role, side: g.side, flags: g.flags, intent: g.intent, doc: g.doc, code: -1})
+			lx.addPhrase(p, lexEntry{role: g.role, side: g.side, flags: g.flags, intent: g.intent, doc: g.doc})
 		}
 	}
-	preps := lexExpand(lexCountryPrepositions)
-	labels := lexExpand(lexCountryLabels)
+	// Country phrases are an introduction (a preposition, a label, a bracket, a comma)
+	// and a name or code, matched by countryAt from these tries rather than spelt out.
+	lx.intro, lx.introRev = &lexNode{}, &lexNode{}
+	lx.names, lx.namesRev = &lexNode{}, &lexNode{}
+	for _, p := range lexExpand(lexCountryPrepositions) {
+		lx.addTo(lx.intro, lx.introRev, lx.keysOf(p), lexEntry{role: lexCountry})
+	}
+	for _, l := range lexExpand(lexCountryLabels) {
+		lx.addTo(lx.intro, lx.introRev, lx.keysOf(l), lexEntry{role: lexCountry, label: true})
+	}
 	for _, c := range lexCountryTable {
-		country := lexEntry{role: lexCountry, side: lexBoth, country: c.code, code: -1}
+		country := lexEntry{role: lexCountry, side: lexBoth, country: c.code}
 		for _, name := range lexExpand(c.names) {
-			for _, p := range preps {
-				lx.addPhrase(p+" "+name, country)
+			lx.addTo(lx.names, lx.namesRev, lx.keysOf(name), country)
+			if strings.Contains(name, "-") {
+				lx.addTo(lx.names, lx.namesRev, lx.keysOf(strings.ReplaceAll(name, "-", " ")), country)
 			}
-			for _, l := range labels {
-				lx.addPhrase(l+" "+name, country)
-				lx.addPhrase(l+": "+name, country)
-			}
-			lx.addPhrase("( "+name+" )", country)
-			right := country
-			right.side = lexRight
-			lx.addPhrase(", "+name, right)
 		}
-		// Names are used as adjectives too ("Luxembourg companies"), under the same
-		// rules as adjectives, so that "Air France" and "France Telecom" stay names.
+		// Adjectives, and names used as adjectives ("Luxembourg companies"), under the
+		// same rules, so that "Air France" and "France Telecom" stay names.
 		adj := country
 		adj.flags = flagWeak | flagAdjective
 		for _, a := range append(lexExpand(c.adjectives), lexExpand(c.names)...) {
 			lx.addPhrase(a, adj)
 		}
 	}
-	codes := strings.Fields(lexISOCodes)
-	for alias := range lexCodeAliases {
-		codes = append(codes, alias)
+	lx.codes = make(map[string]string)
+	for _, code := range strings.Fields(lexISOCodes) {
+		lx.codes[strings.ToLower(code)] = code
 	}
-	for _, code := range codes {
-		cc := code
-		if to, ok := lexCodeAliases[code]; ok {
-			cc = to
-		}
-		e := lexEntry{role: lexCountry, side: lexBoth, country: cc}
-		k := strings.ToLower(code)
-		for _, p := range preps {
-			e.code = int8(len(lexKeys(p)))
-			lx.addKeys(append(lexKeys(p), k), e)
-		}
-		e.code = 1
-		lx.addKeys([]string{"(", k, ")"}, e)
-		lx.addKeys([]string{"[", k, "]"}, e)
-		e.label = true
-		for _, l := range labels {
-			lk := lexKeys(l)
-			e.code = int8(len(lk))
-			lx.addKeys(append(lk[:len(lk):len(lk)], k), e)
-			e.code++
-			lx.addKeys(append(lk[:len(lk):len(lk)], ":", k), e)
-			lx.addKeys(append(lk[:len(lk):len(lk)], "=", k), e)
-		}
+	for alias, code := range lexCodeAliases {
+		lx.codes[strings.ToLower(alias)] = code
 	}
 	for k := range lx.typoTargets {
 		if len(k) >= 4 && len(k) <= ruleMaxFuzzyLen && lexLetters(k) {
 			lx.fuzzy[k[0]-'a'][len(k)] = append(lx.fuzzy[k[0]-'a'][len(k)], k)
 		}
 	}
-	lx.offtopic = lexSet(lexOfftopic)
-	lx.general = lexSet(lexGeneral)
-	lx.abbreviations = lexSet(lexAbbreviations)
-	lx.numberLabels = lexSet(lexNumberLabels)
-	lx.numberSuffixes = lexSet(lexNumberSuffixes)
-	return lx
+	lx.peppolSuffixes = lx.set(lexPeppolSuffixes)
+	lx.offtopic = lx.set(lexOfftopic)
+	lx.general = lx.set(lexGeneral)
+	lx.abbreviations = lx.set(lexAbbreviations)
+	lx.numberLabels = lx.set(lexNumberLabels)
+	lx.numberSuffixes = lx.set(lexNumberSuffixes)
+	return lx.lexicon
 }
 
 // addPhrase adds a phrase and, for a hyphenated one, its spellings written apart and
-// run together.
-func (lx *lexicon) addPhrase(p string, e lexEntry) {
-	lx.addKeys(lexKeys(p), e)
+// run together; "peppol X" is also written "Peppol-X".
+func (lx *lexBuilder) addPhrase(p string, e lexEntry) {
+	lx.addKeys(lx.keysOf(p), e)
 	if strings.Contains(p, "-") {
-		lx.addKeys(lexKeys(strings.ReplaceAll(p, "-", " ")), e)
-		lx.addKeys(lexKeys(strings.ReplaceAll(p, "-", "")), e)
+		lx.addKeys(lx.keysOf(strings.ReplaceAll(p, "-", " ")), e)
+		lx.addKeys(lx.keysOf(strings.ReplaceAll(p, "-", "")), e)
+	}
+	if rest, ok := strings.CutPrefix(p, "peppol "); ok {
+		lx.addKeys(lx.keysOf("peppol-"+rest), e)
+		lx.addKeys(lx.keysOf("peppol"+rest), e)
 	}
 }
 
-func (lx *lexicon) addKeys(keys []string, e lexEntry) {
+// keysOf tokenises a phrase the way questions are tokenised; the result is valid
+// until the next call.
+func (lx *lexBuilder) keysOf(p string) []string {
+	lx.toks = ruleTokenize(p, lx.toks[:0])
+	lx.keys = lx.keys[:0]
+	for _, t := range lx.toks {
+		lx.keys = append(lx.keys, t.key)
+	}
+	return lx.keys
+}
+
+// reversed returns keys in reverse order; valid until the next call.
+func (lx *lexBuilder) reversed(keys []string) []string {
+	lx.rev = lx.rev[:0]
+	for i := len(keys) - 1; i >= 0; i-- {
+		lx.rev = append(lx.rev, keys[i])
+	}
+	return lx.rev
+}
+
+// addTo adds a phrase to a pair of tries without making its words keywords.
+func (lx *lexBuilder) addTo(fwd, rev *lexNode, keys []string, e lexEntry) {
+	lx.insert(fwd, keys, e)
+	for _, k := range keys {
+		lx.vocab[k] = true
+	}
+	lx.insert(rev, lx.reversed(keys), e)
+}
+
+func (lx *lexBuilder) addKeys(keys []string, e lexEntry) {
 	if len(keys) == 0 {
 		return
 	}
-	lx.left.add(keys, e)
-	rev := make([]string, len(keys))
+	lx.insert(lx.left, keys, e)
 	// Typos are corrected to content words only: a misspelt name is more likely one
 	// letter from "staat" or "der" than a misspelt copula or article.
 	fuzzy := e.role != lexCopula && e.role != lexStarter && e.flags&flagArticle == 0
-	for i, k := range keys {
-		rev[len(keys)-1-i] = k
+	for _, k := range keys {
 		if k != "" && ruleWordRune(rune(k[0])) || len(k) > 1 {
 			lx.vocab[k] = true
 			if fuzzy {
@@ -163,17 +225,7 @@ func (lx *lexicon) addKeys(keys []string, e lexEntry) {
 			}
 		}
 	}
-	lx.right.add(rev, e)
-}
-
-// lexKeys tokenises a phrase the way questions are tokenised.
-func lexKeys(p string) []string {
-	toks := ruleTokenize(p, nil)
-	keys := make([]string, len(toks))
-	for i, t := range toks {
-		keys[i] = t.key
-	}
-	return keys
+	lx.insert(lx.right, lx.reversed(keys), e)
 }
 
 // lexExpand splits a "|"-separated list and expands "{a,b}" alternatives.
@@ -202,10 +254,10 @@ func lexBraces(s string) []string {
 	return out
 }
 
-func lexSet(s string) map[string]bool {
+func (lx *lexBuilder) set(s string) map[string]bool {
 	m := make(map[string]bool)
 	for _, w := range lexExpand(s) {
-		for _, k := range lexKeys(w) {
+		for _, k := range lx.keysOf(w) {
 			m[k] = true
 		}
 	}
