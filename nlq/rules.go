@@ -82,7 +82,8 @@ func (RulePlanner) Plan(query string) Plan {
 type ruleKind uint8
 
 const (
-	ruleName ruleKind = iota
+	ruleName   ruleKind = iota
+	ruleQuoted          // a name in quotes, taken as written
 	ruleID
 	ruleNumber
 )
@@ -174,7 +175,7 @@ func (s *ruleScan) plan() Plan {
 		return s.planSpan(sp, ruleNumber)
 	}
 	if sp, ok := s.findQuoted(); ok {
-		return s.planSpan(sp, ruleName)
+		return s.planSpan(sp, ruleQuoted)
 	}
 	lo, hi := s.strip(0, len(s.toks))
 	if lo >= hi && !s.sig.count && s.sig.adjective[1] > 0 && s.sig.countryAt == s.sig.adjective[0] {
@@ -222,7 +223,7 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 		p.Intent = IntentSearch
 	case sg.starter && kind == ruleName:
 		return unknown
-	case kind == ruleName:
+	case kind == ruleName || kind == ruleQuoted:
 		p.Intent = IntentSearch
 	default:
 		p.Intent = IntentLookup
@@ -346,6 +347,7 @@ func (s *ruleScan) enclosed(lo, hi int) bool {
 	return ruleCloser(s.toks[lo].key) == s.toks[hi-1].key && s.closerAt(lo, hi) == hi-1
 }
 
+// ruleCloser returns the bracket that closes open, "" if open is none.
 func ruleCloser(open string) string {
 	switch open {
 	case "(":
@@ -375,6 +377,8 @@ func (s *ruleScan) closerAt(lo, hi int) int {
 	return -1
 }
 
+// stripLeft strips a phrase or a punctuation mark at lo and returns how many tokens
+// it took.
 func (s *ruleScan) stripLeft(lo, hi int) int {
 	if n := s.match(lo, hi, lexLeft, matchStrip); n > 0 {
 		return n
@@ -389,6 +393,8 @@ func (s *ruleScan) stripLeft(lo, hi int) int {
 	return 1
 }
 
+// stripRight strips a phrase or a punctuation mark ending at hi and returns how many
+// tokens it took.
 func (s *ruleScan) stripRight(lo, hi int) int {
 	if n := s.match(lo, hi, lexRight, matchStrip); n > 0 {
 		return n
@@ -430,7 +436,8 @@ const (
 	// matchFree reads a phrase starting at lo around a known subject: only its side
 	// and flagNeedReceive restrict it.
 	matchFree
-	// matchDry is matchStrip that records nothing.
+	// matchDry is matchStrip that records nothing and finds only phrases with a
+	// meaning (intent, capability, presence, document, country), for leadingJunk.
 	matchDry
 )
 

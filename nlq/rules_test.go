@@ -372,6 +372,7 @@ func TestRuleFiller(t *testing.T) {
 		{"WHO IS ACME NV?", IntentLookup, "ACME NV", "", ""},
 		{"Is «Société Générale» sur Peppol ?", IntentOnPeppol, "Société Générale", "", ""},
 		{"Is „Müller GmbH“ bei Peppol?", IntentOnPeppol, "Müller GmbH", "", ""},
+		{"How do I find \"acme and sons of norway\"?", IntentSearch, "acme and sons of norway", "", ""},
 		{"Kann die Firma Müller & Co. KG Rechnungen empfangen?", IntentCanReceive, "Müller & Co. KG", "", DocInvoice},
 		{"Est-ce que Acme peut recevoir des notes de crédit ?", IntentCanReceive, "Acme", "", DocCreditNote},
 		{"Kan Acme BV bestellingen en facturen ontvangen?", IntentCanReceive, "Acme BV", "", DocOrder},
