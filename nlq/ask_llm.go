@@ -37,7 +37,7 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 		}
 	}
 	run := func(ctx context.Context, tool string, args json.RawMessage) (string, any, error) {
-		t, ok := tools.ByName(tool)
+		t, ok := e.tools[tool]
 		if !ok {
 			return "invalid_request: unknown tool " + tool, nil, nil
 		}

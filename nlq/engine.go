@@ -47,6 +47,9 @@ type Engine struct {
 	baseURL string
 	version string
 	log     *slog.Logger
+	// tools are the tools by name, built once: a tool's schemas are derived by
+	// reflection, far too slow to repeat per question.
+	tools map[string]tools.Tool
 }
 
 // New returns an Engine for cfg. It returns an error when cfg.Registry or cfg.Planner
@@ -57,6 +60,10 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{reg: cfg.Registry, planner: cfg.Planner, llm: cfg.LLM,
 		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), version: cfg.Version, log: cfg.Logger}
+	e.tools = map[string]tools.Tool{}
+	for _, t := range tools.All() {
+		e.tools[t.Name] = t
+	}
 	if e.log == nil {
 		e.log = slog.New(slog.DiscardHandler)
 	}
@@ -285,7 +292,7 @@ func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchRes
 
 // call runs one tool call.
 func (e *Engine) call(ctx context.Context, c Call) (*tools.Result, error) {
-	t, ok := tools.ByName(c.Tool)
+	t, ok := e.tools[c.Tool]
 	if !ok {
 		return nil, &registry.Error{Code: registry.CodeInvalidRequest, Message: "unknown tool " + c.Tool}
 	}

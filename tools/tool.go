@@ -70,13 +70,3 @@ type Result struct {
 func All() []Tool {
 	return []Tool{lookupParticipant(), searchDirectory()}
 }
-
-// ByName returns the tool called name and whether there is one.
-func ByName(name string) (Tool, bool) {
-	for _, t := range All() {
-		if t.Name == name {
-			return t, true
-		}
-	}
-	return Tool{}, false
-}
