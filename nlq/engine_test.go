@@ -359,6 +359,28 @@ func TestEngineLLM(t *testing.T) {
 	}
 }
 
+// TestEngineLLMTimeout: a model that does not answer within the LLM's deadline leaves
+// the question to the rules, and _meta says it timed out.
+func TestEngineLLMTimeout(t *testing.T) {
+	n := startEngineNet(t)
+	f := startFakeOpenAI(t, "k", "m", script(fakeReply{block: true}))
+	llm, err := NewLLM(LLMConfig{BaseURL: f.baseURL(), Model: "m", APIKey: "k", Timeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := New(Config{Registry: n.reg, Planner: fixedPlanner(Plan{Intent: IntentLookup, Calls: []Call{lookupCall(netsim.KnownBelgian)}}), LLM: llm})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := e.Ask(t.Context(), "who is it", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Meta.Planner != "rules" || a.Meta.Fallback != "llm:m failed (timeout); answered by the rule planner" || len(a.Results) != 1 {
+		t.Errorf("answer %+v", a)
+	}
+}
+
 func TestEngineCancelled(t *testing.T) {
 	n := startEngineNet(t)
 	e := newEngine(t, n, fixedPlanner(Plan{Intent: IntentSearch, Calls: []Call{searchCall("acme", "")}}))

@@ -115,6 +115,12 @@ func TestUsageErrors(t *testing.T) {
 		{"demo with zone from env", []string{"-network", "demo"}, map[string]string{"PEPPOLGATE_SML_ZONE": "x.example"}, "-sml-zone cannot be used with -network demo"},
 		{"stray argument", []string{"-addr", ":1", "now"}, nil, `unexpected argument "now"`},
 		{"unknown command", []string{"start"}, nil, `unknown command "start"`},
+		{"llm without model", []string{"-llm", "openai"}, nil, "-llm openai needs -llm-model"},
+		{"llm model without llm", []string{"-llm-model", "gpt-4o-mini"}, nil, "-llm-model needs -llm openai"},
+		{"unknown llm", []string{"-llm", "claude"}, nil, `-llm "claude" is not one of none, openai`},
+		{"llm timeout", []string{"-llm", "openai", "-llm-model", "m", "-llm-timeout", "0s"}, nil, "-llm-timeout must be positive"},
+		{"llm base url", []string{"-llm", "openai", "-llm-model", "m", "-llm-base-url", "localhost:11434"}, nil, "LLM base URL"},
+		{"openai without key", []string{"-llm", "openai", "-llm-model", "gpt-4o-mini", "-network", "demo"}, nil, "OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
