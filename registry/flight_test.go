@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/peppolgate/peppolgate/netsim"
 )
 
 func TestFlightsCoalesce(t *testing.T) {
@@ -93,10 +95,9 @@ func TestFlightsCancelWhenAllCallersLeave(t *testing.T) {
 	if err := <-leaveDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("leaving caller: %v", err)
 	}
-	select {
-	case <-fctx.Done():
+	// The leaving caller cancels synchronously, if at all, before do returns.
+	if fctx.Err() != nil {
 		t.Fatal("fetch cancelled although a caller still waits")
-	case <-time.After(20 * time.Millisecond):
 	}
 
 	// The last caller leaves: the fetch's context ends, and a new caller starts a new
@@ -105,10 +106,8 @@ func TestFlightsCancelWhenAllCallersLeave(t *testing.T) {
 	if err := <-stayDone; !errors.Is(err, context.Canceled) {
 		t.Errorf("last caller: %v", err)
 	}
-	select {
-	case <-fctx.Done():
-	case <-time.After(5 * time.Second):
-		t.Fatal("fetch not cancelled after every caller left")
+	if fctx.Err() == nil || !abandoned(fctx) {
+		t.Fatalf("fetch context after every caller left: err %v, abandoned %v", fctx.Err(), abandoned(fctx))
 	}
 	go func() { _, _ = g.do(t.Context(), "k", time.Minute, fn) }()
 	select {
@@ -123,11 +122,63 @@ func TestFlightsCancelWhenAllCallersLeave(t *testing.T) {
 
 func TestFlightsTimeout(t *testing.T) {
 	var g flights[error]
+	var gone bool
 	err, cerr := g.do(t.Context(), "k", 10*time.Millisecond, func(ctx context.Context) error {
 		<-ctx.Done()
+		gone = abandoned(ctx)
 		return ctx.Err()
 	})
-	if cerr != nil || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("got %v / %v, want the fetch's deadline", err, cerr)
+	if cerr != nil || !errors.Is(err, context.DeadlineExceeded) || gone {
+		t.Errorf("got %v / %v, abandoned %v; want the fetch's deadline, not abandoned", err, cerr, gone)
+	}
+}
+
+func TestFlightsCallerAlreadyGone(t *testing.T) {
+	var g flights[int]
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	ran := false
+	if _, err := g.do(ctx, "k", time.Minute, func(context.Context) int { ran = true; return 1 }); !errors.Is(err, context.Canceled) || ran {
+		t.Errorf("err %v, ran %v: a caller already gone must not start a fetch", err, ran)
+	}
+}
+
+// TestAbandonedLookupIsNotCached: a client that leaves while the Directory hangs
+// cancels the lookup; the half-done answer (SMP found, Directory cut short) must not be
+// cached for the next caller.
+func TestAbandonedLookupIsNotCached(t *testing.T) {
+	n := startNet(t, 50)
+	l, _ := newLive(t, n, nil)
+	id := mustID(t, netsim.KnownBelgian)
+	n.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		for n.Hits().Directory.Search == 0 && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+		// Let the SML and SMP side finish (its last request is the ServiceMetadata; a
+		// loopback answer takes well under the pause), so that only the Directory is
+		// cut short.
+		for _, sm := smpHits(n.Hits()); sm == 0 && ctx.Err() == nil; _, sm = smpHits(n.Hits()) {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(100 * time.Millisecond)
+		cancel()
+	}()
+	if _, _, err := l.Lookup(ctx, id); ErrorCode(err) != CodeLookupFailed {
+		t.Fatalf("abandoned lookup: %v", err)
+	}
+	// Let the abandoned fetch wind up (its Directory request is seen cancelled, then it
+	// merges what it has) before asking again.
+	for deadline := time.Now().Add(5 * time.Second); n.Hits().Abandoned == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("netsim never saw the Directory request cancelled")
+		}
+	}
+	time.Sleep(100 * time.Millisecond)
+	n.ClearFaults()
+	p, fresh, err := l.Lookup(t.Context(), id)
+	if err != nil || fresh.Cached || p.Directory == nil || hasWarning(p, WarnDirectoryUnavailable) {
+		t.Errorf("next lookup: cached %v, %+v, %v", fresh.Cached, p, err)
 	}
 }

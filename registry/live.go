@@ -93,7 +93,7 @@ func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participan
 	// the others, and the fetch stops when all have gone.
 	r, err := l.lookupFlights.do(ctx, key, l.cfg.LookupTimeout, func(fctx context.Context) fetchResult {
 		r := l.fetch(fctx, id)
-		if ErrorCode(r.err) != CodeLookupFailed {
+		if ErrorCode(r.err) != CodeLookupFailed && !abandoned(fctx) {
 			l.lookups.put(key, cacheEntry[*Participant]{val: r.p, err: r.err, fetched: l.cfg.Now(), ttl: r.ttl})
 		}
 		return r

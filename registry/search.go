@@ -60,7 +60,7 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 	}
 	out, cerr := l.searchFlights.do(ctx, key, l.cfg.SearchTimeout, func(sctx context.Context) searchOutcome {
 		res, err := l.search(sctx, text, country)
-		if err == nil {
+		if err == nil && !abandoned(sctx) {
 			l.searches.put(key, cacheEntry[*SearchResult]{val: res, fetched: l.cfg.Now(), ttl: l.cfg.SearchTTL})
 		}
 		return searchOutcome{res, err}
