@@ -52,15 +52,24 @@ func participantAnswer(plan Plan, p *registry.Participant, it Item) string {
 	var b strings.Builder
 	who := itemLabel(it)
 	info := it.Peppol
-	switch plan.Intent {
-	case IntentCanReceive:
+	switch {
+	case info.StaleSML:
+		if plan.Intent == IntentCanReceive {
+			b.WriteString("No: ")
+		}
+		fmt.Fprintf(&b, "%s is in the SML, but its SMP %s does not know it, so it cannot receive %s over Peppol until its registration is fixed.",
+			who, info.SMPHost, docName(plan.Document))
+	case plan.Intent == IntentCanReceive:
 		b.WriteString(canReceiveSentence(plan, who, p, info))
-	case IntentAccessPoint:
+	case plan.Intent == IntentAccessPoint:
 		b.WriteString(accessPointSentence(who, info))
 	default:
 		b.WriteString(registrationSentence(who, info))
 	}
 	for _, w := range p.Warnings {
+		if w.Code == registry.WarnSMPNotFound {
+			continue // said above
+		}
 		fmt.Fprintf(&b, " Note: %s", strings.TrimSuffix(w.Message, "."))
 		b.WriteByte('.')
 	}

@@ -162,6 +162,19 @@ func TestEngineAnswers(t *testing.T) {
 			wantIn:    []string{"No: ", "is not registered in the SML, so it cannot receive credit notes over Peppol"},
 		},
 		{
+			name:      "SML points to an SMP that does not know the participant",
+			plan:      Plan{Intent: IntentCanReceive, Document: DocInvoice, Calls: []Call{lookupCall(netsim.KnownSMPNotFound)}},
+			wantCalls: []string{"lookup_participant:" + netsim.KnownSMPNotFound},
+			wantItems: 1,
+			wantIn:    []string{"No: ", "is in the SML, but its SMP", "does not know it, so it cannot receive invoices"},
+			check: func(t *testing.T, a *Answer) {
+				info := a.Results[0].Peppol
+				if info == nil || info.Registered || !info.StaleSML || info.CanReceive == nil || *info.CanReceive {
+					t.Errorf("peppol %+v", info)
+				}
+			},
+		},
+		{
 			name:      "access point",
 			plan:      Plan{Intent: IntentAccessPoint, Calls: []Call{lookupCall(netsim.KnownNorwegian)}},
 			wantCalls: []string{"lookup_participant:" + netsim.KnownNorwegian},

@@ -30,8 +30,11 @@ type Address struct {
 
 // PeppolInfo is what a lookup found about a participant's Peppol registration.
 type PeppolInfo struct {
-	// Registered: the SML knows the participant, so it can receive over Peppol.
+	// Registered: the SML knows the participant and its SMP publishes it, so it can
+	// receive over Peppol.
 	Registered bool `json:"registered"`
+	// StaleSML: the SML points to an SMP that does not know the participant.
+	StaleSML bool `json:"staleSml,omitempty"`
 	// DirectoryCard: the Peppol Directory has a business card for it.
 	DirectoryCard bool `json:"directoryCard"`
 	// SMPHost is the host of its SMP, when registered.
@@ -77,7 +80,8 @@ func (e *Engine) participantItem(p *registry.Participant, doc string, askedDoc b
 		name, country = d.Name, d.CountryCode
 	}
 	it := e.newItem(p.ParticipantID, name, country)
-	info := &PeppolInfo{Registered: p.SMP != nil, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
+	stale := p.SMP != nil && hasWarning(p, registry.WarnSMPNotFound)
+	info := &PeppolInfo{Registered: p.SMP != nil && !stale, StaleSML: stale, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
 	if s := p.SMP; s != nil {
 		info.SMPHost, info.DocumentTypeCount = s.Hostname, s.ServiceCount
 		if ep := s.Endpoint; ep != nil {
@@ -85,11 +89,21 @@ func (e *Engine) participantItem(p *registry.Participant, doc string, askedDoc b
 		}
 	}
 	if askedDoc {
-		can := p.SMP != nil && lists(p, doc)
+		can := info.Registered && lists(p, doc)
 		info.CanReceive = &can
 	}
 	it.Peppol = info
 	return it
+}
+
+// hasWarning reports whether p carries a warning with code.
+func hasWarning(p *registry.Participant, code string) bool {
+	for _, w := range p.Warnings {
+		if w.Code == code {
+			return true
+		}
+	}
+	return false
 }
 
 // docMarkers are the UBL/CII root elements of each document kind, as they appear in

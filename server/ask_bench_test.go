@@ -18,6 +18,7 @@ func BenchmarkAskCached(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { s.Close() })
 	const body = `{"query":"Kan 0208:0677424046 facturen ontvangen?"}`
 	b.ReportAllocs()
 	for b.Loop() {

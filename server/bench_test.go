@@ -41,6 +41,7 @@ func BenchmarkCachedParticipant(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { s.Close() })
 	benchServe(b, s, "/api/v1/participant/0208%3A0677424046")
 }
 
@@ -53,5 +54,6 @@ func BenchmarkCachedSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	b.Cleanup(func() { s.Close() })
 	benchServe(b, s, "/api/v1/search?q=acme&country=BE")
 }

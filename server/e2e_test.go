@@ -87,6 +87,7 @@ func startE2E(t testing.TB) *e2e {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	return &e2e{net: n, ds: ds, url: hs.URL, clock: clock}

@@ -148,12 +148,22 @@ func onLoopback(r *http.Request) bool {
 	return ok && tcp.IP.IsLoopback()
 }
 
+// mcpSessionIdleTTL is how long an MCP session's state (its log level) is kept after
+// its last request. Session ids are minted without server-side storage, so without a
+// limit every id a client makes up would be kept forever.
+const mcpSessionIdleTTL = 30 * time.Minute
+
 // mcpHandler serves MCP's streamable HTTP transport at /mcp behind the guard. mcp-go's
 // own localhost check is off: the guard does it, and also lets a reverse proxy's host
 // through when the operator names it. The server's write timeout is lifted for GET,
 // the long-lived event stream; POST answers are bounded by the registry's deadlines.
+// Close stops the transport's session sweeper.
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
-	h := mcpserver.NewStreamableHTTPServer(m, mcpserver.WithDisableLocalhostProtection(true))
+	h := mcpserver.NewStreamableHTTPServer(m,
+		mcpserver.WithDisableLocalhostProtection(true),
+		mcpserver.WithSessionIdleTTL(mcpSessionIdleTTL),
+		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp")))
+	s.mcpHTTP = h
 	return s.adapt(func(w http.ResponseWriter, r *http.Request) error {
 		switch r.Method {
 		case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions:

@@ -87,7 +87,10 @@ func TestMCPGuardConfig(t *testing.T) {
 				t.Errorf("newMCPGuard(%q, %q): error %v, want error %v", tt.origins, tt.hosts, err, tt.wantErr)
 			}
 			// New reports the same configuration errors.
-			_, err = New(Config{Registry: &fakeRegistry{}, BaseURL: guardBase, MCPAllowedOrigins: tt.origins, MCPAllowedHosts: tt.hosts})
+			s, err := New(Config{Registry: &fakeRegistry{}, BaseURL: guardBase, MCPAllowedOrigins: tt.origins, MCPAllowedHosts: tt.hosts})
+			if err == nil {
+				s.Close()
+			}
 			if (err != nil) != tt.wantErr {
 				t.Errorf("New: error %v, want error %v", err, tt.wantErr)
 			}

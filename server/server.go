@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -65,6 +66,7 @@ type Server struct {
 	bodies  bodyMemo
 	ids     *idSource
 	fixed   []headerValue
+	mcpHTTP *mcpserver.StreamableHTTPServer
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Registry is nil or when
@@ -110,6 +112,15 @@ func New(cfg Config) (*Server, error) {
 	// and CORS headers and is logged.
 	s.handler = s.edge(s.router)
 	return s, nil
+}
+
+// Close releases what the server runs in the background (MCP's session sweeper) and
+// ends open MCP sessions. Call it after the HTTP server has shut down. It returns
+// nil.
+func (s *Server) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return s.mcpHTTP.Shutdown(ctx)
 }
 
 // ServeHTTP serves one request.

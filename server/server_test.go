@@ -80,6 +80,7 @@ func newTestServer(t *testing.T, reg registry.Registry, mod func(*Config)) (*Ser
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { s.Close() })
 	return s, &logs
 }
 

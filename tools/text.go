@@ -21,7 +21,13 @@ func participantText(p *registry.Participant) string {
 	} else {
 		b.WriteString(": no Peppol Directory business card.")
 	}
-	if s := p.SMP; s != nil {
+	stale := false
+	for _, w := range p.Warnings {
+		stale = stale || w.Code == registry.WarnSMPNotFound
+	}
+	if s := p.SMP; s != nil && stale {
+		fmt.Fprintf(&b, " In the SML, but its SMP %s does not know it: it cannot receive documents over Peppol.", s.Hostname)
+	} else if s != nil {
 		fmt.Fprintf(&b, " Registered on Peppol: SMP %s lists %s.", s.Hostname, plural(s.ServiceCount, "document type"))
 		if e := s.Endpoint; e != nil {
 			fmt.Fprintf(&b, " Access point endpoint %s (%s).", e.URL, e.TransportProfile)

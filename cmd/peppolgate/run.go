@@ -195,6 +195,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	if err != nil {
 		return &usageError{err.Error()}
 	}
+	defer handler.Close()
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,

@@ -1,0 +1,44 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+func TestParticipantText(t *testing.T) {
+	card := &registry.DirectoryRecord{Name: "Acme NV", CountryCode: "BE", DocTypes: []registry.IDParts{{}, {}}}
+	smpRec := &registry.SMPRecord{Hostname: "smp.example", ServiceCount: 3,
+		Endpoint: &registry.Endpoint{URL: "https://ap.example/as4", TransportProfile: "peppol-transport-as4-v2_0"}}
+	tests := []struct {
+		name string
+		p    registry.Participant
+		want []string
+		not  []string
+	}{
+		{"card and SMP", registry.Participant{ParticipantID: "0208:1", Directory: card, SMP: smpRec},
+			[]string{"0208:1: Acme NV (BE).", "2 document types", "Registered on Peppol: SMP smp.example lists 3 document types.", "https://ap.example/as4 (peppol-transport-as4-v2_0)"}, nil},
+		{"no card", registry.Participant{ParticipantID: "0208:1", SMP: smpRec},
+			[]string{"no Peppol Directory business card", "Registered on Peppol"}, nil},
+		{"not in the SML", registry.Participant{ParticipantID: "0208:1", Directory: card},
+			[]string{"Not registered in the SML"}, []string{"Registered on Peppol"}},
+		{"SMP does not know it", registry.Participant{ParticipantID: "0208:1", Directory: card,
+			SMP:      &registry.SMPRecord{Hostname: "smp.example"},
+			Warnings: []registry.Warning{{Code: registry.WarnSMPNotFound, Message: "the SML points to an SMP that does not know this participant"}}},
+			[]string{"In the SML, but its SMP smp.example does not know it", "Warning (smp_not_found)"}, []string{"Registered on Peppol"}},
+	}
+	for _, tt := range tests {
+		got := participantText(&tt.p)
+		for _, w := range tt.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", tt.name, got, w)
+			}
+		}
+		for _, n := range tt.not {
+			if strings.Contains(got, n) {
+				t.Errorf("%s: %q has %q", tt.name, got, n)
+			}
+		}
+	}
+}
