@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -80,7 +81,7 @@ func registrationSentence(who string, info *PeppolInfo) string {
 	if !info.Registered {
 		return who + " has a Peppol Directory business card but is not registered in the SML, so it cannot receive documents over Peppol."
 	}
-	s := fmt.Sprintf("%s is registered on Peppol: its SMP %s lists %s.", who, info.SMPHost, plural(info.DocumentTypeCount, "document type"))
+	s := fmt.Sprintf("%s is registered on Peppol: its SMP %s lists %s.", who, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"))
 	if ep := info.Endpoint; ep != nil {
 		s += fmt.Sprintf(" Its access point endpoint is %s (%s).", ep.URL, ep.TransportProfile)
 	}
@@ -98,7 +99,7 @@ func accessPointSentence(who string, info *PeppolInfo) string {
 		return fmt.Sprintf("%s is registered with the SMP %s, but no access point endpoint could be read from it.", who, info.SMPHost)
 	default:
 		return fmt.Sprintf("%s is served by the access point at %s (%s); its SMP is %s, listing %s.",
-			who, info.Endpoint.URL, info.Endpoint.TransportProfile, info.SMPHost, plural(info.DocumentTypeCount, "document type"))
+			who, info.Endpoint.URL, info.Endpoint.TransportProfile, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"))
 	}
 }
 
@@ -115,10 +116,10 @@ func canReceiveSentence(plan Plan, who string, p *registry.Participant, info *Pe
 		return s + "."
 	case p.Directory == nil:
 		return fmt.Sprintf("Probably: %s is registered on Peppol (SMP %s, %s), but it has no Directory card saying which document types; its SMP endpoint is for another document type.",
-			who, info.SMPHost, plural(info.DocumentTypeCount, "document type"))
+			who, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"))
 	default:
 		return fmt.Sprintf("Not as far as its registration shows: %s is on Peppol (SMP %s) but lists no %s among its %s.",
-			who, info.SMPHost, strings.TrimSuffix(what, "s"), plural(info.DocumentTypeCount, "document type"))
+			who, info.SMPHost, strings.TrimSuffix(what, "s"), phrase.Plural(info.DocumentTypeCount, "document type"))
 	}
 }
 
@@ -130,11 +131,11 @@ func searchAnswer(plan Plan, sr *registry.SearchResult) string {
 	}
 	var b strings.Builder
 	if plan.Intent == IntentCount {
-		fmt.Fprintf(&b, "The Peppol Directory has %s for %q%s.", plural(sr.TotalCount, "match"), sr.Query, inCountry(plan))
+		fmt.Fprintf(&b, "The Peppol Directory has %s for %q%s.", phrase.Plural(sr.TotalCount, "match"), sr.Query, inCountry(plan))
 	} else if sr.TotalCount > len(sr.Results) {
-		fmt.Fprintf(&b, "%s for %q%s; the first %d:", capital(plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan), len(sr.Results))
+		fmt.Fprintf(&b, "%s for %q%s; the first %d:", capital(phrase.Plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan), len(sr.Results))
 	} else {
-		fmt.Fprintf(&b, "%s for %q%s:", capital(plural(len(sr.Results), "Peppol Directory match")), sr.Query, inCountry(plan))
+		fmt.Fprintf(&b, "%s for %q%s:", capital(phrase.Plural(len(sr.Results), "Peppol Directory match")), sr.Query, inCountry(plan))
 	}
 	if plan.Intent != IntentCount {
 		for i, h := range sr.Results {
@@ -149,10 +150,10 @@ func searchAnswer(plan Plan, sr *registry.SearchResult) string {
 }
 
 // followUpAnswer answers from the looked-up first hits of a search.
-func followUpAnswer(plan Plan, sr *registry.SearchResult, found []*registry.Participant, items []Item, partial bool) string {
+func followUpAnswer(plan Plan, sr *registry.SearchResult, found []*registry.Participant, gone map[string]bool, items []Item, partial bool) string {
 	var b strings.Builder
 	if sr.TotalCount > 1 {
-		fmt.Fprintf(&b, "%s for %q%s", capital(plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan))
+		fmt.Fprintf(&b, "%s for %q%s", capital(phrase.Plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan))
 		if len(items) < sr.TotalCount {
 			fmt.Fprintf(&b, "; the first %d in detail", len(items))
 		}
@@ -170,6 +171,9 @@ func followUpAnswer(plan Plan, sr *registry.SearchResult, found []*registry.Part
 			}
 		}
 		text := itemLabel(it) + ": could not be looked up just now."
+		if gone[it.Identifier] {
+			text = itemLabel(it) + ": not on Peppol any more (neither the SML nor the Peppol Directory knows it now)."
+		}
 		if p != nil {
 			text = participantAnswer(plan, p, it)
 		}
@@ -200,17 +204,6 @@ func notFoundAnswer(plan Plan, c Call) string {
 	}
 	return fmt.Sprintf("%s is not on Peppol: the SML does not know it and the Peppol Directory has no card for it, so it cannot receive %s over Peppol. Check the scheme and number, or search by company name.",
 		canonicalID(id), what)
-}
-
-// plural renders n with noun, adding "es" or "s" when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "ch") {
-		return fmt.Sprintf("%d %ses", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func capital(s string) string {

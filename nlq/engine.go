@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -190,12 +189,24 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 		m.ProcessingTimeMS = time.Since(start).Milliseconds()
 		ev.Start(StartEvent{Meta: m, Query: query, Intent: plan.Intent, Calls: plan.Calls})
 	}
-	err := e.run(ctx, plan, a)
-	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
-	if ev != nil {
-		for i, it := range a.Results {
-			ev.Result(ResultEvent{Index: i, Item: it})
+	add := func(it Item) {
+		a.Results = append(a.Results, it)
+		if ev != nil {
+			ev.Result(ResultEvent{Index: len(a.Results) - 1, Item: it})
 		}
+	}
+	err := e.run(ctx, plan, a, add)
+	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
+	if err != nil {
+		if a.Answer == "" {
+			a.Answer = "The question could not be answered; retry later."
+			var re *registry.Error
+			if errors.As(err, &re) {
+				a.Answer = "The question could not be answered: " + re.Message + "."
+			}
+		}
+	}
+	if ev != nil {
 		c := CompleteEvent{Answer: a.Answer, Calls: a.Calls, TotalItems: len(a.Results), ProcessingTimeMS: a.Meta.ProcessingTimeMS}
 		var re *registry.Error
 		if errors.As(err, &re) {
@@ -209,9 +220,10 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 	return a, nil
 }
 
-// run executes the plan's calls and the follow-up lookups its intent needs, and
-// writes the items and the answer text into a.
-func (e *Engine) run(ctx context.Context, plan Plan, a *Answer) error {
+// run executes the plan's calls and the follow-up lookups its intent needs, hands each
+// item to add as soon as it and those before it are ready, and writes the answer
+// text into a.
+func (e *Engine) run(ctx context.Context, plan Plan, a *Answer, add func(Item)) error {
 	if len(plan.Calls) == 0 {
 		a.Answer = notUnderstood(plan)
 		return nil
@@ -224,24 +236,25 @@ func (e *Engine) run(ctx context.Context, plan Plan, a *Answer) error {
 	}
 	switch v := res.Value.(type) {
 	case *registry.Participant:
-		a.Results = append(a.Results, e.participantItem(v, plan.Document, askedDoc))
+		add(e.participantItem(v, plan.Document, askedDoc))
 		a.Answer = participantAnswer(plan, v, a.Results[0])
 	case *registry.SearchResult:
 		if len(v.Results) == 0 || plan.Intent == IntentSearch || plan.Intent == IntentCount {
 			for _, h := range v.Results {
-				a.Results = append(a.Results, e.hitItem(h))
+				add(e.hitItem(h))
 			}
 			a.Answer = searchAnswer(plan, v)
 			return nil
 		}
-		return e.followUp(ctx, plan, v, a)
+		return e.followUp(ctx, plan, v, a, add)
 	}
 	return nil
 }
 
 // followUp looks up the first search hits in detail, concurrently, for questions
-// about capability, access point or registration.
-func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchResult, a *Answer) error {
+// about capability, access point or registration. Items go to add in rank order, each
+// as soon as its lookup and those ranked before it are done.
+func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchResult, a *Answer, add func(Item)) error {
 	n := min(followUps, len(sr.Results))
 	if plan.Intent == IntentLookup {
 		n = min(1, n)
@@ -251,42 +264,48 @@ func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchRes
 		err error
 	}
 	out := make([]outcome, n)
-	var wg sync.WaitGroup
+	done := make(chan int, n)
 	for i := range n {
 		c := Call{Tool: "lookup_participant", Arguments: map[string]any{"participantId": sr.Results[i].ParticipantID}}
 		a.Calls = append(a.Calls, c)
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			res, err := e.call(ctx, c)
 			if err == nil {
 				out[i].p, _ = res.Value.(*registry.Participant)
 			}
 			out[i].err = err
+			done <- i
 		}()
 	}
-	wg.Wait()
 	var found []*registry.Participant
 	var firstErr error
-	for i, o := range out {
-		switch {
-		case o.p != nil:
-			a.Results = append(a.Results, e.participantItem(o.p, plan.Document, plan.Intent == IntentCanReceive))
-			found = append(found, o.p)
-		case registry.ErrorCode(o.err) == registry.CodeNotFound:
-			// A Directory hit the SML does not know and whose card vanished meanwhile.
-			a.Results = append(a.Results, e.hitItem(sr.Results[i]))
-		default:
-			if firstErr == nil {
-				firstErr = o.err
+	gone := map[string]bool{}
+	ready := make([]bool, n)
+	next := 0
+	for range n {
+		ready[<-done] = true
+		for ; next < n && ready[next]; next++ {
+			switch o := out[next]; {
+			case o.p != nil:
+				add(e.participantItem(o.p, plan.Document, plan.Intent == IntentCanReceive))
+				found = append(found, o.p)
+			case registry.ErrorCode(o.err) == registry.CodeNotFound:
+				// A Directory hit that neither the SML nor the Directory knows any
+				// more (the card went away meanwhile).
+				gone[sr.Results[next].ParticipantID] = true
+				add(e.hitItem(sr.Results[next]))
+			default:
+				if firstErr == nil {
+					firstErr = o.err
+				}
+				add(e.hitItem(sr.Results[next]))
 			}
-			a.Results = append(a.Results, e.hitItem(sr.Results[i]))
 		}
 	}
 	if len(found) == 0 && firstErr != nil {
 		return e.callFailed(plan, a.Calls[len(a.Calls)-n], firstErr, a)
 	}
-	a.Answer = followUpAnswer(plan, sr, found, a.Results, firstErr != nil)
+	a.Answer = followUpAnswer(plan, sr, found, gone, a.Results, firstErr != nil)
 	return nil
 }
 

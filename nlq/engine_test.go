@@ -290,7 +290,8 @@ func TestEngineUpstreamFailure(t *testing.T) {
 	if _, err := e.Ask(t.Context(), "find acme", &ev); registry.ErrorCode(err) != CodeAskFailed {
 		t.Fatalf("streaming: %v", err)
 	}
-	if strings.Join(ev.kinds, ",") != "start,complete" || ev.done.Error == nil || ev.done.Error.Code != CodeAskFailed {
+	if strings.Join(ev.kinds, ",") != "start,complete" || ev.done.Error == nil || ev.done.Error.Code != CodeAskFailed ||
+		!strings.HasPrefix(ev.done.Answer, "The question could not be answered: the Peppol network did not answer") {
 		t.Errorf("events %v, complete %+v", ev.kinds, ev.done)
 	}
 }

@@ -21,6 +21,9 @@ import (
 const (
 	DefaultLLMTimeout   = 20 * time.Second
 	DefaultLLMMaxRounds = 4
+	// MaxLLMTimeout bounds Timeout: a question must be answered, by the model or by
+	// the rules after it, within the server's deadline for an /ask answer.
+	MaxLLMTimeout = 90 * time.Second
 	// MaxLLMRounds bounds MaxRounds: every round is a paid request carrying the whole
 	// conversation so far.
 	MaxLLMRounds = 16
@@ -108,8 +111,8 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 	}
 	timeout := cfg.Timeout
 	switch {
-	case timeout < 0:
-		return nil, fmt.Errorf("nlq: LLM timeout must be positive; got %v", timeout)
+	case timeout < 0 || timeout > MaxLLMTimeout:
+		return nil, fmt.Errorf("nlq: LLM timeout must be positive and at most %v; got %v", MaxLLMTimeout, timeout)
 	case timeout == 0:
 		timeout = DefaultLLMTimeout
 	}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,8 +19,8 @@ import (
 // maxAskBody bounds a POST /ask body.
 const maxAskBody = 8 << 10
 
-// streamWriteTimeout bounds a whole /ask event stream: the engine's own deadlines
-// (lookups, the LLM) end well before it.
+// streamWriteTimeout bounds a whole /ask answer or event stream: the engine's own
+// deadlines (the LLM's, at most nlq.MaxLLMTimeout, then the lookups') end before it.
 const streamWriteTimeout = 2 * time.Minute
 
 // askRequest is the body of POST /ask: {"query": "..."}, or NLWeb's
@@ -38,6 +40,9 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// An answer may take the LLM's deadline plus the lookups': longer than the server's
+	// write timeout for ordinary requests.
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	if !streaming {
 		a, err := s.nlq.Ask(r.Context(), query, nil)
 		if err != nil {
@@ -51,10 +56,16 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	sw := newSSE(w)
-	rc := http.NewResponseController(w)
-	_ = rc.SetWriteDeadline(time.Now().Add(streamWriteTimeout))
-	if _, err := s.nlq.Ask(r.Context(), query, sw); err != nil && !sw.started {
+	_, err = s.nlq.Ask(r.Context(), query, sw)
+	if err != nil && !sw.started {
 		return err
+	}
+	if err != nil {
+		// The status is out (200); the failure went to the client in complete.error.
+		s.log.LogAttrs(r.Context(), slog.LevelWarn, "ask failed in a stream",
+			slog.String("request_id", RequestID(r.Context())),
+			slog.String("code", string(registry.ErrorCode(err))),
+			slog.String("error", err.Error()))
 	}
 	return nil
 }
@@ -76,7 +87,12 @@ func readAsk(w http.ResponseWriter, r *http.Request) (query string, streaming bo
 	}
 	var req askRequest
 	if err := json.Unmarshal(body, &req); err != nil {
-		return "", false, apiError(registry.CodeInvalidRequest, `the body is not valid JSON; send {"query": "Can Acme receive invoices?"}`)
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return "", false, apiError(registry.CodeInvalidRequest, fmt.Sprintf(
+				`member %s of the body has the wrong type (JSON %s); send {"query": "…", "prefer": {"streaming": true}}`, te.Field, te.Value))
+		}
+		return "", false, apiError(registry.CodeInvalidRequest, `the body is not a JSON object; send {"query": "Can Acme receive invoices?"}`)
 	}
 	query, ok := queryText(req.Query)
 	if !ok {
@@ -123,9 +139,15 @@ func queryText(raw json.RawMessage) (string, bool) {
 func acceptsEventStream(r *http.Request) bool {
 	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
 		mt, params, err := mime.ParseMediaType(strings.TrimSpace(part))
-		if err == nil && mt == "text/event-stream" && params["q"] != "0" {
-			return true
+		if err != nil || mt != "text/event-stream" {
+			continue
 		}
+		if q, ok := params["q"]; ok {
+			if w, err := strconv.ParseFloat(q, 64); err != nil || w <= 0 {
+				continue
+			}
+		}
+		return true
 	}
 	return false
 }

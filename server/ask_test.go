@@ -177,6 +177,7 @@ func TestAskErrors(t *testing.T) {
 		{"not JSON", "POST", `query=acme`, nil, 400, "invalid_request"},
 		{"no query", "POST", `{"q":"acme"}`, nil, 400, "invalid_request"},
 		{"query not a string", "POST", `{"query":42}`, nil, 400, "invalid_request"},
+		{"prefer of the wrong type", "POST", `{"query":"find acme","prefer":{"streaming":"true"}}`, nil, 400, "invalid_request"},
 		{"empty query", "POST", `{"query":"  "}`, nil, 400, "invalid_request"},
 		{"over-long query", "POST", `{"query":"` + long + `"}`, nil, 400, "invalid_request"},
 		{"over-long query, streaming", "POST", `{"query":"` + long + `"}`, []string{"Accept", "text/event-stream"}, 400, "invalid_request"},
@@ -205,6 +206,16 @@ func TestAskErrors(t *testing.T) {
 			}
 		})
 	}
+
+	t.Run("event stream refused by weight", func(t *testing.T) {
+		for _, accept := range []string{"text/event-stream;q=0", "text/event-stream; q=0.0, application/json"} {
+			resp := e.postAsk(t, t.Context(), `{"query":"hello there"}`, "Accept", accept)
+			readAll(t, resp)
+			if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+				t.Errorf("Accept %q: Content-Type %q, want JSON", accept, resp.Header.Get("Content-Type"))
+			}
+		}
+	})
 
 	t.Run("preflight", func(t *testing.T) {
 		resp, _ := e.do(t, "OPTIONS", "/ask")

@@ -33,6 +33,9 @@ func recipientPromptHandler(ctx context.Context, req mcp.GetPromptRequest) (*mcp
 		return nil, fmt.Errorf("argument company is required: a company name, VAT number or Peppol participant id")
 	}
 	country := strings.ToUpper(strings.TrimSpace(req.Params.Arguments["country"]))
+	if country != "" && !isAlpha2(country) {
+		return nil, fmt.Errorf("argument country must be a two-letter ISO 3166 code such as BE; got %s", quote(country))
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Can %q receive Peppol e-invoices?", company)
 	if country != "" {

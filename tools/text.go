@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -17,7 +18,7 @@ func participantText(p *registry.Participant) string {
 		if d.CountryCode != "" {
 			fmt.Fprintf(&b, " (%s)", d.CountryCode)
 		}
-		fmt.Fprintf(&b, ". Peppol Directory card with %s.", plural(len(d.DocTypes), "document type"))
+		fmt.Fprintf(&b, ". Peppol Directory card with %s.", phrase.Plural(len(d.DocTypes), "document type"))
 	} else {
 		b.WriteString(": no Peppol Directory business card.")
 	}
@@ -28,7 +29,7 @@ func participantText(p *registry.Participant) string {
 	if s := p.SMP; s != nil && stale {
 		fmt.Fprintf(&b, " In the SML, but its SMP %s does not know it: it cannot receive documents over Peppol.", s.Hostname)
 	} else if s != nil {
-		fmt.Fprintf(&b, " Registered on Peppol: SMP %s lists %s.", s.Hostname, plural(s.ServiceCount, "document type"))
+		fmt.Fprintf(&b, " Registered on Peppol: SMP %s lists %s.", s.Hostname, phrase.Plural(s.ServiceCount, "document type"))
 		if e := s.Endpoint; e != nil {
 			fmt.Fprintf(&b, " Access point endpoint %s (%s).", e.URL, e.TransportProfile)
 		}
@@ -56,9 +57,9 @@ func searchText(r *registry.SearchResult, country string) string {
 		fmt.Fprintf(&b, "No Peppol Directory matches for %q%s.", r.Query, in)
 		return b.String()
 	case r.TotalCount > len(r.Results):
-		fmt.Fprintf(&b, "%s for %q%s; the first %d:", plural(r.TotalCount, "Peppol Directory match"), r.Query, in, len(r.Results))
+		fmt.Fprintf(&b, "%s for %q%s; the first %d:", phrase.Plural(r.TotalCount, "Peppol Directory match"), r.Query, in, len(r.Results))
 	default:
-		fmt.Fprintf(&b, "%s for %q%s:", plural(len(r.Results), "Peppol Directory match"), r.Query, in)
+		fmt.Fprintf(&b, "%s for %q%s:", phrase.Plural(len(r.Results), "Peppol Directory match"), r.Query, in)
 	}
 	for _, h := range r.Results {
 		fmt.Fprintf(&b, "\n- %s %s", h.ParticipantID, h.Name)
@@ -67,15 +68,4 @@ func searchText(r *registry.SearchResult, country string) string {
 		}
 	}
 	return b.String()
-}
-
-// plural renders n with noun, adding "es" or "s" when n is not 1.
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "ch") {
-		return fmt.Sprintf("%d %ses", n, noun)
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 )
@@ -180,8 +181,8 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		if c.llmModel == "" {
 			return c, usagef("-llm openai needs -llm-model, e.g. gpt-4o-mini (OpenAI) or llama3.1 (Ollama)")
 		}
-		if c.llmTimeout <= 0 {
-			return c, usagef("-llm-timeout must be positive, e.g. 20s; got %v", c.llmTimeout)
+		if c.llmTimeout <= 0 || c.llmTimeout > nlq.MaxLLMTimeout {
+			return c, usagef("-llm-timeout must be positive and at most %v, e.g. 20s; got %v", nlq.MaxLLMTimeout, c.llmTimeout)
 		}
 	default:
 		return c, usagef("-llm %q is not one of none, openai", v.llm)

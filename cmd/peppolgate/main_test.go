@@ -119,6 +119,7 @@ func TestUsageErrors(t *testing.T) {
 		{"llm model without llm", []string{"-llm-model", "gpt-4o-mini"}, nil, "-llm-model needs -llm openai"},
 		{"unknown llm", []string{"-llm", "claude"}, nil, `-llm "claude" is not one of none, openai`},
 		{"llm timeout", []string{"-llm", "openai", "-llm-model", "m", "-llm-timeout", "0s"}, nil, "-llm-timeout must be positive"},
+		{"llm timeout too long", []string{"-llm", "openai", "-llm-model", "m", "-llm-timeout", "5m"}, nil, "at most 1m30s"},
 		{"llm base url", []string{"-llm", "openai", "-llm-model", "m", "-llm-base-url", "localhost:11434"}, nil, "LLM base URL"},
 		{"openai without key", []string{"-llm", "openai", "-llm-model", "gpt-4o-mini", "-network", "demo"}, nil, "OPENAI_API_KEY"},
 	}
