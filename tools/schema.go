@@ -50,6 +50,13 @@ func SearchResultSchema() *jsonschema.Schema {
 	return s
 }
 
+// Schema derives the JSON Schema (draft 2020-12) of T from its Go type and its json
+// and jsonschema tags, as the tools' output schemas are: times are RFC 3339 strings,
+// arrays are never null. The discovery documents use it for the other bodies (the
+// /ask answer and events, the error object), so every published schema comes from Go
+// types the handlers encode. Each call returns a new schema.
+func Schema[T any]() *jsonschema.Schema { return outputSchema[T]() }
+
 // outputSchema derives the schema of T from its Go type and json/jsonschema tags.
 // Times are RFC 3339 strings. Arrays are never null: the registry always fills its
 // slices, and a schema that allowed null would make every client handle a case that
