@@ -74,24 +74,24 @@ func New(cfg Config) (*Engine, error) {
 
 // Meta is the _meta member of an answer and of the start event.
 type Meta struct {
-	ResponseType string `json:"response_type"`
-	Version      string `json:"version"`
+	ResponseType string `json:"response_type" jsonschema:"always "answer" (NLWeb)"`
+	Version      string `json:"version" jsonschema:"peppolgate version"`
 	// Planner is "rules" or "llm:<model>".
-	Planner string `json:"planner"`
+	Planner string `json:"planner" jsonschema:"what planned the tool calls: "rules" or "llm:<model>""`
 	// Fallback says why a configured LLM was not used for this answer.
-	Fallback         string `json:"fallback,omitempty"`
-	ProcessingTimeMS int64  `json:"processing_time_ms"`
+	Fallback         string `json:"fallback,omitempty" jsonschema:"why a configured LLM was not used for this answer; absent when it was, or when none is configured"`
+	ProcessingTimeMS int64  `json:"processing_time_ms" jsonschema:"time taken to answer, in milliseconds"`
 }
 
 // Answer is the JSON answer to a question.
 type Answer struct {
-	Meta  Meta   `json:"_meta"`
-	Query string `json:"query"`
+	Meta  Meta   `json:"_meta" jsonschema:"how the answer was made"`
+	Query string `json:"query" jsonschema:"the question as received, trimmed"`
 	// Intent is what the rule planner understood; absent for LLM answers.
-	Intent  Intent `json:"intent,omitempty"`
-	Answer  string `json:"answer"`
-	Calls   []Call `json:"calls"`
-	Results []Item `json:"results"`
+	Intent  Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, on_peppol or unknown; absent for LLM answers"`
+	Answer  string `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
+	Calls   []Call `json:"calls" jsonschema:"the tool calls made, in order"`
+	Results []Item `json:"results" jsonschema:"the participants found, as schema.org Organizations"`
 }
 
 // Events receives an answer's progress, for streaming. Start comes first, then one
@@ -105,31 +105,31 @@ type Events interface {
 
 // StartEvent opens a stream: what the planner made of the question.
 type StartEvent struct {
-	Meta   Meta   `json:"_meta"`
-	Query  string `json:"query"`
-	Intent Intent `json:"intent,omitempty"`
-	Calls  []Call `json:"calls"`
+	Meta   Meta   `json:"_meta" jsonschema:"how the answer was made"`
+	Query  string `json:"query" jsonschema:"the question as received, trimmed"`
+	Intent Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, on_peppol or unknown; absent for LLM answers"`
+	Calls  []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 }
 
 // ResultEvent carries one item.
 type ResultEvent struct {
-	Index int  `json:"index"`
-	Item  Item `json:"item"`
+	Index int  `json:"index" jsonschema:"position of the item, from 0"`
+	Item  Item `json:"item" jsonschema:"the participant found"`
 }
 
 // CompleteEvent closes a stream.
 type CompleteEvent struct {
-	Answer           string      `json:"answer"`
-	Calls            []Call      `json:"calls"`
-	TotalItems       int         `json:"total_items"`
-	ProcessingTimeMS int64       `json:"processing_time_ms"`
-	Error            *EventError `json:"error,omitempty"`
+	Answer           string      `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
+	Calls            []Call      `json:"calls" jsonschema:"the tool calls made, in order"`
+	TotalItems       int         `json:"total_items" jsonschema:"number of result events sent"`
+	ProcessingTimeMS int64       `json:"processing_time_ms" jsonschema:"time taken to answer, in milliseconds"`
+	Error            *EventError `json:"error,omitempty" jsonschema:"present when the tools failed upstream"`
 }
 
 // EventError is a failure reported inside a stream.
 type EventError struct {
-	Code    registry.Code `json:"code"`
-	Message string        `json:"message"`
+	Code    registry.Code `json:"code" jsonschema:"error code, e.g. ask_failed"`
+	Message string        `json:"message" jsonschema:"what went wrong and what to do"`
 }
 
 // ValidateQuery checks a question's length: 1 to MaxQueryLength characters once

@@ -11,51 +11,51 @@ import (
 // schema.org-aware clients read it as they are) with what the tools found about its
 // Peppol registration when the question asked for it.
 type Item struct {
-	Context    string   `json:"@context"`
-	Type       string   `json:"@type"`
-	Name       string   `json:"name"`
-	Identifier string   `json:"identifier"`
-	Address    *Address `json:"address,omitempty"`
+	Context    string   `json:"@context" jsonschema:"always https://schema.org"`
+	Type       string   `json:"@type" jsonschema:"always Organization"`
+	Name       string   `json:"name" jsonschema:"company name; empty when the participant has no Directory card"`
+	Identifier string   `json:"identifier" jsonschema:"the Peppol participant identifier <scheme>:<value>"`
+	Address    *Address `json:"address,omitempty" jsonschema:"the country, when known"`
 	// URL is peppolgate's own record of the participant.
-	URL string `json:"url"`
+	URL string `json:"url" jsonschema:"peppolgate's record of the participant: GET it for the full participant record"`
 	// Peppol is set when the participant was looked up (not for plain search hits).
-	Peppol *PeppolInfo `json:"peppol,omitempty"`
+	Peppol *PeppolInfo `json:"peppol,omitempty" jsonschema:"what a lookup found, when the question needed one"`
 }
 
 // Address is a schema.org PostalAddress with only the country.
 type Address struct {
-	Type           string `json:"@type"`
-	AddressCountry string `json:"addressCountry"`
+	Type           string `json:"@type" jsonschema:"always PostalAddress"`
+	AddressCountry string `json:"addressCountry" jsonschema:"ISO 3166 alpha-2 country code"`
 }
 
 // PeppolInfo is what a lookup found about a participant's Peppol registration.
 type PeppolInfo struct {
 	// Registered: the SML knows the participant and its SMP publishes it, so it can
 	// receive over Peppol.
-	Registered bool `json:"registered"`
+	Registered bool `json:"registered" jsonschema:"the SML knows the participant and its SMP publishes it: it can receive over Peppol"`
 	// StaleSML: the SML points to an SMP that does not know the participant.
-	StaleSML bool `json:"staleSml,omitempty"`
+	StaleSML bool `json:"staleSml,omitempty" jsonschema:"the SML points to an SMP that does not know the participant"`
 	// DirectoryCard: the Peppol Directory has a business card for it.
-	DirectoryCard bool `json:"directoryCard"`
+	DirectoryCard bool `json:"directoryCard" jsonschema:"the Peppol Directory has a business card for it"`
 	// SMPHost is the host of its SMP, when registered.
-	SMPHost string `json:"smpHost,omitempty"`
+	SMPHost string `json:"smpHost,omitempty" jsonschema:"host of its SMP"`
 	// DocumentTypeCount is the number of document types its SMP lists.
-	DocumentTypeCount int `json:"documentTypeCount"`
+	DocumentTypeCount int `json:"documentTypeCount" jsonschema:"number of document types its SMP lists"`
 	// Endpoint is its access point endpoint for invoices (or its first endpoint).
-	Endpoint *EndpointInfo `json:"endpoint,omitempty"`
+	Endpoint *EndpointInfo `json:"endpoint,omitempty" jsonschema:"its access point endpoint for invoices, or its first one"`
 	// CanReceive answers a "can it receive <document>" question: true when the
 	// participant is registered and lists that document kind, false when it is not
 	// registered or does not list it; absent when the question was not about it.
-	CanReceive *bool `json:"canReceive,omitempty"`
+	CanReceive *bool `json:"canReceive,omitempty" jsonschema:"for a can-it-receive question: whether it is registered and lists that document kind"`
 	// Warnings are the lookup's warnings.
-	Warnings []registry.Warning `json:"warnings,omitempty"`
+	Warnings []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
 }
 
 // EndpointInfo is an access point endpoint.
 type EndpointInfo struct {
-	URL              string `json:"url"`
-	TransportProfile string `json:"transportProfile"`
-	DocumentType     string `json:"documentType"`
+	URL              string `json:"url" jsonschema:"the access point's endpoint URL"`
+	TransportProfile string `json:"transportProfile" jsonschema:"transport profile, e.g. peppol-transport-as4-v2_0"`
+	DocumentType     string `json:"documentType" jsonschema:"document type the endpoint is for"`
 }
 
 func (e *Engine) newItem(id, name, country string) Item {

@@ -14,8 +14,8 @@ const MaxQueryLength = 500
 
 // Call is one tool call: a tool of package tools and its JSON arguments object.
 type Call struct {
-	Tool      string         `json:"tool"`
-	Arguments map[string]any `json:"arguments"`
+	Tool      string         `json:"tool" jsonschema:"tool name: lookup_participant or search_directory"`
+	Arguments map[string]any `json:"arguments" jsonschema:"the tool's arguments"`
 }
 
 // Intent is what a question asks for.
