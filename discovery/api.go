@@ -98,6 +98,19 @@ type Response struct {
 	Schema *jsonschema.Schema
 	// Example is a real body (a value for JSON, a string for text).
 	Example any
+	// Events are the events of a "text/event-stream" response, in the order they are
+	// sent; nil for other media types.
+	Events []Event
+}
+
+// Event is one kind of server-sent event in a "text/event-stream" response.
+type Event struct {
+	// Name is the event's "event:" field, e.g. "result".
+	Name string
+	// Description says when it is sent and how often.
+	Description string
+	// Schema is the JSON Schema of its "data:" field, one JSON value per event.
+	Schema *jsonschema.Schema
 }
 
 // ErrorCode is one row of the server's error table.

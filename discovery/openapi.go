@@ -1,0 +1,682 @@
+package discovery
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
+)
+
+// OpenAPIVersion is the version of the OpenAPI Specification the document follows.
+const OpenAPIVersion = "3.1.0"
+
+// OpenAPI returns the OpenAPI 3.1 document of api as JSON indented by two spaces,
+// ending in a newline. Keys are sorted, so the same api always gives the same bytes.
+// Every endpoint is an operation; its success responses come from Endpoint.Responses
+// (several media types under one status are one response) and its error responses
+// from Endpoint.Errors, one per HTTP status, whose error-object schema enumerates
+// exactly the endpoint's codes with that status. It returns an error when an endpoint
+// names an error code that api.Errors does not have, when two endpoints share an
+// operation id or a method and path, when a schema cannot be encoded, or when
+// api.BaseURL is empty.
+func OpenAPI(api API) ([]byte, error) {
+	b, err := newOpenAPIBuilder(api)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := b.document()
+	if err != nil {
+		return nil, err
+	}
+	return encodeDocument(doc)
+}
+
+// openAPIBuilder holds what one document is built from and the components it has
+// collected so far.
+type openAPIBuilder struct {
+	api    API
+	errors map[registry.Code]ErrorCode
+	// schemas are components/schemas by name; named maps each schema's canonical
+	// JSON to its name, so an identical schema is one component.
+	schemas map[string]any
+	named   map[string]string
+	// known are the Go-derived schemas with their component names.
+	known []knownSchema
+}
+
+func newOpenAPIBuilder(api API) (*openAPIBuilder, error) {
+	if api.BaseURL == "" {
+		return nil, fmt.Errorf("discovery: OpenAPI needs a base URL")
+	}
+	b := &openAPIBuilder{
+		api:     api,
+		errors:  make(map[registry.Code]ErrorCode, len(api.Errors)),
+		schemas: map[string]any{},
+		named:   map[string]string{},
+	}
+	for _, e := range api.Errors {
+		if _, dup := b.errors[e.Code]; dup {
+			return nil, fmt.Errorf("discovery: error code %s listed twice", e.Code)
+		}
+		b.errors[e.Code] = e
+	}
+	known, err := knownSchemas()
+	if err != nil {
+		return nil, err
+	}
+	b.known = known
+	return b, nil
+}
+
+func (b *openAPIBuilder) document() (map[string]any, error) {
+	errSchema, err := b.errorSchema()
+	if err != nil {
+		return nil, err
+	}
+	b.schemas[errorSchemaName] = errSchema
+	paths := map[string]any{}
+	ids := map[string]bool{}
+	var tags []string
+	for _, e := range b.api.Endpoints {
+		if e.OperationID == "" || ids[e.OperationID] {
+			return nil, fmt.Errorf("discovery: %s %s: operation id %q empty or used twice", e.Method, e.Path, e.OperationID)
+		}
+		ids[e.OperationID] = true
+		item, _ := paths[e.Path].(map[string]any)
+		if item == nil {
+			item = map[string]any{}
+			paths[e.Path] = item
+		}
+		method := strings.ToLower(e.Method)
+		if _, dup := item[method]; dup {
+			return nil, fmt.Errorf("discovery: %s %s described twice", e.Method, e.Path)
+		}
+		op, err := b.operation(e)
+		if err != nil {
+			return nil, err
+		}
+		item[method] = op
+		if e.Tag != "" && !slices.Contains(tags, e.Tag) {
+			tags = append(tags, e.Tag)
+		}
+	}
+	tagList := make([]any, 0, len(tags))
+	for _, t := range tags {
+		tagList = append(tagList, map[string]any{"name": t, "description": tagDescription(t)})
+	}
+	return map[string]any{
+		"openapi": OpenAPIVersion,
+		"info": map[string]any{
+			"title":       "peppolgate",
+			"version":     b.api.Version,
+			"summary":     "Who is on the Peppol e-invoicing network, and how to reach them: REST, MCP and plain-language questions.",
+			"description": b.infoDescription(),
+		},
+		"servers":  []any{map[string]any{"url": b.api.BaseURL, "description": "this peppolgate"}},
+		"security": []any{},
+		"tags":     tagList,
+		"paths":    paths,
+		"components": map[string]any{
+			"schemas":   b.schemas,
+			"responses": b.sharedResponses(),
+		},
+	}, nil
+}
+
+// operation builds one endpoint's operation object.
+func (b *openAPIBuilder) operation(e Endpoint) (map[string]any, error) {
+	op := map[string]any{
+		"operationId": e.OperationID,
+		"summary":     e.Summary,
+	}
+	if e.Description != "" {
+		op["description"] = e.Description
+	}
+	if e.Tag != "" {
+		op["tags"] = []any{e.Tag}
+	}
+	if len(e.Params) > 0 {
+		params := make([]any, 0, len(e.Params))
+		for _, p := range e.Params {
+			param, err := b.parameter(p)
+			if err != nil {
+				return nil, fmt.Errorf("discovery: %s: %w", e.OperationID, err)
+			}
+			params = append(params, param)
+		}
+		op["parameters"] = params
+	}
+	if e.Body != nil {
+		body, err := b.requestBody(e)
+		if err != nil {
+			return nil, err
+		}
+		op["requestBody"] = body
+	}
+	responses, err := b.responses(e)
+	if err != nil {
+		return nil, err
+	}
+	op["responses"] = responses
+	return op, nil
+}
+
+func (b *openAPIBuilder) parameter(p Param) (map[string]any, error) {
+	param := map[string]any{
+		"name":     p.Name,
+		"in":       p.In,
+		"required": p.Required || p.In == "path", // OpenAPI: path parameters must be required
+	}
+	if p.Description != "" {
+		param["description"] = p.Description
+	}
+	schema := map[string]any{"type": "string"}
+	if p.Schema != nil {
+		s, err := b.inline(p.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("parameter %s: %w", p.Name, err)
+		}
+		schema = s
+	}
+	param["schema"] = schema
+	if p.Example != nil {
+		param["example"] = p.Example
+	}
+	return param, nil
+}
+
+func (b *openAPIBuilder) requestBody(e Endpoint) (map[string]any, error) {
+	body := map[string]any{"required": e.Body.Required}
+	if e.Body.Description != "" {
+		body["description"] = e.Body.Description
+	}
+	var schema any = map[string]any{}
+	if e.Body.Schema != nil {
+		s, err := b.component(e.Body.Schema, upperFirst(e.OperationID)+"Request")
+		if err != nil {
+			return nil, fmt.Errorf("discovery: %s: request body: %w", e.OperationID, err)
+		}
+		schema = s
+	}
+	content := map[string]any{}
+	for _, mt := range e.Body.MediaTypes {
+		media := map[string]any{"schema": schema}
+		if len(e.Body.Examples) > 0 {
+			examples := map[string]any{}
+			for name, v := range e.Body.Examples {
+				examples[name] = map[string]any{"value": v}
+			}
+			media["examples"] = examples
+		}
+		content[mt] = media
+	}
+	body["content"] = content
+	return body, nil
+}
+
+// responses builds the success responses, then one error response per status.
+func (b *openAPIBuilder) responses(e Endpoint) (map[string]any, error) {
+	out := map[string]any{}
+	for _, r := range e.Responses {
+		key := strconv.Itoa(r.Status)
+		resp, _ := out[key].(map[string]any)
+		if resp == nil {
+			resp = map[string]any{"description": r.Description}
+			if len(e.Headers) > 0 {
+				headers := map[string]any{}
+				for name, desc := range e.Headers {
+					headers[name] = map[string]any{"description": desc, "schema": map[string]any{"type": "string"}}
+				}
+				resp["headers"] = headers
+			}
+			out[key] = resp
+		} else if r.Description != "" && !strings.Contains(resp["description"].(string), r.Description) {
+			resp["description"] = resp["description"].(string) + "\n\n" + r.Description
+		}
+		if r.MediaType == "" {
+			continue
+		}
+		media, err := b.media(e, r)
+		if err != nil {
+			return nil, err
+		}
+		content, _ := resp["content"].(map[string]any)
+		if content == nil {
+			content = map[string]any{}
+			resp["content"] = content
+		}
+		if _, dup := content[r.MediaType]; dup {
+			return nil, fmt.Errorf("discovery: %s: %d %s described twice", e.OperationID, r.Status, r.MediaType)
+		}
+		content[r.MediaType] = media
+	}
+	byStatus := map[int][]registry.Code{}
+	for _, c := range e.Errors {
+		ec, ok := b.errors[c]
+		if !ok {
+			return nil, fmt.Errorf("discovery: %s: error code %s is not in the error table", e.OperationID, c)
+		}
+		if !slices.Contains(byStatus[ec.Status], c) {
+			byStatus[ec.Status] = append(byStatus[ec.Status], c)
+		}
+	}
+	for status, codes := range byStatus {
+		key := strconv.Itoa(status)
+		if _, clash := out[key]; clash {
+			return nil, fmt.Errorf("discovery: %s: status %d is both a success and an error", e.OperationID, status)
+		}
+		slices.Sort(codes)
+		out[key] = b.errorResponse(status, codes)
+	}
+	return out, nil
+}
+
+// media builds the media type object of one success response.
+func (b *openAPIBuilder) media(e Endpoint, r Response) (map[string]any, error) {
+	media := map[string]any{}
+	switch {
+	case r.MediaType == "text/event-stream":
+		desc := "A stream of server-sent events. Each event has an `event:` line naming it and one `data:` line holding one JSON value; the payload schemas are in `x-events`."
+		events := map[string]any{}
+		var lines []string
+		for _, ev := range r.Events {
+			s, err := b.component(ev.Schema, upperFirst(e.OperationID)+upperFirst(ev.Name)+"Event")
+			if err != nil {
+				return nil, fmt.Errorf("discovery: %s: event %s: %w", e.OperationID, ev.Name, err)
+			}
+			events[ev.Name] = map[string]any{"description": ev.Description, "schema": s}
+			line := "- `" + ev.Name + "`: " + sentence(ev.Description)
+			if ref, ok := s["$ref"].(string); ok {
+				line += " Data: `" + strings.TrimPrefix(ref, "#/components/schemas/") + "`."
+			}
+			lines = append(lines, line)
+		}
+		if len(lines) > 0 {
+			desc += " Events, in the order they are sent:\n\n" + strings.Join(lines, "\n")
+		}
+		media["schema"] = map[string]any{"type": "string", "description": desc}
+		if len(events) > 0 {
+			media["x-events"] = events
+		}
+	case r.Schema != nil:
+		s, err := b.component(r.Schema, upperFirst(e.OperationID)+"Response")
+		if err != nil {
+			return nil, fmt.Errorf("discovery: %s: %d response: %w", e.OperationID, r.Status, err)
+		}
+		media["schema"] = s
+	default:
+		media["schema"] = map[string]any{"type": "string"}
+	}
+	if r.Example != nil {
+		media["example"] = r.Example
+	}
+	return media, nil
+}
+
+const errorSchemaName = "Error"
+
+// errorSchema is the error object of interface spec §2.4, its code any code of the
+// table. Error responses narrow the code to the operation's own.
+func (b *openAPIBuilder) errorSchema() (map[string]any, error) {
+	codes := make([]any, 0, len(b.api.Errors))
+	sorted := slices.Clone(b.api.Errors)
+	slices.SortFunc(sorted, func(x, y ErrorCode) int { return strings.Compare(string(x.Code), string(y.Code)) })
+	for _, e := range sorted {
+		codes = append(codes, string(e.Code))
+	}
+	return map[string]any{
+		"type":                 "object",
+		"description":          "The error object every error response carries. Branch on `error.code`; `error.message` is for people and may change.",
+		"required":             []any{"error"},
+		"additionalProperties": false,
+		"properties": map[string]any{
+			"error": map[string]any{
+				"type":                 "object",
+				"required":             []any{"code", "message"},
+				"additionalProperties": false,
+				"properties": map[string]any{
+					"code":    map[string]any{"type": "string", "description": "machine-readable error code", "enum": codes},
+					"message": map[string]any{"type": "string", "description": "what went wrong and what to do, in English"},
+				},
+			},
+		},
+	}, nil
+}
+
+// errorResponse is the response of one error status of an operation: the error
+// object with its code narrowed to codes, and the headers that status carries.
+func (b *openAPIBuilder) errorResponse(status int, codes []registry.Code) map[string]any {
+	enum := make([]any, 0, len(codes))
+	var lines []string
+	for _, c := range codes {
+		enum = append(enum, string(c))
+		ec := b.errors[c]
+		lines = append(lines, fmt.Sprintf("- `%s`: %s %s", c, sentence(ec.When), sentence(upperFirst(ec.Action))))
+	}
+	resp := map[string]any{
+		"description": http.StatusText(status) + ":\n\n" + strings.Join(lines, "\n"),
+		"content": map[string]any{
+			"application/json": map[string]any{
+				"schema": map[string]any{
+					"allOf": []any{
+						map[string]any{"$ref": schemaRef(errorSchemaName)},
+						map[string]any{
+							"type": "object",
+							"properties": map[string]any{
+								"error": map[string]any{
+									"type":       "object",
+									"properties": map[string]any{"code": map[string]any{"enum": enum}},
+								},
+							},
+						},
+					},
+				},
+			},
+		},
+	}
+	if h := errorHeaders(status); len(h) > 0 {
+		resp["headers"] = h
+	}
+	return resp
+}
+
+// errorHeaders are the headers an error status carries: Retry-After on 429 always
+// and on 502 when the Peppol network asked peppolgate to wait; Allow on 405.
+func errorHeaders(status int) map[string]any {
+	retryAfter := func(required bool, desc string) map[string]any {
+		return map[string]any{
+			"description": desc,
+			"required":    required,
+			"schema":      map[string]any{"type": "integer", "minimum": 1},
+		}
+	}
+	switch status {
+	case http.StatusTooManyRequests:
+		return map[string]any{"Retry-After": retryAfter(true, "Seconds to wait before retrying.")}
+	case http.StatusBadGateway:
+		return map[string]any{"Retry-After": retryAfter(false, "Seconds to wait before retrying; sent when the Peppol network rate-limited peppolgate or is busy.")}
+	case http.StatusMethodNotAllowed:
+		return map[string]any{"Allow": map[string]any{
+			"description": "The methods the path supports, comma-separated.",
+			"required":    true,
+			"schema":      map[string]any{"type": "string"},
+		}}
+	}
+	return nil
+}
+
+// sharedResponses are responses that belong to no operation: what a path outside
+// every operation answers. Validators use them for requests no operation matches.
+func (b *openAPIBuilder) sharedResponses() map[string]any {
+	out := map[string]any{}
+	for _, ec := range b.api.Errors {
+		if ec.Code == "route_not_found" {
+			out["RouteNotFound"] = b.errorResponse(ec.Status, []registry.Code{ec.Code})
+		}
+	}
+	return out
+}
+
+// component returns a $ref to s in components/schemas, adding it under its name:
+// its title, the name of the Go type it was derived from, or fallback. A schema that
+// is not an object is inlined.
+func (b *openAPIBuilder) component(s *jsonschema.Schema, fallback string) (map[string]any, error) {
+	m, err := b.inline(s)
+	if err != nil {
+		return nil, err
+	}
+	if m["type"] != "object" && !slices.Contains(asSlice(m["type"]), any("object")) {
+		return m, nil
+	}
+	canon, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	if name, ok := b.named[string(canon)]; ok {
+		return map[string]any{"$ref": schemaRef(name)}, nil
+	}
+	name := fallback
+	if s.Title != "" {
+		name = componentName(s.Title)
+	} else if k := b.knownName(s); k != "" {
+		name = k
+	}
+	for i := 2; b.schemas[name] != nil; i++ {
+		name = fmt.Sprintf("%s%d", strings.TrimRight(name, "0123456789"), i)
+	}
+	b.schemas[name] = m
+	b.named[string(canon)] = name
+	return map[string]any{"$ref": schemaRef(name)}, nil
+}
+
+// inline converts s to a JSON value, moving any $defs into components/schemas and
+// pointing its $refs there: inside an OpenAPI document "#/$defs/…" would resolve
+// against the document, not the schema.
+func (b *openAPIBuilder) inline(s *jsonschema.Schema) (map[string]any, error) {
+	m, err := schemaValue(s)
+	if err != nil {
+		return nil, err
+	}
+	delete(m, "$schema")
+	defs, _ := m["$defs"].(map[string]any)
+	delete(m, "$defs")
+	if len(defs) == 0 {
+		return m, nil
+	}
+	renamed := map[string]string{}
+	names := make([]string, 0, len(defs))
+	for name := range defs {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		target := componentName(name)
+		for i := 2; b.schemas[target] != nil; i++ {
+			target = fmt.Sprintf("%s%d", componentName(name), i)
+		}
+		b.schemas[target] = defs[name]
+		renamed["#/$defs/"+name] = schemaRef(target)
+	}
+	for _, name := range names {
+		rewriteRefs(defs[name], renamed)
+	}
+	rewriteRefs(m, renamed)
+	return m, nil
+}
+
+// rewriteRefs replaces every "$ref" in v found in renamed.
+func rewriteRefs(v any, renamed map[string]string) {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, x := range v {
+			if ref, ok := x.(string); ok && k == "$ref" {
+				if to, ok := renamed[ref]; ok {
+					v[k] = to
+				}
+				continue
+			}
+			rewriteRefs(x, renamed)
+		}
+	case []any:
+		for _, x := range v {
+			rewriteRefs(x, renamed)
+		}
+	}
+}
+
+// schemaValue converts s to a generic JSON value, numbers kept exact.
+func schemaValue(s *jsonschema.Schema) (map[string]any, error) {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, fmt.Errorf("schema: %w", err)
+	}
+	if m == nil {
+		m = map[string]any{}
+	}
+	return m, nil
+}
+
+func schemaRef(name string) string { return "#/components/schemas/" + name }
+
+// componentName makes s a valid component name (letters, digits, '.', '_', '-').
+func componentName(s string) string {
+	var sb strings.Builder
+	up := true
+	for _, r := range s {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-':
+			if up {
+				sb.WriteString(strings.ToUpper(string(r)))
+			} else {
+				sb.WriteRune(r)
+			}
+			up = false
+		default:
+			up = true
+		}
+	}
+	if sb.Len() == 0 {
+		return "Schema"
+	}
+	return sb.String()
+}
+
+// sentence returns s ending in a full stop.
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, ".") {
+		return s
+	}
+	return s + "."
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func asSlice(v any) []any {
+	s, _ := v.([]any)
+	return s
+}
+
+// infoDescription is the document's description: what the service is, its error
+// codes, its limits and its MCP endpoint.
+func (b *openAPIBuilder) infoDescription() string {
+	var sb strings.Builder
+	sb.WriteString("peppolgate answers who is on the Peppol e-invoicing network and how to reach them: " +
+		"it queries the SML (DNS), the participant's SMP and the Peppol Directory and answers in JSON. " +
+		"No authentication: every endpoint is open.\n")
+	if len(b.api.Errors) > 0 {
+		sb.WriteString("\n## Errors\n\nEvery error is `{\"error\": {\"code\": \"…\", \"message\": \"…\"}}`. Codes:\n\n| code | status | when | what to do |\n|---|---|---|---|\n")
+		for _, e := range b.api.Errors {
+			fmt.Fprintf(&sb, "| `%s` | %d | %s | %s |\n", e.Code, e.Status, e.When, e.Action)
+		}
+		sb.WriteString("\nA path that is not in this document answers 404 `route_not_found` (components/responses/RouteNotFound).\n")
+	}
+	if len(b.api.Limits) > 0 {
+		sb.WriteString("\n## Limits\n\n")
+		for _, l := range b.api.Limits {
+			sb.WriteString("- " + l + "\n")
+		}
+	}
+	if b.api.MCPPath != "" && len(b.api.Tools) > 0 {
+		fmt.Fprintf(&sb, "\n## MCP\n\nThe same operations are MCP tools at `%s%s` (streamable HTTP):\n\n", b.api.BaseURL, b.api.MCPPath)
+		for _, t := range b.api.Tools {
+			fmt.Fprintf(&sb, "- `%s`: %s\n", t.Name, t.Title)
+		}
+	}
+	return sb.String()
+}
+
+// tagDescription says what the endpoints of a tag are for.
+func tagDescription(tag string) string {
+	switch tag {
+	case "participants":
+		return "Look up a Peppol participant and search the Peppol Directory."
+	case "ask":
+		return "Questions in plain language, answered from the same lookups."
+	case "discovery":
+		return "Documents that describe this API to clients and agents."
+	case "health":
+		return "Whether the service is up."
+	case "mcp":
+		return "The Model Context Protocol endpoint (JSON-RPC over streamable HTTP)."
+	}
+	return "Endpoints tagged " + tag + "."
+}
+
+// encodeDocument writes doc as two-space-indented JSON without HTML escaping (the
+// descriptions hold '<' and '&'), ending in a newline.
+func encodeDocument(doc any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return nil, fmt.Errorf("discovery: OpenAPI: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// knownSchema is a Go-derived schema and the component name it is published under.
+type knownSchema struct {
+	name  string
+	canon string
+}
+
+// knownSchemas are the schemas derived from the Go types the handlers encode, so
+// that the components carry the types' names rather than the operations'.
+func knownSchemas() ([]knownSchema, error) {
+	list := []struct {
+		name   string
+		schema *jsonschema.Schema
+	}{
+		{"Participant", tools.ParticipantSchema()},
+		{"SearchResult", tools.SearchResultSchema()},
+		{"AskAnswer", tools.Schema[nlq.Answer]()},
+		{"AskStartEvent", tools.Schema[nlq.StartEvent]()},
+		{"AskResultEvent", tools.Schema[nlq.ResultEvent]()},
+		{"AskCompleteEvent", tools.Schema[nlq.CompleteEvent]()},
+	}
+	out := make([]knownSchema, 0, len(list))
+	for _, k := range list {
+		b, err := json.Marshal(k.schema)
+		if err != nil {
+			return nil, fmt.Errorf("discovery: schema %s: %w", k.name, err)
+		}
+		out = append(out, knownSchema{k.name, string(b)})
+	}
+	return out, nil
+}
+
+// knownName returns the name of s if it is one of the known schemas, else "".
+func (b *openAPIBuilder) knownName(s *jsonschema.Schema) string {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return ""
+	}
+	for _, k := range b.known {
+		if k.canon == string(raw) {
+			return k.name
+		}
+	}
+	return ""
+}
