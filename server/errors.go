@@ -26,37 +26,58 @@ const (
 	CodeForbidden registry.Code = "forbidden"
 	// CodeUnsupportedMediaType answers a POST /ask body that is not JSON (415).
 	CodeUnsupportedMediaType registry.Code = "unsupported_media_type"
+	// CodeUnauthorized answers a request without a valid bearer token on an endpoint
+	// that needs one (401, with WWW-Authenticate). No endpoint needs one yet.
+	CodeUnauthorized registry.Code = "unauthorized"
 	// CodeInternal answers a bug or an unexpected failure (500); its message never
 	// carries the cause.
 	CodeInternal registry.Code = "internal_error"
 )
 
-// errorSpec is how one error code is rendered: its HTTP status and the Cache-Control
-// header. Input errors are deterministic, so shared caches may keep them; upstream and
-// internal failures must never be cached.
+// errorSpec is how one error code is rendered and documented: its HTTP status, the
+// Cache-Control header (input errors are deterministic, so shared caches may keep
+// them; upstream and internal failures must never be cached), when it is answered and
+// what a client should do (for the OpenAPI document and llms-full.txt).
 type errorSpec struct {
 	status       int
 	cacheControl string
+	when, action string
 }
 
 // errorTable is the one table from error code to HTTP status (ARCHITECTURE §4). It is
 // never written.
 var errorTable = map[registry.Code]errorSpec{
-	registry.CodeInvalidParticipantID: {http.StatusBadRequest, "public, max-age=3600"},
-	registry.CodeMissingQuery:         {http.StatusBadRequest, "public, max-age=3600"},
-	registry.CodeQueryTooShort:        {http.StatusBadRequest, "public, max-age=3600"},
-	registry.CodeInvalidRequest:       {http.StatusBadRequest, "public, max-age=3600"},
+	registry.CodeInvalidParticipantID: {http.StatusBadRequest, "public, max-age=3600",
+		"the participant id is malformed: not 4 digits, a colon and letters, digits, '.', '_', '-' or '+'", "fix the id's form and retry"},
+	registry.CodeMissingQuery: {http.StatusBadRequest, "public, max-age=3600",
+		"the search has no q", "supply q"},
+	registry.CodeQueryTooShort: {http.StatusBadRequest, "public, max-age=3600",
+		"q is shorter than 2 characters", "supply at least 2 characters"},
+	registry.CodeInvalidRequest: {http.StatusBadRequest, "public, max-age=3600",
+		"a parameter or body is invalid: q over 200 characters, country not two letters, an /ask body that is not {\"query\": \"…\"} or a query over 500 characters, an MCP argument unknown or of the wrong type", "fix the request as the message says"},
 	// The registry caches "not registered" for about a minute; match it.
-	registry.CodeNotFound:     {http.StatusNotFound, "public, max-age=60"},
-	CodeRouteNotFound:         {http.StatusNotFound, "public, max-age=300"},
-	CodeMethodNotAllowed:      {http.StatusMethodNotAllowed, "public, max-age=300"},
-	CodeRateLimited:           {http.StatusTooManyRequests, "no-store"},
-	CodeForbidden:             {http.StatusForbidden, "no-store"},
-	CodeUnsupportedMediaType:  {http.StatusUnsupportedMediaType, "no-store"},
-	nlq.CodeAskFailed:         {http.StatusBadGateway, "no-store"},
-	registry.CodeLookupFailed: {http.StatusBadGateway, "no-store"},
-	registry.CodeSearchFailed: {http.StatusBadGateway, "no-store"},
-	CodeInternal:              {http.StatusInternalServerError, "no-store"},
+	registry.CodeNotFound: {http.StatusNotFound, "public, max-age=60",
+		"the participant is not on the Peppol network: the SML does not know it and the Peppol Directory has no card", "do not retry; check the scheme and number, or search by name"},
+	CodeRouteNotFound: {http.StatusNotFound, "public, max-age=300",
+		"the path does not exist", "use a documented path (see /openapi.json)"},
+	CodeMethodNotAllowed: {http.StatusMethodNotAllowed, "public, max-age=300",
+		"the method is not supported on the path; Allow lists those that are", "use a method from Allow"},
+	CodeUnsupportedMediaType: {http.StatusUnsupportedMediaType, "no-store",
+		"the POST /ask body is not JSON", "send Content-Type: application/json"},
+	CodeUnauthorized: {http.StatusUnauthorized, "no-store",
+		"an endpoint that needs a bearer token got none or an invalid one (no endpoint needs one yet)", "follow WWW-Authenticate's resource_metadata to learn how to get a token"},
+	CodeForbidden: {http.StatusForbidden, "no-store",
+		"/mcp refuses the request's Origin or Host (DNS-rebinding protection)", "use the service's own address; the operator can allow other origins and hosts"},
+	CodeRateLimited: {http.StatusTooManyRequests, "no-store",
+		"too many requests from this client", "wait for Retry-After seconds, then retry"},
+	registry.CodeLookupFailed: {http.StatusBadGateway, "no-store",
+		"the Peppol network (SML DNS, the SMP or the Directory) failed during a lookup", "retry with exponential backoff"},
+	registry.CodeSearchFailed: {http.StatusBadGateway, "no-store",
+		"the Peppol Directory failed or rate-limited the search", "retry after Retry-After when given, else with exponential backoff"},
+	nlq.CodeAskFailed: {http.StatusBadGateway, "no-store",
+		"the Peppol network failed while answering the question", "retry with exponential backoff"},
+	CodeInternal: {http.StatusInternalServerError, "no-store",
+		"a bug; the message names the request id", "report the request id; retry later"},
 }
 
 // Codes returns every error code the HTTP API can answer with, sorted, so that

@@ -30,7 +30,7 @@ type Config struct {
 	// Registry answers lookups and searches, over REST and MCP. Required.
 	Registry registry.Registry
 	// BaseURL is the public URL of the service (scheme, host, optional path), used for
-	// absolute links. Empty means none are generated.
+	// every absolute link in answers and discovery documents. Required.
 	BaseURL string
 	// Logger receives access logs and errors; nil discards them.
 	Logger *slog.Logger
@@ -59,6 +59,8 @@ type Server struct {
 	nlq *nlq.Engine
 	// baseURL has no trailing slash, so paths can be appended.
 	baseURL string
+	version string
+	docs    documents
 	log     *slog.Logger
 	ready   func(ctx context.Context) error
 	router  *chi.Mux
@@ -70,29 +72,30 @@ type Server struct {
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Registry is nil or when
-// cfg.BaseURL is set but not an absolute http or https URL. Request handlers pass the
+// cfg.BaseURL is not an absolute http or https URL. Request handlers pass the
 // request's context to the registry, which bounds its own upstream work (see
 // registry.Config.LookupTimeout); a client that goes away cancels its wait.
 func New(cfg Config) (*Server, error) {
 	if cfg.Registry == nil {
 		return nil, errors.New("server: Config.Registry is nil")
 	}
-	if cfg.BaseURL != "" {
-		u, err := url.Parse(cfg.BaseURL)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("server: base URL %q is not an absolute http or https URL", cfg.BaseURL)
-		}
+	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("server: base URL %q is not an absolute http or https URL", cfg.BaseURL)
 	}
 	s := &Server{
 		reg:     cfg.Registry,
 		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"),
 		log:     cfg.Logger,
 		ready:   cfg.Ready,
+		version: cfg.Version,
 		ids:     newIDSource(),
 		fixed:   fixedHeaders(),
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.version == "" {
+		s.version = "dev"
 	}
 	guard, err := newMCPGuard(s.baseURL, cfg.MCPAllowedOrigins, cfg.MCPAllowedHosts)
 	if err != nil {
@@ -108,6 +111,10 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.router = s.routes(s.mcpHandler(mcp, guard))
+	if s.docs, err = buildDocuments(s.API()); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	// Outermost first: every response, even a panic's, carries a request id, security
 	// and CORS headers and is logged.
 	s.handler = s.edge(s.router)
@@ -138,27 +145,6 @@ func (s *Server) adapt(h handlerFunc) http.HandlerFunc {
 			s.writeError(w, r, err)
 		}
 	}
-}
-
-// routes builds the router. Every read endpoint answers GET and HEAD (net/http drops
-// the body of a HEAD answer) and OPTIONS for CORS preflights.
-func (s *Server) routes(mcp http.Handler) *chi.Mux {
-	r := chi.NewRouter()
-	read := func(pattern string, h handlerFunc) {
-		r.Get(pattern, s.adapt(h))
-		r.Head(pattern, s.adapt(h))
-		r.Options(pattern, preflight)
-	}
-	read("/api/v1/participant/{participantId}", s.participant)
-	read("/api/v1/search", s.search)
-	read("/healthz", s.healthz)
-	read("/readyz", s.readyz)
-	r.Handle("/mcp", mcp)
-	r.Post("/ask", s.adapt(s.ask))
-	r.Options("/ask", preflightPost)
-	r.NotFound(s.adapt(s.routeNotFound))
-	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
-	return r
 }
 
 func (s *Server) routeNotFound(w http.ResponseWriter, r *http.Request) error {

@@ -125,6 +125,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"nil registry", Config{}},
 		{"relative base URL", Config{Registry: &fakeRegistry{}, BaseURL: "/api"}},
 		{"ftp base URL", Config{Registry: &fakeRegistry{}, BaseURL: "ftp://example.com"}},
+		{"no base URL", Config{Registry: &fakeRegistry{}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -305,7 +306,7 @@ func TestStatusTable(t *testing.T) {
 		"invalid_request": 400, "not_found": 404, "route_not_found": 404,
 		"method_not_allowed": 405, "rate_limited": 429, "lookup_failed": 502,
 		"search_failed": 502, "internal_error": 500, "forbidden": 403,
-		"unsupported_media_type": 415, "ask_failed": 502,
+		"unsupported_media_type": 415, "ask_failed": 502, "unauthorized": 401,
 	}
 	codes := Codes()
 	if len(codes) != len(want) {
@@ -388,7 +389,7 @@ func TestRoutingErrors(t *testing.T) {
 		wantCode     registry.Code
 		wantAllow    string
 	}{
-		{"GET", "/", 404, CodeRouteNotFound, ""},
+		{"GET", "/index.html", 404, CodeRouteNotFound, ""},
 		{"GET", "/api/v2/participant/0208:1", 404, CodeRouteNotFound, ""},
 		{"GET", "/api/v1/participant/", 404, CodeRouteNotFound, ""},
 		{"GET", "/api/v1/participant/0208:1/extra", 404, CodeRouteNotFound, ""},

@@ -1,0 +1,239 @@
+package server
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/peppolgate/peppolgate/discovery"
+	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
+)
+
+// mcpPath is where MCP is served.
+const mcpPath = "/mcp"
+
+// route is one endpoint: how the documents describe it and the handler that serves
+// it. The router is built from the same table, so a route cannot exist undocumented.
+type route struct {
+	discovery.Endpoint
+	// handler serves the endpoint; nil for /mcp, which is mounted as a whole.
+	handler handlerFunc
+}
+
+// commonErrors are the error codes every endpoint can answer with.
+func commonErrors() []registry.Code { return []registry.Code{CodeMethodNotAllowed, CodeInternal} }
+
+// table returns every endpoint. GET endpoints also answer HEAD and CORS preflights;
+// POST ones preflights.
+func (s *Server) table() []route {
+	jsonOK := func(desc string, schema *jsonschema.Schema) []discovery.Response {
+		return []discovery.Response{{Status: http.StatusOK, Description: desc, MediaType: "application/json", Schema: schema}}
+	}
+	markdown := func(desc string) []discovery.Response {
+		return []discovery.Response{{Status: http.StatusOK, Description: desc, MediaType: "text/markdown", Schema: &jsonschema.Schema{Type: "string"}}}
+	}
+	freshness := map[string]string{
+		"X-Cache":       "hit, miss or stale: whether the answer came from peppolgate's cache, and whether it is an older answer served because the upstream failed",
+		"Age":           "seconds since the answer was fetched from the Peppol network (cached answers)",
+		"Cache-Control": "how long the answer may be reused",
+	}
+	status := tools.Schema[statusBody]()
+	return []route{
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}", OperationID: "getParticipant", Tag: "participants",
+			Summary: "Look up a Peppol participant",
+			Description: "Resolves one participant by its identifier: its Peppol Directory business card and what its SMP publishes " +
+				"(document type count and the access point endpoint for invoices). `directory` is null when there is no card, " +
+				"`smp` null when the SML does not know the participant. 404 only when neither knows it; an upstream failure is 502, never 404.",
+			Params: []discovery.Param{{Name: "participantId", In: "path", Required: true,
+				Description: "`<scheme>:<value>`: 4 digits, a colon, then letters, digits, '.', '_', '-' or '+'; case-insensitive; " +
+					"may be percent-encoded and prefixed with `iso6523-actorid-upis::`. E.g. 0208:0677424046 (Belgian enterprise number), 0192:923609016 (Norwegian organisation number).",
+				Schema:  &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
+				Example: "0208:0677424046"}},
+			Responses: jsonOK("The participant record.", tools.ParticipantSchema()),
+			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
+			Headers:   freshness,
+		}, handler: s.participant},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/api/v1/search", OperationID: "searchDirectory", Tag: "participants",
+			Summary: "Search the Peppol Directory",
+			Description: "Full-text search of the Peppol Directory by company name or registration/VAT number (any common notation; " +
+				"numbers are matched exactly against participant ids and the cards' identifiers). At most 25 results, exact identifier matches first; " +
+				"`totalCount` is the number of matches known.",
+			Params: []discovery.Param{
+				{Name: "q", In: "query", Required: true, Description: "Company name or part of it, or a registration or VAT number, e.g. `vandelanotte` or `BE0677424046`.",
+					Schema: &jsonschema.Schema{Type: "string", MinLength: ptr(registry.MinQueryLength), MaxLength: ptr(registry.MaxQueryLength)}, Example: "BE0677424046"},
+				{Name: "country", In: "query", Description: "Only participants of this country: an ISO 3166 alpha-2 code, e.g. BE.",
+					Schema: &jsonschema.Schema{Type: "string", Pattern: tools.CountryPattern}, Example: "BE"},
+			},
+			Responses: jsonOK("The matches.", tools.SearchResultSchema()),
+			Errors:    append([]registry.Code{registry.CodeMissingQuery, registry.CodeQueryTooShort, registry.CodeInvalidRequest, registry.CodeSearchFailed}, commonErrors()...),
+			Headers:   freshness,
+		}, handler: s.search},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
+			Summary: "Ask in plain language",
+			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools: " +
+				"JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: `start` (how it was planned), " +
+				"one `result` per item, `complete` (the answer; `error` when the tools failed). A client that disconnects cancels the upstream work.",
+			Body: &discovery.Body{Required: true, Description: `{"query": "…"}, or NLWeb's {"query": {"text": "…"}, "prefer": {"streaming": true}}; at most 8 KiB, the query 1–500 characters.`,
+				MediaTypes: []string{"application/json"}, Schema: askRequestSchema(),
+				Examples: map[string]any{
+					"plain": map[string]any{"query": "Can Vandelanotte receive credit notes?"},
+					"nlweb": map[string]any{"query": map[string]any{"text": "Welk access point bedient BE0677424046?"}, "prefer": map[string]any{"streaming": true}},
+				}},
+			Responses: []discovery.Response{
+				{Status: http.StatusOK, Description: "The answer.", MediaType: "application/json", Schema: tools.Schema[nlq.Answer]()},
+				{Status: http.StatusOK, Description: "The answer as server-sent events: start, result (one per item), complete.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
+			},
+			Errors: append([]registry.Code{registry.CodeInvalidRequest, CodeUnsupportedMediaType, nlq.CodeAskFailed}, commonErrors()...),
+		}, handler: s.ask},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodPost, Path: mcpPath, OperationID: "mcp", Tag: "mcp",
+			Summary: "MCP (streamable HTTP)",
+			Description: "The Model Context Protocol endpoint (streamable HTTP transport; GET opens the event stream, DELETE ends a session): " +
+				"tools lookup_participant and search_directory, the resource peppolgate://schemes, the prompt check_invoice_recipient. " +
+				"Requests from a browser origin or Host that is not allowed get 403 (DNS-rebinding protection).",
+			Body: &discovery.Body{Required: true, Description: "A JSON-RPC 2.0 message of the MCP protocol.", MediaTypes: []string{"application/json"},
+				Schema: &jsonschema.Schema{Type: "object"}},
+			Responses: []discovery.Response{
+				{Status: http.StatusOK, Description: "A JSON-RPC response.", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
+				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
+				{Status: http.StatusAccepted, Description: "A notification or response was accepted."},
+			},
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
+		}},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/healthz", OperationID: "healthz", Tag: "health",
+			Summary: "Liveness", Description: "200 while the process serves HTTP.",
+			Responses: jsonOK("Alive.", status),
+			Errors:    commonErrors(),
+		}, handler: s.healthz},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/readyz", OperationID: "readyz", Tag: "health",
+			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down).",
+			Responses: []discovery.Response{
+				{Status: http.StatusOK, Description: "Ready.", MediaType: "application/json", Schema: status},
+				{Status: http.StatusServiceUnavailable, Description: "Not ready; retry shortly.", MediaType: "application/json", Schema: status},
+			},
+			Errors: commonErrors(),
+		}, handler: s.readyz},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/", OperationID: "index", Tag: "discovery",
+			Summary: "Index", Description: "Links to every document and endpoint: JSON, or an HTML page for `Accept: text/html`. Carries `Link: <…/.well-known/api-catalog>; rel=\"api-catalog\"`.",
+			Responses: []discovery.Response{
+				{Status: http.StatusOK, Description: "The index.", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
+				{Status: http.StatusOK, Description: "The index for browsers.", MediaType: "text/html", Schema: &jsonschema.Schema{Type: "string"}},
+			},
+			Errors: commonErrors(),
+		}, handler: s.index},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/openapi.json", OperationID: "openapi", Tag: "discovery",
+			Summary: "This OpenAPI 3.1 description", Responses: jsonOK("The OpenAPI document.", &jsonschema.Schema{Type: "object"}),
+			Errors: commonErrors(),
+		}, handler: s.document(docOpenAPI)},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/llms.txt", OperationID: "llmsTxt", Tag: "discovery",
+			Summary: "Agent manual, short (llms.txt)", Responses: markdown("llms.txt in the llmstxt.org format."),
+			Errors: commonErrors(),
+		}, handler: s.document(docLLMs)},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/llms-full.txt", OperationID: "llmsFullTxt", Tag: "discovery",
+			Summary: "Agent manual, complete", Responses: markdown("Every endpoint, parameter, field and error code, MCP set-up and examples."),
+			Errors: commonErrors(),
+		}, handler: s.document(docLLMsFull)},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/.well-known/api-catalog", OperationID: "apiCatalog", Tag: "discovery",
+			Summary: "API catalog (RFC 9727)", Description: "A linkset pointing at this description, the manual and the metadata; HEAD answers with the Link header.",
+			Responses: []discovery.Response{{Status: http.StatusOK, Description: "The linkset.", MediaType: "application/linkset+json", Schema: &jsonschema.Schema{Type: "object"}}},
+			Errors:    commonErrors(),
+		}, handler: s.document(docAPICatalog)},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/.well-known/oauth-protected-resource", OperationID: "protectedResource", Tag: "discovery",
+			Summary: "Protected-resource metadata (RFC 9728)", Description: "No authentication is needed; the document says so (agent_auth: anonymous, no credential).",
+			Responses: jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
+			Errors:    commonErrors(),
+		}, handler: s.document(docProtectedResource)},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/.well-known/oauth-protected-resource/mcp", OperationID: "protectedResourceMCP", Tag: "discovery",
+			Summary:   "Protected-resource metadata of /mcp (RFC 9728)",
+			Responses: jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
+			Errors:    commonErrors(),
+		}, handler: s.document(docProtectedResourceMCP)},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", OperationID: "authorizationServer", Tag: "discovery",
+			Summary: "Authorization-server metadata (RFC 8414)", Description: "Advertises only the anonymous flow: no grant, no token endpoint.",
+			Responses: jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
+			Errors:    commonErrors(),
+		}, handler: s.document(docAuthorizationServer)},
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// askRequestSchema is the schema of the POST /ask body: the query as a string or as
+// NLWeb's object.
+func askRequestSchema() *jsonschema.Schema {
+	text := &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(nlq.MaxQueryLength),
+		Description: "the question, 1 to 500 characters"}
+	return &jsonschema.Schema{
+		Type:     "object",
+		Required: []string{"query"},
+		Properties: map[string]*jsonschema.Schema{
+			"query": {Description: "the question: a string, or NLWeb's object with text", OneOf: []*jsonschema.Schema{
+				text,
+				{Type: "object", Required: []string{"text"}, Properties: map[string]*jsonschema.Schema{"text": text}},
+			}},
+			"prefer": {Type: "object", Description: "NLWeb preferences", Properties: map[string]*jsonschema.Schema{
+				"streaming": {Type: "boolean", Description: "answer as server-sent events"},
+			}},
+		},
+	}
+}
+
+// API describes the service for the discovery documents, from the route table, the
+// error table and the tools.
+func (s *Server) API() discovery.API {
+	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: tools.All(), MCPPath: mcpPath,
+		Limits: []string{
+			"Search: q 2 to 200 characters; at most 25 results per search.",
+			"POST /ask: body at most 8 KiB, query 1 to 500 characters.",
+			"/mcp: request body at most 1 MiB.",
+			"Upstream: peppolgate asks the Peppol Directory at most 2 times per second (its own limit); searches beyond that queue briefly, then fail with search_failed and Retry-After.",
+			"Answers are cached: found participants 15 minutes, not-found 1 minute, searches 5 minutes; a cached answer up to 24 hours old is served (X-Cache: stale) when the upstream fails.",
+		}}
+	for _, rt := range s.table() {
+		api.Endpoints = append(api.Endpoints, rt.Endpoint)
+	}
+	for _, c := range Codes() {
+		spec := errorTable[c]
+		api.Errors = append(api.Errors, discovery.ErrorCode{Code: c, Status: spec.status, When: spec.when, Action: spec.action})
+	}
+	return api
+}
+
+// routes builds the router from the table. Every GET endpoint also answers HEAD
+// (net/http drops the body) and OPTIONS for CORS preflights.
+func (s *Server) routes(mcp http.Handler) *chi.Mux {
+	r := chi.NewRouter()
+	for _, rt := range s.table() {
+		switch {
+		case rt.Path == mcpPath:
+			r.Handle(mcpPath, mcp)
+		case rt.Method == http.MethodGet:
+			r.Get(rt.Path, s.adapt(rt.handler))
+			r.Head(rt.Path, s.adapt(rt.handler))
+			r.Options(rt.Path, preflight)
+		case rt.Method == http.MethodPost:
+			r.Post(rt.Path, s.adapt(rt.handler))
+			r.Options(rt.Path, preflightPost)
+		}
+	}
+	r.NotFound(s.adapt(s.routeNotFound))
+	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
+	return r
+}
