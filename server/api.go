@@ -88,7 +88,12 @@ func (s *Server) table() []route {
 				}},
 			Responses: []discovery.Response{
 				{Status: http.StatusOK, Description: "The answer.", MediaType: "application/json", Schema: tools.Schema[nlq.Answer]()},
-				{Status: http.StatusOK, Description: "The answer as server-sent events: start, result (one per item), complete.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
+				{Status: http.StatusOK, Description: "The answer as server-sent events: start, result (one per item), complete.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"},
+					Events: []discovery.Event{
+						{Name: "start", Description: "First, once the question is planned: how, and the first tool calls.", Schema: tools.Schema[nlq.StartEvent]()},
+						{Name: "result", Description: "One per item, in index order, each as soon as it is ready.", Schema: tools.Schema[nlq.ResultEvent]()},
+						{Name: "complete", Description: "Last: the answer, every call made, the item count; error when the tools failed upstream.", Schema: tools.Schema[nlq.CompleteEvent]()},
+					}},
 			},
 			Errors: append([]registry.Code{registry.CodeInvalidRequest, CodeUnsupportedMediaType, nlq.CodeAskFailed}, commonErrors()...),
 		}, handler: s.ask},
