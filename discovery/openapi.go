@@ -275,6 +275,10 @@ func (b *openAPIBuilder) responses(e Endpoint) (map[string]any, error) {
 			return nil, fmt.Errorf("discovery: %s: status %d is both a success and an error", e.OperationID, status)
 		}
 		slices.Sort(codes)
+		if name := sharedResponseName(codes); name != "" {
+			out[key] = map[string]any{"$ref": "#/components/responses/" + name}
+			continue
+		}
 		out[key] = b.errorResponse(status, codes)
 	}
 	return out, nil
@@ -285,27 +289,12 @@ func (b *openAPIBuilder) media(e Endpoint, r Response) (map[string]any, error) {
 	media := map[string]any{}
 	switch {
 	case r.MediaType == "text/event-stream":
-		desc := "A stream of server-sent events. Each event has an `event:` line naming it and one `data:` line holding one JSON value; the payload schemas are in `x-events`."
-		events := map[string]any{}
-		var lines []string
-		for _, ev := range r.Events {
-			s, err := b.component(ev.Schema, upperFirst(e.OperationID)+upperFirst(ev.Name)+"Event")
-			if err != nil {
-				return nil, fmt.Errorf("discovery: %s: event %s: %w", e.OperationID, ev.Name, err)
-			}
-			events[ev.Name] = map[string]any{"description": ev.Description, "schema": s}
-			line := "- `" + ev.Name + "`: " + sentence(ev.Description)
-			if ref, ok := s["$ref"].(string); ok {
-				line += " Data: `" + strings.TrimPrefix(ref, "#/components/schemas/") + "`."
-			}
-			lines = append(lines, line)
+		stream, err := b.eventStream(e, r)
+		if err != nil {
+			return nil, err
 		}
-		if len(lines) > 0 {
-			desc += " Events, in the order they are sent:\n\n" + strings.Join(lines, "\n")
-		}
-		media["schema"] = map[string]any{"type": "string", "description": desc}
-		if len(events) > 0 {
-			media["x-events"] = events
+		for k, v := range stream {
+			media[k] = v
 		}
 	case r.Schema != nil:
 		s, err := b.component(r.Schema, upperFirst(e.OperationID)+"Response")
@@ -318,6 +307,52 @@ func (b *openAPIBuilder) media(e Endpoint, r Response) (map[string]any, error) {
 	}
 	if r.Example != nil {
 		media["example"] = r.Example
+	}
+	return media, nil
+}
+
+// eventStream describes a text/event-stream body. OpenAPI 3.1 has no way to give
+// the schema of each event (3.2 adds itemSchema), so the body is a string whose
+// contentSchema (JSON Schema 2020-12) is the stream read as a list of events: each
+// {event, data} pair with the event's name as a constant and its data's schema.
+// The same is in x-events (name → description and data schema), for clients that
+// only read extensions, and in the description, for people.
+func (b *openAPIBuilder) eventStream(e Endpoint, r Response) (map[string]any, error) {
+	desc := "A stream of server-sent events: each has an `event:` line with its name and one `data:` line with one JSON value."
+	events := map[string]any{}
+	var lines []string
+	var variants []any
+	for _, ev := range r.Events {
+		s, err := b.component(ev.Schema, upperFirst(e.OperationID)+upperFirst(ev.Name)+"Event")
+		if err != nil {
+			return nil, fmt.Errorf("discovery: %s: event %s: %w", e.OperationID, ev.Name, err)
+		}
+		events[ev.Name] = map[string]any{"description": ev.Description, "schema": s}
+		variants = append(variants, map[string]any{
+			"type":        "object",
+			"description": ev.Description,
+			"required":    []any{"event", "data"},
+			"properties": map[string]any{
+				"event": map[string]any{"const": ev.Name},
+				"data":  s,
+			},
+		})
+		line := "- `" + ev.Name + "`: " + sentence(ev.Description)
+		if ref, ok := s["$ref"].(string); ok {
+			line += " Data: `" + strings.TrimPrefix(ref, "#/components/schemas/") + "`."
+		}
+		lines = append(lines, line)
+	}
+	schema := map[string]any{"type": "string", "contentMediaType": "text/event-stream"}
+	if len(lines) > 0 {
+		desc += " Events, in the order they are sent:\n\n" + strings.Join(lines, "\n") +
+			"\n\n`contentSchema` gives the stream as a list of `{event, data}` pairs, `x-events` each event's data schema by name."
+		schema["contentSchema"] = map[string]any{"type": "array", "items": map[string]any{"oneOf": variants}}
+	}
+	schema["description"] = desc
+	media := map[string]any{"schema": schema}
+	if len(events) > 0 {
+		media["x-events"] = events
 	}
 	return media, nil
 }
@@ -414,13 +449,37 @@ func errorHeaders(status int) map[string]any {
 	return nil
 }
 
-// sharedResponses are responses that belong to no operation: what a path outside
-// every operation answers. Validators use them for requests no operation matches.
+// The server's codes for requests that no operation matches: a path that is not in
+// the document, or a method the path does not have.
+const (
+	codeRouteNotFound    registry.Code = "route_not_found"
+	codeMethodNotAllowed registry.Code = "method_not_allowed"
+)
+
+// sharedResponseName is the name of the shared response whose only code is codes'
+// only code, "" if there is none.
+func sharedResponseName(codes []registry.Code) string {
+	if len(codes) != 1 {
+		return ""
+	}
+	switch codes[0] {
+	case codeRouteNotFound:
+		return "RouteNotFound"
+	case codeMethodNotAllowed:
+		return "MethodNotAllowed"
+	}
+	return ""
+}
+
+// sharedResponses are the responses to requests that no operation matches
+// (RouteNotFound, MethodNotAllowed), for the codes the table has. They belong to no
+// operation (OpenAPI has no wildcard path), so validators use them for such
+// requests; an operation that lists the code refers to its shared response.
 func (b *openAPIBuilder) sharedResponses() map[string]any {
 	out := map[string]any{}
 	for _, ec := range b.api.Errors {
-		if ec.Code == "route_not_found" {
-			out["RouteNotFound"] = b.errorResponse(ec.Status, []registry.Code{ec.Code})
+		if name := sharedResponseName([]registry.Code{ec.Code}); name != "" {
+			out[name] = b.errorResponse(ec.Status, []registry.Code{ec.Code})
 		}
 	}
 	return out
@@ -589,7 +648,7 @@ func (b *openAPIBuilder) infoDescription() string {
 		for _, e := range b.api.Errors {
 			fmt.Fprintf(&sb, "| `%s` | %d | %s | %s |\n", e.Code, e.Status, e.When, e.Action)
 		}
-		sb.WriteString("\nA path that is not in this document answers 404 `route_not_found` (components/responses/RouteNotFound).\n")
+		sb.WriteString("\nA path that is not in this document answers 404 `route_not_found` (`components/responses/RouteNotFound`); a method a path does not have answers 405 `method_not_allowed` with `Allow` (`components/responses/MethodNotAllowed`).\n")
 	}
 	if len(b.api.Limits) > 0 {
 		sb.WriteString("\n## Limits\n\n")
