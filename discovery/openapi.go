@@ -493,7 +493,11 @@ func (b *openAPIBuilder) component(s *jsonschema.Schema, fallback string) (map[s
 	if err != nil {
 		return nil, err
 	}
-	if m["type"] != "object" && !slices.Contains(asSlice(m["type"]), any("object")) {
+	// Only a described object is worth a name: "any object" inlined says as much, and
+	// unrelated bodies that are each "any object" must not share a component.
+	_, hasProps := m["properties"]
+	isObject := m["type"] == "object" || slices.Contains(asSlice(m["type"]), any("object"))
+	if !isObject || (!hasProps && s.Title == "") {
 		return m, nil
 	}
 	canon, err := json.Marshal(m)

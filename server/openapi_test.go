@@ -1,0 +1,454 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+
+	"github.com/peppolgate/peppolgate/discovery"
+)
+
+// openAPIValidator checks real responses against the OpenAPI document the server
+// publishes (kin-openapi's openapi3filter, JSON Schema 2020-12 for OpenAPI 3.1):
+//
+//   - the request's path and method must be an operation; a path that is none must
+//     answer as components/responses/RouteNotFound (404 route_not_found), a method
+//     the path does not have as components/responses/MethodNotAllowed (405
+//     method_not_allowed with Allow): OpenAPI has no wildcard path, so those two
+//     shared responses are what the document says about such requests;
+//   - the status must be documented for the operation (no "default" is published, so
+//     an undocumented status is an error);
+//   - the Content-Type must be one of the response's media types, and a response
+//     without media types must have no body;
+//   - documented headers must be present when required and match their schemas
+//     (Retry-After on 429, Allow on 405);
+//   - a JSON body (application/json, +json) must match its schema, including each
+//     error response's enumeration of the operation's codes. Other bodies (event
+//     streams, Markdown, HTML) are checked for status and Content-Type only; /mcp's
+//     JSON-RPC bodies are documented loosely (any object) and checked as such.
+//
+// HEAD, when the document has no HEAD operation for the path, is checked as the GET
+// operation without its body (RFC 9110 §9.3.2: the same response without content).
+// OPTIONS on a documented path without an OPTIONS operation (CORS preflights, RFC
+// 9110 §9.3.7) belongs to HTTP and the Fetch protocol, not to the API: it must be
+// 2xx without a body, or an error status with the error object (/mcp refuses a
+// preflight from an origin it does not allow with 403 forbidden).
+type openAPIValidator struct {
+	doc    *openapi3.T
+	router routers.Router
+}
+
+// newOpenAPIValidator loads s's OpenAPI document, validates it with kin-openapi and
+// builds a router over its paths.
+func newOpenAPIValidator(t testing.TB, s *Server) *openAPIValidator {
+	t.Helper()
+	raw, err := discovery.OpenAPI(s.API())
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := loadValidator(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func loadValidator(raw []byte) (*openAPIValidator, error) {
+	doc, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		return nil, fmt.Errorf("OpenAPI document does not load: %w", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("OpenAPI document is not valid: %w", err)
+	}
+	// Route on paths only: test servers listen on 127.0.0.1 ports, not on the base
+	// URL the document's servers name, and gorillamux would match the host.
+	doc.Servers = nil
+	router, err := gorillamux.NewRouter(doc)
+	if err != nil {
+		return nil, fmt.Errorf("OpenAPI router: %w", err)
+	}
+	return &openAPIValidator{doc: doc, router: router}, nil
+}
+
+// validating returns s as a handler whose every response is checked against s's
+// OpenAPI document; a mismatch is reported with t.Errorf naming the method, path,
+// status and what did not match.
+func validating(t testing.TB, s *Server) http.Handler {
+	t.Helper()
+	return newOpenAPIValidator(t, s).wrap(t, s)
+}
+
+// wrap returns h with every response checked. The test waits, in its cleanup, for
+// the responses still being written (an HTTP/2 server's Close does not wait for its
+// handlers), so every check reports to a test that is still running.
+func (v *openAPIValidator) wrap(t testing.TB, h http.Handler) http.Handler {
+	var inFlight sync.WaitGroup
+	t.Cleanup(inFlight.Wait)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		inFlight.Add(1)
+		defer inFlight.Done()
+		req := r.Clone(context.WithoutCancel(r.Context()))
+		rec := &recordingWriter{ResponseWriter: w}
+		h.ServeHTTP(rec, r)
+		status, header, body := rec.result()
+		if err := v.check(req, status, header, body); err != nil {
+			t.Errorf("OpenAPI: %s %s → %d %s: %v", r.Method, r.URL.RequestURI(), status, header.Get("Content-Type"), err)
+		}
+	})
+}
+
+// check validates one response to r.
+func (v *openAPIValidator) check(r *http.Request, status int, header http.Header, body []byte) error {
+	head := r.Method == http.MethodHead
+	route, params, err := v.router.FindRoute(r)
+	if r.Method == http.MethodOptions && errors.Is(err, routers.ErrMethodNotAllowed) {
+		switch {
+		case status >= 400:
+			route, err = v.anyError(r, status)
+		case status/100 != 2 || len(body) > 0:
+			return fmt.Errorf("OPTIONS on a documented path answered %d with %d body bytes; want 2xx without a body, or an error", status, len(body))
+		default:
+			return nil
+		}
+	}
+	if head && errors.Is(err, routers.ErrMethodNotAllowed) {
+		get := r.Clone(r.Context())
+		get.Method = http.MethodGet
+		route, params, err = v.router.FindRoute(get)
+	}
+	switch {
+	case errors.Is(err, routers.ErrPathNotFound):
+		route, err = v.shared(r, "RouteNotFound", Status(CodeRouteNotFound))
+	case errors.Is(err, routers.ErrMethodNotAllowed):
+		route, err = v.shared(r, "MethodNotAllowed", Status(CodeMethodNotAllowed))
+	}
+	if err != nil {
+		return err
+	}
+	resp := route.Operation.Responses.Status(status)
+	if resp == nil {
+		return fmt.Errorf("status %d is not documented for %s %s (documented: %s)",
+			status, route.Method, route.Path, strings.Join(slices.Sorted(mapKeys(route.Operation.Responses.Map())), ", "))
+	}
+	ct := header.Get("Content-Type")
+	content := resp.Value.Content
+	switch {
+	case len(content) == 0 && len(body) > 0:
+		return fmt.Errorf("%s %s %d is documented without a body, but has %d bytes of %s", route.Method, route.Path, status, len(body), ct)
+	case len(content) > 0 && (len(body) > 0 || ct != "") && content.Get(ct) == nil:
+		return fmt.Errorf("Content-Type %q is not documented for %s %s %d (documented: %s)",
+			ct, route.Method, route.Path, status, strings.Join(slices.Sorted(mapKeys(content)), ", "))
+	}
+	// kin-openapi skips HEAD entirely; check the headers as for GET.
+	vr := r
+	if head {
+		vr = r.Clone(r.Context())
+		vr.Method = http.MethodGet
+	}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: vr, PathParams: params, Route: route},
+		Status:                 status,
+		Header:                 header,
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			ExcludeResponseBody:   head || len(content) == 0 || !isJSONType(ct),
+			MultiError:            true,
+		},
+	}
+	in.SetBodyBytes(body)
+	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// shared is a route for a request no operation matches, answered by the shared
+// response name with status.
+func (v *openAPIValidator) shared(r *http.Request, name string, status int) (*routers.Route, error) {
+	ref := v.doc.Components.Responses[name]
+	if ref == nil {
+		return nil, fmt.Errorf("no operation matches and the document has no components/responses/%s", name)
+	}
+	return &routers.Route{
+		Spec:      v.doc,
+		Path:      r.URL.Path,
+		Method:    r.Method,
+		Operation: &openapi3.Operation{Responses: openapi3.NewResponses(openapi3.WithStatus(status, ref))},
+	}, nil
+}
+
+// anyError is a route for a refused OPTIONS request: whatever its status, the body
+// must be the error object (its code any code of the table).
+func (v *openAPIValidator) anyError(r *http.Request, status int) (*routers.Route, error) {
+	schema := v.doc.Components.Schemas["Error"]
+	if schema == nil {
+		return nil, errors.New("the document has no components/schemas/Error")
+	}
+	desc := "an error"
+	resp := &openapi3.Response{Description: &desc, Content: openapi3.NewContentWithJSONSchemaRef(schema)}
+	return &routers.Route{
+		Spec:      v.doc,
+		Path:      r.URL.Path,
+		Method:    r.Method,
+		Operation: &openapi3.Operation{Responses: openapi3.NewResponses(openapi3.WithStatus(status, &openapi3.ResponseRef{Value: resp}))},
+	}, nil
+}
+
+func isJSONType(ct string) bool {
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && (mt == "application/json" || strings.HasSuffix(mt, "+json"))
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// maxRecordedBody bounds what recordingWriter keeps of a body; longer bodies fail
+// validation as truncated JSON, which no test response comes near.
+const maxRecordedBody = 8 << 20
+
+// recordingWriter passes a response through and keeps its status, headers and body.
+// It keeps Flush and the other optional interfaces reachable through Unwrap, so event
+// streams still stream.
+type recordingWriter struct {
+	http.ResponseWriter
+	mu     sync.Mutex
+	status int
+	header http.Header
+	body   bytes.Buffer
+}
+
+func (w *recordingWriter) WriteHeader(code int) {
+	w.mu.Lock()
+	if w.status == 0 && code >= 200 {
+		w.status = code
+	}
+	w.mu.Unlock()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *recordingWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.snapshot(p)
+	if room := maxRecordedBody - w.body.Len(); room > 0 {
+		w.body.Write(p[:min(len(p), room)])
+	}
+	w.mu.Unlock()
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *recordingWriter) Flush() {
+	w.mu.Lock()
+	w.snapshot(nil)
+	w.mu.Unlock()
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+func (w *recordingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// snapshot records the headers as they go out: at the first write or flush, with the
+// Content-Type net/http would sniff from the first bytes when none is set.
+func (w *recordingWriter) snapshot(first []byte) {
+	if w.header != nil {
+		return
+	}
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	w.header = w.ResponseWriter.Header().Clone()
+	if w.header.Get("Content-Type") == "" && len(first) > 0 && w.header.Get("Transfer-Encoding") == "" {
+		w.header.Set("Content-Type", http.DetectContentType(first))
+	}
+}
+
+// result is the response as sent.
+func (w *recordingWriter) result() (int, http.Header, []byte) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.snapshot(nil)
+	return w.status, w.header, bytes.Clone(w.body.Bytes())
+}
+
+// TestOpenAPIGolden compares the served /openapi.json with the golden file, so a
+// change to the document is a visible diff in review (rewrite with -update).
+func TestOpenAPIGolden(t *testing.T) {
+	s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
+		c.BaseURL = "https://peppolgate.example"
+		c.Version = "v1.0.0"
+	})
+	h := validating(t, s)
+	w := do(t, h, "GET", "/openapi.json")
+	if w.Code != http.StatusOK {
+		t.Fatalf("GET /openapi.json: %d %s", w.Code, w.Body)
+	}
+	got := w.Body.Bytes()
+	generated, err := discovery.OpenAPI(s.API())
+	if err != nil || !bytes.Equal(got, generated) {
+		t.Errorf("served document differs from discovery.OpenAPI(s.API()) (%v)", err)
+	}
+	path := filepath.Join("testdata", "openapi.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./server -run TestOpenAPIGolden -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("GET /openapi.json differs from %s; rerun with -update if intended, and review the diff", path)
+	}
+}
+
+// TestOpenAPIDocument checks what the validator relies on and what the issue asks of
+// the real document: every route of the table is an operation, error codes come
+// from the one table, and the shared responses exist.
+func TestOpenAPIDocument(t *testing.T) {
+	s, _ := newTestServer(t, &fakeRegistry{}, nil)
+	v := newOpenAPIValidator(t, s)
+	for _, e := range s.API().Endpoints {
+		op := v.doc.Paths.Find(e.Path).GetOperation(e.Method)
+		if op == nil {
+			t.Errorf("%s %s is not an operation", e.Method, e.Path)
+			continue
+		}
+		for _, c := range e.Errors {
+			if op.Responses.Status(Status(c)) == nil {
+				t.Errorf("%s %s: code %s has no %d response", e.Method, e.Path, c, Status(c))
+			}
+		}
+	}
+	for _, name := range []string{"RouteNotFound", "MethodNotAllowed"} {
+		if v.doc.Components.Responses[name] == nil {
+			t.Errorf("components/responses/%s missing", name)
+		}
+	}
+	if len(v.doc.Servers) != 0 {
+		t.Errorf("validator must route on paths only")
+	}
+}
+
+// TestOpenAPIValidatorCatches feeds the validator responses that break the document,
+// so it is known to fail when the server drifts from it.
+func TestOpenAPIValidatorCatches(t *testing.T) {
+	s, _ := newTestServer(t, &fakeRegistry{}, nil)
+	v := newOpenAPIValidator(t, s)
+	jsonCT := http.Header{"Content-Type": {"application/json"}}
+	participant := `{"participantId":"0208:0677424046","directory":null,"smp":null}`
+	tests := []struct {
+		name, method, path string
+		hdr                http.Header
+		status             int
+		header             http.Header
+		body               string
+		wantIn             string // "" means valid
+	}{
+		{name: "participant", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 200, header: jsonCT, body: participant},
+		{name: "participant HEAD", method: "HEAD", path: "/api/v1/participant/0208:0677424046", status: 200, header: jsonCT},
+		{name: "wrong field type", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 200, header: jsonCT,
+			body: `{"participantId":42,"directory":null,"smp":null}`, wantIn: "participantId"},
+		{name: "unknown field", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 200, header: jsonCT,
+			body: `{"participantId":"0208:1","directory":null,"smp":null,"extra":1}`, wantIn: "extra"},
+		{name: "undocumented status", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 418, header: jsonCT,
+			body: `{}`, wantIn: "status 418 is not documented"},
+		{name: "wrong content type", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 200,
+			header: http.Header{"Content-Type": {"text/plain"}}, body: participant, wantIn: "Content-Type"},
+		{name: "code of another status", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 404, header: jsonCT,
+			body: `{"error":{"code":"invalid_participant_id","message":"x"}}`, wantIn: "invalid_participant_id"},
+		{name: "code of another endpoint", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 502, header: jsonCT,
+			body: `{"error":{"code":"search_failed","message":"x"}}`, wantIn: "search_failed"},
+		{name: "not found", method: "GET", path: "/api/v1/participant/0208:0677424046", status: 404, header: jsonCT,
+			body: `{"error":{"code":"not_found","message":"x"}}`},
+		{name: "unknown route", method: "GET", path: "/nope", status: 404, header: jsonCT,
+			body: `{"error":{"code":"route_not_found","message":"x"}}`},
+		{name: "unknown route answered 200", method: "GET", path: "/nope", status: 200, header: jsonCT, body: `{}`, wantIn: "status 200"},
+		{name: "unknown route wrong code", method: "GET", path: "/nope", status: 404, header: jsonCT,
+			body: `{"error":{"code":"not_found","message":"x"}}`, wantIn: "not_found"},
+		{name: "405 with Allow", method: "DELETE", path: "/api/v1/search", status: 405,
+			header: http.Header{"Content-Type": {"application/json"}, "Allow": {"GET, HEAD, OPTIONS"}},
+			body:   `{"error":{"code":"method_not_allowed","message":"x"}}`},
+		{name: "405 without Allow", method: "DELETE", path: "/api/v1/search", status: 405, header: jsonCT,
+			body: `{"error":{"code":"method_not_allowed","message":"x"}}`, wantIn: "Allow"},
+		{name: "undocumented method answered", method: "PUT", path: "/healthz", status: 200, header: jsonCT, body: `{"status":"ok"}`, wantIn: "status 200"},
+		{name: "ask stream", method: "POST", path: "/ask", status: 200,
+			header: http.Header{"Content-Type": {"text/event-stream; charset=utf-8"}}, body: "event: start\ndata: {}\n\n"},
+		{name: "ask JSON wrong shape", method: "POST", path: "/ask", status: 200, header: jsonCT, body: `{"answer":1}`, wantIn: "answer"},
+		{name: "preflight", method: "OPTIONS", path: "/api/v1/search", hdr: http.Header{"Access-Control-Request-Method": {"GET"}}, status: 204},
+		{name: "OPTIONS with a body", method: "OPTIONS", path: "/api/v1/search", status: 200, header: jsonCT, body: "{}", wantIn: "OPTIONS"},
+		{name: "OPTIONS on an unknown path", method: "OPTIONS", path: "/nope", status: 204, wantIn: "status 204"},
+		{name: "OPTIONS refused", method: "OPTIONS", path: "/mcp", status: 403, header: jsonCT, body: `{"error":{"code":"forbidden","message":"x"}}`},
+		{name: "OPTIONS refused without the error object", method: "OPTIONS", path: "/mcp", status: 403, header: jsonCT, body: `{"x":1}`, wantIn: "error"},
+		{name: "body where none documented", method: "GET", path: "/nope", status: 404, header: http.Header{}, body: "oops", wantIn: "Content-Type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest(tt.method, tt.path, nil)
+			for k, vs := range tt.hdr {
+				r.Header[k] = vs
+			}
+			err := v.check(r, tt.status, tt.header, []byte(tt.body))
+			switch {
+			case tt.wantIn == "" && err != nil:
+				t.Errorf("valid response rejected: %v", err)
+			case tt.wantIn != "" && (err == nil || !strings.Contains(err.Error(), tt.wantIn)):
+				t.Errorf("error %v, want one containing %q", err, tt.wantIn)
+			}
+		})
+	}
+}
+
+// TestOpenAPIValidatorStreams checks that the wrapped handler still streams: each
+// event reaches the client while the handler is still running.
+func TestOpenAPIValidatorStreams(t *testing.T) {
+	s, _ := newTestServer(t, &fakeRegistry{}, nil)
+	v := newOpenAPIValidator(t, s)
+	next := make(chan struct{})
+	h := v.wrap(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for i := range 2 {
+			fmt.Fprintf(w, "event: result\ndata: {\"index\":%d}\n\n", i)
+			if err := http.NewResponseController(w).Flush(); err != nil {
+				t.Errorf("flush through the validator: %v", err)
+			}
+			<-next
+		}
+	}))
+	hs := httptest.NewServer(h)
+	defer hs.Close()
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", hs.URL+"/ask", strings.NewReader(`{"query":"x"}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 64)
+	for i := range 2 {
+		n, err := resp.Body.Read(buf)
+		if err != nil || !strings.Contains(string(buf[:n]), `"index":`+strconv.Itoa(i)) {
+			t.Fatalf("event %d: %q %v", i, buf[:n], err)
+		}
+		next <- struct{}{}
+	}
+}
