@@ -2,10 +2,10 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest mcp-e2e bench fuzz
+.PHONY: test fmt-check vet staticcheck gotest mcp-e2e openapi-lint bench fuzz
 
 ## test: format check, go vet, staticcheck and the whole test suite with the race detector
-test: fmt-check vet staticcheck gotest mcp-e2e
+test: fmt-check vet staticcheck gotest mcp-e2e openapi-lint
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -25,6 +25,13 @@ gotest:
 ## pinned Node 22 and the suite into .tools/mcp-e2e)
 mcp-e2e:
 	e2e/mcp/run.sh
+
+## openapi-lint: the OpenAPI document the built binary serves on the demo network,
+## linted by the pinned Redocly CLI (zero errors; first run installs pinned Node 22 and
+## @redocly/cli into .tools/openapi-lint). The server tests check every response
+## against the same document (server/openapi_test.go).
+openapi-lint:
+	e2e/openapi/lint.sh
 
 ## bench: the benchmarks recorded in BENCHMARKS.md
 bench:

@@ -342,3 +342,27 @@ func TestOpenAPIErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIComponentsReferenced checks every schema component is referred to, so
+// the document carries nothing unused (Redocly's no-unused-components rule is off in
+// e2e/openapi/redocly.yaml because of the shared responses, which no operation can
+// refer to).
+func TestOpenAPIComponentsReferenced(t *testing.T) {
+	_, raw := load(t, testAPI())
+	var doc struct {
+		Components struct {
+			Schemas map[string]json.RawMessage `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Components.Schemas) == 0 {
+		t.Fatal("no schema components")
+	}
+	for name := range doc.Components.Schemas {
+		if !strings.Contains(string(raw), `"$ref": "#/components/schemas/`+name+`"`) {
+			t.Errorf("components/schemas/%s is never referred to", name)
+		}
+	}
+}
