@@ -223,7 +223,8 @@ func (b *openAPIBuilder) requestBody(e Endpoint) (map[string]any, error) {
 	return body, nil
 }
 
-// responses builds the success responses, then one error response per status.
+// responses builds the responses of Endpoint.Responses (the endpoint's headers on
+// its 2xx ones), then one error response per status of its codes.
 func (b *openAPIBuilder) responses(e Endpoint) (map[string]any, error) {
 	out := map[string]any{}
 	for _, r := range e.Responses {
@@ -231,7 +232,7 @@ func (b *openAPIBuilder) responses(e Endpoint) (map[string]any, error) {
 		resp, _ := out[key].(map[string]any)
 		if resp == nil {
 			resp = map[string]any{"description": r.Description}
-			if len(e.Headers) > 0 {
+			if len(e.Headers) > 0 && r.Status/100 == 2 {
 				headers := map[string]any{}
 				for name, desc := range e.Headers {
 					headers[name] = map[string]any{"description": desc, "schema": map[string]any{"type": "string"}}
