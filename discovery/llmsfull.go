@@ -89,6 +89,9 @@ func fullIntro(w *mdWriter, api API, base string) {
 		"`{\"error\": {\"code\": \"…\", \"message\": \"…\"}}`; the code is stable and listed under Errors, " +
 		"the message is a sentence for people.")
 	w.line()
+	w.line("Field lists name nested fields by path: `a.b` is field b of object a, `a[]` an item of array a. " +
+		"\"or null\" means the field is present with the value null; \"may be absent\" that it can be left out.")
+	w.line()
 	w.line("Machine-readable: OpenAPI 3.1 at ", base, "/openapi.json; the API catalog at ", base,
 		"/.well-known/api-catalog; a short index at ", base, "/llms.txt.")
 	w.line()
@@ -135,13 +138,13 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 				}
 				item := fmt.Sprintf("- `%s` (%s, %s, %s)", p.Name, p.In, req, mdType(p.Schema, p.Schema))
 				if d := mdOneLine(p.Description); d != "" {
-					item += ": " + d
+					item += ": " + mdSentence(d)
 				}
 				if r := mdRules(p.Schema); r != "" {
-					item += " Rules: " + r + "."
+					item = mdSentence(item) + " Rules: " + mdSentence(r)
 				}
 				if p.Example != nil {
-					item += " Example: `" + mdPlain(p.Example) + "`."
+					item = mdSentence(item) + " Example: `" + mdPlain(p.Example) + "`."
 				}
 				w.line(item)
 			}
@@ -169,6 +172,7 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 			w.line(head, ": ", mdOneLine(r.Description))
 			w.line()
 			fullFields(w, r.Schema, false)
+			fullEvents(w, r.Events)
 			if r.Example != nil {
 				w.line("Example:")
 				w.line()
@@ -198,35 +202,76 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 	}
 }
 
-// fullFields lists every property of s, nested ones by dotted path. In a request
-// body "required" means the client must send it; in a response, a field not required
-// may be absent.
+// fullEvents lists the events of a stream, in the order they are sent, each with the
+// fields of its data.
+func fullEvents(w *mdWriter, events []Event) {
+	if len(events) == 0 {
+		return
+	}
+	w.line("Each event is `event: <name>` and one `data:` line of JSON. Events, in order:")
+	w.line()
+	for _, e := range events {
+		w.line("Event `", e.Name, "`: ", mdSentence(mdOneLine(e.Description)))
+		w.line()
+		fullFields(w, e.Schema, false)
+	}
+}
+
+// fullFields lists every property of s. In a request body "required" means the client
+// must send it; in a response, a field not required may be absent. A schema that is
+// one of several shapes (the events of a stream) lists each shape on its own.
 func fullFields(w *mdWriter, s *jsonschema.Schema, request bool) {
-	fs := mdFields(s)
+	if s != nil && len(s.Properties) == 0 && len(mdAlternatives(s)) > 0 {
+		for i, alt := range mdAlternatives(s) {
+			alt = mdResolve(s, alt)
+			label := mdDescribe(alt)
+			if label == "" {
+				label = mdType(s, alt)
+			}
+			w.line(fmt.Sprintf("Shape %d: %s", i+1, label))
+			w.line()
+			fullFieldList(w, mdFieldsFrom(s, alt), request)
+		}
+		return
+	}
+	fullFieldList(w, mdFields(s), request)
+}
+
+func fullFieldList(w *mdWriter, fs []mdField, request bool) {
 	if len(fs) == 0 {
 		return
 	}
-	w.line("Fields (`a.b` is field b of object a, `a[]` an item of array a; \"or null\" means the field is present with the value null):")
+	w.line("Fields:")
 	w.line()
 	for _, f := range fs {
-		item := "- `" + f.path + "`: " + f.typ
+		kind := f.typ
 		switch {
 		case request && f.required:
-			item += ", required"
+			kind += ", required"
 		case request:
-			item += ", optional"
+			kind += ", optional"
 		case !f.required:
-			item += ", may be absent"
+			kind += ", may be absent"
 		}
+		item := "- `" + f.path + "` (" + kind + ")"
 		if f.description != "" {
-			item += ". " + strings.TrimSuffix(f.description, ".")
+			item += ": " + mdSentence(f.description)
 		}
 		if f.rules != "" {
-			item += ". Rules: " + f.rules
+			item = mdSentence(item) + " Rules: " + f.rules
 		}
-		w.line(item, ".")
+		w.line(mdSentence(item))
 	}
 	w.line()
+}
+
+// mdSentence ends s with a full stop unless it ends with punctuation already.
+func mdSentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.ContainsAny(s[len(s)-1:], ".!?:") {
+		return s
+	}
+	return s + "."
 }
 
 func fullErrors(w *mdWriter, api API) {
@@ -368,33 +413,45 @@ func fullSameSchema(api API, t tools.Tool) (Endpoint, bool) {
 }
 
 func fullExamples(w *mdWriter, api API, base string) {
-	w.line("## Worked examples")
-	w.line()
+	type example struct{ label, cmd string }
+	var examples []example
 	for _, ep := range api.Endpoints {
-		if ep.Tag == "discovery" || ep.Tag == "health" {
+		// Documents and probes need no example; MCP is spoken by clients, not curl.
+		if ep.Tag == "discovery" || ep.Tag == "health" || (api.MCPPath != "" && ep.Path == api.MCPPath) {
 			continue
 		}
-		for _, cmd := range mdCurl(ep, base) {
-			w.line(mdOneLine(ep.Summary), " (", ep.Method, " ", ep.Path, "):")
-			w.line()
-			w.code("sh", cmd)
+		label := mdOneLine(ep.Summary)
+		if label == "" {
+			label = ep.OperationID
+		}
+		for _, c := range mdCurl(ep, base) {
+			examples = append(examples, example{label + " (" + ep.Method + " " + ep.Path + c.note + "):", c.cmd})
 		}
 	}
 	if api.MCPPath != "" && len(api.Tools) > 0 {
-		w.line("An MCP tool call over plain HTTP (an MCP client does this for you):")
+		examples = append(examples, example{"List the MCP tools from a shell (an MCP client does this for you):",
+			"npx @modelcontextprotocol/inspector --cli " + base + api.MCPPath + " --method tools/list"})
+	}
+	if len(examples) == 0 {
+		return
+	}
+	w.line("## Worked examples")
+	w.line()
+	for _, e := range examples {
+		w.line(e.label)
 		w.line()
-		w.code("sh", "curl -s -X POST "+mdShellQuote(base+api.MCPPath)+
-			" -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'"+
-			" -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/list\"}'")
+		w.code("sh", e.cmd)
 	}
 }
 
-// mdCurl returns the curl commands that call ep with its examples: one for a
-// GET, one per body example for a POST (and a streamed one when the endpoint can
-// answer with server-sent events).
-func mdCurl(ep Endpoint, base string) []string {
+// mdCommand is a worked example: a shell command and what distinguishes it.
+type mdCommand struct{ cmd, note string }
+
+// mdCurl returns the curl commands that call ep with its examples: one for a GET, one
+// per body example for a POST, and a streamed one when the endpoint can answer with
+// server-sent events. Other methods get none.
+func mdCurl(ep Endpoint, base string) []mdCommand {
 	u := base + ep.Path
-	q := url.Values{}
 	var query []string
 	for _, p := range ep.Params {
 		if p.Example == nil {
@@ -403,38 +460,39 @@ func mdCurl(ep Endpoint, base string) []string {
 		v := mdPlain(p.Example)
 		switch p.In {
 		case "path":
-			u = strings.ReplaceAll(u, "{"+p.Name+"}", v)
+			u = strings.ReplaceAll(u, "{"+p.Name+"}", url.PathEscape(v))
 		case "query":
-			q.Set(p.Name, v)
-			query = append(query, p.Name)
+			query = append(query, url.QueryEscape(p.Name)+"="+url.QueryEscape(v))
 		}
 	}
 	if len(query) > 0 {
-		parts := make([]string, len(query))
-		for i, n := range query {
-			parts[i] = url.QueryEscape(n) + "=" + url.QueryEscape(q.Get(n))
-		}
-		u += "?" + strings.Join(parts, "&")
+		u += "?" + strings.Join(query, "&")
 	}
 	switch ep.Method {
 	case http.MethodGet:
-		return []string{"curl -s " + mdShellQuote(u)}
+		return []mdCommand{{cmd: "curl -s " + mdShellQuote(u)}}
 	case http.MethodPost:
 		if ep.Body == nil || len(ep.Body.Examples) == 0 {
-			return []string{"curl -s -X POST " + mdShellQuote(u)}
+			return []mdCommand{{cmd: "curl -s -X POST " + mdShellQuote(u)}}
 		}
 		mt := "application/json"
 		if len(ep.Body.MediaTypes) > 0 {
 			mt = ep.Body.MediaTypes[0]
 		}
-		stream := slices.ContainsFunc(ep.Responses, func(r Response) bool { return r.MediaType == "text/event-stream" })
-		var out []string
-		for _, name := range mdSortedKeys(ep.Body.Examples) {
-			body := mdShellQuote(mdJSON(ep.Body.Examples[name]))
-			out = append(out, "curl -s "+mdShellQuote(u)+" -H 'Content-Type: "+mt+"' -d "+body)
-			if stream {
-				out = append(out, "curl -s -N "+mdShellQuote(u)+" -H 'Content-Type: "+mt+"' -H 'Accept: text/event-stream' -d "+body)
-			}
+		names := mdSortedKeys(ep.Body.Examples)
+		var out []mdCommand
+		for _, name := range names {
+			out = append(out, mdCommand{
+				cmd:  "curl -s " + mdShellQuote(u) + " -H 'Content-Type: " + mt + "' -d " + mdShellQuote(mdJSON(ep.Body.Examples[name])),
+				note: ", example " + name,
+			})
+		}
+		if slices.ContainsFunc(ep.Responses, func(r Response) bool { return r.MediaType == "text/event-stream" }) {
+			out = append(out, mdCommand{
+				cmd: "curl -s -N " + mdShellQuote(u) + " -H 'Content-Type: " + mt + "' -H 'Accept: text/event-stream' -d " +
+					mdShellQuote(mdJSON(ep.Body.Examples[names[0]])),
+				note: ", example " + names[0] + " as server-sent events",
+			})
 		}
 		return out
 	}
@@ -486,9 +544,21 @@ type mdField struct {
 // mdFields walks s recursively and returns every property, parents before their
 // children, in the schema's property order (Go field order for derived schemas, then
 // the rest sorted), so the listing is deterministic.
-func mdFields(s *jsonschema.Schema) []mdField {
-	var out []mdField
-	mdWalk(s, s, "", 0, &out)
+func mdFields(s *jsonschema.Schema) []mdField { return mdFieldsFrom(s, s) }
+
+// mdFieldsFrom is mdFields of s, a part of root against which references resolve. A
+// path that several alternatives share is listed once, with the first one's type.
+func mdFieldsFrom(root, s *jsonschema.Schema) []mdField {
+	var all []mdField
+	mdWalk(root, s, "", 0, &all)
+	out := all[:0]
+	seen := make(map[string]bool, len(all))
+	for _, f := range all {
+		if !seen[f.path] {
+			seen[f.path] = true
+			out = append(out, f)
+		}
+	}
 	return out
 }
 
@@ -506,7 +576,7 @@ func mdWalk(root, s *jsonschema.Schema, prefix string, depth int, out *[]mdField
 		*out = append(*out, mdField{
 			path:        path,
 			typ:         mdType(root, p),
-			rules:       mdRules(p),
+			rules:       mdRulesWithAlternatives(root, p),
 			description: mdDescribe(p),
 			required:    slices.Contains(s.Required, name),
 		})
@@ -676,6 +746,22 @@ func mdRules(s *jsonschema.Schema) string {
 		r = append(r, "e.g. "+strings.Join(vals, ", "))
 	}
 	return strings.Join(r, "; ")
+}
+
+// mdRulesWithAlternatives is mdRules of s, followed by the rules of each of its
+// alternatives that is not an object (e.g. "as string: 1 to 500 characters").
+func mdRulesWithAlternatives(root, s *jsonschema.Schema) string {
+	rules := []string{}
+	if r := mdRules(s); r != "" {
+		rules = append(rules, r)
+	}
+	for _, a := range mdAlternatives(s) {
+		a = mdResolve(root, a)
+		if r := mdRules(a); r != "" && len(a.Properties) == 0 {
+			rules = append(rules, "as "+mdType(root, a)+": "+r)
+		}
+	}
+	return strings.Join(rules, "; ")
 }
 
 // mdDescribe returns s's description (or title) on one line.
