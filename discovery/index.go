@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"html/template"
-	"net/url"
 	"strings"
 )
 
@@ -46,13 +45,12 @@ type IndexLinks struct {
 //go:embed index.html.tmpl
 var indexTemplate string
 
-// NewIndex returns the index for api. It returns an error when api.BaseURL is not an
-// absolute http or https URL, since every link is built on it.
+// NewIndex returns the index for api. It returns documentBase's error, since every
+// link is built on the base URL.
 func NewIndex(api API) (Index, error) {
-	base := strings.TrimSuffix(api.BaseURL, "/")
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return Index{}, fmt.Errorf("discovery: base URL %q is not an absolute http or https URL", api.BaseURL)
+	base, err := documentBase(api)
+	if err != nil {
+		return Index{}, err
 	}
 	mcp := api.MCPPath
 	if mcp == "" {

@@ -56,16 +56,6 @@ func TestIndexJSON(t *testing.T) {
 	}
 }
 
-func TestIndexRejectsRelativeBase(t *testing.T) {
-	for _, base := range []string{"", "/relative", "localhost:8080", "ftp://example.org"} {
-		for name, f := range map[string]func(discovery.API) ([]byte, error){"json": discovery.IndexJSON, "html": discovery.IndexHTML} {
-			if _, err := f(llmsTestAPI(base)); err == nil {
-				t.Errorf("%s with base %q: no error", name, base)
-			}
-		}
-	}
-}
-
 // htmlPage is what the test reads from the index page.
 type htmlPage struct {
 	hrefs    []string

@@ -1,7 +1,8 @@
 package discovery
 
 import (
-	"errors"
+	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/peppolgate/peppolgate"
@@ -11,12 +12,23 @@ import (
 const baseURLPlaceholder = "{base_url}"
 
 // LLMsTxt returns the repository's llms.txt with every {base_url} replaced by
-// api.BaseURL. It returns an error when api.BaseURL is empty, because every link would
-// then be relative, which llms.txt readers cannot follow.
+// api.BaseURL. It returns documentBase's error: every link must be absolute, since
+// llms.txt readers fetch the file from anywhere.
 func LLMsTxt(api API) ([]byte, error) {
-	if api.BaseURL == "" {
-		return nil, errors.New("discovery: llms.txt needs a base URL")
+	base, err := documentBase(api)
+	if err != nil {
+		return nil, err
 	}
-	base := strings.TrimSuffix(api.BaseURL, "/")
 	return []byte(strings.ReplaceAll(peppolgate.LLMsTxt, baseURLPlaceholder, base)), nil
+}
+
+// documentBase returns api.BaseURL without a trailing slash, ready for paths to be
+// appended. It returns an error when it is not an absolute http or https URL, because
+// the agent manuals and the index link with absolute URLs only.
+func documentBase(api API) (string, error) {
+	u, err := url.Parse(api.BaseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("discovery: base URL %q is not an absolute http or https URL", api.BaseURL)
+	}
+	return strings.TrimSuffix(api.BaseURL, "/"), nil
 }

@@ -209,14 +209,17 @@ func TestLLMsTxt(t *testing.T) {
 	}
 }
 
-func TestLLMsDocumentsNeedBaseURL(t *testing.T) {
-	api := llmsTestAPI("")
-	for name, f := range map[string]func(discovery.API) ([]byte, error){
-		"llms.txt": discovery.LLMsTxt, "llms-full.txt": discovery.LLMsFullTxt,
-		"index.json": discovery.IndexJSON, "index.html": discovery.IndexHTML,
-	} {
-		if b, err := f(api); err == nil {
-			t.Errorf("%s without a base URL: no error, %d bytes", name, len(b))
+// TestDocumentsNeedAbsoluteBaseURL: every document links with absolute URLs, so none
+// is made without an absolute http(s) base URL.
+func TestDocumentsNeedAbsoluteBaseURL(t *testing.T) {
+	for _, base := range []string{"", "/relative", "localhost:8080", "ftp://example.org", "https://"} {
+		for name, f := range map[string]func(discovery.API) ([]byte, error){
+			"llms.txt": discovery.LLMsTxt, "llms-full.txt": discovery.LLMsFullTxt,
+			"index.json": discovery.IndexJSON, "index.html": discovery.IndexHTML,
+		} {
+			if b, err := f(llmsTestAPI(base)); err == nil {
+				t.Errorf("%s with base URL %q: no error, %d bytes", name, base, len(b))
+			}
 		}
 	}
 }

@@ -2,7 +2,6 @@ package discovery
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -22,13 +21,13 @@ import (
 // every endpoint with its parameters, request body, response fields and errors, the
 // error table with what a client should do, the limits, MCP set-up for common clients,
 // the tools with their argument schemas, worked examples and when not to use the
-// service. The same api gives the same bytes. It returns an error when api.BaseURL is
-// empty or an endpoint names an error code that api.Errors does not have.
+// service. The same api gives the same bytes. It returns documentBase's error, or an
+// error when an endpoint names an error code that api.Errors does not have.
 func LLMsFullTxt(api API) ([]byte, error) {
-	if api.BaseURL == "" {
-		return nil, errors.New("discovery: llms-full.txt needs a base URL")
+	base, err := documentBase(api)
+	if err != nil {
+		return nil, err
 	}
-	base := strings.TrimSuffix(api.BaseURL, "/")
 	codes := make(map[registry.Code]ErrorCode, len(api.Errors))
 	for _, e := range api.Errors {
 		codes[e.Code] = e
