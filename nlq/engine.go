@@ -74,10 +74,10 @@ func New(cfg Config) (*Engine, error) {
 
 // Meta is the _meta member of an answer and of the start event.
 type Meta struct {
-	ResponseType string `json:"response_type" jsonschema:"always "answer" (NLWeb)"`
+	ResponseType string `json:"response_type" jsonschema:"always 'answer' (NLWeb)"`
 	Version      string `json:"version" jsonschema:"peppolgate version"`
 	// Planner is "rules" or "llm:<model>".
-	Planner string `json:"planner" jsonschema:"what planned the tool calls: "rules" or "llm:<model>""`
+	Planner string `json:"planner" jsonschema:"what planned the tool calls: 'rules' or 'llm:<model>'"`
 	// Fallback says why a configured LLM was not used for this answer.
 	Fallback         string `json:"fallback,omitempty" jsonschema:"why a configured LLM was not used for this answer; absent when it was, or when none is configured"`
 	ProcessingTimeMS int64  `json:"processing_time_ms" jsonschema:"time taken to answer, in milliseconds"`
