@@ -2,6 +2,7 @@ package discovery
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -109,6 +110,10 @@ func (b *openAPIBuilder) document() (map[string]any, error) {
 			tags = append(tags, e.Tag)
 		}
 	}
+	shared, err := b.sharedResponses()
+	if err != nil {
+		return nil, err
+	}
 	tagList := make([]any, 0, len(tags))
 	for _, t := range tags {
 		tagList = append(tagList, map[string]any{"name": t, "description": tagDescription(t)})
@@ -127,7 +132,7 @@ func (b *openAPIBuilder) document() (map[string]any, error) {
 		"paths":    paths,
 		"components": map[string]any{
 			"schemas":   b.schemas,
-			"responses": b.sharedResponses(),
+			"responses": shared,
 		},
 	}, nil
 }
@@ -280,7 +285,11 @@ func (b *openAPIBuilder) responses(e Endpoint) (map[string]any, error) {
 			out[key] = map[string]any{"$ref": "#/components/responses/" + name}
 			continue
 		}
-		out[key] = b.errorResponse(status, codes)
+		resp, err := b.errorResponse(status, codes)
+		if err != nil {
+			return nil, err
+		}
+		out[key] = resp
 	}
 	return out, nil
 }
@@ -306,10 +315,66 @@ func (b *openAPIBuilder) media(e Endpoint, r Response) (map[string]any, error) {
 	default:
 		media["schema"] = map[string]any{"type": "string"}
 	}
-	if r.Example != nil {
-		media["example"] = r.Example
+	switch ex, err := b.responseExample(e, r); {
+	case err != nil:
+		return nil, err
+	case ex != nil:
+		media["example"] = ex
 	}
 	return media, nil
+}
+
+// examples are real response bodies, captured from the whole stack on the simulated
+// network by server/openapi_test.go (TestOpenAPIExamples, rewritten with -update,
+// checked against the server otherwise): <operationId>.<status>.json and .sse for
+// success bodies, error.<code>.json for error bodies, {base_url} where the service's
+// base URL goes.
+//
+//go:embed examples
+var examples embed.FS
+
+// responseExample is r's example: Response.Example if set, else the captured body of
+// the operation's status and media type, else nil.
+func (b *openAPIBuilder) responseExample(e Endpoint, r Response) (any, error) {
+	if r.Example != nil {
+		return r.Example, nil
+	}
+	ext := ""
+	switch {
+	case r.MediaType == "text/event-stream":
+		ext = "sse"
+	case r.MediaType == "application/json" || strings.HasSuffix(r.MediaType, "+json"):
+		ext = "json"
+	default:
+		return nil, nil
+	}
+	return b.example(fmt.Sprintf("%s.%d.%s", e.OperationID, r.Status, ext))
+}
+
+// example reads the captured example name with the base URL put in: a JSON file as
+// its value, any other as a string; nil if there is none. It returns an error for a
+// JSON file that does not parse.
+func (b *openAPIBuilder) example(name string) (any, error) {
+	raw, err := examples.ReadFile("examples/" + name)
+	if err != nil {
+		return nil, nil // no example captured for it
+	}
+	if !strings.HasSuffix(name, ".json") {
+		return strings.ReplaceAll(string(raw), baseURLPlaceholder, b.api.BaseURL), nil
+	}
+	// The base URL goes inside JSON strings: escape it as one.
+	base, err := json.Marshal(b.api.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	raw = bytes.ReplaceAll(raw, []byte(baseURLPlaceholder), base[1:len(base)-1])
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("discovery: example %s: %w", name, err)
+	}
+	return v, nil
 }
 
 // eventStream describes a text/event-stream body. OpenAPI 3.1 has no way to give
@@ -390,28 +455,37 @@ func (b *openAPIBuilder) errorSchema() (map[string]any, error) {
 
 // errorResponse is the response of one error status of an operation: the error
 // object with its code narrowed to codes, and the headers that status carries.
-func (b *openAPIBuilder) errorResponse(status int, codes []registry.Code) map[string]any {
+func (b *openAPIBuilder) errorResponse(status int, codes []registry.Code) (map[string]any, error) {
 	enum := make([]any, 0, len(codes))
 	var lines []string
+	examples := map[string]any{}
 	for _, c := range codes {
 		enum = append(enum, string(c))
 		ec := b.errors[c]
 		lines = append(lines, fmt.Sprintf("- `%s`: %s %s", c, sentence(ec.When), sentence(upperFirst(ec.Action))))
+		v, err := b.example("error." + string(c) + ".json")
+		if err != nil {
+			return nil, err
+		}
+		if v != nil {
+			examples[string(c)] = map[string]any{"summary": string(c), "value": v}
+		}
 	}
-	resp := map[string]any{
-		"description": http.StatusText(status) + ":\n\n" + strings.Join(lines, "\n"),
-		"content": map[string]any{
-			"application/json": map[string]any{
-				"schema": map[string]any{
-					"allOf": []any{
-						map[string]any{"$ref": schemaRef(errorSchemaName)},
-						map[string]any{
+	media := map[string]any{
+		"schema": map[string]any{
+			"allOf": []any{
+				map[string]any{"$ref": schemaRef(errorSchemaName)},
+				map[string]any{
+					"type": "object",
+					"properties": map[string]any{
+						// message is named again so that validators that treat
+						// undeclared members as unevaluated per branch (Redocly's
+						// example check) accept real bodies.
+						"error": map[string]any{
 							"type": "object",
 							"properties": map[string]any{
-								"error": map[string]any{
-									"type":       "object",
-									"properties": map[string]any{"code": map[string]any{"enum": enum}},
-								},
+								"code":    map[string]any{"enum": enum},
+								"message": map[string]any{"type": "string"},
 							},
 						},
 					},
@@ -419,10 +493,17 @@ func (b *openAPIBuilder) errorResponse(status int, codes []registry.Code) map[st
 			},
 		},
 	}
+	if len(examples) > 0 {
+		media["examples"] = examples
+	}
+	resp := map[string]any{
+		"description": http.StatusText(status) + ":\n\n" + strings.Join(lines, "\n"),
+		"content":     map[string]any{"application/json": media},
+	}
 	if h := errorHeaders(status); len(h) > 0 {
 		resp["headers"] = h
 	}
-	return resp
+	return resp, nil
 }
 
 // errorHeaders are the headers an error status carries: Retry-After on 429 always
@@ -476,14 +557,18 @@ func sharedResponseName(codes []registry.Code) string {
 // (RouteNotFound, MethodNotAllowed), for the codes the table has. They belong to no
 // operation (OpenAPI has no wildcard path), so validators use them for such
 // requests; an operation that lists the code refers to its shared response.
-func (b *openAPIBuilder) sharedResponses() map[string]any {
+func (b *openAPIBuilder) sharedResponses() (map[string]any, error) {
 	out := map[string]any{}
 	for _, ec := range b.api.Errors {
 		if name := sharedResponseName([]registry.Code{ec.Code}); name != "" {
-			out[name] = b.errorResponse(ec.Status, []registry.Code{ec.Code})
+			resp, err := b.errorResponse(ec.Status, []registry.Code{ec.Code})
+			if err != nil {
+				return nil, err
+			}
+			out[name] = resp
 		}
 	}
-	return out
+	return out, nil
 }
 
 // component returns a $ref to s in components/schemas, adding it under its name:

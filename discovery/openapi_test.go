@@ -371,3 +371,54 @@ func TestOpenAPIComponentsReferenced(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenAPIExamples checks the captured examples reach the operations they belong
+// to, with the base URL put in, and that each error example is of its file's code.
+func TestOpenAPIExamples(t *testing.T) {
+	api := testAPI()
+	doc, raw := load(t, api) // load validates every example against its schema
+	if strings.Contains(string(raw), baseURLPlaceholder) {
+		t.Errorf("the document still has %s", baseURLPlaceholder)
+	}
+	part, _ := doc.Paths.Find("/api/v1/participant/{participantId}").Get.Responses.Status(200).Value.Content.Get("application/json").Example.(map[string]any)
+	if part["participantId"] != "0208:0677424046" {
+		t.Errorf("getParticipant example: %v", part)
+	}
+	ok := doc.Paths.Find("/ask").Post.Responses.Status(200).Value.Content
+	answer, _ := ok.Get("application/json").Example.(map[string]any)
+	results, _ := answer["results"].([]any)
+	if len(results) == 0 || !strings.HasPrefix(results[0].(map[string]any)["url"].(string), api.BaseURL+"/api/v1/participant/") {
+		t.Errorf("ask example results: %v", answer["results"])
+	}
+	if stream, _ := ok.Get("text/event-stream").Example.(string); !strings.HasPrefix(stream, "event: start\n") || !strings.Contains(stream, api.BaseURL) {
+		t.Errorf("ask event stream example: %q", stream)
+	}
+	notFound := doc.Paths.Find("/api/v1/participant/{participantId}").Get.Responses.Status(404).Value.Content.Get("application/json")
+	if ex := notFound.Examples["not_found"]; ex == nil {
+		t.Errorf("no not_found example on 404: %v", notFound.Examples)
+	}
+
+	files, err := examples.ReadDir("examples")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no examples embedded: %v", err)
+	}
+	b, err := newOpenAPIBuilder(api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		code, isError := strings.CutPrefix(strings.TrimSuffix(f.Name(), ".json"), "error.")
+		v, err := b.example(f.Name())
+		if err != nil || v == nil {
+			t.Errorf("%s: %v %v", f.Name(), v, err)
+			continue
+		}
+		if !isError {
+			continue
+		}
+		e, _ := v.(map[string]any)["error"].(map[string]any)
+		if e["code"] != code || e["message"] == "" {
+			t.Errorf("%s holds %v", f.Name(), v)
+		}
+	}
+}

@@ -3,13 +3,16 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,6 +25,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/peppolgate/peppolgate/discovery"
+	"github.com/peppolgate/peppolgate/netsim"
 )
 
 // openAPIValidator checks real responses against the OpenAPI document the server
@@ -461,4 +465,154 @@ func TestOpenAPIValidatorStreams(t *testing.T) {
 		}
 		next <- struct{}{}
 	}
+}
+
+// exampleBaseURL is what the captured examples write where the service's base URL
+// goes; discovery.OpenAPI puts the real one back.
+const exampleBaseURL = "{base_url}"
+
+// e2eBaseURL is startE2E's base URL.
+const e2eBaseURL = "http://peppolgate.test"
+
+// examplesDir is where the captured examples go: discovery embeds them and
+// discovery.OpenAPI publishes them with the operations they belong to.
+var examplesDir = filepath.Join("..", "discovery", "examples")
+
+// TestOpenAPIExamples captures the examples the OpenAPI document publishes from real
+// responses of the whole stack on the simulated network, into discovery/examples
+// (rewrite with -update): <operationId>.<status>.json and .sse for success bodies,
+// error.<code>.json for error bodies. Without -update it checks the files are still
+// what the server answers, apart from what changes every run (netsim's ports,
+// certificate fingerprints, timings), so a published example cannot go stale.
+func TestOpenAPIExamples(t *testing.T) {
+	e := startE2E(t)
+	s, _ := newTestServer(t, &fakeRegistry{}, nil)
+	v := newOpenAPIValidator(t, s)
+	absent := "0208:0999999999"
+	tests := []struct {
+		file         string
+		method, path string
+		body         string
+		hdr          []string
+		fault        func()
+		status       int
+	}{
+		{file: "getParticipant.200.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian, status: 200},
+		{file: "searchDirectory.200.json", method: "GET", path: "/api/v1/search?q=vandelanotte", status: 200},
+		{file: "ask.200.json", method: "POST", path: "/ask", body: `{"query": "Can Vandelanotte receive credit notes?"}`,
+			hdr: []string{"Content-Type", "application/json"}, status: 200},
+		{file: "ask.200.sse", method: "POST", path: "/ask", body: `{"query": "Which access point serves BE0677424046?"}`,
+			hdr: []string{"Content-Type", "application/json", "Accept", "text/event-stream"}, status: 200},
+		{file: "error.invalid_participant_id.json", method: "GET", path: "/api/v1/participant/0208-0677424046", status: 400},
+		{file: "error.not_found.json", method: "GET", path: "/api/v1/participant/" + absent, status: 404},
+		{file: "error.missing_query.json", method: "GET", path: "/api/v1/search", status: 400},
+		{file: "error.query_too_short.json", method: "GET", path: "/api/v1/search?q=x", status: 400},
+		{file: "error.invalid_request.json", method: "GET", path: "/api/v1/search?q=acme&country=BEL", status: 400},
+		{file: "error.route_not_found.json", method: "GET", path: "/api/v1/participants", status: 404},
+		{file: "error.method_not_allowed.json", method: "DELETE", path: "/api/v1/search", status: 405},
+		{file: "error.unsupported_media_type.json", method: "POST", path: "/ask", body: `<query>acme</query>`,
+			hdr: []string{"Content-Type", "application/xml"}, status: 415},
+		{file: "error.forbidden.json", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+			hdr: []string{"Content-Type", "application/json", "Origin", "https://evil.example"}, status: 403},
+		{file: "error.lookup_failed.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownDutch, status: 502,
+			fault: func() { e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail}) }},
+		{file: "error.search_failed.json", method: "GET", path: "/api/v1/search?q=acme", status: 502,
+			fault: func() { e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 429, RetryAfter: "7"}) }},
+		{file: "error.ask_failed.json", method: "POST", path: "/ask", body: `{"query": "Is Bakkerij Jansen on Peppol?"}`,
+			hdr: []string{"Content-Type", "application/json"}, status: 502,
+			fault: func() { e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500}) }},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			if tt.fault != nil {
+				tt.fault()
+				defer e.net.ClearFaults()
+			}
+			req, err := http.NewRequestWithContext(t.Context(), tt.method, e.url+tt.path, strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := 0; i+1 < len(tt.hdr); i += 2 {
+				req.Header.Set(tt.hdr[i], tt.hdr[i+1])
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			// The example must be a valid answer of its operation, whatever the helpers
+			// that start test servers check.
+			r := httptest.NewRequest(tt.method, tt.path, nil)
+			if err := v.check(r, resp.StatusCode, resp.Header, body); err != nil {
+				t.Fatalf("captured response does not match the document: %v", err)
+			}
+			got := exampleFile(t, tt.file, body, e.url)
+			seen[tt.file] = true
+			path := filepath.Join(examplesDir, tt.file)
+			if *update {
+				if err := os.MkdirAll(examplesDir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./server -run TestOpenAPIExamples -update)", err)
+			}
+			if !bytes.Equal(volatile(got), volatile(want)) {
+				t.Errorf("%s is no longer what the server answers; rerun with -update and review:\n%s", path, got)
+			}
+		})
+	}
+	entries, err := os.ReadDir(examplesDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, de := range entries {
+		if !seen[de.Name()] {
+			t.Errorf("%s: no test captures it; remove it", filepath.Join(examplesDir, de.Name()))
+		}
+	}
+}
+
+// exampleFile is a captured body as stored: JSON indented, the test server's URL and
+// base URL replaced by the placeholder.
+func exampleFile(t *testing.T, name string, body []byte, serverURL string) []byte {
+	t.Helper()
+	out := body
+	if strings.HasSuffix(name, ".json") {
+		var buf bytes.Buffer
+		if err := json.Indent(&buf, body, "", "  "); err != nil {
+			t.Fatalf("body is not JSON: %v\n%s", err, body)
+		}
+		out = append(buf.Bytes(), '\n')
+	}
+	out = bytes.ReplaceAll(out, []byte(e2eBaseURL), []byte(exampleBaseURL))
+	return bytes.ReplaceAll(out, []byte(serverURL), []byte(exampleBaseURL))
+}
+
+// volatilePatterns match what differs between two runs of the same request:
+// netsim's loopback ports, the certificates it makes at start, timings.
+var volatilePatterns = []*regexp.Regexp{
+	loopbackPort,
+	regexp.MustCompile(`"sha256": ?"[0-9a-fA-F:]+"`),
+	regexp.MustCompile(`"processing_time_ms": ?[0-9]+`),
+}
+
+func volatile(b []byte) []byte {
+	for _, re := range volatilePatterns {
+		b = re.ReplaceAll(b, []byte("…"))
+	}
+	return b
 }
