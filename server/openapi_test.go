@@ -130,6 +130,9 @@ func (v *openAPIValidator) wrap(t testing.TB, h http.Handler) http.Handler {
 
 // check validates one response to r.
 func (v *openAPIValidator) check(r *http.Request, status int, header http.Header, body []byte) error {
+	if v.mcpTransportGap(r, status) {
+		return nil
+	}
 	head := r.Method == http.MethodHead
 	route, params, err := v.router.FindRoute(r)
 	if r.Method == http.MethodOptions && errors.Is(err, routers.ErrMethodNotAllowed) {
@@ -188,6 +191,29 @@ func (v *openAPIValidator) check(r *http.Request, status int, header http.Header
 	}
 	in.SetBodyBytes(body)
 	return openapi3filter.ValidateResponse(context.Background(), in)
+}
+
+// mcpTransportGap reports whether the response is one of MCP's streamable HTTP
+// transport (mcp-go) that the document does not describe yet: GET /mcp (the event
+// stream), DELETE /mcp (end of session), and POST /mcp's 400 (a JSON-RPC parse error,
+// or the transport's plain-text refusal) and 404 (unknown session). The table in
+// server/api.go is to document them; once it does, this matches nothing and the
+// responses are checked like any other, and it is to be deleted.
+func (v *openAPIValidator) mcpTransportGap(r *http.Request, status int) bool {
+	if r.URL.Path != mcpPath {
+		return false
+	}
+	var op *openapi3.Operation
+	if item := v.doc.Paths.Find(mcpPath); item != nil {
+		op = item.GetOperation(r.Method)
+	}
+	switch r.Method {
+	case http.MethodGet, http.MethodDelete:
+		return op == nil
+	case http.MethodPost:
+		return op != nil && (status == http.StatusBadRequest || status == http.StatusNotFound) && op.Responses.Status(status) == nil
+	}
+	return false
 }
 
 // shared is a route for a request no operation matches, answered by the shared
@@ -412,6 +438,9 @@ func TestOpenAPIValidatorCatches(t *testing.T) {
 		{name: "preflight", method: "OPTIONS", path: "/api/v1/search", hdr: http.Header{"Access-Control-Request-Method": {"GET"}}, status: 204},
 		{name: "OPTIONS with a body", method: "OPTIONS", path: "/api/v1/search", status: 200, header: jsonCT, body: "{}", wantIn: "OPTIONS"},
 		{name: "OPTIONS on an unknown path", method: "OPTIONS", path: "/nope", status: 204, wantIn: "status 204"},
+		{name: "mcp JSON-RPC", method: "POST", path: "/mcp", status: 200, header: jsonCT, body: `{"jsonrpc":"2.0","id":1,"result":{}}`},
+		{name: "mcp undocumented status", method: "POST", path: "/mcp", status: 500, header: jsonCT, body: `{}`, wantIn: "status 500"},
+		{name: "mcp undocumented method", method: "PUT", path: "/mcp", status: 200, header: jsonCT, body: `{}`, wantIn: "status 200"},
 		{name: "OPTIONS refused", method: "OPTIONS", path: "/mcp", status: 403, header: jsonCT, body: `{"error":{"code":"forbidden","message":"x"}}`},
 		{name: "OPTIONS refused without the error object", method: "OPTIONS", path: "/mcp", status: 403, header: jsonCT, body: `{"x":1}`, wantIn: "error"},
 		{name: "body where none documented", method: "GET", path: "/nope", status: 404, header: http.Header{}, body: "oops", wantIn: "Content-Type"},
