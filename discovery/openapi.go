@@ -285,7 +285,7 @@ func (b *openAPIBuilder) responses(e Endpoint) (map[string]any, error) {
 			out[key] = map[string]any{"$ref": "#/components/responses/" + name}
 			continue
 		}
-		resp, err := b.errorResponse(status, codes)
+		resp, err := b.errorResponse(e.OperationID, status, codes)
 		if err != nil {
 			return nil, err
 		}
@@ -327,8 +327,8 @@ func (b *openAPIBuilder) media(e Endpoint, r Response) (map[string]any, error) {
 // examples are real response bodies, captured from the whole stack on the simulated
 // network by server/openapi_test.go (TestOpenAPIExamples, rewritten with -update,
 // checked against the server otherwise): <operationId>.<status>.json and .sse for
-// success bodies, error.<code>.json for error bodies, {base_url} where the service's
-// base URL goes.
+// success bodies, <operationId>.<code>.json for error bodies, error.<code>.json for
+// the shared responses; {base_url} where the service's base URL goes.
 //
 //go:embed examples
 var examples embed.FS
@@ -455,7 +455,10 @@ func (b *openAPIBuilder) errorSchema() (map[string]any, error) {
 
 // errorResponse is the response of one error status of an operation: the error
 // object with its code narrowed to codes, and the headers that status carries.
-func (b *openAPIBuilder) errorResponse(status int, codes []registry.Code) (map[string]any, error) {
+//
+// The examples are the operation's captured error bodies (<operationId>.<code>.json),
+// or for a shared response (operationID "") the generic ones (error.<code>.json).
+func (b *openAPIBuilder) errorResponse(operationID string, status int, codes []registry.Code) (map[string]any, error) {
 	enum := make([]any, 0, len(codes))
 	var lines []string
 	examples := map[string]any{}
@@ -463,7 +466,11 @@ func (b *openAPIBuilder) errorResponse(status int, codes []registry.Code) (map[s
 		enum = append(enum, string(c))
 		ec := b.errors[c]
 		lines = append(lines, fmt.Sprintf("- `%s`: %s %s", c, sentence(ec.When), sentence(upperFirst(ec.Action))))
-		v, err := b.example("error." + string(c) + ".json")
+		prefix := operationID
+		if prefix == "" {
+			prefix = "error"
+		}
+		v, err := b.example(prefix + "." + string(c) + ".json")
 		if err != nil {
 			return nil, err
 		}
@@ -561,7 +568,7 @@ func (b *openAPIBuilder) sharedResponses() (map[string]any, error) {
 	out := map[string]any{}
 	for _, ec := range b.api.Errors {
 		if name := sharedResponseName([]registry.Code{ec.Code}); name != "" {
-			resp, err := b.errorResponse(ec.Status, []registry.Code{ec.Code})
+			resp, err := b.errorResponse("", ec.Status, []registry.Code{ec.Code})
 			if err != nil {
 				return nil, err
 			}
@@ -736,7 +743,7 @@ func (b *openAPIBuilder) infoDescription() string {
 	if len(b.api.Errors) > 0 {
 		sb.WriteString("\n## Errors\n\nEvery error is `{\"error\": {\"code\": \"…\", \"message\": \"…\"}}`. Codes:\n\n| code | status | when | what to do |\n|---|---|---|---|\n")
 		for _, e := range b.api.Errors {
-			fmt.Fprintf(&sb, "| `%s` | %d | %s | %s |\n", e.Code, e.Status, e.When, e.Action)
+			fmt.Fprintf(&sb, "| `%s` | %d | %s | %s |\n", e.Code, e.Status, cell(e.When), cell(e.Action))
 		}
 		sb.WriteString("\nA path that is not in this document answers 404 `route_not_found` (`components/responses/RouteNotFound`); a method a path does not have answers 405 `method_not_allowed` with `Allow` (`components/responses/MethodNotAllowed`).\n")
 	}
@@ -753,6 +760,11 @@ func (b *openAPIBuilder) infoDescription() string {
 		}
 	}
 	return sb.String()
+}
+
+// cell makes s safe inside a Markdown table cell.
+func cell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
 // tagDescription says what the endpoints of a tag are for.

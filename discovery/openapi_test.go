@@ -407,7 +407,9 @@ func TestOpenAPIExamples(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range files {
-		code, isError := strings.CutPrefix(strings.TrimSuffix(f.Name(), ".json"), "error.")
+		// <op>.<code>.json or error.<code>.json: an error body of that code.
+		_, code, _ := strings.Cut(strings.TrimSuffix(f.Name(), ".json"), ".")
+		isError := strings.HasSuffix(f.Name(), ".json") && (code[0] < '0' || code[0] > '9')
 		v, err := b.example(f.Name())
 		if err != nil || v == nil {
 			t.Errorf("%s: %v %v", f.Name(), v, err)

@@ -510,7 +510,8 @@ var examplesDir = filepath.Join("..", "discovery", "examples")
 // TestOpenAPIExamples captures the examples the OpenAPI document publishes from real
 // responses of the whole stack on the simulated network, into discovery/examples
 // (rewrite with -update): <operationId>.<status>.json and .sse for success bodies,
-// error.<code>.json for error bodies. Without -update it checks the files are still
+// <operationId>.<code>.json for error bodies, error.<code>.json for the responses
+// to requests no operation matches. Without -update it checks the files are still
 // what the server answers, apart from what changes every run (netsim's ports,
 // certificate fingerprints, timings), so a published example cannot go stale.
 func TestOpenAPIExamples(t *testing.T) {
@@ -532,27 +533,36 @@ func TestOpenAPIExamples(t *testing.T) {
 			hdr: []string{"Content-Type", "application/json"}, status: 200},
 		{file: "ask.200.sse", method: "POST", path: "/ask", body: `{"query": "Which access point serves BE0677424046?"}`,
 			hdr: []string{"Content-Type", "application/json", "Accept", "text/event-stream"}, status: 200},
-		{file: "error.invalid_participant_id.json", method: "GET", path: "/api/v1/participant/0208-0677424046", status: 400},
-		{file: "error.not_found.json", method: "GET", path: "/api/v1/participant/" + absent, status: 404},
-		{file: "error.missing_query.json", method: "GET", path: "/api/v1/search", status: 400},
-		{file: "error.query_too_short.json", method: "GET", path: "/api/v1/search?q=x", status: 400},
-		{file: "error.invalid_request.json", method: "GET", path: "/api/v1/search?q=acme&country=BEL", status: 400},
+		{file: "getParticipant.invalid_participant_id.json", method: "GET", path: "/api/v1/participant/0208-0677424046", status: 400},
+		{file: "getParticipant.not_found.json", method: "GET", path: "/api/v1/participant/" + absent, status: 404},
+		{file: "searchDirectory.missing_query.json", method: "GET", path: "/api/v1/search", status: 400},
+		{file: "searchDirectory.query_too_short.json", method: "GET", path: "/api/v1/search?q=x", status: 400},
+		{file: "searchDirectory.invalid_request.json", method: "GET", path: "/api/v1/search?q=acme&country=BEL", status: 400},
 		{file: "error.route_not_found.json", method: "GET", path: "/api/v1/participants", status: 404},
 		{file: "error.method_not_allowed.json", method: "DELETE", path: "/api/v1/search", status: 405},
-		{file: "error.unsupported_media_type.json", method: "POST", path: "/ask", body: `<query>acme</query>`,
+		{file: "ask.unsupported_media_type.json", method: "POST", path: "/ask", body: `<query>acme</query>`,
 			hdr: []string{"Content-Type", "application/xml"}, status: 415},
-		{file: "error.forbidden.json", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+		{file: "ask.invalid_request.json", method: "POST", path: "/ask", body: `{"question": "Is Acme on Peppol?"}`,
+			hdr: []string{"Content-Type", "application/json"}, status: 400},
+		{file: "mcp.forbidden.json", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
 			hdr: []string{"Content-Type", "application/json", "Origin", "https://evil.example"}, status: 403},
-		{file: "error.lookup_failed.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownDutch, status: 502,
+		{file: "getParticipant.lookup_failed.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownDutch, status: 502,
 			fault: func() { e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail}) }},
-		{file: "error.search_failed.json", method: "GET", path: "/api/v1/search?q=acme", status: 502,
+		{file: "searchDirectory.search_failed.json", method: "GET", path: "/api/v1/search?q=acme", status: 502,
 			fault: func() { e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 429, RetryAfter: "7"}) }},
-		{file: "error.ask_failed.json", method: "POST", path: "/ask", body: `{"query": "Is Bakkerij Jansen on Peppol?"}`,
+		{file: "ask.ask_failed.json", method: "POST", path: "/ask", body: `{"query": "Is Bakkerij Jansen on Peppol?"}`,
 			hdr: []string{"Content-Type", "application/json"}, status: 502,
 			fault: func() { e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500}) }},
 	}
+	ops := map[string]bool{"error": true}
+	for _, ep := range s.API().Endpoints {
+		ops[ep.OperationID] = true
+	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
+		if op, _, _ := strings.Cut(tt.file, "."); !ops[op] {
+			t.Errorf("%s: %s is no operation id; the document would not use it", tt.file, op)
+		}
 		t.Run(tt.file, func(t *testing.T) {
 			if tt.fault != nil {
 				tt.fault()
