@@ -105,11 +105,30 @@ func (s *Server) table() []route {
 				"Requests from a browser origin or Host that is not allowed get 403 (DNS-rebinding protection).",
 			Body: &discovery.Body{Required: true, Description: "A JSON-RPC 2.0 message of the MCP protocol.", MediaTypes: []string{"application/json"},
 				Schema: &jsonschema.Schema{Type: "object"}},
-			Responses: []discovery.Response{
+			Responses: append([]discovery.Response{
 				{Status: http.StatusOK, Description: "A JSON-RPC response.", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
 				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
 				{Status: http.StatusAccepted, Description: "A notification or response was accepted."},
-			},
+				{Status: http.StatusBadRequest, Description: "A JSON-RPC error response (the body is not JSON-RPC: parse error, invalid request).", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
+			}, mcpTransportErrors()...),
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
+		}},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
+			Summary:     "MCP server-to-client event stream",
+			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id`), on which the server may send requests and notifications.",
+			Responses: append([]discovery.Response{
+				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
+			}, mcpTransportErrors()...),
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
+		}},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodDelete, Path: mcpPath, OperationID: "mcpEndSession", Tag: "mcp",
+			Summary:     "End an MCP session",
+			Description: "Ends the session named by `Mcp-Session-Id`.",
+			Responses: append([]discovery.Response{
+				{Status: http.StatusOK, Description: "The session is ended."},
+			}, mcpTransportErrors()...),
 			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
 		}},
 		{Endpoint: discovery.Endpoint{
@@ -180,6 +199,17 @@ func (s *Server) table() []route {
 
 func ptr[T any](v T) *T { return &v }
 
+// mcpTransportErrors are the refusals of the MCP transport itself (mcp-go), in plain
+// text: a request the transport cannot take (no or wrong Content-Type, no session
+// id) and a session it does not know.
+func mcpTransportErrors() []discovery.Response {
+	text := &jsonschema.Schema{Type: "string"}
+	return []discovery.Response{
+		{Status: http.StatusBadRequest, Description: "The transport refused the request: wrong Content-Type, missing Mcp-Session-Id.", MediaType: "text/plain", Schema: text},
+		{Status: http.StatusNotFound, Description: "The session is unknown or ended: start a new one with initialize.", MediaType: "text/plain", Schema: text},
+	}
+}
+
 // askRequestSchema is the schema of the POST /ask body: the query as a string or as
 // NLWeb's object.
 func askRequestSchema() *jsonschema.Schema {
@@ -228,7 +258,9 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 	for _, rt := range s.table() {
 		switch {
 		case rt.Path == mcpPath:
-			r.Handle(mcpPath, mcp)
+			if rt.Method == http.MethodPost { // mounted once, for every method
+				r.Handle(mcpPath, mcp)
+			}
 		case rt.Method == http.MethodGet:
 			r.Get(rt.Path, s.adapt(rt.handler))
 			r.Head(rt.Path, s.adapt(rt.handler))
