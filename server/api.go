@@ -42,6 +42,7 @@ func (s *Server) table() []route {
 		"Cache-Control": "how long the answer may be reused",
 	}
 	status := tools.Schema[statusBody]()
+	status.Title = "Status"
 	return []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}", OperationID: "getParticipant", Tag: "participants",
@@ -150,25 +151,28 @@ func (s *Server) table() []route {
 			Method: http.MethodGet, Path: "/", OperationID: "index", Tag: "discovery",
 			Summary: "Index", Description: "Links to every document and endpoint: JSON, or an HTML page for `Accept: text/html`. Carries `Link: <…/.well-known/api-catalog>; rel=\"api-catalog\"`.",
 			Responses: []discovery.Response{
-				{Status: http.StatusOK, Description: "The index.", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
+				{Status: http.StatusOK, Description: "The index.", MediaType: "application/json", Schema: tools.Schema[discovery.Index]()},
 				{Status: http.StatusOK, Description: "The index for browsers.", MediaType: "text/html", Schema: &jsonschema.Schema{Type: "string"}},
 			},
 			Errors: commonErrors(),
 		}, handler: s.index},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/openapi.json", OperationID: "openapi", Tag: "discovery",
-			Summary: "This OpenAPI 3.1 description", Responses: jsonOK("The OpenAPI document.", &jsonschema.Schema{Type: "object"}),
-			Errors: commonErrors(),
+			Summary: "This OpenAPI 3.1 description", Description: "This document: every endpoint with its parameters, bodies, responses and error codes; generated from the code at start.",
+			Responses: jsonOK("The OpenAPI document.", &jsonschema.Schema{Type: "object"}),
+			Errors:    commonErrors(),
 		}, handler: s.document(docOpenAPI)},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/llms.txt", OperationID: "llmsTxt", Tag: "discovery",
-			Summary: "Agent manual, short (llms.txt)", Responses: markdown("llms.txt in the llmstxt.org format."),
-			Errors: commonErrors(),
+			Summary: "Agent manual, short (llms.txt)", Description: "What peppolgate is for and not for, and links to everything else, in the llmstxt.org format.",
+			Responses: markdown("llms.txt in the llmstxt.org format."),
+			Errors:    commonErrors(),
 		}, handler: s.document(docLLMs)},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/llms-full.txt", OperationID: "llmsFullTxt", Tag: "discovery",
-			Summary: "Agent manual, complete", Responses: markdown("Every endpoint, parameter, field and error code, MCP set-up and examples."),
-			Errors: commonErrors(),
+			Summary: "Agent manual, complete", Description: "Generated from this description: every endpoint, parameter, response field and error code, MCP set-up for common clients, worked examples.",
+			Responses: markdown("Every endpoint, parameter, field and error code, MCP set-up and examples."),
+			Errors:    commonErrors(),
 		}, handler: s.document(docLLMsFull)},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/.well-known/api-catalog", OperationID: "apiCatalog", Tag: "discovery",
@@ -184,9 +188,10 @@ func (s *Server) table() []route {
 		}, handler: s.document(docProtectedResource)},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/.well-known/oauth-protected-resource/mcp", OperationID: "protectedResourceMCP", Tag: "discovery",
-			Summary:   "Protected-resource metadata of /mcp (RFC 9728)",
-			Responses: jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
-			Errors:    commonErrors(),
+			Summary:     "Protected-resource metadata of /mcp (RFC 9728)",
+			Description: "As /.well-known/oauth-protected-resource, for the MCP endpoint: resource is {base_url}/mcp.",
+			Responses:   jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
+			Errors:      commonErrors(),
 		}, handler: s.document(docProtectedResourceMCP)},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", OperationID: "authorizationServer", Tag: "discovery",
