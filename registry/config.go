@@ -68,6 +68,9 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives upstream failures; nil discards them.
 	Logger *slog.Logger
+	// Observer hears about upstream calls and cache decisions, for metrics; nil means
+	// nobody.
+	Observer Observer
 }
 
 // withDefaults returns c with zero fields set to their defaults, or an error naming the
@@ -120,6 +123,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Observer == nil {
+		c.Observer = nopObserver{}
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))

@@ -1,0 +1,44 @@
+package registry
+
+import "time"
+
+// Upstream kinds an Observer hears about.
+const (
+	UpstreamSML       = "sml"
+	UpstreamSMP       = "smp"
+	UpstreamDirectory = "directory"
+)
+
+// Upstream call outcomes.
+const (
+	OutcomeOK       = "ok"        // an answer (found or not found)
+	OutcomeError    = "error"     // failed: status, transport, malformed answer
+	OutcomeTimeout  = "timeout"   // the deadline passed
+	OutcomeRejected = "rejected"  // not attempted: circuit open, queue full, address refused
+	OutcomeLimited  = "ratelimit" // the upstream rate-limited us
+)
+
+// Cache results an Observer hears about.
+const (
+	CacheHit   = "hit"
+	CacheMiss  = "miss"
+	CacheStale = "stale"
+)
+
+// Observer is told what the registry does, for metrics. Implementations must be safe
+// for concurrent use and fast (they are called on every request); nil in Config means
+// nobody listens.
+type Observer interface {
+	// Upstream reports one upstream call: kind is UpstreamSML, UpstreamSMP or
+	// UpstreamDirectory, outcome one of the Outcome constants, d its duration.
+	Upstream(kind, outcome string, d time.Duration)
+	// Cache reports one cache decision: kind is "lookup" or "search", result one of
+	// CacheHit, CacheMiss, CacheStale.
+	Cache(kind, result string)
+}
+
+// nopObserver listens to nothing.
+type nopObserver struct{}
+
+func (nopObserver) Upstream(string, string, time.Duration) {}
+func (nopObserver) Cache(string, string)                   {}
