@@ -52,9 +52,6 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 		s.writeJSON(w, r, http.StatusOK, a)
 		return nil
 	}
-	if err := nlq.ValidateQuery(query); err != nil {
-		return err
-	}
 	sw := newSSE(w)
 	_, err = s.nlq.Ask(r.Context(), query, sw)
 	if err != nil && !sw.started {
