@@ -9,6 +9,7 @@ require (
 	github.com/mark3labs/mcp-go v1.2.1
 	github.com/miekg/dns v1.1.73
 	github.com/tmc/langchaingo v0.1.14
+	go.uber.org/goleak v1.3.0
 	golang.org/x/net v0.59.0
 )
 
