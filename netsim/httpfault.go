@@ -42,6 +42,9 @@ func (n *Network) preFault(w http.ResponseWriter, r *http.Request, f Fault, cont
 		if f.RetryAfter != "" {
 			w.Header().Set("Retry-After", f.RetryAfter)
 		}
+		if f.Location != "" {
+			w.Header().Set("Location", f.Location)
+		}
 		n.write(w, r, Fault{}, f.HTTPStatus, contentType, errBody(f.HTTPStatus))
 		return true
 	}
