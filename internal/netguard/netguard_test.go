@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -53,6 +54,41 @@ func TestAllowed(t *testing.T) {
 		{"::ffff:0:7f00:1", false},        // IPv4-translated
 		{"::ffff:100.64.0.1", false},      // mapped CGNAT
 		{"::ffff:169.254.169.254", false}, // mapped link-local
+		{"::ffff:10.0.0.1", false},        // mapped private
+		{"::ffff:0.0.0.0", false},         // mapped unspecified
+		{"::ffff:224.0.0.1", false},       // mapped multicast
+		{"::127.0.0.1", false},            // IPv4-compatible (deprecated)
+		{"::8.8.8.8", false},              // IPv4-compatible, even of a public address
+		{"169.254.0.1", false},
+		{"10.255.255.255", false},
+		{"172.15.255.255", true},
+		{"192.0.0.8", false},
+		{"192.0.2.1", false},
+		{"192.88.99.1", false},
+		{"198.51.100.7", false},
+		{"203.0.113.9", false},
+		{"198.20.0.1", true},
+		{"9.255.255.255", true},
+		{"11.0.0.1", true},
+		{"fe80::1%eth0", false},
+		{"febf::1", false}, // still link-local
+		{"fec0::1", false}, // site-local
+		{"fe00::1", false}, // outside global unicast
+		{"ff0e::1", false}, // global-scope multicast
+		{"::2", false},
+		{"100::1", false},             // discard-only
+		{"2001::1", false},            // Teredo
+		{"2001:2::1", false},          // benchmarking
+		{"2001:12::1", false},         // ORCHID
+		{"3fff::1", false},            // documentation
+		{"4000::1", false},            // outside 2000::/3
+		{"64:ff9b:1::a", false},       // local-use NAT64
+		{"64:ff9b::a9fe:a9fe", false}, // NAT64 of 169.254.169.254
+		{"2002:7f00:1::1", false},     // 6to4 of 127.0.0.1
+		{"2002:a00:1::1", false},      // 6to4 of 10.0.0.1
+		{"2002:808:808::1", true},     // 6to4 of 8.8.8.8
+		{"2606:4700::1111", true},
+		{"2001:4860:4860::8888", true},
 	}
 	for _, tt := range tests {
 		a := netip.MustParseAddr(tt.addr)
@@ -93,14 +129,33 @@ func TestDialerControl(t *testing.T) {
 	c.Close()
 }
 
-func TestControlBadAddress(t *testing.T) {
-	for _, a := range []string{"no-port", "example.com:443", "[::1]:443", "10.1.2.3:80"} {
-		if err := control("tcp", a, nil); !errors.Is(err, ErrForbiddenAddress) {
-			t.Errorf("control(%q) = %v, want ErrForbiddenAddress", a, err)
-		}
+func TestControl(t *testing.T) {
+	exempt := []netip.AddrPort{netip.MustParseAddrPort("127.0.0.1:8443"), netip.MustParseAddrPort("[::1]:8443")}
+	tests := []struct {
+		address string
+		ok      bool
+	}{
+		{"no-port", false},
+		{"example.com:443", false}, // only resolved addresses are judged
+		{"[::1]:443", false},
+		{"10.1.2.3:80", false},
+		{"8.8.8.8:443", true},
+		{"[2001:4860:4860::8888]:443", true},
+		{"127.0.0.1:8443", true},          // exempt
+		{"[::ffff:127.0.0.1]:8443", true}, // exempt, mapped form
+		{"[::1]:8443", true},              // exempt
+		{"127.0.0.1:8444", false},         // exempt address, other port
+		{"127.0.0.2:8443", false},         // exempt port, other address
+		{"[fe80::1%lo]:8443", false},
 	}
-	if err := control("tcp", "8.8.8.8:443", nil); err != nil {
-		t.Errorf("control(8.8.8.8:443) = %v, want nil", err)
+	for _, tt := range tests {
+		err := control(exempt, tt.address)
+		if tt.ok && err != nil {
+			t.Errorf("control(%q) = %v, want nil", tt.address, err)
+		}
+		if !tt.ok && !errors.Is(err, ErrForbiddenAddress) {
+			t.Errorf("control(%q) = %v, want ErrForbiddenAddress", tt.address, err)
+		}
 	}
 }
 
@@ -142,6 +197,65 @@ func TestHTTPClient(t *testing.T) {
 			resp.Body.Close()
 			if resp.StatusCode != tt.wantStatus {
 				t.Errorf("status = %d, want %d", resp.StatusCode, tt.wantStatus)
+			}
+		})
+	}
+}
+
+func TestNewHTTPClient(t *testing.T) {
+	var conns, requests atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		w.WriteHeader(http.StatusOK)
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	addr := netip.MustParseAddrPort(srv.Listener.Addr().String())
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	exempt := []netip.AddrPort{addr}
+
+	tests := []struct {
+		name    string
+		policy  Policy
+		url     string
+		wantErr error
+	}{
+		{"guarded loopback", Policy{}, srv.URL + "/", ErrForbiddenAddress},
+		{"guarded name resolving to loopback", Policy{}, "http://localhost:" + port + "/", ErrForbiddenAddress},
+		{"guarded IPv6 loopback", Policy{}, "http://[::1]:" + port + "/", ErrForbiddenAddress},
+		{"guarded mapped loopback", Policy{}, "http://[::ffff:127.0.0.1]:" + port + "/", ErrForbiddenAddress},
+		{"https only refuses http", Policy{AllowPrivate: true, HTTPSOnly: true}, srv.URL + "/", ErrPlainHTTP},
+		{"https only refuses http to an exempt address", Policy{HTTPSOnly: true, Exempt: exempt}, srv.URL + "/", ErrPlainHTTP},
+		{"exempt address and port", Policy{Exempt: exempt}, srv.URL + "/", nil},
+		{"private allowed", Policy{AllowPrivate: true}, srv.URL + "/", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conns.Store(0)
+			requests.Store(0)
+			tt.policy.Timeout = 5 * time.Second
+			resp, err := NewHTTPClient(tt.policy).Get(tt.url)
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) {
+					t.Fatalf("err = %v, want %v", err, tt.wantErr)
+				}
+				// Refused before a connection was opened: the server saw nothing.
+				if c, r := conns.Load(), requests.Load(); c != 0 || r != 0 {
+					t.Errorf("the server saw %d connections and %d requests, want none", c, r)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || requests.Load() != 1 {
+				t.Errorf("status %d, %d requests; want 200 and 1", resp.StatusCode, requests.Load())
 			}
 		})
 	}
