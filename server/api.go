@@ -1,7 +1,11 @@
 package server
 
 import (
+	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strings"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -22,6 +26,9 @@ type route struct {
 	discovery.Endpoint
 	// handler serves the endpoint; nil for /mcp, which is mounted as a whole.
 	handler handlerFunc
+	// class is the rate-limit class the endpoint's requests are charged to
+	// (classREST, classAsk, classMCP); "" for endpoints that are never limited.
+	class string
 }
 
 // commonErrors are the error codes every endpoint can answer with.
@@ -43,7 +50,7 @@ func (s *Server) table() []route {
 	}
 	status := tools.Schema[statusBody]()
 	status.Title = "Status"
-	return []route{
+	routes := []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}", OperationID: "getParticipant", Tag: "participants",
 			Summary: "Look up a Peppol participant",
@@ -58,7 +65,7 @@ func (s *Server) table() []route {
 			Responses: jsonOK("The participant record.", tools.ParticipantSchema()),
 			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
 			Headers:   freshness,
-		}, handler: s.participant},
+		}, handler: s.participant, class: classREST},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/api/v1/search", OperationID: "searchDirectory", Tag: "participants",
 			Summary: "Search the Peppol Directory",
@@ -74,7 +81,7 @@ func (s *Server) table() []route {
 			Responses: jsonOK("The matches.", tools.SearchResultSchema()),
 			Errors:    append([]registry.Code{registry.CodeMissingQuery, registry.CodeQueryTooShort, registry.CodeInvalidRequest, registry.CodeSearchFailed}, commonErrors()...),
 			Headers:   freshness,
-		}, handler: s.search},
+		}, handler: s.search, class: classREST},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
 			Summary: "Ask in plain language",
@@ -97,7 +104,7 @@ func (s *Server) table() []route {
 					}},
 			},
 			Errors: append([]registry.Code{registry.CodeInvalidRequest, CodeUnsupportedMediaType, nlq.CodeAskFailed}, commonErrors()...),
-		}, handler: s.ask},
+		}, handler: s.ask, class: classAsk},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodPost, Path: mcpPath, OperationID: "mcp", Tag: "mcp",
 			Summary: "MCP (streamable HTTP)",
@@ -113,7 +120,7 @@ func (s *Server) table() []route {
 				{Status: http.StatusBadRequest, Description: "A JSON-RPC error response (the body is not JSON-RPC: parse error, invalid request).", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
 			}, mcpTransportErrors()...),
 			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
-		}},
+		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
 			Summary:     "MCP server-to-client event stream",
@@ -122,7 +129,7 @@ func (s *Server) table() []route {
 				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
 			}, mcpTransportErrors()...),
 			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
-		}},
+		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodDelete, Path: mcpPath, OperationID: "mcpEndSession", Tag: "mcp",
 			Summary:     "End an MCP session",
@@ -131,7 +138,7 @@ func (s *Server) table() []route {
 				{Status: http.StatusOK, Description: "The session is ended."},
 			}, mcpTransportErrors()...),
 			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
-		}},
+		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/healthz", OperationID: "healthz", Tag: "health",
 			Summary: "Liveness", Description: "200 while the process serves HTTP.",
@@ -147,6 +154,18 @@ func (s *Server) table() []route {
 			},
 			Errors: commonErrors(),
 		}, handler: s.readyz},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: metricsPath, OperationID: "metrics", Tag: "health",
+			Summary: "Prometheus metrics",
+			Description: "Counters, gauges and histograms in the Prometheus text format (version 0.0.4), whatever Accept asks for: " +
+				"`peppolgate_http_requests_total` (method, route pattern, status), `peppolgate_http_request_duration_seconds` (method, route), " +
+				"`peppolgate_http_event_streams_in_flight` (route), `peppolgate_http_rate_limited_total` (class), " +
+				"`peppolgate_upstream_requests_total` and `peppolgate_upstream_request_duration_seconds` (kind: sml, smp, directory; outcome), " +
+				"`peppolgate_cache_requests_total` (kind: lookup, search; result: hit, miss, stale), `peppolgate_build_info`, and the Go runtime's and the process's. " +
+				"Never rate limited; logged at debug level only.",
+			Responses: []discovery.Response{{Status: http.StatusOK, Description: "The metrics.", MediaType: "text/plain", Schema: &jsonschema.Schema{Type: "string"}}},
+			Errors:    commonErrors(),
+		}, handler: s.metricsEndpoint},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/", OperationID: "index", Tag: "discovery",
 			Summary: "Index", Description: "Links to every document and endpoint: JSON, or an HTML page for `Accept: text/html`. Carries `Link: <…/.well-known/api-catalog>; rel=\"api-catalog\"`.",
@@ -200,6 +219,24 @@ func (s *Server) table() []route {
 			Errors:    commonErrors(),
 		}, handler: s.document(docAuthorizationServer)},
 	}
+	for i := range routes {
+		if routes[i].class == "" {
+			continue
+		}
+		// Every limited endpoint may refuse with 429 and carries the draft's headers;
+		// the table says so once, here, so no endpoint can miss it.
+		rt := &routes[i]
+		rt.Errors = append(slices.Clone(rt.Errors), CodeRateLimited)
+		headers := maps.Clone(rt.Headers)
+		if headers == nil {
+			headers = map[string]string{}
+		}
+		headers["RateLimit-Policy"] = "the client's quota when rate limits are on (IETF draft-ietf-httpapi-ratelimit-headers): " +
+			"`\"<class>\";q=<requests>;w=<seconds>`, at most q requests per w seconds, e.g. `\"rest\";q=40;w=2`"
+		headers["RateLimit"] = "the client's remaining quota when rate limits are on: `\"<class>\";r=<requests left>;t=<seconds until the quota is full again>`, e.g. `\"rest\";r=39;t=1`"
+		rt.Headers = headers
+	}
+	return routes
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -246,6 +283,9 @@ func (s *Server) API() discovery.API {
 			"Upstream: peppolgate asks the Peppol Directory at most 2 times per second (its own limit); searches beyond that queue briefly, then fail with search_failed and Retry-After.",
 			"Answers are cached: found participants 15 minutes, not-found 1 minute, searches 5 minutes; a cached answer up to 24 hours old is served (X-Cache: stale) when the upstream fails.",
 		}}
+	if limits := s.rateLimits(); limits != "" {
+		api.Limits = append(api.Limits, limits)
+	}
 	for _, rt := range s.table() {
 		api.Endpoints = append(api.Endpoints, rt.Endpoint)
 	}
@@ -256,26 +296,67 @@ func (s *Server) API() discovery.API {
 	return api
 }
 
+// rateLimits describes the rate limits that are on in one sentence, or "" when none is.
+func (s *Server) rateLimits() string {
+	var parts []string
+	for _, c := range []struct {
+		what string
+		l    *limiter
+	}{{"the REST API", s.limitREST}, {"POST /ask", s.limitAsk}, {"/mcp", s.limitMCP}} {
+		if c.l != nil {
+			parts = append(parts, fmt.Sprintf("%s %s (policy %s)", c.what, c.l.limit, c.l.policy[0]))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Rate limits per client (its IP address, an IPv6 client's /64), each counted apart: " + strings.Join(parts, "; ") +
+		". Every answer of a limited endpoint carries RateLimit-Policy and RateLimit; over the limit the answer is 429 rate_limited with Retry-After."
+}
+
 // routes builds the router from the table. Every GET endpoint also answers HEAD
-// (net/http drops the body) and OPTIONS for CORS preflights.
+// (net/http drops the body) and OPTIONS for CORS preflights. Each handler names its
+// route pattern for the metrics and is charged to its rate-limit class.
 func (s *Server) routes(mcp http.Handler) *chi.Mux {
 	r := chi.NewRouter()
 	for _, rt := range s.table() {
+		l := s.limiter(rt.class)
 		switch {
 		case rt.Path == mcpPath:
 			if rt.Method == http.MethodPost { // mounted once, for every method
-				r.Handle(mcpPath, mcp)
+				r.Handle(mcpPath, s.route(mcpPath, l, mcp))
 			}
 		case rt.Method == http.MethodGet:
-			r.Get(rt.Path, s.adapt(rt.handler))
-			r.Head(rt.Path, s.adapt(rt.handler))
-			r.Options(rt.Path, preflight)
+			h := s.route(rt.Path, l, s.adapt(rt.handler))
+			r.Get(rt.Path, h.ServeHTTP)
+			r.Head(rt.Path, h.ServeHTTP)
+			r.Options(rt.Path, s.route(rt.Path, nil, http.HandlerFunc(preflight)).ServeHTTP)
 		case rt.Method == http.MethodPost:
-			r.Post(rt.Path, s.adapt(rt.handler))
-			r.Options(rt.Path, preflightPost)
+			r.Post(rt.Path, s.route(rt.Path, l, s.adapt(rt.handler)).ServeHTTP)
+			r.Options(rt.Path, s.route(rt.Path, nil, http.HandlerFunc(preflightPost)).ServeHTTP)
 		}
 	}
 	r.NotFound(s.adapt(s.routeNotFound))
 	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
 	return r
+}
+
+// limiter returns the rate limiter of a class; nil for no class or no limit.
+func (s *Server) limiter(class string) *limiter {
+	switch class {
+	case classREST:
+		return s.limitREST
+	case classAsk:
+		return s.limitAsk
+	case classMCP:
+		return s.limitMCP
+	}
+	return nil
+}
+
+// metricsEndpoint serves GET /metrics.
+func (s *Server) metricsEndpoint(w http.ResponseWriter, r *http.Request) error {
+	w.Header().Set("Cache-Control", "no-store")
+	s.metricsPage.ServeHTTP(w, r)
+	return nil
 }

@@ -19,7 +19,8 @@ const (
 	CodeRouteNotFound registry.Code = "route_not_found"
 	// CodeMethodNotAllowed answers a method a path does not support (405, with Allow).
 	CodeMethodNotAllowed registry.Code = "method_not_allowed"
-	// CodeRateLimited is reserved for a server-side rate limit (429, with Retry-After).
+	// CodeRateLimited answers a client over its rate limit (429, with Retry-After,
+	// RateLimit-Policy and RateLimit).
 	CodeRateLimited registry.Code = "rate_limited"
 	// CodeForbidden answers a request /mcp refuses to serve because its Origin or Host
 	// is not allowed (403; DNS-rebinding protection).
@@ -69,7 +70,8 @@ var errorTable = map[registry.Code]errorSpec{
 	CodeForbidden: {http.StatusForbidden, "no-store",
 		"/mcp refuses the request's Origin or Host (DNS-rebinding protection)", "use the service's own address; the operator can allow other origins and hosts"},
 	CodeRateLimited: {http.StatusTooManyRequests, "no-store",
-		"too many requests from this client", "wait for Retry-After seconds, then retry"},
+		"this client (its IP address, an IPv6 client's /64) made more requests to the endpoint's class (REST API, /ask or /mcp) than its rate limit allows; RateLimit-Policy names the limit",
+		"wait Retry-After seconds, then retry; pace requests by the RateLimit header (r requests left, full again in t seconds)"},
 	registry.CodeLookupFailed: {http.StatusBadGateway, "no-store",
 		"the Peppol network (SML DNS, the SMP or the Directory) failed during a lookup", "retry with exponential backoff"},
 	registry.CodeSearchFailed: {http.StatusBadGateway, "no-store",

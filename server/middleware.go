@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -40,7 +41,7 @@ func fixedHeaders() []headerValue {
 		{"X-Content-Type-Options", []string{"nosniff"}},
 		{"Content-Security-Policy", []string{"default-src 'none'; frame-ancestors 'none'"}},
 		{"Access-Control-Allow-Origin", []string{"*"}},
-		{"Access-Control-Expose-Headers", []string{"X-Request-Id, X-Cache, Age, Retry-After"}},
+		{"Access-Control-Expose-Headers", []string{"X-Request-Id, X-Cache, Age, Retry-After, RateLimit, RateLimit-Policy"}},
 	}
 }
 
@@ -52,11 +53,13 @@ type headerValue struct {
 
 // edge is the outermost handler. It gives every request an id (sent back as
 // X-Request-Id and put in every log line), sets the fixed headers, turns a panic into
-// a 500, and writes one access-log line after the request is served: every answer, even
-// a panic's, carries the id and the headers and is logged. A proxy's incoming id is
-// kept when it is short and made of safe characters, so one id follows a request
-// through the chain; anything else is replaced, because it is echoed into headers and
-// logs.
+// a 500, counts the request in the metrics (by the route pattern the router matched,
+// never the raw path) and writes one access-log line after the request is served:
+// every answer, even a panic's, carries the id and the headers and is logged. A
+// proxy's incoming id is kept when it is short and made of safe characters, so one
+// id follows a request through the chain; anything else is replaced, because it is
+// echoed into headers and logs. Scrapes of /metrics are logged at debug level only,
+// so that a scraper every few seconds does not fill the log.
 func (s *Server) edge(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -70,15 +73,26 @@ func (s *Server) edge(next http.Handler) http.Handler {
 		}
 		h["X-Request-Id"] = []string{id}
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
-		rec := &recorder{ResponseWriter: w}
+		rec := &recorder{ResponseWriter: w, metrics: s.metrics}
+		// Deferred, so that a stream aborted by a panic is no longer counted open.
+		defer rec.endStream()
 		s.serveRecovering(rec, r, next)
 		status := rec.status
 		if status == 0 {
 			status = http.StatusOK
 		}
+		route := rec.route
+		if route == "" {
+			route = unmatchedRoute
+		}
+		elapsed := time.Since(start)
+		s.metrics.request(r.Method, route, status, elapsed)
 		level := slog.LevelInfo
-		if status >= 500 {
+		switch {
+		case status >= 500:
 			level = slog.LevelWarn
+		case route == metricsPath:
+			level = slog.LevelDebug
 		}
 		if !s.log.Enabled(r.Context(), level) {
 			return
@@ -88,11 +102,43 @@ func (s *Server) edge(next http.Handler) http.Handler {
 			slog.String("path", r.URL.Path),
 			slog.Int("status", status),
 			slog.Int64("bytes", rec.bytes),
-			slog.Float64("duration_ms", float64(time.Since(start).Microseconds())/1000),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000),
 			slog.String("request_id", id),
 			slog.String("cache", h.Get("X-Cache")),
 		)
 	})
+}
+
+// route is the handler of one route pattern: it names the pattern for the metrics
+// and the access log, and charges the request to its client's bucket of l (nil: no
+// limit). CORS preflights are never charged: a browser sends them on its own, and a
+// refused one would only show up as an opaque CORS failure.
+func (s *Server) route(pattern string, l *limiter, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rec := findRecorder(w); rec != nil {
+			rec.route = pattern
+		}
+		if l != nil && r.Method != http.MethodOptions && !s.admit(w, r, l) {
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// findRecorder finds the edge's recorder under w, through any writers wrapped
+// around it on the way.
+func findRecorder(w http.ResponseWriter) *recorder {
+	for range 8 {
+		switch v := w.(type) {
+		case *recorder:
+			return v
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			return nil
+		}
+	}
+	return nil
 }
 
 func saneRequestID(id string) bool {
@@ -180,23 +226,28 @@ func (s *Server) serveRecovering(rec *recorder, r *http.Request, next http.Handl
 }
 
 // recorder remembers the status and body size for the access log and whether the
-// headers are out for panic recovery.
+// headers are out for panic recovery. It also holds the route pattern the router
+// matched, and counts an event stream as open from its first byte to the end.
 type recorder struct {
 	http.ResponseWriter
-	status int
-	bytes  int64
+	status  int
+	bytes   int64
+	route   string
+	metrics *Metrics
+	// stream is the open-streams gauge this answer incremented, if it is a stream.
+	stream interface{ Dec() }
 }
 
 func (r *recorder) WriteHeader(code int) {
 	if r.status == 0 {
-		r.status = code
+		r.start(code)
 	}
 	r.ResponseWriter.WriteHeader(code)
 }
 
 func (r *recorder) Write(b []byte) (int, error) {
 	if r.status == 0 {
-		r.status = http.StatusOK
+		r.start(http.StatusOK)
 	}
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)
@@ -208,9 +259,34 @@ func (r *recorder) Write(b []byte) (int, error) {
 // http.ResponseController.
 func (r *recorder) Flush() {
 	if r.status == 0 {
-		r.status = http.StatusOK
+		r.start(http.StatusOK)
 	}
 	_ = http.NewResponseController(r.ResponseWriter).Flush()
+}
+
+// start records the status as the headers go out, and counts an event stream open.
+func (r *recorder) start(code int) {
+	r.status = code
+	if r.metrics == nil || code != http.StatusOK {
+		return
+	}
+	if ct := r.Header()["Content-Type"]; len(ct) > 0 && strings.HasPrefix(ct[0], "text/event-stream") {
+		route := r.route
+		if route == "" {
+			route = unmatchedRoute
+		}
+		g := r.metrics.streams.WithLabelValues(route)
+		g.Inc()
+		r.stream = g
+	}
+}
+
+// endStream counts the answer's stream, if it is one, closed.
+func (r *recorder) endStream() {
+	if r.stream != nil {
+		r.stream.Dec()
+		r.stream = nil
+	}
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer (Flush, deadlines).

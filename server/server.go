@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 	"time"
@@ -51,6 +52,19 @@ type Config struct {
 	// Ready reports whether the service can take traffic; /readyz answers 503 while it
 	// returns an error. Nil means always ready.
 	Ready func(ctx context.Context) error
+	// RateLimit limits each client's requests to the REST API (/api/v1/...),
+	// AskRateLimit to POST /ask and MCPRateLimit to /mcp, each with buckets of its
+	// own. The zero value means no limit. Health, readiness, metrics and the
+	// discovery documents are never limited.
+	RateLimit, AskRateLimit, MCPRateLimit RateLimit
+	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client
+	// (see clientKey: the right-most address that is not a trusted proxy). Empty
+	// means the header is ignored and the client is the connecting address.
+	TrustedProxies []netip.Prefix
+	// Metrics collects what /metrics serves; nil means the server makes its own.
+	// Give the same Metrics to registry.Config.Observer to count upstream calls and
+	// cache decisions too.
+	Metrics *Metrics
 }
 
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
@@ -69,6 +83,12 @@ type Server struct {
 	ids     *idSource
 	fixed   []headerValue
 	mcpHTTP *mcpserver.StreamableHTTPServer
+	metrics *Metrics
+	// metricsPage serves /metrics.
+	metricsPage http.Handler
+	// limitREST, limitAsk and limitMCP are the rate limits by class; nil means none.
+	limitREST, limitAsk, limitMCP *limiter
+	trustedProxies                []netip.Prefix
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Registry is nil or when
@@ -90,6 +110,9 @@ func New(cfg Config) (*Server, error) {
 		version: cfg.Version,
 		ids:     newIDSource(),
 		fixed:   fixedHeaders(),
+		metrics: cfg.Metrics,
+
+		trustedProxies: cfg.TrustedProxies,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -97,6 +120,14 @@ func New(cfg Config) (*Server, error) {
 	if s.version == "" {
 		s.version = "dev"
 	}
+	if s.metrics == nil {
+		s.metrics = NewMetrics()
+	}
+	s.metrics.build.WithLabelValues(s.version).Set(1)
+	s.metricsPage = s.metrics.handler(slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
+	s.limitREST = newLimiter(classREST, "the REST API", cfg.RateLimit, time.Now, maxClientsPerClass)
+	s.limitAsk = newLimiter(classAsk, "POST /ask", cfg.AskRateLimit, time.Now, maxClientsPerClass)
+	s.limitMCP = newLimiter(classMCP, "/mcp", cfg.MCPRateLimit, time.Now, maxClientsPerClass)
 	guard, err := newMCPGuard(s.baseURL, cfg.MCPAllowedOrigins, cfg.MCPAllowedHosts)
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -122,8 +153,8 @@ func New(cfg Config) (*Server, error) {
 }
 
 // Close releases what the server runs in the background (MCP's session sweeper) and
-// ends open MCP sessions. Call it after the HTTP server has shut down. It returns
-// nil.
+// ends open MCP sessions; the rate limiters run nothing in the background. Call it
+// after the HTTP server has shut down. It returns nil.
 func (s *Server) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -1,0 +1,378 @@
+package server
+
+import (
+	"fmt"
+	"hash/maphash"
+	"math"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Rate-limit classes. Each has buckets of its own, so a client's questions to /ask do
+// not use up its REST quota, nor the other way round. The class names the policy in
+// the RateLimit-Policy and RateLimit headers.
+const (
+	classREST = "rest"
+	classAsk  = "ask"
+	classMCP  = "mcp"
+)
+
+// RateLimit is a token-bucket limit per client: a client may make Burst requests at
+// once, and the bucket refills at Rate requests per second.
+type RateLimit struct {
+	// Rate is the sustained number of requests per second one client may make; 0 or
+	// less means no limit.
+	Rate float64
+	// Burst is the bucket size: how many requests a client may make at once. Below 1
+	// means max(1, ⌈Rate⌉), one second's worth.
+	Burst int
+}
+
+// On reports whether the limit limits anything.
+func (l RateLimit) On() bool { return l.Rate > 0 && !math.IsInf(l.Rate, 1) && !math.IsNaN(l.Rate) }
+
+// burst is the bucket size with the default applied.
+func (l RateLimit) burst() int {
+	if l.Burst >= 1 {
+		return l.Burst
+	}
+	return max(1, int(math.Ceil(l.Rate)))
+}
+
+// String describes the limit for people, e.g. "20 requests per second, bursts of 40",
+// or "no limit".
+func (l RateLimit) String() string {
+	if !l.On() {
+		return "no limit"
+	}
+	rate := strconv.FormatFloat(l.Rate, 'f', -1, 64) + " requests per second"
+	if l.Rate < 1 {
+		rate = strconv.FormatFloat(l.Rate*60, 'f', -1, 64) + " requests per minute"
+	}
+	return fmt.Sprintf("%s, bursts of %d", rate, l.burst())
+}
+
+// Limiter sizing. The buckets of one class live in shards, each behind its own lock,
+// so that concurrent requests rarely wait for one another.
+const (
+	limiterShards = 64
+	// maxClientsPerClass bounds the buckets one class keeps (~50 bytes each), so
+	// requests from ever new addresses cannot grow memory without bound.
+	maxClientsPerClass = 1 << 16
+	// sweepEvery is how often a full shard may be searched for idle buckets.
+	sweepEvery = time.Second
+	// evictSample is how many buckets a full shard looks at to evict the least
+	// recently used one when no bucket is idle.
+	evictSample = 8
+)
+
+// limiter is the token buckets of one class, one per client. A bucket that has
+// refilled to the brim is the same as no bucket, so it can be dropped at any time
+// without changing what any client may do: a shard that is full drops those first
+// (at most once per sweepEvery), and only when none is idle evicts the least
+// recently used of a few buckets picked at random (such a client gets a full bucket
+// early: a limit that errs on the client's side while someone floods the server with
+// more than maxClientsPerClass addresses). Nothing runs in the background.
+type limiter struct {
+	class string
+	limit RateLimit
+	// perNano is the refill rate in tokens per nanosecond.
+	perNano float64
+	burst   float64
+	// policy is the RateLimit-Policy header value, the same on every answer.
+	policy []string
+	// message is the middle of every rate_limited message of the class, between the
+	// client and the seconds to wait.
+	message string
+	// now is the clock; epoch is its reading at the start, so a bucket stores a
+	// small integer instead of a time.Time.
+	now   func() time.Time
+	epoch time.Time
+	seed  maphash.Seed
+	// perShard bounds each shard's buckets.
+	perShard int
+	shards   [limiterShards]limiterShard
+}
+
+type limiterShard struct {
+	mu        sync.Mutex
+	buckets   map[netip.Addr]bucket
+	lastSweep int64
+}
+
+// bucket is one client's tokens as of at (nanoseconds since the limiter's epoch).
+type bucket struct {
+	tokens float64
+	at     int64
+}
+
+// decision is the outcome of one request: whether it may proceed, and what the
+// RateLimit header says about the client's bucket.
+type decision struct {
+	allowed bool
+	// remaining is the number of whole tokens left.
+	remaining int
+	// wait is the time until the next token: when a refused client may retry.
+	wait time.Duration
+	// full is the time until the bucket is full again.
+	full time.Duration
+}
+
+// newLimiter returns the limiter of class for lim, or nil when lim limits nothing.
+// what names what the class covers in messages, e.g. "the REST API".
+func newLimiter(class, what string, lim RateLimit, now func() time.Time, maxClients int) *limiter {
+	if !lim.On() {
+		return nil
+	}
+	l := &limiter{
+		class:    class,
+		limit:    lim,
+		perNano:  lim.Rate / float64(time.Second),
+		burst:    float64(lim.burst()),
+		now:      now,
+		epoch:    now(),
+		seed:     maphash.MakeSeed(),
+		perShard: max(1, maxClients/limiterShards),
+	}
+	// The policy as the draft's quota per window: the burst, and the whole seconds
+	// an empty bucket takes to refill (rounded up, so a client that keeps to it is
+	// never refused).
+	window := max(1, int64(math.Ceil(l.burst/lim.Rate)))
+	l.policy = []string{fmt.Sprintf("%q;q=%d;w=%d", class, lim.burst(), window)}
+	l.message = fmt.Sprintf(" made too many requests to %s, which allows each client %s; retry in ", what, lim)
+	for i := range l.shards {
+		l.shards[i].buckets = map[netip.Addr]bucket{}
+	}
+	return l
+}
+
+// take spends one token of key's bucket when it has one.
+func (l *limiter) take(key netip.Addr) decision {
+	now := int64(l.now().Sub(l.epoch))
+	b16 := key.As16()
+	sh := &l.shards[maphash.Bytes(l.seed, b16[:])%limiterShards]
+	sh.mu.Lock()
+	b, ok := sh.buckets[key]
+	if ok {
+		b = l.refill(b, now)
+	} else {
+		if len(sh.buckets) >= l.perShard {
+			l.makeRoom(sh, now)
+		}
+		b = bucket{tokens: l.burst, at: now}
+	}
+	d := decision{allowed: b.tokens >= 1}
+	if d.allowed {
+		b.tokens--
+	}
+	sh.buckets[key] = b
+	sh.mu.Unlock()
+	d.remaining = int(b.tokens)
+	d.full = time.Duration((l.burst - b.tokens) / l.perNano)
+	if !d.allowed {
+		d.wait = time.Duration((1 - b.tokens) / l.perNano)
+	}
+	return d
+}
+
+// refill adds the tokens earned since b was last used.
+func (l *limiter) refill(b bucket, now int64) bucket {
+	if elapsed := now - b.at; elapsed > 0 {
+		b.tokens = min(l.burst, b.tokens+float64(elapsed)*l.perNano)
+		b.at = now
+	}
+	return b
+}
+
+// makeRoom frees at least one place in a full shard; sh.mu is held.
+func (l *limiter) makeRoom(sh *limiterShard, now int64) {
+	if now-sh.lastSweep >= int64(sweepEvery) || sh.lastSweep == 0 {
+		sh.lastSweep = now
+		for k, b := range sh.buckets {
+			if l.refill(b, now).tokens >= l.burst {
+				delete(sh.buckets, k)
+			}
+		}
+		if len(sh.buckets) < l.perShard {
+			return
+		}
+	}
+	// Map iteration starts at a random place: these are a random sample.
+	var victim netip.Addr
+	oldest, seen := int64(math.MaxInt64), 0
+	for k, b := range sh.buckets {
+		if b.at < oldest {
+			victim, oldest = k, b.at
+		}
+		if seen++; seen == evictSample {
+			break
+		}
+	}
+	delete(sh.buckets, victim)
+}
+
+// clients returns how many buckets the limiter keeps.
+func (l *limiter) clients() int {
+	n := 0
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		n += len(sh.buckets)
+		sh.mu.Unlock()
+	}
+	return n
+}
+
+// rateLimitHeader renders the RateLimit header field of d: the whole tokens left
+// and, in whole seconds rounded up, when the client may try again after a refusal
+// (the same value as Retry-After) or else when its bucket is full again.
+func (l *limiter) rateLimitHeader(d decision, retry int64) string {
+	t := retry
+	if d.allowed {
+		t = ceilSeconds(d.full)
+	}
+	buf := make([]byte, 0, len(l.class)+24)
+	buf = strconv.AppendQuote(buf, l.class)
+	buf = append(buf, ";r="...)
+	buf = strconv.AppendInt(buf, int64(d.remaining), 10)
+	buf = append(buf, ";t="...)
+	buf = strconv.AppendInt(buf, t, 10)
+	return string(buf)
+}
+
+// ceilSeconds is d in whole seconds, rounded up.
+func ceilSeconds(d time.Duration) int64 {
+	return int64((d + time.Second - 1) / time.Second)
+}
+
+// admit charges r to its client's bucket of l and sets the rate-limit headers of the
+// draft "RateLimit header fields for HTTP" (draft-ietf-httpapi-ratelimit-headers-11,
+// §3 and §4), on every answer and not only on refusals, so that a client can pace
+// itself before it is refused:
+//
+//	RateLimit-Policy: "rest";q=40;w=2   (the class's quota: q requests per w seconds)
+//	RateLimit: "rest";r=39;t=1          (r requests left; t seconds until the bucket is full)
+//
+// A refused request is answered 429 rate_limited with Retry-After, and RateLimit's t
+// is then the same number of seconds (the draft: Retry-After should not point
+// before the end of the effective window). It reports whether r may proceed.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, l *limiter) bool {
+	key := clientKey(r, s.trustedProxies)
+	d := l.take(key)
+	var retry int64
+	if !d.allowed {
+		retry = max(1, ceilSeconds(d.wait))
+	}
+	h := w.Header()
+	h["Ratelimit-Policy"] = l.policy
+	h["Ratelimit"] = []string{l.rateLimitHeader(d, retry)}
+	if d.allowed {
+		return true
+	}
+	s.metrics.rateLimited.WithLabelValues(l.class).Inc()
+	s.writeError(w, r, &registry.Error{
+		Code:       CodeRateLimited,
+		Message:    describeClient(key) + l.message + strconv.FormatInt(retry, 10) + " s",
+		RetryAfter: time.Duration(retry) * time.Second,
+	})
+	return false
+}
+
+// describeClient names the client a limit applies to: its address, or its /64 for
+// IPv6.
+func describeClient(key netip.Addr) string {
+	switch {
+	case !key.IsValid():
+		return "This client"
+	case key.Is6():
+		return netip.PrefixFrom(key, 64).String()
+	}
+	return key.String()
+}
+
+// maxForwardedHops bounds how far X-Forwarded-For is walked, so a long header cannot
+// cost more than a few parses.
+const maxForwardedHops = 16
+
+// clientKey is whom r is charged to. It is the address of the peer that connected,
+// unless that peer is a trusted proxy: then X-Forwarded-For is walked from the right
+// (the entry the nearest proxy appended) past every trusted proxy, and the first
+// address that is not one is the client. Entries to its left are what the client
+// sent and may be made up, so they are never read; without trusted proxies the header
+// is ignored altogether, and a client cannot choose its own key. When every hop is
+// trusted, the left-most is the client; a malformed entry stops the walk at the
+// last trusted hop. IPv4-mapped IPv6 addresses count as IPv4; an IPv6 client is keyed
+// by its /64, the block one subscriber usually gets, so that it cannot get a fresh
+// bucket per address.
+func clientKey(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	client := peerAddr(r.RemoteAddr)
+	if len(trusted) > 0 && isTrusted(client, trusted) {
+		client = forwardedClient(r.Header.Values("X-Forwarded-For"), client, trusted)
+	}
+	if client.Is6() {
+		client = netip.PrefixFrom(client, 64).Masked().Addr()
+	}
+	return client
+}
+
+// forwardedClient walks the X-Forwarded-For fields (in order of arrival) from the
+// right, starting from the trusted peer.
+func forwardedClient(fields []string, peer netip.Addr, trusted []netip.Prefix) netip.Addr {
+	client, hops := peer, 0
+	for i := len(fields) - 1; i >= 0; i-- {
+		rest := fields[i]
+		for rest != "" {
+			var item string
+			if j := strings.LastIndexByte(rest, ','); j >= 0 {
+				item, rest = rest[j+1:], rest[:j]
+			} else {
+				item, rest = rest, ""
+			}
+			item = strings.TrimSpace(item)
+			if item == "" {
+				continue
+			}
+			if hops++; hops > maxForwardedHops {
+				return client
+			}
+			a := peerAddr(item)
+			if !a.IsValid() {
+				return client
+			}
+			if client = a; !isTrusted(a, trusted) {
+				return a
+			}
+		}
+	}
+	return client
+}
+
+// peerAddr parses "ip", "ip:port" or "[ipv6]:port"; the zero Addr when it is none.
+func peerAddr(s string) netip.Addr {
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap().WithZone("")
+	}
+	a, err := netip.ParseAddr(strings.Trim(s, "[]"))
+	if err != nil {
+		return netip.Addr{}
+	}
+	return a.Unmap().WithZone("")
+}
+
+func isTrusted(a netip.Addr, trusted []netip.Prefix) bool {
+	if !a.IsValid() {
+		return false
+	}
+	for _, p := range trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
