@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -73,10 +74,23 @@ func (n *Network) serveDNS(w dns.ResponseWriter, r *dns.Msg) {
 	q := r.Question[0]
 	n.hits.dnsQuery(tcp, q.Qtype)
 	name := normaliseName(q.Name)
-	pi, found := n.naptr[name]
+	// The record to publish for name, if it is a participant's NAPTR name: an
+	// override first, then the dataset's.
+	var (
+		smpURL string
+		owner  peppol.ParticipantID
+		found  bool
+	)
+	if o, ok := n.overrides.naptrFor(name); ok {
+		smpURL, owner, found = o.url, o.id, true
+	} else if pi, ok := n.naptr[name]; ok {
+		p := &n.ds.Participants[pi]
+		smpURL, owner, found = n.smp[p.SMPHost].naptrURL, p.ID, true
+	}
+	addrs, isHost := n.overrides.hostAddrs(name)
 	targets := []Target{DNSTarget()}
 	if found {
-		targets = []Target{ParticipantTarget(n.ds.Participants[pi].ID), DNSTarget()}
+		targets = []Target{ParticipantTarget(owner), DNSTarget()}
 	}
 	f := n.faults.get(targets...)
 	n.log.Debug("netsim: dns query", "name", name, "type", dns.TypeToString[q.Qtype], "tcp", tcp, "fault", f.DNS)
@@ -111,7 +125,7 @@ func (n *Network) serveDNS(w dns.ResponseWriter, r *dns.Msg) {
 	}
 
 	inZone := name == n.zone || strings.HasSuffix(name, "."+n.zone)
-	if !inZone {
+	if !inZone && !isHost {
 		m.SetRcode(r, dns.RcodeRefused)
 		w.WriteMsg(m)
 		return
@@ -119,9 +133,11 @@ func (n *Network) serveDNS(w dns.ResponseWriter, r *dns.Msg) {
 	m.SetReply(r)
 	m.Authoritative = true
 	switch {
+	case isHost:
+		m.Answer = append(m.Answer, addressRRs(q.Name, q.Qtype, addrs)...)
 	case found:
 		if q.Qtype == dns.TypeNAPTR || q.Qtype == dns.TypeANY {
-			m.Answer = append(m.Answer, n.naptrRR(q.Name, n.ds.Participants[pi].SMPHost))
+			m.Answer = append(m.Answer, naptrRR(q.Name, smpURL))
 		} else {
 			m.Ns = append(m.Ns, n.soa())
 		}
@@ -148,17 +164,32 @@ func (n *Network) serveDNS(w dns.ResponseWriter, r *dns.Msg) {
 	}
 }
 
-// naptrRR is the U-NAPTR record of an SML registration pointing at SMP host.
-func (n *Network) naptrRR(owner string, host int) dns.RR {
+// naptrRR is the U-NAPTR record of an SML registration pointing at smpURL.
+func naptrRR(owner, smpURL string) dns.RR {
 	return &dns.NAPTR{
 		Hdr:         dns.RR_Header{Name: owner, Rrtype: dns.TypeNAPTR, Class: dns.ClassINET, Ttl: dnsTTL},
 		Order:       100,
 		Preference:  10,
 		Flags:       "U",
 		Service:     "Meta:SMP",
-		Regexp:      "!^.*$!" + n.smp[host].naptrURL + "!",
+		Regexp:      "!^.*$!" + smpURL + "!",
 		Replacement: ".",
 	}
+}
+
+// addressRRs are the A (for qtype A or ANY) and AAAA (for AAAA or ANY) records of a
+// host name set with SetHost.
+func addressRRs(owner string, qtype uint16, addrs []netip.Addr) []dns.RR {
+	var out []dns.RR
+	for _, a := range addrs {
+		switch {
+		case a.Is4() && (qtype == dns.TypeA || qtype == dns.TypeANY):
+			out = append(out, &dns.A{Hdr: dns.RR_Header{Name: owner, Rrtype: dns.TypeA, Class: dns.ClassINET, Ttl: dnsTTL}, A: a.AsSlice()})
+		case a.Is6() && (qtype == dns.TypeAAAA || qtype == dns.TypeANY):
+			out = append(out, &dns.AAAA{Hdr: dns.RR_Header{Name: owner, Rrtype: dns.TypeAAAA, Class: dns.ClassINET, Ttl: dnsTTL}, AAAA: a.AsSlice()})
+		}
+	}
+	return out
 }
 
 func (n *Network) soa() dns.RR {

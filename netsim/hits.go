@@ -38,6 +38,8 @@ type SMPHits struct {
 	ServiceGroup, ServiceMetadata int64
 	// Other counts requests to any other path or with another method.
 	Other int64
+	// MaxInFlight is the most requests the host was answering at the same time.
+	MaxInFlight int64
 }
 
 // DirectoryHits counts Directory requests.
@@ -52,7 +54,24 @@ type DirectoryHits struct {
 
 var dnsTypes = []uint16{dns.TypeNAPTR, dns.TypeA, dns.TypeAAAA, dns.TypeCNAME, dns.TypeSOA, dns.TypeNS, dns.TypeTXT}
 
-type smpCounters struct{ sg, sm, other atomic.Int64 }
+type smpCounters struct {
+	sg, sm, other         atomic.Int64
+	inFlight, maxInFlight atomic.Int64
+}
+
+// enter counts a request the host starts answering, raising the high-water mark.
+func (c *smpCounters) enter() {
+	cur := c.inFlight.Add(1)
+	for {
+		m := c.maxInFlight.Load()
+		if cur <= m || c.maxInFlight.CompareAndSwap(m, cur) {
+			return
+		}
+	}
+}
+
+// leave counts a request the host has finished with.
+func (c *smpCounters) leave() { c.inFlight.Add(-1) }
 
 type hitCounters struct {
 	udp, tcp  atomic.Int64
@@ -98,7 +117,7 @@ func (h *hitCounters) snapshot() HitCounts {
 		c.DNS.ByType[name] = n
 	}
 	for i := range h.smp {
-		c.SMP[i] = SMPHits{ServiceGroup: h.smp[i].sg.Load(), ServiceMetadata: h.smp[i].sm.Load(), Other: h.smp[i].other.Load()}
+		c.SMP[i] = SMPHits{ServiceGroup: h.smp[i].sg.Load(), ServiceMetadata: h.smp[i].sm.Load(), Other: h.smp[i].other.Load(), MaxInFlight: h.smp[i].maxInFlight.Load()}
 	}
 	return c
 }
@@ -113,6 +132,8 @@ func (h *hitCounters) reset() {
 		h.smp[i].sg.Store(0)
 		h.smp[i].sm.Store(0)
 		h.smp[i].other.Store(0)
+		// Requests still being answered count towards the next high-water mark.
+		h.smp[i].maxInFlight.Store(h.smp[i].inFlight.Load())
 	}
 	h.dirSearch.Store(0)
 	h.dirLimit.Store(0)

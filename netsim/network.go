@@ -44,8 +44,9 @@ type Network struct {
 	dirURL  string
 	http    []*http.Server
 
-	faults faultSet
-	hits   hitCounters
+	faults    faultSet
+	overrides overrides
+	hits      hitCounters
 
 	closing   chan struct{}
 	closeOnce sync.Once

@@ -75,7 +75,7 @@ func TestHitCounters(t *testing.T) {
 	mustQuery(t, n, "udp", "x."+n.Zone(), dns.TypeMX)
 	search(t, n, "q=abc")
 	h := n.Hits()
-	if h.SMP[0] != (SMPHits{ServiceGroup: 2, ServiceMetadata: 1, Other: 1}) || h.SMP[1] != (SMPHits{}) {
+	if h.SMP[0] != (SMPHits{ServiceGroup: 2, ServiceMetadata: 1, Other: 1, MaxInFlight: 1}) || h.SMP[1] != (SMPHits{}) {
 		t.Errorf("SMP hits %+v", h.SMP)
 	}
 	if h.DNS.UDP != 2 || h.DNS.TCP != 1 || h.DNS.ByType["NAPTR"] != 1 || h.DNS.ByType["A"] != 1 || h.DNS.ByType["other"] != 1 {

@@ -54,6 +54,8 @@ func smpErrorBody(status int) []byte {
 func (n *Network) serveSMP(s *smpServer, w http.ResponseWriter, r *http.Request) {
 	host := n.ds.SMPHosts[s.host]
 	cnt := &n.hits.smp[s.host]
+	cnt.enter()
+	defer cnt.leave()
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate")
 
@@ -118,7 +120,10 @@ func (n *Network) serveSMP(s *smpServer, w http.ResponseWriter, r *http.Request)
 		return
 	}
 	var body []byte
-	if p.RedirectHost >= 0 && p.RedirectHost != s.host {
+	if base, ok := n.overrides.redirectFor(p.ID); ok {
+		target := strings.TrimRight(base, "/") + "/" + peppol.PathEscape(p.ID.URI()) + "/services/" + peppol.PathEscape(svc.DocumentType.URI())
+		body = redirectXML(host, host, target, n.pki.smpKy[s.host], n.pki.smp[s.host])
+	} else if p.RedirectHost >= 0 && p.RedirectHost != s.host {
 		to := n.smp[p.RedirectHost]
 		target := to.url + "/" + peppol.PathEscape(p.ID.URI()) + "/services/" + peppol.PathEscape(svc.DocumentType.URI())
 		body = redirectXML(host, n.ds.SMPHosts[p.RedirectHost], target, n.pki.smpKy[s.host], n.pki.smp[s.host])
