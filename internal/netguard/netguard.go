@@ -6,6 +6,7 @@
 package netguard
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -101,6 +102,8 @@ type Policy struct {
 	Exempt []netip.AddrPort
 	// Resolver resolves host names; nil means the system's resolver.
 	Resolver *net.Resolver
+	// TLS configures https connections; nil means the defaults (the system's roots).
+	TLS *tls.Config
 	// Timeout bounds each whole request; 0 means none beyond the request's context.
 	Timeout time.Duration
 }
@@ -163,6 +166,7 @@ func NewHTTPClient(p Policy) *http.Client {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
 		ExpectContinueTimeout: time.Second,
+		TLSClientConfig:       p.TLS,
 	}
 	var rt http.RoundTripper = tr
 	if p.HTTPSOnly {

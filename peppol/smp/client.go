@@ -44,8 +44,12 @@ type Client struct {
 	// MaxBody is the largest body read, in bytes; 0 means DefaultMaxBody.
 	MaxBody int64
 	// Timeout bounds each request (headers and body); 0 means DefaultTimeout. An earlier
-	// deadline on ctx wins, a later one does not lift this bound.
+	// deadline on ctx wins, a later one does not lift this bound. Time spent waiting
+	// in Gate.Enter does not count against it (ctx bounds that).
 	Timeout time.Duration
+	// Gate, when set, is asked before every request (the redirect target's too) and
+	// told how each went; nil lets every request through.
+	Gate Gate
 }
 
 // ServiceGroup fetches and parses the ServiceGroup of id from the SMP at base (the URL
@@ -180,19 +184,35 @@ func (c *Client) metadata(ctx context.Context, rawURL string) (*ServiceMetadata,
 }
 
 // get performs one GET of rawURL, which must already be percent-encoded: the request is
-// built from the string so that %3A, %23 and %2B reach the server unchanged.
+// built from the string so that %3A, %23 and %2B reach the server unchanged. It passes
+// the Gate, when there is one, and tells it how the request went.
 func (c *Client) get(ctx context.Context, rawURL string) ([]byte, error) {
 	shown := redactURL(rawURL)
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = DefaultTimeout
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil || (req.URL.Scheme != "http" && req.URL.Scheme != "https") || req.URL.Host == "" {
 		return nil, &Error{Kind: KindMalformed, URL: shown, Err: errors.New("not an absolute http(s) URL")}
 	}
+	if c.Gate == nil {
+		return c.send(req, shown)
+	}
+	done, err := c.Gate.Enter(ctx, strings.ToLower(req.URL.Host))
+	if err != nil {
+		return nil, &Error{Kind: KindRefused, URL: shown, Err: err}
+	}
+	body, err := c.send(req, shown)
+	done(hostOutcome(err))
+	return body, err
+}
+
+// send performs req within the Client's Timeout and reads the body.
+func (c *Client) send(req *http.Request, shown string) ([]byte, error) {
+	timeout := c.Timeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), timeout)
+	defer cancel()
+	req = req.WithContext(ctx)
 	req.Header.Set("Accept", acceptHeader)
 	ua := c.UserAgent
 	if ua == "" {
@@ -256,8 +276,11 @@ func transportError(ctx context.Context, shown string, status int, err error) er
 	}
 	kind := KindTransport
 	var ne net.Error
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) ||
-		(errors.As(err, &ne) && ne.Timeout()) {
+	switch {
+	case refusedByPolicy(err):
+		kind = KindRefused
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) ||
+		(errors.As(err, &ne) && ne.Timeout()):
 		kind = KindTimeout
 	}
 	return &Error{Kind: kind, URL: shown, Status: status, Err: err}

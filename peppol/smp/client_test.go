@@ -508,7 +508,7 @@ func TestClientRefusesBase(t *testing.T) {
 }
 
 func TestErrorIs(t *testing.T) {
-	for k := KindNotFound; k <= KindRedirectLoop; k++ {
+	for k := KindNotFound; k <= KindRefused; k++ {
 		err := error(&Error{Kind: k})
 		if errors.Is(err, ErrNotFound) != (k == KindNotFound) || errors.Is(err, ErrUnavailable) != (k != KindNotFound) {
 			t.Errorf("kind %v: Is(ErrNotFound)=%v Is(ErrUnavailable)=%v", k, errors.Is(err, ErrNotFound), errors.Is(err, ErrUnavailable))

@@ -12,8 +12,10 @@ var (
 	// not this document type for it. It is an answer, not a failure.
 	ErrNotFound = errors.New("smp: not found")
 	// ErrUnavailable means no usable answer was obtained (timeout, connection failure,
-	// HTTP 5xx, other 4xx, 3xx, body too large, malformed document, redirect loop). The
-	// participant's status is unknown; the request may be retried.
+	// HTTP 5xx, other 4xx, 3xx, body too large, malformed document, redirect loop,
+	// request refused before sending). The participant's status is unknown; the request
+	// may be retried (a refusal by address or scheme policy gives the same answer until
+	// the participant's registration changes).
 	ErrUnavailable = errors.New("smp: unavailable")
 )
 
@@ -41,6 +43,11 @@ const (
 	KindMalformed
 	// KindRedirectLoop: the SMP a Redirect pointed at redirected again.
 	KindRedirectLoop
+	// KindRefused: nothing was sent. The HTTP client's policy refused the address or
+	// the scheme (Err wraps netguard.ErrForbiddenAddress or netguard.ErrPlainHTTP), or
+	// the Client's Gate refused the request (Err is the Gate's error: circuit open,
+	// too many requests to the host).
+	KindRefused
 )
 
 // String names the kind for logs.
@@ -60,6 +67,8 @@ func (k Kind) String() string {
 		return "malformed response"
 	case KindRedirectLoop:
 		return "redirect loop"
+	case KindRefused:
+		return "refused"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
