@@ -98,11 +98,6 @@ type Fault struct {
 	// Location is sent as the Location header with HTTPStatus, for HTTP redirects
 	// (301, 302, 307, 308) to wherever a test wants to lure the client.
 	Location string
-	// Redirect, for SMP targets, answers every ServiceMetadata request with a signed
-	// SMP-level Redirect to this URL instead of the document or a 404; ServiceGroup
-	// requests are not affected. Set on an SMP host with a URL on the same host, it
-	// makes a redirect loop.
-	Redirect string
 	// Hang never answers until the client gives up or the network closes.
 	Hang bool
 	// SlowBody drips the body out over this total duration.

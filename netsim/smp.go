@@ -97,10 +97,6 @@ func (n *Network) serveSMP(s *smpServer, w http.ResponseWriter, r *http.Request)
 		n.write(w, r, f, http.StatusMethodNotAllowed, smpContentType, smpErrorBody(http.StatusMethodNotAllowed))
 		return
 	}
-	if isSM && f.Redirect != "" {
-		n.write(w, r, f, http.StatusOK, smpContentType, redirectXML(host, host, f.Redirect, n.pki.smpKy[s.host], n.pki.smp[s.host]))
-		return
-	}
 	if p == nil {
 		n.write(w, r, f, http.StatusNotFound, smpContentType, smpErrorBody(http.StatusNotFound))
 		return
