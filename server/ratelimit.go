@@ -45,17 +45,22 @@ func (l RateLimit) burst() int {
 	return max(1, int(math.Ceil(l.Rate)))
 }
 
-// String describes the limit for people, e.g. "20 requests per second, bursts of 40",
-// or "no limit".
+// String describes the limit for people, e.g. "20 requests per second, bursts of 40"
+// or "10 requests per minute, bursts of 10", or "no limit".
 func (l RateLimit) String() string {
 	if !l.On() {
 		return "no limit"
 	}
-	rate := strconv.FormatFloat(l.Rate, 'f', -1, 64) + " requests per second"
-	if l.Rate < 1 {
-		rate = strconv.FormatFloat(l.Rate*60, 'f', -1, 64) + " requests per minute"
+	n, unit := l.Rate, "second"
+	if n < 1 {
+		n, unit = n*60, "minute"
 	}
-	return fmt.Sprintf("%s, bursts of %d", rate, l.burst())
+	n = math.Round(n*1000) / 1000 // 10/m is stored as 0.1666…/s
+	noun := "requests"
+	if n == 1 {
+		noun = "request"
+	}
+	return fmt.Sprintf("%s %s per %s, bursts of %d", strconv.FormatFloat(n, 'f', -1, 64), noun, unit, l.burst())
 }
 
 // Limiter sizing. The buckets of one class live in shards, each behind its own lock,
@@ -82,9 +87,9 @@ const (
 type limiter struct {
 	class string
 	limit RateLimit
-	// perNano is the refill rate in tokens per nanosecond.
-	perNano float64
-	burst   float64
+	// rate is the refill rate in tokens per second.
+	rate  float64
+	burst float64
 	// policy is the RateLimit-Policy header value, the same on every answer.
 	policy []string
 	// message is the middle of every rate_limited message of the class, between the
@@ -133,7 +138,7 @@ func newLimiter(class, what string, lim RateLimit, now func() time.Time, maxClie
 	l := &limiter{
 		class:    class,
 		limit:    lim,
-		perNano:  lim.Rate / float64(time.Second),
+		rate:     lim.Rate,
 		burst:    float64(lim.burst()),
 		now:      now,
 		epoch:    now(),
@@ -174,17 +179,23 @@ func (l *limiter) take(key netip.Addr) decision {
 	sh.buckets[key] = b
 	sh.mu.Unlock()
 	d.remaining = int(b.tokens)
-	d.full = time.Duration((l.burst - b.tokens) / l.perNano)
+	d.full = l.timeToEarn(l.burst - b.tokens)
 	if !d.allowed {
-		d.wait = time.Duration((1 - b.tokens) / l.perNano)
+		d.wait = l.timeToEarn(1 - b.tokens)
 	}
 	return d
+}
+
+// timeToEarn is how long the bucket takes to earn tokens, rounded up to the
+// nanosecond so that a client that waits it is never a hair early.
+func (l *limiter) timeToEarn(tokens float64) time.Duration {
+	return time.Duration(math.Ceil(tokens * float64(time.Second) / l.rate))
 }
 
 // refill adds the tokens earned since b was last used.
 func (l *limiter) refill(b bucket, now int64) bucket {
 	if elapsed := now - b.at; elapsed > 0 {
-		b.tokens = min(l.burst, b.tokens+float64(elapsed)*l.perNano)
+		b.tokens = min(l.burst, b.tokens+float64(elapsed)*l.rate/float64(time.Second))
 		b.at = now
 	}
 	return b
