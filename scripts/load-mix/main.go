@@ -64,6 +64,7 @@ type options struct {
 	seed        uint64
 	faults      faultPlan
 	keepLogs    bool
+	quietWait   time.Duration
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -80,11 +81,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline of one request")
 	fs.IntVar(&o.hot, "hot-companies", 100, "companies whose lookups, searches and questions are warmed and repeated")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the request order and of the cold pools")
-	fs.DurationVar(&o.faults.at, "fault-at", 20*time.Second, "faults run: when the faults start")
-	fs.DurationVar(&o.faults.length, "fault-for", 20*time.Second, "faults run: how long they last")
+	fs.DurationVar(&o.faults.at, "fault-at", 0, "faults run: when the faults start (default a third of -duration)")
+	fs.DurationVar(&o.faults.length, "fault-for", 0, "faults run: how long they last (default a third of -duration)")
 	fs.DurationVar(&o.faults.grace, "grace", 10*time.Second, "faults run: how long after the faults a failure still counts as theirs")
 	fs.IntVar(&o.faults.smpHost, "fault-smp-host", 0, "faults run: the SMP host that fails")
 	fs.BoolVar(&o.keepLogs, "keep-logs", false, "keep the servers' logs (printed path)")
+	fs.DurationVar(&o.quietWait, "quiet-wait", 0, "before each run, wait up to this long for other processes to use under a quarter of a core (shared machines)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -92,6 +94,12 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	o.faults.smpStatus, o.faults.dirStatus, o.faults.retryAfter = 500, 429, "2"
+	if o.faults.at == 0 {
+		o.faults.at = (o.duration / 3).Truncate(time.Second)
+	}
+	if o.faults.length == 0 {
+		o.faults.length = (o.duration / 3).Truncate(time.Second)
+	}
 	o.serverArgs = strings.Fields(*serverArgs)
 	for r := range strings.SplitSeq(*runs, ",") {
 		switch r = strings.TrimSpace(r); r {
@@ -150,6 +158,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	for _, r := range o.runs {
 		var err error
 		var good bool
+		if o.quietWait > 0 {
+			waitQuiet(ctx, o.quietWait, stderr)
+		}
 		if r == "binary" {
 			good, err = runBinary(ctx, o, w, dir, stdout, stderr)
 		} else {
@@ -172,9 +183,35 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	return 0
 }
 
-// timelineStep returns the slice length of a timeline of d: 5 s, less for short runs.
+// quietCores is how much CPU other processes may use for the machine to count as quiet.
+const quietCores = 0.25
+
+// waitQuiet waits until the processes other than this one have used less than
+// quietCores over 3 s, or d has passed, and says which on stderr.
+func waitQuiet(ctx context.Context, d time.Duration, stderr io.Writer) {
+	deadline := time.Now().Add(d)
+	other := -1.0
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		busy0, _, err1 := machineCPU()
+		self0, err2 := procCPU("self")
+		time.Sleep(3 * time.Second)
+		busy1, _, err3 := machineCPU()
+		self1, err4 := procCPU("self")
+		if errors.Join(err1, err2, err3, err4) != nil {
+			return // no /proc: nothing to wait for
+		}
+		if other = ((busy1 - busy0) - (self1 - self0)).Seconds() / 3; other < quietCores {
+			fmt.Fprintf(stderr, "load-mix: the machine is quiet (other processes %.2f cores)\n", other)
+			return
+		}
+	}
+	fmt.Fprintf(stderr, "load-mix: the machine did not go quiet within %v (other processes %.2f cores); running anyway\n", d, other)
+}
+
+// timelineStep returns the slice length of a timeline of d: whole seconds, about a
+// twelfth of d, between 1 and 5 s.
 func timelineStep(d time.Duration) time.Duration {
-	return min(5*time.Second, max(d/12, time.Second))
+	return min(5*time.Second, max((d/12).Truncate(time.Second), time.Second))
 }
 
 // need returns how many requests of kind k a run sends.

@@ -214,7 +214,9 @@ func TestParseOptions(t *testing.T) {
 	}{
 		{nil, ""},
 		{[]string{"-runs", "binary", "-duration", "5s"}, ""},
-		{[]string{"-runs", "faults", "-duration", "5s"}, "faults"},
+		{[]string{"-runs", "faults", "-duration", "5s"}, ""},
+		{[]string{"-runs", "faults", "-duration", "5s", "-fault-at", "3s", "-fault-for", "2s"}, "faults"},
+		{[]string{"-runs", "faults", "-duration", "2s"}, "faults"},
 		{[]string{"-runs", "nope"}, "unknown run"},
 		{[]string{"-rate", "0"}, "positive"},
 		{[]string{"extra"}, "unexpected"},
@@ -231,6 +233,7 @@ func TestTimelineStep(t *testing.T) {
 	tests := []struct{ d, want time.Duration }{
 		{60 * time.Second, 5 * time.Second},
 		{24 * time.Second, 2 * time.Second},
+		{15 * time.Second, time.Second},
 		{5 * time.Second, time.Second},
 	}
 	for _, tt := range tests {
