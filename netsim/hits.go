@@ -38,7 +38,9 @@ type SMPHits struct {
 	ServiceGroup, ServiceMetadata int64
 	// Other counts requests to any other path or with another method.
 	Other int64
-	// MaxInFlight is the most requests the host was answering at the same time.
+	// MaxInFlight is the most requests the host held at the same time, each from its
+	// arrival until its answer starts (a client holding the whole answer is counted
+	// out; a slow-dripping body is not counted).
 	MaxInFlight int64
 }
 

@@ -54,8 +54,12 @@ func smpErrorBody(status int) []byte {
 func (n *Network) serveSMP(s *smpServer, w http.ResponseWriter, r *http.Request) {
 	host := n.ds.SMPHosts[s.host]
 	cnt := &n.hits.smp[s.host]
+	// In flight until the answer starts: a client that has its answer has been
+	// counted out, so a cap it keeps shows up here exactly.
 	cnt.enter()
-	defer cnt.leave()
+	lw := &leaveOnWrite{ResponseWriter: w, leave: cnt.leave}
+	defer lw.done()
+	w = lw
 	h := w.Header()
 	h.Set("Cache-Control", "no-cache, no-store, max-age=0, must-revalidate")
 
@@ -169,3 +173,38 @@ func findService(p *Participant, doc string) *ServiceInfo {
 	}
 	return nil
 }
+
+// leaveOnWrite calls leave once, when the answer starts or, for a request never
+// answered, when the handler returns.
+type leaveOnWrite struct {
+	http.ResponseWriter
+	leave func()
+	left  bool
+}
+
+func (w *leaveOnWrite) done() {
+	if !w.left {
+		w.left = true
+		w.leave()
+	}
+}
+
+func (w *leaveOnWrite) WriteHeader(status int) {
+	w.done()
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *leaveOnWrite) Write(b []byte) (int, error) {
+	w.done()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush lets body faults drip through the wrapper.
+func (w *leaveOnWrite) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap gives http.ResponseController the underlying writer.
+func (w *leaveOnWrite) Unwrap() http.ResponseWriter { return w.ResponseWriter }
