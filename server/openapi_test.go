@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -26,6 +27,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // openAPIValidator checks real responses against the OpenAPI document the server
@@ -492,6 +494,7 @@ func TestOpenAPIExamples(t *testing.T) {
 	e := startE2E(t)
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	v := newOpenAPIValidator(t, s)
+	limitedURL := startLimited(t)
 	absent := "0208:0999999999"
 	tests := []struct {
 		file         string
@@ -500,6 +503,9 @@ func TestOpenAPIExamples(t *testing.T) {
 		hdr          []string
 		fault        func()
 		status       int
+		// limited sends the request to a server with the default rate limits, once
+		// per token of its burst first.
+		limited int
 	}{
 		{file: "getParticipant.200.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian, status: 200},
 		{file: "searchDirectory.200.json", method: "GET", path: "/api/v1/search?q=vandelanotte", status: 200},
@@ -527,6 +533,11 @@ func TestOpenAPIExamples(t *testing.T) {
 		{file: "ask.ask_failed.json", method: "POST", path: "/ask", body: `{"query": "Is Bakkerij Jansen on Peppol?"}`,
 			hdr: []string{"Content-Type", "application/json"}, status: 502,
 			fault: func() { e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500}) }},
+		{file: "getParticipant.rate_limited.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian, status: 429, limited: 40},
+		{file: "ask.rate_limited.json", method: "POST", path: "/ask", body: `{"query": "Is Acme on Peppol?"}`,
+			hdr: []string{"Content-Type", "application/json"}, status: 429, limited: 5},
+		{file: "mcp.rate_limited.json", method: "POST", path: "/mcp", body: `{"jsonrpc":"2.0","id":1,"method":"ping"}`,
+			hdr: []string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, status: 429, limited: 40},
 	}
 	ops := map[string]bool{"error": true}
 	for _, ep := range s.API().Endpoints {
@@ -542,17 +553,30 @@ func TestOpenAPIExamples(t *testing.T) {
 				tt.fault()
 				defer e.net.ClearFaults()
 			}
-			req, err := http.NewRequestWithContext(t.Context(), tt.method, e.url+tt.path, strings.NewReader(tt.body))
-			if err != nil {
-				t.Fatal(err)
+			base := e.url
+			if tt.limited > 0 {
+				base = limitedURL
 			}
-			for i := 0; i+1 < len(tt.hdr); i += 2 {
-				req.Header.Set(tt.hdr[i], tt.hdr[i+1])
+			send := func() *http.Response {
+				req, err := http.NewRequestWithContext(t.Context(), tt.method, base+tt.path, strings.NewReader(tt.body))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i+1 < len(tt.hdr); i += 2 {
+					req.Header.Set(tt.hdr[i], tt.hdr[i+1])
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return resp
 			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
+			for range tt.limited {
+				resp := send()
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
 			}
+			resp := send()
 			body, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
 			if err != nil {
@@ -567,7 +591,7 @@ func TestOpenAPIExamples(t *testing.T) {
 			if err := v.check(r, resp.StatusCode, resp.Header, body); err != nil {
 				t.Fatalf("captured response does not match the document: %v", err)
 			}
-			got := exampleFile(t, tt.file, body, e.url)
+			got := exampleFile(t, tt.file, body, base)
 			seen[tt.file] = true
 			path := filepath.Join(examplesDir, tt.file)
 			want, readErr := os.ReadFile(path)
@@ -599,6 +623,25 @@ func TestOpenAPIExamples(t *testing.T) {
 			t.Errorf("%s: no test captures it; remove it", filepath.Join(examplesDir, de.Name()))
 		}
 	}
+}
+
+// startLimited starts a server with cmd/peppolgate's default rate limits (REST and
+// /mcp 20 per second, bursts of 40; /ask 2 per second, bursts of 5) on a frozen
+// clock, so that a client is refused exactly after its burst, and returns its URL.
+func startLimited(t *testing.T) string {
+	t.Helper()
+	reg := &fakeRegistry{part: samplePart(netsim.KnownBelgian),
+		result: &registry.SearchResult{Query: "acme", Results: []registry.SearchHit{}}}
+	s, _ := newTestServer(t, reg, func(c *Config) {
+		c.BaseURL = e2eBaseURL
+		c.RateLimit = RateLimit{Rate: 20, Burst: 40}
+		c.AskRateLimit = RateLimit{Rate: 2, Burst: 5}
+		c.MCPRateLimit = RateLimit{Rate: 20, Burst: 40}
+	})
+	useClock(s, &testClock{t: time.Now()})
+	hs := httptest.NewServer(s)
+	t.Cleanup(hs.Close)
+	return hs.URL
 }
 
 // exampleFile is a captured body as stored: JSON indented, the test server's URL and
