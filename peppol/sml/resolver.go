@@ -242,7 +242,7 @@ func (r *Resolver) exchange(ctx context.Context, m *dns.Msg, server, network str
 		}
 		var ne net.Error
 		if ctx.Err() == nil && (actx.Err() != nil || errors.As(err, &ne) && ne.Timeout()) {
-			return nil, fmt.Errorf("%s: no reply within %v", network, r.timeout)
+			return nil, &noReplyError{network: network, timeout: r.timeout}
 		}
 		var de *dns.Error
 		if errors.As(err, &de) {
@@ -257,6 +257,24 @@ func (r *Resolver) exchange(ctx context.Context, m *dns.Msg, server, network str
 	}
 	return resp, nil
 }
+
+// noReplyError is the cause of a query that got no reply within the per-attempt
+// timeout. It is a net.Error whose Timeout is true, so that callers can tell timeouts
+// from other failures with errors.As.
+type noReplyError struct {
+	network string
+	timeout time.Duration
+}
+
+func (e *noReplyError) Error() string {
+	return fmt.Sprintf("%s: no reply within %v", e.network, e.timeout)
+}
+
+// Timeout reports true: the query timed out.
+func (e *noReplyError) Timeout() bool { return true }
+
+// Temporary reports true, for the net.Error interface: a later query may be answered.
+func (e *noReplyError) Temporary() bool { return true }
 
 // errNotRecursive explains a reply that says nothing about the name: neither RA nor AA is
 // set, as in a referral (NS records in the authority section) or a lame delegation.

@@ -3,6 +3,7 @@ package sml
 import (
 	"context"
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -676,5 +677,15 @@ func TestErrorMessages(t *testing.T) {
 	}
 	if s := Kind(0).String(); s != "Kind(0)" {
 		t.Errorf("Kind(0).String() = %q", s)
+	}
+}
+
+// TestNoReplyIsATimeout checks that callers can tell a query timeout from other DNS
+// failures.
+func TestNoReplyIsATimeout(t *testing.T) {
+	err := error(&Error{Kind: KindDNSFailure, Rcode: NoRcode, Err: &noReplyError{network: "udp", timeout: time.Second}})
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() || !strings.Contains(err.Error(), "udp: no reply within 1s") {
+		t.Errorf("%v: not a net.Error timeout", err)
 	}
 }
