@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -52,15 +53,30 @@ type driveResult struct {
 // drive offers w's requests at cfg.rate for cfg.duration, in the order of cfg.mix, and
 // records every outcome in rec. Requests are due at even intervals; the dispatcher
 // sleeps until the next one is due and then sends everything due (Go's timers wake
-// about every millisecond, so requests leave in small bursts). Each request has its
-// own goroutine, so a slow answer never delays the next request.
+// about every millisecond, so requests leave in small bursts). Up to maxInFlight
+// requests wait for answers at once, so a slow answer never delays the next request.
 func drive(ctx context.Context, c *client, w *workload, cfg loadConfig, rec *recorder) driveResult {
 	var res driveResult
 	start := time.Now()
 	evc := runEvents(ctx, start, cfg.events)
-	sem := make(chan struct{}, cfg.maxInFlight)
-	stopProgress := progress(cfg.progress, start, cfg.duration, rec, sem)
+	// maxInFlight workers live for the whole run (a goroutine per request would grow a
+	// fresh stack for every one); a request goes to a free worker or is skipped.
+	type job struct {
+		rq   request
+		sent time.Duration
+	}
+	jobs := make(chan job)
+	var busy atomic.Int64
 	var wg sync.WaitGroup
+	for range cfg.maxInFlight {
+		wg.Go(func() {
+			for j := range jobs {
+				rec.add(j.rq, j.sent, c.do(ctx, j.rq))
+				busy.Add(-1)
+			}
+		})
+	}
+	stopProgress := progress(cfg.progress, start, cfg.duration, rec, &busy)
 	var next [numKinds]int
 	timer := time.NewTimer(time.Hour)
 	defer timer.Stop()
@@ -85,27 +101,20 @@ loop:
 			res.maxLate = max(res.maxLate, late)
 		}
 		k := cfg.mix[i%len(cfg.mix)]
-		select {
-		case sem <- struct{}{}:
-		default:
+		if busy.Load() >= int64(cfg.maxInFlight) {
 			res.skipped[k]++
 			continue
 		}
 		rq, ok := w.pick(k, &next)
 		if !ok {
-			<-sem
 			res.exhausted[k]++
 			continue
 		}
 		res.sent[k]++
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			o := c.do(ctx, rq)
-			<-sem
-			rec.add(rq, now, o)
-		}()
+		busy.Add(1)
+		jobs <- job{rq, now}
 	}
+	close(jobs)
 	wg.Wait()
 	res.elapsed = time.Since(start)
 	stopProgress()
@@ -156,7 +165,7 @@ func runEvents(ctx context.Context, start time.Time, events []event) <-chan []ev
 
 // progress prints a line to w every 10 s of the run until the returned function is
 // called.
-func progress(w io.Writer, start time.Time, d time.Duration, rec *recorder, inFlight chan struct{}) func() {
+func progress(w io.Writer, start time.Time, d time.Duration, rec *recorder, inFlight *atomic.Int64) func() {
 	if w == nil {
 		return func() {}
 	}
@@ -173,7 +182,7 @@ func progress(w io.Writer, start time.Time, d time.Duration, rec *recorder, inFl
 			case <-t.C:
 				el := time.Since(start)
 				fmt.Fprintf(w, "  %3.0f/%.0f s: %d answers (%.0f/s), %d failures, %d in flight\n",
-					el.Seconds(), d.Seconds(), rec.done.Load(), float64(rec.done.Load())/el.Seconds(), rec.failed.Load(), len(inFlight))
+					el.Seconds(), d.Seconds(), rec.done.Load(), float64(rec.done.Load())/el.Seconds(), rec.failed.Load(), inFlight.Load())
 			}
 		}
 	}()

@@ -35,6 +35,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"syscall"
@@ -65,6 +66,7 @@ type options struct {
 	faults      faultPlan
 	keepLogs    bool
 	quietWait   time.Duration
+	cpuProfile  string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -86,6 +88,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.DurationVar(&o.faults.grace, "grace", 10*time.Second, "faults run: how long after the faults a failure still counts as theirs")
 	fs.IntVar(&o.faults.smpHost, "fault-smp-host", 0, "faults run: the SMP host that fails")
 	fs.BoolVar(&o.keepLogs, "keep-logs", false, "keep the servers' logs (printed path)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
 	fs.DurationVar(&o.quietWait, "quiet-wait", 0, "before each run, wait up to this long for other processes to use under a quarter of a core (shared machines)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -138,6 +141,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if os.Getenv("GOGC") == "" {
 		// The generator's own garbage collection is CPU the server does not get.
 		debug.SetGCPercent(400)
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(stderr, "load-mix:", err)
+			return 1
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	ds := demoDataset()
 	w := newWorkload(ds, o.seed, o.hot, need(o, askCold)*11/10)
