@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -81,6 +82,10 @@ func readAsk(w http.ResponseWriter, r *http.Request) (query string, streaming bo
 		return "", false, apiError(registry.CodeInvalidRequest, fmt.Sprintf("the request body is over %d bytes; send {\"query\": \"...\"} with at most %d characters", maxAskBody, nlq.MaxQueryLength))
 	case rerr != nil:
 		return "", false, apiError(registry.CodeInvalidRequest, "the request body could not be read")
+	case !utf8.Valid(body):
+		// encoding/json would replace the bad bytes with U+FFFD and answer a question
+		// nobody asked; JSON is UTF-8 (RFC 8259 §8.1), as search's q must be.
+		return "", false, apiError(registry.CodeInvalidRequest, `the body is not valid UTF-8; send {"query": "…"} encoded as UTF-8`)
 	}
 	var req askRequest
 	if err := json.Unmarshal(body, &req); err != nil {
