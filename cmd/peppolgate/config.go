@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
+	"net/netip"
 	"net/url"
 	"sort"
 	"strconv"
@@ -16,6 +18,7 @@ import (
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/server"
 )
 
 // envPrefix starts the environment variable of every flag.
@@ -53,6 +56,11 @@ type config struct {
 	allowPrivateSMP bool
 	cacheTTL        time.Duration
 	logLevel        slog.Level
+	// rateLimit, askRateLimit and mcpRateLimit are the per-client limits of the REST
+	// API, POST /ask and /mcp; trustedProxies the proxies whose X-Forwarded-For is
+	// believed.
+	rateLimit, askRateLimit, mcpRateLimit server.RateLimit
+	trustedProxies                        []netip.Prefix
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -77,6 +85,7 @@ type flagValues struct {
 	network, smlZone, dnsServer, directoryURL, logLevel string
 	allowPrivateSMP                                     bool
 	cacheTTL                                            time.Duration
+	rateLimit, askRateLimit, mcpRateLimit, trustProxy   string
 }
 
 // newFlagSet returns the flags of cmd: the upstream flags for both commands, the
@@ -93,6 +102,10 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.llmBaseURL, "llm-base-url", "", "base `URL` of the OpenAI-compatible API (default https://api.openai.com/v1; Ollama: http://localhost:11434/v1)")
 		fs.StringVar(&v.llmModel, "llm-model", "", "LLM `model`, e.g. gpt-4o-mini or llama3.1 (required with -llm openai)")
 		fs.DurationVar(&v.llmTimeout, "llm-timeout", 20*time.Second, "deadline of the LLM's work on one question, a positive `duration`; the rule planner answers when it passes")
+		fs.StringVar(&v.rateLimit, "rate-limit", "20/s,burst=40", "requests per client to the REST API (/api/v1/...): a `rate` N/s or N/m, optionally ,burst=B (when left out, one second's or minute's worth); 0 or off for no limit")
+		fs.StringVar(&v.askRateLimit, "ask-rate-limit", "2/s,burst=5", "requests per client to POST /ask, a `rate` as for -rate-limit")
+		fs.StringVar(&v.mcpRateLimit, "mcp-rate-limit", "20/s,burst=40", "requests per client to /mcp, a `rate` as for -rate-limit")
+		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network`: production, test, or demo (a simulated network in-process, offline)")
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone`, overriding the network's (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+")")
@@ -169,6 +182,23 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	}
 	c.mcpOrigins = splitList(v.mcpOrigins)
 	c.mcpHosts = splitList(v.mcpHosts)
+	if cmd == cmdServe {
+		for _, rl := range []struct {
+			flag, value string
+			dst         *server.RateLimit
+		}{{"rate-limit", v.rateLimit, &c.rateLimit}, {"ask-rate-limit", v.askRateLimit, &c.askRateLimit}, {"mcp-rate-limit", v.mcpRateLimit, &c.mcpRateLimit}} {
+			lim, err := parseRateLimit(rl.value)
+			if err != nil {
+				return c, usagef("-%s %q %v", rl.flag, rl.value, err)
+			}
+			*rl.dst = lim
+		}
+		proxies, err := parseProxies(v.trustProxy)
+		if err != nil {
+			return c, usagef("-trust-proxy: %v", err)
+		}
+		c.trustedProxies = proxies
+	}
 	switch llm := strings.ToLower(strings.TrimSpace(v.llm)); llm {
 	case "", "none":
 		for _, name := range []string{"llm-base-url", "llm-model"} {
@@ -265,6 +295,74 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	return c, nil
 }
 
+// maxRate bounds a rate and a burst: beyond it a limit limits nothing anyway, and a
+// typo such as 2000000/s is more likely than a wish.
+const maxRate = 1_000_000
+
+// parseRateLimit reads a rate-limit flag: "N/s" or "N/m" (N positive, fractions
+// allowed), optionally followed by ",burst=B"; the burst defaults to N rounded up,
+// one unit's worth. "0", "off" and "none" mean no limit. Its error completes a
+// sentence that starts with the flag and its value.
+func parseRateLimit(s string) (server.RateLimit, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "0", "off", "none":
+		return server.RateLimit{}, nil
+	}
+	bad := errors.New("is not a rate such as 20/s, 20/s,burst=40 or 100/m (0 or off for no limit)")
+	rate, burstPart, hasBurst := strings.Cut(s, ",")
+	num, unit, ok := strings.Cut(strings.TrimSpace(rate), "/")
+	if !ok {
+		return server.RateLimit{}, bad
+	}
+	n, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+	if err != nil || math.IsNaN(n) || n <= 0 || n > maxRate {
+		return server.RateLimit{}, bad
+	}
+	lim := server.RateLimit{Burst: int(math.Ceil(n))}
+	switch strings.TrimSpace(unit) {
+	case "s", "sec", "second":
+		lim.Rate = n
+	case "m", "min", "minute":
+		lim.Rate = n / 60
+	default:
+		return server.RateLimit{}, bad
+	}
+	if hasBurst {
+		key, val, ok := strings.Cut(strings.TrimSpace(burstPart), "=")
+		b, err := strconv.Atoi(strings.TrimSpace(val))
+		if !ok || strings.TrimSpace(key) != "burst" || err != nil || b < 1 || b > maxRate {
+			return server.RateLimit{}, errors.New("has no valid burst: write it as 20/s,burst=40, the burst a whole number of at least 1")
+		}
+		lim.Burst = b
+	}
+	return lim, nil
+}
+
+// parseProxies reads -trust-proxy: IP addresses and CIDR prefixes, comma-separated.
+// IPv4-mapped IPv6 ones count as IPv4, as clients' addresses do.
+func parseProxies(s string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, item := range splitList(s) {
+		p, err := netip.ParsePrefix(item)
+		if err != nil {
+			a, aerr := netip.ParseAddr(item)
+			if aerr != nil || a.Zone() != "" {
+				return nil, fmt.Errorf("%q is not an IP address or CIDR prefix such as 10.0.0.1, 10.0.0.0/8 or fd00::/8", item)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		if a := p.Addr(); a.Is4In6() {
+			if p.Bits() < 96 {
+				return nil, fmt.Errorf("%q mixes IPv6 and IPv4-mapped addresses; name the IPv4 prefix itself", item)
+			}
+			p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+		}
+		out = append(out, p.Masked())
+	}
+	return out, nil
+}
+
 // splitList splits a comma-separated flag value, dropping empty items.
 func splitList(s string) []string {
 	var out []string
@@ -294,7 +392,8 @@ Try it offline with: peppolgate -network demo
 Commands:
   serve    run the HTTP API and /mcp (the default)
   mcp      speak MCP over stdin/stdout, for MCP clients that start a local command;
-           logs go to stderr. Takes the same flags except -addr, -base-url, -mcp-allowed-* and -llm*.
+           logs go to stderr. Takes the same flags except -addr, -base-url, -mcp-allowed-*, -llm*,
+           the rate limits and -trust-proxy.
 
 Flags (each may also be set by the environment variable shown; a flag beats the variable):
 `)
@@ -321,7 +420,9 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 
 // flagOrder lists flags in the order a reader needs them, not alphabetically.
 func flagOrder(name string) int {
-	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout", "network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
+	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
+		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "trust-proxy",
+		"network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
 		if n == name {
 			return i
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/server"
 )
 
 func envMap(m map[string]string) func(string) string {
@@ -44,7 +45,9 @@ func TestParseConfigPrecedence(t *testing.T) {
 		{"defaults", nil, nil, func(t *testing.T, c config) {
 			if c.addr != ":8080" || c.baseURL != "" || c.network != "production" || c.smlZone != sml.ZoneProduction ||
 				len(c.dnsServers) != 0 || c.directoryURL != directory.Production || c.allowPrivateSMP ||
-				c.cacheTTL != 15*time.Minute || c.logLevel != slog.LevelInfo {
+				c.cacheTTL != 15*time.Minute || c.logLevel != slog.LevelInfo ||
+				c.rateLimit != (server.RateLimit{Rate: 20, Burst: 40}) || c.askRateLimit != (server.RateLimit{Rate: 2, Burst: 5}) ||
+				c.mcpRateLimit != (server.RateLimit{Rate: 20, Burst: 40}) || c.trustedProxies != nil {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},
@@ -73,6 +76,14 @@ func TestParseConfigPrecedence(t *testing.T) {
 				t.Errorf("%+v", c)
 			}
 		}},
+		{"rate limits from env and flags", []string{"-ask-rate-limit", "30/m", "-mcp-rate-limit", "off"},
+			map[string]string{"PEPPOLGATE_RATE_LIMIT": "5/s,burst=8", "PEPPOLGATE_ASK_RATE_LIMIT": "1/s", "PEPPOLGATE_TRUST_PROXY": "10.0.0.0/8, 192.0.2.1"},
+			func(t *testing.T, c config) {
+				if c.rateLimit != (server.RateLimit{Rate: 5, Burst: 8}) || c.askRateLimit != (server.RateLimit{Rate: 0.5, Burst: 30}) ||
+					c.mcpRateLimit.On() || len(c.trustedProxies) != 2 || c.trustedProxies[1].String() != "192.0.2.1/32" {
+					t.Errorf("%+v", c)
+				}
+			}},
 		{"demo forces private SMPs", []string{"-network", "DEMO"}, nil, func(t *testing.T, c config) {
 			if c.network != "demo" || !c.allowPrivateSMP || c.directoryURL != "" || c.smlZone != "" {
 				t.Errorf("%+v", c)
@@ -121,6 +132,13 @@ func TestUsageErrors(t *testing.T) {
 		{"llm timeout", []string{"-llm", "openai", "-llm-model", "m", "-llm-timeout", "0s"}, nil, "-llm-timeout must be positive"},
 		{"llm timeout too long", []string{"-llm", "openai", "-llm-model", "m", "-llm-timeout", "5m"}, nil, "at most 1m30s"},
 		{"llm base url", []string{"-llm", "openai", "-llm-model", "m", "-llm-base-url", "localhost:11434"}, nil, "LLM base URL"},
+		{"bad rate", []string{"-rate-limit", "fast"}, nil, `-rate-limit "fast" is not a rate such as 20/s`},
+		{"rate without unit", []string{"-ask-rate-limit", "20"}, nil, `-ask-rate-limit "20" is not a rate`},
+		{"rate per hour", []string{"-rate-limit", "20/h"}, nil, `is not a rate`},
+		{"negative rate", []string{"-rate-limit", "-1/s"}, nil, `is not a rate`},
+		{"bad burst", []string{"-mcp-rate-limit", "20/s,burst=0"}, nil, `-mcp-rate-limit "20/s,burst=0" has no valid burst`},
+		{"bad rate env", nil, map[string]string{"PEPPOLGATE_RATE_LIMIT": "lots"}, `-rate-limit "lots" is not a rate`},
+		{"bad proxy", []string{"-trust-proxy", "10.0.0.0/8,proxy.internal"}, nil, `-trust-proxy: "proxy.internal" is not an IP address or CIDR prefix`},
 		{"openai without key", []string{"-llm", "openai", "-llm-model", "gpt-4o-mini", "-network", "demo"}, nil, "OPENAI_API_KEY"},
 	}
 	for _, tt := range tests {
@@ -160,13 +178,80 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 15 {
-			t.Errorf("%d flags, want 15", n)
+		if n != 19 {
+			t.Errorf("%d flags, want 19", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status"} {
 			if !strings.Contains(out, s) {
 				t.Errorf("%v: help lacks %q", args, s)
 			}
+		}
+	}
+}
+
+func TestParseRateLimit(t *testing.T) {
+	tests := []struct {
+		in   string
+		want server.RateLimit
+		bad  bool
+	}{
+		{in: "20/s", want: server.RateLimit{Rate: 20, Burst: 20}},
+		{in: "20/s,burst=40", want: server.RateLimit{Rate: 20, Burst: 40}},
+		{in: " 20 / sec , burst = 40 ", want: server.RateLimit{Rate: 20, Burst: 40}},
+		{in: "0.5/s", want: server.RateLimit{Rate: 0.5, Burst: 1}},
+		{in: "90/m", want: server.RateLimit{Rate: 1.5, Burst: 90}},
+		{in: "6/minute,burst=2", want: server.RateLimit{Rate: 0.1, Burst: 2}},
+		{in: "0", want: server.RateLimit{}},
+		{in: "OFF", want: server.RateLimit{}},
+		{in: "none", want: server.RateLimit{}},
+		{in: "", bad: true},
+		{in: "20", bad: true},
+		{in: "0/s", bad: true},
+		{in: "NaN/s", bad: true},
+		{in: "Inf/s", bad: true},
+		{in: "2000000/s", bad: true},
+		{in: "20/h", bad: true},
+		{in: "20/s,40", bad: true},
+		{in: "20/s,burst=1.5", bad: true},
+		{in: "20/s,size=40", bad: true},
+	}
+	for _, tt := range tests {
+		got, err := parseRateLimit(tt.in)
+		switch {
+		case tt.bad && err == nil:
+			t.Errorf("%q: %+v, want an error", tt.in, got)
+		case !tt.bad && (err != nil || got != tt.want):
+			t.Errorf("%q: %+v %v, want %+v", tt.in, got, err, tt.want)
+		}
+	}
+}
+
+func TestParseProxies(t *testing.T) {
+	tests := []struct {
+		in, want string
+		bad      bool
+	}{
+		{in: "", want: ""},
+		{in: "10.0.0.1", want: "10.0.0.1/32"},
+		{in: "10.1.2.3/8, ::1, fd00::/8", want: "10.0.0.0/8 ::1/128 fd00::/8"},
+		{in: "::ffff:10.0.0.0/104", want: "10.0.0.0/8"},
+		{in: "::ffff:10.0.0.1", want: "10.0.0.1/32"},
+		{in: "proxy.internal", bad: true},
+		{in: "10.0.0.0/33", bad: true},
+		{in: "fe80::1%eth0", bad: true},
+		{in: "::ffff:0.0.0.0/64", bad: true},
+	}
+	for _, tt := range tests {
+		ps, err := parseProxies(tt.in)
+		var got []string
+		for _, p := range ps {
+			got = append(got, p.String())
+		}
+		switch {
+		case tt.bad && err == nil:
+			t.Errorf("%q: %v, want an error", tt.in, got)
+		case !tt.bad && (err != nil || strings.Join(got, " ") != tt.want):
+			t.Errorf("%q: %v %v, want %s", tt.in, got, err, tt.want)
 		}
 	}
 }
@@ -248,6 +333,7 @@ func TestServeDemo(t *testing.T) {
 		t.Fatalf("base URL %q", base)
 	}
 
+	var lastHeader http.Header
 	get := func(path string) (int, []byte) {
 		t.Helper()
 		req, _ := http.NewRequestWithContext(t.Context(), "GET", base+path, nil)
@@ -257,6 +343,7 @@ func TestServeDemo(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		body, _ := io.ReadAll(resp.Body)
+		lastHeader = resp.Header
 		return resp.StatusCode, body
 	}
 	if code, body := get("/readyz"); code != 200 {
@@ -268,10 +355,27 @@ func TestServeDemo(t *testing.T) {
 		part.SMP == nil || part.Directory == nil || part.SMP.Endpoint == nil {
 		t.Errorf("participant: %d %s", code, body)
 	}
+	// The default limits are on.
+	if got := lastHeader.Get("RateLimit-Policy"); got != `"rest";q=40;w=2` {
+		t.Errorf("RateLimit-Policy %q, want the default limit", got)
+	}
 	code, body = get("/api/v1/search?q=BE0677424046")
 	var res registry.SearchResult
 	if code != 200 || json.Unmarshal(body, &res) != nil || len(res.Results) == 0 || res.Results[0].ParticipantID != netsim.KnownBelgian {
 		t.Errorf("search: %d %s", code, body)
+	}
+
+	code, body = get("/metrics")
+	for _, want := range []string{
+		`peppolgate_http_requests_total{method="GET",route="/api/v1/participant/{participantId}",status="200"} 1`,
+		`peppolgate_http_requests_total{method="GET",route="/api/v1/search",status="200"} 1`,
+		`peppolgate_upstream_requests_total{kind="smp",outcome="ok"}`,
+		`peppolgate_cache_requests_total{kind="lookup",result="miss"}`,
+		"go_goroutines ",
+	} {
+		if code != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("/metrics (%d) lacks %s", code, want)
+		}
 	}
 
 	// The banner names the three example ids and two searches, as commands for this

@@ -100,6 +100,12 @@ type upstream struct {
 // -network demo. The caller must call closeAll when done. Errors about the
 // configuration are *usageError.
 func connect(ctx context.Context, cfg config, log *slog.Logger) (*upstream, error) {
+	return connectObserved(ctx, cfg, log, nil)
+}
+
+// connectObserved is connect with an observer of the registry's upstream calls and
+// cache decisions (the metrics); nil means none.
+func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs registry.Observer) (*upstream, error) {
 	up := &upstream{closeAll: func() {}}
 	smlCfg := sml.Config{Servers: cfg.dnsServers, Zone: cfg.smlZone}
 	dirURL := cfg.directoryURL
@@ -135,6 +141,7 @@ func connect(ctx context.Context, cfg config, log *slog.Logger) (*upstream, erro
 		PositiveTTL:   cfg.cacheTTL,
 		DirectoryRate: dirRate,
 		Logger:        log,
+		Observer:      obs,
 	})
 	if err != nil {
 		up.closeAll()
@@ -148,7 +155,9 @@ func connect(ctx context.Context, cfg config, log *slog.Logger) (*upstream, erro
 // drains in-flight requests.
 func (p program) serve(ctx context.Context, cfg config) error {
 	log := slog.New(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-	up, err := connect(ctx, cfg, log)
+	// One Metrics for the registry (upstream calls, cache) and the server (requests).
+	metrics := server.NewMetrics()
+	up, err := connectObserved(ctx, cfg, log, metrics)
 	if err != nil {
 		return err
 	}
@@ -185,6 +194,11 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		LLM:               llm,
 		MCPAllowedOrigins: cfg.mcpOrigins,
 		MCPAllowedHosts:   cfg.mcpHosts,
+		RateLimit:         cfg.rateLimit,
+		AskRateLimit:      cfg.askRateLimit,
+		MCPRateLimit:      cfg.mcpRateLimit,
+		TrustedProxies:    cfg.trustedProxies,
+		Metrics:           metrics,
 		Ready: func(context.Context) error {
 			if draining.Load() {
 				return errors.New("shutting down")
@@ -209,7 +223,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network,
 		"sml_zone", up.zone, "directory", up.dirURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
-		"ask_planner", askPlanner(llm))
+		"ask_planner", askPlanner(llm), "rate_limit", cfg.rateLimit.String(), "ask_rate_limit", cfg.askRateLimit.String(),
+		"mcp_rate_limit", cfg.mcpRateLimit.String(), "trusted_proxies", len(cfg.trustedProxies))
 	if up.demo != nil {
 		printDemoBanner(p.stdout, up.demo, baseURL)
 	}
