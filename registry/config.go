@@ -24,6 +24,14 @@ const (
 	DefaultDirectoryBurst  = 2
 	DefaultDirectoryQueue  = 32
 	DefaultMaxCacheEntries = 10000
+	// DefaultSMPHostConcurrency is the default of Config.SMPHostConcurrency.
+	DefaultSMPHostConcurrency = 8
+	// DefaultBreakerFailures is the default of Config.BreakerFailures.
+	DefaultBreakerFailures = 5
+	// DefaultBreakerWindow is the default of Config.BreakerWindow.
+	DefaultBreakerWindow = time.Minute
+	// DefaultBreakerCooldown is the default of Config.BreakerCooldown.
+	DefaultBreakerCooldown = 30 * time.Second
 )
 
 // Config configures a Live registry. Resolver, SMP and Directory are required; every
@@ -32,7 +40,9 @@ type Config struct {
 	// Resolver resolves participants to their SMP through the SML.
 	Resolver *sml.Resolver
 	// SMP fetches ServiceGroup and ServiceMetadata documents. Put the SSRF policy
-	// (internal/netguard) into its HTTP client.
+	// (internal/netguard) into its HTTP client. Live sends through a copy whose Gate
+	// is its own (per-host concurrency cap and circuit breaker); a Gate set here is
+	// not used.
 	SMP *smp.Client
 	// Directory searches the Peppol Directory.
 	Directory *directory.Client
@@ -63,8 +73,22 @@ type Config struct {
 	DirectoryQueue int
 	// MaxCacheEntries bounds each cache (lookups, searches) (10000).
 	MaxCacheEntries int
-	// Now returns the current time for cache ages; nil means time.Now. Tests use it to age
-	// the cache. (The Directory rate limiter always uses the real clock.)
+	// SMPHostConcurrency is the most requests in flight to one SMP host at once, over
+	// all lookups; further requests wait for a slot within their lookup's deadline (8).
+	SMPHostConcurrency int
+	// BreakerFailures is how many consecutive failures of an SMP host or of the
+	// Directory (timeouts, connection errors, 5xx; not 404, 429 or a cancelled
+	// request), the first at most BreakerWindow ago, open its circuit breaker (5).
+	BreakerFailures int
+	// BreakerWindow is how far back a run of failures may begin and still count (1m).
+	BreakerWindow time.Duration
+	// BreakerCooldown is how long an open breaker fails calls fast, with
+	// lookup_failed or search_failed and RetryAfter, before it lets one probe call
+	// through; the probe's success closes it, its failure opens it again (30s).
+	BreakerCooldown time.Duration
+	// Now returns the current time for cache ages and the circuit breakers; nil means
+	// time.Now. Tests use it to age the cache and cool breakers down. (The Directory
+	// rate limiter always uses the real clock.)
 	Now func() time.Time
 	// Logger receives upstream failures; nil discards them.
 	Logger *slog.Logger
@@ -97,6 +121,8 @@ func (c Config) withDefaults() (Config, error) {
 		{"SearchTTL", &c.SearchTTL, DefaultSearchTTL},
 		{"LookupTimeout", &c.LookupTimeout, DefaultLookupTimeout},
 		{"SearchTimeout", &c.SearchTimeout, DefaultSearchTimeout},
+		{"BreakerWindow", &c.BreakerWindow, DefaultBreakerWindow},
+		{"BreakerCooldown", &c.BreakerCooldown, DefaultBreakerCooldown},
 	}
 	for _, d := range durs {
 		if *d.v < 0 {
@@ -120,6 +146,15 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxCacheEntries == 0 {
 		c.MaxCacheEntries = DefaultMaxCacheEntries
+	}
+	if c.SMPHostConcurrency < 0 || c.BreakerFailures < 0 {
+		return c, errors.New("registry: Config.SMPHostConcurrency and BreakerFailures must not be negative")
+	}
+	if c.SMPHostConcurrency == 0 {
+		c.SMPHostConcurrency = DefaultSMPHostConcurrency
+	}
+	if c.BreakerFailures == 0 {
+		c.BreakerFailures = DefaultBreakerFailures
 	}
 	if c.Now == nil {
 		c.Now = time.Now

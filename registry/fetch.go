@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
@@ -61,6 +62,11 @@ type smpOutcome struct {
 	degraded     bool  // a warning stems from an upstream failure
 	err          error // DNS failure or SMP unavailable: the answer is unknown
 	what         string
+	// advice says what to do about err; "" means retry with exponential backoff.
+	advice string
+	// retryAfter is how long the caller should wait before retrying err; 0 when
+	// nothing more definite than backoff can be said.
+	retryAfter time.Duration
 }
 
 // dirOutcome is the result of the Directory branch.
@@ -87,11 +93,19 @@ func (l *Live) fetch(ctx context.Context, id peppol.ParticipantID) fetchResult {
 func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetchResult {
 	key := id.String()
 	if so.err != nil {
-		return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the Peppol network could not be queried for " + key + ": " + so.what + "; retry with exponential backoff", Err: so.err}}
+		advice := so.advice
+		if advice == "" {
+			advice = "retry with exponential backoff"
+		}
+		return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the Peppol network could not be queried for " + key + ": " + so.what + "; " + advice, RetryAfter: so.retryAfter, Err: so.err}}
 	}
 	if so.notRegistered {
 		if do.err != nil {
-			return fetchResult{err: &Error{Code: CodeLookupFailed, Message: "the SML does not list " + key + " and the Peppol Directory could not be asked, so whether it is registered is unknown; retry with exponential backoff", Err: do.err}}
+			msg := "the SML does not list " + key + " and the Peppol Directory could not be asked, so whether it is registered is unknown; retry with exponential backoff"
+			if wait := retryAfter(do.err); wait > 0 {
+				msg = "the SML does not list " + key + " and the Peppol Directory is failing and not being asked for now, so whether it is registered is unknown; retry after " + seconds(wait)
+			}
+			return fetchResult{err: &Error{Code: CodeLookupFailed, Message: msg, RetryAfter: retryAfter(do.err), Err: do.err}}
 		}
 		if do.rec == nil {
 			msg := "participant " + key + " is not registered on the Peppol network (not in the SML, no Peppol Directory card); check the scheme and number, do not retry"
@@ -127,7 +141,9 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 // smpBranch asks the SML for id's SMP, then the SMP for its ServiceGroup and one
 // ServiceMetadata.
 func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcome {
+	start := time.Now()
 	res, err := l.cfg.Resolver.Lookup(ctx, id)
+	l.observeCall(UpstreamSML, start, err)
 	if err != nil {
 		if errors.Is(err, sml.ErrNotRegistered) {
 			return smpOutcome{notRegistered: true}
@@ -144,12 +160,16 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	if u, err := url.Parse(base); err == nil {
 		rec.Hostname = u.Hostname()
 	}
-	sg, err := l.cfg.SMP.ServiceGroup(ctx, base, id)
+	start = time.Now()
+	sg, err := l.smp.ServiceGroup(ctx, base, id)
+	l.observeCall(UpstreamSMP, start, err)
 	if err != nil {
 		if errors.Is(err, smp.ErrNotFound) {
 			return smpOutcome{rec: rec, warnings: []Warning{{Code: WarnSMPNotFound, Message: "the SML points to an SMP that does not know this participant, so it cannot receive documents there"}}}
 		}
-		return smpOutcome{err: err, what: "the participant's SMP did not answer usably"}
+		l.logRefusal(id, "ServiceGroup", err)
+		what, advice, wait := smpFailure(err)
+		return smpOutcome{err: err, what: what, advice: advice, retryAfter: wait}
 	}
 	rec.ServiceCount = len(sg.DocumentTypes)
 	if len(sg.DocumentTypes) == 0 {
@@ -162,12 +182,15 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 			break
 		}
 	}
-	sm, err := l.cfg.SMP.ServiceMetadata(ctx, base, id, doc)
+	start = time.Now()
+	sm, err := l.smp.ServiceMetadata(ctx, base, id, doc)
+	l.observeCall(UpstreamSMP, start, err)
 	switch {
 	case errors.Is(err, smp.ErrNotFound):
 		return smpOutcome{rec: rec, warnings: []Warning{{Code: WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"}}}
 	case err != nil:
-		return smpOutcome{rec: rec, degraded: true, warnings: []Warning{{Code: WarnEndpointUnavailable, Message: "the SMP's service metadata could not be fetched, so the endpoint is missing from this answer; retry later"}}}
+		l.logRefusal(id, "ServiceMetadata", err)
+		return smpOutcome{rec: rec, degraded: true, warnings: []Warning{{Code: WarnEndpointUnavailable, Message: endpointWarning(err)}}}
 	}
 	rec.Endpoint = pickEndpoint(doc, sm)
 	return smpOutcome{rec: rec}

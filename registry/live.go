@@ -7,6 +7,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/smp"
 )
 
 // Live is the Registry that queries the Peppol network: the SML and the participant's
@@ -18,7 +19,10 @@ import (
 // *Participant or *SearchResult they receive.
 type Live struct {
 	cfg           Config
+	smp           *smp.Client // cfg.SMP with the gate below
+	smpGates      *hostGates
 	dirLimit      *limiter
+	dirBreaker    *breaker
 	lookups       *cache[*Participant]
 	searches      *cache[*SearchResult]
 	lookupFlights flights[fetchResult]
@@ -35,23 +39,48 @@ func NewLive(cfg Config) (*Live, error) {
 	if err != nil {
 		return nil, err
 	}
+	gates := newHostGates(cfg.SMPHostConcurrency, cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown, cfg.Now)
+	smpc := *cfg.SMP
+	smpc.Gate = gates
 	return &Live{
-		cfg: cfg,
+		cfg:      cfg,
+		smp:      &smpc,
+		smpGates: gates,
 		// The limiter sleeps on real timers, so it reads the real clock, not cfg.Now.
-		dirLimit: newLimiter(cfg.DirectoryRate, cfg.DirectoryBurst, cfg.DirectoryQueue, time.Now),
-		lookups:  newCache[*Participant](cfg.MaxCacheEntries),
-		searches: newCache[*SearchResult](cfg.MaxCacheEntries),
+		dirLimit:   newLimiter(cfg.DirectoryRate, cfg.DirectoryBurst, cfg.DirectoryQueue, time.Now),
+		dirBreaker: newBreaker(cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown),
+		lookups:    newCache[*Participant](cfg.MaxCacheEntries),
+		searches:   newCache[*SearchResult](cfg.MaxCacheEntries),
 	}, nil
 }
 
-// directorySearch runs one Directory query under the shared rate limit. A full queue
-// is reported as an ErrUnavailable-kind *directory.Error wrapping errLimiterBusy, so
-// callers treat it like any Directory outage.
+// directorySearch runs one Directory query under the shared rate limit and the
+// Directory's circuit breaker, and reports it to the Observer. A full queue or an open
+// breaker is reported as an ErrUnavailable-kind *directory.Error wrapping
+// errLimiterBusy or a *circuitOpenError, so callers treat it like any Directory
+// outage.
 func (l *Live) directorySearch(ctx context.Context, q directory.Query) (*directory.Result, error) {
-	if err := l.dirLimit.wait(ctx); err != nil {
-		return nil, &directory.Error{Kind: directory.KindUnavailable, Err: err}
+	start := time.Now()
+	notSent := func(cause error) error {
+		l.cfg.Observer.Upstream(UpstreamDirectory, OutcomeRejected, time.Since(start))
+		return &directory.Error{Kind: directory.KindUnavailable, Err: cause}
 	}
-	return l.cfg.Directory.Search(ctx, q)
+	// Checked before queueing, so that an open breaker costs no rate-limit token.
+	if e := l.dirBreaker.blocked(l.cfg.Now()); e != nil {
+		return nil, notSent(e)
+	}
+	if err := l.dirLimit.wait(ctx); err != nil {
+		return nil, notSent(err)
+	}
+	probe, refused := l.dirBreaker.allow(l.cfg.Now())
+	if refused != nil {
+		return nil, notSent(refused)
+	}
+	start = time.Now()
+	res, err := l.cfg.Directory.Search(ctx, q)
+	l.dirBreaker.record(l.cfg.Now(), directoryHealth(err), probe)
+	l.observeCall(UpstreamDirectory, start, err)
+	return res, err
 }
 
 // fetchResult is what one upstream round of a lookup produced: an answer (a
@@ -85,6 +114,7 @@ func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participan
 	cached, hit := l.lookups.get(key)
 	if hit {
 		if age := now.Sub(cached.fetched); age < cached.ttl {
+			l.cfg.Observer.Cache(CacheLookup, CacheHit)
 			return cached.val, Freshness{Cached: true, Age: age, TTL: cached.ttl}, cached.err
 		}
 	}
@@ -99,6 +129,7 @@ func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participan
 		return r
 	})
 	if err != nil {
+		l.cfg.Observer.Cache(CacheLookup, CacheMiss)
 		return nil, Freshness{}, &Error{Code: CodeLookupFailed, Message: "the lookup of " + key + " was cancelled before the Peppol network answered; retry with exponential backoff", Err: err}
 	}
 	if ErrorCode(r.err) == CodeLookupFailed {
@@ -107,11 +138,14 @@ func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participan
 		if hit && cached.err == nil && cached.val != nil {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
 				l.cfg.Logger.Warn("lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)
+				l.cfg.Observer.Cache(CacheLookup, CacheStale)
 				return cached.val, Freshness{Cached: true, Stale: true, Age: age, TTL: cached.ttl}, nil
 			}
 		}
 		l.cfg.Logger.Warn("lookup failed", "participant", key, "err", r.err)
+		l.cfg.Observer.Cache(CacheLookup, CacheMiss)
 		return nil, Freshness{}, r.err
 	}
+	l.cfg.Observer.Cache(CacheLookup, CacheMiss)
 	return r.p, Freshness{TTL: r.ttl}, r.err
 }

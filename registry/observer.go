@@ -25,6 +25,13 @@ const (
 	CacheStale = "stale"
 )
 
+// Cache kinds an Observer hears about: one decision per Lookup or Search call that
+// passed input validation.
+const (
+	CacheLookup = "lookup"
+	CacheSearch = "search"
+)
+
 // Observer is told what the registry does, for metrics. Implementations must be safe
 // for concurrent use and fast (they are called on every request); nil in Config means
 // nobody listens.

@@ -55,6 +55,7 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 	cached, hit := l.searches.get(key)
 	if hit {
 		if age := now.Sub(cached.fetched); age < cached.ttl {
+			l.cfg.Observer.Cache(CacheSearch, CacheHit)
 			return cached.val, Freshness{Cached: true, Age: age, TTL: cached.ttl}, nil
 		}
 	}
@@ -66,6 +67,7 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 		return searchOutcome{res, err}
 	})
 	if cerr != nil {
+		l.cfg.Observer.Cache(CacheSearch, CacheMiss)
 		return nil, Freshness{}, &Error{Code: CodeSearchFailed, Message: "the search was cancelled before the Peppol Directory answered; retry with exponential backoff", Err: cerr}
 	}
 	res, err := out.res, out.err
@@ -73,12 +75,15 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 		if ErrorCode(err) == CodeSearchFailed && hit {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
 				l.cfg.Logger.Warn("search failed, serving stale answer", "query", text, "age", age, "err", err)
+				l.cfg.Observer.Cache(CacheSearch, CacheStale)
 				return cached.val, Freshness{Cached: true, Stale: true, Age: age, TTL: cached.ttl}, nil
 			}
 		}
 		l.cfg.Logger.Warn("search failed", "query", text, "country", country, "err", err)
+		l.cfg.Observer.Cache(CacheSearch, CacheMiss)
 		return nil, Freshness{}, err
 	}
+	l.cfg.Observer.Cache(CacheSearch, CacheMiss)
 	return res, Freshness{TTL: l.cfg.SearchTTL}, nil
 }
 
@@ -248,6 +253,8 @@ func searchError(err error) error {
 		return &Error{Code: CodeSearchFailed, Message: "the Peppol Directory is rate limiting requests; retry after the indicated delay", RetryAfter: rl.RetryAfter, Err: err}
 	case errors.Is(err, errLimiterBusy):
 		return &Error{Code: CodeSearchFailed, Message: "too many searches are queued for the Peppol Directory right now (busy); retry in a few seconds with exponential backoff", RetryAfter: time.Second, Err: err}
+	case errors.As(err, new(*circuitOpenError)):
+		return &Error{Code: CodeSearchFailed, Message: directoryFailingMessage(err), RetryAfter: retryAfter(err), Err: err}
 	case errors.Is(err, directory.ErrBadQuery):
 		return &Error{Code: CodeInvalidRequest, Message: "the Peppol Directory rejected this query; use plain words or a registration number", Err: err}
 	default:
