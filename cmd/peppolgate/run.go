@@ -134,9 +134,16 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		}
 		return nil, &usageError{fmt.Sprintf("configuring SML lookups: %v", err)}
 	}
+	smpHTTP := netguard.NewHTTPClient(netguard.Policy{
+		AllowPrivate: cfg.allowPrivateSMP,
+		// Production SMPs are https-only since 2026-02-01; the test network still has
+		// http ones.
+		HTTPSOnly: cfg.network == networkProduction && !cfg.allowPrivateSMP,
+		Timeout:   upstreamTimeout,
+	})
 	reg, err := registry.NewLive(registry.Config{
 		Resolver:      resolver,
-		SMP:           &smp.Client{HTTP: netguard.HTTPClient(cfg.allowPrivateSMP, upstreamTimeout)},
+		SMP:           &smp.Client{HTTP: smpHTTP},
 		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
 		PositiveTTL:   cfg.cacheTTL,
 		DirectoryRate: dirRate,
