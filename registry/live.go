@@ -12,8 +12,11 @@ import (
 
 // Live is the Registry that queries the Peppol network: the SML and the participant's
 // SMP, and the Peppol Directory, with caching, coalescing of identical concurrent
-// requests and a shared client-side rate limit for the Directory. It is safe for
-// concurrent use.
+// requests and a shared client-side rate limit for the Directory. It caps the requests
+// in flight to each SMP host and keeps a circuit breaker per SMP host and one for the
+// Directory, so that a host that is down is not asked again until it has cooled down
+// (see Config). Every upstream call and cache decision is reported to Config.Observer.
+// It is safe for concurrent use.
 //
 // Answers are shared between callers and with the cache: callers must not modify the
 // *Participant or *SearchResult they receive.
