@@ -272,9 +272,14 @@ func ceilSeconds(d time.Duration) int64 {
 //
 // A refused request is answered 429 rate_limited with Retry-After, and RateLimit's t
 // is then the same number of seconds (the draft: Retry-After should not point
-// before the end of the effective window). It reports whether r may proceed.
+// before the end of the effective window). A client in Config.RateLimitExempt is
+// neither charged nor told about limits. It reports whether r may proceed.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, l *limiter) bool {
-	key := clientKey(r, s.trustedProxies)
+	client := clientAddr(r, s.trustedProxies)
+	if isTrusted(client, s.rateLimitExempt) {
+		return true
+	}
+	key := bucketKey(client)
 	d := l.take(key)
 	var retry int64
 	if !d.allowed {
@@ -311,25 +316,35 @@ func describeClient(key netip.Addr) string {
 // cost more than a few parses.
 const maxForwardedHops = 16
 
-// clientKey is whom r is charged to. It is the address of the peer that connected,
-// unless that peer is a trusted proxy: then X-Forwarded-For is walked from the right
-// (the entry the nearest proxy appended) past every trusted proxy, and the first
-// address that is not one is the client. Entries to its left are what the client
-// sent and may be made up, so they are never read; without trusted proxies the header
-// is ignored altogether, and a client cannot choose its own key. When every hop is
-// trusted, the left-most is the client; a malformed entry stops the walk at the
-// last trusted hop. IPv4-mapped IPv6 addresses count as IPv4; an IPv6 client is keyed
-// by its /64, the block one subscriber usually gets, so that it cannot get a fresh
-// bucket per address.
-func clientKey(r *http.Request, trusted []netip.Prefix) netip.Addr {
+// clientAddr is the client r comes from. It is the address of the peer that
+// connected, unless that peer is a trusted proxy: then X-Forwarded-For is walked from
+// the right (the entry the nearest proxy appended) past every trusted proxy, and the
+// first address that is not one is the client. Entries to its left are what the
+// client sent and may be made up, so they are never read; without trusted proxies the
+// header is ignored altogether, and a client cannot choose its own address. When
+// every hop is trusted, the left-most is the client; a malformed entry stops the walk
+// at the last trusted hop. IPv4-mapped IPv6 addresses count as IPv4.
+func clientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 	client := peerAddr(r.RemoteAddr)
 	if len(trusted) > 0 && isTrusted(client, trusted) {
 		client = forwardedClient(r.Header.Values("X-Forwarded-For"), client, trusted)
 	}
+	return client
+}
+
+// bucketKey is the bucket a client is charged to: its address, or for IPv6 its /64,
+// the block one subscriber usually gets, so that it cannot get a fresh bucket per
+// address.
+func bucketKey(client netip.Addr) netip.Addr {
 	if client.Is6() {
-		client = netip.PrefixFrom(client, 64).Masked().Addr()
+		return netip.PrefixFrom(client, 64).Masked().Addr()
 	}
 	return client
+}
+
+// clientKey is the bucket r is charged to.
+func clientKey(r *http.Request, trusted []netip.Prefix) netip.Addr {
+	return bucketKey(clientAddr(r, trusted))
 }
 
 // forwardedClient walks the X-Forwarded-For fields (in order of arrival) from the

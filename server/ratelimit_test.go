@@ -329,3 +329,46 @@ func TestLimiterBounded(t *testing.T) {
 		})
 	}
 }
+
+// TestRateLimitExempt checks that exempt clients (after X-Forwarded-For from trusted
+// proxies is applied) are never charged nor sent rate-limit headers, and that others
+// still are.
+func TestRateLimitExempt(t *testing.T) {
+	s, _ := newTestServer(t, limitedRegistry(), func(c *Config) {
+		c.RateLimit = RateLimit{Rate: 1, Burst: 1}
+		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}
+		c.RateLimitExempt = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+	})
+	useClock(s, &testClock{t: time.Now()})
+	tests := []struct {
+		name, remote, xff string
+		exempt            bool
+	}{
+		{name: "loopback", remote: "127.0.0.1:40000", exempt: true},
+		{name: "IPv6 loopback, not its /64", remote: "[::1]:40000", exempt: true},
+		{name: "IPv6 neighbour of loopback", remote: "[::2]:40000"},
+		{name: "loopback behind the trusted proxy", remote: "10.0.0.1:40000", xff: "127.0.0.1", exempt: true},
+		{name: "internet behind the trusted proxy", remote: "10.0.0.1:40000", xff: "198.51.100.1"},
+		{name: "claims loopback, untrusted peer", remote: "198.51.100.2:40000", xff: "127.0.0.1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range 3 {
+				r := httptest.NewRequest("GET", "/api/v1/search?q=acme", nil)
+				r.RemoteAddr = tt.remote
+				if tt.xff != "" {
+					r.Header.Set("X-Forwarded-For", tt.xff)
+				}
+				w := httptest.NewRecorder()
+				s.ServeHTTP(w, r)
+				limited := w.Code == http.StatusTooManyRequests
+				switch {
+				case tt.exempt && (limited || w.Header().Get("RateLimit") != ""):
+					t.Fatalf("request %d: %d, RateLimit %q; want exempt", i, w.Code, w.Header().Get("RateLimit"))
+				case !tt.exempt && i > 0 && !limited:
+					t.Fatalf("request %d: %d, want 429", i, w.Code)
+				}
+			}
+		})
+	}
+}

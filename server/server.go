@@ -61,6 +61,10 @@ type Config struct {
 	// (see clientKey: the right-most address that is not a trusted proxy). Empty
 	// means the header is ignored and the client is the connecting address.
 	TrustedProxies []netip.Prefix
+	// RateLimitExempt are clients (after TrustedProxies are applied) that no rate
+	// limit applies to, e.g. loopback: health checkers and tools on the same host.
+	// Empty means every client is limited.
+	RateLimitExempt []netip.Prefix
 	// Metrics collects what /metrics serves; nil means the server makes its own.
 	// Give the same Metrics to registry.Config.Observer to count upstream calls and
 	// cache decisions too.
@@ -89,6 +93,7 @@ type Server struct {
 	// limitREST, limitAsk and limitMCP are the rate limits by class; nil means none.
 	limitREST, limitAsk, limitMCP *limiter
 	trustedProxies                []netip.Prefix
+	rateLimitExempt               []netip.Prefix
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Registry is nil or when
@@ -112,7 +117,8 @@ func New(cfg Config) (*Server, error) {
 		fixed:   fixedHeaders(),
 		metrics: cfg.Metrics,
 
-		trustedProxies: cfg.TrustedProxies,
+		trustedProxies:  cfg.TrustedProxies,
+		rateLimitExempt: cfg.RateLimitExempt,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

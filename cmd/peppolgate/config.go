@@ -60,7 +60,7 @@ type config struct {
 	// API, POST /ask and /mcp; trustedProxies the proxies whose X-Forwarded-For is
 	// believed.
 	rateLimit, askRateLimit, mcpRateLimit server.RateLimit
-	trustedProxies                        []netip.Prefix
+	trustedProxies, rateLimitExempt       []netip.Prefix
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -86,6 +86,7 @@ type flagValues struct {
 	allowPrivateSMP                                     bool
 	cacheTTL                                            time.Duration
 	rateLimit, askRateLimit, mcpRateLimit, trustProxy   string
+	rateLimitExempt                                     string
 }
 
 // newFlagSet returns the flags of cmd: the upstream flags for both commands, the
@@ -105,6 +106,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.rateLimit, "rate-limit", "20/s,burst=40", "requests per client to the REST API (/api/v1/...): a `rate` N/s or N/m, optionally ,burst=B (when left out, one second's or minute's worth); 0 or off for no limit")
 		fs.StringVar(&v.askRateLimit, "ask-rate-limit", "2/s,burst=5", "requests per client to POST /ask, a `rate` as for -rate-limit")
 		fs.StringVar(&v.mcpRateLimit, "mcp-rate-limit", "20/s,burst=40", "requests per client to /mcp, a `rate` as for -rate-limit")
+		fs.StringVar(&v.rateLimitExempt, "rate-limit-exempt", "127.0.0.0/8,::1", "`clients` no rate limit applies to, IP addresses or CIDR prefixes, comma-separated; none for no exception. Loopback by default: tools on the same host, and a local reverse proxy without -trust-proxy, which would otherwise put every client in one bucket")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network`: production, test, or demo (a simulated network in-process, offline)")
@@ -198,6 +200,11 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 			return c, usagef("-trust-proxy: %v", err)
 		}
 		c.trustedProxies = proxies
+		if !strings.EqualFold(strings.TrimSpace(v.rateLimitExempt), "none") {
+			if c.rateLimitExempt, err = parseProxies(v.rateLimitExempt); err != nil {
+				return c, usagef("-rate-limit-exempt: %v", err)
+			}
+		}
 	}
 	switch llm := strings.ToLower(strings.TrimSpace(v.llm)); llm {
 	case "", "none":
@@ -339,7 +346,8 @@ func parseRateLimit(s string) (server.RateLimit, error) {
 	return lim, nil
 }
 
-// parseProxies reads -trust-proxy: IP addresses and CIDR prefixes, comma-separated.
+// parseProxies reads -trust-proxy and -rate-limit-exempt: IP addresses and CIDR
+// prefixes, comma-separated.
 // IPv4-mapped IPv6 ones count as IPv4, as clients' addresses do.
 func parseProxies(s string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
@@ -421,7 +429,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 // flagOrder lists flags in the order a reader needs them, not alphabetically.
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
-		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "trust-proxy",
+		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
 		"network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
 		if n == name {
 			return i

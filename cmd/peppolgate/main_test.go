@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -47,7 +48,8 @@ func TestParseConfigPrecedence(t *testing.T) {
 				len(c.dnsServers) != 0 || c.directoryURL != directory.Production || c.allowPrivateSMP ||
 				c.cacheTTL != 15*time.Minute || c.logLevel != slog.LevelInfo ||
 				c.rateLimit != (server.RateLimit{Rate: 20, Burst: 40}) || c.askRateLimit != (server.RateLimit{Rate: 2, Burst: 5}) ||
-				c.mcpRateLimit != (server.RateLimit{Rate: 20, Burst: 40}) || c.trustedProxies != nil {
+				c.mcpRateLimit != (server.RateLimit{Rate: 20, Burst: 40}) || c.trustedProxies != nil ||
+				fmt.Sprint(c.rateLimitExempt) != "[127.0.0.0/8 ::1/128]" {
 				t.Errorf("defaults: %+v", c)
 			}
 		}},
@@ -77,10 +79,11 @@ func TestParseConfigPrecedence(t *testing.T) {
 			}
 		}},
 		{"rate limits from env and flags", []string{"-ask-rate-limit", "30/m", "-mcp-rate-limit", "off"},
-			map[string]string{"PEPPOLGATE_RATE_LIMIT": "5/s,burst=8", "PEPPOLGATE_ASK_RATE_LIMIT": "1/s", "PEPPOLGATE_TRUST_PROXY": "10.0.0.0/8, 192.0.2.1"},
+			map[string]string{"PEPPOLGATE_RATE_LIMIT": "5/s,burst=8", "PEPPOLGATE_ASK_RATE_LIMIT": "1/s", "PEPPOLGATE_TRUST_PROXY": "10.0.0.0/8, 192.0.2.1",
+				"PEPPOLGATE_RATE_LIMIT_EXEMPT": "None"},
 			func(t *testing.T, c config) {
 				if c.rateLimit != (server.RateLimit{Rate: 5, Burst: 8}) || c.askRateLimit != (server.RateLimit{Rate: 0.5, Burst: 30}) ||
-					c.mcpRateLimit.On() || len(c.trustedProxies) != 2 || c.trustedProxies[1].String() != "192.0.2.1/32" {
+					c.mcpRateLimit.On() || len(c.trustedProxies) != 2 || c.trustedProxies[1].String() != "192.0.2.1/32" || c.rateLimitExempt != nil {
 					t.Errorf("%+v", c)
 				}
 			}},
@@ -138,6 +141,7 @@ func TestUsageErrors(t *testing.T) {
 		{"negative rate", []string{"-rate-limit", "-1/s"}, nil, `is not a rate`},
 		{"bad burst", []string{"-mcp-rate-limit", "20/s,burst=0"}, nil, `-mcp-rate-limit "20/s,burst=0" has no valid burst`},
 		{"bad rate env", nil, map[string]string{"PEPPOLGATE_RATE_LIMIT": "lots"}, `-rate-limit "lots" is not a rate`},
+		{"bad exemption", []string{"-rate-limit-exempt", "localhost"}, nil, `-rate-limit-exempt: "localhost" is not an IP address`},
 		{"bad proxy", []string{"-trust-proxy", "10.0.0.0/8,proxy.internal"}, nil, `-trust-proxy: "proxy.internal" is not an IP address or CIDR prefix`},
 		{"openai without key", []string{"-llm", "openai", "-llm-model", "gpt-4o-mini", "-network", "demo"}, nil, "OPENAI_API_KEY"},
 	}
@@ -178,8 +182,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 19 {
-			t.Errorf("%d flags, want 19", n)
+		if n != 20 {
+			t.Errorf("%d flags, want 20", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status"} {
 			if !strings.Contains(out, s) {
@@ -320,7 +324,10 @@ func TestServeDemo(t *testing.T) {
 	p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
 		listening: func(_ net.Addr, base string) { ready <- base }}
 	done := make(chan int, 1)
-	go func() { done <- p.run(ctx, []string{"serve", "-network", "demo", "-addr", "127.0.0.1:0"}) }()
+	// Not exempt, so that the test sees the default limits from 127.0.0.1.
+	go func() {
+		done <- p.run(ctx, []string{"serve", "-network", "demo", "-addr", "127.0.0.1:0", "-rate-limit-exempt", "none"})
+	}()
 	var base string
 	select {
 	case base = <-ready:

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -205,6 +206,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		AskRateLimit:      cfg.askRateLimit,
 		MCPRateLimit:      cfg.mcpRateLimit,
 		TrustedProxies:    cfg.trustedProxies,
+		RateLimitExempt:   cfg.rateLimitExempt,
 		Metrics:           metrics,
 		Ready: func(context.Context) error {
 			if draining.Load() {
@@ -231,7 +233,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network,
 		"sml_zone", up.zone, "directory", up.dirURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
 		"ask_planner", askPlanner(llm), "rate_limit", cfg.rateLimit.String(), "ask_rate_limit", cfg.askRateLimit.String(),
-		"mcp_rate_limit", cfg.mcpRateLimit.String(), "trusted_proxies", len(cfg.trustedProxies))
+		"mcp_rate_limit", cfg.mcpRateLimit.String(), "rate_limit_exempt", prefixes(cfg.rateLimitExempt), "trusted_proxies", prefixes(cfg.trustedProxies))
 	if up.demo != nil {
 		printDemoBanner(p.stdout, up.demo, baseURL)
 	}
@@ -269,6 +271,15 @@ func deriveBaseURL(addrFlag string, bound net.Addr) string {
 		host = "localhost"
 	}
 	return "http://" + net.JoinHostPort(host, port)
+}
+
+// prefixes lists prefixes for the start-up log.
+func prefixes(ps []netip.Prefix) string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = p.String()
+	}
+	return strings.Join(out, ",")
 }
 
 // askPlanner names what answers POST /ask, for the start-up log.
