@@ -29,28 +29,21 @@ func (p faultPlan) describe() string {
 		p.at, p.at+p.length, p.smpHost, p.smpStatus, p.dirStatus, p.retryAfter)
 }
 
-// events returns the actions that switch the faults on and off through ctl. Each
-// also snapshots the network's counters (on: before switching, off: after).
-func (p faultPlan) events(ctl *controller, hits *[4]netsim.HitCounts) []event {
+// events returns the actions that switch the faults on and off through ctl; snap(1)
+// runs before the faults go on, snap(2) after they are off.
+func (p faultPlan) events(ctl *controller, snap func(i int)) []event {
 	return []event{
 		{at: p.at, name: "faults on", run: func() error {
-			h, err := ctl.hits()
-			hits[1] = h
-			if err != nil {
-				return err
-			}
+			snap(1)
 			if _, err := ctl.do(fmt.Sprintf("fault smp %d %d", p.smpHost, p.smpStatus)); err != nil {
 				return err
 			}
-			_, err = ctl.do(fmt.Sprintf("fault directory %d %s", p.dirStatus, p.retryAfter))
+			_, err := ctl.do(fmt.Sprintf("fault directory %d %s", p.dirStatus, p.retryAfter))
 			return err
 		}},
 		{at: p.at + p.length, name: "faults off", run: func() error {
-			if _, err := ctl.do("clear"); err != nil {
-				return err
-			}
-			h, err := ctl.hits()
-			hits[2] = h
+			_, err := ctl.do("clear")
+			snap(2)
 			return err
 		}},
 	}

@@ -26,6 +26,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -75,7 +76,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.SetOutput(stderr)
 	fs.BoolVar(&o.serve, "serve", false, "internal: serve the in-stack target (commands on stdin)")
 	fs.StringVar(&o.bin, "bin", "bin/peppolgate", "the peppolgate binary of the binary run")
-	serverArgs := fs.String("server-args", "", "further flags for the binary, space-separated")
+	serverArgs := fs.String("server-args", "-rate-limit off -ask-rate-limit off -mcp-rate-limit off",
+		"further flags for the binary, space-separated (default: no per-client rate limits, since the generator is one client)")
 	runs := fs.String("runs", "binary,faults", "runs to do, comma-separated: binary, faults")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "length of each run")
 	fs.Float64Var(&o.rate, "rate", 4000, "requests per second offered")
@@ -271,6 +273,10 @@ func runBinary(ctx context.Context, o options, w *workload, dir string, stdout, 
 	res.writeNotes(stdout, "its in-process demo network included")
 	writeTimeline(stdout, res.rec.timeline(timelineStep(o.duration), o.duration))
 	fmt.Fprintln(stdout)
+	if res.snapErr == nil {
+		writeUpstream(stdout, phases, res.snaps)
+		fmt.Fprintln(stdout)
+	}
 	v := explain(res.rec.failures, nil, nil)
 	writeVerdict(stdout, v)
 	return v.unexplained == 0, nil
@@ -314,10 +320,12 @@ func runFaults(ctx context.Context, o options, ds *netsim.Dataset, w *workload, 
 	on, off := res.drive.events[0], res.drive.events[1]
 	fmt.Fprintf(stdout, "Faults on at %.2f s, off at %.2f s; failures overlapping %.2f–%.2f s (grace %v) may be theirs.\n\n",
 		on.start.Seconds(), off.end.Seconds(), on.start.Seconds(), (off.end + p.grace).Seconds(), p.grace)
-	if res.hitsErr == nil {
-		fmt.Fprintln(stdout, "What the simulated network served:")
+	if res.snapErr == nil {
+		writeUpstream(stdout, phases, res.snaps)
 		fmt.Fprintln(stdout)
-		writeHits(stdout, phases, res.hits[:])
+		fmt.Fprintln(stdout, "What the simulated network received:")
+		fmt.Fprintln(stdout)
+		writeHits(stdout, phases, res.snaps)
 		fmt.Fprintln(stdout)
 	}
 	v := explain(res.rec.failures, &window{on.start, off.end + p.grace}, affectedBy(ds, p.smpHost))
@@ -327,14 +335,15 @@ func runFaults(ctx context.Context, o options, ds *netsim.Dataset, w *workload, 
 
 // loadResult is one run's measurements.
 type loadResult struct {
-	rec     *recorder
-	drive   driveResult
-	warm    warmResult
-	cpu     cpuSplit
-	cpuErr  error
-	levels  map[string]int
-	hits    [4]netsim.HitCounts // faults run: start, faults on, faults off, end
-	hitsErr error
+	rec    *recorder
+	drive  driveResult
+	warm   warmResult
+	cpu    cpuSplit
+	cpuErr error
+	levels map[string]int
+	// snaps are taken at the start of each phase and at the end of the run.
+	snaps   []snapshot
+	snapErr error
 	o       options
 }
 
@@ -348,12 +357,19 @@ func load(ctx context.Context, o options, w *workload, t *target, phases []phase
 	if res.warm, err = warm(ctx, c, w); err != nil {
 		return nil, err
 	}
+	res.snaps = make([]snapshot, len(phases)+1)
+	snap := func(i int) {
+		s := snapshot{}
+		s.metrics, s.err = scrape(ctx, c)
+		if t.ctl != nil && s.err == nil {
+			s.hits, s.err = t.ctl.hits()
+		}
+		res.snaps[i] = s
+	}
+	snap(0)
 	var events []event
 	if p != nil {
-		if res.hits[0], res.hitsErr = t.ctl.hits(); res.hitsErr != nil {
-			return nil, res.hitsErr
-		}
-		events = p.events(t.ctl, &res.hits)
+		events = p.events(t.ctl, snap)
 	}
 	fmt.Fprintf(stderr, "load-mix: %d warm-up requests; offering %.0f req/s for %v\n", res.warm.sent, o.rate, o.duration)
 	res.rec = newRecorder(phases, int(o.rate*o.duration.Seconds()))
@@ -363,8 +379,9 @@ func load(ctx context.Context, o options, w *workload, t *target, phases []phase
 	res.drive = drive(ctx, c, w, cfg, res.rec)
 	after, err2 := readCPU(t.pid())
 	res.cpu, res.cpuErr = split(before, after, time.Since(start)), errors.Join(err1, err2)
-	if p != nil {
-		res.hits[3], res.hitsErr = t.ctl.hits()
+	snap(len(phases))
+	for _, s := range res.snaps {
+		res.snapErr = cmp.Or(res.snapErr, s.err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -392,6 +409,11 @@ func (r *loadResult) writeNotes(w io.Writer, serverIncludes string) {
 		r.drive.elapsed.Seconds(), skipped, r.o.maxInFlight, exhausted, r.drive.lateOver2ms, r.drive.maxLate.Round(time.Microsecond))
 	if r.cpuErr == nil {
 		writeCPU(w, r.cpu, serverIncludes)
+	}
+	if r.snapErr == nil {
+		writeServerState(w, r.snaps[0], r.snaps[len(r.snaps)-1])
+	} else {
+		fmt.Fprintf(w, "No /metrics: %v.\n", r.snapErr)
 	}
 	fmt.Fprintf(w, "Server log lines: %d INFO, %d WARN, %d ERROR.\n\n", r.levels["INFO"], r.levels["WARN"], r.levels["ERROR"])
 }

@@ -83,14 +83,14 @@ func writeCPU(w io.Writer, s cpuSplit, what string) {
 
 // writeHits writes what the simulated network served in each phase, from counter
 // snapshots at the phase boundaries.
-func writeHits(w io.Writer, phases []phase, snaps []netsim.HitCounts) {
+func writeHits(w io.Writer, phases []phase, snaps []snapshot) {
 	fmt.Fprintln(w, "| phase | DNS queries/s | SMP requests/s (host 0) | Directory requests/s |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|")
 	for i, p := range phases {
 		if i+1 >= len(snaps) {
 			break
 		}
-		a, b := snaps[i], snaps[i+1]
+		a, b := snaps[i].hits, snaps[i+1].hits
 		secs := (p.to - p.from).Seconds()
 		smp := func(h netsim.HitCounts, host int) (all, one int64) {
 			for j, s := range h.SMP {

@@ -66,12 +66,16 @@ func serveStack(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	if err != nil {
 		return err
 	}
+	// One Metrics for the registry (upstream calls, cache) and the server (requests).
+	metrics := server.NewMetrics()
 	reg, err := registry.NewLive(registry.Config{
-		Resolver:      resolver,
-		SMP:           &smp.Client{HTTP: netguard.HTTPClient(true, stackUpstreamTimeout)},
+		Resolver: resolver,
+		// The demo allows private SMPs, which lifts https-only too.
+		SMP:           &smp.Client{HTTP: netguard.NewHTTPClient(netguard.Policy{AllowPrivate: true, Timeout: stackUpstreamTimeout})},
 		Directory:     &directory.Client{Base: n.DirectoryURL(), HTTP: &http.Client{Timeout: stackUpstreamTimeout}},
 		DirectoryRate: stackDirectoryRate,
 		Logger:        log,
+		Observer:      metrics,
 	})
 	if err != nil {
 		return err
@@ -81,9 +85,10 @@ func serveStack(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 		return err
 	}
 	baseURL := "http://" + ln.Addr().String()
-	// The zero server.Config has no per-client rate limit: one load generator is one
-	// client, and the run measures the service, not the limiter.
-	h, err := server.New(server.Config{Registry: reg, BaseURL: baseURL, Logger: log, Version: "load-mix"})
+	// No per-client rate limits (zero RateLimit values), as the binary's run has them
+	// off: one load generator is one client, and the run measures the service, not the
+	// limiter.
+	h, err := server.New(server.Config{Registry: reg, BaseURL: baseURL, Logger: log, Version: "load-mix", Metrics: metrics})
 	if err != nil {
 		ln.Close()
 		return err
