@@ -372,3 +372,16 @@ func TestRateLimitExempt(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkLimiterTake measures one rate-limit decision, from many goroutines over
+// many clients.
+func BenchmarkLimiterTake(b *testing.B) {
+	l := newLimiter(classREST, "the REST API", RateLimit{Rate: 20, Burst: 40}, time.Now, maxClientsPerClass)
+	b.RunParallel(func(pb *testing.PB) {
+		i := 0
+		for pb.Next() {
+			i++
+			l.take(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}))
+		}
+	})
+}
