@@ -105,19 +105,13 @@ func NewMetrics() *Metrics {
 			m.upstream.WithLabelValues(kind, outcome)
 		}
 	}
-	for _, kind := range []string{cacheLookup, cacheSearch} {
+	for _, kind := range []string{registry.CacheLookup, registry.CacheSearch} {
 		for _, result := range []string{registry.CacheHit, registry.CacheMiss, registry.CacheStale} {
 			m.cache.WithLabelValues(kind, result)
 		}
 	}
 	return m
 }
-
-// Cache kinds the registry reports.
-const (
-	cacheLookup = "lookup"
-	cacheSearch = "search"
-)
 
 // Upstream counts one call to the Peppol network (registry.Observer). A kind or
 // outcome the registry does not define is counted as "other".
@@ -140,7 +134,7 @@ func (m *Metrics) Upstream(kind, outcome string, d time.Duration) {
 // does not define is counted as "other".
 func (m *Metrics) Cache(kind, result string) {
 	switch kind {
-	case cacheLookup, cacheSearch:
+	case registry.CacheLookup, registry.CacheSearch:
 	default:
 		kind = otherLabel
 	}
