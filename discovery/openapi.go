@@ -525,9 +525,15 @@ func errorHeaders(status int) map[string]any {
 	}
 	switch status {
 	case http.StatusTooManyRequests:
-		return map[string]any{"Retry-After": retryAfter(true, "Seconds to wait before retrying.")}
+		return map[string]any{
+			"Retry-After": retryAfter(true, "Seconds to wait before retrying."),
+			"RateLimit": map[string]any{"description": "The client's remaining quota (draft-ietf-httpapi-ratelimit-headers): `\"<class>\";r=0;t=<seconds until the bucket is full>`.",
+				"required": true, "schema": map[string]any{"type": "string"}},
+			"RateLimit-Policy": map[string]any{"description": "The limit that applies (draft-ietf-httpapi-ratelimit-headers): `\"<class>\";q=<burst>;w=<seconds to refill>`.",
+				"required": true, "schema": map[string]any{"type": "string"}},
+		}
 	case http.StatusBadGateway:
-		return map[string]any{"Retry-After": retryAfter(false, "Seconds to wait before retrying; sent when the Peppol network rate-limited peppolgate or is busy.")}
+		return map[string]any{"Retry-After": retryAfter(false, "Seconds to wait before retrying; sent when the Peppol network rate-limited peppolgate, is busy, or a failing upstream host is being left alone for a while (circuit breaker).")}
 	case http.StatusMethodNotAllowed:
 		return map[string]any{"Allow": map[string]any{
 			"description": "The methods the path supports, comma-separated.",

@@ -20,7 +20,7 @@ const maxMCPBody = 1 << 20
 const mcpMethods = "GET, POST, DELETE, OPTIONS"
 
 // mcpExposedHeaders are the response headers a browser MCP client must be able to read.
-const mcpExposedHeaders = "X-Request-Id, Retry-After, Mcp-Session-Id, MCP-Protocol-Version"
+const mcpExposedHeaders = "X-Request-Id, Retry-After, RateLimit, RateLimit-Policy, Mcp-Session-Id, MCP-Protocol-Version"
 
 // mcpGuard decides which requests may reach /mcp. The MCP transport specification
 // requires servers to validate Origin, so that a web page cannot use a visitor's
