@@ -113,7 +113,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone`, overriding the network's (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+")")
 	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for SML lookups, host:port, comma-separated (default the system resolvers)")
 	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` (default per network: production "+directory.Production+", test "+directory.Test+")")
-	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback and private addresses and plain http (always on for -network demo)")
+	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")
 	fs.DurationVar(&v.cacheTTL, "cache-ttl", 15*time.Minute, "how long a found participant is cached, a positive `duration`")
 	fs.StringVar(&v.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	return fs
