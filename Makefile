@@ -43,7 +43,7 @@ bench:
 ## stack with SMP host 0 failing and the Directory answering 429 for a third of the run;
 ## prints Markdown tables; fails on any 5xx the faults do not explain. More flags in
 ## LOAD_FLAGS (bin/load-mix -h), e.g. LOAD_FLAGS='-runs binary -quiet-wait 5m'.
-LOAD_RATE ?= 2000
+LOAD_RATE ?= 3000
 LOAD_DURATION ?= 60s
 LOAD_FLAGS ?=
 load:

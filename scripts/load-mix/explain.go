@@ -18,9 +18,18 @@ type faultPlan struct {
 	smpStatus  int
 	dirStatus  int
 	retryAfter string
-	// grace is how long after the faults end a failure still counts as theirs (answers
-	// already under way, caches of degraded answers).
+	// cooldown is how long the registry's circuit breakers stay open after the last
+	// failure they saw: they fail fast without asking the recovered host until then.
+	cooldown time.Duration
+	// grace is how long after that a failure still counts as the faults' (answers
+	// under way, a breaker's probe).
 	grace time.Duration
+}
+
+// window returns when failures may be the faults', given when they were switched on
+// and off.
+func (p faultPlan) window(on, off time.Duration) window {
+	return window{on, off, off + p.cooldown + p.grace}
 }
 
 // describe says what the plan does, for the report.
@@ -49,8 +58,9 @@ func (p faultPlan) events(ctl *controller, snap func(i int)) []event {
 	}
 }
 
-// window is when failures count as caused by the faults, as offsets of the run.
-type window struct{ from, to time.Duration }
+// window is when failures count as caused by the faults, as offsets of the run: from
+// the faults' start to, after their end, the breakers' cooldown and a grace.
+type window struct{ from, end, to time.Duration }
 
 // verdict is the classification of a run's failures.
 type verdict struct {
@@ -99,25 +109,29 @@ func explainOne(f failure, win *window, affected func(id string) bool) (bool, st
 	case f.done < win.from || f.sent > win.to:
 		return false, fmt.Sprintf("%s %d %s outside the fault window", f.kind, f.status, f.code)
 	}
+	when := "during the faults"
+	if f.sent >= win.end {
+		when = "after the faults, within the breakers' cooldown"
+	}
 	switch f.kind {
 	case lookupHot, lookupCold:
 		if f.code != "lookup_failed" {
 			break
 		}
 		if affected(f.id) {
-			return true, "lookup_failed of a participant on the failing SMP host or only in the Directory"
+			return true, "lookup_failed of a participant on the failing SMP host or only in the Directory, " + when
 		}
 		return false, "lookup_failed of a participant the faults do not touch"
 	case searchName, searchVAT, searchCold:
 		if f.code == "search_failed" {
-			return true, "search_failed while the Directory answers 429"
+			return true, "search_failed (the Directory answers 429), " + when
 		}
 	case askJSON, askSSE, askCold:
 		if f.code == "ask_failed" {
 			if f.status == 200 {
-				return true, "ask_failed in a stream's complete event during the faults"
+				return true, "ask_failed in a stream's complete event, " + when
 			}
-			return true, "502 ask_failed during the faults"
+			return true, "502 ask_failed, " + when
 		}
 	}
 	return false, fmt.Sprintf("%s %d %s is not what the faults cause", f.kind, f.status, f.code)

@@ -24,7 +24,7 @@ func TestExplainOne(t *testing.T) {
 		t.Fatal("no participants on SMP hosts 0 and 1 in the demo dataset")
 	}
 	s := time.Second
-	win := &window{20 * s, 50 * s}
+	win := &window{20 * s, 40 * s, 50 * s}
 	tests := []struct {
 		name   string
 		f      failure
@@ -35,7 +35,9 @@ func TestExplainOne(t *testing.T) {
 		{"lookup on the failing host", failure{kind: lookupCold, id: onHost0, sent: 25 * s, done: 25 * s, status: 502, code: "lookup_failed"}, win, true, "failing SMP host"},
 		{"directory-only lookup", failure{kind: lookupCold, id: netsim.KnownDirectoryOnly, sent: 25 * s, done: 25 * s, status: 502, code: "lookup_failed"}, win, true, "only in the Directory"},
 		{"lookup on a healthy host", failure{kind: lookupCold, id: onHost1, sent: 25 * s, done: 25 * s, status: 502, code: "lookup_failed"}, win, false, "do not touch"},
-		{"search during the faults", failure{kind: searchCold, sent: 30 * s, done: 30 * s, status: 502, code: "search_failed"}, win, true, "429"},
+		{"search during the faults", failure{kind: searchCold, sent: 30 * s, done: 30 * s, status: 502, code: "search_failed"}, win, true, "429), during"},
+		{"lookup after the faults", failure{kind: lookupCold, id: onHost0, sent: 45 * s, done: 45 * s, status: 502, code: "lookup_failed"}, win, true, "cooldown"},
+		{"lookup of a healthy host after the faults", failure{kind: lookupCold, id: onHost1, sent: 45 * s, done: 45 * s, status: 502, code: "lookup_failed"}, win, false, "do not touch"},
 		{"ask in a stream", failure{kind: askSSE, sent: 30 * s, done: 30 * s, status: 200, code: "ask_failed"}, win, true, "stream"},
 		{"ask as JSON", failure{kind: askCold, sent: 30 * s, done: 30 * s, status: 502, code: "ask_failed"}, win, true, "502 ask_failed"},
 		{"started before, ended during", failure{kind: searchCold, sent: 19 * s, done: 21 * s, status: 502, code: "search_failed"}, win, true, "429"},

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 func main() {
@@ -80,14 +81,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		"further flags for the binary, space-separated (default: no per-client rate limits, since the generator is one client)")
 	runs := fs.String("runs", "binary,faults", "runs to do, comma-separated: binary, faults")
 	fs.DurationVar(&o.duration, "duration", 60*time.Second, "length of each run")
-	fs.Float64Var(&o.rate, "rate", 4000, "requests per second offered")
+	fs.Float64Var(&o.rate, "rate", 3000, "requests per second offered")
 	fs.IntVar(&o.maxInFlight, "max-in-flight", 2000, "requests waiting for answers at most; more are skipped and counted")
 	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "deadline of one request")
 	fs.IntVar(&o.hot, "hot-companies", 100, "companies whose lookups, searches and questions are warmed and repeated")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the request order and of the cold pools")
 	fs.DurationVar(&o.faults.at, "fault-at", 0, "faults run: when the faults start (default a third of -duration)")
 	fs.DurationVar(&o.faults.length, "fault-for", 0, "faults run: how long they last (default a third of -duration)")
-	fs.DurationVar(&o.faults.grace, "grace", 10*time.Second, "faults run: how long after the faults a failure still counts as theirs")
+	fs.DurationVar(&o.faults.grace, "grace", 5*time.Second, "faults run: how long after the faults and the registry's breaker cooldown a failure still counts as theirs")
 	fs.IntVar(&o.faults.smpHost, "fault-smp-host", 0, "faults run: the SMP host that fails")
 	fs.BoolVar(&o.keepLogs, "keep-logs", false, "keep the servers' logs (printed path)")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write the generator's CPU profile to this file")
@@ -99,6 +100,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	o.faults.smpStatus, o.faults.dirStatus, o.faults.retryAfter = 500, 429, "2"
+	// The in-stack registry, like the binary's, runs with the default breaker.
+	o.faults.cooldown = registry.DefaultBreakerCooldown
 	if o.faults.at == 0 {
 		o.faults.at = (o.duration / 3).Truncate(time.Second)
 	}
@@ -318,8 +321,14 @@ func runFaults(ctx context.Context, o options, ds *netsim.Dataset, w *workload, 
 		return false, errors.New("the faults were not switched on and off (interrupted?)")
 	}
 	on, off := res.drive.events[0], res.drive.events[1]
-	fmt.Fprintf(stdout, "Faults on at %.2f s, off at %.2f s; failures overlapping %.2f–%.2f s (grace %v) may be theirs.\n\n",
-		on.start.Seconds(), off.end.Seconds(), on.start.Seconds(), (off.end + p.grace).Seconds(), p.grace)
+	win := p.window(on.start, off.end)
+	fmt.Fprintf(stdout, "Faults on at %.2f s, off at %.2f s. Failures overlapping %.2f–%.2f s may be theirs: the registry's circuit breakers fail fast for their cooldown (%v) after the last failure they saw, plus a grace of %v.",
+		on.start.Seconds(), off.end.Seconds(), win.from.Seconds(), win.to.Seconds(), p.cooldown, p.grace)
+	if n := len(res.rec.failures); n > 0 {
+		last := slices.MaxFunc(res.rec.failures, func(a, b failure) int { return cmp.Compare(a.sent, b.sent) })
+		fmt.Fprintf(stdout, " The last failure was sent at %.2f s, %.1f s after the faults ended.", last.sent.Seconds(), (last.sent - off.end).Seconds())
+	}
+	fmt.Fprint(stdout, "\n\n")
 	if res.snapErr == nil {
 		writeUpstream(stdout, phases, res.snaps)
 		fmt.Fprintln(stdout)
@@ -328,7 +337,7 @@ func runFaults(ctx context.Context, o options, ds *netsim.Dataset, w *workload, 
 		writeHits(stdout, phases, res.snaps)
 		fmt.Fprintln(stdout)
 	}
-	v := explain(res.rec.failures, &window{on.start, off.end + p.grace}, affectedBy(ds, p.smpHost))
+	v := explain(res.rec.failures, &win, affectedBy(ds, p.smpHost))
 	writeVerdict(stdout, v)
 	return v.unexplained == 0, nil
 }

@@ -40,7 +40,14 @@ type target struct {
 // dir. It returns an error when the binary does not start or log its address in time.
 func startBinary(ctx context.Context, bin string, args []string, dir string) (*target, error) {
 	cmd := exec.Command(bin, append([]string{"-network", "demo", "-addr", "127.0.0.1:0"}, args...)...)
-	cmd.Stdout = io.Discard // the demo banner
+	// The demo banner names the address too ("serving http://…"), for a -log-level
+	// that hides the "listening" line.
+	banner, err := os.Create(filepath.Join(dir, "binary.stdout"))
+	if err != nil {
+		return nil, err
+	}
+	defer banner.Close()
+	cmd.Stdout = banner
 	return start(ctx, "binary", cmd, dir, false)
 }
 
@@ -104,6 +111,13 @@ func waitListening(ctx context.Context, t *target, exited <-chan struct{}) (stri
 			var rec struct{ Msg, Addr string }
 			if json.Unmarshal(line, &rec) == nil && rec.Msg == "listening" && rec.Addr != "" {
 				return rec.Addr, nil
+			}
+		}
+		if b, err := os.ReadFile(strings.TrimSuffix(t.logPath, ".log") + ".stdout"); err == nil {
+			for line := range strings.SplitSeq(string(b), "\n") {
+				if addr, ok := strings.CutPrefix(line, "serving http://"); ok && addr != "" {
+					return addr, nil
+				}
 			}
 		}
 		select {
