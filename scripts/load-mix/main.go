@@ -417,7 +417,7 @@ func (r *loadResult) writeNotes(w io.Writer, serverIncludes string) {
 	fmt.Fprintf(w, "; last answer %.1f s after the start. Not sent: %d at the in-flight cap of %d, %d for a used-up cold pool. Sent more than 2 ms late: %d (worst %v).\n",
 		r.drive.elapsed.Seconds(), skipped, r.o.maxInFlight, exhausted, r.drive.lateOver2ms, r.drive.maxLate.Round(time.Microsecond))
 	if r.cpuErr == nil {
-		writeCPU(w, r.cpu, serverIncludes)
+		writeCPU(w, r.cpu, serverIncludes, float64(sent)/r.o.duration.Seconds())
 	}
 	if r.snapErr == nil {
 		writeServerState(w, r.snaps[0], r.snaps[len(r.snaps)-1])

@@ -75,10 +75,11 @@ func ms(d time.Duration) string {
 	return fmt.Sprintf("%.0f ms", v)
 }
 
-// writeCPU writes the CPU split.
-func writeCPU(w io.Writer, s cpuSplit, what string) {
-	fmt.Fprintf(w, "CPU over the run, in cores of %d: server %.2f (%s), generator %.2f, other processes %.2f, idle %.2f.\n",
-		s.cores, s.server, what, s.generator, s.other, s.idle)
+// writeCPU writes the CPU split, and per request for rate requests per second.
+func writeCPU(w io.Writer, s cpuSplit, what string, rate float64) {
+	perReq := func(cores float64) float64 { return cores / rate * 1e6 }
+	fmt.Fprintf(w, "CPU over the run, in cores of %d: server %.2f (%s; %.0f µs per request), generator %.2f (%.0f µs per request), other processes %.2f, idle %.2f.\n",
+		s.cores, s.server, what, perReq(s.server), s.generator, perReq(s.generator), s.other, s.idle)
 }
 
 // writeHits writes what the simulated network served in each phase, from counter
