@@ -421,6 +421,7 @@ func (r *loadResult) writeNotes(w io.Writer, serverIncludes string) {
 	}
 	if r.snapErr == nil {
 		writeServerState(w, r.snaps[0], r.snaps[len(r.snaps)-1])
+		directoryRateNote(w, r.snaps[0], r.snaps[len(r.snaps)-1], r.o.duration)
 	} else {
 		fmt.Fprintf(w, "No /metrics: %v.\n", r.snapErr)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // Series of the server's /metrics the report uses.
@@ -136,4 +137,20 @@ func writeServerState(w io.Writer, first, last snapshot) {
 	}
 	fmt.Fprintf(w, "peppolgate's own rate limits refused %.0f requests; at the end of the run it held %.0f MB resident and %.0f goroutines (/metrics).\n",
 		limited, last.metrics[seriesRSS]/1e6, last.metrics[seriesGoroutines])
+}
+
+// directoryRateNote warns when the run's Directory calls came near the registry's
+// client-side limit on the demo network: its queue then turns requests away with
+// search_failed, lookup_failed or ask_failed that no upstream fault caused.
+func directoryRateNote(w io.Writer, first, last snapshot, d time.Duration) {
+	calls := 0.0
+	for k, v := range last.metrics {
+		if strings.HasPrefix(k, seriesUpstream) && strings.Contains(k, `kind="directory"`) {
+			calls += v - first.metrics[k]
+		}
+	}
+	if rate := calls / d.Seconds(); rate >= 0.9*stackDirectoryRate {
+		fmt.Fprintf(w, "Note: the cold kinds called the Directory %.0f times per second, at the registry's own limit on the demo network (%d/s, queue of %d): failures now also come from that queue being full (\"busy\"), not only from upstream faults. Lower -rate to stay under it.\n",
+			rate, stackDirectoryRate, registry.DefaultDirectoryQueue)
+	}
 }
