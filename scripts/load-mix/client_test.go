@@ -121,7 +121,8 @@ func TestDrive(t *testing.T) {
 	d := 400 * time.Millisecond
 	rec := newRecorder([]phase{{"all", 0, d}}, 1000)
 	ran := false
-	cfg := loadConfig{rate: 1000, duration: d, maxInFlight: 100, mix: []kind{lookupHot, lookupCold, askSSE, searchCold},
+	cfg := loadConfig{rate: 1000, duration: d, maxInFlight: 1000, // never skips: 400 requests in all
+		mix:    []kind{lookupHot, lookupCold, askSSE, searchCold},
 		events: []event{{at: 100 * time.Millisecond, name: "e", run: func() error { ran = true; return nil }}}}
 	res := drive(t.Context(), c, w, cfg, rec)
 	var sent, skipped, exhausted int
