@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -26,6 +27,7 @@ type Live struct {
 	smpGates      *hostGates
 	dirLimit      *limiter
 	dirBreaker    *breaker
+	dirPause      pause // the Directory's last Retry-After
 	lookups       *cache[*Participant]
 	searches      *cache[*SearchResult]
 	lookupFlights flights[fetchResult]
@@ -57,6 +59,10 @@ func NewLive(cfg Config) (*Live, error) {
 	}, nil
 }
 
+// maxDirectoryPause bounds how long a Directory Retry-After stops our requests, so a
+// wrong header cannot silence the Directory for hours.
+const maxDirectoryPause = 5 * time.Minute
+
 // directorySearch runs one Directory query under the shared rate limit and the
 // Directory's circuit breaker, and reports it to the Observer. A full queue or an open
 // breaker is reported as an ErrUnavailable-kind *directory.Error wrapping
@@ -67,6 +73,11 @@ func (l *Live) directorySearch(ctx context.Context, q directory.Query) (*directo
 	notSent := func(cause error) error {
 		l.cfg.Observer.Upstream(UpstreamDirectory, OutcomeRejected, time.Since(start))
 		return &directory.Error{Kind: directory.KindUnavailable, Err: cause}
+	}
+	// The Directory said to wait (429 with Retry-After): honour it without asking.
+	if wait := l.dirPause.remaining(time.Now()); wait > 0 {
+		l.cfg.Observer.Upstream(UpstreamDirectory, OutcomeRejected, time.Since(start))
+		return nil, &directory.Error{Kind: directory.KindRateLimited, Err: &directory.RateLimitError{RetryAfter: wait}}
 	}
 	// Checked before queueing, so that an open breaker costs no rate-limit token.
 	if e := l.dirBreaker.blocked(l.cfg.Now()); e != nil {
@@ -81,6 +92,10 @@ func (l *Live) directorySearch(ctx context.Context, q directory.Query) (*directo
 	}
 	start = time.Now()
 	res, err := l.cfg.Directory.Search(ctx, q)
+	var rl *directory.RateLimitError
+	if errors.As(err, &rl) && rl.RetryAfter > 0 {
+		l.dirPause.extend(time.Now(), min(rl.RetryAfter, maxDirectoryPause))
+	}
 	l.dirBreaker.record(l.cfg.Now(), directoryHealth(err), probe)
 	l.observeCall(UpstreamDirectory, start, err)
 	return res, err
