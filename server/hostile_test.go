@@ -304,7 +304,14 @@ func TestSlowloris(t *testing.T) {
 		}
 		wg.Wait()
 		close(results)
+		var first, last time.Duration
+		most := 0
 		for r := range results {
+			if first == 0 || r.elapsed < first {
+				first = r.elapsed
+			}
+			last, most = max(last, r.elapsed), max(most, r.sent)
+
 			if r.sent >= len(header) {
 				t.Errorf("a connection sent its whole header (%d bytes) before being closed", r.sent)
 			}
@@ -315,6 +322,8 @@ func TestSlowloris(t *testing.T) {
 				t.Errorf("a dripping connection got an answer: %s", r.answer)
 			}
 		}
+		t.Logf("%d dripping connections closed by the server %v–%v after they opened (ReadHeaderTimeout %v), after at most %d of %d header bytes",
+			slowlorisConns, first.Round(time.Millisecond), last.Round(time.Millisecond), readHeaderTimeout, most, len(header))
 		// And after it, the server still serves.
 		resp, err = http.Get(hs.URL + "/healthz")
 		if err != nil {
