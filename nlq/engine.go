@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/registry"
@@ -139,6 +140,8 @@ func ValidateQuery(q string) error {
 	switch {
 	case !utf8.ValidString(q):
 		return &registry.Error{Code: registry.CodeInvalidRequest, Message: "query is not valid UTF-8"}
+	case strings.ContainsFunc(q, func(r rune) bool { return unicode.IsControl(r) && r != '\n' && r != '\r' && r != '\t' }):
+		return &registry.Error{Code: registry.CodeInvalidRequest, Message: "query contains a control character; remove it"}
 	case n == 0:
 		return &registry.Error{Code: registry.CodeInvalidRequest, Message: `query is empty; ask e.g. {"query": "Can Acme in Belgium receive invoices?"}`}
 	case n > MaxQueryLength:

@@ -299,7 +299,7 @@ func TestEngineUpstreamFailure(t *testing.T) {
 func TestEngineQueryLimits(t *testing.T) {
 	n := startEngineNet(t)
 	e := newEngine(t, n, fixedPlanner(Plan{Intent: IntentUnknown}))
-	for _, q := range []string{"", "   ", strings.Repeat("é", MaxQueryLength+1), "a\xff"} {
+	for _, q := range []string{"", "   ", strings.Repeat("é", MaxQueryLength+1), "a\xff", "who is ac\x00me"} {
 		var ev recorder
 		if _, err := e.Ask(t.Context(), q, &ev); registry.ErrorCode(err) != registry.CodeInvalidRequest || len(ev.kinds) != 0 {
 			t.Errorf("%q: %v, events %v", q, err, ev.kinds)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -44,6 +45,10 @@ func ParseSearch(q string, present bool, country string) (registry.SearchQuery, 
 	}
 	if !utf8.ValidString(q) {
 		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest, Message: "q is not valid UTF-8"}
+	}
+	if i := strings.IndexFunc(q, unicode.IsControl); i >= 0 {
+		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest,
+			Message: fmt.Sprintf("q contains a control character (%U); remove it", []rune(q[i:])[0])}
 	}
 	n := utf8.RuneCountInString(strings.TrimSpace(q))
 	if n < registry.MinQueryLength {

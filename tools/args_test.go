@@ -26,6 +26,8 @@ func TestParseSearch(t *testing.T) {
 		{q: strings.Repeat("é", registry.MaxQueryLength), present: true, want: registry.SearchQuery{Q: strings.Repeat("é", registry.MaxQueryLength)}},
 		{q: strings.Repeat("é", registry.MaxQueryLength+1), present: true, code: registry.CodeInvalidRequest},
 		{q: "a\xffb", present: true, code: registry.CodeInvalidRequest},
+		{q: "ac\x00me", present: true, code: registry.CodeInvalidRequest},
+		{q: "acme\u0085", present: true, code: registry.CodeInvalidRequest},
 		{q: "acme", present: true, country: "BEL", code: registry.CodeInvalidRequest},
 		{q: "acme", present: true, country: "1E", code: registry.CodeInvalidRequest},
 		{q: "acme", present: true, country: "é", code: registry.CodeInvalidRequest},

@@ -67,8 +67,10 @@ func TestServeStack(t *testing.T) {
 	}{
 		{"healthy", "", "", "/api/v1/participant/0208:0677424046", 200},
 		{"SMP host 0 fails", "fault smp 0 500", "ok", "/api/v1/participant/9925:be0677424046", 502},
-		{"Directory rate-limits", "fault directory 429 2", "ok", search, 502},
+		{"Directory fails", "fault directory 500 0", "ok", search, 502},
 		{"cleared", "clear", "ok", search, 200},
+		// Last: the registry then leaves the Directory alone for the Retry-After.
+		{"Directory rate-limits", "fault directory 429 2", "ok", "/api/v1/search?q=Dupont", 502},
 		{"bad command", "fault smp x 500", "error: ", "", 0},
 		{"unknown command", "reboot", "error: unknown command", "", 0},
 	}
