@@ -7,52 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/peppol/directory"
-	"github.com/peppolgate/peppolgate/peppol/sml"
-	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// engineNet is the real registry over a simulated network, for the engine's tests.
-type engineNet struct {
-	net *netsim.Network
-	ds  *netsim.Dataset
-	reg *registry.Live
-}
-
-func startEngineNet(t *testing.T) *engineNet {
+// startEngineNet starts the real registry over a simulated network of 200 participants.
+func startEngineNet(t *testing.T) *livenet.Net {
 	t.Helper()
-	ds := netsim.Generate(netsim.DatasetConfig{Seed: 5, Participants: 200, Now: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)})
-	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
-	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.NewLive(registry.Config{
-		Resolver:  res,
-		SMP:       &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
-		Directory: &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
-		// The limiter is the registry's business; keep it out of the way.
-		DirectoryRate: 1000, DirectoryBurst: 1000,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &engineNet{net: n, ds: ds, reg: reg}
-}
-
-func (n *engineNet) name(id string) string {
-	p := n.ds.MustLookup(id)
-	if p == nil || p.Card == nil {
-		return ""
-	}
-	return p.Card.Entities[0].Names[0].Name
+	return livenet.Start(t, netsim.DatasetConfig{Seed: 5, Participants: 200, Now: time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)})
 }
 
 // fixedPlanner returns the same plan for every question.
@@ -99,9 +62,9 @@ func searchCall(q, country string) Call {
 	return Call{Tool: "search_directory", Arguments: args}
 }
 
-func newEngine(t *testing.T, n *engineNet, p Planner) *Engine {
+func newEngine(t *testing.T, n *livenet.Net, p Planner) *Engine {
 	t.Helper()
-	e, err := New(Config{Registry: n.reg, Planner: p, BaseURL: "https://peppolgate.test/", Version: "t"})
+	e, err := New(Config{Registry: n.Reg, Planner: p, BaseURL: "https://peppolgate.test/", Version: "t"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +73,7 @@ func newEngine(t *testing.T, n *engineNet, p Planner) *Engine {
 
 func TestEngineAnswers(t *testing.T) {
 	n := startEngineNet(t)
-	be := n.name(netsim.KnownBelgian)
+	be := n.Name(netsim.KnownBelgian)
 	tests := []struct {
 		name      string
 		plan      Plan
@@ -279,8 +242,8 @@ func TestEngineAnswers(t *testing.T) {
 func TestEngineUpstreamFailure(t *testing.T) {
 	n := startEngineNet(t)
 	e := newEngine(t, n, fixedPlanner(Plan{Intent: IntentSearch, Subject: "acme", Calls: []Call{searchCall("acme", "")}}))
-	n.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})
-	defer n.net.ClearFaults()
+	n.Net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})
+	defer n.Net.ClearFaults()
 
 	_, err := e.Ask(t.Context(), "find acme", nil)
 	if registry.ErrorCode(err) != CodeAskFailed || strings.Contains(err.Error(), "127.0.0.1") {
@@ -315,7 +278,7 @@ func TestEngineQueryLimits(t *testing.T) {
 // the tools returned. When the model fails, the rule planner answers and _meta says so.
 func TestEngineLLM(t *testing.T) {
 	n := startEngineNet(t)
-	be := n.name(netsim.KnownBelgian)
+	be := n.Name(netsim.KnownBelgian)
 	plan := fixedPlanner(Plan{Intent: IntentLookup, Calls: []Call{lookupCall(netsim.KnownBelgian)}})
 
 	f := startFakeOpenAI(t, "k", "m", script(
@@ -327,7 +290,7 @@ func TestEngineLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Config{Registry: n.reg, Planner: plan, LLM: llm, BaseURL: "https://peppolgate.test"})
+	e, err := New(Config{Registry: n.Reg, Planner: plan, LLM: llm, BaseURL: "https://peppolgate.test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +326,7 @@ func TestEngineLLM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ = New(Config{Registry: n.reg, Planner: plan, LLM: llm})
+	e, _ = New(Config{Registry: n.Reg, Planner: plan, LLM: llm})
 	a, err = e.Ask(t.Context(), "who is it", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -382,7 +345,7 @@ func TestEngineLLMTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := New(Config{Registry: n.reg, Planner: fixedPlanner(Plan{Intent: IntentLookup, Calls: []Call{lookupCall(netsim.KnownBelgian)}}), LLM: llm})
+	e, err := New(Config{Registry: n.Reg, Planner: fixedPlanner(Plan{Intent: IntentLookup, Calls: []Call{lookupCall(netsim.KnownBelgian)}}), LLM: llm})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,12 +361,12 @@ func TestEngineLLMTimeout(t *testing.T) {
 func TestEngineCancelled(t *testing.T) {
 	n := startEngineNet(t)
 	e := newEngine(t, n, fixedPlanner(Plan{Intent: IntentSearch, Calls: []Call{searchCall("acme", "")}}))
-	n.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})
-	defer n.net.ClearFaults()
+	n.Net.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})
+	defer n.Net.ClearFaults()
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
 		// Cancel once the search has reached the Directory.
-		for n.net.Hits().Directory.Search == 0 && ctx.Err() == nil {
+		for n.Net.Hits().Directory.Search == 0 && ctx.Err() == nil {
 			time.Sleep(time.Millisecond)
 		}
 		cancel()
@@ -413,10 +376,10 @@ func TestEngineCancelled(t *testing.T) {
 	}
 	// The Directory request itself was abandoned, not left running for the cache.
 	deadline := time.Now().Add(5 * time.Second)
-	for n.net.Hits().Abandoned == 0 && time.Now().Before(deadline) {
+	for n.Net.Hits().Abandoned == 0 && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)
 	}
-	if n.net.Hits().Abandoned == 0 {
+	if n.Net.Hits().Abandoned == 0 {
 		t.Error("the upstream request went on after the question was cancelled")
 	}
 }

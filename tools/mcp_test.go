@@ -10,14 +10,15 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
 // mcpClient is an initialised in-process MCP client of a server over l's registry.
-func mcpClient(t *testing.T, l *liveNet) *client.Client {
+func mcpClient(t *testing.T, l *livenet.Net) *client.Client {
 	t.Helper()
-	s, err := NewMCPServer(MCPConfig{Registry: l.reg, Version: "test"})
+	s, err := NewMCPServer(MCPConfig{Registry: l.Reg, Version: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestMCPToolsInProcess(t *testing.T) {
 
 	r := call(t, c, "lookup_participant", map[string]any{"participantId": netsim.KnownBelgian})
 	p := checkStructured[registry.Participant](t, r, schemas["lookup_participant"])
-	name := l.cardName(netsim.KnownBelgian)
+	name := l.Name(netsim.KnownBelgian)
 	if p.ParticipantID != netsim.KnownBelgian || p.Directory == nil || p.Directory.Name != name || p.SMP == nil {
 		t.Errorf("lookup: %+v", p)
 	}
@@ -158,7 +159,7 @@ func TestMCPOutputMatchesSchemaForEveryParticipant(t *testing.T) {
 	c := mcpClient(t, l)
 	schema := outputSchemas(t, c)["lookup_participant"]
 	kinds := map[string]int{}
-	for _, sp := range l.ds.Participants {
+	for _, sp := range l.DS.Participants {
 		r := call(t, c, "lookup_participant", map[string]any{"participantId": sp.ID.String()})
 		if r.IsError {
 			if !strings.HasPrefix(resultText(r), "not_found: ") {
@@ -181,7 +182,7 @@ func TestMCPOutputMatchesSchemaForEveryParticipant(t *testing.T) {
 	}
 	for _, k := range []string{"sml_only", "directory_only", "both", "warnings"} {
 		if kinds[k] == 0 {
-			t.Errorf("no participant of kind %s among %d: %v", k, len(l.ds.Participants), kinds)
+			t.Errorf("no participant of kind %s among %d: %v", k, len(l.DS.Participants), kinds)
 		}
 	}
 	t.Logf("kinds: %v", kinds)
@@ -229,13 +230,13 @@ func TestMCPToolErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			if tt.name == "not on the network" {
-				if p := l.ds.MustLookup("0208:0999999999"); p != nil {
+				if p := l.DS.MustLookup("0208:0999999999"); p != nil {
 					t.Fatal("the dataset has the id this test needs absent")
 				}
 			}
 			if tt.fault != nil {
-				l.net.SetFault(tt.target, *tt.fault)
-				defer l.net.ClearFaults()
+				l.Net.SetFault(tt.target, *tt.fault)
+				defer l.Net.ClearFaults()
 			}
 			r := call(t, c, tt.tool, tt.args)
 			text := resultText(r)

@@ -1,0 +1,61 @@
+// Package livenet starts, for tests, the real registry over a simulated Peppol network
+// on loopback: netsim's DNS, SMP and Directory servers, the real sml/smp/directory
+// clients and registry.Live. It is for tests of the packages above the registry
+// (tools, nlq); the registry's own tests build theirs in-package.
+package livenet
+
+import (
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Net is a running simulated network and the registry over it.
+type Net struct {
+	Net *netsim.Network
+	DS  *netsim.Dataset
+	Reg *registry.Live
+}
+
+// Start generates the dataset of cfg, starts netsim on it and returns the registry over
+// it, with the Directory rate limit out of the way (the limiter is the registry's own
+// business). Everything stops when the test ends; a failure to start fails the test.
+func Start(t testing.TB, cfg netsim.DatasetConfig) *Net {
+	t.Helper()
+	ds := netsim.Generate(cfg)
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.NewLive(registry.Config{
+		Resolver:       res,
+		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
+		Directory:      &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
+		DirectoryRate:  1000,
+		DirectoryBurst: 1000,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Net{Net: n, DS: ds, Reg: reg}
+}
+
+// Name returns the first name on id's business card, or "" when it has none.
+func (n *Net) Name(id string) string {
+	p := n.DS.MustLookup(id)
+	if p == nil || p.Card == nil || len(p.Card.Entities) == 0 || len(p.Card.Entities[0].Names) == 0 {
+		return ""
+	}
+	return p.Card.Entities[0].Names[0].Name
+}
