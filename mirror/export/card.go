@@ -4,7 +4,10 @@
 // gzip — as a stream of Cards, one at a time, in constant memory.
 package export
 
-import "time"
+import (
+	"strconv"
+	"time"
+)
 
 // Format names an export format.
 type Format string
@@ -79,3 +82,24 @@ type DocType struct {
 	State       string
 	NonStandard bool
 }
+
+// RecordError is a malformed card (no participant, no entity, no name, an element
+// that cannot be read): the Decoder skipped it and the stream goes on. Decoder.Next
+// returns it instead of a card; callers count it, report it and call Next again.
+type RecordError struct {
+	// Index is the 0-based position of the card in the export.
+	Index int
+	// Participant is the card's participant identifier as written, if it could be read.
+	Participant string
+	// Reason says what is wrong, e.g. "entity without a name".
+	Reason string
+}
+
+func (e *RecordError) Error() string {
+	s := "card " + strconv.Itoa(e.Index)
+	if e.Participant != "" {
+		s += " (" + e.Participant + ")"
+	}
+	return s + ": " + e.Reason
+}
+
