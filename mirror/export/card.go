@@ -102,4 +102,3 @@ func (e *RecordError) Error() string {
 	}
 	return s + ": " + e.Reason
 }
-
