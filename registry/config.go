@@ -32,6 +32,9 @@ const (
 	DefaultBreakerWindow = time.Minute
 	// DefaultBreakerCooldown is the default of Config.BreakerCooldown.
 	DefaultBreakerCooldown = 30 * time.Second
+	// DefaultMirrorMaxAge is the default of Config.MirrorMaxAge: the Directory rebuilds
+	// its export daily, so three days means three missed refreshes.
+	DefaultMirrorMaxAge = 72 * time.Hour
 )
 
 // Config configures a Live registry. Resolver, SMP and Directory are required; every
@@ -95,6 +98,15 @@ type Config struct {
 	// Observer hears about upstream calls and cache decisions, for metrics; nil means
 	// nobody.
 	Observer Observer
+	// Mirror, when set, answers searches and the Directory half of lookups from a local
+	// copy of the Directory (package mirror) instead of asking the Directory; nil means
+	// every such question goes to the live Directory. When the mirror holds no data or
+	// its data is older than MirrorMaxAge, the live Directory answers and searches say
+	// so in their warnings.
+	Mirror DirectoryMirror
+	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
+	// still be used (72h).
+	MirrorMaxAge time.Duration
 }
 
 // withDefaults returns c with zero fields set to their defaults, or an error naming the
@@ -123,6 +135,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"SearchTimeout", &c.SearchTimeout, DefaultSearchTimeout},
 		{"BreakerWindow", &c.BreakerWindow, DefaultBreakerWindow},
 		{"BreakerCooldown", &c.BreakerCooldown, DefaultBreakerCooldown},
+		{"MirrorMaxAge", &c.MirrorMaxAge, DefaultMirrorMaxAge},
 	}
 	for _, d := range durs {
 		if *d.v < 0 {

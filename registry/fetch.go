@@ -242,6 +242,9 @@ func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *Endpoint {
 
 // dirBranch asks the Directory for id's business card.
 func (l *Live) dirBranch(ctx context.Context, id peppol.ParticipantID) dirOutcome {
+	if rec, ok := l.mirrorCard(ctx, id); ok {
+		return dirOutcome{rec: rec}
+	}
 	res, err := l.directorySearch(ctx, directory.Query{Participant: id})
 	if err != nil {
 		return dirOutcome{err: err}

@@ -7,6 +7,8 @@ const (
 	UpstreamSML       = "sml"
 	UpstreamSMP       = "smp"
 	UpstreamDirectory = "directory"
+	// UpstreamMirror is the local Directory mirror (Config.Mirror).
+	UpstreamMirror = "mirror"
 )
 
 // Upstream call outcomes.

@@ -146,7 +146,21 @@ type SearchResult struct {
 	TotalCount int `json:"totalCount" jsonschema:"number of matches known; may exceed the number of results returned"`
 	// Results holds at most MaxSearchResults hits, exact identifier matches first.
 	Results []SearchHit `json:"results" jsonschema:"at most 25 matches, exact identifier matches first"`
+	// Source says who answered: SourceDirectory or SourceMirror.
+	Source string `json:"source" jsonschema:"who answered: directory (the live Peppol Directory) or mirror (peppolgate's local copy of the Directory's daily export, as of dataAsOf)"`
+	// DataAsOf is when the Directory exported the data a mirror answer comes from; nil
+	// for live answers.
+	DataAsOf *time.Time `json:"dataAsOf,omitempty" jsonschema:"for source mirror: when the Peppol Directory exported the data searched (RFC 3339); absent for live answers"`
+	// Warnings say what a caller should know, e.g. that the mirror was stale and the
+	// live Directory answered instead.
+	Warnings []Warning `json:"warnings,omitempty" jsonschema:"things a caller should know, e.g. mirror_stale when the local copy was too old and the live Directory answered; absent when there are none"`
 }
+
+// The values of SearchResult.Source.
+const (
+	SourceDirectory = "directory"
+	SourceMirror    = "mirror"
+)
 
 // SearchHit is one search result.
 type SearchHit struct {

@@ -24,7 +24,13 @@ const (
 	freeTextPageSize = 25
 )
 
-// Search searches the Peppol Directory for q. When q is, or contains, a participant
+// Search searches the Peppol Directory for q: in Config.Mirror when one is set and its
+// data is at most MirrorMaxAge old (Source "mirror", DataAsOf set, not cached), else the
+// live Directory (Source "directory"), with a mirror_stale or mirror_unavailable
+// warning when a mirror is set but could not answer. The rest of this comment is about
+// the live Directory; the mirror's semantics are package mirror's.
+//
+// When q is, or contains, a participant
 // id or a national/VAT number, up to four candidate ids are resolved exactly and
 // ranked first; the free-text query runs beside them. Results are deduplicated by
 // participant id and capped at MaxSearchResults. TotalCount is the Directory's total
@@ -50,6 +56,24 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 	if country != "" && !isCountryCode(country) {
 		return nil, Freshness{}, &Error{Code: CodeInvalidRequest, Message: "country must be a two-letter ISO 3166 code such as BE, NL or NO"}
 	}
+	res, fromMirror, mirrorWarn := l.mirrorSearch(ctx, text, country)
+	if fromMirror {
+		// Not cached: the mirror answers in milliseconds, and a refreshed mirror shows at once.
+		return res, Freshness{TTL: l.cfg.SearchTTL}, nil
+	}
+	res, fresh, err := l.searchLive(ctx, text, country)
+	if err != nil || mirrorWarn == nil {
+		return res, fresh, err
+	}
+	// The answer is shared with the cache and other callers: warn on a copy.
+	out := *res
+	out.Warnings = append(append([]Warning{}, res.Warnings...), *mirrorWarn)
+	return &out, fresh, nil
+}
+
+// searchLive answers a validated search from the live Directory, through the cache
+// and coalesced with identical searches in flight (see Search for the errors).
+func (l *Live) searchLive(ctx context.Context, text, country string) (*SearchResult, Freshness, error) {
 	key := country + "\x00" + text
 	now := l.cfg.Now()
 	cached, hit := l.searches.get(key)
@@ -144,7 +168,7 @@ func (l *Live) search(ctx context.Context, text, country string) (*SearchResult,
 		}
 	}
 
-	out := &SearchResult{Query: text, Results: make([]SearchHit, 0, MaxSearchResults)}
+	out := &SearchResult{Query: text, Results: make([]SearchHit, 0, MaxSearchResults), Source: SourceDirectory}
 	seen := make(map[peppol.ParticipantID]bool)
 	add := func(m directory.Match) {
 		if seen[m.Participant] {

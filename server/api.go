@@ -147,7 +147,7 @@ func (s *Server) table() []route {
 		}, handler: s.healthz},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/readyz", OperationID: "readyz", Tag: "health",
-			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down).",
+			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down). With a Directory mirror, the answer also says how old its data is (mirror.dataAsOf, mirror.state); a stale or empty mirror does not make the service unready, because the live Directory answers instead.",
 			Responses: []discovery.Response{
 				{Status: http.StatusOK, Description: "Ready.", MediaType: "application/json", Schema: status},
 				{Status: http.StatusServiceUnavailable, Description: "Not ready; retry shortly.", MediaType: "application/json", Schema: status},

@@ -4,11 +4,32 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"time"
 )
 
 type statusBody struct {
 	Status  string `json:"status"`
 	Message string `json:"message,omitempty"`
+	// Mirror is the Directory mirror's state, on /readyz when one is configured.
+	Mirror *MirrorStatus `json:"mirror,omitempty" jsonschema:"the local copy of the Peppol Directory, when the service runs with one (readiness only)"`
+}
+
+// Mirror states of MirrorStatus.State.
+const (
+	MirrorOK    = "ok"
+	MirrorStale = "stale"
+	MirrorEmpty = "empty"
+)
+
+// MirrorStatus is what /readyz says about the Directory mirror. A stale or empty mirror
+// does not make the service unready: the live Directory answers instead.
+type MirrorStatus struct {
+	State         string     `json:"state" jsonschema:"ok: searches and Directory cards come from the mirror; stale: its data is older than maxAgeSeconds and the live Directory answers; empty: it holds no data yet and the live Directory answers"`
+	DataAsOf      *time.Time `json:"dataAsOf" jsonschema:"when the Peppol Directory exported the mirrored data (RFC 3339); null when empty"`
+	AgeSeconds    int64      `json:"ageSeconds" jsonschema:"age of the mirrored data in seconds; 0 when empty"`
+	MaxAgeSeconds int64      `json:"maxAgeSeconds" jsonschema:"the age beyond which the live Directory answers instead"`
+	Cards         int        `json:"cards" jsonschema:"number of business cards in the mirror"`
+	ImportedAt    *time.Time `json:"importedAt" jsonschema:"when the mirror was built from the export (RFC 3339); null when empty"`
 }
 
 // healthz is the liveness probe: the process serves HTTP, nothing more.
@@ -33,6 +54,11 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	s.writeJSON(w, r, http.StatusOK, statusBody{Status: "ok"})
+	body := statusBody{Status: "ok"}
+	if s.mirror != nil {
+		m := s.mirror()
+		body.Mirror = &m
+	}
+	s.writeJSON(w, r, http.StatusOK, body)
 	return nil
 }

@@ -69,6 +69,8 @@ type Config struct {
 	// Give the same Metrics to registry.Config.Observer to count upstream calls and
 	// cache decisions too.
 	Metrics *Metrics
+	// Mirror, when set, reports the Directory mirror's state for /readyz.
+	Mirror func() MirrorStatus
 }
 
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
@@ -88,6 +90,7 @@ type Server struct {
 	fixed   []headerValue
 	mcpHTTP *mcpserver.StreamableHTTPServer
 	metrics *Metrics
+	mirror  func() MirrorStatus
 	// metricsPage serves /metrics.
 	metricsPage http.Handler
 	// limitREST, limitAsk and limitMCP are the rate limits by class; nil means none.
@@ -116,6 +119,7 @@ func New(cfg Config) (*Server, error) {
 		ids:     newIDSource(),
 		fixed:   fixedHeaders(),
 		metrics: cfg.Metrics,
+		mirror:  cfg.Mirror,
 
 		trustedProxies:  cfg.TrustedProxies,
 		rateLimitExempt: cfg.RateLimitExempt,
