@@ -1,0 +1,60 @@
+package export
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// maxInterned bounds each interning table, so that an export full of distinct values cannot
+// grow it without limit; values beyond it are simply not shared.
+const maxInterned = 1 << 16
+
+// interner shares the strings that repeat across the cards of an export: every card lists
+// the same few dozen document types, schemes, country codes and dates.
+type interner struct {
+	m map[string]string
+	// docTypes maps a doctypeid start tag, as written, to its decoded DocType.
+	docTypes map[string]DocType
+}
+
+func newInterner() interner {
+	return interner{m: make(map[string]string, 1024), docTypes: make(map[string]DocType, 256)}
+}
+
+// get returns b as a string, shared with earlier equal values; invalid UTF-8 is replaced.
+func (in *interner) get(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if s, ok := in.m[string(b)]; ok {
+		return s
+	}
+	s := toValidUTF8(string(b))
+	if len(in.m) < maxInterned && len(b) <= 512 {
+		in.m[string(b)] = s
+	}
+	return s
+}
+
+// getString is get for a string.
+func (in *interner) getString(v string) string {
+	if v == "" {
+		return ""
+	}
+	if s, ok := in.m[v]; ok {
+		return s
+	}
+	s := toValidUTF8(v)
+	if len(in.m) < maxInterned && len(v) <= 512 {
+		in.m[v] = s
+	}
+	return s
+}
+
+// toValidUTF8 replaces invalid UTF-8 with U+FFFD.
+func toValidUTF8(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(s, "\uFFFD")
+}
