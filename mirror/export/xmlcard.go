@@ -40,10 +40,10 @@ type rawID struct {
 }
 
 type rawEntity struct {
-	country           string
-	geo, addl         span
-	reg               string
-	names, ids, webs  [2]int32 // ranges of xmlDecoder.names, .ids, .webs
+	country          string
+	geo, addl        span
+	reg              string
+	names, ids, webs [2]int32 // ranges of xmlDecoder.names, .ids, .webs
 }
 
 func newXMLDecoder(src io.Reader, prefix []byte, h *Header) (*xmlDecoder, error) {
