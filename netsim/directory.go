@@ -277,6 +277,9 @@ func dirError(msg string) []byte {
 }
 
 func (n *Network) serveDirectory(w http.ResponseWriter, r *http.Request) {
+	if n.serveExport(w, r) {
+		return
+	}
 	f := n.faults.get(DirectoryTarget())
 	h := w.Header()
 	rest, isSearch := strings.CutPrefix(r.URL.Path, "/search/")

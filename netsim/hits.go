@@ -52,6 +52,12 @@ type DirectoryHits struct {
 	RateLimited int64
 	// Other counts requests to other paths.
 	Other int64
+	// ExportRedirects counts requests to /export/businesscards (the redirect to the
+	// export file), limited ones included; ExportLimited counts those answered 429.
+	ExportRedirects, ExportLimited int64
+	// ExportDownloads counts requests for the export file (conditional, ranged and
+	// faulted ones included).
+	ExportDownloads int64
 }
 
 var dnsTypes = []uint16{dns.TypeNAPTR, dns.TypeA, dns.TypeAAAA, dns.TypeCNAME, dns.TypeSOA, dns.TypeNS, dns.TypeTXT}
@@ -83,6 +89,8 @@ type hitCounters struct {
 	dirLimit  atomic.Int64
 	dirOther  atomic.Int64
 	abandoned atomic.Int64
+
+	exportRedirects, exportLimited, exportDownloads atomic.Int64
 }
 
 func (h *hitCounters) dnsQuery(tcp bool, qtype uint16) {
@@ -102,9 +110,10 @@ func (h *hitCounters) dnsQuery(tcp bool, qtype uint16) {
 
 func (h *hitCounters) snapshot() HitCounts {
 	c := HitCounts{
-		DNS:       DNSHits{UDP: h.udp.Load(), TCP: h.tcp.Load(), ByType: map[string]int64{}},
-		SMP:       make([]SMPHits, len(h.smp)),
-		Directory: DirectoryHits{Search: h.dirSearch.Load(), RateLimited: h.dirLimit.Load(), Other: h.dirOther.Load()},
+		DNS: DNSHits{UDP: h.udp.Load(), TCP: h.tcp.Load(), ByType: map[string]int64{}},
+		SMP: make([]SMPHits, len(h.smp)),
+		Directory: DirectoryHits{Search: h.dirSearch.Load(), RateLimited: h.dirLimit.Load(), Other: h.dirOther.Load(),
+			ExportRedirects: h.exportRedirects.Load(), ExportLimited: h.exportLimited.Load(), ExportDownloads: h.exportDownloads.Load()},
 		Abandoned: h.abandoned.Load(),
 	}
 	for i := range h.byType {
@@ -141,4 +150,7 @@ func (h *hitCounters) reset() {
 	h.dirLimit.Store(0)
 	h.dirOther.Store(0)
 	h.abandoned.Store(0)
+	h.exportRedirects.Store(0)
+	h.exportLimited.Store(0)
+	h.exportDownloads.Store(0)
 }

@@ -47,6 +47,7 @@ type Network struct {
 	faults    faultSet
 	overrides overrides
 	hits      hitCounters
+	export    exportServer
 
 	closing   chan struct{}
 	closeOnce sync.Once
@@ -82,6 +83,7 @@ func Start(ctx context.Context, ds *Dataset, cfg Config) (*Network, error) {
 		n.limit = newRateLimiter(4, 2*time.Second)
 	}
 	n.hits.smp = make([]smpCounters, len(ds.SMPHosts))
+	n.export.perDay = DefaultExportLimit
 	var err error
 	if n.pki, err = newPKI(ds); err != nil {
 		return nil, err
