@@ -1,0 +1,641 @@
+package mirror
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/mirror/export"
+)
+
+// CardSource is what Build reads: export.Decoder satisfies it. Next returns the next
+// card, an *export.RecordError for a malformed card that is skipped (Build counts it and
+// goes on), or io.EOF at the end.
+type CardSource interface {
+	Header() export.Header
+	Next() (*export.Card, error)
+}
+
+// BuildOptions tune Build. The zero value is valid.
+type BuildOptions struct {
+	// Progress, if set, is called at most every ~250 ms during the import and once at
+	// the end.
+	Progress func(Progress)
+	// Logger receives the first malformed records individually at warn, then their
+	// count; nil discards.
+	Logger *slog.Logger
+	// Source is where the export came from (file path or URL), stored in the meta.
+	Source string
+}
+
+// Progress is the state of an import.
+type Progress struct {
+	// Cards is the number of cards read so far, Skipped the malformed ones.
+	Cards, Skipped int
+	// Elapsed is the time since the import started.
+	Elapsed time.Duration
+	// Phase is "reading" while cards are read and "indexing" while the index is built.
+	Phase string
+}
+
+// BuildStats says what Build did.
+type BuildStats struct {
+	// Cards is the number of cards read, Skipped the malformed ones left out.
+	Cards, Skipped int
+	// Participants is the number of participants in the index: Cards less Duplicates.
+	Participants int
+	// Duplicates is the number of cards replaced by a later card of the same participant.
+	Duplicates int
+	// Elapsed is the import's duration.
+	Elapsed time.Duration
+	// Bytes is the index file's size.
+	Bytes int64
+	// DataAsOf is the export's creationdt, or the import time when it has none.
+	DataAsOf time.Time
+}
+
+// maxLoggedRecords is how many malformed records are logged one by one.
+const maxLoggedRecords = 20
+
+// buildCacheKiB is the page cache of the building connection.
+const buildCacheKiB = 256 << 10
+
+// progressEvery is the least time between two Progress calls.
+const progressEvery = 250 * time.Millisecond
+
+// Build imports every card of src into a new index file written beside path
+// (path + ".new-<random>", with a staging file path + ".stage-<random>"), fsyncs it and
+// renames it over path; an index already at path stays valid for readers that have it
+// open. Of several cards of one participant the last wins. A failure (or ctx cancelled)
+// leaves path untouched and removes the temporary files. It returns the error of src
+// (other than *export.RecordError), of ctx, or of writing the files.
+func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) (stats BuildStats, err error) {
+	start := time.Now()
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	var rnd [6]byte
+	if _, err := rand.Read(rnd[:]); err != nil {
+		return stats, fmt.Errorf("mirror: build: %w", err)
+	}
+	tmp := path + ".new-" + hex.EncodeToString(rnd[:])
+	stage := path + ".stage-" + hex.EncodeToString(rnd[:])
+	defer func() {
+		os.Remove(stage)
+		if err != nil {
+			os.Remove(tmp)
+		}
+	}()
+	b, err := newBuilder(ctx, tmp, stage)
+	if err != nil {
+		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
+	}
+	defer func() {
+		if b.db != nil {
+			b.db.Close()
+		}
+	}()
+
+	hdr := src.Header()
+	b.progress = func(phase string) {
+		if opts.Progress != nil {
+			opts.Progress(Progress{Cards: b.cards, Skipped: b.skipped, Elapsed: time.Since(start), Phase: phase})
+		}
+	}
+	if err := b.read(ctx, src, log); err != nil {
+		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
+	}
+	if b.skipped > maxLoggedRecords {
+		log.Warn("malformed cards skipped", "count", b.skipped, "logged", maxLoggedRecords)
+	}
+	b.progress("indexing")
+	imported := time.Now().UTC()
+	dataAsOf := hdr.Created
+	if dataAsOf.IsZero() {
+		dataAsOf = imported
+	}
+	meta := map[string]string{
+		"schema_version": strconv.Itoa(SchemaVersion),
+		"data_as_of":     dataAsOf.UTC().Format(time.RFC3339Nano),
+		"imported_at":    imported.Format(time.RFC3339Nano),
+		"source":         opts.Source,
+		"format":         string(hdr.Format),
+		"code_list":      hdr.CodeList,
+	}
+	if !hdr.Created.IsZero() {
+		meta["creationdt"] = hdr.Created.UTC().Format(time.RFC3339Nano)
+	}
+	if err := b.finish(ctx, meta); err != nil {
+		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
+	}
+	if err := b.db.Close(); err != nil {
+		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
+	}
+	b.db = nil
+	size, err := syncFile(tmp)
+	if err != nil {
+		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
+	}
+	fsyncDir(filepath.Dir(path))
+	stats = BuildStats{
+		Cards: b.cards, Skipped: b.skipped, Participants: b.cards - b.dups, Duplicates: b.dups,
+		Elapsed: time.Since(start), Bytes: size, DataAsOf: dataAsOf,
+	}
+	b.progress("done")
+	return stats, nil
+}
+
+// syncFile fsyncs the file at path and returns its size.
+func syncFile(path string) (int64, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return 0, err
+	}
+	return fi.Size(), f.Close()
+}
+
+// fsyncDir fsyncs a directory so that a rename in it is durable; best effort.
+func fsyncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// builder holds an import in progress.
+type builder struct {
+	db       *sql.DB
+	conn     *sql.Conn
+	tx       *sql.Tx
+	progress func(phase string)
+
+	cards, skipped, dups int
+}
+
+// buildSchema creates the index's tables; the %d are applicationID and SchemaVersion.
+const buildSchema = `
+PRAGMA application_id = %d;
+PRAGMA user_version = %d;
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+CREATE TABLE doctype(id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, value TEXT NOT NULL,
+	display_name TEXT NOT NULL, state TEXT NOT NULL, non_standard INTEGER NOT NULL);
+CREATE TABLE card(id INTEGER PRIMARY KEY, pid TEXT NOT NULL, name TEXT NOT NULL, ccs TEXT NOT NULL, data BLOB NOT NULL);
+CREATE TABLE pid(pid TEXT PRIMARY KEY, card INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE ident(key TEXT NOT NULL, card INTEGER NOT NULL, PRIMARY KEY(key, card)) WITHOUT ROWID;
+CREATE TABLE namekey(h INTEGER NOT NULL, card INTEGER NOT NULL, PRIMARY KEY(h, card)) WITHOUT ROWID;
+CREATE VIRTUAL TABLE name USING fts5(t, content='', detail=none, tokenize="ascii tokenchars '_'", prefix='2 3');
+CREATE TABLE vocab(len INTEGER NOT NULL, t TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, t)) WITHOUT ROWID;
+CREATE TABLE vocab_rev(len INTEGER NOT NULL, r TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, r)) WITHOUT ROWID;
+CREATE TABLE stage.spid(pid TEXT NOT NULL, id INTEGER NOT NULL);
+CREATE TABLE stage.stext(id INTEGER PRIMARY KEY, t TEXT NOT NULL);
+CREATE TABLE stage.sident(key TEXT NOT NULL, id INTEGER NOT NULL);
+CREATE TABLE stage.sname(h INTEGER NOT NULL, id INTEGER NOT NULL);
+CREATE TABLE stage.loser(id INTEGER PRIMARY KEY);
+`
+
+// newBuilder creates the index file tmp and its staging file.
+func newBuilder(ctx context.Context, tmp, stage string) (*builder, error) {
+	q := "_pragma=" + urlq("journal_mode=OFF") + "&_pragma=" + urlq("synchronous=OFF") +
+		"&_pragma=" + urlq("cache_size=-"+strconv.Itoa(buildCacheKiB)) + "&_pragma=" + urlq("temp_store=FILE")
+	dsn, err := sqliteURI(tmp, q)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	b := &builder{db: db}
+	fail := func(err error) (*builder, error) {
+		db.Close()
+		return nil, err
+	}
+	if b.conn, err = db.Conn(ctx); err != nil {
+		return fail(err)
+	}
+	stageURI, err := sqliteURI(stage, "")
+	if err != nil {
+		return fail(err)
+	}
+	for _, s := range []string{
+		"ATTACH DATABASE '" + strings.ReplaceAll(stageURI, "'", "''") + "' AS stage",
+		"PRAGMA stage.journal_mode=OFF", "PRAGMA stage.synchronous=OFF",
+		"PRAGMA stage.cache_size=-" + strconv.Itoa(buildCacheKiB/4),
+	} {
+		if _, err := b.conn.ExecContext(ctx, s); err != nil {
+			return fail(fmt.Errorf("%s: %w", s, err))
+		}
+	}
+	if _, err := b.conn.ExecContext(ctx, fmt.Sprintf(buildSchema, applicationID, SchemaVersion)); err != nil {
+		return fail(err)
+	}
+	return b, nil
+}
+
+func urlq(s string) string { return strings.NewReplacer("=", "%3D", " ", "%20", "(", "%28", ")", "%29").Replace(s) }
+
+// prepared is one card made ready for the database by the reading goroutine.
+type prepared struct {
+	id       int64
+	pid      string
+	name     string
+	ccs      string
+	data     []byte
+	text     string
+	idents   []string
+	nameKeys []int64
+}
+
+// batch is what the reading goroutine hands to the writing one.
+type batch struct {
+	cards    []prepared
+	docTypes []export.DocType // newly interned, in id order
+	err      error            // the source failed; the last batch
+	// read and skipped count the cards and malformed records read so far.
+	read, skipped int
+}
+
+const batchSize = 512
+
+// read reads every card of src: one goroutine decodes and prepares cards, this one
+// writes them to the database.
+func (b *builder) read(ctx context.Context, src CardSource, log *slog.Logger) error {
+	// The producer stops when read returns; the transaction lives on (ctx).
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch := make(chan batch, 4)
+	go produce(pctx, src, log, ch)
+	defer func() {
+		cancel()
+		for range ch { // wait for the producer: it must not use src after Build returns
+		}
+	}()
+
+	var err error
+	if b.tx, err = b.conn.BeginTx(ctx, nil); err != nil {
+		return err
+	}
+	ins, err := b.prepareInserts(ctx)
+	if err != nil {
+		return err
+	}
+	defer ins.close()
+	last := time.Now()
+	for bt := range ch {
+		b.cards, b.skipped = bt.read, bt.skipped
+		if bt.err != nil {
+			return bt.err
+		}
+		for _, d := range bt.docTypes {
+			if _, err := ins.docType.ExecContext(ctx, d.Scheme, d.Value, d.DisplayName, d.State, d.NonStandard); err != nil {
+				return err
+			}
+		}
+		for i := range bt.cards {
+			if err := ins.add(ctx, &bt.cards[i]); err != nil {
+				return err
+			}
+		}
+		if time.Since(last) >= progressEvery {
+			last = time.Now()
+			b.progress("reading")
+		}
+	}
+	return ctx.Err()
+}
+
+// produce reads src, prepares its cards and sends them in batches to ch, which it
+// closes. It stops early when ctx is done.
+func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- batch) {
+	defer close(ch)
+	docTypes := map[export.DocType]int{}
+	bt := batch{cards: make([]prepared, 0, batchSize)}
+	send := func() bool {
+		select {
+		case ch <- bt:
+			bt = batch{cards: make([]prepared, 0, batchSize)}
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	var seq int64
+	var skipped int
+	var dtIDs []int
+	for ctx.Err() == nil {
+		c, err := src.Next()
+		if err == io.EOF {
+			break
+		}
+		var rerr *export.RecordError
+		if errors.As(err, &rerr) {
+			skipped++
+			if skipped <= maxLoggedRecords {
+				log.Warn("malformed card skipped", "index", rerr.Index, "participant", rerr.Participant, "reason", rerr.Reason)
+			}
+			continue
+		}
+		if err != nil {
+			bt.err = fmt.Errorf("reading the export: %w", err)
+			bt.read, bt.skipped = int(seq), skipped
+			send()
+			return
+		}
+		if c == nil {
+			continue
+		}
+		seq++
+		dtIDs = dtIDs[:0]
+		for _, d := range c.DocTypes {
+			id, ok := docTypes[d]
+			if !ok {
+				id = len(docTypes) + 1
+				docTypes[d] = id
+				bt.docTypes = append(bt.docTypes, d)
+			}
+			dtIDs = append(dtIDs, id)
+		}
+		bt.cards = append(bt.cards, prepareCard(c, seq, dtIDs))
+		if len(bt.cards) == batchSize {
+			bt.read, bt.skipped = int(seq), skipped
+			if !send() {
+				return
+			}
+		}
+	}
+	bt.read, bt.skipped = int(seq), skipped
+	send()
+}
+
+// maxRankLen caps the name length that orders cards within a tier.
+const maxRankLen = 1023
+
+// prepareCard computes everything stored for c, the seq-th card.
+func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
+	p := prepared{pid: normalisePID(c.Participant.Value)}
+	var ccs []string
+	seenTerm := map[string]bool{}
+	var text []byte
+	for i, e := range c.Entities {
+		cc := strings.ToUpper(strings.TrimSpace(e.CountryCode))
+		if cc != "" && !slices.Contains(ccs, cc) {
+			ccs = append(ccs, cc)
+		}
+		for j, n := range e.Names {
+			ts := terms(n.Name)
+			if i == 0 && j == 0 {
+				p.name = n.Name
+			}
+			if k := nameKey(ts); k != 0 && !slices.Contains(p.nameKeys, k) {
+				p.nameKeys = append(p.nameKeys, k)
+			}
+			for _, t := range ts {
+				if !seenTerm[t] {
+					seenTerm[t] = true
+					if len(text) > 0 {
+						text = append(text, ' ')
+					}
+					text = append(text, t...)
+				}
+			}
+		}
+		for _, id := range e.Identifiers {
+			if k := compactKey(id.Value); len(k) >= 2 && !slices.Contains(p.idents, k) {
+				p.idents = append(p.idents, k)
+			}
+		}
+	}
+	for _, cc := range ccs {
+		if t := countryToken(cc); t != "" {
+			text = append(text, ' ')
+			text = append(text, t...)
+		}
+	}
+	p.text = string(text)
+	p.ccs = strings.Join(ccs, " ")
+	rank := utf8.RuneCountInString(strings.Join(terms(p.name), " "))
+	p.id = int64(min(rank, maxRankLen))<<32 | seq
+	p.data = encodeRecord(nil, c, docTypeIDs)
+	return p
+}
+
+// countryToken is the FTS token of a country code: "_" and the code folded, which no
+// name term can be ("_" separates terms). Empty for a code without letters or digits.
+func countryToken(cc string) string {
+	k := compactKey(cc)
+	if k == "" {
+		return ""
+	}
+	return "_" + k
+}
+
+// inserts are the statements of the reading phase.
+type inserts struct {
+	docType, card, spid, stext, sident, sname *sql.Stmt
+}
+
+func (b *builder) prepareInserts(ctx context.Context) (*inserts, error) {
+	ins := &inserts{}
+	for _, s := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&ins.docType, "INSERT INTO doctype(scheme, value, display_name, state, non_standard) VALUES(?,?,?,?,?)"},
+		{&ins.card, "INSERT INTO card(id, pid, name, ccs, data) VALUES(?,?,?,?,?)"},
+		{&ins.spid, "INSERT INTO stage.spid(pid, id) VALUES(?,?)"},
+		{&ins.stext, "INSERT INTO stage.stext(id, t) VALUES(?,?)"},
+		{&ins.sident, "INSERT INTO stage.sident(key, id) VALUES(?,?)"},
+		{&ins.sname, "INSERT INTO stage.sname(h, id) VALUES(?,?)"},
+	} {
+		st, err := b.tx.PrepareContext(ctx, s.sql)
+		if err != nil {
+			ins.close()
+			return nil, err
+		}
+		*s.st = st
+	}
+	return ins, nil
+}
+
+func (ins *inserts) close() {
+	for _, st := range []*sql.Stmt{ins.docType, ins.card, ins.spid, ins.stext, ins.sident, ins.sname} {
+		if st != nil {
+			st.Close()
+		}
+	}
+}
+
+func (ins *inserts) add(ctx context.Context, p *prepared) error {
+	if _, err := ins.card.ExecContext(ctx, p.id, p.pid, p.name, p.ccs, p.data); err != nil {
+		return err
+	}
+	if _, err := ins.spid.ExecContext(ctx, p.pid, p.id); err != nil {
+		return err
+	}
+	if _, err := ins.stext.ExecContext(ctx, p.id, p.text); err != nil {
+		return err
+	}
+	for _, k := range p.idents {
+		if _, err := ins.sident.ExecContext(ctx, k, p.id); err != nil {
+			return err
+		}
+	}
+	for _, h := range p.nameKeys {
+		if _, err := ins.sname.ExecContext(ctx, h, p.id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// finish builds the indexes from the staged rows, resolving duplicate participants (the
+// last card wins), then the typo vocabulary and the meta, and commits.
+func (b *builder) finish(ctx context.Context, meta map[string]string) error {
+	exec := func(q string, args ...any) (sql.Result, error) {
+		res, err := b.tx.ExecContext(ctx, q, args...)
+		if err != nil {
+			return nil, fmt.Errorf("%.60s…: %w", q, err)
+		}
+		return res, nil
+	}
+	// Of the cards of one participant the one read last (highest sequence, the low 32
+	// bits of its id) is inserted first and wins.
+	res, err := exec("INSERT INTO pid(pid, card) SELECT pid, id FROM stage.spid WHERE true ORDER BY pid, (id & 4294967295) DESC ON CONFLICT DO NOTHING")
+	if err != nil {
+		return err
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	b.dups = b.cards - int(n)
+	notLoser := ""
+	if b.dups > 0 {
+		if _, err := exec("INSERT INTO stage.loser(id) SELECT s.id FROM stage.spid s JOIN pid p ON p.pid = s.pid WHERE p.card <> s.id"); err != nil {
+			return err
+		}
+		if _, err := exec("DELETE FROM card WHERE id IN (SELECT id FROM stage.loser)"); err != nil {
+			return err
+		}
+		notLoser = " AND id NOT IN (SELECT id FROM stage.loser)"
+	}
+	b.progress("indexing")
+	if _, err := exec("INSERT INTO name(rowid, t) SELECT id, t FROM stage.stext WHERE true" + notLoser + " ORDER BY id"); err != nil {
+		return err
+	}
+	b.progress("indexing")
+	if _, err := exec("INSERT OR IGNORE INTO ident(key, card) SELECT key, id FROM stage.sident WHERE true" + notLoser + " ORDER BY key, id"); err != nil {
+		return err
+	}
+	if _, err := exec("INSERT OR IGNORE INTO namekey(h, card) SELECT h, id FROM stage.sname WHERE true" + notLoser + " ORDER BY h, id"); err != nil {
+		return err
+	}
+	b.progress("indexing")
+	if err := b.vocabulary(ctx); err != nil {
+		return err
+	}
+	meta["cards"] = strconv.Itoa(b.cards - b.dups)
+	for k, v := range meta {
+		if _, err := exec("INSERT INTO meta(key, value) VALUES(?, ?)", k, v); err != nil {
+			return err
+		}
+	}
+	if err := b.tx.Commit(); err != nil {
+		return err
+	}
+	b.tx = nil
+	for _, s := range []string{"DETACH DATABASE stage", "PRAGMA journal_mode=DELETE"} {
+		if _, err := b.conn.ExecContext(ctx, s); err != nil {
+			return fmt.Errorf("%s: %w", s, err)
+		}
+	}
+	return b.conn.Close()
+}
+
+// vocabulary fills vocab and vocab_rev with the indexed name terms that typo matching
+// can reach: 4 runes or more (a 5-rune query term is one edit from 4-rune terms), not
+// all digits, not country tokens.
+func (b *builder) vocabulary(ctx context.Context) error {
+	if _, err := b.tx.ExecContext(ctx, "CREATE VIRTUAL TABLE temp.namev USING fts5vocab(main, name, row)"); err != nil {
+		return err
+	}
+	if _, err := b.tx.ExecContext(ctx, "CREATE TABLE stage.srev(len INTEGER NOT NULL, r TEXT NOT NULL, docs INTEGER NOT NULL)"); err != nil {
+		return err
+	}
+	rows, err := b.tx.QueryContext(ctx, "SELECT term, doc FROM temp.namev")
+	if err != nil {
+		return err
+	}
+	type term struct {
+		t    string
+		docs int
+	}
+	var all []term
+	for rows.Next() {
+		var t term
+		if err := rows.Scan(&t.t, &t.docs); err != nil {
+			rows.Close()
+			return err
+		}
+		if strings.HasPrefix(t.t, "_") || isDigits(t.t) || utf8.RuneCountInString(t.t) < 4 {
+			continue
+		}
+		all = append(all, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	insF, err := b.tx.PrepareContext(ctx, "INSERT INTO vocab(len, t, docs) VALUES(?,?,?)")
+	if err != nil {
+		return err
+	}
+	defer insF.Close()
+	insR, err := b.tx.PrepareContext(ctx, "INSERT INTO stage.srev(len, r, docs) VALUES(?,?,?)")
+	if err != nil {
+		return err
+	}
+	defer insR.Close()
+	for _, t := range all {
+		n := utf8.RuneCountInString(t.t)
+		if _, err := insF.ExecContext(ctx, n, t.t, t.docs); err != nil {
+			return err
+		}
+		if _, err := insR.ExecContext(ctx, n, reverse(t.t), t.docs); err != nil {
+			return err
+		}
+	}
+	if _, err := b.tx.ExecContext(ctx, "INSERT OR IGNORE INTO vocab_rev(len, r, docs) SELECT len, r, docs FROM stage.srev ORDER BY len, r"); err != nil {
+		return err
+	}
+	_, err = b.tx.ExecContext(ctx, "DROP TABLE temp.namev")
+	return err
+}

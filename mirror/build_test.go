@@ -1,0 +1,147 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/mirror/export"
+	"github.com/peppolgate/peppolgate/peppol"
+)
+
+// sliceSource is a CardSource over cards in memory; a nil card stands for a malformed
+// record, and err (if set) is returned after the cards instead of io.EOF.
+type sliceSource struct {
+	hdr   export.Header
+	cards []*export.Card
+	err   error
+	i     int
+}
+
+func (s *sliceSource) Header() export.Header { return s.hdr }
+
+func (s *sliceSource) Next() (*export.Card, error) {
+	if s.i >= len(s.cards) {
+		if s.err != nil {
+			return nil, s.err
+		}
+		return nil, io.EOF
+	}
+	c := s.cards[s.i]
+	s.i++
+	if c == nil {
+		return nil, &export.RecordError{Index: s.i - 1, Reason: "entity without a name"}
+	}
+	return c, nil
+}
+
+// card makes a one-entity card.
+func card(pid, name, cc string, ids ...string) *export.Card {
+	e := export.Entity{Names: []export.Name{{Name: name}}, CountryCode: cc}
+	for _, id := range ids {
+		scheme, value, _ := strings.Cut(id, "=")
+		e.Identifiers = append(e.Identifiers, export.ID{Scheme: scheme, Value: value})
+	}
+	return &export.Card{Participant: export.ID{Scheme: "iso6523-actorid-upis", Value: pid}, Entities: []export.Entity{e}}
+}
+
+var testCreated = time.Date(2026, 9, 29, 19, 52, 50, 0, time.UTC)
+
+// buildIndex builds an index of cards in a temporary directory and opens it.
+func buildIndex(t testing.TB, cards ...*export.Card) *Index {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "directory.db")
+	src := &sliceSource{hdr: export.Header{Format: export.FormatXMLv3, Created: testCreated, CodeList: "9.4"}, cards: cards}
+	if _, err := Build(context.Background(), path, src, BuildOptions{Source: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := OpenIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+func TestBuildStatsAndMeta(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "directory.db")
+	src := &sliceSource{
+		hdr: export.Header{Format: export.FormatXMLv3, Created: testCreated, CodeList: "9.4"},
+		cards: []*export.Card{
+			card("0192:815344782", "TA-EIENDOM 2 AS", "NO"),
+			nil,
+			card("0208:0677424046", "Vandelanotte Installaties NV", "BE"),
+			card("0192:815344782", "TA-EIENDOM 3 AS", "NO"), // replaces the first
+			nil,
+		},
+	}
+	var progress []Progress
+	st, err := Build(context.Background(), path, src, BuildOptions{
+		Source:   "/tmp/export.xml",
+		Logger:   slog.New(slog.DiscardHandler),
+		Progress: func(p Progress) { progress = append(progress, p) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Cards != 3 || st.Skipped != 2 || st.Participants != 2 || st.Duplicates != 1 || !st.DataAsOf.Equal(testCreated) || st.Bytes == 0 {
+		t.Errorf("stats = %+v", st)
+	}
+	if len(progress) == 0 || progress[len(progress)-1].Cards != 3 {
+		t.Errorf("progress = %+v", progress)
+	}
+	ix, err := OpenIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	m := ix.Meta()
+	if m.Cards != 2 || m.Source != "/tmp/export.xml" || m.Format != "xml-v3" || m.CodeList != "9.4" || m.SchemaVersion != SchemaVersion || !m.DataAsOf.Equal(testCreated) || m.ImportedAt.IsZero() {
+		t.Errorf("meta = %+v", m)
+	}
+	rec, err := ix.Card(context.Background(), peppol.ParticipantID{ICD: "0192", Value: "815344782"})
+	if err != nil || rec == nil || rec.Name != "TA-EIENDOM 3 AS" {
+		t.Errorf("Card = %+v, %v; want the last card", rec, err)
+	}
+	res, err := ix.Search(context.Background(), "eiendom", "", 10)
+	if err != nil || res.TotalCount != 1 || len(res.Results) != 1 || res.Results[0].Name != "TA-EIENDOM 3 AS" {
+		t.Errorf("Search = %+v, %v", res, err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("files left beside the index: %v", entries)
+	}
+}
+
+func TestBuildFailureKeepsOldFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "directory.db")
+	if _, err := Build(context.Background(), path, &sliceSource{cards: []*export.Card{card("0208:0677424046", "Old Name NV", "BE")}}, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.ReadFile(path)
+	boom := errors.New("connection reset")
+	_, err := Build(context.Background(), path, &sliceSource{cards: []*export.Card{card("0208:0403019261", "New Name NV", "BE")}, err: boom}, BuildOptions{})
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want %v", err, boom)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Build(ctx, path, &sliceSource{cards: []*export.Card{card("0208:0403019261", "New Name NV", "BE")}}, BuildOptions{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: err = %v", err)
+	}
+	after, _ := os.ReadFile(path)
+	if string(before) != string(after) {
+		t.Error("the index changed after failed builds")
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("files left beside the index: %v", entries)
+	}
+}

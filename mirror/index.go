@@ -1,0 +1,235 @@
+// Package mirror is peppolgate's local copy of the Peppol Directory: Build imports a bulk
+// export (package export) into an embedded SQLite index file, Index searches and reads
+// one such file, and Store serves the current file to the registry as a
+// registry.DirectoryMirror, swapping in a newly built file atomically.
+//
+// The index file (schema version 1) holds
+//
+//	meta(key, value)                 schema version, export creationdt, code list, format, source, import time, card count
+//	doctype(id, scheme, value, display_name, state, non_standard)   every document type once
+//	card(id, pid, name, ccs, data)  one row per participant: normalised id, display name,
+//	                                 the entities' distinct country codes, the record blob
+//	pid(pid → card)                  participant ids
+//	ident(key, card)                 additional identifiers, compacted (letters and digits, folded)
+//	namekey(h, card)                 hash of each folded name, for exact-name matches
+//	name                             FTS5 contentless index of the folded name terms and
+//	                                 country tokens ("_no"), detail=none, prefixes 2 and 3
+//	vocab(len, t), vocab_rev(len, r) the name terms of 4+ runes, forwards and reversed,
+//	                                 where typo candidates are looked up by prefix and suffix
+//
+// A card's rowid is (length of its folded display name) << 32 | import sequence, so that
+// FTS5's natural rowid order lists shorter names first: the order within a ranking tier.
+package mirror
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+
+	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, FTS5 included
+)
+
+// SchemaVersion is the version of the index file layout this package writes and reads.
+const SchemaVersion = 1
+
+// applicationID marks an SQLite file as a peppolgate index (PRAGMA application_id), "PGM1".
+const applicationID = 0x50474d31
+
+// ErrNotIndex is returned by OpenIndex for a file that is not a peppolgate index, or one
+// of another schema version.
+var ErrNotIndex = errors.New("not a peppolgate Directory index")
+
+// Meta describes an index file.
+type Meta struct {
+	// DataAsOf is when the Directory wrote the export (its creationdt), or the import
+	// time when the export does not say.
+	DataAsOf time.Time
+	// ImportedAt is when the index was built.
+	ImportedAt time.Time
+	// Source is where the export came from (file path or URL), as given to Build.
+	Source string
+	// Format is the export's format, e.g. "xml-v3".
+	Format string
+	// CodeList is the export's codeListSupported, e.g. "9.4"; empty when absent.
+	CodeList string
+	// Cards is the number of participants in the index.
+	Cards int
+	// SchemaVersion is the index file's layout version.
+	SchemaVersion int
+}
+
+// Index is one opened read-only index file. Its methods are safe for concurrent use.
+type Index struct {
+	db       *sql.DB
+	path     string
+	meta     Meta
+	docTypes []registry.IDParts // by doctype id - 1
+
+	card      *sql.Stmt
+	pidLookup *sql.Stmt
+	identLook *sql.Stmt
+}
+
+// readConns is the number of connections an Index keeps: searches on both cores and a
+// lookup or two besides.
+const readConns = 4
+
+// readCacheKiB is each connection's page cache. The OS page cache holds the file; this
+// only keeps the hottest b-tree interior pages in process, and bounds RSS.
+const readCacheKiB = 8 << 10
+
+// sqliteURI is the SQLite URI of the file at path with the given query.
+func sqliteURI(path, query string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), RawQuery: query}
+	return u.String(), nil
+}
+
+// OpenIndex opens the index file at path read-only. It returns an error wrapping
+// fs.ErrNotExist when there is no file, ErrNotIndex when the file is not a peppolgate
+// index of SchemaVersion, and other errors when it cannot be read.
+func OpenIndex(path string) (*Index, error) {
+	if _, err := os.Stat(path); err != nil {
+		return nil, fmt.Errorf("mirror: open index: %w", err)
+	}
+	// immutable: the file is never changed in place (Build renames a new one over it),
+	// so SQLite need not lock it nor check for changes.
+	q := "mode=ro&immutable=1&_pragma=" + url.QueryEscape("cache_size=-"+strconv.Itoa(readCacheKiB)) +
+		"&_pragma=" + url.QueryEscape("mmap_size=0") + "&_query_only=1"
+	dsn, err := sqliteURI(path, q)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: open index: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
+	}
+	db.SetMaxOpenConns(readConns)
+	db.SetMaxIdleConns(readConns)
+	db.SetConnMaxIdleTime(0)
+	ix := &Index{db: db, path: path}
+	if err := ix.load(); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
+	}
+	return ix, nil
+}
+
+// load checks the file's identity and reads its meta and doc types.
+func (ix *Index) load() error {
+	ctx := context.Background()
+	var app, ver int
+	if err := ix.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+		if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "file is not a database") {
+			return ErrNotIndex
+		}
+		return err
+	}
+	if err := ix.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+		return err
+	}
+	if app != applicationID {
+		return ErrNotIndex
+	}
+	if ver != SchemaVersion {
+		return fmt.Errorf("%w: schema version %d, this peppolgate reads %d (import the export again)", ErrNotIndex, ver, SchemaVersion)
+	}
+	rows, err := ix.db.QueryContext(ctx, "SELECT key, value FROM meta")
+	if err != nil {
+		return err
+	}
+	m := map[string]string{}
+	for rows.Next() {
+		var k, v string
+		if err := rows.Scan(&k, &v); err != nil {
+			rows.Close()
+			return err
+		}
+		m[k] = v
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	ix.meta = Meta{Source: m["source"], Format: m["format"], CodeList: m["code_list"], SchemaVersion: ver}
+	ix.meta.DataAsOf, _ = time.Parse(time.RFC3339Nano, m["data_as_of"])
+	ix.meta.ImportedAt, _ = time.Parse(time.RFC3339Nano, m["imported_at"])
+	ix.meta.Cards, _ = strconv.Atoi(m["cards"])
+
+	rows, err = ix.db.QueryContext(ctx, "SELECT id, scheme, value FROM doctype ORDER BY id")
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int
+		var p registry.IDParts
+		if err := rows.Scan(&id, &p.Scheme, &p.Value); err != nil {
+			return err
+		}
+		if id != len(ix.docTypes)+1 {
+			return errCorrupt
+		}
+		ix.docTypes = append(ix.docTypes, p)
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	if ix.card, err = ix.db.PrepareContext(ctx, "SELECT c.pid, c.name, c.data FROM pid p JOIN card c ON c.id = p.card WHERE p.pid = ?"); err != nil {
+		return err
+	}
+	if ix.pidLookup, err = ix.db.PrepareContext(ctx, "SELECT card FROM pid WHERE pid = ?"); err != nil {
+		return err
+	}
+	if ix.identLook, err = ix.db.PrepareContext(ctx, "SELECT card FROM ident WHERE key = ? ORDER BY card LIMIT ?"); err != nil {
+		return err
+	}
+	return nil
+}
+
+// Meta describes the index.
+func (ix *Index) Meta() Meta { return ix.meta }
+
+// Path is the file the index was opened from.
+func (ix *Index) Path() string { return ix.path }
+
+// Card returns the business card of participant id, or nil and no error when the index
+// has none. Errors are those of reading the file, or errCorrupt for an unreadable record.
+func (ix *Index) Card(ctx context.Context, id peppol.ParticipantID) (*registry.DirectoryRecord, error) {
+	var pid, name string
+	var blob []byte
+	err := ix.card.QueryRowContext(ctx, id.String()).Scan(&pid, &name, &blob)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("mirror: card %s: %w", id, err)
+	}
+	rec, err := decodeRecord(pid, name, blob, ix.docTypes)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: card %s: %w", id, err)
+	}
+	return rec, nil
+}
+
+// Close closes the index file. Calls in flight may fail afterwards.
+func (ix *Index) Close() error {
+	return ix.db.Close()
+}
+
+// isNotExist reports whether err says a file is missing.
+func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -1,0 +1,135 @@
+package mirror
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/peppolgate/peppolgate/mirror/export"
+)
+
+// semanticsCards is the index the search rules are tested on.
+func semanticsCards() []*export.Card {
+	multi := card("0088:5798000000001", "Nordisk Handel A/S", "DK")
+	multi.Entities = append(multi.Entities, export.Entity{Names: []export.Name{{Name: "Nordisk Handel AB", Language: "sv"}}, CountryCode: "SE"})
+	return []*export.Card{
+		card("0208:0677424046", "Vandelanotte Installaties NV", "BE", "VAT=BE 0677.424.046"),
+		card("9925:BE0677424046", "Vandelanotte Installaties NV", "BE"),
+		card("0192:930219967", "ØRJAN HAUGSVÆR", "NO"),
+		card("9930:de811152493", "Müller Maschinenbau GmbH", "DE", "VAT=DE811152493"),
+		card("9957:fr12784301772", "Société Générale de Transport", "FR"),
+		card("0007:5590700299", "Söderorts Bygg & Betong AB", "SE", "0007=5590700299"),
+		card("0192:815344782", "Bygg og Hold AS", "NO"),
+		card("0192:815344783", "Byggmester Holden Eiendom AS", "NO"),
+		card("0192:815344784", "Bygg", "NO"),
+		card("0192:815344785", "Straße und Łódź Đoković Œuvre", "PL"),
+		card("0192:815344786", "Anderssen Consulting", "NO"),
+		card("0192:815344787", "Kristiansand Entreprenørforretning AS", "NO"),
+		card("0192:815344788", "Hansen Rør AS", "NO"),
+		card("0192:815344789", "NOT OR AND NEAR", "NO"),
+		card("0192:815344790", "Hanssen Bilforretning", "NO"),
+		card(" 0106 : 54441587 ", "Spaced Id BV", "NL"),
+		card("weird id without scheme", "Weird Card", "XX"),
+		multi,
+	}
+}
+
+func TestSearchSemantics(t *testing.T) {
+	ix := buildIndex(t, semanticsCards()...)
+	tests := []struct {
+		name, q, country string
+		want             []string // participant ids, in order; nil = none
+		total            int      // -1 = len(want)
+	}{
+		{"case-insensitive", "vandelanotte", "", []string{"0208:0677424046", "9925:be0677424046"}, -1},
+		{"diacritics ü", "Muller", "", []string{"9930:de811152493"}, -1},
+		{"diacritics é", "societe generale", "", []string{"9957:fr12784301772"}, -1},
+		{"Ø folds to o", "orjan", "", []string{"0192:930219967"}, -1},
+		{"Æ folds to ae", "haugsvaer", "", []string{"0192:930219967"}, -1},
+		{"ß, Ł, Đ, Œ", "strasse lodz dokovic oeuvre", "", []string{"0192:815344785"}, -1},
+		{"query with diacritics finds plain", "SÖDERORTS", "", []string{"0007:5590700299"}, -1},
+		{"all terms must match", "bygg betong", "", []string{"0007:5590700299"}, -1},
+		{"all terms must match, none", "bygg hansen", "", nil, -1},
+		{"last term is a prefix", "bygg hold", "", []string{"0192:815344782"}, -1},
+		{"term order does not matter", "hold bygg", "", []string{"0192:815344782"}, -1},
+		{"prefix of any name term", "byggmester holde", "", []string{"0192:815344783"}, -1},
+		{"a typo in the last term", "bygg holde", "", []string{"0192:815344782"}, -1},
+		{"earlier terms are not prefixes", "byg hold", "", nil, -1},
+		{"exact name first, then shorter names first", "bygg", "", []string{"0192:815344784", "0192:815344782", "0007:5590700299", "0192:815344783"}, -1},
+		{"one-letter last term is exact", "hold a", "", nil, -1},
+		{"typo: substitution (5+ letters)", "vandelanitte", "", []string{"0208:0677424046", "9925:be0677424046"}, -1},
+		{"typo: transposition", "anedrssen", "", []string{"0192:815344786"}, -1},
+		{"typo: deletion", "andersen", "", []string{"0192:815344786"}, -1},
+		{"typo: two edits from 9 letters", "kristiansnad entreprenorforetning", "", []string{"0192:815344787"}, -1},
+		{"no typo below 5 letters", "bugg", "", nil, -1},
+		{"two typos need 9 letters", "andrsen", "", nil, -1},
+		{"exact before typo", "hansen", "", []string{"0192:815344788", "0192:815344790"}, -1},
+		{"participant id", "0208:0677424046", "", []string{"0208:0677424046"}, -1},
+		{"participant id with scheme", "iso6523-actorid-upis::0208:0677424046", "", []string{"0208:0677424046"}, -1},
+		{"participant id upper case, and the card with that VAT number", "9925:BE0677424046", "", []string{"9925:be0677424046", "0208:0677424046"}, -1},
+		{"VAT number via candidates and identifiers", "BE0677424046", "", []string{"0208:0677424046", "9925:be0677424046"}, -1},
+		{"registration number with dots", "0677.424.046", "", []string{"0208:0677424046", "9925:be0677424046"}, -1},
+		{"additional identifier", "DE 811 152 493", "", []string{"9930:de811152493"}, -1},
+		{"additional identifier, org number", "5590700299", "", []string{"0007:5590700299"}, -1},
+		{"id with whitespace in the export", "0106:54441587", "", []string{"0106:54441587"}, -1},
+		{"unparseable id kept raw", "weirdidwithoutscheme:", "", nil, -1},
+		{"country filter", "bygg", "SE", []string{"0007:5590700299"}, -1},
+		{"country filter, any entity", "nordisk handel", "SE", []string{"0088:5798000000001"}, -1},
+		{"country filter on ids", "BE0677424046", "NO", nil, -1},
+		{"second entity's name", "handel ab", "", []string{"0088:5798000000001"}, -1},
+		{"FTS syntax is text", "NOT OR AND NEAR", "", []string{"0192:815344789"}, -1},
+		{"only syntax characters", `"*:()^-+"`, "", nil, -1},
+		{"quotes", `"bygg" "hold"`, "", []string{"0192:815344782"}, -1},
+		{"country codes as written, unparseable id without spaces", "weird card", "XX", []string{"weirdidwithoutscheme"}, -1},
+		{"country token is not a name term", "se", "", nil, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ix.Search(context.Background(), tt.q, tt.country, 25)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range res.Results {
+				got = append(got, h.ParticipantID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("Search(%q, %q) = %v, want %v", tt.q, tt.country, got, tt.want)
+			}
+			total := tt.total
+			if total < 0 {
+				total = len(tt.want)
+			}
+			if res.TotalCount != total {
+				t.Errorf("TotalCount = %d, want %d", res.TotalCount, total)
+			}
+			if res.Results == nil {
+				t.Error("Results is nil")
+			}
+		})
+	}
+}
+
+func TestSearchLimitAndCount(t *testing.T) {
+	var cards []*export.Card
+	for i := range 60 {
+		cards = append(cards, card("0192:9"+strings.Repeat("0", 7)+string(rune('0'+i/10))+string(rune('0'+i%10)), "Fjellheim Energi "+strings.Repeat("x", i%7), "NO"))
+	}
+	ix := buildIndex(t, cards...)
+	res, err := ix.Search(context.Background(), "fjellheim energi", "", 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.TotalCount != 60 || len(res.Results) != 25 {
+		t.Fatalf("total %d, %d results", res.TotalCount, len(res.Results))
+	}
+	again, _ := ix.Search(context.Background(), "fjellheim energi", "", 25)
+	if !slices.Equal(res.Results, again.Results) {
+		t.Error("order is not stable")
+	}
+	res, _ = ix.Search(context.Background(), "fjellheim", "", 0)
+	if res.TotalCount != 60 || len(res.Results) != 0 || res.Results == nil {
+		t.Errorf("limit 0: %+v", res)
+	}
+}

@@ -1,0 +1,193 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Store is the live mirror a server uses: a registry.DirectoryMirror over the index file
+// at one path. Reload swaps in a new file atomically under concurrent searches: calls in
+// flight finish on the old Index, which is closed when the last of them is done.
+type Store struct {
+	path string
+	log  *slog.Logger
+
+	mu     sync.Mutex
+	cur    *handle
+	closed bool
+}
+
+var _ registry.DirectoryMirror = (*Store)(nil)
+
+// handle is one opened Index with the number of calls using it.
+type handle struct {
+	ix      *Index
+	file    fileID
+	refs    int
+	retired bool
+}
+
+// fileID is what tells one index file from the next at the same path.
+type fileID struct {
+	dev, ino uint64
+	size     int64
+	mtime    time.Time
+}
+
+func statFile(path string) (fileID, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileID{}, err
+	}
+	id := fileID{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.dev, id.ino = uint64(st.Dev), st.Ino
+	}
+	return id, nil
+}
+
+// OpenStore opens the index at path. A missing file is not an error: the Store is
+// empty (its methods return registry.ErrMirrorUnavailable) until Reload finds one. It
+// returns the errors of OpenIndex for a file that is there but cannot be used.
+func OpenStore(path string, log *slog.Logger) (*Store, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{path: path, log: log}
+	if _, err := s.Reload(); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Reload opens the file at the Store's path when it is not the one open (device, inode,
+// size or modification time differ) and makes it current. It reports whether it did.
+// When the file is missing, the Store keeps what it has and Reload returns an error
+// wrapping fs.ErrNotExist; when the new file cannot be opened it keeps the current one
+// and returns the error.
+func (s *Store) Reload() (changed bool, err error) {
+	id, err := statFile(s.path)
+	if err != nil {
+		return false, fmt.Errorf("mirror: reload: %w", err)
+	}
+	s.mu.Lock()
+	same := s.cur != nil && s.cur.file == id
+	closed := s.closed
+	s.mu.Unlock()
+	if same || closed {
+		return false, nil
+	}
+	ix, err := OpenIndex(s.path)
+	if err != nil {
+		return false, err
+	}
+	h := &handle{ix: ix, file: id}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		ix.Close()
+		return false, nil
+	}
+	old := s.cur
+	s.cur = h
+	s.mu.Unlock()
+	if old != nil {
+		s.retire(old)
+	}
+	m := ix.Meta()
+	s.log.Info("directory mirror loaded", "path", s.path, "cards", m.Cards, "data_as_of", m.DataAsOf, "imported_at", m.ImportedAt)
+	return true, nil
+}
+
+// retire closes h once no call uses it.
+func (s *Store) retire(h *handle) {
+	s.mu.Lock()
+	h.retired = true
+	done := h.refs == 0
+	s.mu.Unlock()
+	if done {
+		h.ix.Close()
+	}
+}
+
+// acquire returns the current handle with a reference taken, or nil.
+func (s *Store) acquire() *handle {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.cur
+	if h != nil {
+		h.refs++
+	}
+	return h
+}
+
+func (s *Store) release(h *handle) {
+	s.mu.Lock()
+	h.refs--
+	done := h.retired && h.refs == 0
+	s.mu.Unlock()
+	if done {
+		h.ix.Close()
+	}
+}
+
+// Meta describes the current index; false when there is none.
+func (s *Store) Meta() (Meta, bool) {
+	h := s.acquire()
+	if h == nil {
+		return Meta{}, false
+	}
+	defer s.release(h)
+	return h.ix.Meta(), true
+}
+
+// Search searches the current index (see Index.Search). It returns
+// registry.ErrMirrorUnavailable when there is none, and the errors of Index.Search.
+func (s *Store) Search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
+	h := s.acquire()
+	if h == nil {
+		return nil, registry.ErrMirrorUnavailable
+	}
+	defer s.release(h)
+	return h.ix.Search(ctx, text, country, limit)
+}
+
+// Card returns the business card of id from the current index, nil when it has none.
+// It returns registry.ErrMirrorUnavailable when there is no index, and the errors of
+// Index.Card.
+func (s *Store) Card(ctx context.Context, id peppol.ParticipantID) (*registry.DirectoryRecord, error) {
+	h := s.acquire()
+	if h == nil {
+		return nil, registry.ErrMirrorUnavailable
+	}
+	defer s.release(h)
+	return h.ix.Card(ctx, id)
+}
+
+// DataAsOf is when the current index's data was exported; zero when there is none.
+func (s *Store) DataAsOf() time.Time {
+	m, _ := s.Meta()
+	return m.DataAsOf
+}
+
+// Close closes the Store: later calls return registry.ErrMirrorUnavailable and the
+// index is closed once the calls in flight are done.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	h := s.cur
+	s.cur, s.closed = nil, true
+	s.mu.Unlock()
+	if h != nil {
+		s.retire(h)
+	}
+	return nil
+}
