@@ -260,7 +260,9 @@ func newBuilder(ctx context.Context, tmp, stage string) (*builder, error) {
 	return b, nil
 }
 
-func urlq(s string) string { return strings.NewReplacer("=", "%3D", " ", "%20", "(", "%28", ")", "%29").Replace(s) }
+func urlq(s string) string {
+	return strings.NewReplacer("=", "%3D", " ", "%20", "(", "%28", ")", "%29").Replace(s)
+}
 
 // prepared is one card made ready for the database by the reading goroutine.
 type prepared struct {
