@@ -21,10 +21,6 @@ const (
 	ExportCodeList = "9.4"
 )
 
-// DefaultExportCreated is the creationdt of a synthetic export whose config leaves
-// Created zero.
-var DefaultExportCreated = time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
-
 // ExportConfig parameterises a synthetic Directory export (ExportCards, ExportCard,
 // WriteExportXML).
 type ExportConfig struct {
@@ -32,7 +28,7 @@ type ExportConfig struct {
 	Seed int64
 	// Cards is the number of business cards; values below zero count as zero.
 	Cards int
-	// Created is the export's creationdt; zero means DefaultExportCreated. Registration
+	// Created is the export's creationdt; zero means 2026-11-21T02:00:00Z. Registration
 	// dates are drawn before it.
 	Created time.Time
 	// NoDocTypes leaves the document types out, like
@@ -43,7 +39,7 @@ type ExportConfig struct {
 
 func (cfg ExportConfig) created() time.Time {
 	if cfg.Created.IsZero() {
-		return DefaultExportCreated
+		return time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)
 	}
 	return cfg.Created.UTC()
 }
