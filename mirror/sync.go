@@ -46,7 +46,7 @@ const (
 const (
 	syncMaxRedirects  = 10
 	syncMaxBackoff    = 2 * time.Minute
-	syncMaxRetryAfter = 10 * time.Minute // a 5xx's Retry-After is honoured up to this
+	syncMaxRetryAfter = 2 * time.Minute // a 5xx's Retry-After is waited for up to this; longer ends the run
 	syncWindow        = 24 * time.Hour
 	syncCopyBuffer    = 256 << 10
 	syncProgressEvery = 1 << 20
@@ -208,6 +208,9 @@ type syncer struct {
 // leaves Dest half-written: the download goes to Dest+".partial", is verified (non-empty;
 // a gzip stream complete; XML or JSON ending plausibly) and renamed over Dest.
 //
+// Sync keeps its state in files beside Dest; two Syncs for the same Dest must not run
+// at the same time (the caller serialises them, e.g. one scheduler per mirror).
+//
 // Errors: a *RateLimitedError when the Directory answered 429 or the local budget is
 // used up (the Directory is then not contacted); a configuration error; an error for a
 // non-retryable answer (4xx) or a download that fails verification (the partial file is
@@ -328,6 +331,10 @@ func (s *syncer) run(ctx context.Context) (SyncResult, error) {
 			continue
 		case errors.Is(err, errSyncRestart):
 			s.lastErr, s.hint = errors.New("mirror sync: the export server keeps refusing the resume"), 0
+		case errors.As(err, &tr) && tr.retryAfter > syncMaxRetryAfter:
+			// Waiting that long inside one run would hold it for hours; the next
+			// scheduled run is the retry.
+			return s.fail(fmt.Errorf("%w; it asks to retry after %s (at %s), so not retrying now", tr.err, tr.retryAfter, s.cfg.Now().Add(tr.retryAfter).UTC().Format(time.RFC3339)))
 		case errors.As(err, &tr):
 			s.lastErr, s.hint = tr.err, tr.retryAfter
 		default:
@@ -363,16 +370,15 @@ func (s *syncer) fail(err error) (SyncResult, error) {
 }
 
 // backoff returns the delay before retry number attempt (1-based): exponential from
-// RetryBase with equal jitter, at least a 5xx's Retry-After within reason.
+// RetryBase with equal jitter, at least a 5xx's Retry-After.
 func (s *syncer) backoff(attempt int) time.Duration {
 	d := s.cfg.RetryBase << min(attempt-1, 20)
 	if d <= 0 || d > syncMaxBackoff {
 		d = syncMaxBackoff
 	}
 	d = d/2 + rand.N(d/2+1)
-	if h := min(s.hint, syncMaxRetryAfter); h > d {
-		d = h
-	}
+	d = max(d, s.hint) // the hint is at most syncMaxRetryAfter here
+
 	return d
 }
 
@@ -680,7 +686,7 @@ func (s *syncer) headers() http.Header {
 			h.Set("Range", fmt.Sprintf("bytes=%d-", s.offset))
 			h.Set("If-Range", v)
 		} else {
-			s.dropPartial()
+			s.dropPartial() // no strong validator: its bytes cannot be proven current
 		}
 	}
 	return h
@@ -729,6 +735,8 @@ func (s *syncer) fetch(ctx context.Context, u *url.URL, h http.Header, idle *syn
 			return nil, fmt.Errorf("mirror sync: %s redirects from https to plain http (%s); refused: %w", redact(u), redact(loc), errSyncPermanent)
 		}
 		s.log.Debug("following redirect", "status", resp.StatusCode, "to", redact(loc))
+		// A retry in this run starts here, even if this hop fails: it costs no budget.
+		s.finalURL = loc
 		u = loc
 	}
 }
