@@ -65,7 +65,7 @@ type Decoder struct {
 // read error (e.g. a broken gzip header) when r fails.
 func NewDecoder(r io.Reader) (*Decoder, error) {
 	d := &Decoder{cr: &countingReader{r: r}}
-	br := bufio.NewReaderSize(d.cr, scanBufSize)
+	br := bufio.NewReaderSize(d.cr, 32<<10)
 	var src io.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
 		zr, err := gzip.NewReader(br)
@@ -79,6 +79,7 @@ func NewDecoder(r io.Reader) (*Decoder, error) {
 	if err != nil {
 		return nil, err
 	}
+	prefix = bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))
 	switch first {
 	case '<':
 		d.xml, err = newXMLDecoder(src, prefix, &d.header)

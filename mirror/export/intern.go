@@ -13,12 +13,10 @@ const maxInterned = 1 << 16
 // the same few dozen document types, schemes, country codes and dates.
 type interner struct {
 	m map[string]string
-	// docTypes maps a doctypeid start tag, as written, to its decoded DocType.
-	docTypes map[string]DocType
 }
 
 func newInterner() interner {
-	return interner{m: make(map[string]string, 1024), docTypes: make(map[string]DocType, 256)}
+	return interner{m: make(map[string]string, 1024)}
 }
 
 // get returns b as a string, shared with earlier equal values; invalid UTF-8 is replaced.

@@ -54,7 +54,7 @@ type jsonDocType struct {
 
 func newJSONDecoder(src io.Reader, prefix []byte, h *Header) (*jsonDecoder, error) {
 	j := &jsonDecoder{
-		dec:    json.NewDecoder(io.MultiReader(bytes.NewReader(bytes.TrimPrefix(prefix, []byte("\xef\xbb\xbf"))), src)),
+		dec:    json.NewDecoder(io.MultiReader(bytes.NewReader(prefix), src)),
 		intern: newInterner(),
 	}
 	h.Format = FormatJSONv2

@@ -15,6 +15,8 @@ type xmlDecoder struct {
 	s      *xmlScanner
 	done   bool
 	intern interner
+	// docTypes are the doc types of the tags in the scanner's tag cache.
+	docTypes []DocType
 
 	// Reused per card.
 	arena   []byte
@@ -49,6 +51,7 @@ type rawEntity struct {
 func newXMLDecoder(src io.Reader, prefix []byte, h *Header) (*xmlDecoder, error) {
 	x := &xmlDecoder{s: newXMLScanner(src, prefix), intern: newInterner()}
 	s := x.s
+	s.tagCache, s.cacheName = make(map[string]int32, 256), "doctypeid"
 	for {
 		if err := s.next(); err != nil {
 			if _, ok := err.(*syntaxError); ok {
@@ -335,9 +338,9 @@ func (x *xmlDecoder) endCapture(capture int, from int32) {
 
 func (x *xmlDecoder) docType() {
 	s := x.s
-	// Doc type tags repeat verbatim across cards: the whole tag is the interning key.
-	if dt, ok := x.intern.docTypes[string(s.raw)]; ok {
-		if dt.Value != "" {
+	// Doc type tags repeat verbatim across cards: the scanner recognises a tag seen before.
+	if s.cached >= 0 {
+		if dt := x.docTypes[s.cached]; dt.Value != "" {
 			x.docs = append(x.docs, dt)
 		}
 		return
@@ -363,8 +366,9 @@ func (x *xmlDecoder) docType() {
 	if deprecated && dt.State == "" {
 		dt.State = "dep"
 	}
-	if s.soft == "" && len(x.intern.docTypes) < maxInterned {
-		x.intern.docTypes[string(s.raw)] = dt
+	if s.soft == "" && len(x.docTypes) < maxInterned {
+		s.tagCache[string(s.raw)] = int32(len(x.docTypes))
+		x.docTypes = append(x.docTypes, dt)
 	}
 	if dt.Value != "" {
 		x.docs = append(x.docs, dt)

@@ -27,7 +27,8 @@ const (
 )
 
 const (
-	scanBufSize  = 256 << 10 // initial buffer and read size
+	scanBufSize  = 256 << 10 // buffer and read size; it starts at minBufSize and doubles per read
+	minBufSize   = 8 << 10
 	maxTokenSize = 64 << 20  // a single tag or text run larger than this is a fatal error
 	maxDepth     = 256       // deeper nesting is a fatal error
 )
@@ -71,6 +72,13 @@ type xmlScanner struct {
 	selfClose bool
 	raw       []byte // the whole start tag, for interning keys
 
+	// tagCache maps start tags named cacheName, byte for byte, to an id the consumer gave
+	// them; a start tag found there is not parsed again: cached holds its id (else -1) and
+	// attrs is empty.
+	tagCache  map[string]int32
+	cacheName string
+	cached    int32
+
 	// soft is a non-fatal problem found in the current token (an unknown entity, a
 	// mismatched end tag); the consumer reads and clears it.
 	soft string
@@ -81,7 +89,7 @@ type xmlScanner struct {
 }
 
 func newXMLScanner(rd io.Reader, prefix []byte) *xmlScanner {
-	s := &xmlScanner{rd: rd, buf: make([]byte, max(scanBufSize, len(prefix)))}
+	s := &xmlScanner{rd: rd, buf: make([]byte, max(minBufSize, len(prefix)))}
 	s.end = copy(s.buf, prefix)
 	return s
 }
@@ -104,7 +112,9 @@ func (s *xmlScanner) fill() bool {
 		s.off += int64(s.pos)
 		s.pos, s.end = 0, n
 	}
-	if s.end == len(s.buf) {
+	if s.end == len(s.buf) || len(s.buf) < scanBufSize {
+		// Grow when a token does not fit, and while small: short exports stay cheap, long
+		// ones soon read in large chunks.
 		if len(s.buf) >= maxTokenSize {
 			s.rerr = errTokenTooLarge
 			return false
@@ -138,22 +148,8 @@ func (s *xmlScanner) readErr() error {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-// isNameEnd reports whether c ends an element or attribute name.
-func isNameEnd(c byte) bool {
-	switch c {
-	case ' ', '\t', '\n', '\r', '/', '>', '=', '<', '"', '\'':
-		return true
-	}
-	return false
-}
-
-// localName is the part of a qualified name after the prefix.
-func localName(q []byte) []byte {
-	if i := bytes.IndexByte(q, ':'); i >= 0 {
-		return q[i+1:]
-	}
-	return q
-}
+// nameEnd marks the bytes that end an element or attribute name.
+var nameEnd = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, '/': true, '>': true, '=': true, '<': true, '"': true, '\'': true}
 
 // markup results of the parse functions.
 const (
@@ -290,28 +286,47 @@ func (s *xmlScanner) parseBang(b []byte) (n int, skip bool) {
 	return badToken, false
 }
 
-// parseName returns the end of the name starting at b[i], needMore or badToken.
-func (s *xmlScanner) parseName(b []byte, i int) int {
+// parseName returns the end of the name starting at b[i] (or needMore or badToken) and the
+// start of its local name.
+func (s *xmlScanner) parseName(b []byte, i int) (end, local int) {
+	local = i
 	j := i
-	for j < len(b) && !isNameEnd(b[j]) {
+	for j < len(b) && !nameEnd[b[j]] {
+		if b[j] == ':' {
+			local = j + 1
+		}
 		j++
 	}
 	if j == len(b) {
-		return needMore
+		return needMore, 0
 	}
 	if j == i {
 		s.soft = "missing name"
-		return badToken
+		return badToken, 0
 	}
-	return j
+	return j, local
 }
 
 func (s *xmlScanner) parseStart(b []byte) int {
-	e := s.parseName(b, 1)
+	e, local := s.parseName(b, 1)
 	if e < 0 {
 		return e
 	}
 	qname := b[1:e]
+	s.cached = -1
+	if s.tagCache != nil && string(b[local:e]) == s.cacheName {
+		// A tag seen before, byte for byte, ends at its first '>' and needs no parsing.
+		if gt := bytes.IndexByte(b[e:], '>'); gt >= 0 {
+			if id, ok := s.tagCache[string(b[:e+gt+1])]; ok {
+				s.cached = id
+				s.selfClose = b[e+gt-1] == '/'
+				s.attrs = s.attrs[:0]
+				i := e + gt + 1
+				s.kind, s.qname, s.name, s.raw = tokStart, qname, b[local:e], b[:i]
+				return s.pushStart(i)
+			}
+		}
+	}
 	attrs := s.attrs[:0]
 	i := e
 	for {
@@ -342,11 +357,11 @@ func (s *xmlScanner) parseStart(b []byte) int {
 			s.soft = "expected space before attribute"
 			return badToken
 		}
-		ne := s.parseName(b, i)
+		ne, nl := s.parseName(b, i)
 		if ne < 0 {
 			return ne
 		}
-		an := b[i:ne]
+		an := b[nl:ne]
 		i = ne
 		for i < len(b) && isSpace(b[i]) {
 			i++
@@ -379,16 +394,22 @@ func (s *xmlScanner) parseStart(b []byte) int {
 			s.soft = "unescaped < in attribute value"
 			return badToken
 		}
-		attrs = append(attrs, xmlAttr{name: localName(an), value: val})
+		attrs = append(attrs, xmlAttr{name: an, value: val})
 		i += j + 2
 	}
 done:
+	s.attrs = attrs
+	s.kind, s.qname, s.name, s.raw = tokStart, qname, b[local:e], b[:i]
+	return s.pushStart(i)
+}
+
+// pushStart opens the element of the start tag just parsed, of length n.
+func (s *xmlScanner) pushStart(n int) int {
 	if len(s.stackEnds) >= maxDepth {
 		s.soft = "elements nested too deeply"
 		return badToken
 	}
-	s.attrs = attrs
-	s.kind, s.qname, s.name, s.raw = tokStart, qname, localName(qname), b[:i]
+	qname := s.qname
 	s.depth = len(s.stackEnds) + 1
 	if s.selfClose {
 		s.pendingEnd = true
@@ -396,11 +417,11 @@ done:
 		s.stack = append(s.stack, qname...)
 		s.stackEnds = append(s.stackEnds, len(s.stack))
 	}
-	return i
+	return n
 }
 
 func (s *xmlScanner) parseEnd(b []byte) int {
-	e := s.parseName(b, 2)
+	e, local := s.parseName(b, 2)
 	if e < 0 {
 		return e
 	}
@@ -416,7 +437,7 @@ func (s *xmlScanner) parseEnd(b []byte) int {
 		s.soft = "expected > in end tag"
 		return badToken
 	}
-	s.kind, s.qname, s.name, s.attrs = tokEnd, qname, localName(qname), s.attrs[:0]
+	s.kind, s.qname, s.name, s.attrs = tokEnd, qname, b[local:e], s.attrs[:0]
 	// Pop the matching element. An end tag that does not match the innermost element closes
 	// the nearest matching one (and everything inside it), or nothing if none matches; both
 	// are reported as a soft error so that the card around them is skipped.

@@ -1,0 +1,95 @@
+package export
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"testing"
+)
+
+// decodeAll reads every card of an export; record errors are collected, a fatal error ends it.
+func decodeAll(tb testing.TB, p []byte) ([]*Card, []*RecordError, error) {
+	tb.Helper()
+	d, err := NewDecoder(bytes.NewReader(p))
+	if err != nil {
+		return nil, nil, err
+	}
+	var cards []*Card
+	var recs []*RecordError
+	for range 1_000_000 {
+		c, err := d.Next()
+		var re *RecordError
+		switch {
+		case err == nil:
+			cards = append(cards, c)
+		case errors.As(err, &re):
+			recs = append(recs, re)
+		case err == io.EOF:
+			return cards, recs, nil
+		default:
+			return cards, recs, err
+		}
+	}
+	tb.Fatal("decoder did not end")
+	return nil, nil, nil
+}
+
+// benchDecode decodes the export p b.N times and reports MB/s and cards/s.
+func benchDecode(b *testing.B, p []byte, want int) {
+	b.SetBytes(int64(len(p)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cards := 0
+	for b.Loop() {
+		d, err := NewDecoder(bytes.NewReader(p))
+		if err != nil {
+			b.Fatal(err)
+		}
+		n := 0
+		for {
+			_, err := d.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			n++
+		}
+		if n != want {
+			b.Fatalf("decoded %d cards, want %d", n, want)
+		}
+		cards += n
+	}
+	b.ReportMetric(float64(cards)/b.Elapsed().Seconds(), "cards/s")
+}
+
+const benchCards = 20_000
+
+func BenchmarkDecodeXMLv3(b *testing.B) {
+	benchDecode(b, writeXML(genCards(1, benchCards), genStyle{indent: true}), benchCards)
+}
+
+func BenchmarkDecodeXMLv3NoDocTypes(b *testing.B) {
+	benchDecode(b, writeXML(genCards(1, benchCards), genStyle{indent: true, noDocTypes: true}), benchCards)
+}
+
+func BenchmarkDecodeXMLv3Gzip(b *testing.B) {
+	benchDecode(b, gzipBytes(b, writeXML(genCards(1, benchCards), genStyle{indent: true})), benchCards)
+}
+
+func BenchmarkDecodeJSONv2(b *testing.B) {
+	benchDecode(b, writeJSON(genCards(1, benchCards)), benchCards)
+}
+
+// BenchmarkDecodeXMLv3EncodingXML is the same export through encoding/xml, for comparison.
+func BenchmarkDecodeXMLv3EncodingXML(b *testing.B) {
+	p := writeXML(genCards(1, benchCards), genStyle{indent: true})
+	b.SetBytes(int64(len(p)))
+	for b.Loop() {
+		cards, _, err := refDecodeXML(p)
+		if err != nil || len(cards) != benchCards {
+			b.Fatal(err, len(cards))
+		}
+	}
+}
