@@ -132,8 +132,8 @@ var xmlCases = []decodeCase{
 		cards: []Card{card("iso6523-actorid-upis::0088:1", "NL", `De 't "Hoek"`)},
 	},
 	{
-		name: "participant scheme missing, first participant wins",
-		doc: v3(`<businesscard><participant value="0088:1"/><participant scheme="x" value="0088:2"/><entity countrycode="NL"><name name="A"/></entity></businesscard>`),
+		name:  "participant scheme missing, first participant wins",
+		doc:   v3(`<businesscard><participant value="0088:1"/><participant scheme="x" value="0088:2"/><entity countrycode="NL"><name name="A"/></entity></businesscard>`),
 		cards: []Card{{Participant: ID{Value: "0088:1"}, Entities: []Entity{{Names: []Name{{"A", ""}}, CountryCode: "NL"}}}},
 	},
 	{

@@ -3,7 +3,6 @@ package export
 import (
 	"bytes"
 	"encoding/xml"
-	"errors"
 	"io"
 	"strings"
 )
@@ -118,5 +117,3 @@ func refDecodeXML(p []byte) ([]*Card, []int, error) {
 		}
 	}
 }
-
-var errRef = errors.New("reference decoder")

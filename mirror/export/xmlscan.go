@@ -29,8 +29,8 @@ const (
 const (
 	scanBufSize  = 256 << 10 // buffer and read size; it starts at minBufSize and doubles per read
 	minBufSize   = 8 << 10
-	maxTokenSize = 64 << 20  // a single tag or text run larger than this is a fatal error
-	maxDepth     = 256       // deeper nesting is a fatal error
+	maxTokenSize = 64 << 20 // a single tag or text run larger than this is a fatal error
+	maxDepth     = 256      // deeper nesting is a fatal error
 )
 
 // xmlAttr is one attribute of a start tag: its local name and raw (undecoded) value.
