@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint bench fuzz load
+.PHONY: test fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint bench fuzz load bench-mirror
 
 ## test: format check, go vet, staticcheck, the whole test suite with the race detector
 ## and a short run of every fuzz target
@@ -51,6 +51,21 @@ load:
 	$(GO) build -o bin/peppolgate ./cmd/peppolgate
 	$(GO) build -o bin/load-mix ./scripts/load-mix
 	bin/load-mix -bin bin/peppolgate -rate $(LOAD_RATE) -duration $(LOAD_DURATION) $(LOAD_FLAGS)
+
+## bench-mirror: the Directory mirror at BENCH_CARDS generated business cards (default
+## 4,000,000; not part of `make test`; needs only Go, and PostgreSQL 15 from apt, installed
+## when missing): import rate, index size, peak RSS importing and serving, latency of a
+## fixed mix of BENCH_QUERIES searches over HTTP, next to PostgreSQL 15 with pg_trgm loaded
+## with the same cards (BENCH_PG=0 skips it). Markdown table on stdout and in
+## BENCH_DIR/results.md; the export, indexes, PostgreSQL and logs stay in BENCH_DIR.
+BENCH_CARDS ?= 4000000
+BENCH_QUERIES ?= 1000
+BENCH_DIR ?= .bench/mirror
+BENCH_PG ?= 1
+bench-mirror:
+	@mkdir -p $(BENCH_DIR)
+	$(GO) build -o $(BENCH_DIR)/bench-mirror ./scripts/bench-mirror
+	$(BENCH_DIR)/bench-mirror -cards $(BENCH_CARDS) -queries $(BENCH_QUERIES) -dir $(BENCH_DIR) -pg=$(BENCH_PG)
 
 ## fuzz: every fuzz target (each func Fuzz… of a _test.go file) for FUZZTIME (default
 ## 20s) each, FUZZ_JOBS targets at a time (default: one per CPU) with one fuzzing worker
