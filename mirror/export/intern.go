@@ -13,6 +13,9 @@ const maxInterned = 1 << 16
 // the same few dozen document types, schemes, country codes and dates.
 type interner struct {
 	m map[string]string
+	// recent is a small direct-mapped cache in front of m: most lookups repeat a value seen
+	// a moment ago, and comparing is cheaper than hashing.
+	recent [256]string
 }
 
 func newInterner() interner {
@@ -24,12 +27,19 @@ func (in *interner) get(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
-	if s, ok := in.m[string(b)]; ok {
-		return s
+	slot := &in.recent[(len(b)*13+int(b[0])*7+int(b[len(b)-1]))&255]
+	if *slot == string(b) {
+		return *slot
 	}
-	s := toValidUTF8(string(b))
-	if len(in.m) < maxInterned && len(b) <= 512 {
-		in.m[string(b)] = s
+	s, ok := in.m[string(b)]
+	if !ok {
+		s = toValidUTF8(string(b))
+		if len(in.m) < maxInterned && len(b) <= 512 {
+			in.m[string(b)] = s
+		}
+	}
+	if s == string(b) {
+		*slot = s
 	}
 	return s
 }

@@ -156,6 +156,7 @@ func (x *xmlDecoder) next(index int) (*Card, error) {
 		return nil, io.EOF
 	}
 	s := x.s
+	s.wantText = false // text between cards is ignored
 	for {
 		if err := s.next(); err != nil {
 			return nil, err
@@ -169,6 +170,7 @@ func (x *xmlDecoder) next(index int) (*Card, error) {
 		case tokEnd:
 			if s.depth == 1 {
 				x.done = true
+				s.wantText = true
 				if err := x.drain(); err != nil {
 					return nil, err
 				}
@@ -207,6 +209,7 @@ func (x *xmlDecoder) card(index int) (*Card, error) {
 		_ = s.next() // its pending end tag
 		return nil, &RecordError{Index: index, Reason: "no participant"}
 	}
+	s.wantText = false // whitespace between the elements of a card is not needed
 	for {
 		if err := s.next(); err != nil {
 			return nil, err
@@ -288,6 +291,7 @@ func (x *xmlDecoder) card(index int) (*Card, error) {
 					capture = capReg
 				}
 				captureFrom = int32(len(x.arena))
+				s.wantText = capture != capNone
 			}
 		case tokText:
 			if capture != capNone && s.depth == 4 {
@@ -297,6 +301,7 @@ func (x *xmlDecoder) card(index int) (*Card, error) {
 			if s.depth <= 4 && capture != capNone {
 				x.endCapture(capture, captureFrom)
 				capture = capNone
+				s.wantText = false
 			}
 			if s.depth <= 3 && inEntity {
 				inEntity = false
@@ -304,6 +309,7 @@ func (x *xmlDecoder) card(index int) (*Card, error) {
 				e.names[1], e.ids[1], e.webs[1] = int32(len(x.names)), int32(len(x.ids)), int32(len(x.webs))
 			}
 			if s.depth <= 2 {
+				s.wantText = true
 				return x.finish(index, reason, hasP, pScheme, pValue)
 			}
 		case tokEOF:
@@ -419,10 +425,6 @@ func (x *xmlDecoder) trimSpan(sp span) span {
 
 // finish validates the card read and builds it with one string for all its text.
 func (x *xmlDecoder) finish(index int, reason string, hasP bool, pScheme string, pValue span) (*Card, error) {
-	pid := ""
-	if hasP {
-		pid = pScheme + "::" + string(x.arena[pValue.off:pValue.end])
-	}
 	switch {
 	case reason != "":
 	case !hasP:
@@ -440,6 +442,10 @@ func (x *xmlDecoder) finish(index int, reason string, hasP bool, pScheme string,
 		}
 	}
 	if reason != "" {
+		pid := ""
+		if hasP {
+			pid = pScheme + "::" + toValidUTF8(string(x.arena[pValue.off:pValue.end]))
+		}
 		return nil, &RecordError{Index: index, Participant: pid, Reason: reason}
 	}
 
@@ -452,9 +458,23 @@ func (x *xmlDecoder) finish(index int, reason string, hasP bool, pScheme string,
 		}
 		return v
 	}
-	c := &Card{Participant: ID{Scheme: pScheme, Value: str(pValue)}}
-	c.Entities = make([]Entity, len(x.ents))
-	names := make([]Name, len(x.names))
+	var c *Card
+	var names []Name
+	if len(x.ents) == 1 && len(x.names) == 1 {
+		// Most cards have one entity with one name: one allocation for all three.
+		one := new(struct {
+			card   Card
+			entity [1]Entity
+			name   [1]Name
+		})
+		c = &one.card
+		c.Entities, names = one.entity[:], one.name[:]
+	} else {
+		c = new(Card)
+		c.Entities = make([]Entity, len(x.ents))
+		names = make([]Name, len(x.names))
+	}
+	c.Participant = ID{Scheme: pScheme, Value: str(pValue)}
 	for i, n := range x.names {
 		names[i] = Name{Name: str(n.name), Language: n.lang}
 	}

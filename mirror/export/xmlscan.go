@@ -72,6 +72,10 @@ type xmlScanner struct {
 	selfClose bool
 	raw       []byte // the whole start tag, for interning keys
 
+	// wantText is false while the consumer ignores text: text runs are then skipped (only
+	// CDATA sections are still returned).
+	wantText bool
+
 	// tagCache maps start tags named cacheName, byte for byte, to an id the consumer gave
 	// them; a start tag found there is not parsed again: cached holds its id (else -1) and
 	// attrs is empty.
@@ -89,7 +93,7 @@ type xmlScanner struct {
 }
 
 func newXMLScanner(rd io.Reader, prefix []byte) *xmlScanner {
-	s := &xmlScanner{rd: rd, buf: make([]byte, max(minBufSize, len(prefix)))}
+	s := &xmlScanner{rd: rd, buf: make([]byte, max(minBufSize, len(prefix))), wantText: true}
 	s.end = copy(s.buf, prefix)
 	return s
 }
@@ -181,6 +185,13 @@ func (s *xmlScanner) next() error {
 		}
 		if b[0] != '<' {
 			i := bytes.IndexByte(b, '<')
+			if !s.wantText {
+				if i < 0 {
+					i = len(b)
+				}
+				s.pos += i
+				continue
+			}
 			if i < 0 {
 				if s.fill() {
 					continue
@@ -190,8 +201,8 @@ func (s *xmlScanner) next() error {
 				}
 				i = len(b)
 			}
-			s.kind, s.text, s.cdata, s.depth = tokText, b[:i], false, len(s.stackEnds)
 			s.pos += i
+			s.kind, s.text, s.cdata, s.depth = tokText, b[:i], false, len(s.stackEnds)
 			return nil
 		}
 		var n int
