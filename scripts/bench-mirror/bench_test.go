@@ -234,4 +234,8 @@ func TestProcStatus(t *testing.T) {
 	if rss <= 0 || hwm < rss {
 		t.Errorf("rss %d, hwm %d", rss, hwm)
 	}
+	pss, err := treePSS(os.Getpid())
+	if err != nil || pss <= 0 {
+		t.Errorf("treePSS = %d, %v", pss, err)
+	}
 }

@@ -283,3 +283,51 @@ func (t *lineTee) flush() {
 		t.buf = nil
 	}
 }
+
+// treePSS is the summed proportional set size of pid and its children, in bytes (for a
+// PostgreSQL server: the postmaster and its backends, shared buffers counted once).
+func treePSS(pid int) (int64, error) {
+	pids := []int{pid}
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0, err
+	}
+	for _, e := range entries {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The parent pid is the second field after the parenthesised command name.
+		i := bytes.LastIndexByte(b, ')')
+		if f := strings.Fields(string(b[i+1:])); i >= 0 && len(f) > 1 && f[1] == strconv.Itoa(pid) {
+			pids = append(pids, p)
+		}
+	}
+	var sum int64
+	for _, p := range pids {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/smaps_rollup")
+		if err != nil {
+			if p == pid {
+				return 0, err
+			}
+			continue // a backend that has just exited
+		}
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if v, ok := strings.CutPrefix(line, "Pss:"); ok {
+				f := strings.Fields(v)
+				if len(f) == 2 {
+					n, err := strconv.ParseInt(f[0], 10, 64)
+					if err != nil {
+						return 0, fmt.Errorf("/proc/%d/smaps_rollup: %q: %w", p, line, err)
+					}
+					sum += n * 1024
+				}
+			}
+		}
+	}
+	return sum, nil
+}

@@ -125,7 +125,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	e := env{cards: src.cards, queries: len(qs), cpus: runtime.NumCPU(), cpuModel: cpuModel(),
 		goVersion: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
-		commit:    gitCommit(ctx, o.repo), date: time.Now().UTC().Format("2006-01-02 15:04 UTC")}
+		commit:    gitCommit(ctx, o.repo), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		seed: o.seed, loadAvg: loadAvg()}
 	gate, pg := side{skipped: "-gate=false"}, side{skipped: "-pg=false (BENCH_PG=0)"}
 	if o.gate {
 		gate = benchGate(ctx, &cs, o, src, qs, &e, stderr)
@@ -137,6 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench-mirror: interrupted")
 		return 1
 	}
+	e.loadAvgEnd = loadAvg()
 	var buf bytes.Buffer
 	report(&buf, e, qs, gate, pg)
 	stdout.Write(buf.Bytes())
@@ -181,9 +183,11 @@ func benchGate(ctx context.Context, cs *children, o options, src *source, qs []q
 	if o.gzip {
 		export += ".gz"
 	}
-	if _, err := ensureExport(export, src, o.gzip, logw); err != nil {
+	if took, err := ensureExport(export, src, o.gzip, logw); err != nil {
 		s.failed = err
 		return s
+	} else if took > 0 {
+		fmt.Fprintf(logw, "bench-mirror: wrote the export in %v\n", took.Round(time.Millisecond))
 	}
 	if fi, err := os.Stat(export); err == nil {
 		e.exportSize = fi.Size()
@@ -223,7 +227,7 @@ func benchGate(ctx context.Context, cs *children, o options, src *source, qs []q
 		s.failed = err
 		return s
 	}
-	if _, s.serveHWM, err = procStatus(srv.proc.cmd.Process.Pid); err != nil {
+	if s.afterRSS, s.serveHWM, err = procStatus(srv.proc.cmd.Process.Pid); err != nil {
 		s.failed = err
 	}
 	return s
@@ -264,6 +268,10 @@ func benchPG(ctx context.Context, cs *children, o options, src *source, qs []que
 	fmt.Fprintln(logw, "bench-mirror: PostgreSQL: measured pass over the mix")
 	if s.warm, err = runMix(ctx, ps, qs); err != nil {
 		s.failed = err
+		return s
+	}
+	if s.afterRSS, err = treePSS(pg.proc.cmd.Process.Pid); err != nil {
+		fmt.Fprintln(logw, "bench-mirror: PostgreSQL's memory:", err)
 	}
 	return s
 }
@@ -276,6 +284,18 @@ func writeMix(path string, qs []query) error {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%s\n", q.kind, q.text, q.country, q.card, q.pid)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
+}
+
+// loadAvg is the 1-minute load average, "" when unknown.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // cpuModel is the CPU's model name from /proc/cpuinfo, "" when unknown.

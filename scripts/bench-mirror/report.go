@@ -23,6 +23,9 @@ type side struct {
 	importRSS int64
 	// idleRSS is the server's RSS when ready, serveHWM its peak after the queries.
 	idleRSS, serveHWM int64
+	// afterRSS is the server's memory after the queries: peppolgate's VmRSS, the
+	// summed PSS of PostgreSQL's processes.
+	afterRSS int64
 	// cold is the first pass over the mix, warm the measured second pass.
 	cold, warm []outcome
 }
@@ -126,6 +129,10 @@ type env struct {
 	commit         string
 	date           string
 	exportSize     int64
+	seed           uint64
+	// loadAvg and loadAvgEnd are the 1-minute load averages when the run started and
+	// before the report (a shared machine).
+	loadAvg, loadAvgEnd string
 }
 
 // report writes the results in Markdown.
@@ -153,6 +160,7 @@ func report(w io.Writer, e env, qs []query, gate, pg side) {
 		{metric: "index size on disk", gate: float64(gate.size), pg: float64(pg.size), format: func(v float64) string { return human(int64(v)) }},
 		{metric: "peak RSS during import", gate: float64(gate.importRSS), pg: -1, format: func(v float64) string { return human(int64(v)) }},
 		{metric: "RSS serving, idle after start", gate: float64(gate.idleRSS), pg: -1, format: func(v float64) string { return human(int64(v)) }},
+		{metric: "memory after the queries (mirror VmRSS, PG summed PSS)", gate: float64(gate.afterRSS), pg: float64(pg.afterRSS), format: func(v float64) string { return human(int64(v)) }},
 		{metric: "peak RSS serving, VmHWM (target ≤ 1 GiB)", gate: float64(gate.serveHWM), pg: -1, format: func(v float64) string { return human(int64(v)) }},
 		{metric: "search p50 (target ≤ 2 ms)", gate: dms(percentile(gw, 50)), pg: dms(percentile(pw, 50)), format: ms},
 		{metric: "search p90", gate: dms(percentile(gw, 90)), pg: dms(percentile(pw, 90)), format: ms},
@@ -165,9 +173,12 @@ func report(w io.Writer, e env, qs []query, gate, pg side) {
 		{metric: "failed queries", gate: float64(ge), pg: float64(pe), format: func(v float64) string { return strconv.Itoa(int(v)) }, zeroOK: true},
 	}
 	fmt.Fprintf(w, "## Directory mirror benchmark\n\n")
-	fmt.Fprintf(w, "%s cards, %s queries, %d CPUs (%s), %s, PostgreSQL %s, peppolgate %s, %s; export %s\n\n",
+	fmt.Fprintf(w, "%s cards, %s queries, %d CPUs (%s), %s, PostgreSQL %s, peppolgate %s, %s; export %s; load average %s at start, %s at the end\n\n",
 		thousands(int64(e.cards)), thousands(int64(e.queries)), e.cpus, orDash(e.cpuModel), e.goVersion,
-		orDash(e.pgVersion), orDash(e.commit), e.date, human(e.exportSize))
+		orDash(e.pgVersion), orDash(e.commit), e.date, human(e.exportSize), orDash(e.loadAvg), orDash(e.loadAvgEnd))
+	if busy(e.loadAvg, e.cpus) || busy(e.loadAvgEnd, e.cpus) {
+		fmt.Fprintf(w, "**The machine was busy (load average above half its %d CPUs): other work competed with the benchmark; the latencies are not reliable.**\n\n", e.cpus)
+	}
 	fmt.Fprintln(w, "| metric | peppolgate mirror | PostgreSQL 15 pg_trgm | ratio PG / mirror |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|")
 	for _, r := range rows {
@@ -182,6 +193,15 @@ func report(w io.Writer, e env, qs []query, gate, pg side) {
 	fmt.Fprintln(w, "peppolgate as full HTTP GETs over loopback (body read), PostgreSQL as pgx queries over loopback (all rows read).")
 	fmt.Fprintln(w, "PostgreSQL's load time is COPY of the generated cards plus index builds and VACUUM ANALYZE; peppolgate's is")
 	fmt.Fprintln(w, "`peppolgate mirror import` of the XML v3 export file, start to exit. PostgreSQL's size is its tables and indexes.")
+	fmt.Fprintln(w, "PostgreSQL answers like the mirror: totalCount and the top 25 of exact participant id or additional identifier,")
+	fmt.Fprintln(w, "or every term a substring of the folded names (GIN gin_trgm_ops), optional country, by similarity() then id;")
+	fmt.Fprintf(w, "it has no typo tolerance. Its settings: %s.\n", strings.Join(pgSettings, ", "))
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "The mix (seed %d, from the generated cards; recall counts the card a query was made from in the top 25): names = one\n", e.seed)
+	fmt.Fprintln(w, "or two whole words of a name, at least one not common (a common word, e.g. a legal form, is in > 1 % of all names")
+	fmt.Fprintln(w, "or > 5 % of a country's); prefix = first word and 3–5 letters of the next; typo = an uncommon word of ≥ 6 letters")
+	fmt.Fprintln(w, "with one substitution, transposition or deletion after its first letter, half the time with another word of")
+	fmt.Fprintln(w, "the name; id = the participant id or an additional identifier as written; +country = with the card's country.")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| query kind | n | mirror p50 | mirror p99 | mirror recall | mirror median total | PG p50 | PG p99 | PG recall | PG median total |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
@@ -228,6 +248,12 @@ func report(w io.Writer, e env, qs []query, gate, pg side) {
 			fmt.Fprintf(w, "%s, first failed query: %v\n\n", s.name, err)
 		}
 	}
+}
+
+// busy says whether the load average la is above half of cpus.
+func busy(la string, cpus int) bool {
+	v, err := strconv.ParseFloat(la, 64)
+	return err == nil && v > float64(cpus)/2
 }
 
 // firstErr is the first outcome's error, if any.
