@@ -137,6 +137,19 @@ var xmlCases = []decodeCase{
 		cards: []Card{{Participant: ID{Value: "0088:1"}, Entities: []Entity{{Names: []Name{{"A", ""}}, CountryCode: "NL"}}}},
 	},
 	{
+		name: "doc type values with > and references, repeated",
+		doc: v3(`<businesscard>` + participant("0088:1") + `<entity countrycode="NL"><name name="A"/></entity>` +
+			`<doctypeid scheme="s" value="a>b"/><doctypeid scheme="s" value="a&gt;b"/><doctypeid scheme="s" value="c" state="act" displayname="C &amp; D"/></businesscard>` +
+			`<businesscard>` + participant("0088:2") + `<entity countrycode="NL"><name name="B"/></entity>` +
+			`<doctypeid scheme="s" value="a>b"/><doctypeid scheme="s" value="a&gt;b"/><doctypeid scheme="s" value="c" state="act" displayname="C &amp; D"/><doctypeid scheme="s" value=""/></businesscard>`),
+		cards: []Card{
+			{Participant: ID{"iso6523-actorid-upis", "0088:1"}, Entities: []Entity{{Names: []Name{{"A", ""}}, CountryCode: "NL"}},
+				DocTypes: []DocType{{Scheme: "s", Value: "a>b"}, {Scheme: "s", Value: "a>b"}, {Scheme: "s", Value: "c", State: "act", DisplayName: "C & D"}}},
+			{Participant: ID{"iso6523-actorid-upis", "0088:2"}, Entities: []Entity{{Names: []Name{{"B", ""}}, CountryCode: "NL"}},
+				DocTypes: []DocType{{Scheme: "s", Value: "a>b"}, {Scheme: "s", Value: "a>b"}, {Scheme: "s", Value: "c", State: "act", DisplayName: "C & D"}}},
+		},
+	},
+	{
 		name:  "empty export",
 		doc:   v3(""),
 		cards: nil,
@@ -430,6 +443,7 @@ func TestUnknownFormat(t *testing.T) {
 		{"participants export", `<root xmlns="http://www.peppol.eu/schema/pd/participant-generic/201910/" version="1"/>`, "participant-generic"},
 		{"XML v1", `<root xmlns="http://www.peppol.eu/schema/pd/businesscard-generic/201605/"/>`, "201605"},
 		{"XML without namespace", `<root version="3"><businesscard/></root>`, "without a namespace"},
+		{"XML namespace on a prefixed attribute", `<root a:xmlns="` + NamespaceXMLv3 + `" xmlns:a="urn:a"/>`, "without a namespace"},
 		{"XML other prefix bound", `<a:root xmlns="` + NamespaceXMLv3 + `" xmlns:a="urn:other"/>`, "urn:other"},
 		{"broken XML prolog", `<?xml version="1.0"?><!BOGUS>`, "not well-formed"},
 		{"JSON v1", `{"version":1,"bc":[]}`, "version 1"},

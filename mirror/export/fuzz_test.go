@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"testing"
 )
 
@@ -54,6 +55,46 @@ func FuzzDecoder(f *testing.F) {
 		}
 		if _, err := d.Next(); err != io.EOF {
 			t.Fatalf("decoder did not end within %d calls", len(p)+2)
+		}
+	})
+}
+
+// FuzzScannerVsEncodingXML decodes XML with the Decoder and with encoding/xml (refDecodeXML):
+// when both read the whole input without a fatal error, they must agree on every card and
+// on which cards were malformed.
+func FuzzScannerVsEncodingXML(f *testing.F) {
+	for _, tc := range xmlCases {
+		f.Add([]byte(tc.doc))
+	}
+	f.Add(writeXML(genCards(8, 3), genStyle{prefix: "x", charRefs: true, cdata: true, comments: true, crlf: true, indent: true}))
+	f.Fuzz(func(t *testing.T, p []byte) {
+		want, wantBad, err := refDecodeXML(p)
+		if err != nil {
+			return
+		}
+		d, err := NewDecoder(bytes.NewReader(p))
+		if err != nil {
+			return
+		}
+		var got []*Card
+		var gotBad []int
+		for range len(p) + 2 {
+			c, err := d.Next()
+			var re *RecordError
+			if errors.As(err, &re) {
+				gotBad = append(gotBad, re.Index)
+				continue
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return // stricter than encoding/xml (e.g. no space between attributes)
+			}
+			got = append(got, c)
+		}
+		if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotBad, wantBad) {
+			t.Fatalf("cards\n got %s bad %v\nwant %s bad %v", jsonOf(got), gotBad, jsonOf(want), wantBad)
 		}
 	})
 }

@@ -20,7 +20,7 @@ func refDecodeXML(p []byte) ([]*Card, []int, error) {
 	var e *Entity
 	var text *strings.Builder
 	var textKind string
-	ok := true
+	ok, hasP := true, false
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -35,25 +35,32 @@ func refDecodeXML(p []byte) ([]*Card, []int, error) {
 		switch t := tok.(type) {
 		case xml.StartElement:
 			depth++
-			attr := func(name string) string {
+			attr := func(name string) string { // the last of duplicates, as the Decoder
+				v := ""
 				for _, a := range t.Attr {
 					if a.Name.Local == name {
-						return strings.TrimSpace(a.Value)
+						v = strings.TrimSpace(a.Value)
 					}
 				}
-				return ""
+				return v
 			}
 			switch {
 			case depth == 2 && t.Name.Local == "businesscard":
-				c, ok = &Card{}, true
+				c, ok, hasP = &Card{}, true, false
 			case c == nil:
 			case depth == 3 && t.Name.Local == "participant":
-				c.Participant = ID{Scheme: attr("scheme"), Value: attr("value")}
+				if !hasP {
+					hasP = true
+					c.Participant = ID{Scheme: attr("scheme"), Value: attr("value")}
+				}
 			case depth == 3 && t.Name.Local == "entity":
 				c.Entities = append(c.Entities, Entity{CountryCode: strings.ToUpper(attr("countrycode"))})
 				e = &c.Entities[len(c.Entities)-1]
 			case depth == 3 && t.Name.Local == "doctypeid":
 				dt := DocType{Scheme: attr("scheme"), Value: attr("value"), DisplayName: attr("displayname"), State: attr("state"), NonStandard: attr("non-standard") == "true"}
+				if dt.State == "" && attr("deprecated") == "true" {
+					dt.State = "dep"
+				}
 				if dt.Value != "" {
 					c.DocTypes = append(c.DocTypes, dt)
 				}

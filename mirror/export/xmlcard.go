@@ -115,19 +115,17 @@ func newXMLDecoder(src io.Reader, prefix []byte, h *Header) (*xmlDecoder, error)
 
 // isNSDecl reports whether attribute a of the current start tag declares the namespace of
 // prefix (xmlns="…" for no prefix, xmlns:p="…" for p). The scanner keeps only local names,
-// so this looks at the raw tag.
+// so this looks at what precedes the name in the raw tag.
 func (x *xmlDecoder) isNSDecl(a xmlAttr, prefix []byte) bool {
-	if prefix == nil {
-		// xmlns="…": local name xmlns, and not xmlns:xmlns.
-		return string(a.name) == "xmlns" && !bytes.Contains(x.s.raw, []byte("xmlns:xmlns"))
-	}
-	if !bytes.Equal(a.name, prefix) {
+	raw := x.s.raw
+	off := cap(raw) - cap(a.name) // offset of the attribute's local name in raw
+	if off <= 0 || off > len(raw) {
 		return false
 	}
-	// The attribute's qualified name must be xmlns:prefix; it starts 6 bytes before the
-	// local name in the raw tag.
-	off := cap(x.s.raw) - cap(a.name) // offset of the local name within raw
-	return off >= 6 && string(x.s.raw[off-6:off]) == "xmlns:"
+	if prefix == nil {
+		return string(a.name) == "xmlns" && isSpace(raw[off-1])
+	}
+	return bytes.Equal(a.name, prefix) && off > 6 && string(raw[off-6:off]) == "xmlns:" && isSpace(raw[off-7])
 }
 
 // drain reads what follows the root element: only whitespace, comments and processing
@@ -372,7 +370,9 @@ func (x *xmlDecoder) docType() {
 	if deprecated && dt.State == "" {
 		dt.State = "dep"
 	}
-	if s.soft == "" && len(x.docTypes) < maxInterned {
+	// Only tags without '>' inside their values are cached: the scanner looks them up by
+	// the bytes up to the first '>'.
+	if s.soft == "" && len(x.docTypes) < maxInterned && bytes.IndexByte(s.raw, '>') == len(s.raw)-1 {
 		s.tagCache[string(s.raw)] = int32(len(x.docTypes))
 		x.docTypes = append(x.docTypes, dt)
 	}

@@ -300,11 +300,11 @@ func (s *xmlScanner) parseBang(b []byte) (n int, skip bool) {
 // parseName returns the end of the name starting at b[i] (or needMore or badToken) and the
 // start of its local name.
 func (s *xmlScanner) parseName(b []byte, i int) (end, local int) {
-	local = i
+	colon := -1
 	j := i
 	for j < len(b) && !nameEnd[b[j]] {
-		if b[j] == ':' {
-			local = j + 1
+		if b[j] == ':' && colon < 0 {
+			colon = j
 		}
 		j++
 	}
@@ -315,7 +315,12 @@ func (s *xmlScanner) parseName(b []byte, i int) (end, local int) {
 		s.soft = "missing name"
 		return badToken, 0
 	}
-	return j, local
+	// The prefix ends at the first colon, as in encoding/xml; a name that starts or ends
+	// with it has no prefix.
+	if colon > i && colon < j-1 {
+		return j, colon + 1
+	}
+	return j, i
 }
 
 func (s *xmlScanner) parseStart(b []byte) int {

@@ -1,0 +1,5 @@
+//go:build !unix
+
+package export
+
+func cpuSeconds() float64 { return 0 }
