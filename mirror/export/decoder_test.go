@@ -266,6 +266,17 @@ var jsonCases = []decodeCase{
 			Entities: []Entity{{Names: []Name{{"N", ""}}}}}},
 	},
 	{
+		name: "repeated doc type arrays, null doc types",
+		doc: jsonOpen + `{"pid":"a::1","entities":[{"names":[{"name":"N"}]}],"docTypes":[{"scheme":"s","value":" v ","state":"act"},{"scheme":"s","value":""}]},
+			{"pid":"a::2","entities":[{"names":[{"name":"N"}]}],"docTypes":[{"scheme":"s","value":" v ","state":"act"},{"scheme":"s","value":""}]},
+			{"pid":"a::3","entities":[{"names":[{"name":"N"}]}],"docTypes":null}]}`,
+		cards: []Card{
+			{Participant: ID{"a", "1"}, Entities: []Entity{{Names: []Name{{"N", ""}}}}, DocTypes: []DocType{{Scheme: "s", Value: "v", State: "act"}}},
+			{Participant: ID{"a", "2"}, Entities: []Entity{{Names: []Name{{"N", ""}}}}, DocTypes: []DocType{{Scheme: "s", Value: "v", State: "act"}}},
+			{Participant: ID{"a", "3"}, Entities: []Entity{{Names: []Name{{"N", ""}}}}},
+		},
+	},
+	{
 		name:  "no cards",
 		doc:   `{"version":2,"bc":[]}`,
 		cards: nil,
@@ -278,6 +289,8 @@ var jsonCases = []decodeCase{
 			{"pid":"a::4","entities":[{"names":[{"name":" "}]}]},
 			{"pid":"a::5","entities":"wrong"},
 			{"pid":"a::6","entities":[{"names":[{"name":5}]}]},
+			{"pid":"a::6b","entities":[{"names":[{"name":"N"}]}],"docTypes":"x"},
+			{"pid":"a::6c","entities":[{"names":[{"name":"N"}]}],"docTypes":[{"value":1}]},
 			"not a card", null, 7,
 			{"pid":"a::10","entities":[{"names":[{"name":"Good"}]}]}]}`,
 		cards: []Card{{Participant: ID{"a", "10"}, Entities: []Entity{{Names: []Name{{"Good", ""}}}}}},
@@ -288,9 +301,11 @@ var jsonCases = []decodeCase{
 			{Index: 3, Participant: "a::4", Reason: "entity without a name"},
 			{Index: 4, Participant: "a::5", Reason: "wrong JSON type"},
 			{Index: 5, Participant: "a::6", Reason: "wrong JSON type"},
-			{Index: 6, Reason: "wrong JSON type"},
-			{Index: 7, Reason: "no participant"},
+			{Index: 6, Participant: "a::6b", Reason: "wrong JSON type"},
+			{Index: 7, Participant: "a::6c", Reason: "wrong JSON type"},
 			{Index: 8, Reason: "wrong JSON type"},
+			{Index: 9, Reason: "no participant"},
+			{Index: 10, Reason: "wrong JSON type"},
 		},
 	},
 	{
@@ -661,4 +676,32 @@ type chunkReader struct {
 func (c *chunkReader) Read(p []byte) (int, error) {
 	c.n = c.n%61 + 1
 	return c.r.Read(p[:min(len(p), c.n)])
+}
+
+// TestCardsAreIndependent checks that cards share no mutable memory: changing one card's
+// slices must not change a later card with the same doc types.
+func TestCardsAreIndependent(t *testing.T) {
+	cards := genCards(9, 20)
+	for name, doc := range map[string][]byte{"xml": writeXML(cards, genStyle{}), "json": writeJSON(cards)} {
+		d, err := NewDecoder(bytes.NewReader(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; ; i++ {
+			c, err := d.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(*c, cards[i]) {
+				t.Fatalf("%s card %d changed by a mutation of an earlier card\n got %s\nwant %s", name, i, jsonOf(c), jsonOf(cards[i]))
+			}
+			for k := range c.DocTypes {
+				c.DocTypes[k] = DocType{Value: "mutated"}
+			}
+			c.Entities[0].Names[0].Name = "mutated"
+		}
+	}
 }

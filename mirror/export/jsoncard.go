@@ -13,19 +13,59 @@ import (
 // jsonDecoder streams a JSON v2 export: it walks the top-level object with tokens down to the
 // "bc" array and decodes one card object at a time.
 type jsonDecoder struct {
-	dec     *json.Decoder
-	intern  interner
-	inCards bool // inside the "bc" array
-	sawBC   bool
-	done    bool
-	version string // the version value as written, "" while not seen
+	dec    *json.Decoder
+	intern interner
+	// docTypes caches decoded "docTypes" arrays by their JSON text.
+	docTypes map[string][]DocType
+	inCards  bool // inside the "bc" array
+	sawBC    bool
+	done     bool
+	version  string // the version value as written, "" while not seen
 }
 
 // The JSON card, as the export writes it. Contacts are not decoded (personal data).
 type jsonCard struct {
-	PID      string        `json:"pid"`
-	Entities []jsonEntity  `json:"entities"`
-	DocTypes []jsonDocType `json:"docTypes"`
+	PID      string       `json:"pid"`
+	Entities []jsonEntity `json:"entities"`
+	DocTypes jsonDocTypes `json:"docTypes"`
+}
+
+// jsonDocTypes decodes a card's "docTypes" array. Cards repeat the same arrays byte for
+// byte, so the decoded lists are cached by their JSON text: a hit costs a map lookup instead
+// of a dozen string allocations and the reflection decoder.
+type jsonDocTypes struct {
+	cache map[string][]DocType
+	in    *interner
+	list  []DocType // shared with the cache: copy before handing out
+}
+
+func (d *jsonDocTypes) UnmarshalJSON(p []byte) error {
+	if list, ok := d.cache[string(p)]; ok {
+		d.list = list
+		return nil
+	}
+	var raw []jsonDocType
+	if err := json.Unmarshal(p, &raw); err != nil {
+		return err
+	}
+	list := make([]DocType, 0, len(raw))
+	for _, r := range raw {
+		dt := DocType{
+			Scheme:      d.in.getString(strings.TrimSpace(r.Scheme)),
+			Value:       d.in.getString(strings.TrimSpace(r.Value)),
+			DisplayName: d.in.getString(strings.TrimSpace(r.DisplayName)),
+			State:       d.in.getString(strings.TrimSpace(r.State)),
+			NonStandard: r.NonStandard,
+		}
+		if dt.Value != "" {
+			list = append(list, dt)
+		}
+	}
+	if len(d.cache) < maxInterned/16 && len(p) <= 64<<10 {
+		d.cache[string(p)] = list
+	}
+	d.list = list
+	return nil
 }
 
 type jsonEntity struct {
@@ -54,8 +94,9 @@ type jsonDocType struct {
 
 func newJSONDecoder(src io.Reader, prefix []byte, h *Header) (*jsonDecoder, error) {
 	j := &jsonDecoder{
-		dec:    json.NewDecoder(io.MultiReader(bytes.NewReader(prefix), src)),
-		intern: newInterner(),
+		dec:      json.NewDecoder(io.MultiReader(bytes.NewReader(prefix), src)),
+		intern:   newInterner(),
+		docTypes: make(map[string][]DocType),
 	}
 	h.Format = FormatJSONv2
 	if _, err := j.dec.Token(); err != nil { // the '{' readPrefix saw
@@ -167,7 +208,7 @@ func (j *jsonDecoder) next(index int, h *Header) (*Card, error) {
 		}
 		return nil, io.EOF
 	}
-	var jc jsonCard
+	jc := jsonCard{DocTypes: jsonDocTypes{cache: j.docTypes, in: &j.intern}}
 	if err := j.dec.Decode(&jc); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
@@ -231,17 +272,9 @@ func (j *jsonDecoder) card(index int, jc *jsonCard) (*Card, error) {
 		e.AdditionalInfo = toValidUTF8(strings.TrimSpace(je.AdditionalInfo))
 		e.RegDate = j.intern.getString(strings.TrimSpace(je.RegDate))
 	}
-	for _, d := range jc.DocTypes {
-		dt := DocType{
-			Scheme:      j.intern.getString(strings.TrimSpace(d.Scheme)),
-			Value:       j.intern.getString(strings.TrimSpace(d.Value)),
-			DisplayName: j.intern.getString(strings.TrimSpace(d.DisplayName)),
-			State:       j.intern.getString(strings.TrimSpace(d.State)),
-			NonStandard: d.NonStandard,
-		}
-		if dt.Value != "" {
-			c.DocTypes = append(c.DocTypes, dt)
-		}
+	if len(jc.DocTypes.list) > 0 {
+		c.DocTypes = make([]DocType, len(jc.DocTypes.list))
+		copy(c.DocTypes, jc.DocTypes.list)
 	}
 	return c, nil
 }
