@@ -57,6 +57,7 @@ type options struct {
 	gzip           bool
 	importTimeout  time.Duration
 	readyTimeout   time.Duration
+	queryTimeout   time.Duration
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -73,6 +74,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.gate, "gate", true, "measure the peppolgate mirror")
 	fs.BoolVar(&o.gzip, "gzip", false, "import a gzip-compressed export")
 	fs.DurationVar(&o.importTimeout, "import-timeout", 3*time.Hour, "longest the mirror import may take")
+	fs.DurationVar(&o.queryTimeout, "query-timeout", time.Minute, "longest one query may take (it then counts as failed)")
 	fs.DurationVar(&o.readyTimeout, "ready-timeout", 10*time.Minute, "longest `peppolgate serve -mirror` may take to be ready")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -213,7 +215,7 @@ func benchGate(ctx context.Context, cs *children, o options, src *source, qs []q
 		s.failed = err
 		return s
 	}
-	hs := httpSearcher{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2}}, base: srv.base}
+	hs := httpSearcher{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2}}, base: srv.base, timeout: o.queryTimeout}
 	if _, ans := hs.get(ctx, qs[0]); ans.DataAsOf == nil {
 		fmt.Fprintln(logw, "bench-mirror: warning: the search answer has no dataAsOf; is it served from the mirror?")
 	}
@@ -258,8 +260,8 @@ func benchPG(ctx context.Context, cs *children, o options, src *source, qs []que
 		s.failed = err
 		return s
 	}
-	defer conn.Close(context.WithoutCancel(ctx))
-	ps := pgSearcher{conn: conn}
+	ps := &pgSearcher{conn: conn, reconnect: pg.connect, timeout: o.queryTimeout}
+	defer func() { ps.conn.Close(context.WithoutCancel(ctx)) }()
 	fmt.Fprintln(logw, "bench-mirror: PostgreSQL: first pass over the mix")
 	if s.cold, err = runMix(ctx, ps, qs); err != nil {
 		s.failed = err

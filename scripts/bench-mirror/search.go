@@ -37,6 +37,9 @@ type searcher interface {
 // 25 by trigram similarity to the whole query, then participant id.
 type pgSearcher struct {
 	conn *pgx.Conn
+	// reconnect opens a new connection when a query's deadline has closed conn.
+	reconnect func(ctx context.Context) (*pgx.Conn, error)
+	timeout   time.Duration
 }
 
 // pgQuery is the statement and arguments for q.
@@ -74,9 +77,16 @@ func pgQuery(q query) (string, []any) {
 }
 
 // search runs q and reads all its rows.
-func (s pgSearcher) search(ctx context.Context, q query) outcome {
+func (s *pgSearcher) search(ctx context.Context, q query) outcome {
+	if s.conn.IsClosed() && s.reconnect != nil {
+		c, err := s.reconnect(ctx)
+		if err != nil {
+			return outcome{err: fmt.Errorf("reconnecting to PostgreSQL: %w", err)}
+		}
+		s.conn = c
+	}
 	sql, args := pgQuery(q)
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	start := time.Now()
 	rows, err := s.conn.Query(ctx, sql, args...)
@@ -104,8 +114,9 @@ func (s pgSearcher) search(ctx context.Context, q query) outcome {
 
 // httpSearcher queries peppolgate's search API over HTTP, one request at a time.
 type httpSearcher struct {
-	client *http.Client
-	base   string // e.g. http://127.0.0.1:8080
+	client  *http.Client
+	base    string // e.g. http://127.0.0.1:8080
+	timeout time.Duration
 }
 
 // searchAnswer is the part of the search API's answer the benchmark reads.
@@ -135,7 +146,7 @@ func (s httpSearcher) search(ctx context.Context, q query) outcome {
 // get is search, also returning the decoded answer.
 func (s httpSearcher) get(ctx context.Context, q query) (outcome, searchAnswer) {
 	var ans searchAnswer
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.url(q), nil)
 	if err != nil {
