@@ -216,8 +216,14 @@ func benchGate(ctx context.Context, cs *children, o options, src *source, qs []q
 		return s
 	}
 	hs := httpSearcher{client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2}}, base: srv.base, timeout: o.queryTimeout}
-	if _, ans := hs.get(ctx, qs[0]); ans.DataAsOf == nil {
-		fmt.Fprintln(logw, "bench-mirror: warning: the search answer has no dataAsOf; is it served from the mirror?")
+	// A server that does not answer from the mirror would send the mix to the live
+	// Directory.
+	if first, ans := hs.get(ctx, qs[0]); first.err != nil {
+		s.failed = fmt.Errorf("the first search: %w", first.err)
+		return s
+	} else if ans.Source != "mirror" || ans.DataAsOf == nil {
+		s.failed = fmt.Errorf("the search answer says source %q, dataAsOf %v: not from the mirror; see %s", ans.Source, ans.DataAsOf, filepath.Join(o.dir, "serve.log"))
+		return s
 	}
 	fmt.Fprintln(logw, "bench-mirror: peppolgate: first pass over the mix")
 	if s.cold, err = runMix(ctx, hs, qs); err != nil {

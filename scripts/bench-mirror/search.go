@@ -125,6 +125,7 @@ type searchAnswer struct {
 	Results    []struct {
 		ParticipantID string `json:"participantId"`
 	} `json:"results"`
+	Source   string  `json:"source"`
 	DataAsOf *string `json:"dataAsOf"`
 }
 
