@@ -9,6 +9,9 @@ import (
 // grow it without limit; values beyond it are simply not shared.
 const maxInterned = 1 << 16
 
+// maxCacheBytes bounds the bytes of the keys of the doc type caches (XML tags, JSON arrays).
+const maxCacheBytes = 16 << 20
+
 // interner shares the strings that repeat across the cards of an export: every card lists
 // the same few dozen document types, schemes, country codes and dates.
 type interner struct {

@@ -16,11 +16,12 @@ type jsonDecoder struct {
 	dec    *json.Decoder
 	intern interner
 	// docTypes caches decoded "docTypes" arrays by their JSON text.
-	docTypes map[string][]DocType
-	inCards  bool // inside the "bc" array
-	sawBC    bool
-	done     bool
-	version  string // the version value as written, "" while not seen
+	docTypes      map[string][]DocType
+	docTypesBytes int
+	inCards       bool // inside the "bc" array
+	sawBC         bool
+	done          bool
+	version       string // the version value as written, "" while not seen
 }
 
 // The JSON card, as the export writes it. Contacts are not decoded (personal data).
@@ -35,6 +36,7 @@ type jsonCard struct {
 // of a dozen string allocations and the reflection decoder.
 type jsonDocTypes struct {
 	cache map[string][]DocType
+	bytes *int // size of the cache's keys
 	in    *interner
 	list  []DocType // shared with the cache: copy before handing out
 }
@@ -61,7 +63,8 @@ func (d *jsonDocTypes) UnmarshalJSON(p []byte) error {
 			list = append(list, dt)
 		}
 	}
-	if len(d.cache) < maxInterned/16 && len(p) <= 64<<10 {
+	if *d.bytes+len(p) <= maxCacheBytes {
+		*d.bytes += len(p)
 		d.cache[string(p)] = list
 	}
 	d.list = list
@@ -208,7 +211,7 @@ func (j *jsonDecoder) next(index int, h *Header) (*Card, error) {
 		}
 		return nil, io.EOF
 	}
-	jc := jsonCard{DocTypes: jsonDocTypes{cache: j.docTypes, in: &j.intern}}
+	jc := jsonCard{DocTypes: jsonDocTypes{cache: j.docTypes, bytes: &j.docTypesBytes, in: &j.intern}}
 	if err := j.dec.Decode(&jc); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {

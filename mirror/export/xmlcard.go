@@ -15,8 +15,10 @@ type xmlDecoder struct {
 	s      *xmlScanner
 	done   bool
 	intern interner
-	// docTypes are the doc types of the tags in the scanner's tag cache.
-	docTypes []DocType
+	// docTypes are the doc types of the tags in the scanner's tag cache; cacheBytes the
+	// size of its keys.
+	docTypes   []DocType
+	cacheBytes int
 
 	// Reused per card.
 	arena   []byte
@@ -372,7 +374,8 @@ func (x *xmlDecoder) docType() {
 	}
 	// Only tags without '>' inside their values are cached: the scanner looks them up by
 	// the bytes up to the first '>'.
-	if s.soft == "" && len(x.docTypes) < maxInterned && bytes.IndexByte(s.raw, '>') == len(s.raw)-1 {
+	if s.soft == "" && x.cacheBytes+len(s.raw) <= maxCacheBytes && bytes.IndexByte(s.raw, '>') == len(s.raw)-1 {
+		x.cacheBytes += len(s.raw)
 		s.tagCache[string(s.raw)] = int32(len(x.docTypes))
 		x.docTypes = append(x.docTypes, dt)
 	}
