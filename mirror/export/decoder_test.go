@@ -194,6 +194,11 @@ var xmlCases = []decodeCase{
 			DocTypes: []DocType{{Scheme: "busdox-docid-qns", Value: "urn:x", State: "dep"}, {Scheme: "busdox-docid-qns", Value: "urn:y"}}}},
 	},
 	{
+		name: "root closed inside a card",
+		doc:  v3Open + `<businesscard>` + participant("0192:1") + `<entity countrycode="NO"><name name="A"/></root>`,
+		recs: []RecordError{{Index: 0, Participant: "iso6523-actorid-upis::0192:1", Reason: "end tag </root> does not match <entity>"}},
+	},
+	{
 		name:  "truncated inside a card",
 		doc:   v3Open + `<businesscard>` + participant("0192:1") + `<entity countrycode="NO"><name name="A"/>`,
 		fatal: "unexpected EOF",

@@ -156,6 +156,14 @@ func (x *xmlDecoder) next(index int) (*Card, error) {
 		return nil, io.EOF
 	}
 	s := x.s
+	if len(s.stackEnds) == 0 {
+		// A mismatched end tag inside the last card closed the root.
+		x.done = true
+		if err := x.drain(); err != nil {
+			return nil, err
+		}
+		return nil, io.EOF
+	}
 	s.wantText = false // text between cards is ignored
 	for {
 		if err := s.next(); err != nil {
