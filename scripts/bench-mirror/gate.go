@@ -44,11 +44,20 @@ func checkMirrorCommand(ctx context.Context, bin string) error {
 }
 
 // ensureExport writes the XML v3 export of src to path unless it is there already
-// (it is deterministic), through a temporary file so a broken run leaves none.
+// from the same generator (path+".fingerprint" holds src.fingerprint()), through a
+// temporary file so a broken run leaves none.
 func ensureExport(path string, src *source, gz bool, logw io.Writer) (time.Duration, error) {
+	fp, err := src.fingerprint()
+	if err != nil {
+		return 0, err
+	}
+	fpPath := path + ".fingerprint"
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 {
-		fmt.Fprintf(logw, "bench-mirror: reusing %s (%s)\n", path, human(fi.Size()))
-		return 0, nil
+		if old, err := os.ReadFile(fpPath); err == nil && strings.TrimSpace(string(old)) == fp {
+			fmt.Fprintf(logw, "bench-mirror: reusing %s (%s)\n", path, human(fi.Size()))
+			return 0, nil
+		}
+		fmt.Fprintf(logw, "bench-mirror: %s is from another generator; writing it again\n", path)
 	}
 	fmt.Fprintf(logw, "bench-mirror: writing the export of %d cards to %s\n", src.cards, path)
 	start := time.Now()
@@ -67,6 +76,9 @@ func ensureExport(path string, src *source, gz bool, logw io.Writer) (time.Durat
 	}
 	if err == nil {
 		err = os.Rename(tmp, path)
+	}
+	if err == nil {
+		err = os.WriteFile(fpPath, []byte(fp+"\n"), 0o644)
 	}
 	if err != nil {
 		os.Remove(tmp)

@@ -2,6 +2,9 @@ package main
 
 import (
 	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"io"
 	"strings"
 
@@ -69,4 +72,22 @@ func writeExport(w io.Writer, s *source, gz bool) error {
 		return err
 	}
 	return zw.Close()
+}
+
+// fingerprint identifies the export's content so that a cached export file written by
+// an older generator is not reused: a hash of the XML of the first 1,000 cards and of
+// 64 cards spread over the whole export.
+func (s *source) fingerprint() (string, error) {
+	h := sha256.New()
+	cfg := s.config()
+	cfg.Cards = min(s.cards, 1000)
+	if err := netsim.WriteExportXML(h, cfg); err != nil {
+		return "", err
+	}
+	for k := range 64 {
+		i := int(int64(k) * int64(s.cards) / 64)
+		id, bc := netsim.ExportCard(s.config(), i)
+		fmt.Fprintf(h, "%d %s %+v\n", i, id, *bc)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
