@@ -710,3 +710,25 @@ func TestCardsAreIndependent(t *testing.T) {
 		}
 	}
 }
+
+// TestCardTooLarge: a card beyond the size limit is a record error, and the next card is read.
+func TestCardTooLarge(t *testing.T) {
+	big := strings.Repeat(`<name name="a long name that fills the card"/><id scheme="s" value="v"/>`, 2000)
+	doc := v3(`<businesscard>` + participant("0088:1") + `<entity countrycode="NL">` + big + `</entity>` + strings.Repeat(invoiceTag, 1000) + `</businesscard>` +
+		`<businesscard>` + participant("0088:2") + `<entity countrycode="NL"><name name="B"/></entity></businesscard>`)
+	d, err := NewDecoder(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.xml.maxCard = 10_000
+	var re *RecordError
+	if _, err := d.Next(); !errors.As(err, &re) || re.Reason != "card larger than 64 MiB" || re.Participant != "iso6523-actorid-upis::0088:1" {
+		t.Fatalf("Next = %v, want a record error for the large card", err)
+	}
+	if len(d.xml.arena) > 20_000 || len(d.xml.docs) > 1000 {
+		t.Errorf("the large card still took %d bytes of arena, %d doc types", len(d.xml.arena), len(d.xml.docs))
+	}
+	if c, err := d.Next(); err != nil || c.Participant.Value != "0088:2" {
+		t.Fatalf("Next = %v, %v, want the second card", c, err)
+	}
+}

@@ -19,6 +19,7 @@ type xmlDecoder struct {
 	// size of its keys.
 	docTypes   []DocType
 	cacheBytes int
+	maxCard    int // maxCardBytes; smaller in tests
 
 	// Reused per card.
 	arena   []byte
@@ -51,7 +52,7 @@ type rawEntity struct {
 }
 
 func newXMLDecoder(src io.Reader, prefix []byte, h *Header) (*xmlDecoder, error) {
-	x := &xmlDecoder{s: newXMLScanner(src, prefix), intern: newInterner()}
+	x := &xmlDecoder{s: newXMLScanner(src, prefix), intern: newInterner(), maxCard: maxCardBytes}
 	s := x.s
 	s.tagCache, s.cacheName = make(map[string]int32, 256), "doctypeid"
 	for {
@@ -228,8 +229,14 @@ func (x *xmlDecoder) card(index int) (*Card, error) {
 			}
 			s.soft = ""
 		}
+		if reason == "" && x.tooLarge() {
+			reason = "card larger than 64 MiB"
+		}
 		switch s.kind {
 		case tokStart:
+			if reason != "" && x.tooLarge() {
+				break // the card is skipped anyway: collect nothing more
+			}
 			switch s.depth {
 			case 3:
 				switch string(s.name) {
@@ -302,7 +309,7 @@ func (x *xmlDecoder) card(index int) (*Card, error) {
 				s.wantText = capture != capNone
 			}
 		case tokText:
-			if capture != capNone && s.depth == 4 {
+			if capture != capNone && s.depth == 4 && !x.tooLarge() {
 				x.arena = s.appendText(x.arena)
 			}
 		case tokEnd:
@@ -318,12 +325,25 @@ func (x *xmlDecoder) card(index int) (*Card, error) {
 			}
 			if s.depth <= 2 {
 				s.wantText = true
+				if reason == "" && x.tooLarge() {
+					reason = "card larger than 64 MiB"
+				}
 				return x.finish(index, reason, hasP, pScheme, pValue)
 			}
 		case tokEOF:
 			return nil, fmt.Errorf("XML ends inside card %d: %w", index, io.ErrUnexpectedEOF)
 		}
 	}
+}
+
+// maxCardBytes bounds the memory one card may take while it is read; a larger card is a
+// *RecordError (the real ones have a few KiB).
+const maxCardBytes = 64 << 20
+
+// tooLarge reports whether the card being read has outgrown maxCardBytes.
+func (x *xmlDecoder) tooLarge() bool {
+	n := len(x.arena) + 64*(len(x.ents)+len(x.names)+len(x.ids)+len(x.webs)+len(x.docs))
+	return n > x.maxCard
 }
 
 // endCapture stores the text collected since from in the current entity.
