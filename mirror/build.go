@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"log/slog"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -110,6 +112,7 @@ func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) 
 	}()
 
 	hdr := src.Header()
+	b.log = log
 	b.progress = func(phase string) {
 		if opts.Progress != nil {
 			opts.Progress(Progress{Cards: b.cards, Skipped: b.skipped, Elapsed: time.Since(start), Phase: phase})
@@ -196,7 +199,17 @@ type builder struct {
 	tx       *sql.Tx
 	progress func(phase string)
 
+	log                  *slog.Logger
 	cards, skipped, dups int
+	vocab                map[string]int
+	replaced             []replacedCard
+}
+
+// pidHash is the FNV-1a hash of a participant id.
+func pidHash(pid string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(pid))
+	return h.Sum64()
 }
 
 // buildSchema creates the index's tables; the %d are applicationID and SchemaVersion.
@@ -209,14 +222,12 @@ CREATE TABLE doctype(id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, value TEXT NO
 CREATE TABLE card(id INTEGER PRIMARY KEY, pid TEXT NOT NULL, name TEXT NOT NULL, ccs TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE pid(pid TEXT PRIMARY KEY, card INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE ident(key TEXT NOT NULL, card INTEGER NOT NULL, PRIMARY KEY(key, card)) WITHOUT ROWID;
-CREATE TABLE namekey(h INTEGER NOT NULL, card INTEGER NOT NULL, PRIMARY KEY(h, card)) WITHOUT ROWID;
-CREATE VIRTUAL TABLE name USING fts5(t, content='', detail=none, tokenize="ascii tokenchars '_'", prefix='2 3');
+CREATE VIRTUAL TABLE fts USING fts5(t, content='', columnsize=0, detail=none, tokenize="ascii tokenchars '_'", prefix='2 3');
+INSERT INTO fts(fts, rank) VALUES('hashsize', 67108864);
 CREATE TABLE vocab(len INTEGER NOT NULL, t TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, t)) WITHOUT ROWID;
 CREATE TABLE vocab_rev(len INTEGER NOT NULL, r TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, r)) WITHOUT ROWID;
-CREATE TABLE stage.spid(pid TEXT NOT NULL, id INTEGER NOT NULL);
 CREATE TABLE stage.stext(id INTEGER PRIMARY KEY, t TEXT NOT NULL);
 CREATE TABLE stage.sident(key TEXT NOT NULL, id INTEGER NOT NULL);
-CREATE TABLE stage.sname(h INTEGER NOT NULL, id INTEGER NOT NULL);
 CREATE TABLE stage.loser(id INTEGER PRIMARY KEY);
 `
 
@@ -273,7 +284,12 @@ type prepared struct {
 	data     []byte
 	text     string
 	idents   []string
-	nameKeys []int64
+}
+
+// replacedCard is a card whose participant came again later: it is left out.
+type replacedCard struct {
+	id  int64
+	pid string
 }
 
 // batch is what the reading goroutine hands to the writing one.
@@ -281,6 +297,8 @@ type batch struct {
 	cards    []prepared
 	docTypes []export.DocType // newly interned, in id order
 	err      error            // the source failed; the last batch
+	vocab    map[string]int   // the last batch: every name term and its number of cards
+	replaced []replacedCard   // earlier cards of participants read again
 	// read and skipped count the cards and malformed records read so far.
 	read, skipped int
 }
@@ -316,6 +334,10 @@ func (b *builder) read(ctx context.Context, src CardSource, log *slog.Logger) er
 		if bt.err != nil {
 			return bt.err
 		}
+		if bt.vocab != nil {
+			b.vocab = bt.vocab
+		}
+		b.replaced = append(b.replaced, bt.replaced...)
 		for _, d := range bt.docTypes {
 			if _, err := ins.docType.ExecContext(ctx, d.Scheme, d.Value, d.DisplayName, d.State, d.NonStandard); err != nil {
 				return err
@@ -331,7 +353,10 @@ func (b *builder) read(ctx context.Context, src CardSource, log *slog.Logger) er
 			b.progress("reading")
 		}
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return ins.flush(ctx)
 }
 
 // produce reads src, prepares its cards and sends them in batches to ch, which it
@@ -339,6 +364,10 @@ func (b *builder) read(ctx context.Context, src CardSource, log *slog.Logger) er
 func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- batch) {
 	defer close(ch)
 	docTypes := map[export.DocType]int{}
+	vocab := map[string]int{}
+	// Participants seen, by hash of the normalised id, with their card's id. A hash
+	// collision only costs a lookup: finish checks the id before leaving a card out.
+	seen := map[uint64]int64{}
 	bt := batch{cards: make([]prepared, 0, batchSize)}
 	send := func() bool {
 		select {
@@ -385,7 +414,14 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 			}
 			dtIDs = append(dtIDs, id)
 		}
-		bt.cards = append(bt.cards, prepareCard(c, seq, dtIDs))
+		p := prepareCard(c, seq, dtIDs)
+		countTerms(vocab, p.text)
+		h := pidHash(p.pid)
+		if old, ok := seen[h]; ok {
+			bt.replaced = append(bt.replaced, replacedCard{old, p.pid})
+		}
+		seen[h] = p.id
+		bt.cards = append(bt.cards, p)
 		if len(bt.cards) == batchSize {
 			bt.read, bt.skipped = int(seq), skipped
 			if !send() {
@@ -394,7 +430,30 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 		}
 	}
 	bt.read, bt.skipped = int(seq), skipped
+	bt.vocab = vocab
 	send()
+}
+
+// maxVocabLen is the longest term in the vocabulary, in runes. Longer terms are found
+// by exact match only (and by FTS5 prefix queries of up to 3 runes).
+const maxVocabLen = 64
+
+// countTerms counts the vocabulary terms of a card's FTS text into vocab: those of 4
+// to maxVocabLen runes (a 5-rune query term is one edit from 4-rune terms), not all
+// digits, not country tokens. The text's terms are distinct.
+func countTerms(vocab map[string]int, text string) {
+	for len(text) > 0 {
+		t, rest, _ := strings.Cut(text, " ")
+		text = rest
+		if len(t) < 4 || t[0] == '_' || isDigits(t) {
+			continue
+		}
+		if n, ok := vocab[t]; ok {
+			vocab[t] = n + 1
+		} else if n := utf8.RuneCountInString(t); n >= 4 && n <= maxVocabLen {
+			vocab[t] = 1
+		}
+	}
 }
 
 // maxRankLen caps the name length that orders cards within a tier.
@@ -415,9 +474,6 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 			ts := terms(n.Name)
 			if i == 0 && j == 0 {
 				p.name = n.Name
-			}
-			if k := nameKey(ts); k != 0 && !slices.Contains(p.nameKeys, k) {
-				p.nameKeys = append(p.nameKeys, k)
 			}
 			for _, t := range ts {
 				if !seenTerm[t] {
@@ -459,59 +515,111 @@ func countryToken(cc string) string {
 	return "_" + k
 }
 
+// multiInsert inserts rows rowsPerStatement at a time: one statement execution per
+// row costs more than the b-tree insert itself.
+type multiInsert struct {
+	tx     *sql.Tx
+	prefix string // "INSERT INTO t(a, b) VALUES"
+	cols   int
+	full   *sql.Stmt
+	args   []any
+}
+
+const rowsPerStatement = 64
+
+func newMultiInsert(ctx context.Context, tx *sql.Tx, prefix string, cols int) (*multiInsert, error) {
+	m := &multiInsert{tx: tx, prefix: prefix, cols: cols, args: make([]any, 0, cols*rowsPerStatement)}
+	var err error
+	m.full, err = tx.PrepareContext(ctx, m.statement(rowsPerStatement))
+	return m, err
+}
+
+func (m *multiInsert) statement(rows int) string {
+	row := "(" + strings.Repeat("?,", m.cols-1) + "?)"
+	return m.prefix + " " + strings.Repeat(row+",", rows-1) + row
+}
+
+func (m *multiInsert) add(ctx context.Context, vals ...any) error {
+	m.args = append(m.args, vals...)
+	if len(m.args) < m.cols*rowsPerStatement {
+		return nil
+	}
+	_, err := m.full.ExecContext(ctx, m.args...)
+	m.args = m.args[:0]
+	return err
+}
+
+func (m *multiInsert) flush(ctx context.Context) error {
+	if len(m.args) == 0 {
+		return nil
+	}
+	_, err := m.tx.ExecContext(ctx, m.statement(len(m.args)/m.cols), m.args...)
+	m.args = m.args[:0]
+	return err
+}
+
+func (m *multiInsert) close() {
+	if m != nil && m.full != nil {
+		m.full.Close()
+	}
+}
+
 // inserts are the statements of the reading phase.
 type inserts struct {
-	docType, card, spid, stext, sident, sname *sql.Stmt
+	docType            *sql.Stmt
+	card, stext, ident *multiInsert
 }
 
 func (b *builder) prepareInserts(ctx context.Context) (*inserts, error) {
 	ins := &inserts{}
-	for _, s := range []struct {
-		st  **sql.Stmt
-		sql string
+	var err error
+	if ins.docType, err = b.tx.PrepareContext(ctx, "INSERT INTO doctype(scheme, value, display_name, state, non_standard) VALUES(?,?,?,?,?)"); err != nil {
+		return nil, err
+	}
+	for _, m := range []struct {
+		m      **multiInsert
+		prefix string
+		cols   int
 	}{
-		{&ins.docType, "INSERT INTO doctype(scheme, value, display_name, state, non_standard) VALUES(?,?,?,?,?)"},
-		{&ins.card, "INSERT INTO card(id, pid, name, ccs, data) VALUES(?,?,?,?,?)"},
-		{&ins.spid, "INSERT INTO stage.spid(pid, id) VALUES(?,?)"},
-		{&ins.stext, "INSERT INTO stage.stext(id, t) VALUES(?,?)"},
-		{&ins.sident, "INSERT INTO stage.sident(key, id) VALUES(?,?)"},
-		{&ins.sname, "INSERT INTO stage.sname(h, id) VALUES(?,?)"},
+		{&ins.card, "INSERT INTO card(id, pid, name, ccs, data) VALUES", 5},
+		{&ins.stext, "INSERT INTO stage.stext(id, t) VALUES", 2},
+		{&ins.ident, "INSERT INTO stage.sident(key, id) VALUES", 2},
 	} {
-		st, err := b.tx.PrepareContext(ctx, s.sql)
-		if err != nil {
+		if *m.m, err = newMultiInsert(ctx, b.tx, m.prefix, m.cols); err != nil {
 			ins.close()
 			return nil, err
 		}
-		*s.st = st
 	}
 	return ins, nil
 }
 
 func (ins *inserts) close() {
-	for _, st := range []*sql.Stmt{ins.docType, ins.card, ins.spid, ins.stext, ins.sident, ins.sname} {
-		if st != nil {
-			st.Close()
-		}
+	if ins.docType != nil {
+		ins.docType.Close()
 	}
+	ins.card.close()
+	ins.stext.close()
+	ins.ident.close()
 }
 
 func (ins *inserts) add(ctx context.Context, p *prepared) error {
-	if _, err := ins.card.ExecContext(ctx, p.id, p.pid, p.name, p.ccs, p.data); err != nil {
+	if err := ins.card.add(ctx, p.id, p.pid, p.name, p.ccs, p.data); err != nil {
 		return err
 	}
-	if _, err := ins.spid.ExecContext(ctx, p.pid, p.id); err != nil {
-		return err
-	}
-	if _, err := ins.stext.ExecContext(ctx, p.id, p.text); err != nil {
+	if err := ins.stext.add(ctx, p.id, p.text); err != nil {
 		return err
 	}
 	for _, k := range p.idents {
-		if _, err := ins.sident.ExecContext(ctx, k, p.id); err != nil {
+		if err := ins.ident.add(ctx, k, p.id); err != nil {
 			return err
 		}
 	}
-	for _, h := range p.nameKeys {
-		if _, err := ins.sname.ExecContext(ctx, h, p.id); err != nil {
+	return nil
+}
+
+func (ins *inserts) flush(ctx context.Context) error {
+	for _, m := range []*multiInsert{ins.card, ins.stext, ins.ident} {
+		if err := m.flush(ctx); err != nil {
 			return err
 		}
 	}
@@ -522,48 +630,49 @@ func (ins *inserts) add(ctx context.Context, p *prepared) error {
 // last card wins), then the typo vocabulary and the meta, and commits.
 func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 	exec := func(q string, args ...any) (sql.Result, error) {
+		t0 := time.Now()
 		res, err := b.tx.ExecContext(ctx, q, args...)
 		if err != nil {
 			return nil, fmt.Errorf("%.60s…: %w", q, err)
 		}
+		b.log.Debug("index build step", "sql", q, "elapsed", time.Since(t0), "cpu", cpuTime())
 		return res, nil
 	}
-	// Of the cards of one participant the one read last (highest sequence, the low 32
-	// bits of its id) is inserted first and wins.
-	res, err := exec("INSERT INTO pid(pid, card) SELECT pid, id FROM stage.spid WHERE true ORDER BY pid, (id & 4294967295) DESC ON CONFLICT DO NOTHING")
-	if err != nil {
-		return err
-	}
-	n, err := res.RowsAffected()
-	if err != nil {
-		return err
-	}
-	b.dups = b.cards - int(n)
+	// Of the cards of one participant the one read last wins.
 	notLoser := ""
-	if b.dups > 0 {
-		if _, err := exec("INSERT INTO stage.loser(id) SELECT s.id FROM stage.spid s JOIN pid p ON p.pid = s.pid WHERE p.card <> s.id"); err != nil {
+	for _, r := range b.replaced {
+		res, err := exec("DELETE FROM card WHERE id = ? AND pid = ?", r.id, r.pid)
+		if err != nil {
 			return err
 		}
-		if _, err := exec("DELETE FROM card WHERE id IN (SELECT id FROM stage.loser)"); err != nil {
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			continue // a hash collision, not the same participant
+		}
+		b.dups++
+		if _, err := exec("INSERT INTO stage.loser(id) VALUES(?)", r.id); err != nil {
 			return err
 		}
 		notLoser = " AND id NOT IN (SELECT id FROM stage.loser)"
 	}
+	if _, err := exec("INSERT INTO pid(pid, card) SELECT pid, id FROM card WHERE true ORDER BY pid ON CONFLICT DO NOTHING"); err != nil {
+		return err
+	}
 	b.progress("indexing")
-	if _, err := exec("INSERT INTO name(rowid, t) SELECT id, t FROM stage.stext WHERE true" + notLoser + " ORDER BY id"); err != nil {
+	if _, err := exec("INSERT INTO fts(rowid, t) SELECT id, t FROM stage.stext WHERE true" + notLoser + " ORDER BY id"); err != nil {
 		return err
 	}
 	b.progress("indexing")
 	if _, err := exec("INSERT OR IGNORE INTO ident(key, card) SELECT key, id FROM stage.sident WHERE true" + notLoser + " ORDER BY key, id"); err != nil {
 		return err
 	}
-	if _, err := exec("INSERT OR IGNORE INTO namekey(h, card) SELECT h, id FROM stage.sname WHERE true" + notLoser + " ORDER BY h, id"); err != nil {
-		return err
-	}
 	b.progress("indexing")
+	t0 := time.Now()
 	if err := b.vocabulary(ctx); err != nil {
 		return err
 	}
+	b.log.Debug("index build step", "sql", "vocabulary", "elapsed", time.Since(t0), "cpu", cpuTime())
 	meta["cards"] = strconv.Itoa(b.cards - b.dups)
 	for k, v := range meta {
 		if _, err := exec("INSERT INTO meta(key, value) VALUES(?, ?)", k, v); err != nil {
@@ -582,62 +691,57 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 	return b.conn.Close()
 }
 
-// vocabulary fills vocab and vocab_rev with the indexed name terms that typo matching
-// can reach: 4 runes or more (a 5-rune query term is one edit from 4-rune terms), not
-// all digits, not country tokens.
+// vocabulary fills vocab and vocab_rev with the name terms counted while reading (see
+// countTerms), in key order. Terms of cards replaced by a later card of the same
+// participant stay in: a typo candidate more, at worst.
 func (b *builder) vocabulary(ctx context.Context) error {
-	if _, err := b.tx.ExecContext(ctx, "CREATE VIRTUAL TABLE temp.namev USING fts5vocab(main, name, row)"); err != nil {
-		return err
-	}
-	if _, err := b.tx.ExecContext(ctx, "CREATE TABLE stage.srev(len INTEGER NOT NULL, r TEXT NOT NULL, docs INTEGER NOT NULL)"); err != nil {
-		return err
-	}
-	rows, err := b.tx.QueryContext(ctx, "SELECT term, doc FROM temp.namev")
-	if err != nil {
-		return err
-	}
 	type term struct {
-		t    string
+		t, r string
+		n    int
 		docs int
 	}
-	var all []term
-	for rows.Next() {
-		var t term
-		if err := rows.Scan(&t.t, &t.docs); err != nil {
-			rows.Close()
+	all := make([]term, 0, len(b.vocab))
+	for t, docs := range b.vocab {
+		all = append(all, term{t: t, r: reverse(t), n: utf8.RuneCountInString(t), docs: docs})
+	}
+	b.vocab = nil
+	for _, table := range []struct {
+		prefix string
+		key    func(term) string
+	}{
+		{"INSERT INTO vocab(len, t, docs) VALUES", func(t term) string { return t.t }},
+		{"INSERT INTO vocab_rev(len, r, docs) VALUES", func(t term) string { return t.r }},
+	} {
+		slices.SortFunc(all, func(x, y term) int {
+			if x.n != y.n {
+				return x.n - y.n
+			}
+			return strings.Compare(table.key(x), table.key(y))
+		})
+		m, err := newMultiInsert(ctx, b.tx, table.prefix, 3)
+		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(t.t, "_") || isDigits(t.t) || utf8.RuneCountInString(t.t) < 4 {
-			continue
+		for _, t := range all {
+			if err := m.add(ctx, t.n, table.key(t), t.docs); err != nil {
+				m.close()
+				return err
+			}
 		}
-		all = append(all, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return err
-	}
-	insF, err := b.tx.PrepareContext(ctx, "INSERT INTO vocab(len, t, docs) VALUES(?,?,?)")
-	if err != nil {
-		return err
-	}
-	defer insF.Close()
-	insR, err := b.tx.PrepareContext(ctx, "INSERT INTO stage.srev(len, r, docs) VALUES(?,?,?)")
-	if err != nil {
-		return err
-	}
-	defer insR.Close()
-	for _, t := range all {
-		n := utf8.RuneCountInString(t.t)
-		if _, err := insF.ExecContext(ctx, n, t.t, t.docs); err != nil {
-			return err
-		}
-		if _, err := insR.ExecContext(ctx, n, reverse(t.t), t.docs); err != nil {
+		err = m.flush(ctx)
+		m.close()
+		if err != nil {
 			return err
 		}
 	}
-	if _, err := b.tx.ExecContext(ctx, "INSERT OR IGNORE INTO vocab_rev(len, r, docs) SELECT len, r, docs FROM stage.srev ORDER BY len, r"); err != nil {
-		return err
+	return nil
+}
+
+// cpuTime is the process's CPU time so far, for the debug log of the build's steps.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
 	}
-	_, err = b.tx.ExecContext(ctx, "DROP TABLE temp.namev")
-	return err
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

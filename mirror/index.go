@@ -11,8 +11,7 @@
 //	                                 the entities' distinct country codes, the record blob
 //	pid(pid → card)                  participant ids
 //	ident(key, card)                 additional identifiers, compacted (letters and digits, folded)
-//	namekey(h, card)                 hash of each folded name, for exact-name matches
-//	name                             FTS5 contentless index of the folded name terms and
+//	fts                              FTS5 contentless index of the folded name terms and
 //	                                 country tokens ("_no"), detail=none, prefixes 2 and 3
 //	vocab(len, t), vocab_rev(len, r) the name terms of 4+ runes, forwards and reversed,
 //	                                 where typo candidates are looked up by prefix and suffix
@@ -79,6 +78,8 @@ type Index struct {
 	card      *sql.Stmt
 	pidLookup *sql.Stmt
 	identLook *sql.Stmt
+
+	counts countCache
 }
 
 // readConns is the number of connections an Index keeps: searches on both cores and a

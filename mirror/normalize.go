@@ -1,7 +1,6 @@
 package mirror
 
 import (
-	"hash/fnv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -88,22 +87,6 @@ func compactKey(s string) string { return strings.Join(terms(s), "") }
 // hasDigit reports whether s holds an ASCII digit.
 func hasDigit(s string) bool {
 	return strings.ContainsAny(s, "0123456789")
-}
-
-// nameKey is the hash under which a name is found by an exact-name query: the FNV-1a
-// of its folded terms separated by single spaces. 0 for a name without terms.
-func nameKey(ts []string) int64 {
-	if len(ts) == 0 {
-		return 0
-	}
-	h := fnv.New64a()
-	for i, t := range ts {
-		if i > 0 {
-			h.Write([]byte{' '})
-		}
-		h.Write([]byte(t))
-	}
-	return int64(h.Sum64())
 }
 
 // removeSpace drops every white-space character of s.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -29,7 +30,7 @@ import (
 //     from a VAT or registration number; and the cards whose additional identifiers
 //     equal the query (or a candidate's value) with punctuation and spaces removed.
 //   - country keeps the cards with an entity in that country.
-//   - Tiers, in this order: exact id, exact name (a whole name equals the query's terms),
+//   - Tiers, in this order: exact id, exact name (the display name's terms are the query's),
 //     all terms exact or prefix, typo. Within a tier cards come in rowid order: shorter
 //     display names first, then import order. Each card appears once, in its best tier.
 //   - TotalCount is the number of distinct cards in all tiers (at most maxIDHits from
@@ -87,39 +88,20 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 	}
 	total := 0
 	if len(ts) > 0 {
-		// Tier 1: exact name.
-		rows, err := ix.db.QueryContext(ctx, "SELECT card FROM namekey WHERE h = ? ORDER BY card", nameKey(ts))
+		exact, full, err := ix.expressions(ctx, ts, cc)
 		if err != nil {
 			return nil, err
 		}
-		var nameHits []int64
-		for rows.Next() {
-			var id int64
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return nil, err
-			}
-			nameHits = append(nameHits, id)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
+		// Tier 1: exact name.
+		nameHits, err := ix.exactName(ctx, ts, exact)
+		if err != nil {
 			return nil, err
-		}
-		if country != "" && len(nameHits) > 0 {
-			if nameHits, err = ix.inCountry(ctx, nameHits, country); err != nil {
-				return nil, err
-			}
 		}
 		for _, id := range nameHits {
 			if !seen[id] {
 				seen[id] = true
 				order = append(order, id)
 			}
-		}
-
-		exact, full, err := ix.expressions(ctx, ts, cc)
-		if err != nil {
-			return nil, err
 		}
 		// Tier 2 and 3: the FTS matches in rowid order, enough of them to fill the page
 		// after the ones already taken.
@@ -142,7 +124,7 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 			}
 		}
 		if more2 || more3 {
-			if err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM name WHERE name MATCH ?", full).Scan(&total); err != nil {
+			if total, err = ix.count(ctx, full); err != nil {
 				return nil, err
 			}
 		} else {
@@ -170,6 +152,39 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 	}
 	res.Results = hits
 	return res, nil
+}
+
+// maxExactName bounds the cards read to find the exact-name matches.
+const maxExactName = 200
+
+// exactName returns the cards whose display name, folded, is the query's terms ts. They
+// match the exact expression and their rowids carry the name's length in the high bits,
+// so only the matches in that rowid range need to be read.
+func (ix *Index) exactName(ctx context.Context, ts []string, exact string) ([]int64, error) {
+	q := strings.Join(ts, " ")
+	n := utf8.RuneCountInString(q)
+	if n >= maxRankLen {
+		return nil, nil
+	}
+	lo := int64(n) << 32
+	rows, err := ix.db.QueryContext(ctx, "SELECT c.id, c.name FROM fts JOIN card c ON c.id = fts.rowid WHERE fts MATCH ? AND fts.rowid BETWEEN ? AND ? ORDER BY fts.rowid LIMIT ?",
+		exact, lo, lo|0xffffffff, maxExactName)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			return nil, err
+		}
+		if strings.Join(terms(name), " ") == q {
+			out = append(out, id)
+		}
+	}
+	return out, rows.Err()
 }
 
 // idMatches returns the cards the query names by identifier, best first: the participant
@@ -291,7 +306,9 @@ func (ix *Index) expressions(ctx context.Context, ts []string, cc string) (exact
 		last := i == len(ts)-1
 		q := quoteTerm(t)
 		if last && utf8.RuneCountInString(t) >= 2 {
-			q += "*"
+			if q, err = ix.prefixExpr(ctx, t); err != nil {
+				return "", "", err
+			}
 		}
 		e.WriteString(q)
 		alts, err := ix.typos(ctx, t, last)
@@ -317,6 +334,55 @@ func (ix *Index) expressions(ctx context.Context, ts []string, cc string) (exact
 		return e.String(), e.String(), nil
 	}
 	return e.String(), f.String(), nil
+}
+
+// maxPrefixTerms is the most vocabulary terms a prefix is expanded to; a prefix of
+// more is left to FTS5.
+const maxPrefixTerms = 48
+
+// prefixExpr is the FTS5 query of the terms that t is a prefix of. FTS5 answers a
+// prefix query by merging every matching term's doclist in full before anything else,
+// which costs ~1 ms per 1000 matching cards even when another term is rare; an OR of
+// the same terms is evaluated lazily. So a prefix of 4+ runes (not a number), whose
+// terms are all in the vocabulary, becomes an OR of at most maxPrefixTerms terms;
+// prefixes of 2 and 3 runes use FTS5's prefix indexes.
+func (ix *Index) prefixExpr(ctx context.Context, t string) (string, error) {
+	n := utf8.RuneCountInString(t)
+	if n < 4 || isDigits(t) || n > maxVocabLen {
+		return quoteTerm(t) + "*", nil
+	}
+	lens := make([]byte, 0, 4*(maxVocabLen-n+1))
+	for l := n; l <= maxVocabLen; l++ {
+		if l > n {
+			lens = append(lens, ',')
+		}
+		lens = strconv.AppendInt(lens, int64(l), 10)
+	}
+	rows, err := ix.db.QueryContext(ctx, "SELECT t FROM vocab WHERE len IN ("+string(lens)+") AND t >= ? AND t < ? LIMIT ?", t, t+"\xff", maxPrefixTerms+1)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var alts []string
+	for rows.Next() {
+		var a string
+		if err := rows.Scan(&a); err != nil {
+			return "", err
+		}
+		alts = append(alts, quoteTerm(a))
+	}
+	if err := rows.Err(); err != nil {
+		return "", err
+	}
+	switch {
+	case len(alts) > maxPrefixTerms:
+		return quoteTerm(t) + "*", nil
+	case len(alts) == 0:
+		return quoteTerm(t), nil // matches nothing: t would be in the vocabulary
+	case len(alts) == 1:
+		return alts[0], nil
+	}
+	return "(" + strings.Join(alts, " OR ") + ")", nil
 }
 
 // typos returns up to maxFuzzy vocabulary terms within maxEdits of t, most frequent
@@ -401,10 +467,67 @@ func (ix *Index) typos(ctx context.Context, t string, last bool) ([]string, erro
 	return out, nil
 }
 
+// count returns the number of cards matching expr. Counting a query that matches
+// 100,000 cards reads all their postings (~15 ms per 100,000); the index never changes,
+// so the counts of the last countCacheSize such queries are kept.
+func (ix *Index) count(ctx context.Context, expr string) (int, error) {
+	if n, ok := ix.counts.get(expr); ok {
+		return n, nil
+	}
+	var n int
+	if err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?", expr).Scan(&n); err != nil {
+		return 0, err
+	}
+	if n >= countCacheMin {
+		ix.counts.put(expr, n)
+	}
+	return n, nil
+}
+
+// countCacheSize is how many counts an Index keeps; countCacheMin the least count
+// worth keeping.
+const (
+	countCacheSize = 4096
+	countCacheMin  = 5000
+)
+
+// countCache is a fixed-size map of counts, evicting the oldest entry.
+type countCache struct {
+	mu    sync.Mutex
+	m     map[string]int
+	order []string // ring of keys, oldest at next
+	next  int
+}
+
+func (c *countCache) get(k string) (int, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n, ok := c.m[k]
+	return n, ok
+}
+
+func (c *countCache) put(k string, n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = make(map[string]int, countCacheSize)
+		c.order = make([]string, countCacheSize)
+	}
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	if old := c.order[c.next]; old != "" {
+		delete(c.m, old)
+	}
+	c.order[c.next] = k
+	c.next = (c.next + 1) % countCacheSize
+	c.m[k] = n
+}
+
 // ftsIDs returns up to want rowids matching expr in rowid order, and whether there are
 // more.
 func (ix *Index) ftsIDs(ctx context.Context, expr string, want int) ([]int64, bool, error) {
-	rows, err := ix.db.QueryContext(ctx, "SELECT rowid FROM name WHERE name MATCH ? ORDER BY rowid LIMIT ?", expr, want+1)
+	rows, err := ix.db.QueryContext(ctx, "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid LIMIT ?", expr, want+1)
 	if err != nil {
 		return nil, false, err
 	}
@@ -429,7 +552,7 @@ func (ix *Index) ftsIDs(ctx context.Context, expr string, want int) ([]int64, bo
 // ftsMembers counts the ids that match expr.
 func (ix *Index) ftsMembers(ctx context.Context, expr string, ids []int64) (int, error) {
 	var n int
-	err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM name WHERE name MATCH ? AND rowid IN ("+placeholders(ids)+")", expr).Scan(&n)
+	err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid IN ("+placeholders(ids)+")", expr).Scan(&n)
 	return n, err
 }
 
