@@ -89,10 +89,10 @@ func WriteExportXML(w io.Writer, cfg ExportConfig) error {
 }
 
 // writeDatasetExport writes the business cards of ds (participants with a card, in
-// dataset order) as an XML v3 export created at ds.Now.
-func writeDatasetExport(w io.Writer, ds *Dataset) error {
+// dataset order) as an XML v3 export created at created.
+func writeDatasetExport(w io.Writer, ds *Dataset, created time.Time) error {
 	x := newExportWriter(w)
-	x.header(ds.Now)
+	x.header(created)
 	for i := range ds.Participants {
 		p := &ds.Participants[i]
 		if p.Card == nil {

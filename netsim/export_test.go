@@ -411,7 +411,7 @@ func TestWriteDatasetExport(t *testing.T) {
 	}}, DocTypes: []DocumentType{{DocTypeSchemeQNS, "urn:example:custom&doc"}}}
 	ds.Participants[len(ds.Participants)-1].Card = tricky
 	var buf bytes.Buffer
-	if err := writeDatasetExport(&buf, ds); err != nil {
+	if err := writeDatasetExport(&buf, ds, ds.Now); err != nil {
 		t.Fatal(err)
 	}
 	x := parseExport(t, buf.Bytes())

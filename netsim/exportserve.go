@@ -88,12 +88,16 @@ func (n *Network) exportContent() (body []byte, modTime time.Time, etag string) 
 	n.export.mu.Unlock()
 	if !set {
 		var buf bytes.Buffer
+		// Like the real Directory, which rebuilds its export every night, the network
+		// serves a fresh one: created now, not at the dataset's reference instant
+		// (which a deterministic dataset such as the demo's fixes in the past).
+		created := time.Now().UTC().Truncate(time.Second)
 		// Writing to a bytes.Buffer cannot fail.
-		_ = writeDatasetExport(&buf, n.ds)
+		_ = writeDatasetExport(&buf, n.ds, created)
 		n.export.mu.Lock()
 		if !n.export.set { // SetExport may have won meanwhile
 			sum := sha256.Sum256(buf.Bytes())
-			n.export.body, n.export.modTime, n.export.set = buf.Bytes(), n.ds.Now, true
+			n.export.body, n.export.modTime, n.export.set = buf.Bytes(), created, true
 			n.export.etag = `"` + hex.EncodeToString(sum[:16]) + `"`
 		}
 		n.export.mu.Unlock()

@@ -87,14 +87,19 @@ func TestExportFileDefault(t *testing.T) {
 	if err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET: %d %v", resp.StatusCode, err)
 	}
+	x := parseExport(t, body)
+	// Created when first served, like the real Directory's nightly export.
+	created, err := time.Parse(time.RFC3339, x.Created)
+	if err != nil || time.Since(created) > time.Minute || time.Since(created) < -time.Second {
+		t.Errorf("creationdt %q, want about now", x.Created)
+	}
 	var want bytes.Buffer
-	if err := writeDatasetExport(&want, n.Dataset()); err != nil {
+	if err := writeDatasetExport(&want, n.Dataset(), created); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(body, want.Bytes()) {
 		t.Fatal("the served export is not the dataset's export")
 	}
-	x := parseExport(t, body)
 	cards := 0
 	for _, p := range n.Dataset().Participants {
 		if p.Card != nil {
@@ -104,8 +109,8 @@ func TestExportFileDefault(t *testing.T) {
 	if len(x.Cards) != cards || cards == 0 {
 		t.Errorf("%d cards, dataset has %d", len(x.Cards), cards)
 	}
-	if lm := resp.Header.Get("Last-Modified"); lm != testNow.Format(http.TimeFormat) {
-		t.Errorf("Last-Modified %q, want %q", lm, testNow.Format(http.TimeFormat))
+	if lm := resp.Header.Get("Last-Modified"); lm != created.Format(http.TimeFormat) {
+		t.Errorf("Last-Modified %q, want %q", lm, created.Format(http.TimeFormat))
 	}
 	if resp.Header.Get("ETag") == "" || resp.Header.Get("Content-Type") != "application/xml" {
 		t.Errorf("headers %v", resp.Header)
