@@ -54,7 +54,8 @@ type cardAt func(i int) card
 // A word is common (legal forms such as "GmbH", "AS" or "HB", "Société", "de") when
 // it is in more than commonShare of the names, or in more than commonCountryShare of
 // the names of one country. People do not search for a common word alone, so a names
-// or typo query always has a word that is not common.
+// or typo query always has a word that is not common (and, for names, has at least
+// three letters or digits: "e.U." is a legal form too).
 const (
 	commonShare        = 0.01
 	commonCountryShare = 0.05
@@ -187,7 +188,7 @@ func makeQuery(r *rand.Rand, at cardAt, ncards int, kind string, common map[stri
 		case kindNames:
 			var rare []int
 			for k, w := range words {
-				if !common[wordKey(w)] {
+				if key := wordKey(w); !common[key] && len([]rune(strings.ReplaceAll(key, " ", ""))) >= 3 {
 					rare = append(rare, k)
 				}
 			}
