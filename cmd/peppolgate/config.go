@@ -33,8 +33,9 @@ const (
 
 // Commands.
 const (
-	cmdServe = "serve"
-	cmdMCP   = "mcp"
+	cmdServe  = "serve"
+	cmdMCP    = "mcp"
+	cmdMirror = "mirror"
 )
 
 // config is the validated configuration of the serve and mcp commands.
@@ -61,6 +62,10 @@ type config struct {
 	// believed.
 	rateLimit, askRateLimit, mcpRateLimit server.RateLimit
 	trustedProxies, rateLimitExempt       []netip.Prefix
+	// mirrorPath is the Directory mirror's index file ("" for none), mirrorMaxAge how
+	// old its data may be, mirrorRefresh how often serve syncs it (0 never).
+	mirrorPath                  string
+	mirrorMaxAge, mirrorRefresh time.Duration
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -87,6 +92,8 @@ type flagValues struct {
 	cacheTTL                                            time.Duration
 	rateLimit, askRateLimit, mcpRateLimit, trustProxy   string
 	rateLimitExempt                                     string
+	mirror                                              string
+	mirrorMaxAge, mirrorRefresh                         time.Duration
 }
 
 // newFlagSet returns the flags of cmd: the upstream flags for both commands, the
@@ -107,6 +114,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.askRateLimit, "ask-rate-limit", "2/s,burst=5", "requests per client to POST /ask, a `rate` as for -rate-limit")
 		fs.StringVar(&v.mcpRateLimit, "mcp-rate-limit", "20/s,burst=40", "requests per client to /mcp, a `rate` as for -rate-limit")
 		fs.StringVar(&v.rateLimitExempt, "rate-limit-exempt", "127.0.0.0/8,::1", "`clients` no rate limit applies to, IP addresses or CIDR prefixes, comma-separated; none for no exception. Loopback by default: tools on the same host, and a local reverse proxy without -trust-proxy, which would otherwise put every client in one bucket")
+		fs.DurationVar(&v.mirrorRefresh, "mirror-refresh", 0, "how often to download the Directory's export and rebuild the -mirror index while serving, a `duration` such as 24h (the Directory rebuilds it daily and allows 3 downloads a day); 0 never (run 'peppolgate mirror sync' yourself)")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network`: production, test, or demo (a simulated network in-process, offline)")
@@ -114,6 +122,8 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for SML lookups, host:port, comma-separated (default the system resolvers)")
 	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` (default per network: production "+directory.Production+", test "+directory.Test+")")
 	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")
+	fs.StringVar(&v.mirror, "mirror", "", "Directory mirror index `file` built by 'peppolgate mirror import' or 'mirror sync': searches and the Directory half of lookups are answered from it; empty for none (everything asks the live Directory)")
+	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", 72*time.Hour, "how old the mirror's data may be before the live Directory answers instead, a positive `duration`")
 	fs.DurationVar(&v.cacheTTL, "cache-ttl", 15*time.Minute, "how long a found participant is cached, a positive `duration`")
 	fs.StringVar(&v.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	return fs
@@ -283,6 +293,18 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		return c, usagef("-directory-url %q is not an absolute http or https URL", v.directoryURL)
 	}
 
+	c.mirrorPath = strings.TrimSpace(v.mirror)
+	if v.mirrorMaxAge <= 0 {
+		return c, usagef("-mirror-max-age must be positive, e.g. 72h; got %v", v.mirrorMaxAge)
+	}
+	c.mirrorMaxAge = v.mirrorMaxAge
+	if v.mirrorRefresh < 0 || (v.mirrorRefresh > 0 && v.mirrorRefresh < time.Hour) {
+		return c, usagef("-mirror-refresh must be 0 (never) or at least 1h, because the Directory allows 3 export downloads a day; got %v", v.mirrorRefresh)
+	}
+	if v.mirrorRefresh > 0 && c.mirrorPath == "" {
+		return c, usagef("-mirror-refresh needs -mirror FILE, the index to keep fresh")
+	}
+	c.mirrorRefresh = v.mirrorRefresh
 	if v.cacheTTL <= 0 {
 		return c, usagef("-cache-ttl must be positive, e.g. 15m; got %v", v.cacheTTL)
 	}
@@ -389,6 +411,7 @@ func printUsage(w io.Writer) {
 	fs := newFlagSet(&v, cmdServe)
 	fmt.Fprintf(w, `Usage: peppolgate [serve] [flags]
        peppolgate mcp [flags]
+       peppolgate mirror import|sync [flags] (see 'peppolgate mirror -h')
 
 peppolgate answers Peppol participant lookups and directory searches as JSON and over MCP:
   GET /api/v1/participant/{participantId}   e.g. /api/v1/participant/0208:0677424046
@@ -401,7 +424,9 @@ Commands:
   serve    run the HTTP API and /mcp (the default)
   mcp      speak MCP over stdin/stdout, for MCP clients that start a local command;
            logs go to stderr. Takes the same flags except -addr, -base-url, -mcp-allowed-*, -llm*,
-           the rate limits and -trust-proxy.
+           the rate limits, -trust-proxy and -mirror-refresh.
+  mirror   build and refresh a local copy of the Peppol Directory for -mirror:
+           'mirror import <export>' or 'mirror sync' (see 'peppolgate mirror -h')
 
 Flags (each may also be set by the environment variable shown; a flag beats the variable):
 `)
@@ -430,7 +455,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
 		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
-		"network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "cache-ttl", "log-level"} {
+		"network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
 		if n == name {
 			return i
 		}

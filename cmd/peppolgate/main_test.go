@@ -144,6 +144,10 @@ func TestUsageErrors(t *testing.T) {
 		{"bad exemption", []string{"-rate-limit-exempt", "localhost"}, nil, `-rate-limit-exempt: "localhost" is not an IP address`},
 		{"bad proxy", []string{"-trust-proxy", "10.0.0.0/8,proxy.internal"}, nil, `-trust-proxy: "proxy.internal" is not an IP address or CIDR prefix`},
 		{"openai without key", []string{"-llm", "openai", "-llm-model", "gpt-4o-mini", "-network", "demo"}, nil, "OPENAI_API_KEY"},
+		{"mirror max age", []string{"-mirror", "m.db", "-mirror-max-age", "0s"}, nil, "-mirror-max-age must be positive"},
+		{"mirror refresh without mirror", []string{"-mirror-refresh", "24h"}, nil, "-mirror-refresh needs -mirror FILE"},
+		{"mirror refresh too often", []string{"-mirror", "m.db", "-mirror-refresh", "10m"}, nil, "at least 1h"},
+		{"mirror refresh on mcp", []string{"mcp", "-mirror-refresh", "24h"}, nil, "flag provided but not defined: -mirror-refresh"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -182,10 +186,10 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 20 {
-			t.Errorf("%d flags, want 20", n)
+		if n != 23 {
+			t.Errorf("%d flags, want 23", n)
 		}
-		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status"} {
+		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {
 				t.Errorf("%v: help lacks %q", args, s)
 			}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
@@ -55,11 +56,13 @@ func (p program) run(ctx context.Context, args []string) int {
 		switch args[0] {
 		case cmdServe, cmdMCP:
 			cmd, args = args[0], args[1:]
+		case cmdMirror:
+			return p.runMirror(ctx, args[1:])
 		case "help":
 			printUsage(p.stdout)
 			return 0
 		default:
-			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the commands are serve (the default) and mcp\nRun 'peppolgate -h' for usage.\n", args[0])
+			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the commands are serve (the default), mcp and mirror\nRun 'peppolgate -h' for usage.\n", args[0])
 			return 2
 		}
 	}
@@ -91,6 +94,7 @@ func (p program) run(ctx context.Context, args []string) int {
 // network behind it for -network demo (nil otherwise).
 type upstream struct {
 	reg      *registry.Live
+	mirror   *mirror.Store // nil without -mirror
 	demo     *netsim.Network
 	zone     string
 	dirURL   string
@@ -142,7 +146,23 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		HTTPSOnly: cfg.network == networkProduction && !cfg.allowPrivateSMP,
 		Timeout:   upstreamTimeout,
 	})
-	reg, err := registry.NewLive(registry.Config{
+	var store *mirror.Store
+	if cfg.mirrorPath != "" {
+		st, err := mirror.OpenStore(cfg.mirrorPath, log)
+		if err != nil {
+			up.closeAll()
+			return nil, fmt.Errorf("opening the Directory mirror %s: %w", cfg.mirrorPath, err)
+		}
+		store = st
+		closeNet := up.closeAll
+		up.closeAll = func() { store.Close(); closeNet() }
+		if m, ok := store.Meta(); ok {
+			log.Info("Directory mirror opened", "path", cfg.mirrorPath, "cards", m.Cards, "data_as_of", m.DataAsOf.Format(time.RFC3339), "source", m.Source)
+		} else {
+			log.Warn("the Directory mirror holds no data yet; the live Directory answers until it does (run 'peppolgate mirror import' or 'mirror sync', or use -mirror-refresh)", "path", cfg.mirrorPath)
+		}
+	}
+	rcfg := registry.Config{
 		Resolver:      resolver,
 		SMP:           &smp.Client{HTTP: smpHTTP},
 		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
@@ -150,12 +170,18 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		DirectoryRate: dirRate,
 		Logger:        log,
 		Observer:      obs,
-	})
+		MirrorMaxAge:  cfg.mirrorMaxAge,
+	}
+	if store != nil {
+		// Assigned only when set: a nil *Store in the interface would not be nil.
+		rcfg.Mirror = store
+	}
+	reg, err := registry.NewLive(rcfg)
 	if err != nil {
 		up.closeAll()
 		return nil, fmt.Errorf("configuring the registry: %w", err)
 	}
-	up.reg, up.demo, up.zone, up.dirURL = reg, demo, resolver.Zone(), dirURL
+	up.reg, up.demo, up.zone, up.dirURL, up.mirror = reg, demo, resolver.Zone(), dirURL, store
 	return up, nil
 }
 
@@ -208,6 +234,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		TrustedProxies:    cfg.trustedProxies,
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Metrics:           metrics,
+		Mirror:            mirrorStatus(up.mirror, cfg.mirrorMaxAge, time.Now),
 		Ready: func(context.Context) error {
 			if draining.Load() {
 				return errors.New("shutting down")
@@ -226,6 +253,10 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+
+	if up.mirror != nil {
+		go p.keepMirror(ctx, cfg, up, log)
 	}
 
 	serveErr := make(chan error, 1)

@@ -1,0 +1,370 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/mirror/export"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/server"
+)
+
+// Mirror defaults and limits.
+const (
+	// defaultMirrorPath is where `mirror import` and `mirror sync` put the index when
+	// -mirror is not given.
+	defaultMirrorPath = "peppolgate-mirror.db"
+	// importHeaderTimeout bounds the wait for the response headers of an export URL;
+	// the body of a multi-gigabyte export is bounded by the idle watch of the decoder's
+	// reader instead (importIdleTimeout).
+	importHeaderTimeout = 30 * time.Second
+	importIdleTimeout   = 60 * time.Second
+	// progressEvery is how often a progress line is logged when stderr is not a terminal.
+	progressEvery = 10 * time.Second
+)
+
+// mirrorUsage is the help of `peppolgate mirror`.
+const mirrorUsage = `Usage: peppolgate mirror import [-mirror FILE] [-allow-private] <export file | URL | ->
+       peppolgate mirror sync   [-mirror FILE] [-network production|test] [-directory-url URL]
+
+A local copy of the Peppol Directory, for 'peppolgate serve -mirror FILE': searches and the
+Directory half of lookups are answered from it in milliseconds instead of asking the
+Directory (2 requests/s). The SMP half of lookups stays live.
+
+  import  builds the index from a Directory export: XML v3, XML v2 or JSON v2, plain or gzip,
+          from a file, an http(s) URL or stdin (-). The new index is built beside FILE and
+          swapped in atomically; a running 'serve -mirror FILE' picks it up within a minute.
+          Malformed cards are reported and skipped.
+  sync    downloads the export from the Directory's /export/businesscards when it changed
+          (conditional requests, resumed when interrupted, at most 2 downloads a day: the
+          Directory allows 3 per IP) into FILE.export, then imports it.
+
+Flags:
+  -mirror FILE          the index file (env PEPPOLGATE_MIRROR, default ` + defaultMirrorPath + `)
+  -allow-private        import: allow an export URL on loopback or a private network
+  -network NAME         sync: production (default) or test, which Directory to download from
+  -directory-url URL    sync: the Directory's base URL, overriding the network's
+  -log-level LEVEL      debug, info (default), warn or error
+`
+
+// mirrorFlags are the flags of the mirror subcommands.
+type mirrorFlags struct {
+	path, network, directoryURL, logLevel string
+	allowPrivate                          bool
+}
+
+// runMirror runs `peppolgate mirror <sub> ...` and returns the exit status.
+func (p program) runMirror(ctx context.Context, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" || args[0] == "-help" {
+		fmt.Fprint(p.stdout, mirrorUsage)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	sub, args := args[0], args[1:]
+	if sub != "import" && sub != "sync" {
+		fmt.Fprintf(p.stderr, "peppolgate mirror: unknown subcommand %q; the subcommands are import and sync\nRun 'peppolgate mirror -h' for usage.\n", sub)
+		return 2
+	}
+	var f mirrorFlags
+	fs := flag.NewFlagSet("peppolgate mirror "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.path, "mirror", "", "")
+	fs.StringVar(&f.logLevel, "log-level", "info", "")
+	if sub == "import" {
+		fs.BoolVar(&f.allowPrivate, "allow-private", false, "")
+	} else {
+		fs.StringVar(&f.network, "network", networkProduction, "")
+		fs.StringVar(&f.directoryURL, "directory-url", "", "")
+	}
+	usage := func(format string, a ...any) int {
+		fmt.Fprintf(p.stderr, "peppolgate mirror %s: %s\nRun 'peppolgate mirror -h' for usage.\n", sub, fmt.Sprintf(format, a...))
+		return 2
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(p.stdout, mirrorUsage)
+			return 0
+		}
+		return usage("%v", err)
+	}
+	if f.path == "" {
+		f.path = p.getenv(envName("mirror"))
+	}
+	if f.path == "" {
+		f.path = defaultMirrorPath
+	}
+	level, ok := parseLogLevel(f.logLevel)
+	if !ok {
+		return usage("-log-level %q is not one of debug, info, warn, error", f.logLevel)
+	}
+	log := slog.New(slog.NewTextHandler(p.stderr, &slog.HandlerOptions{Level: level}))
+
+	var err error
+	switch sub {
+	case "import":
+		if fs.NArg() != 1 {
+			return usage("give exactly one export: a file, an http(s) URL, or - for stdin")
+		}
+		_, err = p.importExport(ctx, f, fs.Arg(0), log)
+	case "sync":
+		if fs.NArg() != 0 {
+			return usage("unexpected argument %q", fs.Arg(0))
+		}
+		dirURL, uerr := exportDirectoryURL(f.network, f.directoryURL)
+		if uerr != nil {
+			return usage("%v", uerr)
+		}
+		err = p.syncMirror(ctx, f.path, dirURL, nil, log)
+	}
+	if err != nil {
+		fmt.Fprintf(p.stderr, "peppolgate mirror %s: %v\n", sub, err)
+		return 1
+	}
+	return 0
+}
+
+// parseLogLevel maps a -log-level value to its slog level.
+func parseLogLevel(s string) (slog.Level, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "debug":
+		return slog.LevelDebug, true
+	case "info":
+		return slog.LevelInfo, true
+	case "warn", "warning":
+		return slog.LevelWarn, true
+	case "error":
+		return slog.LevelError, true
+	}
+	return 0, false
+}
+
+// exportDirectoryURL is the Directory that `mirror sync` downloads from.
+func exportDirectoryURL(network, override string) (string, error) {
+	if s := strings.TrimSpace(override); s != "" {
+		if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return "", fmt.Errorf("-directory-url %q is not an absolute http or https URL", s)
+		}
+		return strings.TrimSuffix(s, "/"), nil
+	}
+	switch strings.ToLower(strings.TrimSpace(network)) {
+	case networkProduction:
+		return directory.Production, nil
+	case networkTest:
+		return directory.Test, nil
+	}
+	return "", fmt.Errorf("-network %q is not one of production, test", network)
+}
+
+// importExport builds the index at f.path from src (a file, an http(s) URL or "-").
+func (p program) importExport(ctx context.Context, f mirrorFlags, src string, log *slog.Logger) (mirror.BuildStats, error) {
+	r, size, closeSrc, err := openExport(ctx, src, f.allowPrivate)
+	if err != nil {
+		return mirror.BuildStats{}, err
+	}
+	defer closeSrc()
+	dec, err := export.NewDecoder(r)
+	if err != nil {
+		return mirror.BuildStats{}, fmt.Errorf("reading %s: %w", src, err)
+	}
+	h := dec.Header()
+	log.Info("importing the Directory export", "source", src, "format", string(h.Format), "gzip", h.Gzip,
+		"created", h.Created.Format(time.RFC3339), "announced_cards", h.Count, "index", f.path)
+	bar := newProgress(p.stderr, log, size, dec.BytesRead)
+	stats, err := mirror.Build(ctx, f.path, dec, mirror.BuildOptions{Progress: bar.update, Logger: log, Source: src})
+	bar.done()
+	if err != nil {
+		return stats, fmt.Errorf("importing %s: %w (the previous index, if any, is unchanged)", src, err)
+	}
+	rate := 0.0
+	if s := stats.Elapsed.Seconds(); s > 0 {
+		rate = float64(stats.Cards) / s
+	}
+	fmt.Fprintf(p.stderr, "imported %d cards (%d malformed, skipped) in %s, %.0f cards/s, into %s (%.1f MB); data as of %s\n",
+		stats.Cards, stats.Skipped, stats.Elapsed.Round(time.Millisecond), rate, f.path, float64(stats.Bytes)/1e6, stats.DataAsOf.UTC().Format(time.RFC3339))
+	return stats, nil
+}
+
+// openExport opens an export for reading: a file, stdin ("-") or an http(s) URL. size is
+// the number of bytes to expect, or 0 when unknown.
+func openExport(ctx context.Context, src string, allowPrivate bool) (r io.Reader, size int64, closeFn func(), err error) {
+	if src == "-" {
+		return os.Stdin, 0, func() {}, nil
+	}
+	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
+		client := netguard.NewHTTPClient(netguard.Policy{AllowPrivate: allowPrivate, Timeout: importHeaderTimeout})
+		client.Timeout = 0 // the body may take many minutes; the idle watch bounds it
+		ctx, cancel := context.WithCancel(ctx)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
+		if err != nil {
+			cancel()
+			return nil, 0, nil, fmt.Errorf("%q is not a usable URL: %w", src, err)
+		}
+		hctx, hcancel := context.WithTimeout(ctx, importHeaderTimeout)
+		defer hcancel()
+		req = req.WithContext(hctx)
+		resp, err := client.Do(req)
+		if err != nil {
+			cancel()
+			return nil, 0, nil, fmt.Errorf("downloading %s: %w", src, err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			resp.Body.Close()
+			cancel()
+			return nil, 0, nil, fmt.Errorf("downloading %s: HTTP %s", src, resp.Status)
+		}
+		body := newIdleReader(resp.Body, importIdleTimeout, cancel)
+		return body, max(resp.ContentLength, 0), func() { body.stop(); resp.Body.Close(); cancel() }, nil
+	}
+	file, err := os.Open(src)
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("cannot open the export: %w", err)
+	}
+	var n int64
+	if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
+		n = fi.Size()
+	}
+	return file, n, func() { file.Close() }, nil
+}
+
+// idleReader cancels a download whose body sends nothing for the idle timeout, so an
+// import from a URL cannot hang on a stalled server.
+type idleReader struct {
+	r     io.Reader
+	timer *time.Timer
+	idle  time.Duration
+}
+
+func newIdleReader(r io.Reader, idle time.Duration, cancel func()) *idleReader {
+	return &idleReader{r: r, idle: idle, timer: time.AfterFunc(idle, cancel)}
+}
+
+func (i *idleReader) Read(p []byte) (int, error) {
+	n, err := i.r.Read(p)
+	if n > 0 {
+		i.timer.Reset(i.idle)
+	}
+	return n, err
+}
+
+func (i *idleReader) stop() { i.timer.Stop() }
+
+// syncMirror downloads the export from dirURL when it changed and imports it into path.
+// A download refused by the export limit is an error that says when to retry, unless
+// the index already holds the last download (then the refusal is only logged).
+func (p program) syncMirror(ctx context.Context, path, dirURL string, client *http.Client, log *slog.Logger) error {
+	dest := path + ".export"
+	res, err := mirror.Sync(ctx, mirror.SyncConfig{DirectoryURL: dirURL, Dest: dest, HTTPClient: client, Logger: log})
+	if err != nil {
+		return fmt.Errorf("downloading the export from %s: %w", dirURL, err)
+	}
+	_, statErr := os.Stat(path)
+	if !res.Changed && statErr == nil {
+		log.Info("the Directory export has not changed since the last sync; the index is up to date", "index", path, "export", dest)
+		return nil
+	}
+	_, err = p.importExport(ctx, mirrorFlags{path: path}, res.Path, log)
+	return err
+}
+
+// mirrorReloadEvery is how often serve checks whether the mirror file was replaced (by
+// `peppolgate mirror import` or `sync` in another process); a check is one stat.
+const mirrorReloadEvery = 30 * time.Second
+
+// mirrorStatus returns the /readyz report of store, or nil without a mirror.
+func mirrorStatus(store *mirror.Store, maxAge time.Duration, now func() time.Time) func() server.MirrorStatus {
+	if store == nil {
+		return nil
+	}
+	return func() server.MirrorStatus {
+		st := server.MirrorStatus{State: server.MirrorEmpty, MaxAgeSeconds: int64(maxAge / time.Second)}
+		m, ok := store.Meta()
+		if !ok {
+			return st
+		}
+		asOf, imported := m.DataAsOf.UTC(), m.ImportedAt.UTC()
+		age := max(now().Sub(asOf), 0)
+		st.DataAsOf, st.ImportedAt, st.Cards, st.AgeSeconds = &asOf, &imported, m.Cards, int64(age/time.Second)
+		st.State = server.MirrorOK
+		if age > maxAge {
+			st.State = server.MirrorStale
+		}
+		return st
+	}
+}
+
+// keepMirror keeps the served mirror current until ctx is done: it reloads the index
+// when its file was replaced, and with -mirror-refresh it syncs the export and
+// rebuilds the index on that schedule (at once when the data is older than one
+// period).
+func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *slog.Logger) {
+	reload := time.NewTicker(mirrorReloadEvery)
+	defer reload.Stop()
+	var refresh <-chan time.Time
+	next := time.Now()
+	if cfg.mirrorRefresh > 0 {
+		if m, ok := up.mirror.Meta(); ok && time.Since(m.ImportedAt) < cfg.mirrorRefresh {
+			next = m.ImportedAt.Add(cfg.mirrorRefresh)
+		}
+		t := time.NewTimer(max(time.Until(next), 0))
+		defer t.Stop()
+		refresh = t.C
+		client := netguard.NewHTTPClient(netguard.Policy{AllowPrivate: cfg.allowPrivateSMP, Timeout: importHeaderTimeout})
+		client.Timeout = 0 // Sync bounds the whole download itself
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-reload.C:
+				p.reloadMirror(up.mirror, log)
+			case <-refresh:
+				wait := cfg.mirrorRefresh
+				err := p.syncMirror(ctx, cfg.mirrorPath, up.dirURL, client, log)
+				var rl *mirror.RateLimitedError
+				switch {
+				case errors.As(err, &rl) && !rl.Until.IsZero():
+					wait = max(time.Until(rl.Until), time.Minute)
+					log.Warn("Directory mirror refresh postponed: the export download limit is reached", "until", rl.Until.Format(time.RFC3339))
+				case err != nil && ctx.Err() == nil:
+					wait = min(cfg.mirrorRefresh, time.Hour)
+					log.Warn("Directory mirror refresh failed; the mirror keeps its current data", "err", err, "retry_in", wait.String())
+				}
+				p.reloadMirror(up.mirror, log)
+				t.Reset(wait)
+			}
+		}
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-reload.C:
+			p.reloadMirror(up.mirror, log)
+		}
+	}
+}
+
+// reloadMirror swaps in a replaced mirror file and logs it.
+func (p program) reloadMirror(store *mirror.Store, log *slog.Logger) {
+	changed, err := store.Reload()
+	switch {
+	case err != nil:
+		log.Warn("the Directory mirror file could not be reopened; serving the previous one", "err", err)
+	case changed:
+		if m, ok := store.Meta(); ok {
+			log.Info("Directory mirror reloaded", "cards", m.Cards, "data_as_of", m.DataAsOf.Format(time.RFC3339))
+		}
+	}
+}

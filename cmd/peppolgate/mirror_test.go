@@ -1,0 +1,314 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/server"
+)
+
+func TestMirrorUsageErrors(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		wantMsg string
+	}{
+		{"no subcommand", []string{"mirror"}, ""},
+		{"unknown subcommand", []string{"mirror", "load"}, `unknown subcommand "load"`},
+		{"import without file", []string{"mirror", "import"}, "give exactly one export"},
+		{"import two files", []string{"mirror", "import", "a.xml", "b.xml"}, "give exactly one export"},
+		{"import unknown flag", []string{"mirror", "import", "-network", "test", "a.xml"}, "flag provided but not defined: -network"},
+		{"sync stray argument", []string{"mirror", "sync", "now"}, `unexpected argument "now"`},
+		{"sync bad network", []string{"mirror", "sync", "-network", "demo"}, `-network "demo" is not one of production, test`},
+		{"sync bad directory url", []string{"mirror", "sync", "-directory-url", "directory.peppol.eu"}, "-directory-url"},
+		{"bad log level", []string{"mirror", "sync", "-log-level", "loud"}, `-log-level "loud"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(nil)}
+			if code := p.run(t.Context(), tt.args); code != 2 {
+				t.Errorf("exit %d, want 2; stderr %s", code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), tt.wantMsg) {
+				t.Errorf("stderr %q does not say %q", stderr.String(), tt.wantMsg)
+			}
+		})
+	}
+}
+
+// writeExport writes a generated XML v3 export of n cards to a file in dir, gzipped
+// when gz is set, and returns its path.
+func writeExport(t *testing.T, dir string, cfg netsim.ExportConfig, gz bool) string {
+	t.Helper()
+	name := filepath.Join(dir, "export.xml")
+	if gz {
+		name += ".gz"
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var w io.Writer = f
+	var zw *gzip.Writer
+	if gz {
+		zw = gzip.NewWriter(f)
+		w = zw
+	}
+	if err := netsim.WriteExportXML(w, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if zw != nil {
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return name
+}
+
+// runCmd runs the program with args to completion and returns its exit code and
+// output.
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb syncBuffer
+	p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
+	code = p.run(t.Context(), args)
+	return code, out.String(), errb.String()
+}
+
+// startServe runs `peppolgate serve` with args on a free loopback port until the test
+// ends and returns its base URL and its stderr.
+func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	var stdout, stderr syncBuffer
+	ready := make(chan string, 1)
+	p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
+		listening: func(_ net.Addr, base string) { ready <- base }}
+	done := make(chan int, 1)
+	go func() {
+		done <- p.run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0", "-rate-limit", "off"}, args...))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop within 30s")
+		}
+	})
+	select {
+	case base := <-ready:
+		return base, &stderr
+	case code := <-done:
+		t.Fatalf("exited %d before listening: %s", code, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("not listening after 30s")
+	}
+	return "", nil
+}
+
+// getJSON GETs base+path and decodes the JSON answer into v, returning the status.
+func getJSON(t *testing.T, url string, v any) int {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(body, v); err != nil {
+		t.Fatalf("GET %s: %d %s: %v", url, resp.StatusCode, body, err)
+	}
+	return resp.StatusCode
+}
+
+type readyBody struct {
+	Status string               `json:"status"`
+	Mirror *server.MirrorStatus `json:"mirror"`
+}
+
+// TestMirrorImportThenServe is the issue's "done when": `mirror import <generated
+// export>`, then `serve -mirror` answers searches from the mirror.
+func TestMirrorImportThenServe(t *testing.T) {
+	dir := t.TempDir()
+	cfg := netsim.ExportConfig{Seed: 7, Cards: 1500, Created: time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)}
+	db := filepath.Join(dir, "mirror.db")
+	for _, gz := range []bool{false, true} {
+		src := writeExport(t, dir, cfg, gz)
+		code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, src)
+		if code != 0 || !strings.Contains(stderr, "imported 1500 cards (0 malformed, skipped)") {
+			t.Fatalf("import (gzip %v): exit %d\n%s", gz, code, stderr)
+		}
+	}
+
+	base, _ := startServe(t, "-network", "demo", "-mirror", db)
+	var ready readyBody
+	if code := getJSON(t, base+"/readyz", &ready); code != 200 || ready.Mirror == nil || ready.Mirror.State != server.MirrorOK ||
+		ready.Mirror.Cards != 1500 || ready.Mirror.DataAsOf == nil || !ready.Mirror.DataAsOf.Equal(cfg.Created) {
+		t.Fatalf("readyz: %d %+v", code, ready.Mirror)
+	}
+
+	id, card := netsim.ExportCard(cfg, 42)
+	name := card.Entities[0].Names[0].Name
+	var res registry.SearchResult
+	q := strings.Join(strings.Fields(name)[:1], " ")
+	if code := getJSON(t, base+"/api/v1/search?q="+urlQuery(name), &res); code != 200 || res.Source != registry.SourceMirror ||
+		res.DataAsOf == nil || !res.DataAsOf.Equal(cfg.Created) || !hasHit(res, id.String()) {
+		t.Fatalf("search %q: %d %+v", name, code, res)
+	}
+	if code := getJSON(t, base+"/api/v1/search?q="+urlQuery(q), &res); code != 200 || res.Source != registry.SourceMirror || res.TotalCount == 0 {
+		t.Fatalf("search %q: %d %+v", q, code, res)
+	}
+	// The Directory half of a lookup comes from the mirror: the generated card, not the
+	// demo Directory's (which does not know this participant).
+	var part registry.Participant
+	getJSON(t, base+"/api/v1/participant/"+id.String(), &part)
+	if part.Directory == nil || part.Directory.Name != name {
+		t.Errorf("lookup of %s: directory %+v, want the mirror's card %q", id, part.Directory, name)
+	}
+}
+
+// TestMirrorStaleFallsBack: a mirror older than -mirror-max-age is not used; the live
+// Directory answers and says why, and /readyz says stale.
+func TestMirrorStaleFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: time.Date(2026, 1, 2, 2, 0, 0, 0, time.UTC)}
+	db := filepath.Join(dir, "mirror.db")
+	if code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, writeExport(t, dir, cfg, false)); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	base, _ := startServe(t, "-network", "demo", "-mirror", db, "-mirror-max-age", "24h")
+	var ready readyBody
+	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != server.MirrorStale {
+		t.Fatalf("readyz: %+v %+v", ready, ready.Mirror)
+	}
+	var res registry.SearchResult
+	if code := getJSON(t, base+"/api/v1/search?q=BE0677424046", &res); code != 200 || res.Source != registry.SourceDirectory ||
+		len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorStale || !hasHit(res, netsim.KnownBelgian) {
+		t.Fatalf("search: %d %+v", code, res)
+	}
+}
+
+// TestMirrorMissingFallsBack: -mirror naming a file that does not exist yet serves
+// from the live Directory with mirror_unavailable, and /readyz says empty.
+func TestMirrorMissingFallsBack(t *testing.T) {
+	base, _ := startServe(t, "-network", "demo", "-mirror", filepath.Join(t.TempDir(), "none.db"))
+	var ready readyBody
+	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != server.MirrorEmpty || ready.Mirror.DataAsOf != nil {
+		t.Fatalf("readyz: %+v", ready.Mirror)
+	}
+	var res registry.SearchResult
+	if code := getJSON(t, base+"/api/v1/search?q=BE0677424046", &res); code != 200 || res.Source != registry.SourceDirectory ||
+		len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorUnavailable {
+		t.Fatalf("search: %d %+v", code, res)
+	}
+}
+
+// TestMirrorImportErrors: a missing file and a file that is no export fail with exit 1
+// and leave the previous index as it was.
+func TestMirrorImportErrors(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "mirror.db")
+	cfg := netsim.ExportConfig{Seed: 3, Cards: 20}
+	if code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, writeExport(t, dir, cfg, false)); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	before, err := os.ReadFile(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notExport := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notExport, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	truncated := filepath.Join(dir, "truncated.xml")
+	full, _ := os.ReadFile(filepath.Join(dir, "export.xml"))
+	if err := os.WriteFile(truncated, full[:len(full)/2], 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ src, want string }{
+		{filepath.Join(dir, "missing.xml"), "cannot open the export"},
+		{notExport, "reading " + notExport},
+		{truncated, "the previous index, if any, is unchanged"},
+	} {
+		code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, tt.src)
+		if code != 1 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("import %s: exit %d, stderr %q, want 1 and %q", tt.src, code, stderr, tt.want)
+		}
+		after, _ := os.ReadFile(db)
+		if !bytes.Equal(before, after) {
+			t.Errorf("import %s changed the index", tt.src)
+		}
+	}
+}
+
+// TestMirrorSync downloads the export from a simulated Directory, imports it, and
+// then finds it unchanged.
+func TestMirrorSync(t *testing.T) {
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 1, Participants: 300})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	code, _, stderr := runCmd(t, "mirror", "sync", "-mirror", db, "-directory-url", n.DirectoryURL())
+	if code != 0 || !strings.Contains(stderr, "imported ") {
+		t.Fatalf("first sync: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCmd(t, "mirror", "sync", "-mirror", db, "-directory-url", n.DirectoryURL())
+	if code != 0 || !strings.Contains(stderr, "has not changed") {
+		t.Fatalf("second sync: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestServeMirrorRefresh: serve -network demo -mirror -mirror-refresh syncs the demo
+// Directory's export at start and then answers from it.
+func TestServeMirrorRefresh(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	base, stderr := startServe(t, "-network", "demo", "-mirror", db, "-mirror-refresh", "24h")
+	var ready readyBody
+	deadline := time.Now().Add(60 * time.Second)
+	for getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != server.MirrorOK; getJSON(t, base+"/readyz", &ready) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the mirror is not filled after 60s: %+v\n%s", ready.Mirror, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	var res registry.SearchResult
+	if code := getJSON(t, base+"/api/v1/search?q=BE0677424046", &res); code != 200 || res.Source != registry.SourceMirror || !hasHit(res, netsim.KnownBelgian) {
+		t.Fatalf("search: %d %+v", code, res)
+	}
+	var part registry.Participant
+	if getJSON(t, base+"/api/v1/participant/"+netsim.KnownBelgian, &part); part.Directory == nil || part.SMP == nil {
+		t.Fatalf("lookup: %+v", part)
+	}
+}
+
+func hasHit(res registry.SearchResult, id string) bool {
+	for _, h := range res.Results {
+		if h.ParticipantID == id {
+			return true
+		}
+	}
+	return false
+}
+
+func urlQuery(s string) string {
+	return strings.NewReplacer(" ", "%20", "&", "%26", "+", "%2B", "#", "%23").Replace(s)
+}
