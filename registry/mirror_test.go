@@ -1,0 +1,191 @@
+package registry_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/mirror/export"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// mirrorNet is netsim with two registries over it: live, which asks the Directory, and
+// mirrored, which has a mirror built from the Directory's own export.
+type mirrorNet struct {
+	n        *netsim.Network
+	ds       *netsim.Dataset
+	live     *registry.Live
+	mirrored *registry.Live
+	store    *mirror.Store
+	now      *atomic.Int64 // the mirrored registry's clock, Unix nanoseconds
+}
+
+func startMirrorNet(t *testing.T, participants int, mirrorPath string) *mirrorNet {
+	t.Helper()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 5, Participants: participants})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	if mirrorPath == "" {
+		mirrorPath = filepath.Join(t.TempDir(), "mirror.db")
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, n.DirectoryURL()+"/export/businesscards", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		dec, err := export.NewDecoder(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := mirror.Build(t.Context(), mirrorPath, dec, mirror.BuildOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	store, err := mirror.OpenStore(mirrorPath, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	m := &mirrorNet{n: n, ds: ds, store: store, now: new(atomic.Int64)}
+	m.now.Store(time.Now().UnixNano())
+	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := registry.Config{
+		Resolver:       res,
+		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
+		Directory:      &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
+		DirectoryRate:  1000,
+		DirectoryBurst: 1000,
+	}
+	if m.live, err = registry.NewLive(cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Mirror = store
+	cfg.MirrorMaxAge = 24 * time.Hour
+	cfg.Now = func() time.Time { return time.Unix(0, m.now.Load()) }
+	if m.mirrored, err = registry.NewLive(cfg); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestMirrorCardsEqualLive: for every participant, the Directory half of a lookup from
+// the mirror equals the live Directory's, and the mirrored registry never searched the
+// Directory to get it.
+func TestMirrorCardsEqualLive(t *testing.T) {
+	m := startMirrorNet(t, 150, "")
+	ctx := t.Context()
+	before := m.n.Hits().Directory.Search
+	mirrored := map[string]string{}
+	for _, p := range m.ds.Participants {
+		got, _, err := m.mirrored.Lookup(ctx, p.ID)
+		if registry.ErrorCode(err) == registry.CodeNotFound {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", p.ID, err)
+		}
+		mirrored[p.ID.String()] = jsonOf(t, got.Directory)
+	}
+	if hits := m.n.Hits().Directory.Search - before; hits != 0 {
+		t.Errorf("the mirrored registry sent %d Directory searches", hits)
+	}
+	compared := 0
+	for _, p := range m.ds.Participants {
+		want, ok := mirrored[p.ID.String()]
+		if !ok {
+			continue
+		}
+		got, _, err := m.live.Lookup(ctx, p.ID)
+		if err != nil {
+			t.Fatalf("live %s: %v", p.ID, err)
+		}
+		if live := jsonOf(t, got.Directory); live != want {
+			t.Errorf("%s: mirror card\n%s\nlive card\n%s", p.ID, want, live)
+		}
+		if got.Directory != nil {
+			compared++
+		}
+	}
+	if compared < 50 {
+		t.Errorf("only %d cards compared", compared)
+	}
+}
+
+// TestMirrorSearchSourceAndFallback: a fresh mirror answers searches (source mirror,
+// dataAsOf, no Directory request); past MirrorMaxAge the live Directory answers with
+// mirror_stale; an empty mirror gives mirror_unavailable.
+func TestMirrorSearchSourceAndFallback(t *testing.T) {
+	m := startMirrorNet(t, 120, "")
+	ctx := t.Context()
+	q := registry.SearchQuery{Q: "BE 0677.424.046"}
+	before := m.n.Hits().Directory.Search
+	res, _, err := m.mirrored.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != registry.SourceMirror || res.DataAsOf == nil || len(res.Warnings) != 0 ||
+		len(res.Results) == 0 || res.Results[0].ParticipantID != netsim.KnownBelgian || res.Query != "BE 0677.424.046" {
+		t.Errorf("fresh mirror: %s", jsonOf(t, res))
+	}
+	if hits := m.n.Hits().Directory.Search - before; hits != 0 {
+		t.Errorf("fresh mirror: %d Directory searches", hits)
+	}
+
+	// A day and a minute after the export: stale.
+	m.now.Store(res.DataAsOf.Add(24*time.Hour + time.Minute).UnixNano())
+	res, _, err = m.mirrored.Search(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != registry.SourceDirectory || res.DataAsOf != nil || len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorStale ||
+		len(res.Results) == 0 || res.Results[0].ParticipantID != netsim.KnownBelgian {
+		t.Errorf("stale mirror: %s", jsonOf(t, res))
+	}
+	if hits := m.n.Hits().Directory.Search - before; hits == 0 {
+		t.Error("stale mirror: the live Directory was not asked")
+	}
+	// Lookups take the card from the live Directory too, without a warning.
+	id, err := peppol.ParseParticipantID(netsim.KnownBelgian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := m.mirrored.Lookup(ctx, id)
+	if err != nil || p.Directory == nil || len(p.Warnings) != 0 {
+		t.Errorf("stale mirror lookup: %v %s", err, jsonOf(t, p))
+	}
+
+	empty := startMirrorNet(t, 20, filepath.Join(t.TempDir(), "none.db"))
+	res, _, err = empty.mirrored.Search(context.Background(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Source != registry.SourceDirectory || len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorUnavailable {
+		t.Errorf("empty mirror: %s", jsonOf(t, res))
+	}
+}
