@@ -222,7 +222,7 @@ CREATE TABLE doctype(id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, value TEXT NO
 CREATE TABLE card(id INTEGER PRIMARY KEY, pid TEXT NOT NULL, name TEXT NOT NULL, ccs TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE pid(pid TEXT PRIMARY KEY, card INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE ident(key TEXT NOT NULL, card INTEGER NOT NULL, PRIMARY KEY(key, card)) WITHOUT ROWID;
-CREATE VIRTUAL TABLE fts USING fts5(t, content='', columnsize=0, detail=none, tokenize="ascii tokenchars '_'", prefix='2 3');
+CREATE VIRTUAL TABLE fts USING fts5(t, content='', columnsize=0, detail=none, tokenize="ascii tokenchars '_'", prefix='2 3 4');
 INSERT INTO fts(fts, rank) VALUES('hashsize', 67108864);
 CREATE TABLE vocab(len INTEGER NOT NULL, t TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, t)) WITHOUT ROWID;
 CREATE TABLE vocab_rev(len INTEGER NOT NULL, r TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, r)) WITHOUT ROWID;
@@ -277,13 +277,13 @@ func urlq(s string) string {
 
 // prepared is one card made ready for the database by the reading goroutine.
 type prepared struct {
-	id       int64
-	pid      string
-	name     string
-	ccs      string
-	data     []byte
-	text     string
-	idents   []string
+	id     int64
+	pid    string
+	name   string
+	ccs    string
+	data   []byte
+	text   string
+	idents []string
 }
 
 // replacedCard is a card whose participant came again later: it is left out.
@@ -445,7 +445,7 @@ func countTerms(vocab map[string]int, text string) {
 	for len(text) > 0 {
 		t, rest, _ := strings.Cut(text, " ")
 		text = rest
-		if len(t) < 4 || t[0] == '_' || isDigits(t) {
+		if len(t) < 4 || strings.IndexByte(t, '_') >= 0 || isDigits(t) {
 			continue
 		}
 		if n, ok := vocab[t]; ok {
@@ -491,10 +491,27 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 			}
 		}
 	}
+	// Country tokens: "_cc" for the card, and every term with "_cc" appended, so that a
+	// query in one country reads one term's postings instead of the country's.
+	var ccTokens []string
 	for _, cc := range ccs {
-		if t := countryToken(cc); t != "" {
-			text = append(text, ' ')
-			text = append(text, t...)
+		if k := compactKey(cc); k != "" && !slices.Contains(ccTokens, k) {
+			ccTokens = append(ccTokens, k)
+		}
+	}
+	if len(ccTokens) > 0 {
+		plain := len(text)
+		for _, k := range ccTokens {
+			text = append(text, " _"...)
+			text = append(text, k...)
+			for t := range strings.SplitSeq(string(text[:plain]), " ") {
+				if t != "" {
+					text = append(text, ' ')
+					text = append(text, t...)
+					text = append(text, '_')
+					text = append(text, k...)
+				}
+			}
 		}
 	}
 	p.text = string(text)
@@ -503,16 +520,6 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 	p.id = int64(min(rank, maxRankLen))<<32 | seq
 	p.data = encodeRecord(nil, c, docTypeIDs)
 	return p
-}
-
-// countryToken is the FTS token of a country code: "_" and the code folded, which no
-// name term can be ("_" separates terms). Empty for a code without letters or digits.
-func countryToken(cc string) string {
-	k := compactKey(cc)
-	if k == "" {
-		return ""
-	}
-	return "_" + k
 }
 
 // multiInsert inserts rows rowsPerStatement at a time: one statement execution per

@@ -11,8 +11,10 @@
 //	                                 the entities' distinct country codes, the record blob
 //	pid(pid → card)                  participant ids
 //	ident(key, card)                 additional identifiers, compacted (letters and digits, folded)
-//	fts                              FTS5 contentless index of the folded name terms and
-//	                                 country tokens ("_no"), detail=none, prefixes 2 and 3
+//	fts                              FTS5 contentless index (detail=none, columnsize=0,
+//	                                 prefix indexes 2, 3, 4) of the folded name terms, the
+//	                                 card's country tokens ("_no") and every term with each
+//	                                 country appended ("bygg_no")
 //	vocab(len, t), vocab_rev(len, r) the name terms of 4+ runes, forwards and reversed,
 //	                                 where typo candidates are looked up by prefix and suffix
 //
@@ -25,7 +27,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -231,6 +232,3 @@ func (ix *Index) Card(ctx context.Context, id peppol.ParticipantID) (*registry.D
 func (ix *Index) Close() error {
 	return ix.db.Close()
 }
-
-// isNotExist reports whether err says a file is missing.
-func isNotExist(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -24,12 +24,16 @@ import (
 //   - Typos: a term of 5+ runes (not a number) also matches vocabulary terms one edit
 //     away (insertion, deletion, substitution, transposition), from 9 runes two edits
 //     away when both fall in the same half of the word. At most maxFuzzy alternatives
-//     per term, the most frequent first.
+//     per term, the closest and most frequent first. The last term's prefix matches
+//     count as exact, not as typos.
+//   - A last term of one rune matches exactly. Terms longer than maxVocabLen runes are
+//     found by exact match only.
 //   - Ids: the query as a participant id in any notation ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046") and the ids peppol.Candidates derives
 //     from a VAT or registration number; and the cards whose additional identifiers
 //     equal the query (or a candidate's value) with punctuation and spaces removed.
-//   - country keeps the cards with an entity in that country.
+//   - country keeps the cards with an entity in that country (one term of the query is
+//     searched as its per-country token, e.g. "bygg_no").
 //   - Tiers, in this order: exact id, exact name (the display name's terms are the query's),
 //     all terms exact or prefix, typo. Within a tier cards come in rowid order: shorter
 //     display names first, then import order. Each card appears once, in its best tier.
@@ -55,19 +59,10 @@ func (ix *Index) Search(ctx context.Context, text, country string, limit int) (*
 	return res, nil
 }
 
-// hit is a card found, before it is read.
-type hitRow struct {
-	id                 int64
-	pid, name, country string
-}
-
 func (ix *Index) search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
 	res := &registry.SearchResult{Query: text, Results: []registry.SearchHit{}}
 	limit = max(limit, 0)
-	cc := ""
-	if country != "" {
-		cc = countryToken(country)
-	}
+	cc := compactKey(country)
 	seen := map[int64]bool{}
 	var order []int64
 
@@ -292,64 +287,106 @@ func placeholders(ids []int64) string {
 // keeps words such as AND, OR, NOT and NEAR from being operators.
 func quoteTerm(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
 
+// termGroup is what one query term matches: any of the terms exact (the term itself, or
+// for the last term the vocabulary terms it is a prefix of), or FTS5's prefix query of
+// native, and, only in the full expression, any of fuzzy.
+type termGroup struct {
+	exact  []string
+	native string
+	fuzzy  []string
+}
+
+// render writes the group as an FTS5 expression; with a country code cc the terms are
+// the per-country tokens (term_cc) so that no separate country term is needed. It
+// reports whether it used cc: a native prefix query cannot.
+func (g termGroup) render(b *strings.Builder, withFuzzy bool, cc string) bool {
+	if g.native != "" {
+		b.WriteString(quoteTerm(g.native) + "*")
+		return false
+	}
+	alts := g.exact
+	if withFuzzy {
+		alts = slices.Concat(g.exact, g.fuzzy)
+	}
+	if len(alts) > 1 {
+		b.WriteString("(")
+	}
+	for i, a := range alts {
+		if i > 0 {
+			b.WriteString(" OR ")
+		}
+		if cc != "" {
+			a += "_" + cc
+		}
+		b.WriteString(quoteTerm(a))
+	}
+	if len(alts) > 1 {
+		b.WriteString(")")
+	}
+	return cc != ""
+}
+
 // expressions returns the FTS5 queries of the terms: exact (every term, the last one as
 // a prefix) and full (each term or one of its typo alternatives); full == exact when no
-// term has alternatives. cc is the country token or "".
+// term has alternatives. cc is the folded country code or "".
 func (ix *Index) expressions(ctx context.Context, ts []string, cc string) (exact, full string, err error) {
-	var e, f strings.Builder
+	groups := make([]termGroup, len(ts))
 	fuzzyAny := false
 	for i, t := range ts {
-		if i > 0 {
-			e.WriteString(" AND ")
-			f.WriteString(" AND ")
-		}
 		last := i == len(ts)-1
-		q := quoteTerm(t)
+		g := &groups[i]
 		if last && utf8.RuneCountInString(t) >= 2 {
-			if q, err = ix.prefixExpr(ctx, t); err != nil {
+			if g.exact, g.native, err = ix.prefixTerms(ctx, t); err != nil {
 				return "", "", err
 			}
+		} else {
+			g.exact = []string{t}
 		}
-		e.WriteString(q)
-		alts, err := ix.typos(ctx, t, last)
-		if err != nil {
+		if g.fuzzy, err = ix.typos(ctx, t, last); err != nil {
 			return "", "", err
 		}
-		if len(alts) == 0 {
-			f.WriteString(q)
-			continue
-		}
-		fuzzyAny = true
-		f.WriteString("(" + q)
-		for _, a := range alts {
-			f.WriteString(" OR " + quoteTerm(a))
-		}
-		f.WriteString(")")
+		fuzzyAny = fuzzyAny || len(g.fuzzy) > 0
 	}
-	if cc != "" {
-		e.WriteString(" AND " + quoteTerm(cc))
-		f.WriteString(" AND " + quoteTerm(cc))
+	render := func(withFuzzy bool) string {
+		var b strings.Builder
+		usedCC := false
+		for i, g := range groups {
+			if i > 0 {
+				b.WriteString(" AND ")
+			}
+			c := cc
+			if usedCC {
+				c = "" // one term carrying the country is enough
+			}
+			usedCC = g.render(&b, withFuzzy, c) || usedCC
+		}
+		if cc != "" && !usedCC {
+			b.WriteString(" AND " + quoteTerm("_"+cc))
+		}
+		return b.String()
 	}
+	exact = render(false)
 	if !fuzzyAny {
-		return e.String(), e.String(), nil
+		return exact, exact, nil
 	}
-	return e.String(), f.String(), nil
+	return exact, render(true), nil
 }
 
 // maxPrefixTerms is the most vocabulary terms a prefix is expanded to; a prefix of
 // more is left to FTS5.
-const maxPrefixTerms = 48
+const maxPrefixTerms = 128
 
-// prefixExpr is the FTS5 query of the terms that t is a prefix of. FTS5 answers a
-// prefix query by merging every matching term's doclist in full before anything else,
-// which costs ~1 ms per 1000 matching cards even when another term is rare; an OR of
-// the same terms is evaluated lazily. So a prefix of 4+ runes (not a number), whose
-// terms are all in the vocabulary, becomes an OR of at most maxPrefixTerms terms;
-// prefixes of 2 and 3 runes use FTS5's prefix indexes.
-func (ix *Index) prefixExpr(ctx context.Context, t string) (string, error) {
+// prefixTerms returns the terms that t is a prefix of, or native = t when FTS5's own
+// prefix query is to be used. FTS5 answers a prefix query by merging every matching
+// term's doclist in full before anything else, which costs ~1 ms per 1000 matching
+// cards even when another term is rare; an OR of the same terms is evaluated lazily.
+// So a prefix of 4+ runes (not a number), whose terms are all in the vocabulary,
+// becomes an OR of at most maxPrefixTerms terms; prefixes of 2 and 3 runes use FTS5's
+// prefix indexes.
+func (ix *Index) prefixTerms(ctx context.Context, t string) (terms []string, native string, err error) {
 	n := utf8.RuneCountInString(t)
 	if n < 4 || isDigits(t) || n > maxVocabLen {
-		return quoteTerm(t) + "*", nil
+		return nil, t, nil
 	}
 	lens := make([]byte, 0, 4*(maxVocabLen-n+1))
 	for l := n; l <= maxVocabLen; l++ {
@@ -360,29 +397,26 @@ func (ix *Index) prefixExpr(ctx context.Context, t string) (string, error) {
 	}
 	rows, err := ix.db.QueryContext(ctx, "SELECT t FROM vocab WHERE len IN ("+string(lens)+") AND t >= ? AND t < ? LIMIT ?", t, t+"\xff", maxPrefixTerms+1)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	defer rows.Close()
-	var alts []string
 	for rows.Next() {
 		var a string
 		if err := rows.Scan(&a); err != nil {
-			return "", err
+			return nil, "", err
 		}
-		alts = append(alts, quoteTerm(a))
+		terms = append(terms, a)
 	}
 	if err := rows.Err(); err != nil {
-		return "", err
+		return nil, "", err
 	}
 	switch {
-	case len(alts) > maxPrefixTerms:
-		return quoteTerm(t) + "*", nil
-	case len(alts) == 0:
-		return quoteTerm(t), nil // matches nothing: t would be in the vocabulary
-	case len(alts) == 1:
-		return alts[0], nil
+	case len(terms) > maxPrefixTerms:
+		return nil, t, nil
+	case len(terms) == 0:
+		return []string{t}, "", nil // matches nothing: t would be in the vocabulary
 	}
-	return "(" + strings.Join(alts, " OR ") + ")", nil
+	return terms, "", nil
 }
 
 // typos returns up to maxFuzzy vocabulary terms within maxEdits of t, most frequent

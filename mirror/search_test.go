@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -75,6 +76,9 @@ func TestSearchSemantics(t *testing.T) {
 		{"id with whitespace in the export", "0106:54441587", "", []string{"0106:54441587"}, -1},
 		{"unparseable id kept raw", "weirdidwithoutscheme:", "", nil, -1},
 		{"country filter", "bygg", "SE", []string{"0007:5590700299"}, -1},
+		{"country filter with a two-letter prefix", "by", "SE", []string{"0007:5590700299"}, -1},
+		{"country filter with a typo", "vandelanitte", "BE", []string{"0208:0677424046", "9925:be0677424046"}, -1},
+		{"country filter, nothing there", "vandelanotte", "NO", nil, -1},
 		{"country filter, any entity", "nordisk handel", "SE", []string{"0088:5798000000001"}, -1},
 		{"country filter on ids", "BE0677424046", "NO", nil, -1},
 		{"second entity's name", "handel ab", "", []string{"0088:5798000000001"}, -1},
@@ -131,5 +135,37 @@ func TestSearchLimitAndCount(t *testing.T) {
 	res, _ = ix.Search(context.Background(), "fjellheim", "", 0)
 	if res.TotalCount != 60 || len(res.Results) != 0 || res.Results == nil {
 		t.Errorf("limit 0: %+v", res)
+	}
+}
+
+// TestSearchPrefixExpansion: a prefix of 4+ runes is expanded from the vocabulary; with
+// more than maxPrefixTerms terms FTS5's own prefix query takes over. Both count alike.
+func TestSearchPrefixExpansion(t *testing.T) {
+	var cards []*export.Card
+	for i := range maxPrefixTerms + 10 {
+		cards = append(cards, card("0192:8"+strconv.Itoa(100000+i), "Fjord"+strconv.Itoa(10000+i)+"x Holding", "NO"))
+	}
+	cards = append(cards, card("0192:9000001", "Fjordane Bygg", "NO"), card("0192:9000002", "Fjord Bygg", "NO"))
+	ix := buildIndex(t, cards...)
+	for _, tt := range []struct {
+		q     string
+		total int
+	}{
+		{"fjord", maxPrefixTerms + 12},   // too many terms: FTS5 prefix query
+		{"fjord10", maxPrefixTerms + 10}, // fjord10000x …, too many
+		{"fjord100", 100},                // fjord10000x … fjord10099x, expanded
+		{"fjord1000", 20},                // fjord10000x … fjord10009x, and fjord1001?x two edits away
+		{"fjordane", 1},                  // one term
+		{"fjorda", 2},                    // fjordane, and fjord one edit away
+		{"fjordz", 1},                    // fjord one edit away
+		{"bygg fjord", 2},
+	} {
+		res, err := ix.Search(context.Background(), tt.q, "", 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.TotalCount != tt.total || len(res.Results) != min(tt.total, 5) {
+			t.Errorf("Search(%q): total %d, %d results; want %d", tt.q, res.TotalCount, len(res.Results), tt.total)
+		}
 	}
 }
