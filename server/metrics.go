@@ -100,7 +100,7 @@ func NewMetrics() *Metrics {
 	for _, class := range []string{classREST, classAsk, classMCP} {
 		m.rateLimited.WithLabelValues(class)
 	}
-	for _, kind := range []string{registry.UpstreamSML, registry.UpstreamSMP, registry.UpstreamDirectory} {
+	for _, kind := range []string{registry.UpstreamSML, registry.UpstreamSMP, registry.UpstreamDirectory, registry.UpstreamMirror} {
 		for _, outcome := range []string{registry.OutcomeOK, registry.OutcomeError, registry.OutcomeTimeout, registry.OutcomeRejected, registry.OutcomeLimited} {
 			m.upstream.WithLabelValues(kind, outcome)
 		}
@@ -113,11 +113,11 @@ func NewMetrics() *Metrics {
 	return m
 }
 
-// Upstream counts one call to the Peppol network (registry.Observer). A kind or
+// Upstream counts one call to the Peppol network or the Directory mirror (registry.Observer). A kind or
 // outcome the registry does not define is counted as "other".
 func (m *Metrics) Upstream(kind, outcome string, d time.Duration) {
 	switch kind {
-	case registry.UpstreamSML, registry.UpstreamSMP, registry.UpstreamDirectory:
+	case registry.UpstreamSML, registry.UpstreamSMP, registry.UpstreamDirectory, registry.UpstreamMirror:
 	default:
 		kind = otherLabel
 	}

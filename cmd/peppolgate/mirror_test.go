@@ -181,6 +181,17 @@ func TestMirrorImportThenServe(t *testing.T) {
 	if part.Directory == nil || part.Directory.Name != name {
 		t.Errorf("lookup of %s: directory %+v, want the mirror's card %q", id, part.Directory, name)
 	}
+	// The mirror's answers are counted like upstream calls.
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/metrics", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if v := metricValue(string(metrics), `peppolgate_upstream_requests_total{kind="mirror",outcome="ok"}`); v < 3 {
+		t.Errorf("mirror calls counted: %v, want at least 3", v)
+	}
 }
 
 // TestMirrorStaleFallsBack: a mirror older than -mirror-max-age is not used; the live
