@@ -170,7 +170,7 @@ func exportDirectoryURL(network, override string) (string, error) {
 
 // importExport builds the index at f.path from src (a file, an http(s) URL or "-").
 func (p program) importExport(ctx context.Context, f mirrorFlags, src string, log *slog.Logger) (mirror.BuildStats, error) {
-	r, size, closeSrc, err := openExport(ctx, src, f.allowPrivate)
+	r, size, closeSrc, err := openExport(ctx, src, f.allowPrivate, p.stdin)
 	if err != nil {
 		return mirror.BuildStats{}, err
 	}
@@ -199,9 +199,12 @@ func (p program) importExport(ctx context.Context, f mirrorFlags, src string, lo
 
 // openExport opens an export for reading: a file, stdin ("-") or an http(s) URL. size is
 // the number of bytes to expect, or 0 when unknown.
-func openExport(ctx context.Context, src string, allowPrivate bool) (r io.Reader, size int64, closeFn func(), err error) {
+func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Reader) (r io.Reader, size int64, closeFn func(), err error) {
 	if src == "-" {
-		return os.Stdin, 0, func() {}, nil
+		if stdin == nil {
+			return nil, 0, nil, errors.New("no standard input to read the export from")
+		}
+		return stdin, 0, func() {}, nil
 	}
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
 		client := netguard.NewHTTPClient(netguard.Policy{AllowPrivate: allowPrivate, Timeout: importHeaderTimeout})
@@ -212,10 +215,11 @@ func openExport(ctx context.Context, src string, allowPrivate bool) (r io.Reader
 			cancel()
 			return nil, 0, nil, fmt.Errorf("%q is not a usable URL: %w", src, err)
 		}
-		hctx, hcancel := context.WithTimeout(ctx, importHeaderTimeout)
-		defer hcancel()
-		req = req.WithContext(hctx)
+		// The headers must come within importHeaderTimeout; the body then has the idle
+		// watch. (A context deadline would also cut the body.)
+		headers := time.AfterFunc(importHeaderTimeout, cancel)
 		resp, err := client.Do(req)
+		headers.Stop()
 		if err != nil {
 			cancel()
 			return nil, 0, nil, fmt.Errorf("downloading %s: %w", src, err)

@@ -323,3 +323,35 @@ func hasHit(res registry.SearchResult, id string) bool {
 func urlQuery(s string) string {
 	return strings.NewReplacer(" ", "%20", "&", "%26", "+", "%2B", "#", "%23").Replace(s)
 }
+
+// TestMirrorImportSources: an export from a URL (refused on loopback unless
+// -allow-private) and from stdin.
+func TestMirrorImportSources(t *testing.T) {
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 2, Participants: 100})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	url := n.DirectoryURL() + "/export1/export-all-businesscards.xml"
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	if code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, url); code != 1 || !strings.Contains(stderr, "downloading "+url) {
+		t.Errorf("loopback URL without -allow-private: exit %d %s", code, stderr)
+	}
+	code, _, stderr := runCmd(t, "mirror", "import", "-allow-private", "-mirror", db, url)
+	if code != 0 || !strings.Contains(stderr, "imported ") {
+		t.Fatalf("URL: exit %d %s", code, stderr)
+	}
+
+	src := writeExport(t, t.TempDir(), netsim.ExportConfig{Seed: 4, Cards: 30}, true)
+	f, err := os.Open(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out, errb syncBuffer
+	p := program{stdin: f, stdout: &out, stderr: &errb, getenv: envMap(nil)}
+	if code := p.run(t.Context(), []string{"mirror", "import", "-mirror", db, "-"}); code != 0 || !strings.Contains(errb.String(), "imported 30 cards") {
+		t.Fatalf("stdin: exit %d %s", code, errb.String())
+	}
+}
