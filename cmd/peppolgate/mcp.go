@@ -22,6 +22,7 @@ func (p program) serveMCP(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer up.closeAll()
+	defer p.startKeepMirror(ctx, cfg, up, logger)()
 	m, err := tools.NewMCPServer(tools.MCPConfig{Registry: up.reg, Version: version(), Logger: logger})
 	if err != nil {
 		return err

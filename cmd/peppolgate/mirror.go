@@ -309,6 +309,25 @@ func mirrorStatus(store *mirror.Store, maxAge time.Duration, now func() time.Tim
 	}
 }
 
+// startKeepMirror runs keepMirror in the background when a mirror is configured and
+// returns the function that stops it and waits for it, which must run before the store
+// is closed.
+func (p program) startKeepMirror(ctx context.Context, cfg config, up *upstream, log *slog.Logger) (stop func()) {
+	if up.mirror == nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.keepMirror(ctx, cfg, up, log)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
 // keepMirror keeps the served mirror current until ctx is done: it reloads the index
 // when its file was replaced, and with -mirror-refresh it syncs the export and
 // rebuilds the index on that schedule (at once when the data is older than one

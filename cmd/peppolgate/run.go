@@ -255,9 +255,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 
-	if up.mirror != nil {
-		go p.keepMirror(ctx, cfg, up, log)
-	}
+	defer p.startKeepMirror(ctx, cfg, up, log)()
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
