@@ -201,7 +201,7 @@ type builder struct {
 
 	log                  *slog.Logger
 	cards, skipped, dups int
-	vocab                map[string]int
+	terms                *termBuilder
 	replaced             []replacedCard
 }
 
@@ -222,11 +222,7 @@ CREATE TABLE doctype(id INTEGER PRIMARY KEY, scheme TEXT NOT NULL, value TEXT NO
 CREATE TABLE card(id INTEGER PRIMARY KEY, pid TEXT NOT NULL, name TEXT NOT NULL, ccs TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE pid(pid TEXT PRIMARY KEY, card INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE ident(key TEXT NOT NULL, card INTEGER NOT NULL, PRIMARY KEY(key, card)) WITHOUT ROWID;
-CREATE VIRTUAL TABLE fts USING fts5(t, content='', columnsize=0, detail=none, tokenize="ascii tokenchars '_'", prefix='2 3 4');
-INSERT INTO fts(fts, rank) VALUES('hashsize', 67108864);
-CREATE TABLE vocab(len INTEGER NOT NULL, t TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, t)) WITHOUT ROWID;
-CREATE TABLE vocab_rev(len INTEGER NOT NULL, r TEXT NOT NULL, docs INTEGER NOT NULL, PRIMARY KEY(len, r)) WITHOUT ROWID;
-CREATE TABLE stage.stext(id INTEGER PRIMARY KEY, t TEXT NOT NULL);
+CREATE TABLE tindex(id INTEGER PRIMARY KEY, name TEXT NOT NULL, data BLOB NOT NULL);
 CREATE TABLE stage.sident(key TEXT NOT NULL, id INTEGER NOT NULL);
 CREATE TABLE stage.loser(id INTEGER PRIMARY KEY);
 `
@@ -282,7 +278,9 @@ type prepared struct {
 	name   string
 	ccs    string
 	data   []byte
-	text   string
+	terms  []string // distinct folded name terms
+	cckeys []string // distinct folded country codes
+	key    string   // the display name's folded terms, joined by spaces
 	idents []string
 }
 
@@ -297,7 +295,7 @@ type batch struct {
 	cards    []prepared
 	docTypes []export.DocType // newly interned, in id order
 	err      error            // the source failed; the last batch
-	vocab    map[string]int   // the last batch: every name term and its number of cards
+	terms    *termBuilder     // the last batch: the cards' terms
 	replaced []replacedCard   // earlier cards of participants read again
 	// read and skipped count the cards and malformed records read so far.
 	read, skipped int
@@ -334,8 +332,8 @@ func (b *builder) read(ctx context.Context, src CardSource, log *slog.Logger) er
 		if bt.err != nil {
 			return bt.err
 		}
-		if bt.vocab != nil {
-			b.vocab = bt.vocab
+		if bt.terms != nil {
+			b.terms = bt.terms
 		}
 		b.replaced = append(b.replaced, bt.replaced...)
 		for _, d := range bt.docTypes {
@@ -364,7 +362,7 @@ func (b *builder) read(ctx context.Context, src CardSource, log *slog.Logger) er
 func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- batch) {
 	defer close(ch)
 	docTypes := map[export.DocType]int{}
-	vocab := map[string]int{}
+	tb := newTermBuilder()
 	// Participants seen, by hash of the normalised id, with their card's id. A hash
 	// collision only costs a lookup: finish checks the id before leaving a card out.
 	seen := map[uint64]int64{}
@@ -415,7 +413,7 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 			dtIDs = append(dtIDs, id)
 		}
 		p := prepareCard(c, seq, dtIDs)
-		countTerms(vocab, p.text)
+		tb.add(p.terms, p.cckeys, p.id, p.key)
 		h := pidHash(p.pid)
 		if old, ok := seen[h]; ok {
 			bt.replaced = append(bt.replaced, replacedCard{old, p.pid})
@@ -430,31 +428,13 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 		}
 	}
 	bt.read, bt.skipped = int(seq), skipped
-	bt.vocab = vocab
+	bt.terms = tb
 	send()
 }
 
-// maxVocabLen is the longest term in the vocabulary, in runes. Longer terms are found
-// by exact match only (and by FTS5 prefix queries of up to 3 runes).
+// maxVocabLen is the longest typo alternative, in runes. Longer terms are found by
+// exact match and as prefixes only.
 const maxVocabLen = 64
-
-// countTerms counts the vocabulary terms of a card's FTS text into vocab: those of 4
-// to maxVocabLen runes (a 5-rune query term is one edit from 4-rune terms), not all
-// digits, not country tokens. The text's terms are distinct.
-func countTerms(vocab map[string]int, text string) {
-	for len(text) > 0 {
-		t, rest, _ := strings.Cut(text, " ")
-		text = rest
-		if len(t) < 4 || strings.IndexByte(t, '_') >= 0 || isDigits(t) {
-			continue
-		}
-		if n, ok := vocab[t]; ok {
-			vocab[t] = n + 1
-		} else if n := utf8.RuneCountInString(t); n >= 4 && n <= maxVocabLen {
-			vocab[t] = 1
-		}
-	}
-}
 
 // maxRankLen caps the name length that orders cards within a tier.
 const maxRankLen = 1023
@@ -464,24 +444,24 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 	p := prepared{pid: normalisePID(c.Participant.Value)}
 	var ccs []string
 	seenTerm := map[string]bool{}
-	var text []byte
 	for i, e := range c.Entities {
 		cc := strings.ToUpper(strings.TrimSpace(e.CountryCode))
 		if cc != "" && !slices.Contains(ccs, cc) {
 			ccs = append(ccs, cc)
 		}
+		if k := compactKey(cc); k != "" && !slices.Contains(p.cckeys, k) {
+			p.cckeys = append(p.cckeys, k)
+		}
 		for j, n := range e.Names {
 			ts := terms(n.Name)
 			if i == 0 && j == 0 {
 				p.name = n.Name
+				p.key = strings.Join(ts, " ")
 			}
 			for _, t := range ts {
 				if !seenTerm[t] {
 					seenTerm[t] = true
-					if len(text) > 0 {
-						text = append(text, ' ')
-					}
-					text = append(text, t...)
+					p.terms = append(p.terms, t)
 				}
 			}
 		}
@@ -491,32 +471,8 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 			}
 		}
 	}
-	// Country tokens: "_cc" for the card, and every term with "_cc" appended, so that a
-	// query in one country reads one term's postings instead of the country's.
-	var ccTokens []string
-	for _, cc := range ccs {
-		if k := compactKey(cc); k != "" && !slices.Contains(ccTokens, k) {
-			ccTokens = append(ccTokens, k)
-		}
-	}
-	if len(ccTokens) > 0 {
-		plain := len(text)
-		for _, k := range ccTokens {
-			text = append(text, " _"...)
-			text = append(text, k...)
-			for t := range strings.SplitSeq(string(text[:plain]), " ") {
-				if t != "" {
-					text = append(text, ' ')
-					text = append(text, t...)
-					text = append(text, '_')
-					text = append(text, k...)
-				}
-			}
-		}
-	}
-	p.text = string(text)
 	p.ccs = strings.Join(ccs, " ")
-	rank := utf8.RuneCountInString(strings.Join(terms(p.name), " "))
+	rank := utf8.RuneCountInString(p.key)
 	p.id = int64(min(rank, maxRankLen))<<32 | seq
 	p.data = encodeRecord(nil, c, docTypeIDs)
 	return p
@@ -573,8 +529,8 @@ func (m *multiInsert) close() {
 
 // inserts are the statements of the reading phase.
 type inserts struct {
-	docType            *sql.Stmt
-	card, stext, ident *multiInsert
+	docType     *sql.Stmt
+	card, ident *multiInsert
 }
 
 func (b *builder) prepareInserts(ctx context.Context) (*inserts, error) {
@@ -589,7 +545,6 @@ func (b *builder) prepareInserts(ctx context.Context) (*inserts, error) {
 		cols   int
 	}{
 		{&ins.card, "INSERT INTO card(id, pid, name, ccs, data) VALUES", 5},
-		{&ins.stext, "INSERT INTO stage.stext(id, t) VALUES", 2},
 		{&ins.ident, "INSERT INTO stage.sident(key, id) VALUES", 2},
 	} {
 		if *m.m, err = newMultiInsert(ctx, b.tx, m.prefix, m.cols); err != nil {
@@ -605,15 +560,11 @@ func (ins *inserts) close() {
 		ins.docType.Close()
 	}
 	ins.card.close()
-	ins.stext.close()
 	ins.ident.close()
 }
 
 func (ins *inserts) add(ctx context.Context, p *prepared) error {
 	if err := ins.card.add(ctx, p.id, p.pid, p.name, p.ccs, p.data); err != nil {
-		return err
-	}
-	if err := ins.stext.add(ctx, p.id, p.text); err != nil {
 		return err
 	}
 	for _, k := range p.idents {
@@ -625,7 +576,7 @@ func (ins *inserts) add(ctx context.Context, p *prepared) error {
 }
 
 func (ins *inserts) flush(ctx context.Context) error {
-	for _, m := range []*multiInsert{ins.card, ins.stext, ins.ident} {
+	for _, m := range []*multiInsert{ins.card, ins.ident} {
 		if err := m.flush(ctx); err != nil {
 			return err
 		}
@@ -633,8 +584,8 @@ func (ins *inserts) flush(ctx context.Context) error {
 	return nil
 }
 
-// finish builds the indexes from the staged rows, resolving duplicate participants (the
-// last card wins), then the typo vocabulary and the meta, and commits.
+// finish builds the indexes from the staged rows and the collected terms, resolving
+// duplicate participants (the last card wins), then the meta, and commits.
 func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 	exec := func(q string, args ...any) (sql.Result, error) {
 		t0 := time.Now()
@@ -642,11 +593,14 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 		if err != nil {
 			return nil, fmt.Errorf("%.60s…: %w", q, err)
 		}
-		b.log.Debug("index build step", "sql", q, "elapsed", time.Since(t0), "cpu", cpuTime())
+		if len(args) == 0 {
+			b.log.Debug("index build step", "sql", q, "elapsed", time.Since(t0), "cpu", cpuTime())
+		}
 		return res, nil
 	}
 	// Of the cards of one participant the one read last wins.
 	notLoser := ""
+	losers := map[int64]bool{} // by import sequence
 	for _, r := range b.replaced {
 		res, err := exec("DELETE FROM card WHERE id = ? AND pid = ?", r.id, r.pid)
 		if err != nil {
@@ -658,6 +612,7 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 			continue // a hash collision, not the same participant
 		}
 		b.dups++
+		losers[r.id&0xffffffff] = true
 		if _, err := exec("INSERT INTO stage.loser(id) VALUES(?)", r.id); err != nil {
 			return err
 		}
@@ -667,19 +622,23 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 		return err
 	}
 	b.progress("indexing")
-	if _, err := exec("INSERT INTO fts(rowid, t) SELECT id, t FROM stage.stext WHERE true" + notLoser + " ORDER BY id"); err != nil {
-		return err
-	}
-	b.progress("indexing")
 	if _, err := exec("INSERT OR IGNORE INTO ident(key, card) SELECT key, id FROM stage.sident WHERE true" + notLoser + " ORDER BY key, id"); err != nil {
 		return err
 	}
 	b.progress("indexing")
 	t0 := time.Now()
-	if err := b.vocabulary(ctx); err != nil {
+	tb := b.terms
+	if tb == nil {
+		tb = newTermBuilder()
+	}
+	b.terms = nil
+	x := tb.build(losers)
+	b.log.Debug("index build step", "sql", "term index", "elapsed", time.Since(t0), "cpu", cpuTime(), "terms", x.terms(), "postings", len(x.post))
+	t0 = time.Now()
+	if err := x.write(ctx, b.tx); err != nil {
 		return err
 	}
-	b.log.Debug("index build step", "sql", "vocabulary", "elapsed", time.Since(t0), "cpu", cpuTime())
+	b.log.Debug("index build step", "sql", "term index written", "elapsed", time.Since(t0), "cpu", cpuTime())
 	meta["cards"] = strconv.Itoa(b.cards - b.dups)
 	for k, v := range meta {
 		if _, err := exec("INSERT INTO meta(key, value) VALUES(?, ?)", k, v); err != nil {
@@ -696,52 +655,6 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 		}
 	}
 	return b.conn.Close()
-}
-
-// vocabulary fills vocab and vocab_rev with the name terms counted while reading (see
-// countTerms), in key order. Terms of cards replaced by a later card of the same
-// participant stay in: a typo candidate more, at worst.
-func (b *builder) vocabulary(ctx context.Context) error {
-	type term struct {
-		t, r string
-		n    int
-		docs int
-	}
-	all := make([]term, 0, len(b.vocab))
-	for t, docs := range b.vocab {
-		all = append(all, term{t: t, r: reverse(t), n: utf8.RuneCountInString(t), docs: docs})
-	}
-	b.vocab = nil
-	for _, table := range []struct {
-		prefix string
-		key    func(term) string
-	}{
-		{"INSERT INTO vocab(len, t, docs) VALUES", func(t term) string { return t.t }},
-		{"INSERT INTO vocab_rev(len, r, docs) VALUES", func(t term) string { return t.r }},
-	} {
-		slices.SortFunc(all, func(x, y term) int {
-			if x.n != y.n {
-				return x.n - y.n
-			}
-			return strings.Compare(table.key(x), table.key(y))
-		})
-		m, err := newMultiInsert(ctx, b.tx, table.prefix, 3)
-		if err != nil {
-			return err
-		}
-		for _, t := range all {
-			if err := m.add(ctx, t.n, table.key(t), t.docs); err != nil {
-				m.close()
-				return err
-			}
-		}
-		err = m.flush(ctx)
-		m.close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // cpuTime is the process's CPU time so far, for the debug log of the build's steps.

@@ -3,7 +3,7 @@
 // one such file, and Store serves the current file to the registry as a
 // registry.DirectoryMirror, swapping in a newly built file atomically.
 //
-// The index file (schema version 1) holds
+// The index file (schema version 2) holds
 //
 //	meta(key, value)                 schema version, export creationdt, code list, format, source, import time, card count
 //	doctype(id, scheme, value, display_name, state, non_standard)   every document type once
@@ -11,15 +11,13 @@
 //	                                 the entities' distinct country codes, the record blob
 //	pid(pid → card)                  participant ids
 //	ident(key, card)                 additional identifiers, compacted (letters and digits, folded)
-//	fts                              FTS5 contentless index (detail=none, columnsize=0,
-//	                                 prefix indexes 2, 3, 4) of the folded name terms, the
-//	                                 card's country tokens ("_no") and every term with each
-//	                                 country appended ("bygg_no")
-//	vocab(len, t), vocab_rev(len, r) the name terms of 4+ runes, forwards and reversed,
-//	                                 where typo candidates are looked up by prefix and suffix
+//	tindex(id, name, data)           the name term index (see termIndex): its arrays as
+//	                                 little-endian blobs of at most 16 MiB, loaded into
+//	                                 memory when the file is opened
 //
-// A card's rowid is (length of its folded display name) << 32 | import sequence, so that
-// FTS5's natural rowid order lists shorter names first: the order within a ranking tier.
+// A card's rowid is (length of its folded display name) << 32 | import sequence; the term
+// index numbers the cards in rowid order: shorter names first, the order within a
+// ranking tier.
 package mirror
 
 import (
@@ -32,6 +30,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -41,7 +40,7 @@ import (
 )
 
 // SchemaVersion is the version of the index file layout this package writes and reads.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // applicationID marks an SQLite file as a peppolgate index (PRAGMA application_id), "PGM1".
 const applicationID = 0x50474d31
@@ -80,7 +79,8 @@ type Index struct {
 	pidLookup *sql.Stmt
 	identLook *sql.Stmt
 
-	counts countCache
+	terms   *termIndex
+	bitmaps sync.Pool // of *bitmaps sized for terms
 }
 
 // readConns is the number of connections an Index keeps: searches on both cores and a
@@ -88,7 +88,8 @@ type Index struct {
 const readConns = 4
 
 // readCacheKiB is each connection's page cache. The OS page cache holds the file; this
-// only keeps the hottest b-tree interior pages in process, and bounds RSS.
+// only keeps the hottest b-tree interior pages in process, and bounds RSS. Name search
+// reads only the hits' rows.
 const readCacheKiB = 8 << 10
 
 // sqliteURI is the SQLite URI of the file at path with the given query.
@@ -191,6 +192,11 @@ func (ix *Index) load() error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
+	if ix.terms, err = readTermIndex(ctx, ix.db, ix.meta.Cards); err != nil {
+		return err
+	}
+	words := (ix.terms.n + 63) / 64
+	ix.bitmaps.New = func() any { return &bitmaps{exact: make([]uint64, words), typo: make([]uint64, words)} }
 	if ix.card, err = ix.db.PrepareContext(ctx, "SELECT c.pid, c.name, c.data FROM pid p JOIN card c ON c.id = p.card WHERE p.pid = ?"); err != nil {
 		return err
 	}

@@ -5,10 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -18,27 +18,33 @@ import (
 // Search semantics (Index.Search):
 //
 //   - The query is cut into folded terms (see terms): case, diacritics and the letters
-//     ø æ ß ł đ þ œ do not matter; punctuation and FTS5 syntax separate terms.
+//     ø æ ß ł đ þ œ do not matter; punctuation and any query syntax separate terms.
 //   - A card matches by name when every term is a term of one of its names (of any
 //     entity); the last term also matches as a prefix when it has 2 runes or more.
-//   - Typos: a term of 5+ runes (not a number) also matches vocabulary terms one edit
-//     away (insertion, deletion, substitution, transposition), from 9 runes two edits
-//     away when both fall in the same half of the word. At most maxFuzzy alternatives
-//     per term, the closest and most frequent first. The last term's prefix matches
-//     count as exact, not as typos.
-//   - A last term of one rune matches exactly. Terms longer than maxVocabLen runes are
-//     found by exact match only.
+//   - Typos: a term of 5+ runes (not a number) also matches name terms one edit away
+//     (insertion, deletion, substitution, transposition), from 9 runes two edits away
+//     when both fall in the same half of the word; the alternatives are terms of 4 to
+//     maxVocabLen runes, not numbers. At most maxFuzzy alternatives per term, the
+//     closest and most frequent first. The last term's prefix matches count as exact,
+//     not as typos.
+//   - A last term of one rune matches exactly.
 //   - Ids: the query as a participant id in any notation ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046") and the ids peppol.Candidates derives
 //     from a VAT or registration number; and the cards whose additional identifiers
 //     equal the query (or a candidate's value) with punctuation and spaces removed.
-//   - country keeps the cards with an entity in that country (one term of the query is
-//     searched as its per-country token, e.g. "bygg_no").
+//   - country keeps the cards with an entity in that country (codes compared folded).
 //   - Tiers, in this order: exact id, exact name (the display name's terms are the query's),
-//     all terms exact or prefix, typo. Within a tier cards come in rowid order: shorter
-//     display names first, then import order. Each card appears once, in its best tier.
+//     all terms exact or prefix, typo. Within a tier cards come in rank order: shorter
+//     folded display names first, then import order. Each card appears once, in its
+//     best tier.
 //   - TotalCount is the number of distinct cards in all tiers (at most maxIDHits from
 //     ids).
+//
+// Evaluation (see termIndex): each query term becomes a matcher, a range of term ids
+// (one term, or the terms the last term is a prefix of) and its typo alternatives. The
+// term whose matchers' postings are fewest drives: its cards are enumerated in card
+// order and every other term and the country are checked against each card's own
+// sorted term ids. Every match is counted; the first limit of each tier are kept.
 
 // maxFuzzy is the most typo alternatives one query term gets.
 const maxFuzzy = 12
@@ -62,80 +68,46 @@ func (ix *Index) Search(ctx context.Context, text, country string, limit int) (*
 func (ix *Index) search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
 	res := &registry.SearchResult{Query: text, Results: []registry.SearchHit{}}
 	limit = max(limit, 0)
-	cc := compactKey(country)
-	seen := map[int64]bool{}
-	var order []int64
+	x := ix.terms
+	var ccOK []bool
+	if cc := compactKey(country); cc != "" {
+		ccOK = x.countryOK(cc)
+	}
 
 	// Tier 0: identifiers.
-	idHits, err := ix.idMatches(ctx, text, country)
+	idHits, err := ix.idMatches(ctx, text, ccOK)
 	if err != nil {
 		return nil, err
-	}
-	for _, id := range idHits {
-		if !seen[id] {
-			seen[id] = true
-			order = append(order, id)
-		}
 	}
 	ts := terms(text)
 	if len(ts) > maxTerms {
 		ts = ts[:maxTerms]
 	}
-	total := 0
+	var q *nameQuery
 	if len(ts) > 0 {
-		exact, full, err := ix.expressions(ctx, ts, cc)
-		if err != nil {
-			return nil, err
-		}
-		// Tier 1: exact name.
-		nameHits, err := ix.exactName(ctx, ts, exact)
-		if err != nil {
-			return nil, err
-		}
-		for _, id := range nameHits {
-			if !seen[id] {
-				seen[id] = true
-				order = append(order, id)
-			}
-		}
-		// Tier 2 and 3: the FTS matches in rowid order, enough of them to fill the page
-		// after the ones already taken.
-		want := limit + len(order)
-		tier2, more2, err := ix.ftsIDs(ctx, exact, want)
-		if err != nil {
-			return nil, err
-		}
-		var tier3 []int64
-		more3 := false
-		if full != exact {
-			if tier3, more3, err = ix.ftsIDs(ctx, "("+full+") NOT ("+exact+")", want); err != nil {
-				return nil, err
-			}
-		}
-		for _, id := range slices.Concat(tier2, tier3) {
-			if !seen[id] {
-				seen[id] = true
-				order = append(order, id)
-			}
-		}
-		if more2 || more3 {
-			if total, err = ix.count(ctx, full); err != nil {
-				return nil, err
-			}
-		} else {
-			total = len(tier2) + len(tier3)
-		}
-		// Id and exact-name hits outside the FTS matches count on top. Exact-name hits
-		// are always FTS matches (same terms); id hits usually are not.
+		q = ix.compile(ts, ccOK)
+	}
+	order := slices.Clone(idHits)
+	total := len(idHits)
+	if q != nil {
+		var isID map[uint32]bool
 		if len(idHits) > 0 {
-			inFTS, err := ix.ftsMembers(ctx, full, idHits)
-			if err != nil {
-				return nil, err
+			isID = make(map[uint32]bool, len(idHits))
+			for _, c := range idHits {
+				isID[c] = true
+				if q.matches(x, c) != 0 {
+					total-- // counted again among the name matches
+				}
 			}
-			total += len(idHits) - inFTS
 		}
-	} else {
-		total = len(idHits)
+		tiers, n := ix.evaluate(q, limit, isID)
+		total += n
+		for _, t := range tiers {
+			order = append(order, t...)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	res.TotalCount = total
 	if len(order) > limit {
@@ -149,43 +121,261 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 	return res, nil
 }
 
-// maxExactName bounds the cards read to find the exact-name matches.
-const maxExactName = 200
+// matcher is what one query term matches: the term ids [lo, hi) (the term, or the
+// terms the last term is a prefix of), or one of the typo alternatives fuzzy.
+type matcher struct {
+	lo, hi uint32
+	fuzzy  []uint32 // ascending
+	docs   int      // postings of all of them
+}
 
-// exactName returns the cards whose display name, folded, is the query's terms ts. They
-// match the exact expression and their rowids carry the name's length in the high bits,
-// so only the matches in that rowid range need to be read.
-func (ix *Index) exactName(ctx context.Context, ts []string, exact string) ([]int64, error) {
-	q := strings.Join(ts, " ")
-	n := utf8.RuneCountInString(q)
-	if n >= maxRankLen {
-		return nil, nil
-	}
-	lo := int64(n) << 32
-	rows, err := ix.db.QueryContext(ctx, "SELECT c.id, c.name FROM fts JOIN card c ON c.id = fts.rowid WHERE fts MATCH ? AND fts.rowid BETWEEN ? AND ? ORDER BY fts.rowid LIMIT ?",
-		exact, lo, lo|0xffffffff, maxExactName)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			return nil, err
+// nameQuery is a compiled name search.
+type nameQuery struct {
+	terms   []matcher
+	ccOK    []bool // by country set; nil: any country
+	nameKey uint64 // nameKeyHash of the query's terms
+}
+
+// compile turns the query terms ts into matchers.
+func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
+	x := ix.terms
+	q := &nameQuery{ccOK: ccOK, nameKey: nameKeyHash(strings.Join(ts, " "))}
+	for i, t := range ts {
+		last := i == len(ts)-1
+		var m matcher
+		if last && utf8.RuneCountInString(t) >= 2 {
+			m.lo, m.hi = x.prefixRange(t)
+		} else {
+			m.lo, m.hi = x.lookup(t)
 		}
-		if strings.Join(terms(name), " ") == q {
-			out = append(out, id)
+		m.docs = int(x.postOff[m.hi] - x.postOff[m.lo])
+		m.fuzzy = x.typos(t, last)
+		for _, f := range m.fuzzy {
+			m.docs += x.docs(f)
+		}
+		slices.Sort(m.fuzzy)
+		q.terms = append(q.terms, m)
+	}
+	return q
+}
+
+// match reports how a card with the sorted term ids fw meets m: 0 not, 1 exactly (or
+// as a prefix), 2 only through a typo alternative.
+func (m *matcher) match(fw []uint32) int {
+	i, _ := slices.BinarySearch(fw, m.lo)
+	if i < len(fw) && fw[i] < m.hi {
+		return 1
+	}
+	for _, f := range m.fuzzy {
+		if _, ok := slices.BinarySearch(fw, f); ok {
+			return 2
 		}
 	}
-	return out, rows.Err()
+	return 0
+}
+
+// matches reports how card c meets every term of q and the country: 0 not, 1 with
+// exact terms, 2 with a typo.
+func (q *nameQuery) matches(x *termIndex, c uint32) int {
+	if q.ccOK != nil && !q.ccOK[x.cset[c]] {
+		return 0
+	}
+	fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
+	how := 1
+	for i := range q.terms {
+		switch q.terms[i].match(fw) {
+		case 0:
+			return 0
+		case 2:
+			how = 2
+		}
+	}
+	return how
+}
+
+// sortLimit is the most postings a driving term's cards are collected by sorting;
+// beyond, a bitmap of all cards is used.
+const sortLimit = 2048
+
+// evaluate finds the cards matching q: the first limit of each name tier (exact name,
+// exact terms, typo) not in skip, and the number of all matches.
+func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers [3][]uint32, total int) {
+	x := ix.terms
+	d := 0
+	for i := range q.terms {
+		if q.terms[i].docs < q.terms[d].docs {
+			d = i
+		}
+	}
+	drv := &q.terms[d]
+	others := slices.Delete(slices.Clone(q.terms), d, d+1)
+	visit := func(c uint32, fuzzy bool) {
+		if q.ccOK != nil && !q.ccOK[x.cset[c]] {
+			return
+		}
+		fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
+		for i := range others {
+			switch others[i].match(fw) {
+			case 0:
+				return
+			case 2:
+				fuzzy = true
+			}
+		}
+		total++
+		if skip[c] {
+			return
+		}
+		t := 1
+		switch {
+		case fuzzy:
+			t = 2
+		case x.nameHash[c] == q.nameKey:
+			t = 0
+		}
+		if len(tiers[t]) < limit {
+			tiers[t] = append(tiers[t], c)
+		}
+	}
+	lists := int(drv.hi-drv.lo) + len(drv.fuzzy)
+	switch {
+	case lists == 0:
+	case lists == 1:
+		id, fuzzy := drv.lo, false
+		if drv.hi == drv.lo {
+			id, fuzzy = drv.fuzzy[0], true
+		}
+		for _, c := range x.post[x.postOff[id]:x.postOff[id+1]] {
+			visit(c, fuzzy)
+		}
+	case drv.docs <= sortLimit:
+		// card<<1 | typo, sorted: of a card found both ways the exact one comes first.
+		buf := make([]uint32, 0, drv.docs)
+		buf = append(buf, x.post[x.postOff[drv.lo]:x.postOff[drv.hi]]...)
+		for i := range buf {
+			buf[i] <<= 1
+		}
+		for _, f := range drv.fuzzy {
+			for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
+				buf = append(buf, c<<1|1)
+			}
+		}
+		slices.Sort(buf)
+		prev := uint32(1<<32 - 1)
+		for _, v := range buf {
+			if c := v >> 1; c != prev {
+				prev = c
+				visit(c, v&1 == 1)
+			}
+		}
+	default:
+		bm := ix.bitmaps.Get().(*bitmaps)
+		exact, typo := bm.exact, bm.typo
+		for _, c := range x.post[x.postOff[drv.lo]:x.postOff[drv.hi]] {
+			exact[c>>6] |= 1 << (c & 63)
+		}
+		for _, f := range drv.fuzzy {
+			for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
+				typo[c>>6] |= 1 << (c & 63)
+			}
+		}
+		for w := range exact {
+			e, f := exact[w], typo[w]
+			if e|f == 0 {
+				continue
+			}
+			exact[w], typo[w] = 0, 0
+			for all := e | f; all != 0; all &= all - 1 {
+				b := uint32(bits.TrailingZeros64(all))
+				visit(uint32(w)<<6|b, e&(1<<b) == 0)
+			}
+		}
+		ix.bitmaps.Put(bm)
+	}
+	return tiers, total
+}
+
+// bitmaps are two bitmaps of all cards, cleared after use.
+type bitmaps struct{ exact, typo []uint64 }
+
+// typos returns up to maxFuzzy term ids within maxEdits of t, closest and most frequent
+// first; for the last term (a prefix) not those that t is a prefix of.
+//
+// A term within one edit of t keeps t's first n/2 runes as its prefix or t's last
+// n-n/2-1 runes as its suffix, whichever half the edit is not in, and its length is
+// within one of t's: so the candidates are the terms of one prefix range of the
+// dictionary and of one suffix range of the reversed dictionary, verified.
+func (x *termIndex) typos(t string, last bool) []uint32 {
+	r := []rune(t)
+	n := len(r)
+	k := maxEdits(t, n)
+	if k == 0 {
+		return nil
+	}
+	a := n / 2
+	type cand struct {
+		id   uint32
+		d    int
+		docs int
+	}
+	var cands []cand
+	var ed editBuf
+	consider := func(id uint32) {
+		s := x.term(id)
+		if len(s) < n-k || s == t || (last && strings.HasPrefix(s, t)) || !typoEligible(s) {
+			return
+		}
+		if rn := utf8.RuneCountInString(s); rn < n-k || rn > n+k {
+			return
+		}
+		for _, c := range cands {
+			if c.id == id {
+				return
+			}
+		}
+		if d := ed.distance(r, s, k); d <= k {
+			cands = append(cands, cand{id, d, x.docs(id)})
+		}
+	}
+	lo, hi := x.prefixRange(string(r[:a]))
+	for id := lo; id < hi; id++ {
+		consider(id)
+	}
+	rlo, rhi := x.suffixRange(string(r[a+1:]))
+	for _, id := range x.rev[rlo:rhi] {
+		consider(id)
+	}
+	slices.SortFunc(cands, func(x, y cand) int {
+		if x.d != y.d {
+			return x.d - y.d
+		}
+		if x.docs != y.docs {
+			return y.docs - x.docs
+		}
+		return int(x.id) - int(y.id)
+	})
+	out := make([]uint32, 0, min(len(cands), maxFuzzy))
+	for _, c := range cands[:min(len(cands), maxFuzzy)] {
+		out = append(out, c.id)
+	}
+	return out
+}
+
+// editBuf is editDistance's scratch space, reused across candidates.
+type editBuf struct{ b []rune }
+
+func (e *editBuf) distance(a []rune, s string, max int) int {
+	e.b = e.b[:0]
+	for _, c := range s {
+		e.b = append(e.b, c)
+	}
+	return editDistance(a, e.b, max)
 }
 
 // idMatches returns the cards the query names by identifier, best first: the participant
-// ids it may be, then the cards with an additional identifier equal to it, each in
-// country when country is set.
-func (ix *Index) idMatches(ctx context.Context, text, country string) ([]int64, error) {
+// ids it may be, then the cards with an additional identifier equal to it, each in a
+// country of ccOK when it is set.
+func (ix *Index) idMatches(ctx context.Context, text string, ccOK []bool) ([]uint32, error) {
 	var pids []string
 	var keys []string
 	addKey := func(k string) {
@@ -206,14 +396,23 @@ func (ix *Index) idMatches(ctx context.Context, text, country string) ([]int64, 
 		addKey(compactKey(c.ID.Value))
 	}
 	addKey(compactKey(text))
-	var out []int64
+	x := ix.terms
+	var out []uint32
+	add := func(rowid int64) {
+		c, ok := slices.BinarySearch(x.rowid, rowid)
+		if !ok || slices.Contains(out, uint32(c)) || len(out) >= maxIDHits {
+			return
+		}
+		if ccOK != nil && !ccOK[x.cset[c]] {
+			return
+		}
+		out = append(out, uint32(c))
+	}
 	for _, p := range pids {
 		var id int64
 		err := ix.pidLookup.QueryRowContext(ctx, p).Scan(&id)
 		if err == nil {
-			if !slices.Contains(out, id) {
-				out = append(out, id)
-			}
+			add(id)
 			continue
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -231,377 +430,36 @@ func (ix *Index) idMatches(ctx context.Context, text, country string) ([]int64, 
 				rows.Close()
 				return nil, err
 			}
-			if !slices.Contains(out, id) && len(out) < maxIDHits {
-				out = append(out, id)
-			}
+			add(id)
 		}
 		rows.Close()
 		if err := rows.Err(); err != nil {
 			return nil, err
 		}
 	}
-	if country != "" && len(out) > 0 {
-		return ix.inCountry(ctx, out, country)
-	}
 	return out, nil
 }
 
-// inCountry keeps the cards of ids with an entity in country, in order.
-func (ix *Index) inCountry(ctx context.Context, ids []int64, country string) ([]int64, error) {
-	rows, err := ix.db.QueryContext(ctx, "SELECT id, ccs FROM card WHERE id IN ("+placeholders(ids)+")")
-	if err != nil {
-		return nil, err
+// hits reads the hits of the cards, in order.
+func (ix *Index) hits(ctx context.Context, cards []uint32) ([]registry.SearchHit, error) {
+	out := make([]registry.SearchHit, 0, len(cards))
+	if len(cards) == 0 {
+		return out, nil
 	}
-	defer rows.Close()
-	ok := map[int64]bool{}
-	for rows.Next() {
-		var id int64
-		var ccs string
-		if err := rows.Scan(&id, &ccs); err != nil {
-			return nil, err
-		}
-		if slices.Contains(strings.Fields(ccs), country) {
-			ok[id] = true
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return slices.DeleteFunc(ids, func(id int64) bool { return !ok[id] }), nil
-}
-
-// placeholders returns the integer list of ids for an IN clause; they are numbers, so
-// writing them into the statement is safe.
-func placeholders(ids []int64) string {
-	b := make([]byte, 0, len(ids)*12)
-	for i, id := range ids {
+	b := make([]byte, 0, len(cards)*12)
+	for i, c := range cards {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, id, 10)
+		b = strconv.AppendInt(b, ix.terms.rowid[c], 10)
 	}
-	return string(b)
-}
-
-// quoteTerm is t as an FTS5 string. Terms hold only letters and digits, but quoting
-// keeps words such as AND, OR, NOT and NEAR from being operators.
-func quoteTerm(t string) string { return `"` + strings.ReplaceAll(t, `"`, `""`) + `"` }
-
-// termGroup is what one query term matches: any of the terms exact (the term itself, or
-// for the last term the vocabulary terms it is a prefix of), or FTS5's prefix query of
-// native, and, only in the full expression, any of fuzzy.
-type termGroup struct {
-	exact  []string
-	native string
-	fuzzy  []string
-}
-
-// render writes the group as an FTS5 expression; with a country code cc the terms are
-// the per-country tokens (term_cc) so that no separate country term is needed. It
-// reports whether it used cc: a native prefix query cannot.
-func (g termGroup) render(b *strings.Builder, withFuzzy bool, cc string) bool {
-	if g.native != "" {
-		b.WriteString(quoteTerm(g.native) + "*")
-		return false
-	}
-	alts := g.exact
-	if withFuzzy {
-		alts = slices.Concat(g.exact, g.fuzzy)
-	}
-	if len(alts) > 1 {
-		b.WriteString("(")
-	}
-	for i, a := range alts {
-		if i > 0 {
-			b.WriteString(" OR ")
-		}
-		if cc != "" {
-			a += "_" + cc
-		}
-		b.WriteString(quoteTerm(a))
-	}
-	if len(alts) > 1 {
-		b.WriteString(")")
-	}
-	return cc != ""
-}
-
-// expressions returns the FTS5 queries of the terms: exact (every term, the last one as
-// a prefix) and full (each term or one of its typo alternatives); full == exact when no
-// term has alternatives. cc is the folded country code or "".
-func (ix *Index) expressions(ctx context.Context, ts []string, cc string) (exact, full string, err error) {
-	groups := make([]termGroup, len(ts))
-	fuzzyAny := false
-	for i, t := range ts {
-		last := i == len(ts)-1
-		g := &groups[i]
-		if last && utf8.RuneCountInString(t) >= 2 {
-			if g.exact, g.native, err = ix.prefixTerms(ctx, t); err != nil {
-				return "", "", err
-			}
-		} else {
-			g.exact = []string{t}
-		}
-		if g.fuzzy, err = ix.typos(ctx, t, last); err != nil {
-			return "", "", err
-		}
-		fuzzyAny = fuzzyAny || len(g.fuzzy) > 0
-	}
-	render := func(withFuzzy bool) string {
-		var b strings.Builder
-		usedCC := false
-		for i, g := range groups {
-			if i > 0 {
-				b.WriteString(" AND ")
-			}
-			c := cc
-			if usedCC {
-				c = "" // one term carrying the country is enough
-			}
-			usedCC = g.render(&b, withFuzzy, c) || usedCC
-		}
-		if cc != "" && !usedCC {
-			b.WriteString(" AND " + quoteTerm("_"+cc))
-		}
-		return b.String()
-	}
-	exact = render(false)
-	if !fuzzyAny {
-		return exact, exact, nil
-	}
-	return exact, render(true), nil
-}
-
-// maxPrefixTerms is the most vocabulary terms a prefix is expanded to; a prefix of
-// more is left to FTS5.
-const maxPrefixTerms = 128
-
-// prefixTerms returns the terms that t is a prefix of, or native = t when FTS5's own
-// prefix query is to be used. FTS5 answers a prefix query by merging every matching
-// term's doclist in full before anything else, which costs ~1 ms per 1000 matching
-// cards even when another term is rare; an OR of the same terms is evaluated lazily.
-// So a prefix of 4+ runes (not a number), whose terms are all in the vocabulary,
-// becomes an OR of at most maxPrefixTerms terms; prefixes of 2 and 3 runes use FTS5's
-// prefix indexes.
-func (ix *Index) prefixTerms(ctx context.Context, t string) (terms []string, native string, err error) {
-	n := utf8.RuneCountInString(t)
-	if n < 4 || isDigits(t) || n > maxVocabLen {
-		return nil, t, nil
-	}
-	lens := make([]byte, 0, 4*(maxVocabLen-n+1))
-	for l := n; l <= maxVocabLen; l++ {
-		if l > n {
-			lens = append(lens, ',')
-		}
-		lens = strconv.AppendInt(lens, int64(l), 10)
-	}
-	rows, err := ix.db.QueryContext(ctx, "SELECT t FROM vocab WHERE len IN ("+string(lens)+") AND t >= ? AND t < ? LIMIT ?", t, t+"\xff", maxPrefixTerms+1)
-	if err != nil {
-		return nil, "", err
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var a string
-		if err := rows.Scan(&a); err != nil {
-			return nil, "", err
-		}
-		terms = append(terms, a)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, "", err
-	}
-	switch {
-	case len(terms) > maxPrefixTerms:
-		return nil, t, nil
-	case len(terms) == 0:
-		return []string{t}, "", nil // matches nothing: t would be in the vocabulary
-	}
-	return terms, "", nil
-}
-
-// typos returns up to maxFuzzy vocabulary terms within maxEdits of t, most frequent
-// first; for the last term (a prefix) not those that t is a prefix of.
-//
-// A term within one edit of t keeps t's first n/2 runes as its prefix or t's last
-// n-n/2-1 runes as its suffix, whichever half the edit is not in, and its length is
-// within one of t's: so the candidates are found by two range scans of the (len, term)
-// and (len, reversed term) indexes, and verified.
-func (ix *Index) typos(ctx context.Context, t string, last bool) ([]string, error) {
-	r := []rune(t)
-	n := len(r)
-	k := maxEdits(t, n)
-	if k == 0 {
-		return nil, nil
-	}
-	a := n / 2
-	prefix := string(r[:a])
-	suffix := reverse(string(r[a+1:]))
-	lens := make([]string, 0, 2*k+1)
-	for l := n - k; l <= n+k; l++ {
-		lens = append(lens, strconv.Itoa(l))
-	}
-	in := strings.Join(lens, ",")
-	type cand struct {
-		t    string
-		d    int
-		docs int
-	}
-	var cands []cand
-	consider := func(s string, docs int) {
-		if s == t || (last && strings.HasPrefix(s, t)) {
-			return
-		}
-		for _, c := range cands {
-			if c.t == s {
-				return
-			}
-		}
-		if d := editDistance(r, []rune(s), k); d <= k {
-			cands = append(cands, cand{s, d, docs})
-		}
-	}
-	scan := func(q, from string, reversed bool) error {
-		rows, err := ix.db.QueryContext(ctx, q, from, from+"\xff")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var s string
-			var docs int
-			if err := rows.Scan(&s, &docs); err != nil {
-				return err
-			}
-			if reversed {
-				s = reverse(s)
-			}
-			consider(s, docs)
-		}
-		return rows.Err()
-	}
-	if err := scan("SELECT t, docs FROM vocab WHERE len IN ("+in+") AND t >= ? AND t < ?", prefix, false); err != nil {
-		return nil, err
-	}
-	if err := scan("SELECT r, docs FROM vocab_rev WHERE len IN ("+in+") AND r >= ? AND r < ?", suffix, true); err != nil {
-		return nil, err
-	}
-	slices.SortFunc(cands, func(x, y cand) int {
-		if x.d != y.d {
-			return x.d - y.d
-		}
-		if x.docs != y.docs {
-			return y.docs - x.docs
-		}
-		return strings.Compare(x.t, y.t)
-	})
-	out := make([]string, 0, min(len(cands), maxFuzzy))
-	for _, c := range cands[:min(len(cands), maxFuzzy)] {
-		out = append(out, c.t)
-	}
-	return out, nil
-}
-
-// count returns the number of cards matching expr. Counting a query that matches
-// 100,000 cards reads all their postings (~15 ms per 100,000); the index never changes,
-// so the counts of the last countCacheSize such queries are kept.
-func (ix *Index) count(ctx context.Context, expr string) (int, error) {
-	if n, ok := ix.counts.get(expr); ok {
-		return n, nil
-	}
-	var n int
-	if err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ?", expr).Scan(&n); err != nil {
-		return 0, err
-	}
-	if n >= countCacheMin {
-		ix.counts.put(expr, n)
-	}
-	return n, nil
-}
-
-// countCacheSize is how many counts an Index keeps; countCacheMin the least count
-// worth keeping.
-const (
-	countCacheSize = 4096
-	countCacheMin  = 5000
-)
-
-// countCache is a fixed-size map of counts, evicting the oldest entry.
-type countCache struct {
-	mu    sync.Mutex
-	m     map[string]int
-	order []string // ring of keys, oldest at next
-	next  int
-}
-
-func (c *countCache) get(k string) (int, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n, ok := c.m[k]
-	return n, ok
-}
-
-func (c *countCache) put(k string, n int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil {
-		c.m = make(map[string]int, countCacheSize)
-		c.order = make([]string, countCacheSize)
-	}
-	if _, ok := c.m[k]; ok {
-		return
-	}
-	if old := c.order[c.next]; old != "" {
-		delete(c.m, old)
-	}
-	c.order[c.next] = k
-	c.next = (c.next + 1) % countCacheSize
-	c.m[k] = n
-}
-
-// ftsIDs returns up to want rowids matching expr in rowid order, and whether there are
-// more.
-func (ix *Index) ftsIDs(ctx context.Context, expr string, want int) ([]int64, bool, error) {
-	rows, err := ix.db.QueryContext(ctx, "SELECT rowid FROM fts WHERE fts MATCH ? ORDER BY rowid LIMIT ?", expr, want+1)
-	if err != nil {
-		return nil, false, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, false, err
-		}
-		out = append(out, id)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, false, err
-	}
-	if len(out) > want {
-		return out[:want], true, nil
-	}
-	return out, false, nil
-}
-
-// ftsMembers counts the ids that match expr.
-func (ix *Index) ftsMembers(ctx context.Context, expr string, ids []int64) (int, error) {
-	var n int
-	err := ix.db.QueryRowContext(ctx, "SELECT count(*) FROM fts WHERE fts MATCH ? AND rowid IN ("+placeholders(ids)+")", expr).Scan(&n)
-	return n, err
-}
-
-// hits reads the hits of ids, in order.
-func (ix *Index) hits(ctx context.Context, ids []int64) ([]registry.SearchHit, error) {
-	out := make([]registry.SearchHit, 0, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	rows, err := ix.db.QueryContext(ctx, "SELECT id, pid, name, ccs FROM card WHERE id IN ("+placeholders(ids)+")")
+	// The row ids are numbers, so writing them into the statement is safe.
+	rows, err := ix.db.QueryContext(ctx, "SELECT id, pid, name, ccs FROM card WHERE id IN ("+string(b)+")")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	byID := make(map[int64]registry.SearchHit, len(ids))
+	byID := make(map[int64]registry.SearchHit, len(cards))
 	for rows.Next() {
 		var id int64
 		var h registry.SearchHit
@@ -615,8 +473,8 @@ func (ix *Index) hits(ctx context.Context, ids []int64) ([]registry.SearchHit, e
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for _, id := range ids {
-		if h, ok := byID[id]; ok {
+	for _, c := range cards {
+		if h, ok := byID[ix.terms.rowid[c]]; ok {
 			out = append(out, h)
 		}
 	}

@@ -1,0 +1,507 @@
+package mirror
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// The term index is the in-memory name search structure of an Index. Cards are numbered
+// 0..N-1 in rank order (shorter folded display name first, then import order); terms
+// are numbered in lexicographic (byte) order of the folded term, so that the terms a
+// prefix starts are one contiguous id range.
+type termIndex struct {
+	n int // cards
+
+	dict    string   // every term, concatenated in id order
+	dictOff []uint32 // term id → its start in dict; len terms+1
+	// rev lists the typo-eligible terms (see typoEligible) sorted by their bytes read
+	// backwards, for the suffix half of typo candidates.
+	rev []uint32
+
+	postOff []uint32 // term id → its start in post; len terms+1 (doc frequency = difference)
+	post    []uint32 // the card numbers of each term, ascending
+
+	fwdOff []uint32 // card → its start in fwd; len n+1
+	fwd    []uint32 // the distinct term ids of each card, ascending
+
+	cset     []uint32   // card → its country set
+	csets    [][]string // country set → its folded country codes
+	nameHash []uint64   // card → nameKeyHash of its display name
+	rowid    []int64    // card → its row in the card table, ascending
+}
+
+// nameKeyHash is the hash of a name's folded terms joined by spaces: the exact-name tier
+// compares it.
+func nameKeyHash(key string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(key))
+	return h.Sum64()
+}
+
+// typoEligible reports whether a term can be a typo alternative: 4 to maxVocabLen
+// runes and not a number.
+func typoEligible(t string) bool {
+	if len(t) < 4 || isDigits(t) {
+		return false
+	}
+	n := utf8.RuneCountInString(t)
+	return n >= 4 && n <= maxVocabLen
+}
+
+func (x *termIndex) terms() int { return len(x.dictOff) - 1 }
+
+func (x *termIndex) term(id uint32) string { return x.dict[x.dictOff[id]:x.dictOff[id+1]] }
+
+func (x *termIndex) docs(id uint32) int { return int(x.postOff[id+1] - x.postOff[id]) }
+
+// lowerBound is the first term id whose term is ≥ t.
+func (x *termIndex) lowerBound(t string) uint32 {
+	lo, hi := 0, x.terms()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		if x.term(uint32(m)) < t {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	return uint32(lo)
+}
+
+// lookup returns the id range [id, id+1) of t, or an empty range.
+func (x *termIndex) lookup(t string) (lo, hi uint32) {
+	id := x.lowerBound(t)
+	if int(id) < x.terms() && x.term(id) == t {
+		return id, id + 1
+	}
+	return id, id
+}
+
+// prefixRange returns the id range of the terms that start with p.
+func (x *termIndex) prefixRange(p string) (lo, hi uint32) {
+	lo = x.lowerBound(p)
+	l, h := int(lo), x.terms()
+	for l < h {
+		m := int(uint(l+h) >> 1)
+		if strings.HasPrefix(x.term(uint32(m)), p) {
+			l = m + 1
+		} else {
+			h = m
+		}
+	}
+	return lo, uint32(l)
+}
+
+// compareReversed compares a and b read from their last byte to their first.
+func compareReversed(a, b string) int {
+	i, j := len(a)-1, len(b)-1
+	for i >= 0 && j >= 0 {
+		if a[i] != b[j] {
+			if a[i] < b[j] {
+				return -1
+			}
+			return 1
+		}
+		i--
+		j--
+	}
+	switch {
+	case i < 0 && j < 0:
+		return 0
+	case i < 0:
+		return -1
+	}
+	return 1
+}
+
+// suffixRange returns the range of rev whose terms end with s.
+func (x *termIndex) suffixRange(s string) (lo, hi int) {
+	lo, _ = slices.BinarySearchFunc(x.rev, s, func(id uint32, s string) int { return compareReversed(x.term(id), s) })
+	l, h := lo, len(x.rev)
+	for l < h {
+		m := int(uint(l+h) >> 1)
+		if strings.HasSuffix(x.term(x.rev[m]), s) {
+			l = m + 1
+		} else {
+			h = m
+		}
+	}
+	return lo, l
+}
+
+// countryOK returns, per country set, whether it holds the folded country code cc.
+func (x *termIndex) countryOK(cc string) []bool {
+	ok := make([]bool, len(x.csets))
+	for i, s := range x.csets {
+		ok[i] = slices.Contains(s, cc)
+	}
+	return ok
+}
+
+// termBuilder collects the term index while cards are read: terms get provisional ids
+// in first-seen order, and each card (by import sequence) its provisional term ids.
+type termBuilder struct {
+	ids   map[string]uint32
+	terms []string
+
+	tids  []uint32 // the cards' provisional term ids, card after card
+	toff  []uint32 // card seq-1 → start in tids; one more at the end
+	rowid []int64  // card seq-1 → its row id
+	cset  []uint32
+	hash  []uint64
+
+	csetIDs map[string]uint32
+	csets   [][]string
+}
+
+func newTermBuilder() *termBuilder {
+	return &termBuilder{ids: map[string]uint32{}, toff: []uint32{0}, csetIDs: map[string]uint32{"": 0}, csets: [][]string{nil}}
+}
+
+// add records the next card: its distinct folded name terms, folded country codes,
+// row id and display name key.
+func (tb *termBuilder) add(terms, ccs []string, rowid int64, nameKey string) {
+	for _, t := range terms {
+		id, ok := tb.ids[t]
+		if !ok {
+			id = uint32(len(tb.terms))
+			tb.ids[t] = id
+			tb.terms = append(tb.terms, t)
+		}
+		tb.tids = append(tb.tids, id)
+	}
+	tb.toff = append(tb.toff, uint32(len(tb.tids)))
+	key := strings.Join(ccs, " ")
+	cs, ok := tb.csetIDs[key]
+	if !ok {
+		cs = uint32(len(tb.csets))
+		tb.csetIDs[key] = cs
+		tb.csets = append(tb.csets, slices.Clone(ccs))
+	}
+	tb.cset = append(tb.cset, cs)
+	tb.rowid = append(tb.rowid, rowid)
+	tb.hash = append(tb.hash, nameKeyHash(nameKey))
+}
+
+// build numbers the cards not in losers (by sequence) in row id order, the terms in
+// lexicographic order, and builds the index with counting sorts.
+func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
+	// Cards in row id order: row id = rank<<32 | seq, so a counting sort by rank over
+	// the cards in sequence order.
+	nseq := len(tb.rowid)
+	var byRank [maxRankLen + 2]uint32
+	n := 0
+	for s, r := range tb.rowid {
+		if losers[int64(s+1)] {
+			continue
+		}
+		byRank[r>>32+1]++
+		n++
+	}
+	for i := 1; i < len(byRank); i++ {
+		byRank[i] += byRank[i-1]
+	}
+	order := make([]uint32, n) // card number → seq-1
+	for s, r := range tb.rowid {
+		if losers[int64(s+1)] {
+			continue
+		}
+		k := r >> 32
+		order[byRank[k]] = uint32(s)
+		byRank[k]++
+	}
+	_ = nseq
+
+	// Doc frequencies by provisional id; terms of no remaining card are dropped.
+	df := make([]uint32, len(tb.terms))
+	for _, s := range order {
+		for _, t := range tb.tids[tb.toff[s]:tb.toff[s+1]] {
+			df[t]++
+		}
+	}
+	sorted := make([]uint32, 0, len(tb.terms))
+	for id := range tb.terms {
+		if df[id] > 0 {
+			sorted = append(sorted, uint32(id))
+		}
+	}
+	slices.SortFunc(sorted, func(a, b uint32) int { return strings.Compare(tb.terms[a], tb.terms[b]) })
+	newID := make([]uint32, len(tb.terms))
+	x := &termIndex{n: n, dictOff: make([]uint32, len(sorted)+1), postOff: make([]uint32, len(sorted)+1)}
+	var dict strings.Builder
+	var total uint32
+	for i, p := range sorted {
+		newID[p] = uint32(i)
+		dict.WriteString(tb.terms[p])
+		x.dictOff[i+1] = uint32(dict.Len())
+		total += df[p]
+		x.postOff[i+1] = total
+	}
+	x.dict = dict.String()
+	tb.ids, tb.terms = nil, nil
+
+	x.fwdOff = make([]uint32, n+1)
+	x.fwd = make([]uint32, 0, total)
+	x.post = make([]uint32, total)
+	cursor := slices.Clone(x.postOff[:len(sorted)])
+	x.cset = make([]uint32, n)
+	x.nameHash = make([]uint64, n)
+	x.rowid = make([]int64, n)
+	for c, s := range order {
+		start := len(x.fwd)
+		for _, t := range tb.tids[tb.toff[s]:tb.toff[s+1]] {
+			id := newID[t]
+			x.fwd = append(x.fwd, id)
+			x.post[cursor[id]] = uint32(c)
+			cursor[id]++
+		}
+		slices.Sort(x.fwd[start:])
+		x.fwdOff[c+1] = uint32(len(x.fwd))
+		x.cset[c] = tb.cset[s]
+		x.nameHash[c] = tb.hash[s]
+		x.rowid[c] = tb.rowid[s]
+	}
+	x.csets = tb.csets
+	tb.tids, tb.toff = nil, nil
+
+	for id := range x.terms() {
+		if typoEligible(x.term(uint32(id))) {
+			x.rev = append(x.rev, uint32(id))
+		}
+	}
+	slices.SortFunc(x.rev, func(a, b uint32) int { return compareReversed(x.term(a), x.term(b)) })
+	return x
+}
+
+// The term index is stored in the table tindex(id, name, data): each array as
+// little-endian chunks of at most blobChunk bytes, in id order.
+const blobChunk = 16 << 20
+
+// termIndexArrays names the arrays of x, in storage order.
+func (x *termIndex) arrays() []struct {
+	name string
+	u32  *[]uint32
+	u64  *[]uint64
+	i64  *[]int64
+} {
+	type arr = struct {
+		name string
+		u32  *[]uint32
+		u64  *[]uint64
+		i64  *[]int64
+	}
+	return []arr{
+		{name: "dict_off", u32: &x.dictOff},
+		{name: "rev", u32: &x.rev},
+		{name: "post_off", u32: &x.postOff},
+		{name: "post", u32: &x.post},
+		{name: "fwd_off", u32: &x.fwdOff},
+		{name: "fwd", u32: &x.fwd},
+		{name: "cset", u32: &x.cset},
+		{name: "name_hash", u64: &x.nameHash},
+		{name: "rowid", i64: &x.rowid},
+	}
+}
+
+// write stores x in the tindex table through tx.
+func (x *termIndex) write(ctx context.Context, tx *sql.Tx) error {
+	ins, err := tx.PrepareContext(ctx, "INSERT INTO tindex(name, data) VALUES(?, ?)")
+	if err != nil {
+		return err
+	}
+	defer ins.Close()
+	put := func(name string, b []byte) error {
+		for first := true; first || len(b) > 0; first = false {
+			n := min(len(b), blobChunk)
+			if _, err := ins.ExecContext(ctx, name, b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
+		return nil
+	}
+	if err := put("dict", []byte(x.dict)); err != nil {
+		return err
+	}
+	var sets []string
+	for _, s := range x.csets {
+		sets = append(sets, strings.Join(s, " "))
+	}
+	if err := put("csets", []byte(strings.Join(sets, "\n"))); err != nil {
+		return err
+	}
+	buf := make([]byte, 0, blobChunk)
+	for _, a := range x.arrays() {
+		buf = buf[:0]
+		flush := func(force bool) error {
+			if len(buf) >= blobChunk || force {
+				if err := put(a.name, buf); err != nil {
+					return err
+				}
+				buf = buf[:0]
+			}
+			return nil
+		}
+		switch {
+		case a.u32 != nil:
+			for i, v := range *a.u32 {
+				buf = binary.LittleEndian.AppendUint32(buf, v)
+				if i%4096 == 4095 {
+					if err := flush(false); err != nil {
+						return err
+					}
+				}
+			}
+		case a.u64 != nil:
+			for i, v := range *a.u64 {
+				buf = binary.LittleEndian.AppendUint64(buf, v)
+				if i%4096 == 4095 {
+					if err := flush(false); err != nil {
+						return err
+					}
+				}
+			}
+		default:
+			for i, v := range *a.i64 {
+				buf = binary.LittleEndian.AppendUint64(buf, uint64(v))
+				if i%4096 == 4095 {
+					if err := flush(false); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		if err := flush(true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readTermIndex loads the term index of an index file with cards cards. It returns
+// errCorrupt when the arrays do not fit together.
+func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, error) {
+	rows, err := db.QueryContext(ctx, "SELECT name, data FROM tindex ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	x := &termIndex{n: cards}
+	arrs := x.arrays()
+	var dict, csets []byte
+	for rows.Next() {
+		var name string
+		var b sql.RawBytes
+		if err := rows.Scan(&name, &b); err != nil {
+			return nil, err
+		}
+		switch name {
+		case "dict":
+			dict = append(dict, b...)
+			continue
+		case "csets":
+			csets = append(csets, b...)
+			continue
+		}
+		i := slices.IndexFunc(arrs, func(a struct {
+			name string
+			u32  *[]uint32
+			u64  *[]uint64
+			i64  *[]int64
+		}) bool {
+			return a.name == name
+		})
+		if i < 0 {
+			return nil, errCorrupt
+		}
+		a := arrs[i]
+		switch {
+		case a.u32 != nil:
+			if len(b)%4 != 0 {
+				return nil, errCorrupt
+			}
+			s := slices.Grow(*a.u32, len(b)/4)
+			for j := 0; j < len(b); j += 4 {
+				s = append(s, binary.LittleEndian.Uint32(b[j:]))
+			}
+			*a.u32 = s
+		case a.u64 != nil:
+			if len(b)%8 != 0 {
+				return nil, errCorrupt
+			}
+			s := slices.Grow(*a.u64, len(b)/8)
+			for j := 0; j < len(b); j += 8 {
+				s = append(s, binary.LittleEndian.Uint64(b[j:]))
+			}
+			*a.u64 = s
+		default:
+			if len(b)%8 != 0 {
+				return nil, errCorrupt
+			}
+			s := slices.Grow(*a.i64, len(b)/8)
+			for j := 0; j < len(b); j += 8 {
+				s = append(s, int64(binary.LittleEndian.Uint64(b[j:])))
+			}
+			*a.i64 = s
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	x.dict = string(dict)
+	for s := range strings.SplitSeq(string(csets), "\n") {
+		x.csets = append(x.csets, strings.Fields(s))
+	}
+	if err := x.check(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// check verifies that the arrays fit together, so that searches cannot index out of
+// range.
+func (x *termIndex) check() error {
+	nt := len(x.dictOff) - 1
+	bad := nt < 0 || len(x.postOff) != nt+1 || len(x.fwdOff) != x.n+1 || len(x.cset) != x.n ||
+		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0
+	if !bad {
+		bad = !offsetsOK(x.dictOff, len(x.dict)) || !offsetsOK(x.postOff, len(x.post)) || !offsetsOK(x.fwdOff, len(x.fwd))
+	}
+	if !bad {
+		for _, v := range x.rev {
+			bad = bad || int(v) >= nt
+		}
+		for _, v := range x.post {
+			bad = bad || int(v) >= x.n
+		}
+		for _, v := range x.fwd {
+			bad = bad || int(v) >= nt
+		}
+		for _, v := range x.cset {
+			bad = bad || int(v) >= len(x.csets)
+		}
+	}
+	if bad {
+		return fmt.Errorf("term index: %w", errCorrupt)
+	}
+	return nil
+}
+
+// offsetsOK reports whether off starts at 0, never decreases and ends at n.
+func offsetsOK(off []uint32, n int) bool {
+	if len(off) == 0 || off[0] != 0 || int(off[len(off)-1]) != n {
+		return false
+	}
+	for i := 1; i < len(off); i++ {
+		if off[i] < off[i-1] {
+			return false
+		}
+	}
+	return true
+}
