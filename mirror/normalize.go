@@ -132,13 +132,18 @@ func isDigits(s string) bool {
 // deletions, substitutions and transpositions of adjacent runes), or max+1 when it
 // exceeds max.
 func editDistance(a, b []rune, max int) int {
+	return editDistanceRows(a, b, max, make([]int, 3*(len(b)+1)))
+}
+
+// editDistanceRows is editDistance with its scratch space rows, of 3*(len(b)+1) ints.
+func editDistanceRows(a, b []rune, max int, rows []int) int {
 	if d := len(a) - len(b); d > max || -d > max {
 		return max + 1
 	}
 	// Three rows: the one before the previous is needed for transpositions.
-	prev2 := make([]int, len(b)+1)
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
+	w := len(b) + 1
+	prev2, prev, cur := rows[:w], rows[w:2*w], rows[2*w:3*w]
+	clear(prev2)
 	for j := range prev {
 		prev[j] = j
 	}

@@ -321,11 +321,11 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 	var cands []cand
 	var ed editBuf
 	consider := func(id uint32) {
-		s := x.term(id)
-		if len(s) < n-k || s == t || (last && strings.HasPrefix(s, t)) || !typoEligible(s) {
+		if rn := int(x.typoLen[id]); rn == 0 || rn < n-k || rn > n+k {
 			return
 		}
-		if rn := utf8.RuneCountInString(s); rn < n-k || rn > n+k {
+		s := x.term(id)
+		if s == t || (last && strings.HasPrefix(s, t)) {
 			return
 		}
 		for _, c := range cands {
@@ -362,14 +362,19 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 }
 
 // editBuf is editDistance's scratch space, reused across candidates.
-type editBuf struct{ b []rune }
+type editBuf struct {
+	b    []rune
+	rows []int
+}
 
+// distance is editDistance(a, []rune(s), max) without allocating.
 func (e *editBuf) distance(a []rune, s string, max int) int {
 	e.b = e.b[:0]
 	for _, c := range s {
 		e.b = append(e.b, c)
 	}
-	return editDistance(a, e.b, max)
+	e.rows = slices.Grow(e.rows[:0], 3*(len(e.b)+1))[:3*(len(e.b)+1)]
+	return editDistanceRows(a, e.b, max, e.rows)
 }
 
 // idMatches returns the cards the query names by identifier, best first: the participant

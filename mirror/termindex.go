@@ -23,6 +23,9 @@ type termIndex struct {
 	// rev lists the typo-eligible terms (see typoEligible) sorted by their bytes read
 	// backwards, for the suffix half of typo candidates.
 	rev []uint32
+	// typoLen is each term's length in runes when it is typo-eligible, else 0; not
+	// stored, computed when the index is loaded.
+	typoLen []uint8
 
 	postOff []uint32 // term id → its start in post; len terms+1 (doc frequency = difference)
 	post    []uint32 // the card numbers of each term, ascending
@@ -52,6 +55,16 @@ func typoEligible(t string) bool {
 	}
 	n := utf8.RuneCountInString(t)
 	return n >= 4 && n <= maxVocabLen
+}
+
+// setTypoLen computes typoLen.
+func (x *termIndex) setTypoLen() {
+	x.typoLen = make([]uint8, x.terms())
+	for id := range x.typoLen {
+		if t := x.term(uint32(id)); typoEligible(t) {
+			x.typoLen[id] = uint8(utf8.RuneCountInString(t))
+		}
+	}
 }
 
 func (x *termIndex) terms() int { return len(x.dictOff) - 1 }
@@ -194,7 +207,6 @@ func (tb *termBuilder) add(terms, ccs []string, rowid int64, nameKey string) {
 func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 	// Cards in row id order: row id = rank<<32 | seq, so a counting sort by rank over
 	// the cards in sequence order.
-	nseq := len(tb.rowid)
 	var byRank [maxRankLen + 2]uint32
 	n := 0
 	for s, r := range tb.rowid {
@@ -216,7 +228,6 @@ func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 		order[byRank[k]] = uint32(s)
 		byRank[k]++
 	}
-	_ = nseq
 
 	// Doc frequencies by provisional id; terms of no remaining card are dropped.
 	df := make([]uint32, len(tb.terms))
@@ -461,6 +472,7 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 	if err := x.check(); err != nil {
 		return nil, err
 	}
+	x.setTypoLen()
 	return x, nil
 }
 
@@ -468,7 +480,7 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 // range.
 func (x *termIndex) check() error {
 	nt := len(x.dictOff) - 1
-	bad := nt < 0 || len(x.postOff) != nt+1 || len(x.fwdOff) != x.n+1 || len(x.cset) != x.n ||
+	bad := nt < 0 || len(x.dict) > 1<<32-1 || len(x.postOff) != nt+1 || len(x.fwdOff) != x.n+1 || len(x.cset) != x.n ||
 		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0
 	if !bad {
 		bad = !offsetsOK(x.dictOff, len(x.dict)) || !offsetsOK(x.postOff, len(x.post)) || !offsetsOK(x.fwdOff, len(x.fwd))
