@@ -161,9 +161,11 @@ func key(scheme, value string) string {
 // LookupDocumentType returns the code-list entry for a document type identifier, and
 // false when the code list has none (the identifier is non-standard).
 //
-// The scheme is compared ignoring case and surrounding white space; the value is
-// compared exactly (document type identifier values are case-sensitive in Peppol) after
-// trimming surrounding white space. For the peppol-doctype-wildcard scheme it also
+// The scheme is compared ignoring case and surrounding white space (leniently: the
+// Policy for use of Identifiers compares schemes exactly, but every scheme in the code
+// lists is lower case, so folding cannot confuse two entries); the value is compared
+// exactly (document type identifier values are case-sensitive in Peppol) after trimming
+// surrounding white space. For the peppol-doctype-wildcard scheme it also
 // applies the PINT wildcard rule of the Peppol Policy for use of Identifiers 4.3 (as
 // peppol-commons' PeppolWildcardSelector implements it): a trailing '*' on the
 // customization id is dropped, and when that value is not listed, '@'-separated parts
