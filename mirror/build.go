@@ -72,13 +72,13 @@ type BuildStats struct {
 const maxLoggedRecords = 20
 
 // buildCacheKiB is the page cache of the building connection.
-const buildCacheKiB = 256 << 10
+const buildCacheKiB = 32 << 10
 
 // progressEvery is the least time between two Progress calls.
 const progressEvery = 250 * time.Millisecond
 
 // Build imports every card of src into a new index file written beside path
-// (path + ".new-<random>", with a staging file path + ".stage-<random>"), fsyncs it and
+// (path + ".new-<random>"), fsyncs it and
 // renames it over path; an index already at path stays valid for readers that have it
 // open. Of several cards of one participant the last wins. A failure (or ctx cancelled)
 // leaves path untouched and removes the temporary files. It returns the error of src
@@ -94,14 +94,12 @@ func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) 
 		return stats, fmt.Errorf("mirror: build: %w", err)
 	}
 	tmp := path + ".new-" + hex.EncodeToString(rnd[:])
-	stage := path + ".stage-" + hex.EncodeToString(rnd[:])
 	defer func() {
-		os.Remove(stage)
 		if err != nil {
 			os.Remove(tmp)
 		}
 	}()
-	b, err := newBuilder(ctx, tmp, stage)
+	b, err := newBuilder(ctx, tmp)
 	if err != nil {
 		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
 	}
@@ -223,12 +221,10 @@ CREATE TABLE card(id INTEGER PRIMARY KEY, pid TEXT NOT NULL, name TEXT NOT NULL,
 CREATE TABLE pid(pid TEXT PRIMARY KEY, card INTEGER NOT NULL) WITHOUT ROWID;
 CREATE TABLE ident(key TEXT NOT NULL, card INTEGER NOT NULL, PRIMARY KEY(key, card)) WITHOUT ROWID;
 CREATE TABLE tindex(id INTEGER PRIMARY KEY, name TEXT NOT NULL, data BLOB NOT NULL);
-CREATE TABLE stage.sident(key TEXT NOT NULL, id INTEGER NOT NULL);
-CREATE TABLE stage.loser(id INTEGER PRIMARY KEY);
 `
 
-// newBuilder creates the index file tmp and its staging file.
-func newBuilder(ctx context.Context, tmp, stage string) (*builder, error) {
+// newBuilder creates the index file tmp.
+func newBuilder(ctx context.Context, tmp string) (*builder, error) {
 	q := "_pragma=" + urlq("journal_mode=OFF") + "&_pragma=" + urlq("synchronous=OFF") +
 		"&_pragma=" + urlq("cache_size=-"+strconv.Itoa(buildCacheKiB)) + "&_pragma=" + urlq("temp_store=FILE")
 	dsn, err := sqliteURI(tmp, q)
@@ -247,19 +243,6 @@ func newBuilder(ctx context.Context, tmp, stage string) (*builder, error) {
 	}
 	if b.conn, err = db.Conn(ctx); err != nil {
 		return fail(err)
-	}
-	stageURI, err := sqliteURI(stage, "")
-	if err != nil {
-		return fail(err)
-	}
-	for _, s := range []string{
-		"ATTACH DATABASE '" + strings.ReplaceAll(stageURI, "'", "''") + "' AS stage",
-		"PRAGMA stage.journal_mode=OFF", "PRAGMA stage.synchronous=OFF",
-		"PRAGMA stage.cache_size=-" + strconv.Itoa(buildCacheKiB/4),
-	} {
-		if _, err := b.conn.ExecContext(ctx, s); err != nil {
-			return fail(fmt.Errorf("%s: %w", s, err))
-		}
 	}
 	if _, err := b.conn.ExecContext(ctx, fmt.Sprintf(buildSchema, applicationID, SchemaVersion)); err != nil {
 		return fail(err)
@@ -414,6 +397,7 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 		}
 		p := prepareCard(c, seq, dtIDs)
 		tb.add(p.terms, p.cckeys, p.id, p.key)
+		tb.addIDs(p.pid, p.idents)
 		h := pidHash(p.pid)
 		if old, ok := seen[h]; ok {
 			bt.replaced = append(bt.replaced, replacedCard{old, p.pid})
@@ -529,8 +513,8 @@ func (m *multiInsert) close() {
 
 // inserts are the statements of the reading phase.
 type inserts struct {
-	docType     *sql.Stmt
-	card, ident *multiInsert
+	docType *sql.Stmt
+	card    *multiInsert
 }
 
 func (b *builder) prepareInserts(ctx context.Context) (*inserts, error) {
@@ -545,7 +529,6 @@ func (b *builder) prepareInserts(ctx context.Context) (*inserts, error) {
 		cols   int
 	}{
 		{&ins.card, "INSERT INTO card(id, pid, name, ccs, data) VALUES", 5},
-		{&ins.ident, "INSERT INTO stage.sident(key, id) VALUES", 2},
 	} {
 		if *m.m, err = newMultiInsert(ctx, b.tx, m.prefix, m.cols); err != nil {
 			ins.close()
@@ -560,23 +543,17 @@ func (ins *inserts) close() {
 		ins.docType.Close()
 	}
 	ins.card.close()
-	ins.ident.close()
 }
 
 func (ins *inserts) add(ctx context.Context, p *prepared) error {
 	if err := ins.card.add(ctx, p.id, p.pid, p.name, p.ccs, p.data); err != nil {
 		return err
 	}
-	for _, k := range p.idents {
-		if err := ins.ident.add(ctx, k, p.id); err != nil {
-			return err
-		}
-	}
 	return nil
 }
 
 func (ins *inserts) flush(ctx context.Context) error {
-	for _, m := range []*multiInsert{ins.card, ins.ident} {
+	for _, m := range []*multiInsert{ins.card} {
 		if err := m.flush(ctx); err != nil {
 			return err
 		}
@@ -598,8 +575,12 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 		}
 		return res, nil
 	}
+	tb := b.terms
+	if tb == nil {
+		tb = newTermBuilder()
+	}
+	b.terms = nil
 	// Of the cards of one participant the one read last wins.
-	notLoser := ""
 	losers := map[int64]bool{} // by import sequence
 	for _, r := range b.replaced {
 		res, err := exec("DELETE FROM card WHERE id = ? AND pid = ?", r.id, r.pid)
@@ -613,25 +594,14 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 		}
 		b.dups++
 		losers[r.id&0xffffffff] = true
-		if _, err := exec("INSERT INTO stage.loser(id) VALUES(?)", r.id); err != nil {
-			return err
-		}
-		notLoser = " AND id NOT IN (SELECT id FROM stage.loser)"
 	}
-	if _, err := exec("INSERT INTO pid(pid, card) SELECT pid, id FROM card WHERE true ORDER BY pid ON CONFLICT DO NOTHING"); err != nil {
-		return err
-	}
-	b.progress("indexing")
-	if _, err := exec("INSERT OR IGNORE INTO ident(key, card) SELECT key, id FROM stage.sident WHERE true" + notLoser + " ORDER BY key, id"); err != nil {
-		return err
-	}
-	b.progress("indexing")
 	t0 := time.Now()
-	tb := b.terms
-	if tb == nil {
-		tb = newTermBuilder()
+	if err := tb.writeIDs(ctx, b.tx, losers); err != nil {
+		return err
 	}
-	b.terms = nil
+	b.log.Debug("index build step", "sql", "pid and ident", "elapsed", time.Since(t0), "cpu", cpuTime())
+	b.progress("indexing")
+	t0 = time.Now()
 	x := tb.build(losers)
 	b.log.Debug("index build step", "sql", "term index", "elapsed", time.Since(t0), "cpu", cpuTime(), "terms", x.terms(), "postings", len(x.post))
 	t0 = time.Now()
@@ -649,7 +619,7 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 		return err
 	}
 	b.tx = nil
-	for _, s := range []string{"DETACH DATABASE stage", "PRAGMA journal_mode=DELETE"} {
+	for _, s := range []string{"PRAGMA journal_mode=DELETE"} {
 		if _, err := b.conn.ExecContext(ctx, s); err != nil {
 			return fmt.Errorf("%s: %w", s, err)
 		}

@@ -125,11 +125,42 @@ func OpenIndex(path string) (*Index, error) {
 	db.SetMaxIdleConns(readConns)
 	db.SetConnMaxIdleTime(0)
 	ix := &Index{db: db, path: path}
+	if err := ix.pinConns(); err != nil {
+		db.Close()
+		if strings.Contains(err.Error(), "not a database") {
+			err = ErrNotIndex
+		}
+		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
+	}
 	if err := ix.load(); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
 	}
 	return ix, nil
+}
+
+// pinConns opens all readConns connections now: each connection opens the path, and
+// Build may rename a new file over it at any time, so that a connection opened later
+// would read another file than the term index loaded from the first.
+func (ix *Index) pinConns() error {
+	ctx := context.Background()
+	conns := make([]*sql.Conn, 0, readConns)
+	defer func() {
+		for _, c := range conns {
+			c.Close() // back to the pool, which keeps readConns idle connections
+		}
+	}()
+	for range readConns {
+		c, err := ix.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		conns = append(conns, c)
+		if err := c.PingContext(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // load checks the file's identity and reads its meta and doc types.

@@ -171,6 +171,92 @@ type termBuilder struct {
 
 	csetIDs map[string]uint32
 	csets   [][]string
+
+	pids   []string   // card seq-1 → normalised participant id
+	idents []identRef // every card's compacted additional identifiers
+}
+
+// identRef is an additional identifier of the card with import sequence seq.
+type identRef struct {
+	key string
+	seq uint32
+}
+
+// addIDs records the next card's participant id and additional identifiers.
+func (tb *termBuilder) addIDs(pid string, idents []string) {
+	tb.pids = append(tb.pids, pid)
+	seq := uint32(len(tb.pids))
+	for _, k := range idents {
+		tb.idents = append(tb.idents, identRef{k, seq})
+	}
+}
+
+// writeIDs fills the pid and ident tables in key order, leaving out the cards in losers
+// (by sequence); of two cards with one participant id (left after a hash collision)
+// the later one is kept.
+func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, losers map[int64]bool) error {
+	seqs := make([]uint32, 0, len(tb.pids))
+	for i := range tb.pids {
+		if !losers[int64(i+1)] {
+			seqs = append(seqs, uint32(i+1))
+		}
+	}
+	slices.SortFunc(seqs, func(a, b uint32) int {
+		if c := strings.Compare(tb.pids[a-1], tb.pids[b-1]); c != 0 {
+			return c
+		}
+		return int(b) - int(a)
+	})
+	m, err := newMultiInsert(ctx, tx, "INSERT INTO pid(pid, card) VALUES", 2)
+	if err != nil {
+		return err
+	}
+	defer m.close()
+	for i, s := range seqs {
+		if i > 0 && tb.pids[seqs[i-1]-1] == tb.pids[s-1] {
+			continue
+		}
+		if err := m.add(ctx, tb.pids[s-1], tb.rowid[s-1]); err != nil {
+			return err
+		}
+	}
+	if err := m.flush(ctx); err != nil {
+		return err
+	}
+	tb.pids = nil
+
+	refs := slices.DeleteFunc(tb.idents, func(r identRef) bool { return losers[int64(r.seq)] })
+	slices.SortFunc(refs, func(a, b identRef) int {
+		if c := strings.Compare(a.key, b.key); c != 0 {
+			return c
+		}
+		return cmpInt64(tb.rowid[a.seq-1], tb.rowid[b.seq-1])
+	})
+	mi, err := newMultiInsert(ctx, tx, "INSERT INTO ident(key, card) VALUES", 2)
+	if err != nil {
+		return err
+	}
+	defer mi.close()
+	for i, r := range refs {
+		if i > 0 && refs[i-1].key == r.key && refs[i-1].seq == r.seq {
+			continue
+		}
+		if err := mi.add(ctx, r.key, tb.rowid[r.seq-1]); err != nil {
+			return err
+		}
+	}
+	tb.idents = nil
+	return mi.flush(ctx)
+}
+
+func cmpInt64(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func newTermBuilder() *termBuilder {
