@@ -185,12 +185,3 @@ func maxEdits(t string, n int) int {
 		return 2
 	}
 }
-
-// reverse returns s with its runes in reverse order.
-func reverse(s string) string {
-	r := []rune(s)
-	for i, j := 0, len(r)-1; i < j; i, j = i+1, j-1 {
-		r[i], r[j] = r[j], r[i]
-	}
-	return string(r)
-}

@@ -1,0 +1,144 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/peppolgate/peppolgate/mirror/export"
+)
+
+// TestEvaluatePaths checks the evaluation of name queries (a driving term's cards
+// enumerated from one posting list, by sorting, or through bitmaps) against a scan of
+// every card with the same matchers.
+func TestEvaluatePaths(t *testing.T) {
+	words := []string{"holding", "holdings", "hold", "holm", "holmen", "berg", "bergen", "berger",
+		"consult", "consulting", "consultancy", "bygg", "byggservice", "nord", "nordisk", "norden"}
+	countries := []string{"NO", "SE", "DK", "BE"}
+	r := rand.New(rand.NewPCG(1, 2))
+	var cards []*export.Card
+	for i := range 6000 {
+		n := 1 + r.IntN(3)
+		var name []string
+		for range n {
+			name = append(name, words[r.IntN(len(words))])
+		}
+		if r.IntN(3) == 0 {
+			name = append(name, "x"+strconv.Itoa(i%50))
+		}
+		cards = append(cards, card("0192:"+strconv.Itoa(100000+i), strings.Join(name, " "), countries[r.IntN(len(countries))]))
+	}
+	ix := buildIndex(t, cards...)
+	x := ix.terms
+	queries := []struct{ q, cc string }{
+		{"holding", ""}, {"ho", ""}, {"hol", "NO"}, {"holdinf", ""}, {"holdingz berg", ""},
+		{"berg", ""}, {"berg consultin", ""}, {"consulting berger", "SE"}, {"nordisk bygg", ""},
+		{"x1", ""}, {"x1 holding", ""}, {"b", ""}, {"holding holding", ""}, {"bergen nordisk", "DK"},
+		{"consultancy", ""}, {"consultansy", "BE"}, {"nordisk norden", ""}, {"zzz", ""},
+	}
+	for _, tt := range queries {
+		var ccOK []bool
+		if tt.cc != "" {
+			ccOK = x.countryOK(compactKey(tt.cc))
+		}
+		q := ix.compile(terms(tt.q), ccOK)
+		for _, limit := range []int{0, 7, 10000} {
+			got, gotTotal := ix.evaluate(q, limit, nil)
+			var want [3][]uint32
+			wantTotal := 0
+			for c := range uint32(x.n) {
+				how := q.matches(x, c)
+				if how == 0 {
+					continue
+				}
+				wantTotal++
+				tier := 1
+				switch {
+				case how == 2:
+					tier = 2
+				case x.nameHash[c] == q.nameKey:
+					tier = 0
+				}
+				if len(want[tier]) < limit {
+					want[tier] = append(want[tier], c)
+				}
+			}
+			if gotTotal != wantTotal {
+				t.Errorf("%q %q limit %d: total %d, want %d", tt.q, tt.cc, limit, gotTotal, wantTotal)
+			}
+			for i := range want {
+				if !slices.Equal(got[i], want[i]) {
+					t.Errorf("%q %q limit %d: tier %d = %v, want %v", tt.q, tt.cc, limit, i, got[i], want[i])
+				}
+			}
+		}
+	}
+	// The queries cover every path.
+	res, err := ix.Search(context.Background(), "ho", "", 25)
+	if err != nil || res.TotalCount <= sortLimit {
+		t.Errorf("ho: %d matches, want more than %d (bitmap path); %v", res.TotalCount, sortLimit, err)
+	}
+}
+
+func TestTermIndexDictionary(t *testing.T) {
+	ix := buildIndex(t, card("0192:1", "Berg Bergen Berger", "NO"), card("0192:2", "Ab Abc Abd Bb", "SE"))
+	x := ix.terms
+	var all []string
+	for id := range x.terms() {
+		all = append(all, x.term(uint32(id)))
+	}
+	if want := []string{"ab", "abc", "abd", "bb", "berg", "bergen", "berger"}; !slices.Equal(all, want) {
+		t.Fatalf("dictionary = %q, want %q", all, want)
+	}
+	for _, tt := range []struct {
+		p      string
+		lo, hi uint32
+	}{{"ab", 0, 3}, {"abc", 1, 2}, {"b", 3, 7}, {"berg", 4, 7}, {"c", 7, 7}, {"", 0, 7}, {"aa", 0, 0}} {
+		if lo, hi := x.prefixRange(tt.p); lo != tt.lo || hi != tt.hi {
+			t.Errorf("prefixRange(%q) = %d, %d; want %d, %d", tt.p, lo, hi, tt.lo, tt.hi)
+		}
+	}
+	if lo, hi := x.lookup("abe"); lo != hi {
+		t.Errorf("lookup(abe) = %d, %d", lo, hi)
+	}
+	var rev []string
+	for _, id := range x.rev {
+		rev = append(rev, x.term(id))
+	}
+	if want := []string{"berg", "bergen", "berger"}; !slices.Equal(rev, want) {
+		t.Errorf("rev = %q, want %q (typo-eligible terms by reversed bytes)", rev, want)
+	}
+	if lo, hi := x.suffixRange("en"); hi-lo != 1 || x.term(x.rev[lo]) != "bergen" {
+		t.Errorf("suffixRange(en) = %d, %d", lo, hi)
+	}
+	if got := x.docs(x.lowerBound("berg")); got != 1 {
+		t.Errorf("docs(berg) = %d", got)
+	}
+}
+
+func TestTermIndexCorrupt(t *testing.T) {
+	ix := buildIndex(t, card("0192:1", "Berg Bergen", "NO"), card("0192:2", "Ab", "SE"))
+	for name, spoil := range map[string]func(x *termIndex){
+		"posting beyond the cards":   func(x *termIndex) { x.post[0] = 99 },
+		"offsets past the end":       func(x *termIndex) { x.fwdOff[len(x.fwdOff)-1]++ },
+		"offsets decreasing":         func(x *termIndex) { x.dictOff[1], x.dictOff[2] = x.dictOff[2], x.dictOff[1] },
+		"term id beyond the terms":   func(x *termIndex) { x.fwd[0] = 1000 },
+		"country set beyond":         func(x *termIndex) { x.cset[0] = 7 },
+		"missing row ids":            func(x *termIndex) { x.rowid = x.rowid[:1] },
+		"reversed list out of range": func(x *termIndex) { x.rev = append(x.rev, 55) },
+	} {
+		x := *ix.terms
+		x.post, x.fwdOff, x.dictOff, x.fwd, x.cset, x.rev = slices.Clone(x.post), slices.Clone(x.fwdOff), slices.Clone(x.dictOff), slices.Clone(x.fwd), slices.Clone(x.cset), slices.Clone(x.rev)
+		spoil(&x)
+		if err := x.check(); !errors.Is(err, errCorrupt) {
+			t.Errorf("%s: check = %v", name, err)
+		}
+	}
+	if err := ix.terms.check(); err != nil {
+		t.Errorf("intact index: %v", err)
+	}
+}
