@@ -200,11 +200,13 @@ func TestScale(t *testing.T) {
 			fi.Size()>>20, st.Bytes>>20, float64(st.Bytes)/float64(st.Cards), procStatus("VmHWM"))
 		runtime.GC()
 	}
+	t0 := time.Now()
 	ix, err := OpenIndex(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ix.Close()
+	t.Logf("open: %v (term index: %d terms, %d postings); RSS %s", time.Since(t0).Round(time.Millisecond), ix.terms.terms(), len(ix.terms.post), procStatus("VmRSS"))
 	qs := queryMix(n, 1000)
 	ctx := context.Background()
 	byKind := map[string][]time.Duration{}
