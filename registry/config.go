@@ -26,6 +26,8 @@ const (
 	DefaultMaxCacheEntries = 10000
 	// DefaultSMPHostConcurrency is the default of Config.SMPHostConcurrency.
 	DefaultSMPHostConcurrency = 8
+	// DefaultServiceConcurrency is the default of Config.ServiceConcurrency.
+	DefaultServiceConcurrency = 8
 	// DefaultBreakerFailures is the default of Config.BreakerFailures.
 	DefaultBreakerFailures = 5
 	// DefaultBreakerWindow is the default of Config.BreakerWindow.
@@ -79,6 +81,9 @@ type Config struct {
 	// SMPHostConcurrency is the most requests in flight to one SMP host at once, over
 	// all lookups; further requests wait for a slot within their lookup's deadline (8).
 	SMPHostConcurrency int
+	// ServiceConcurrency is the most ServiceMetadata requests one Services call has in
+	// flight at once, within the SMPHostConcurrency cap over all lookups (8).
+	ServiceConcurrency int
 	// BreakerFailures is how many consecutive failures of an SMP host or of the
 	// Directory (timeouts, connection errors, 5xx; not 404, 429 or a cancelled
 	// request), the first at most BreakerWindow ago, open its circuit breaker (5).
@@ -160,8 +165,11 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxCacheEntries == 0 {
 		c.MaxCacheEntries = DefaultMaxCacheEntries
 	}
-	if c.SMPHostConcurrency < 0 || c.BreakerFailures < 0 {
-		return c, errors.New("registry: Config.SMPHostConcurrency and BreakerFailures must not be negative")
+	if c.SMPHostConcurrency < 0 || c.BreakerFailures < 0 || c.ServiceConcurrency < 0 {
+		return c, errors.New("registry: Config.SMPHostConcurrency, ServiceConcurrency and BreakerFailures must not be negative")
+	}
+	if c.ServiceConcurrency == 0 {
+		c.ServiceConcurrency = DefaultServiceConcurrency
 	}
 	if c.SMPHostConcurrency == 0 {
 		c.SMPHostConcurrency = DefaultSMPHostConcurrency

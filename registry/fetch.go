@@ -41,6 +41,43 @@ const (
 	// Peppol code list, its value does not fit the scheme's syntax, or its check digit
 	// fails. The message says which, and what to use instead when the list says.
 	WarnIdentifier = "identifier"
+
+	// WarnCertificateExpired: an endpoint's access point certificate has expired.
+	WarnCertificateExpired = "certificate_expired"
+	// WarnCertificateExpiring: an endpoint's certificate expires within 30 days.
+	WarnCertificateExpiring = "certificate_expiring"
+	// WarnCertificateNotPeppol: an endpoint's certificate issuer is not named like an
+	// OpenPeppol access point CA (G3 or G2, production or test).
+	WarnCertificateNotPeppol = "certificate_not_peppol"
+	// WarnServiceNotYetActive: an endpoint's activation date is in the future.
+	WarnServiceNotYetActive = "service_not_yet_active"
+	// WarnServiceExpired: an endpoint's expiration date has passed.
+	WarnServiceExpired = "service_expired"
+	// WarnEndpointNotHTTPS: an endpoint address is not an https URL.
+	WarnEndpointNotHTTPS = "endpoint_not_https"
+	// WarnEndpointPort: an endpoint address names a port other than 443.
+	WarnEndpointPort = "endpoint_port"
+	// WarnTransportProfileDeprecated: an endpoint's transport profile is deprecated in
+	// the Peppol code list.
+	WarnTransportProfileDeprecated = "transport_profile_deprecated"
+	// WarnTransportProfileRemoved: an endpoint's transport profile has been removed from
+	// the Peppol code list (e.g. AS2).
+	WarnTransportProfileRemoved = "transport_profile_removed"
+	// WarnTransportProfileUnknown: an endpoint's transport profile is not in the Peppol
+	// code list.
+	WarnTransportProfileUnknown = "transport_profile_unknown"
+	// WarnDocumentTypeDeprecated: a document type is deprecated in the Peppol code list.
+	WarnDocumentTypeDeprecated = "document_type_deprecated"
+	// WarnDocumentTypeRemoved: a document type has been removed from the Peppol code list.
+	WarnDocumentTypeRemoved = "document_type_removed"
+	// WarnDocumentTypeNonStandard: a document type is not in the Peppol code list.
+	WarnDocumentTypeNonStandard = "document_type_nonstandard"
+	// WarnDirectoryCardMissing: the SML and SMP know the participant but the Directory
+	// has no business card for it (lookups only).
+	WarnDirectoryCardMissing = "directory_card_missing"
+	// WarnDirectoryDocTypesMismatch: the Directory card's document types differ from
+	// those of the SMP's ServiceGroup (lookups only).
+	WarnDirectoryDocTypesMismatch = "directory_doctypes_mismatch"
 )
 
 // identifierNotes returns what the Peppol code list says is wrong or dated about id,
@@ -59,9 +96,13 @@ type smpOutcome struct {
 	// Directory card there is nothing to answer.
 	noSMPService error
 	warnings     []Warning
-	degraded     bool  // a warning stems from an upstream failure
-	err          error // DNS failure or SMP unavailable: the answer is unknown
-	what         string
+	// sgDocs are the document types of the ServiceGroup and sgFetched says it was
+	// read, so the Directory card can be compared with it.
+	sgDocs    []smp.Identifier
+	sgFetched bool
+	degraded  bool  // a warning stems from an upstream failure
+	err       error // DNS failure or SMP unavailable: the answer is unknown
+	what      string
 	// advice says what to do about err; "" means retry with exponential backoff.
 	advice string
 	// retryAfter is how long the caller should wait before retrying err; 0 when
@@ -126,6 +167,9 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 	for _, n := range identifierNotes(id) {
 		p.Warnings = append(p.Warnings, Warning{Code: WarnIdentifier, Message: n})
 	}
+	if so.sgFetched && do.err == nil {
+		p.Warnings = append(p.Warnings, directoryWarnings(do.rec, so.sgDocs)...)
+	}
 	degraded := so.degraded
 	if do.err != nil {
 		degraded = true
@@ -173,7 +217,7 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	}
 	rec.ServiceCount = len(sg.DocumentTypes)
 	if len(sg.DocumentTypes) == 0 {
-		return smpOutcome{rec: rec}
+		return smpOutcome{rec: rec, sgFetched: true}
 	}
 	doc := sg.DocumentTypes[0]
 	for _, d := range sg.DocumentTypes {
@@ -185,15 +229,19 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	start = time.Now()
 	sm, err := l.smp.ServiceMetadata(ctx, base, id, doc)
 	l.observeCall(UpstreamSMP, start, err)
+	out := smpOutcome{rec: rec, sgDocs: sg.DocumentTypes, sgFetched: true}
 	switch {
 	case errors.Is(err, smp.ErrNotFound):
-		return smpOutcome{rec: rec, warnings: []Warning{{Code: WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"}}}
+		out.warnings = []Warning{{Code: WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"}}
+		return out
 	case err != nil:
 		l.logRefusal(id, "ServiceMetadata", err)
-		return smpOutcome{rec: rec, degraded: true, warnings: []Warning{{Code: WarnEndpointUnavailable, Message: endpointWarning(err)}}}
+		out.degraded, out.warnings = true, []Warning{{Code: WarnEndpointUnavailable, Message: endpointWarning(err)}}
+		return out
 	}
 	rec.Endpoint = pickEndpoint(doc, sm)
-	return smpOutcome{rec: rec}
+	out.warnings = append(documentTypeWarnings(documentTypeInfo(doc)), recordEndpointWarnings(rec.Endpoint, l.cfg.Now())...)
+	return out
 }
 
 // pickEndpoint returns the AS4 endpoint of sm if there is one, else the first endpoint

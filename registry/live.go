@@ -32,6 +32,9 @@ type Live struct {
 	searches      *cache[*SearchResult]
 	lookupFlights flights[fetchResult]
 	searchFlights flights[searchOutcome]
+	// services and servicesFlights cache and coalesce Services calls (services.go).
+	services        *cache[*ServicesResult]
+	servicesFlights flights[servicesFetch]
 }
 
 var _ Registry = (*Live)(nil)
@@ -56,6 +59,7 @@ func NewLive(cfg Config) (*Live, error) {
 		dirBreaker: newBreaker(cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown),
 		lookups:    newCache[*Participant](cfg.MaxCacheEntries),
 		searches:   newCache[*SearchResult](cfg.MaxCacheEntries),
+		services:   newCache[*ServicesResult](cfg.MaxCacheEntries),
 	}, nil
 }
 

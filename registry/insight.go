@@ -1,0 +1,330 @@
+package registry
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/codelist"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+)
+
+// This file holds the checks behind the insight warnings: pure functions of SMP and
+// Directory data, the Peppol code lists and an instant (Config.Now), shared by Services
+// and Lookup.
+
+// expiringWithin is how close to its end a certificate's validity draws a
+// WarnCertificateExpiring warning.
+const expiringWithin = 30 * 24 * time.Hour
+
+// peppolAPCAs are the common names of the OpenPeppol access point issuing CAs, upper
+// case, with what each is. The full subjects, as peppol-commons' trust stores hold them
+// (phax/peppol-commons, peppol-commons/src/main/resources/truststore/readme.md, and the
+// issuer/subject assertions of its trust store tests for Config2018 and Config2025):
+//
+//	CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE                           (production, 2025-2035)
+//	CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE     (test, 2025-2035)
+//	CN=PEPPOL ACCESS POINT CA - G2,O=OpenPEPPOL AISBL,C=BE                           (production, 2018-2028)
+//	CN=PEPPOL ACCESS POINT TEST CA - G2,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE     (test, 2018-2028)
+//
+// G2 is kept: its certificates stay valid while the network migrates to G3. Only the
+// common name is compared, because without the CA certificates the chain is not
+// verified anyway, so matching the other attributes would add no assurance (and
+// simulated test PKIs such as netsim's name their organisation differently).
+var peppolAPCAs = map[string]string{
+	"PEPPOL ACCESS POINT CA - G3":      "PEPPOL ACCESS POINT CA - G3 (production)",
+	"PEPPOL ACCESS POINT TEST CA - G3": "PEPPOL ACCESS POINT TEST CA - G3 (test network)",
+	"PEPPOL ACCESS POINT CA - G2":      "PEPPOL ACCESS POINT CA - G2 (production, previous generation)",
+	"PEPPOL ACCESS POINT TEST CA - G2": "PEPPOL ACCESS POINT TEST CA - G2 (test network, previous generation)",
+}
+
+// peppolCA returns the description of the OpenPeppol AP CA named by the issuer DN, and
+// whether it names one.
+func peppolCA(issuer string) (string, bool) {
+	cn := strings.ToUpper(strings.Join(strings.Fields(dnAttribute(issuer, "CN")), " "))
+	name, ok := peppolAPCAs[cn]
+	return name, ok
+}
+
+// dnAttribute returns the value of the first attribute typ (e.g. "CN") of an RFC 4514
+// distinguished name, unescaped; "" when there is none. Separators are ',' or ';'
+// outside quotes and not escaped.
+func dnAttribute(dn, typ string) string {
+	var (
+		parts  []string
+		cur    strings.Builder
+		quoted bool
+	)
+	for i := 0; i < len(dn); i++ {
+		c := dn[i]
+		switch {
+		case c == '\\' && i+1 < len(dn):
+			cur.WriteByte(c)
+			cur.WriteByte(dn[i+1])
+			i++
+		case c == '"':
+			quoted = !quoted
+			cur.WriteByte(c)
+		case (c == ',' || c == ';' || c == '+') && !quoted:
+			parts = append(parts, cur.String())
+			cur.Reset()
+		default:
+			cur.WriteByte(c)
+		}
+	}
+	parts = append(parts, cur.String())
+	for _, p := range parts {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok || !strings.EqualFold(strings.TrimSpace(k), typ) {
+			continue
+		}
+		v = strings.Trim(strings.TrimSpace(v), `"`)
+		var b strings.Builder
+		for i := 0; i < len(v); i++ {
+			if v[i] == '\\' && i+1 < len(v) {
+				i++
+			}
+			b.WriteByte(v[i])
+		}
+		return b.String()
+	}
+	return ""
+}
+
+// documentTypeInfo is id with what the document type code list says about it.
+func documentTypeInfo(id smp.Identifier) CodeInfo {
+	ci := CodeInfo{ID: id.String(), Scheme: id.Scheme, Value: id.Value}
+	d, ok := codelist.LookupDocumentType(id.Scheme, id.Value)
+	if !ok {
+		ci.NonStandard = true
+		return ci
+	}
+	ci.Name, ci.State, ci.Category = d.Name, string(d.State), d.Category
+	return ci
+}
+
+// processInfo is id with what the process code list says about it. The "no process"
+// identifier (busdox:noprocess) is standard; the zero id (an SMP 2.0 entry for every
+// process) gets a name saying so.
+func processInfo(id smp.Identifier) CodeInfo {
+	ci := CodeInfo{ID: id.String(), Scheme: id.Scheme, Value: id.Value}
+	switch {
+	case id.IsZero():
+		ci.Name = "any process (the SMP names none)"
+		return ci
+	case id.Value == smp.NoProcess:
+		ci.Name, ci.State = "no process", string(codelist.StateActive)
+		return ci
+	}
+	p, ok := codelist.LookupProcess(id.Scheme, id.Value)
+	if !ok {
+		ci.NonStandard = true
+		return ci
+	}
+	ci.Name, ci.State = p.Name, string(p.State)
+	return ci
+}
+
+// transportProfileInfo is the profile id with what the transport profile code list
+// says about it.
+func transportProfileInfo(id string) TransportProfileInfo {
+	ti := TransportProfileInfo{ID: id}
+	p, ok := codelist.LookupTransportProfile(id)
+	if !ok {
+		ti.NonStandard = true
+		return ti
+	}
+	ti.Name, ti.State, ti.Protocol = p.Name, string(p.State), p.Protocol
+	return ti
+}
+
+// certificateInfo is c with its checks at now; nil for nil.
+func certificateInfo(c *smp.Certificate, now time.Time) *CertificateInfo {
+	if c == nil {
+		return nil
+	}
+	ci := &CertificateInfo{
+		Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber,
+		NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256,
+		DaysRemaining: daysUntil(c.NotAfter, now),
+		Expired:       !now.Before(c.NotAfter),
+	}
+	ci.PeppolCAName, ci.PeppolCA = peppolCA(c.Issuer)
+	return ci
+}
+
+// daysUntil returns the whole days from now to t, rounded down (negative once t has
+// passed).
+func daysUntil(t, now time.Time) int {
+	return int(math.Floor(t.Sub(now).Hours() / 24))
+}
+
+// endpointInfo is ep with the endpoint checks applied at now.
+func endpointInfo(ep smp.Endpoint, now time.Time) EndpointInfo {
+	ei := EndpointInfo{
+		TransportProfile: transportProfileInfo(ep.TransportProfile),
+		URL:              ep.Address,
+		ActivationDate:   ep.ActivationDate,
+		ExpirationDate:   ep.ExpirationDate,
+		Certificate:      certificateInfo(ep.Certificate, now),
+	}
+	ei.Warnings = endpointWarnings(ei, now)
+	return ei
+}
+
+// endpointWarnings gathers the warnings of every endpoint check: certificate, service
+// dates, URL and transport profile.
+func endpointWarnings(e EndpointInfo, now time.Time) []Warning {
+	var ws []Warning
+	ws = append(ws, certificateWarnings(e.Certificate, now)...)
+	ws = append(ws, serviceDateWarnings(e.ActivationDate, e.ExpirationDate, now)...)
+	ws = append(ws, endpointURLWarnings(e.URL)...)
+	ws = append(ws, transportProfileWarnings(e.TransportProfile)...)
+	return ws
+}
+
+// certificateWarnings checks an access point certificate at now: expired, expiring
+// within 30 days, issuer not an OpenPeppol AP CA. None for nil (no certificate to
+// check).
+func certificateWarnings(c *CertificateInfo, now time.Time) []Warning {
+	if c == nil {
+		return nil
+	}
+	var ws []Warning
+	day := c.NotAfter.UTC().Format(time.DateOnly)
+	switch {
+	case !now.Before(c.NotAfter):
+		ws = append(ws, Warning{Code: WarnCertificateExpired, Message: fmt.Sprintf("the access point certificate expired on %s (%s ago): senders' access points will refuse to deliver to this endpoint; the participant's access point provider must renew it and update the SMP", day, plural(-daysUntil(c.NotAfter, now), "day"))})
+	case c.NotAfter.Sub(now) <= expiringWithin:
+		ws = append(ws, Warning{Code: WarnCertificateExpiring, Message: fmt.Sprintf("the access point certificate expires on %s (in %s): delivery will fail from then unless the access point provider renews it and updates the SMP in time", day, plural(daysUntil(c.NotAfter, now), "day"))})
+	}
+	if _, ok := peppolCA(c.Issuer); !ok && strings.TrimSpace(c.Issuer) != "" {
+		ws = append(ws, Warning{Code: WarnCertificateNotPeppol, Message: "the access point certificate is issued by " + c.Issuer + ", not by an OpenPeppol access point CA (PEPPOL ACCESS POINT CA - G3 or its test CA): Peppol access points will not trust it; check the endpoint with the participant's access point provider"})
+	}
+	return ws
+}
+
+// plural renders n and unit, "1 day" or "3 days".
+func plural(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return fmt.Sprintf("%d %ss", n, unit)
+}
+
+// serviceDateWarnings checks an endpoint's activation and expiration dates at now.
+func serviceDateWarnings(activation, expiration *time.Time, now time.Time) []Warning {
+	var ws []Warning
+	if activation != nil && now.Before(*activation) {
+		ws = append(ws, Warning{Code: WarnServiceNotYetActive, Message: "the endpoint becomes active on " + activation.UTC().Format(time.RFC3339) + ": documents sent before then may be refused; wait until then or ask the participant for another channel"})
+	}
+	if expiration != nil && !now.Before(*expiration) {
+		ws = append(ws, Warning{Code: WarnServiceExpired, Message: "the endpoint expired on " + expiration.UTC().Format(time.RFC3339) + ": senders' access points will not deliver to it; the participant's access point provider must renew the SMP registration"})
+	}
+	return ws
+}
+
+// endpointURLWarnings checks an endpoint address: https, and port 443 when a port is
+// given (a missing port is https's 443).
+func endpointURLWarnings(raw string) []Warning {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || u.Host == "" {
+		return []Warning{{Code: WarnEndpointNotHTTPS, Message: "the endpoint address is not a valid https URL, so no access point can deliver to it; the participant's access point provider must fix the SMP registration"}}
+	}
+	var ws []Warning
+	if !strings.EqualFold(u.Scheme, "https") {
+		ws = append(ws, Warning{Code: WarnEndpointNotHTTPS, Message: "the endpoint address uses " + u.Scheme + ", not https, which Peppol AS4 requires: senders' access points will refuse it; the participant's access point provider must publish an https endpoint"})
+	}
+	if p := u.Port(); p != "" && p != "443" {
+		ws = append(ws, Warning{Code: WarnEndpointPort, Message: "the endpoint listens on port " + p + ", not 443, which Peppol requires: many senders' firewalls and access points will not connect; the participant's access point provider should move it to 443"})
+	}
+	return ws
+}
+
+// transportProfileWarnings checks a transport profile against the code list.
+func transportProfileWarnings(t TransportProfileInfo) []Warning {
+	switch {
+	case t.NonStandard:
+		return []Warning{{Code: WarnTransportProfileUnknown, Message: "the transport profile " + t.ID + " is not in the Peppol code list, so Peppol access points will not use this endpoint; the only active profile is " + smp.TransportAS4}}
+	case t.State == string(codelist.StateRemoved):
+		return []Warning{{Code: WarnTransportProfileRemoved, Message: "the transport profile " + t.ID + " (" + t.Name + ") has been removed from Peppol, so no access point sends over it; the participant needs an endpoint with " + smp.TransportAS4}}
+	case t.State == string(codelist.StateDeprecated):
+		return []Warning{{Code: WarnTransportProfileDeprecated, Message: "the transport profile " + t.ID + " (" + t.Name + ") is deprecated in the Peppol code list and will be removed; the participant should add an endpoint with " + smp.TransportAS4}}
+	}
+	return nil
+}
+
+// documentTypeWarnings checks a document type against the code list.
+func documentTypeWarnings(d CodeInfo) []Warning {
+	switch {
+	case d.NonStandard:
+		return []Warning{{Code: WarnDocumentTypeNonStandard, Message: "the document type " + d.ID + " is not in the Peppol code list (version " + codelist.Version + "): it may be a community extension or a typo, and most senders cannot produce it"}}
+	case d.State == string(codelist.StateRemoved):
+		return []Warning{{Code: WarnDocumentTypeRemoved, Message: "the document type " + d.Name + " has been removed from the Peppol code list, so senders no longer send it; the participant should register its successor"}}
+	case d.State == string(codelist.StateDeprecated):
+		return []Warning{{Code: WarnDocumentTypeDeprecated, Message: "the document type " + d.Name + " is deprecated in the Peppol code list and will be removed; senders should prefer its successor if the participant lists it"}}
+	}
+	return nil
+}
+
+// directoryWarnings compares the Directory card with the document types the SMP's
+// ServiceGroup lists, for a participant whose SMP knows it: a missing card, or doc
+// types that differ (schemes compared ignoring case, values exactly).
+func directoryWarnings(card *DirectoryRecord, smpDocs []smp.Identifier) []Warning {
+	if card == nil {
+		return []Warning{{Code: WarnDirectoryCardMissing, Message: "the participant is registered in the SML and its SMP but has no Peppol Directory business card, so senders searching the Directory will not find it; its SMP provider should publish the card"}}
+	}
+	key := func(scheme, value string) string { return strings.ToLower(scheme) + "::" + value }
+	inSMP := make(map[string]bool, len(smpDocs))
+	for _, d := range smpDocs {
+		inSMP[key(d.Scheme, d.Value)] = true
+	}
+	inCard := make(map[string]bool, len(card.DocTypes))
+	for _, d := range card.DocTypes {
+		inCard[key(d.Scheme, d.Value)] = true
+	}
+	var notOnCard, notInSMP int
+	for k := range inSMP {
+		if !inCard[k] {
+			notOnCard++
+		}
+	}
+	for k := range inCard {
+		if !inSMP[k] {
+			notInSMP++
+		}
+	}
+	if notOnCard == 0 && notInSMP == 0 {
+		return nil
+	}
+	return []Warning{{Code: WarnDirectoryDocTypesMismatch, Message: fmt.Sprintf("the Peppol Directory card and the SMP disagree on the document types: %s the SMP lists %s missing from the card, and %s on the card %s not listed by the SMP; the SMP decides what can be delivered, so trust smp and ask the SMP provider to republish the card",
+		plural(notOnCard, "document type"), isAre(notOnCard), plural(notInSMP, "document type"), isAre(notInSMP))}}
+}
+
+// isAre returns "is" for 1 and "are" otherwise.
+func isAre(n int) string {
+	if n == 1 {
+		return "is"
+	}
+	return "are"
+}
+
+// recordEndpointWarnings applies the endpoint checks at now to the one endpoint of a
+// participant record; none for nil.
+func recordEndpointWarnings(ep *Endpoint, now time.Time) []Warning {
+	if ep == nil {
+		return nil
+	}
+	ei := EndpointInfo{
+		TransportProfile: transportProfileInfo(ep.TransportProfile),
+		URL:              ep.URL,
+		ActivationDate:   ep.ActivationDate,
+		ExpirationDate:   ep.ExpirationDate,
+	}
+	if c := ep.Certificate; c != nil {
+		ei.Certificate = certificateInfo(&smp.Certificate{Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber, NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256}, now)
+	}
+	return endpointWarnings(ei, now)
+}
