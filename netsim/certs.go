@@ -12,39 +12,77 @@ import (
 )
 
 // pki holds the certificates of a running network: a test CA for access points, one
-// for SMPs, an ECDSA P-256 certificate per access point and a signing key and
-// certificate per SMP host. Keys are random (crypto/rand), so certificates differ
-// between runs; their subjects, serials and validity come from the Dataset.
+// for SMPs, a non-Peppol CA, an ECDSA P-256 certificate per access point and a signing
+// key and certificate per SMP host. Keys are random (crypto/rand), so certificates
+// differ between runs; their subjects, serials and validity come from the Dataset.
 type pki struct {
-	apCA  []byte   // DER
-	smpCA []byte   // DER
-	ap    [][]byte // DER per Dataset.AccessPoints entry
-	smp   [][]byte // DER per Dataset.SMPHosts entry
-	smpKy []*ecdsa.PrivateKey
+	apCA    []byte   // DER
+	smpCA   []byte   // DER
+	otherCA []byte   // DER of the non-Peppol CA of AccessPoint.NonPeppolCA
+	ap      [][]byte // DER per Dataset.AccessPoints entry
+	smp     [][]byte // DER per Dataset.SMPHosts entry
+	smpKy   []*ecdsa.PrivateKey
 }
 
-// Certificate subjects, shaped like the real OpenPeppol test PKI.
+// CA subjects. The simulated Peppol CAs carry the subjects of the real OpenPeppol PKI
+// G3 (2025) test CAs, so that code checking "issued by a Peppol AP CA" accepts netsim's
+// access points; the access point certificates themselves say OU=PEPPOL TEST AP, as
+// test-PKI certificates do. The real subjects, as phax/peppol-commons asserts them for
+// the 2025 trust stores (peppol-commons/src/test/java/com/helger/peppol/security/
+// PeppolTrustStoresTest.java, Config2025; the aliases are listed in its README,
+// "peppol access point test ca - g3 (peppol root test ca - g3)"), are:
+//
+//	production AP CA:  CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE
+//	production SMP CA: CN=PEPPOL SERVICE METADATA PUBLISHER CA - G3,O=OpenPEPPOL AISBL,C=BE
+//	production root:   CN=PEPPOL Root CA - G3,O=OpenPEPPOL AISBL,C=BE
+//	test AP CA:        CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE
+//	test SMP CA:       CN=PEPPOL SERVICE METADATA PUBLISHER TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE
+//	test root:         CN=PEPPOL Root TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE
+//
+// netsim's CAs are self-signed (there is no simulated root), so only their subjects
+// match: a chain check against the real trust store fails, as it must.
 const (
 	apCAName  = "PEPPOL ACCESS POINT TEST CA - G2"
 	smpCAName = "PEPPOL SERVICE METADATA PUBLISHER TEST CA - G2"
+	caOU      = "FOR TEST ONLY"
 	caOrg     = "NetSim Peppol Test PKI"
+	caCountry = "BE"
+
+	// otherCAName is the self-made CA of AccessPoint.NonPeppolCA certificates.
+	otherCAName    = "Example Corp Issuing CA"
+	otherCAOrg     = "Example Corp"
+	otherCACountry = "NL"
 )
 
 func newPKI(ds *Dataset) (*pki, error) {
 	p := &pki{}
 	notBefore := ds.Now.AddDate(-3, 0, 0)
 	notAfter := ds.Now.AddDate(7, 0, 0)
-	apCA, apCAKey, err := selfSigned(apCAName, notBefore, notAfter)
+	apCA, apCAKey, err := selfSigned(peppolCASubject(apCAName), notBefore, notAfter)
 	if err != nil {
 		return nil, err
 	}
-	smpCA, smpCAKey, err := selfSigned(smpCAName, notBefore, notAfter)
+	smpCA, smpCAKey, err := selfSigned(peppolCASubject(smpCAName), notBefore, notAfter)
 	if err != nil {
 		return nil, err
 	}
 	p.apCA, p.smpCA = apCA.Raw, smpCA.Raw
+	var otherCA *x509.Certificate
+	var otherCAKey *ecdsa.PrivateKey
 	for _, a := range ds.AccessPoints {
-		der, _, err := leaf(apCA, apCAKey, a.Serial, pkix.Name{
+		ca, caKey := apCA, apCAKey
+		if a.NonPeppolCA {
+			if otherCA == nil {
+				otherCA, otherCAKey, err = selfSigned(pkix.Name{CommonName: otherCAName,
+					Organization: []string{otherCAOrg}, Country: []string{otherCACountry}}, notBefore, notAfter)
+				if err != nil {
+					return nil, err
+				}
+				p.otherCA = otherCA.Raw
+			}
+			ca, caKey = otherCA, otherCAKey
+		}
+		der, _, err := leaf(ca, caKey, a.Serial, pkix.Name{
 			CommonName: a.SeatID, OrganizationalUnit: []string{"PEPPOL TEST AP"},
 			Organization: []string{a.Organisation}, Country: []string{a.Country},
 		}, a.NotBefore, a.NotAfter)
@@ -75,14 +113,19 @@ func smpCertificateUID(h SMPHost) string {
 	return "C=BE,O=NetSim SMP " + h.Name + ",OU=PEPPOL TEST SMP,CN=" + h.SeatID
 }
 
-func selfSigned(cn string, notBefore, notAfter time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+// peppolCASubject is the subject of a simulated OpenPeppol test CA called cn.
+func peppolCASubject(cn string) pkix.Name {
+	return pkix.Name{CommonName: cn, OrganizationalUnit: []string{caOU}, Organization: []string{caOrg}, Country: []string{caCountry}}
+}
+
+func selfSigned(subject pkix.Name, notBefore, notAfter time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("netsim: generate CA key: %w", err)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: cn, OrganizationalUnit: []string{"FOR TEST ONLY"}, Organization: []string{caOrg}, Country: []string{"BE"}},
+		Subject:               subject,
 		NotBefore:             notBefore,
 		NotAfter:              notAfter,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign,

@@ -18,8 +18,9 @@ import (
 	"github.com/peppolgate/peppolgate/peppol"
 )
 
-// Well-known participants that every generated Dataset contains, at the front of
-// Dataset.Participants in this order, so that tests can rely on them.
+// Well-known participants that every generated production Dataset contains, at the
+// front of Dataset.Participants in this order, so that tests can rely on them. The
+// participants built to trigger warnings (showcase.go) come after every other one.
 const (
 	// KnownBelgian is a Belgian company in the SML and the Directory (SMP host 0, the
 	// host with a base path).
@@ -53,6 +54,56 @@ const (
 	// KnownAustralian is an Australian company registered by ABN that accepts PINT
 	// A-NZ invoices (a peppol-doctype-wildcard document type).
 	KnownAustralian = "0151:51824753556"
+
+	// The showcase participants below each trigger one warning of a participant lookup
+	// (issue 9) and nothing else, unless said otherwise: Belgian companies in the SML,
+	// their SMP and the Directory (with the SMP's document types), received over AS4
+	// at an https URL on port 443 by an access point with a valid certificate of the
+	// simulated Peppol CA, every ServiceActivationDate a year before Dataset.Now and no
+	// ServiceExpirationDate. They come after every other participant of the dataset.
+
+	// KnownCertExpired's endpoints carry an access point certificate that expired 15
+	// days before Dataset.Now (warning: certificate expired).
+	KnownCertExpired = "0088:5400000000010"
+	// KnownCertExpiring's endpoints carry an access point certificate that expires 10
+	// days after Dataset.Now (warning: certificate expiring within 30 days).
+	KnownCertExpiring = "0088:5400000000027"
+	// KnownCertValid is the control: a certificate valid for 400 more days and no
+	// warning at all.
+	KnownCertValid = "0088:5400000000034"
+	// KnownCertNonPeppolCA's endpoints carry a valid certificate issued by "Example
+	// Corp Issuing CA", not by a Peppol access point CA (warning: certificate not
+	// issued by a Peppol AP CA).
+	KnownCertNonPeppolCA = "0088:5400000000041"
+	// KnownServiceNotYetActive's endpoints have a ServiceActivationDate 20 days after
+	// Dataset.Now (warning: service not yet active).
+	KnownServiceNotYetActive = "0088:5400000000058"
+	// KnownServiceExpired's endpoints have a ServiceExpirationDate 10 days before
+	// Dataset.Now (warning: service expired).
+	KnownServiceExpired = "0088:5400000000065"
+	// KnownHTTPEndpoint's endpoints have a plain http URL (warning: non-https endpoint).
+	KnownHTTPEndpoint = "0088:5400000000072"
+	// KnownPort8443's endpoints are https on port 8443 (warning: non-443 endpoint).
+	KnownPort8443 = "0088:5400000000089"
+	// KnownAS2Only receives only over TransportAS2, the removed
+	// busdox-transport-as2-ver2p0 profile, and has no AS4 endpoint (warning:
+	// deprecated transport profile).
+	KnownAS2Only = "0088:5400000000096"
+	// KnownDeprecatedDocType receives the Peppol BIS Billing invoice plus the deprecated
+	// UBL.BE Invoice 3.0 (DocTypeUBLBEInvoice) and the removed XRechnung UBL Invoice
+	// V1.2 (DocTypeXRechnung12Invoice) (warning: deprecated document type, twice).
+	KnownDeprecatedDocType = "0088:5400000000102"
+	// KnownNonStandardDocType receives the Peppol BIS Billing invoice plus
+	// DocTypeNonStandard, which no Peppol code list has (non-standard id flagged).
+	KnownNonStandardDocType = "0088:5400000000119"
+	// KnownManyDocTypes receives ManyDocTypes active code-list document types on one
+	// SMP host, so that a client's bound on concurrent ServiceMetadata requests shows
+	// in SMPHits.MaxInFlight.
+	KnownManyDocTypes = "0088:5400000000126"
+	// KnownDirectoryMismatch's SMP lists invoice, credit note and order; its Directory
+	// card lists invoice and despatch advice (warning: Directory doc types disagree
+	// with the SMP). KnownSMLOnly is the participant without a Directory card.
+	KnownDirectoryMismatch = "0088:5400000000133"
 )
 
 // DatasetConfig parameterises Generate.
@@ -61,6 +112,9 @@ type DatasetConfig struct {
 	Seed int64
 	// Participants is the number of participants, well-known ones included; values
 	// below the number of well-known participants are raised to it. Zero means 200.
+	// The showcase participants (KnownCertExpired and the others of showcase.go) come
+	// on top of this number, so that adding them changed no other participant. The
+	// test network ignores it.
 	Participants int
 	// SMPHosts is the number of simulated SMP hosts. Zero means 4.
 	SMPHosts int
@@ -68,7 +122,20 @@ type DatasetConfig struct {
 	// dates) are drawn around. Zero means the current day at 00:00 UTC, so a dataset
 	// generated without Now is reproducible within one UTC day only.
 	Now time.Time
+	// Network selects the participants: NetworkTest gives the small, distinct test
+	// network (TestKnown* participants); anything else, empty included, gives the
+	// production network.
+	Network string
 }
+
+// Network names for DatasetConfig.Network and Dataset.Network.
+const (
+	// NetworkProduction is the simulated production network (Known* participants).
+	NetworkProduction = "production"
+	// NetworkTest is the simulated test network (TestKnown* participants), served
+	// under sml.ZoneTest.
+	NetworkTest = "test"
+)
 
 // Dataset is a synthetic Peppol network: participants with their SMP registrations and
 // Directory business cards, the SMP hosts serving them and the access points they use.
@@ -78,6 +145,9 @@ type Dataset struct {
 	Seed int64
 	// Now is the reference instant of all validity dates.
 	Now time.Time
+	// Network is NetworkProduction or NetworkTest; Start serves a test network under
+	// sml.ZoneTest unless Config.Zone says otherwise.
+	Network string
 	// Participants are the participants, well-known ones first.
 	Participants []Participant
 	// SMPHosts are the simulated SMP hosts; Participant.SMPHost indexes this slice.
@@ -171,6 +241,9 @@ type AccessPoint struct {
 	NotBefore, NotAfter time.Time
 	// Serial is the certificate serial number.
 	Serial int64
+	// NonPeppolCA makes the certificate issued by a self-made "Example Corp Issuing
+	// CA" instead of the simulated Peppol access point CA.
+	NonPeppolCA bool
 }
 
 // Subject returns the certificate subject in the RFC 4514 order SMPs print:
@@ -308,6 +381,9 @@ func Generate(cfg DatasetConfig) *Dataset {
 	if now.IsZero() {
 		now = time.Now().UTC().Truncate(24 * time.Hour)
 	}
+	if cfg.Network == NetworkTest {
+		return generateTest(cfg, now.UTC())
+	}
 	g := &generator{
 		r:    rand.New(rand.NewPCG(uint64(cfg.Seed), 0x9e3779b97f4a7c15)),
 		now:  now.UTC(),
@@ -315,8 +391,9 @@ func Generate(cfg DatasetConfig) *Dataset {
 		ds: &Dataset{
 			Seed:         cfg.Seed,
 			Now:          now.UTC(),
-			Participants: make([]Participant, 0, cfg.Participants),
-			index:        make(map[string]int, cfg.Participants),
+			Network:      NetworkProduction,
+			Participants: make([]Participant, 0, cfg.Participants+len(showcaseIDs)),
+			index:        make(map[string]int, cfg.Participants+len(showcaseIDs)),
 		},
 	}
 	for _, c := range countries {
@@ -328,6 +405,7 @@ func Generate(cfg DatasetConfig) *Dataset {
 	for len(g.ds.Participants) < cfg.Participants {
 		g.company(cfg.Participants - len(g.ds.Participants))
 	}
+	g.showcase(cfg.Seed)
 	for i := range g.ds.Participants {
 		g.ds.index[g.ds.Participants[i].ID.String()] = i
 	}

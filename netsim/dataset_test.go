@@ -24,14 +24,14 @@ func TestGenerateDeterministic(t *testing.T) {
 
 func TestGenerateDefaults(t *testing.T) {
 	d := Generate(DatasetConfig{Seed: 1, Now: testNow})
-	if len(d.Participants) != 200 || len(d.SMPHosts) != 4 {
-		t.Fatalf("defaults: %d participants, %d hosts; want 200, 4", len(d.Participants), len(d.SMPHosts))
+	if len(d.Participants) != 200+len(showcaseIDs) || len(d.SMPHosts) != 4 {
+		t.Fatalf("defaults: %d participants, %d hosts; want 200 + %d showcase, 4", len(d.Participants), len(d.SMPHosts), len(showcaseIDs))
 	}
 	if !d.Now.Equal(testNow) {
 		t.Errorf("Now = %v", d.Now)
 	}
 	small := Generate(DatasetConfig{Seed: 1, Participants: 3, SMPHosts: 1, Now: testNow})
-	if len(small.Participants) < 14 {
+	if len(small.Participants) < 14+len(showcaseIDs) {
 		t.Errorf("tiny config: %d participants; the well-known ones must all be present", len(small.Participants))
 	}
 	for _, p := range small.Participants {
@@ -43,7 +43,7 @@ func TestGenerateDefaults(t *testing.T) {
 
 func TestGenerateShape(t *testing.T) {
 	d := Generate(DatasetConfig{Seed: 3, Participants: 2000, Now: testNow})
-	if got := len(d.Participants); got != 2000 {
+	if got := len(d.Participants); got != 2000+len(showcaseIDs) {
 		t.Fatalf("participants = %d", got)
 	}
 	if c := d.Countries(); len(c) < 12 {

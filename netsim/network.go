@@ -16,7 +16,7 @@ import (
 // Config parameterises Start.
 type Config struct {
 	// Zone is the SML DNS zone the DNS server is authoritative for. Empty means
-	// sml.ZoneProduction.
+	// sml.ZoneTest for a NetworkTest dataset and sml.ZoneProduction otherwise.
 	Zone string
 	// DirectoryRateLimit enables the real Directory's limit of 2 requests/s per client
 	// IP (429 with Retry-After: 2). Off by default so that tests are fast.
@@ -74,6 +74,9 @@ func Start(ctx context.Context, ds *Dataset, cfg Config) (*Network, error) {
 	}
 	if n.zone == "" {
 		n.zone = sml.ZoneProduction
+		if ds.Network == NetworkTest {
+			n.zone = sml.ZoneTest
+		}
 	}
 	n.zone = normaliseName(n.zone)
 	if n.log == nil {
@@ -173,9 +176,14 @@ func (n *Network) APCertificate(i int) []byte {
 	return n.pki.ap[i]
 }
 
-// APCACertificate returns the DER certificate of the CA that issued every access point
-// certificate.
+// APCACertificate returns the DER certificate of the simulated Peppol CA that issued
+// every access point certificate but those of AccessPoint.NonPeppolCA access points.
 func (n *Network) APCACertificate() []byte { return n.pki.apCA }
+
+// NonPeppolCACertificate returns the DER certificate of the self-made "Example Corp
+// Issuing CA" that issued the certificates of AccessPoint.NonPeppolCA access points, or
+// nil when the dataset has none.
+func (n *Network) NonPeppolCACertificate() []byte { return n.pki.otherCA }
 
 // SetFault injects f for target, replacing any fault set for it before; the zero Fault
 // removes it.

@@ -216,7 +216,7 @@ func TestSMPServiceMetadata(t *testing.T) {
 					if err := cert.CheckSignatureFrom(caCert); err != nil {
 						t.Errorf("%s: certificate not issued by the test CA: %v", p.ID, err)
 					}
-					if !strings.Contains(cert.Issuer.CommonName, "PEPPOL ACCESS POINT TEST CA - G2") {
+					if !strings.Contains(cert.Issuer.CommonName, apCAName) {
 						t.Errorf("issuer %s", cert.Issuer)
 					}
 				}
