@@ -29,8 +29,9 @@ type pki struct {
 // access points; the access point certificates themselves say OU=PEPPOL TEST AP, as
 // test-PKI certificates do. The real subjects, as phax/peppol-commons asserts them for
 // the 2025 trust stores (peppol-commons/src/test/java/com/helger/peppol/security/
-// PeppolTrustStoresTest.java, Config2025; the aliases are listed in its README,
-// "peppol access point test ca - g3 (peppol root test ca - g3)"), are:
+// PeppolTrustStoresTest.java, Config2025; the trust store aliases, e.g. "peppol access
+// point test ca - g3 (peppol root test ca - g3)", are listed in
+// peppol-commons/src/main/resources/truststore/readme.md), are:
 //
 //	production AP CA:  CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE
 //	production SMP CA: CN=PEPPOL SERVICE METADATA PUBLISHER CA - G3,O=OpenPEPPOL AISBL,C=BE
@@ -42,10 +43,10 @@ type pki struct {
 // netsim's CAs are self-signed (there is no simulated root), so only their subjects
 // match: a chain check against the real trust store fails, as it must.
 const (
-	apCAName  = "PEPPOL ACCESS POINT TEST CA - G2"
-	smpCAName = "PEPPOL SERVICE METADATA PUBLISHER TEST CA - G2"
+	apCAName  = "PEPPOL ACCESS POINT TEST CA - G3"
+	smpCAName = "PEPPOL SERVICE METADATA PUBLISHER TEST CA - G3"
 	caOU      = "FOR TEST ONLY"
-	caOrg     = "NetSim Peppol Test PKI"
+	caOrg     = "OpenPEPPOL AISBL"
 	caCountry = "BE"
 
 	// otherCAName is the self-made CA of AccessPoint.NonPeppolCA certificates.

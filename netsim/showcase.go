@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
@@ -40,6 +41,11 @@ const (
 	// TestKnownDirectoryOnly has a card in the test Directory but no SML registration.
 	TestKnownDirectoryOnly = "0088:5409999000025"
 )
+
+// ShowcaseParticipants returns the identifiers of the showcase participants
+// (KnownCertExpired to KnownDirectoryMismatch), in the order Generate adds them at the
+// end of a production Dataset.
+func ShowcaseParticipants() []string { return slices.Clone(showcaseIDs) }
 
 // showcaseIDs are the showcase participants in the order Generate adds them.
 var showcaseIDs = []string{

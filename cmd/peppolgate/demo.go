@@ -36,8 +36,9 @@ func startDemo(ctx context.Context, log *slog.Logger) (*netsim.Network, error) {
 // drift from what the network serves.
 func printDemoBanner(w io.Writer, n *netsim.Network, baseURL string) {
 	ds := n.Dataset()
-	fmt.Fprintf(w, "peppolgate demo: a simulated Peppol network on 127.0.0.1 (%d participants, %d SMPs, seed %d)\n",
-		len(ds.Participants), len(ds.SMPHosts), ds.Seed)
+	showcase := netsim.ShowcaseParticipants()
+	fmt.Fprintf(w, "peppolgate demo: a simulated Peppol network on 127.0.0.1 (%d participants and %d built to show lookup warnings, %d SMPs, seed %d)\n",
+		len(ds.Participants)-len(showcase), len(showcase), len(ds.SMPHosts), ds.Seed)
 	fmt.Fprintf(w, "serving %s\n\nParticipants to try:\n", baseURL)
 	for _, ex := range []struct{ id, what string }{
 		{netsim.KnownBelgian, "a Belgian company in the SML, its SMP and the Directory"},
@@ -45,6 +46,10 @@ func printDemoBanner(w io.Writer, n *netsim.Network, baseURL string) {
 		{netsim.KnownDirectoryOnly, "a Directory card but no SML registration (smp: null)"},
 	} {
 		fmt.Fprintf(w, "  %s\n    curl -s %s/api/v1/participant/%s\n", ex.what, baseURL, ex.id)
+	}
+	fmt.Fprintf(w, "  with lookup warnings, e.g. an expired access point certificate or deprecated document types\n")
+	for _, id := range []string{netsim.KnownCertExpired, netsim.KnownDeprecatedDocType} {
+		fmt.Fprintf(w, "    %s/api/v1/participant/%s\n", baseURL, id)
 	}
 	fmt.Fprintf(w, "\nSearches to try:\n")
 	if name := cardName(ds, netsim.KnownNorwegian); name != "" {
