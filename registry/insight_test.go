@@ -1,5 +1,22 @@
 package registry
 
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"math/big"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/codelist"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+)
+
 // insightCodes are the warning codes of the checks in insight.go: they depend on the
 // data's dates and contents rather than on upstream behaviour.
 var insightCodes = map[string]bool{
@@ -21,4 +38,316 @@ func withoutInsight(ws []Warning) []Warning {
 		}
 	}
 	return out
+}
+
+// testCert issues a certificate valid until notAfter by a CA named issuer, and returns
+// it as the SMP client decodes it.
+func testCert(t *testing.T, issuer pkix.Name, notAfter time.Time) *smp.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: issuer, NotBefore: testNow.AddDate(-5, 0, 0), NotAfter: testNow.AddDate(10, 0, 0),
+		KeyUsage: x509.KeyUsageCertSign, BasicConstraintsValid: true, IsCA: true}
+	leaf := &x509.Certificate{SerialNumber: big.NewInt(4711), Subject: pkix.Name{CommonName: "PBE000001", OrganizationalUnit: []string{"PEPPOL TEST AP"}, Organization: []string{"Test AP"}, Country: []string{"BE"}},
+		NotBefore: notAfter.AddDate(-2, 0, 0), NotAfter: notAfter, KeyUsage: x509.KeyUsageDigitalSignature}
+	der, err := x509.CreateCertificate(rand.Reader, leaf, ca, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := smp.DecodeCertificate(base64.StdEncoding.EncodeToString(der))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// codes returns the codes of ws in order.
+func codes(ws []Warning) []string {
+	out := []string{}
+	for _, w := range ws {
+		out = append(out, w.Code)
+	}
+	return out
+}
+
+var (
+	caG3      = pkix.Name{CommonName: "PEPPOL ACCESS POINT CA - G3", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
+	caG3Test  = pkix.Name{CommonName: "PEPPOL ACCESS POINT TEST CA - G3", OrganizationalUnit: []string{"FOR TEST ONLY"}, Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
+	caG2      = pkix.Name{CommonName: "PEPPOL ACCESS POINT CA - G2", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
+	caSMPG3   = pkix.Name{CommonName: "PEPPOL SERVICE METADATA PUBLISHER CA - G3", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
+	caExample = pkix.Name{CommonName: "Example Corp Issuing CA", Organization: []string{"Example Corp"}, Country: []string{"US"}}
+)
+
+func TestCertificateWarnings(t *testing.T) {
+	day := 24 * time.Hour
+	tests := []struct {
+		name       string
+		issuer     pkix.Name
+		notAfter   time.Time
+		want       []string
+		wantMsg    []string
+		wantDays   int
+		wantCAName string
+	}{
+		{name: "valid G3", issuer: caG3, notAfter: testNow.Add(400 * day), want: []string{}, wantDays: 400, wantCAName: "PEPPOL ACCESS POINT CA - G3 (production)"},
+		{name: "valid G3 test", issuer: caG3Test, notAfter: testNow.Add(400 * day), want: []string{}, wantDays: 400, wantCAName: "PEPPOL ACCESS POINT TEST CA - G3 (test network)"},
+		{name: "valid G2", issuer: caG2, notAfter: testNow.Add(100 * day), want: []string{}, wantDays: 100, wantCAName: "PEPPOL ACCESS POINT CA - G2 (production, previous generation)"},
+		{name: "expired", issuer: caG3, notAfter: testNow.Add(-15 * day), want: []string{WarnCertificateExpired}, wantMsg: []string{"2026-08-17", "15 days ago"}, wantDays: -15},
+		{name: "expired this instant", issuer: caG3, notAfter: testNow, want: []string{WarnCertificateExpired}, wantDays: 0},
+		{name: "expiring in 10 days", issuer: caG3, notAfter: testNow.Add(10 * day), want: []string{WarnCertificateExpiring}, wantMsg: []string{"2026-09-11", "in 10 days"}, wantDays: 10},
+		{name: "expiring in 1 day", issuer: caG3, notAfter: testNow.Add(day + time.Hour), want: []string{WarnCertificateExpiring}, wantMsg: []string{"(in 1 day)"}, wantDays: 1},
+		{name: "expiring in exactly 30 days", issuer: caG3, notAfter: testNow.Add(30 * day), want: []string{WarnCertificateExpiring}, wantDays: 30},
+		{name: "31 days left", issuer: caG3, notAfter: testNow.Add(31 * day), want: []string{}, wantDays: 31},
+		{name: "not a Peppol CA", issuer: caExample, notAfter: testNow.Add(400 * day), want: []string{WarnCertificateNotPeppol}, wantMsg: []string{"Example Corp Issuing CA"}, wantDays: 400},
+		{name: "SMP CA, not AP CA", issuer: caSMPG3, notAfter: testNow.Add(400 * day), want: []string{WarnCertificateNotPeppol}, wantDays: 400},
+		{name: "expired and not Peppol", issuer: caExample, notAfter: testNow.Add(-time.Hour), want: []string{WarnCertificateExpired, WarnCertificateNotPeppol}, wantDays: -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := certificateInfo(testCert(t, tt.issuer, tt.notAfter), testNow)
+			ws := certificateWarnings(c, testNow)
+			if got := codes(ws); !slices.Equal(got, tt.want) {
+				t.Fatalf("codes %v, want %v (%+v)", got, tt.want, ws)
+			}
+			for _, s := range tt.wantMsg {
+				if !strings.Contains(ws[0].Message, s) {
+					t.Errorf("message %q does not say %q", ws[0].Message, s)
+				}
+			}
+			if c.DaysRemaining != tt.wantDays || c.Expired != !testNow.Before(tt.notAfter) {
+				t.Errorf("days %d expired %v, want %d", c.DaysRemaining, c.Expired, tt.wantDays)
+			}
+			wantPeppol := !slices.Contains(tt.want, WarnCertificateNotPeppol)
+			if c.PeppolCA != wantPeppol || tt.wantCAName != "" && c.PeppolCAName != tt.wantCAName || !wantPeppol && c.PeppolCAName != "" {
+				t.Errorf("peppolCA %v %q, want %q", c.PeppolCA, c.PeppolCAName, tt.wantCAName)
+			}
+		})
+	}
+	if ws := certificateWarnings(nil, testNow); ws != nil {
+		t.Errorf("no certificate: %+v", ws)
+	}
+}
+
+func TestPeppolCAName(t *testing.T) {
+	tests := []struct {
+		issuer string
+		want   bool
+	}{
+		{"CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE", true},
+		{"C=BE, O=OpenPEPPOL AISBL, CN=PEPPOL ACCESS POINT CA - G3", true},
+		{"CN=peppol access point test ca - g3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE", true},
+		{"CN=PEPPOL  ACCESS POINT CA -  G3;O=OpenPEPPOL AISBL", true},
+		{`CN="PEPPOL ACCESS POINT CA - G3",O=OpenPEPPOL AISBL`, true},
+		{`O=Evil\, CN=PEPPOL ACCESS POINT CA - G3,CN=Evil CA`, false},
+		{"CN=PEPPOL ACCESS POINT CA - G4,O=OpenPEPPOL AISBL,C=BE", false},
+		{"O=OpenPEPPOL AISBL,C=BE", false},
+		{"", false},
+		{"garbage without equals", false},
+	}
+	for _, tt := range tests {
+		if _, got := peppolCA(tt.issuer); got != tt.want {
+			t.Errorf("peppolCA(%q) = %v, want %v", tt.issuer, got, tt.want)
+		}
+	}
+}
+
+func TestServiceDateWarnings(t *testing.T) {
+	past, future := testNow.AddDate(0, 0, -10), testNow.AddDate(0, 0, 20)
+	tests := []struct {
+		name                   string
+		activation, expiration *time.Time
+		want                   []string
+		wantMsg                string
+	}{
+		{name: "no dates", want: []string{}},
+		{name: "active, not expiring", activation: &past, expiration: &future, want: []string{}},
+		{name: "not yet active", activation: &future, want: []string{WarnServiceNotYetActive}, wantMsg: "2026-09-21T00:00:00Z"},
+		{name: "activation this instant", activation: &testNow, want: []string{}},
+		{name: "expired", expiration: &past, want: []string{WarnServiceExpired}, wantMsg: "2026-08-22T00:00:00Z"},
+		{name: "expires this instant", expiration: &testNow, want: []string{WarnServiceExpired}},
+		{name: "both", activation: &future, expiration: &past, want: []string{WarnServiceNotYetActive, WarnServiceExpired}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := serviceDateWarnings(tt.activation, tt.expiration, testNow)
+			if got := codes(ws); !slices.Equal(got, tt.want) {
+				t.Fatalf("codes %v, want %v", got, tt.want)
+			}
+			if tt.wantMsg != "" && !strings.Contains(ws[0].Message, tt.wantMsg) {
+				t.Errorf("message %q does not say %q", ws[0].Message, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestEndpointURLWarnings(t *testing.T) {
+	tests := []struct {
+		url  string
+		want []string
+	}{
+		{"https://ap.example.be/as4", []string{}},
+		{"HTTPS://ap.example.be/as4", []string{}},
+		{"https://ap.example.be:443/as4", []string{}},
+		{" https://ap.example.be/as4 ", []string{}},
+		{"https://ap.example.be:8443/as4", []string{WarnEndpointPort}},
+		{"http://ap.example.be/as4", []string{WarnEndpointNotHTTPS}},
+		{"http://ap.example.be:8080/as4", []string{WarnEndpointNotHTTPS, WarnEndpointPort}},
+		{"https://[::1]:4443/as4", []string{WarnEndpointPort}},
+		{"ap.example.be/as4", []string{WarnEndpointNotHTTPS}},
+		{"", []string{WarnEndpointNotHTTPS}},
+		{"https://ap.example.be:bad/", []string{WarnEndpointNotHTTPS}},
+		{"mailto:ap@example.be", []string{WarnEndpointNotHTTPS}},
+	}
+	for _, tt := range tests {
+		if got := codes(endpointURLWarnings(tt.url)); !slices.Equal(got, tt.want) {
+			t.Errorf("endpointURLWarnings(%q) = %v, want %v", tt.url, got, tt.want)
+		}
+	}
+}
+
+func TestTransportProfileWarnings(t *testing.T) {
+	tests := []struct {
+		name string
+		tp   TransportProfileInfo
+		want []string
+		info TransportProfileInfo
+	}{
+		{name: "AS4 v2", tp: transportProfileInfo("peppol-transport-as4-v2_0"), want: []string{},
+			info: TransportProfileInfo{ID: "peppol-transport-as4-v2_0", Name: "Peppol AS4 profile 2.0", State: "active", Protocol: "AS4"}},
+		{name: "AS2 v2", tp: transportProfileInfo("busdox-transport-as2-ver2p0"), want: []string{WarnTransportProfileRemoved},
+			info: TransportProfileInfo{ID: "busdox-transport-as2-ver2p0", Name: "Peppol AS2 profile 2.0", State: "removed", Protocol: "AS2"}},
+		{name: "START", tp: transportProfileInfo("busdox-transport-start"), want: []string{WarnTransportProfileRemoved}},
+		{name: "unknown", tp: transportProfileInfo("my-own-transport"), want: []string{WarnTransportProfileUnknown},
+			info: TransportProfileInfo{ID: "my-own-transport", NonStandard: true}},
+		{name: "case differs", tp: transportProfileInfo("PEPPOL-transport-as4-v2_0"), want: []string{WarnTransportProfileUnknown}},
+		{name: "deprecated", tp: TransportProfileInfo{ID: "x", Name: "X", State: "deprecated"}, want: []string{WarnTransportProfileDeprecated}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := codes(transportProfileWarnings(tt.tp)); !slices.Equal(got, tt.want) {
+				t.Errorf("codes %v, want %v", got, tt.want)
+			}
+			if tt.info.ID != "" && tt.tp != tt.info {
+				t.Errorf("info %+v, want %+v", tt.tp, tt.info)
+			}
+		})
+	}
+}
+
+// firstInState returns a document type of the code list in state s.
+func firstInState(t *testing.T, s codelist.State) smp.Identifier {
+	t.Helper()
+	for _, d := range codelist.DocumentTypes() {
+		if d.State == s && d.Scheme == codelist.DocTypeScheme {
+			return smp.Identifier{Scheme: d.Scheme, Value: d.Value}
+		}
+	}
+	t.Fatalf("the code list has no document type in state %s", s)
+	return smp.Identifier{}
+}
+
+func TestDocumentTypeWarnings(t *testing.T) {
+	tests := []struct {
+		name      string
+		id        smp.Identifier
+		want      []string
+		wantState string
+	}{
+		{name: "BIS invoice", id: bisBillingInvoice, want: []string{}, wantState: "active"},
+		{name: "scheme upper case", id: smp.Identifier{Scheme: "BUSDOX-DOCID-QNS", Value: bisBillingInvoice.Value}, want: []string{}, wantState: "active"},
+		{name: "deprecated", id: firstInState(t, codelist.StateDeprecated), want: []string{WarnDocumentTypeDeprecated}, wantState: "deprecated"},
+		{name: "removed", id: firstInState(t, codelist.StateRemoved), want: []string{WarnDocumentTypeRemoved}, wantState: "removed"},
+		{name: "non-standard", id: smp.Identifier{Scheme: smp.DocTypeScheme, Value: "urn:example:my-invoice::1.0"}, want: []string{WarnDocumentTypeNonStandard}},
+		{name: "value case differs", id: smp.Identifier{Scheme: smp.DocTypeScheme, Value: strings.ToLower(bisBillingInvoice.Value)}, want: []string{WarnDocumentTypeNonStandard}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := documentTypeInfo(tt.id)
+			if got := codes(documentTypeWarnings(d)); !slices.Equal(got, tt.want) {
+				t.Errorf("codes %v, want %v", got, tt.want)
+			}
+			if d.State != tt.wantState || d.NonStandard != (tt.wantState == "") || d.ID != tt.id.String() || (d.Name == "") != d.NonStandard {
+				t.Errorf("info %+v", d)
+			}
+		})
+	}
+	if d := documentTypeInfo(bisBillingInvoice); d.Name != "Peppol BIS Billing UBL Invoice V3" || d.Category != "Invoice" {
+		t.Errorf("BIS invoice: %+v", d)
+	}
+}
+
+func TestProcessInfo(t *testing.T) {
+	tests := []struct {
+		id          smp.Identifier
+		wantName    string
+		nonStandard bool
+	}{
+		{id: smp.Identifier{Scheme: smp.ProcessScheme, Value: "urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"}, wantName: "*"},
+		{id: smp.Identifier{Scheme: "busdox-procid-ubl", Value: smp.NoProcess}, wantName: "no process"},
+		{id: smp.Identifier{}, wantName: "any process (the SMP names none)"},
+		{id: smp.Identifier{Scheme: smp.ProcessScheme, Value: "urn:example:process"}, nonStandard: true},
+	}
+	for _, tt := range tests {
+		p := processInfo(tt.id)
+		if p.NonStandard != tt.nonStandard || tt.wantName == "*" && p.Name == "" || tt.wantName != "*" && p.Name != tt.wantName {
+			t.Errorf("processInfo(%v) = %+v", tt.id, p)
+		}
+	}
+}
+
+func TestDirectoryWarnings(t *testing.T) {
+	inv := smp.Identifier{Scheme: smp.DocTypeScheme, Value: "inv"}
+	cn := smp.Identifier{Scheme: smp.DocTypeScheme, Value: "cn"}
+	ord := smp.Identifier{Scheme: smp.DocTypeScheme, Value: "order"}
+	card := func(ids ...smp.Identifier) *DirectoryRecord {
+		r := &DirectoryRecord{DocTypes: []IDParts{}}
+		for _, id := range ids {
+			r.DocTypes = append(r.DocTypes, IDParts{Scheme: id.Scheme, Value: id.Value})
+		}
+		return r
+	}
+	tests := []struct {
+		name    string
+		card    *DirectoryRecord
+		smp     []smp.Identifier
+		want    []string
+		wantMsg string
+	}{
+		{name: "no card", card: nil, smp: []smp.Identifier{inv}, want: []string{WarnDirectoryCardMissing}},
+		{name: "same", card: card(inv, cn), smp: []smp.Identifier{cn, inv}, want: []string{}},
+		{name: "scheme case differs", card: card(smp.Identifier{Scheme: "BUSDOX-DOCID-QNS", Value: "inv"}), smp: []smp.Identifier{inv}, want: []string{}},
+		{name: "value case differs", card: card(smp.Identifier{Scheme: smp.DocTypeScheme, Value: "INV"}), smp: []smp.Identifier{inv}, want: []string{WarnDirectoryDocTypesMismatch}},
+		{name: "card lacks one", card: card(inv), smp: []smp.Identifier{inv, cn}, want: []string{WarnDirectoryDocTypesMismatch},
+			wantMsg: "1 document type the SMP lists is missing from the card, and 0 document types on the card are not listed by the SMP"},
+		{name: "both sides", card: card(inv, ord, smp.Identifier{Scheme: smp.DocTypeScheme, Value: "despatch"}), smp: []smp.Identifier{inv, cn}, want: []string{WarnDirectoryDocTypesMismatch},
+			wantMsg: "1 document type the SMP lists is missing from the card, and 2 document types on the card are not listed by the SMP"},
+		{name: "empty card, empty SMP", card: card(), smp: nil, want: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := directoryWarnings(tt.card, tt.smp)
+			if got := codes(ws); !slices.Equal(got, tt.want) {
+				t.Fatalf("codes %v, want %v", got, tt.want)
+			}
+			if tt.wantMsg != "" && !strings.Contains(ws[0].Message, tt.wantMsg) {
+				t.Errorf("message %q does not say %q", ws[0].Message, tt.wantMsg)
+			}
+		})
+	}
+}
+
+func TestDaysUntil(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want int
+	}{
+		{0, 0}, {time.Hour, 0}, {24 * time.Hour, 1}, {47 * time.Hour, 1}, {-time.Hour, -1}, {-24 * time.Hour, -1}, {-25 * time.Hour, -2},
+	}
+	for _, tt := range tests {
+		if got := daysUntil(testNow.Add(tt.d), testNow); got != tt.want {
+			t.Errorf("daysUntil(now%+v) = %d, want %d", tt.d, got, tt.want)
+		}
+	}
 }
