@@ -183,7 +183,8 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 }
 
 // smpBranch asks the SML for id's SMP, then the SMP for its ServiceGroup and one
-// ServiceMetadata.
+// ServiceMetadata, and applies the insight checks: every listed document type against
+// the code list, the shown endpoint's certificate, dates, URL and transport profile.
 func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcome {
 	start := time.Now()
 	res, err := l.cfg.Resolver.Lookup(ctx, id)
@@ -230,17 +231,22 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	sm, err := l.smp.ServiceMetadata(ctx, base, id, doc)
 	l.observeCall(UpstreamSMP, start, err)
 	out := smpOutcome{rec: rec, sgDocs: sg.DocumentTypes, sgFetched: true}
+	// The code list needs no ServiceMetadata: every listed document type is checked.
+	for _, d := range sg.DocumentTypes {
+		out.warnings = append(out.warnings, documentTypeWarnings(documentTypeInfo(d))...)
+	}
 	switch {
 	case errors.Is(err, smp.ErrNotFound):
-		out.warnings = []Warning{{Code: WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"}}
+		out.warnings = append(out.warnings, Warning{Code: WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"})
 		return out
 	case err != nil:
 		l.logRefusal(id, "ServiceMetadata", err)
-		out.degraded, out.warnings = true, []Warning{{Code: WarnEndpointUnavailable, Message: endpointWarning(err)}}
+		out.degraded = true
+		out.warnings = append(out.warnings, Warning{Code: WarnEndpointUnavailable, Message: endpointWarning(err)})
 		return out
 	}
 	rec.Endpoint = pickEndpoint(doc, sm)
-	out.warnings = append(documentTypeWarnings(documentTypeInfo(doc)), recordEndpointWarnings(rec.Endpoint, l.cfg.Now())...)
+	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, l.cfg.Now())...)
 	return out
 }
 

@@ -299,7 +299,7 @@ func directoryWarnings(card *DirectoryRecord, smpDocs []smp.Identifier) []Warnin
 	if notOnCard == 0 && notInSMP == 0 {
 		return nil
 	}
-	return []Warning{{Code: WarnDirectoryDocTypesMismatch, Message: fmt.Sprintf("the Peppol Directory card and the SMP disagree on the document types: %s the SMP lists %s missing from the card, and %s on the card %s not listed by the SMP; the SMP decides what can be delivered, so trust smp and ask the SMP provider to republish the card",
+	return []Warning{{Code: WarnDirectoryDocTypesMismatch, Message: fmt.Sprintf("the Peppol Directory card and the SMP disagree on the document types: %s the SMP lists %s missing from the card, and %s on the card %s not listed by the SMP; the SMP decides what can be delivered, so rely on the SMP's list and ask the participant's SMP provider to republish the card",
 		plural(notOnCard, "document type"), isAre(notOnCard), plural(notInSMP, "document type"), isAre(notInSMP))}}
 }
 

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -392,5 +393,138 @@ func TestServicesStaleWhileError(t *testing.T) {
 	// A docType is its own cache entry: nothing stale to serve for it.
 	if _, _, err := l.Services(t.Context(), id, n.Dataset().MustLookup(netsim.KnownNorwegian).Services[0].DocumentType.URI()); ErrorCode(err) != CodeLookupFailed {
 		t.Errorf("filtered, uncached: %v", err)
+	}
+}
+
+// insightOf returns the insight warning codes of ws as a sorted set.
+func insightOf(ws []Warning) []string {
+	set := map[string]bool{}
+	for _, w := range ws {
+		if insightCodes[w.Code] {
+			set[w.Code] = true
+		}
+	}
+	out := []string{}
+	for c := range set {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestShowcaseWarnings: each netsim participant built to trigger a warning gets that
+// warning and no other insight warning, on the participant record (Lookup) and at the
+// top of Services; the control gets none.
+func TestShowcaseWarnings(t *testing.T) {
+	n := startNet(t, 50)
+	l, _ := servicesLive(t, n, nil)
+	tests := []struct {
+		id           string
+		lookup, svcs []string
+	}{
+		{id: netsim.KnownCertValid, lookup: []string{}, svcs: []string{}},
+		{id: netsim.KnownCertExpired, lookup: []string{WarnCertificateExpired}, svcs: []string{WarnCertificateExpired}},
+		{id: netsim.KnownCertExpiring, lookup: []string{WarnCertificateExpiring}, svcs: []string{WarnCertificateExpiring}},
+		{id: netsim.KnownCertNonPeppolCA, lookup: []string{WarnCertificateNotPeppol}, svcs: []string{WarnCertificateNotPeppol}},
+		{id: netsim.KnownServiceNotYetActive, lookup: []string{WarnServiceNotYetActive}, svcs: []string{WarnServiceNotYetActive}},
+		{id: netsim.KnownServiceExpired, lookup: []string{WarnServiceExpired}, svcs: []string{WarnServiceExpired}},
+		{id: netsim.KnownHTTPEndpoint, lookup: []string{WarnEndpointNotHTTPS}, svcs: []string{WarnEndpointNotHTTPS}},
+		{id: netsim.KnownPort8443, lookup: []string{WarnEndpointPort}, svcs: []string{WarnEndpointPort}},
+		{id: netsim.KnownAS2Only, lookup: []string{WarnTransportProfileRemoved}, svcs: []string{WarnTransportProfileRemoved}},
+		{id: netsim.KnownDeprecatedDocType, lookup: []string{WarnDocumentTypeDeprecated, WarnDocumentTypeRemoved}, svcs: []string{WarnDocumentTypeDeprecated, WarnDocumentTypeRemoved}},
+		{id: netsim.KnownNonStandardDocType, lookup: []string{WarnDocumentTypeNonStandard}, svcs: []string{WarnDocumentTypeNonStandard}},
+		{id: netsim.KnownManyDocTypes, lookup: []string{}, svcs: []string{}},
+		// The Directory checks are the participant record's only.
+		{id: netsim.KnownDirectoryMismatch, lookup: []string{WarnDirectoryDocTypesMismatch}, svcs: []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			id := mustID(t, tt.id)
+			p, _, err := l.Lookup(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := insightOf(p.Warnings); !slices.Equal(got, tt.lookup) {
+				t.Errorf("lookup warnings %v, want %v: %+v", got, tt.lookup, p.Warnings)
+			}
+			if len(withoutInsight(p.Warnings)) != 0 {
+				t.Errorf("lookup: other warnings %+v", withoutInsight(p.Warnings))
+			}
+			r, _, err := l.Services(t.Context(), id, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := insightOf(r.Warnings); !slices.Equal(got, tt.svcs) {
+				t.Errorf("services warnings %v, want %v: %+v", got, tt.svcs, r.Warnings)
+			}
+			for _, w := range r.Warnings {
+				if w.Message == "" || strings.Contains(w.Message, "127.0.0.1") {
+					t.Errorf("warning message %q", w.Message)
+				}
+			}
+		})
+	}
+
+	// The messages say what and when.
+	p, _, err := l.Lookup(t.Context(), mustID(t, netsim.KnownCertExpiring))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := p.SMP.Endpoint.Certificate
+	for _, w := range p.Warnings {
+		if w.Code == WarnCertificateExpiring && (!strings.Contains(w.Message, cert.NotAfter.Format(time.DateOnly)) || !strings.Contains(w.Message, "in 10 days")) {
+			t.Errorf("expiring message %q should name %s and 10 days", w.Message, cert.NotAfter.Format(time.DateOnly))
+		}
+	}
+	p, _, err = l.Lookup(t.Context(), mustID(t, netsim.KnownDirectoryMismatch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range p.Warnings {
+		if w.Code == WarnDirectoryDocTypesMismatch && !strings.Contains(w.Message, "2 document types the SMP lists are missing from the card, and 1 document type on the card is not listed") {
+			t.Errorf("mismatch message %q", w.Message)
+		}
+	}
+	r, _, err := l.Services(t.Context(), mustID(t, netsim.KnownCertNonPeppolCA), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Services[0].Processes[0].Endpoints[0].Certificate; c == nil || c.PeppolCA || c.PeppolCAName != "" {
+		t.Errorf("non-Peppol CA certificate: %+v", c)
+	}
+	r, _, err = l.Services(t.Context(), mustID(t, netsim.KnownCertValid), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Services[0].Processes[0].Endpoints[0].Certificate; c == nil || !c.PeppolCA || c.Expired || c.DaysRemaining != 400 {
+		t.Errorf("valid certificate: %+v", c)
+	}
+}
+
+// TestServicesManyDocTypes: all of a participant's many document types come back, and
+// with the default bound of 8 no more ServiceMetadata requests are in flight at once,
+// although the per-host cap would allow more.
+func TestServicesManyDocTypes(t *testing.T) {
+	n := startNet(t, 50)
+	l, _ := servicesLive(t, n, func(c *Config) { c.SMPHostConcurrency = 64 })
+	p := n.Dataset().MustLookup(netsim.KnownManyDocTypes)
+	n.SetFault(netsim.ParticipantTarget(p.ID), netsim.Fault{Latency: 10 * time.Millisecond})
+	defer n.ClearFaults()
+	n.ResetHits()
+	r, _, err := l.Services(t.Context(), p.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ServiceCount != netsim.ManyDocTypes || len(r.Services) != netsim.ManyDocTypes {
+		t.Fatalf("serviceCount %d, %d services, want %d", r.ServiceCount, len(r.Services), netsim.ManyDocTypes)
+	}
+	for i, s := range r.Services {
+		if s.DocumentType.ID != p.Services[i].DocumentType.URI() || s.DocumentType.Name == "" || len(s.Processes) == 0 {
+			t.Errorf("service %d: %+v", i, s)
+		}
+	}
+	h := n.Hits().SMP[p.SMPHost]
+	if h.ServiceMetadata != netsim.ManyDocTypes || h.MaxInFlight > DefaultServiceConcurrency {
+		t.Errorf("%d ServiceMetadata requests, %d at most in flight; want %d, at most %d", h.ServiceMetadata, h.MaxInFlight, netsim.ManyDocTypes, DefaultServiceConcurrency)
 	}
 }
