@@ -90,7 +90,7 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 		smpHTTP.Transport = hideLength{smpHTTP.Transport}
 		dirHTTP.Transport = hideLength{dirHTTP.Transport}
 	}
-	clock := &testClock{t: time.Now()}
+	clock := &testClock{t: datasetNow} // the dataset's dates, as in startE2E
 	lookupTimeout := faultLookupTimeout
 	if opts.lookupTimeout > 0 {
 		lookupTimeout = opts.lookupTimeout
@@ -522,9 +522,17 @@ func checkFaultAnswer(t *testing.T, tc faultCase, r reply) {
 	if err := json.Unmarshal(r.body, &p); err != nil {
 		t.Fatalf("answer %s: %v", r.body, err)
 	}
+	// Warnings about the id's form and about the participant's own registration
+	// (certificates, dates, code lists) are not about the network's faults.
+	notFaults := []string{registry.WarnIdentifier,
+		registry.WarnCertificateExpired, registry.WarnCertificateExpiring, registry.WarnCertificateNotPeppol,
+		registry.WarnServiceNotYetActive, registry.WarnServiceExpired, registry.WarnEndpointNotHTTPS, registry.WarnEndpointPort,
+		registry.WarnTransportProfileDeprecated, registry.WarnTransportProfileRemoved, registry.WarnTransportProfileUnknown,
+		registry.WarnDocumentTypeDeprecated, registry.WarnDocumentTypeRemoved, registry.WarnDocumentTypeNonStandard,
+		registry.WarnDirectoryCardMissing, registry.WarnDirectoryDocTypesMismatch}
 	var codes []string
 	for _, w := range p.Warnings {
-		if w.Code != registry.WarnIdentifier { // about the id's form, not the network
+		if !slices.Contains(notFaults, w.Code) {
 			codes = append(codes, w.Code)
 		}
 	}

@@ -105,7 +105,7 @@ func NewMetrics() *Metrics {
 			m.upstream.WithLabelValues(kind, outcome)
 		}
 	}
-	for _, kind := range []string{registry.CacheLookup, registry.CacheSearch} {
+	for _, kind := range []string{registry.CacheLookup, registry.CacheSearch, registry.CacheServices} {
 		for _, result := range []string{registry.CacheHit, registry.CacheMiss, registry.CacheStale} {
 			m.cache.WithLabelValues(kind, result)
 		}
@@ -134,7 +134,7 @@ func (m *Metrics) Upstream(kind, outcome string, d time.Duration) {
 // does not define is counted as "other".
 func (m *Metrics) Cache(kind, result string) {
 	switch kind {
-	case registry.CacheLookup, registry.CacheSearch:
+	case registry.CacheLookup, registry.CacheSearch, registry.CacheServices:
 	default:
 		kind = otherLabel
 	}
