@@ -7,11 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -85,6 +85,7 @@ const progressEvery = 250 * time.Millisecond
 // (other than *export.RecordError), of ctx, or of writing the files.
 func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) (stats BuildStats, err error) {
 	start := time.Now()
+	defer lowerGCPercent()()
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -165,6 +166,29 @@ func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) 
 	return stats, nil
 }
 
+// buildGCPercent is the garbage collector's target while Build runs. The import holds
+// a live heap of some hundred bytes per card (term ids, participant ids, identifiers)
+// while it allocates garbage fast; with a process's usual target (peppolgate serves
+// with 400) the heap would grow to five times the live one.
+const buildGCPercent = 100
+
+// lowerGCPercent lowers the garbage collector's target to buildGCPercent when it is
+// higher and returns the function that puts it back. Of overlapping Builds the first
+// lowers it and restores it when it ends; a target set by someone else meanwhile is
+// left alone.
+func lowerGCPercent() (restore func()) {
+	old := debug.SetGCPercent(buildGCPercent)
+	if old >= 0 && old <= buildGCPercent { // off (-1), or already low enough
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() {
+		if cur := debug.SetGCPercent(old); cur != buildGCPercent {
+			debug.SetGCPercent(cur)
+		}
+	}
+}
+
 // syncFile fsyncs the file at path and returns its size.
 func syncFile(path string) (int64, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -200,14 +224,6 @@ type builder struct {
 	log                  *slog.Logger
 	cards, skipped, dups int
 	terms                *termBuilder
-	replaced             []replacedCard
-}
-
-// pidHash is the FNV-1a hash of a participant id.
-func pidHash(pid string) uint64 {
-	h := fnv.New64a()
-	h.Write([]byte(pid))
-	return h.Sum64()
 }
 
 // buildSchema creates the index's tables; the %d are applicationID and SchemaVersion.
@@ -267,19 +283,12 @@ type prepared struct {
 	idents []string
 }
 
-// replacedCard is a card whose participant came again later: it is left out.
-type replacedCard struct {
-	id  int64
-	pid string
-}
-
 // batch is what the reading goroutine hands to the writing one.
 type batch struct {
 	cards    []prepared
 	docTypes []export.DocType // newly interned, in id order
 	err      error            // the source failed; the last batch
 	terms    *termBuilder     // the last batch: the cards' terms
-	replaced []replacedCard   // earlier cards of participants read again
 	// read and skipped count the cards and malformed records read so far.
 	read, skipped int
 }
@@ -318,7 +327,6 @@ func (b *builder) read(ctx context.Context, src CardSource, log *slog.Logger) er
 		if bt.terms != nil {
 			b.terms = bt.terms
 		}
-		b.replaced = append(b.replaced, bt.replaced...)
 		for _, d := range bt.docTypes {
 			if _, err := ins.docType.ExecContext(ctx, d.Scheme, d.Value, d.DisplayName, d.State, d.NonStandard); err != nil {
 				return err
@@ -346,9 +354,6 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 	defer close(ch)
 	docTypes := map[export.DocType]int{}
 	tb := newTermBuilder()
-	// Participants seen, by hash of the normalised id, with their card's id. A hash
-	// collision only costs a lookup: finish checks the id before leaving a card out.
-	seen := map[uint64]int64{}
 	bt := batch{cards: make([]prepared, 0, batchSize)}
 	send := func() bool {
 		select {
@@ -398,11 +403,6 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 		p := prepareCard(c, seq, dtIDs)
 		tb.add(p.terms, p.cckeys, p.id, p.key)
 		tb.addIDs(p.pid, p.idents)
-		h := pidHash(p.pid)
-		if old, ok := seen[h]; ok {
-			bt.replaced = append(bt.replaced, replacedCard{old, p.pid})
-		}
-		seen[h] = p.id
 		bt.cards = append(bt.cards, p)
 		if len(bt.cards) == batchSize {
 			bt.read, bt.skipped = int(seq), skipped
@@ -581,22 +581,17 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 	}
 	b.terms = nil
 	// Of the cards of one participant the one read last wins.
-	losers := map[int64]bool{} // by import sequence
-	for _, r := range b.replaced {
-		res, err := exec("DELETE FROM card WHERE id = ? AND pid = ?", r.id, r.pid)
-		if err != nil {
+	t0 := time.Now()
+	winners, loserSeqs := tb.byPID()
+	losers := make(map[int64]bool, len(loserSeqs)) // by import sequence
+	for _, s := range loserSeqs {
+		if _, err := exec("DELETE FROM card WHERE id = ?", tb.rowid[s-1]); err != nil {
 			return err
-		}
-		if n, err := res.RowsAffected(); err != nil {
-			return err
-		} else if n == 0 {
-			continue // a hash collision, not the same participant
 		}
 		b.dups++
-		losers[r.id&0xffffffff] = true
+		losers[int64(s)] = true
 	}
-	t0 := time.Now()
-	if err := tb.writeIDs(ctx, b.tx, losers); err != nil {
+	if err := tb.writeIDs(ctx, b.tx, winners, losers); err != nil {
 		return err
 	}
 	b.log.Debug("index build step", "sql", "pid and ident", "elapsed", time.Since(t0), "cpu", cpuTime())

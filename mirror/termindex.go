@@ -1,6 +1,7 @@
 package mirror
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/binary"
@@ -172,62 +173,111 @@ type termBuilder struct {
 	csetIDs map[string]uint32
 	csets   [][]string
 
-	pids   []string   // card seq-1 → normalised participant id
-	idents []identRef // every card's compacted additional identifiers
+	// The participant ids and additional identifiers live in arenas, not as strings,
+	// so that the garbage collector has nothing to scan in them.
+	pids   []arenaRef // card seq-1 → normalised participant id, in pidArena
+	idents []identRef // every card's compacted additional identifiers, in identArena
+
+	pidArena, identArena byteArena
 }
 
 // identRef is an additional identifier of the card with import sequence seq.
 type identRef struct {
-	key string
+	key arenaRef
 	seq uint32
+}
+
+// byteArena stores byte strings in chunks that are never moved or grown, so that
+// holding millions of them costs a few bytes each beyond their bytes and no pointers.
+type byteArena struct {
+	chunks [][]byte
+}
+
+// arenaRef locates a string in a byteArena.
+type arenaRef struct {
+	chunk, off, n uint32
+}
+
+// arenaChunk is the size of a byteArena's chunks; a longer string gets its own chunk.
+const arenaChunk = 1 << 20
+
+// add stores s and returns where.
+func (a *byteArena) add(s string) arenaRef {
+	last := len(a.chunks) - 1
+	if last < 0 || cap(a.chunks[last])-len(a.chunks[last]) < len(s) {
+		a.chunks = append(a.chunks, make([]byte, 0, max(arenaChunk, len(s))))
+		last++
+	}
+	c := a.chunks[last]
+	r := arenaRef{chunk: uint32(last), off: uint32(len(c)), n: uint32(len(s))}
+	a.chunks[last] = append(c, s...)
+	return r
+}
+
+// get returns the bytes of r; they must not be changed.
+func (a *byteArena) get(r arenaRef) []byte {
+	return a.chunks[r.chunk][r.off : r.off+r.n : r.off+r.n]
 }
 
 // addIDs records the next card's participant id and additional identifiers.
 func (tb *termBuilder) addIDs(pid string, idents []string) {
-	tb.pids = append(tb.pids, pid)
+	tb.pids = append(tb.pids, tb.pidArena.add(pid))
 	seq := uint32(len(tb.pids))
 	for _, k := range idents {
-		tb.idents = append(tb.idents, identRef{k, seq})
+		tb.idents = append(tb.idents, identRef{tb.identArena.add(k), seq})
 	}
 }
 
-// writeIDs fills the pid and ident tables in key order, leaving out the cards in losers
-// (by sequence); of two cards with one participant id (left after a hash collision)
-// the later one is kept.
-func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, losers map[int64]bool) error {
-	seqs := make([]uint32, 0, len(tb.pids))
-	for i := range tb.pids {
-		if !losers[int64(i+1)] {
-			seqs = append(seqs, uint32(i+1))
-		}
+// byPID returns the import sequences of the cards in participant id order, of each
+// participant only the card read last (winners), and the sequences of the others
+// (losers), ascending.
+func (tb *termBuilder) byPID() (winners, losers []uint32) {
+	pid := func(seq uint32) []byte { return tb.pidArena.get(tb.pids[seq-1]) }
+	seqs := make([]uint32, len(tb.pids))
+	for i := range seqs {
+		seqs[i] = uint32(i + 1)
 	}
 	slices.SortFunc(seqs, func(a, b uint32) int {
-		if c := strings.Compare(tb.pids[a-1], tb.pids[b-1]); c != 0 {
+		if c := bytes.Compare(pid(a), pid(b)); c != 0 {
 			return c
 		}
 		return int(b) - int(a)
 	})
+	winners = seqs[:0]
+	for i, s := range seqs {
+		if i > 0 && bytes.Equal(pid(seqs[i-1]), pid(s)) {
+			losers = append(losers, s)
+			continue
+		}
+		winners = append(winners, s)
+	}
+	slices.Sort(losers)
+	return winners, losers
+}
+
+// writeIDs fills the pid table with the cards winners (import sequences in participant
+// id order, from byPID) and the ident table in key order, leaving out the cards in
+// losers (by sequence).
+func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, winners []uint32, losers map[int64]bool) error {
 	m, err := newMultiInsert(ctx, tx, "INSERT INTO pid(pid, card) VALUES", 2)
 	if err != nil {
 		return err
 	}
 	defer m.close()
-	for i, s := range seqs {
-		if i > 0 && tb.pids[seqs[i-1]-1] == tb.pids[s-1] {
-			continue
-		}
-		if err := m.add(ctx, tb.pids[s-1], tb.rowid[s-1]); err != nil {
+	for _, s := range winners {
+		if err := m.add(ctx, string(tb.pidArena.get(tb.pids[s-1])), tb.rowid[s-1]); err != nil {
 			return err
 		}
 	}
 	if err := m.flush(ctx); err != nil {
 		return err
 	}
-	tb.pids = nil
+	tb.pids, tb.pidArena = nil, byteArena{}
 
+	key := func(r identRef) []byte { return tb.identArena.get(r.key) }
 	refs := slices.DeleteFunc(tb.idents, func(r identRef) bool { return losers[int64(r.seq)] })
 	slices.SortFunc(refs, func(a, b identRef) int {
-		if c := strings.Compare(a.key, b.key); c != 0 {
+		if c := bytes.Compare(key(a), key(b)); c != 0 {
 			return c
 		}
 		return cmpInt64(tb.rowid[a.seq-1], tb.rowid[b.seq-1])
@@ -238,14 +288,14 @@ func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, losers map[int6
 	}
 	defer mi.close()
 	for i, r := range refs {
-		if i > 0 && refs[i-1].key == r.key && refs[i-1].seq == r.seq {
+		if i > 0 && refs[i-1].seq == r.seq && bytes.Equal(key(refs[i-1]), key(r)) {
 			continue
 		}
-		if err := mi.add(ctx, r.key, tb.rowid[r.seq-1]); err != nil {
+		if err := mi.add(ctx, string(key(r)), tb.rowid[r.seq-1]); err != nil {
 			return err
 		}
 	}
-	tb.idents = nil
+	tb.idents, tb.identArena = nil, byteArena{}
 	return mi.flush(ctx)
 }
 
