@@ -21,6 +21,13 @@ type Registry interface {
 	// number). It returns an *Error with CodeMissingQuery, CodeQueryTooShort or
 	// CodeInvalidRequest for bad input and CodeSearchFailed when the Directory failed.
 	Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshness, error)
+	// Services lists every document type the participant's SMP publishes, each with its
+	// processes and endpoints, named from the Peppol code lists and checked (warnings);
+	// docType ("<scheme>::<value>") narrows it to one. It returns an *Error with
+	// CodeInvalidParticipantID or CodeInvalidRequest for bad input, CodeNotFound when the
+	// participant or the document type is not registered, and CodeLookupFailed when an
+	// upstream failed.
+	Services(ctx context.Context, id peppol.ParticipantID, docType string) (*ServicesResult, Freshness, error)
 }
 
 // Freshness says where an answer came from, so adapters can set Age, X-Cache and

@@ -398,13 +398,3 @@ func summarise(services []Service) []Warning {
 	}
 	return out
 }
-
-// ServiceLister answers services lookups. Live implements it; it is separate from
-// Registry so that existing Registry implementations need not change.
-type ServiceLister interface {
-	// Services lists the document types, processes and endpoints a participant can
-	// receive; see Live.Services for the errors.
-	Services(ctx context.Context, id peppol.ParticipantID, docType string) (*ServicesResult, Freshness, error)
-}
-
-var _ ServiceLister = (*Live)(nil)

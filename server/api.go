@@ -67,6 +67,29 @@ func (s *Server) table() []route {
 			Headers:   freshness,
 		}, handler: s.participant, class: classREST},
 		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}/services", OperationID: "getParticipantServices", Tag: "participants",
+			Summary: "List what a participant can receive",
+			Description: "Every document type the participant's SMP lists, each with its processes and access point endpoints: names and code-list states " +
+				"(active, deprecated, removed) from the Peppol code lists, transport profile, URL, activation and expiration dates and the certificate " +
+				"(issuer, validity, days remaining). The ServiceMetadata documents are fetched concurrently, a few at a time. `warnings` on each endpoint, " +
+				"each service and (one per code) on the whole answer say what would make sending fail or is about to: certificate expired or expiring " +
+				"within 30 days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, " +
+				"deprecated or removed transport profile or document type, non-standard ids. With `docType`, only that document type. " +
+				"404 when the participant is not registered or its SMP does not list `docType`; an upstream failure is 502, never 404.",
+			Params: []discovery.Param{{Name: "participantId", In: "path", Required: true,
+				Description: "`<scheme>:<value>`, as for the lookup, e.g. 0208:0677424046.",
+				Schema:      &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
+				Example:     "0208:0677424046"},
+				{Name: "docType", In: "query", Description: "Only this document type, `<scheme>::<value>`, e.g. the Peppol BIS Billing 3.0 invoice " +
+					"`busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1`.",
+					Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(3), MaxLength: ptr(tools.MaxDocTypeLength)},
+					Example: "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1"},
+			},
+			Responses: jsonOK("The participant's services.", tools.ServicesSchema()),
+			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeInvalidRequest, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
+			Headers:   freshness,
+		}, handler: s.services, class: classREST},
+		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/api/v1/search", OperationID: "searchDirectory", Tag: "participants",
 			Summary: "Search the Peppol Directory",
 			Description: "Full-text search of the Peppol Directory by company name or registration/VAT number (any common notation; " +

@@ -509,6 +509,9 @@ func TestOpenAPIExamples(t *testing.T) {
 	}{
 		{file: "getParticipant.200.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian, status: 200},
 		{file: "searchDirectory.200.json", method: "GET", path: "/api/v1/search?q=vandelanotte", status: 200},
+		{file: "getParticipantServices.200.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownCertExpiring + "/services", status: 200},
+		{file: "getParticipantServices.not_found.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian + "/services?docType=busdox-docid-qns::urn:example:none", status: 404},
+		{file: "getParticipantServices.invalid_request.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian + "/services?docType=invoice", status: 400},
 		{file: "ask.200.json", method: "POST", path: "/ask", body: `{"query": "Can Vandelanotte receive credit notes?"}`,
 			hdr: []string{"Content-Type", "application/json"}, status: 200},
 		{file: "ask.200.sse", method: "POST", path: "/ask", body: `{"query": "Which access point serves BE0677424046?"}`,

@@ -26,6 +26,25 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// services serves GET /api/v1/participant/{participantId}/services[?docType=].
+func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
+	id, err := participantParam(r)
+	if err != nil {
+		return err
+	}
+	doc, err := tools.ParseDocType(r.URL.Query().Get("docType"))
+	if err != nil {
+		return err
+	}
+	res, fresh, err := s.reg.Services(r.Context(), id, doc)
+	if err != nil {
+		return err
+	}
+	setFreshness(w.Header(), fresh)
+	s.writeShared(w, r, http.StatusOK, res)
+	return nil
+}
+
 // participantParam reads the participant id from the path. Clients percent-encode it
 // (0208%3A0677424046, iso6523-actorid-upis%3A%3A…) or not; both are accepted. chi
 // routes on the raw path when the URL has one, so the parameter is decoded exactly

@@ -28,6 +28,7 @@ type fakeRegistry struct {
 	calls     int
 	part      *registry.Participant
 	result    *registry.SearchResult
+	services  *registry.ServicesResult
 	fresh     registry.Freshness
 	err       error
 	panicWith any
@@ -45,6 +46,20 @@ func (f *fakeRegistry) Lookup(ctx context.Context, id peppol.ParticipantID) (*re
 		return nil, registry.Freshness{}, f.err
 	}
 	return f.part, f.fresh, nil
+}
+
+func (f *fakeRegistry) Services(ctx context.Context, id peppol.ParticipantID, docType string) (*registry.ServicesResult, registry.Freshness, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls++
+	f.gotID = id
+	if f.panicWith != nil {
+		panic(f.panicWith)
+	}
+	if f.err != nil {
+		return nil, registry.Freshness{}, f.err
+	}
+	return f.services, f.fresh, nil
 }
 
 func (f *fakeRegistry) Search(ctx context.Context, q registry.SearchQuery) (*registry.SearchResult, registry.Freshness, error) {

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -122,7 +123,7 @@ func TestMCPToolsInProcess(t *testing.T) {
 	l := startNet(t)
 	c := mcpClient(t, l)
 	schemas := outputSchemas(t, c)
-	if len(schemas) != 2 {
+	if len(schemas) != 3 {
 		t.Fatalf("%d tools listed", len(schemas))
 	}
 
@@ -147,6 +148,57 @@ func TestMCPToolsInProcess(t *testing.T) {
 	}
 	if !found || !strings.Contains(resultText(r), netsim.KnownBelgian) {
 		t.Errorf("search for %q: %+v / %q", name, s, resultText(r))
+	}
+}
+
+// TestMCPServices: get_participant_services names every document type, process and
+// transport profile from the code lists, narrows to one docType, and warns about the
+// participants netsim built to trigger warnings; each answer fits the output schema.
+func TestMCPServices(t *testing.T) {
+	l := startNet(t)
+	c := mcpClient(t, l)
+	schema := outputSchemas(t, c)["get_participant_services"]
+
+	r := call(t, c, "get_participant_services", map[string]any{"participantId": netsim.KnownManyDocTypes})
+	res := checkStructured[registry.ServicesResult](t, r, schema)
+	if len(res.Services) != netsim.ManyDocTypes || res.ServiceCount != netsim.ManyDocTypes {
+		t.Fatalf("%d services (count %d), want %d", len(res.Services), res.ServiceCount, netsim.ManyDocTypes)
+	}
+	for _, s := range res.Services {
+		if s.DocumentType.Name == "" || s.DocumentType.State != "active" || len(s.Processes) == 0 ||
+			len(s.Processes[0].Endpoints) == 0 || s.Processes[0].Endpoints[0].TransportProfile.Name == "" {
+			t.Errorf("service not named or without endpoint: %+v", s)
+		}
+	}
+	if text := resultText(r); !strings.Contains(text, res.Services[0].DocumentType.Name) {
+		t.Errorf("text does not name the document types: %q", text)
+	}
+
+	invoice := res.Services[0].DocumentType.ID
+	r = call(t, c, "get_participant_services", map[string]any{"participantId": netsim.KnownManyDocTypes, "docType": invoice})
+	one := checkStructured[registry.ServicesResult](t, r, schema)
+	if len(one.Services) != 1 || one.Services[0].DocumentType.ID != invoice || one.ServiceCount != netsim.ManyDocTypes {
+		t.Errorf("docType filter: %d services, count %d", len(one.Services), one.ServiceCount)
+	}
+
+	for _, tt := range []struct{ id, warning string }{
+		{netsim.KnownCertExpired, registry.WarnCertificateExpired},
+		{netsim.KnownCertExpiring, registry.WarnCertificateExpiring},
+		{netsim.KnownCertNonPeppolCA, registry.WarnCertificateNotPeppol},
+		{netsim.KnownServiceNotYetActive, registry.WarnServiceNotYetActive},
+		{netsim.KnownAS2Only, registry.WarnTransportProfileRemoved},
+		{netsim.KnownDeprecatedDocType, registry.WarnDocumentTypeDeprecated},
+		{netsim.KnownNonStandardDocType, registry.WarnDocumentTypeNonStandard},
+	} {
+		r := call(t, c, "get_participant_services", map[string]any{"participantId": tt.id})
+		res := checkStructured[registry.ServicesResult](t, r, schema)
+		var codes []string
+		for _, w := range res.Warnings {
+			codes = append(codes, w.Code)
+		}
+		if !slices.Contains(codes, tt.warning) || !strings.Contains(resultText(r), tt.warning) {
+			t.Errorf("%s: warnings %v, want %s", tt.id, codes, tt.warning)
+		}
 	}
 }
 
@@ -223,6 +275,16 @@ func TestMCPToolErrors(t *testing.T) {
 			wantPrefix: "invalid_request: ", wantIn: "two-letter"},
 		{name: "Directory down", tool: "search_directory", args: map[string]any{"q": "acme ltd"},
 			fault: &netsim.Fault{HTTPStatus: 500}, target: netsim.DirectoryTarget(), wantPrefix: "search_failed: "},
+		{name: "services: no id", tool: "get_participant_services", args: map[string]any{"docType": "busdox-docid-qns::x"},
+			wantPrefix: "invalid_participant_id: "},
+		{name: "services: docType not scheme::value", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownBelgian, "docType": "invoice"},
+			wantPrefix: "invalid_request: ", wantIn: "<scheme>::<value>"},
+		{name: "services: docType too long", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownBelgian, "docType": strings.Repeat("x", MaxDocTypeLength+1)},
+			wantPrefix: "invalid_request: "},
+		{name: "services: docType not listed", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownBelgian, "docType": "busdox-docid-qns::urn:example:none"},
+			wantPrefix: "not_found: ", wantIn: "Peppol BIS Billing UBL Invoice V3"},
+		{name: "services: DNS down", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownSwedish},
+			fault: &netsim.Fault{DNS: netsim.DNSServFail}, target: netsim.DNSTarget(), wantPrefix: "lookup_failed: "},
 		{name: "Directory rate limit", tool: "search_directory", args: map[string]any{"q": "globex"},
 			fault: &netsim.Fault{HTTPStatus: 429, RetryAfter: "7"}, target: netsim.DirectoryTarget(),
 			wantPrefix: "search_failed: ", wantIn: "(retry after 7 s)"},

@@ -19,7 +19,7 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-const TOOL_NAMES = ['lookup_participant', 'search_directory'];
+const TOOL_NAMES = ['get_participant_services', 'lookup_participant', 'search_directory'];
 
 // Every tool is read-only; the hints must be explicit because mcp-go's defaults say the
 // opposite (destructive, not idempotent).
@@ -135,7 +135,7 @@ for (const transport of transports) {
       assert.ok(instructions.length > 0, 'server instructions empty');
     });
 
-    test('lists exactly the two tools', () => {
+    test('lists exactly the three tools', () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
     });
 
@@ -180,6 +180,26 @@ for (const transport of transports) {
         });
         assert.equal(rest.status, 200);
         assert.deepEqual(sc, await rest.json(), 'MCP and REST disagree on the same participant');
+      }
+    });
+
+    test('get_participant_services names the document types and agrees with REST', async () => {
+      const res = await call('get_participant_services', { participantId: DEMO.id });
+      assert.notEqual(res.isError, true, `unexpected error: ${JSON.stringify(res.content)}`);
+      const sc = res.structuredContent;
+      assertValid(tools.find((t) => t.name === 'get_participant_services').outputSchema, sc, 'structuredContent');
+      assert.equal(sc.participantId, DEMO.id);
+      assert.ok(sc.services.length > 0, 'no services');
+      for (const s of sc.services) {
+        assert.ok(s.documentType.name, `document type ${s.documentType.id} not named`);
+        assert.ok(s.processes.length > 0, 'no processes');
+      }
+      if (transport.rest) {
+        const rest = await fetch(new URL(`/api/v1/participant/${DEMO.id}/services`, requireEnv('MCP_URL')), {
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        assert.equal(rest.status, 200);
+        assert.deepEqual(sc, await rest.json(), 'MCP and REST disagree on the same services');
       }
     });
 

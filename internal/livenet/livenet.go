@@ -38,7 +38,13 @@ func Start(t testing.TB, cfg netsim.DatasetConfig) *Net {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The registry reads validity dates (certificates, services) at the dataset's
+	// instant, moving on from it at the real pace, so that a dataset pinned to a date
+	// gives the same warnings on any day.
+	start := time.Now()
+	now := func() time.Time { return ds.Now.Add(time.Since(start)) }
 	reg, err := registry.NewLive(registry.Config{
+		Now:            now,
 		Resolver:       res,
 		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
 		Directory:      &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
