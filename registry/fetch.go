@@ -201,7 +201,7 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 		return smpOutcome{err: err, what: "the SML (DNS) did not give a definite answer"}
 	}
 	base := res.BaseURL
-	rec := &SMPRecord{URL: smp.ServiceGroupURL(base, id)}
+	rec := &SMPRecord{URL: smp.ServiceGroupURL(base, id), DocumentTypes: []CodeInfo{}}
 	if u, err := url.Parse(base); err == nil {
 		rec.Hostname = u.Hostname()
 	}
@@ -217,6 +217,10 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 		return smpOutcome{err: err, what: what, advice: advice, retryAfter: wait}
 	}
 	rec.ServiceCount = len(sg.DocumentTypes)
+	rec.DocumentTypes = make([]CodeInfo, len(sg.DocumentTypes))
+	for i, d := range sg.DocumentTypes {
+		rec.DocumentTypes[i] = documentTypeInfo(d)
+	}
 	if len(sg.DocumentTypes) == 0 {
 		return smpOutcome{rec: rec, sgFetched: true}
 	}

@@ -99,6 +99,9 @@ type SMPRecord struct {
 	Hostname string `json:"hostname" jsonschema:"host name of the SMP"`
 	// ServiceCount is the number of document types the ServiceGroup lists.
 	ServiceCount int `json:"serviceCount" jsonschema:"number of document types the SMP lists for the participant"`
+	// DocumentTypes are the document types the ServiceGroup lists, named from the
+	// Peppol code lists (no further request: the endpoints are Services' business).
+	DocumentTypes []CodeInfo `json:"documentTypes" jsonschema:"the document types the SMP lists for the participant, in its order, with their names and code-list states; get_participant_services (GET …/services) adds each one's processes and endpoints"`
 	// Endpoint is the AS4 endpoint for the Peppol BIS Billing 3.0 invoice if offered,
 	// else the first endpoint of the first service; nil when there is none.
 	Endpoint *Endpoint `json:"endpoint" jsonschema:"the AS4 endpoint for the Peppol BIS Billing 3.0 invoice if offered, else the first endpoint of the first document type; null when there is none or it could not be fetched (see warnings)"`
