@@ -47,6 +47,9 @@ type Freshness struct {
 type Participant struct {
 	// ParticipantID is the identifier in "<scheme>:<value>" form, value lower-case.
 	ParticipantID string `json:"participantId" jsonschema:"the participant identifier in <scheme>:<value> form, value lower-case, e.g. 0208:0677424046"`
+	// Network names the Peppol network that answered (production, test or demo); the
+	// adapters set it on a copy, the registry leaves it empty.
+	Network string `json:"network,omitempty" jsonschema:"the Peppol network that answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
 	// Directory is the participant's business card, or nil when the Directory has none.
 	Directory *DirectoryRecord `json:"directory" jsonschema:"the participant's Peppol Directory business card; null when the Directory has none"`
 	// SMP is the participant's SMP record, or nil when the SML does not know it.
@@ -152,6 +155,9 @@ const MinQueryLength = 2
 type SearchResult struct {
 	// Query is the query as received.
 	Query string `json:"query" jsonschema:"the query as received"`
+	// Network names the Peppol network that answered (production, test or demo); the
+	// adapters set it on a copy, the registry leaves it empty.
+	Network string `json:"network,omitempty" jsonschema:"the Peppol network whose Directory answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
 	// TotalCount is the number of matches known, which may exceed len(Results).
 	TotalCount int `json:"totalCount" jsonschema:"number of matches known; may exceed the number of results returned"`
 	// Results holds at most MaxSearchResults hits, exact identifier matches first.

@@ -26,6 +26,9 @@ const maxListedDocTypes = 10
 type ServicesResult struct {
 	// ParticipantID is the identifier in "<scheme>:<value>" form, value lower-case.
 	ParticipantID string `json:"participantId" jsonschema:"the participant identifier in <scheme>:<value> form, value lower-case, e.g. 0208:0677424046"`
+	// Network names the Peppol network that answered (production, test or demo); the
+	// adapters set it on a copy, the registry leaves it empty.
+	Network string `json:"network,omitempty" jsonschema:"the Peppol network that answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
 	// SMP says where the services were read.
 	SMP ServicesSMP `json:"smp" jsonschema:"the participant's SMP, where the services were read"`
 	// ServiceCount is the number of document types the ServiceGroup lists, which
