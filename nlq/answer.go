@@ -48,8 +48,9 @@ func inCountry(plan Plan) string {
 	return " in " + plan.Country
 }
 
-// participantAnswer answers a question about one participant.
-func participantAnswer(plan Plan, p *registry.Participant, it Item) string {
+// participantAnswer answers a question about one participant, looked up as p, with
+// its services svc when they were listed (nil otherwise).
+func participantAnswer(plan Plan, p *registry.Participant, svc *registry.ServicesResult, it Item) string {
 	var b strings.Builder
 	who := itemLabel(it)
 	info := it.Peppol
@@ -61,7 +62,9 @@ func participantAnswer(plan Plan, p *registry.Participant, it Item) string {
 		fmt.Fprintf(&b, "%s is in the SML, but its SMP %s does not know it, so it cannot receive %s over Peppol until its registration is fixed.",
 			who, info.SMPHost, docName(plan.Document))
 	case plan.Intent == IntentCanReceive:
-		b.WriteString(canReceiveSentence(plan, who, p, info))
+		b.WriteString(canReceiveSentence(plan, who, p, svc, info))
+	case plan.Intent == IntentAccessPoint && plan.Document != DocAny:
+		b.WriteString(documentAccessPointSentence(plan, who, p, svc, info))
 	case plan.Intent == IntentAccessPoint:
 		b.WriteString(accessPointSentence(who, info))
 	default:
@@ -70,6 +73,9 @@ func participantAnswer(plan Plan, p *registry.Participant, it Item) string {
 	for _, w := range p.Warnings {
 		if w.Code == registry.WarnSMPNotFound {
 			continue // said above
+		}
+		if info.Documents != nil && serviceCodes[w.Code] {
+			continue // the documents' own warnings were said
 		}
 		fmt.Fprintf(&b, " Note: %s", strings.TrimSuffix(w.Message, "."))
 		b.WriteByte('.')
@@ -103,17 +109,61 @@ func accessPointSentence(who string, info *PeppolInfo) string {
 	}
 }
 
-func canReceiveSentence(plan Plan, who string, p *registry.Participant, info *PeppolInfo) string {
+// documentAccessPointSentence answers which access point receives a named document
+// for the participant, from the endpoints of the document types of that kind.
+func documentAccessPointSentence(plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
 	what := docName(plan.Document)
 	switch {
 	case !info.Registered:
+		return fmt.Sprintf("%s is not registered in the SML, so no access point receives %s for it on Peppol.", who, what)
+	case info.CanReceive == nil || !*info.CanReceive:
+		if types := listedTypes(p, svc); types != nil {
+			return fmt.Sprintf("%s is on Peppol (SMP %s) but lists no %s, so no access point receives them for it; %s.", who, info.SMPHost, what, acceptsPhrase(types))
+		}
+		return accessPointSentence(who, info)
+	}
+	names := listNames(documentNames(info.Documents))
+	eps := endpointsPhrase(info.Documents)
+	if eps == "" {
+		return fmt.Sprintf("%s receives %s over Peppol (%s), but their access point endpoint could not be read from its SMP %s just now.%s", who, what, names, info.SMPHost, warningsText(info.Documents))
+	}
+	return fmt.Sprintf("%s receives %s (%s) through the access point at %s; its SMP is %s, listing %s.%s",
+		who, what, names, eps, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"), warningsText(info.Documents))
+}
+
+func canReceiveSentence(plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
+	what := docName(plan.Document)
+	types := listedTypes(p, svc)
+	switch {
+	case !info.Registered:
 		return fmt.Sprintf("No: %s is not registered in the SML, so it cannot receive %s over Peppol.", who, what)
+	case info.CanReceive != nil && *info.CanReceive && info.Documents != nil:
+		s := fmt.Sprintf("Yes: %s can receive %s over Peppol", who, what)
+		if plan.Document == DocAny {
+			s += fmt.Sprintf(": %s of the kinds %s", phrase.Plural(len(types), "document type"), listNames(info.DocumentKinds))
+		} else {
+			s += " as " + listNames(documentNames(info.Documents))
+		}
+		switch eps := endpointsPhrase(info.Documents); {
+		case eps != "":
+			s += ", through the access point at " + eps + "."
+		case svc == nil && info.Endpoint != nil && endpointReceives(info.Endpoint, info.Documents):
+			s += fmt.Sprintf(", through the access point at %s (%s).", info.Endpoint.URL, info.Endpoint.TransportProfile)
+		case svc == nil:
+			s += "."
+		default:
+			s += "; its access point endpoint could not be read just now."
+		}
+		return s + warningsText(info.Documents)
 	case info.CanReceive != nil && *info.CanReceive:
 		s := fmt.Sprintf("Yes: %s can receive %s over Peppol", who, what)
 		if ep := info.Endpoint; ep != nil {
 			s += fmt.Sprintf(", through the access point at %s (%s)", ep.URL, ep.TransportProfile)
 		}
 		return s + "."
+	case types != nil:
+		return fmt.Sprintf("No: %s is on Peppol (SMP %s) but does not list %s among its %s; %s.",
+			who, info.SMPHost, what, phrase.Plural(len(types), "document type"), acceptsPhrase(types))
 	case p.Directory == nil:
 		return fmt.Sprintf("Probably: %s is registered on Peppol (SMP %s, %s), but it has no Directory card saying which document types; its SMP endpoint is for another document type.",
 			who, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"))
@@ -150,7 +200,7 @@ func searchAnswer(plan Plan, sr *registry.SearchResult) string {
 }
 
 // followUpAnswer answers from the looked-up first hits of a search.
-func followUpAnswer(plan Plan, sr *registry.SearchResult, found []*registry.Participant, gone map[string]bool, items []Item, partial bool) string {
+func followUpAnswer(plan Plan, sr *registry.SearchResult, found []participantDetail, gone map[string]bool, items []Item, partial bool) string {
 	var b strings.Builder
 	if sr.TotalCount > 1 {
 		fmt.Fprintf(&b, "%s for %q%s", capital(phrase.Plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan))
@@ -164,18 +214,18 @@ func followUpAnswer(plan Plan, sr *registry.SearchResult, found []*registry.Part
 	var lines []string
 	ids := map[string][]string{}
 	for _, it := range items {
-		var p *registry.Participant
-		for _, f := range found {
-			if f.ParticipantID == it.Identifier {
-				p = f
+		var d *participantDetail
+		for i := range found {
+			if found[i].p.ParticipantID == it.Identifier {
+				d = &found[i]
 			}
 		}
 		text := itemLabel(it) + ": could not be looked up just now."
 		if gone[it.Identifier] {
 			text = itemLabel(it) + ": not on Peppol any more (neither the SML nor the Peppol Directory knows it now)."
 		}
-		if p != nil {
-			text = participantAnswer(plan, p, it)
+		if d != nil {
+			text = participantAnswer(plan, d.p, d.svc, it)
 		}
 		key := strings.ReplaceAll(text, it.Identifier, "\x00")
 		if _, seen := ids[key]; !seen {
@@ -211,4 +261,14 @@ func capital(s string) string {
 		return s
 	}
 	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// endpointReceives reports whether the lookup's endpoint ep is for one of docs.
+func endpointReceives(ep *EndpointInfo, docs []DocumentInfo) bool {
+	for _, d := range docs {
+		if d.ID == ep.DocumentType || strings.HasSuffix(d.ID, "::"+ep.DocumentType) {
+			return true
+		}
+	}
+	return false
 }

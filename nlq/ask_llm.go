@@ -14,7 +14,8 @@ import (
 const maxItems = registry.MaxSearchResults
 
 // askLLM lets the LLM answer with the tools. Items are what the tools returned: a
-// looked-up participant replaces its search hit. Tool failures are fed back to the
+// looked-up participant replaces its search hit, and a participant's listed services
+// add its document types to its item. Tool failures are fed back to the
 // model, which says so in its answer; only a failure of the LLM itself is an error
 // (the caller falls back to the rules).
 func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time.Time, ev Events) (*Answer, error) {
@@ -22,6 +23,10 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 	var mu sync.Mutex
 	var items []Item
 	at := map[string]int{}
+	// services are what get_participant_services returned, by participant: added
+	// to the items at the end, whatever the order of the calls.
+	services := map[string]*registry.ServicesResult{}
+	var serviceOrder []string
 	add := func(it Item) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -50,7 +55,14 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 		}
 		switch v := res.Value.(type) {
 		case *registry.Participant:
-			add(e.participantItem(v, DocAny, false))
+			add(e.participantItem(v, nil, DocAny, false))
+		case *registry.ServicesResult:
+			mu.Lock()
+			if _, ok := services[v.ParticipantID]; !ok {
+				serviceOrder = append(serviceOrder, v.ParticipantID)
+			}
+			services[v.ParticipantID] = v
+			mu.Unlock()
 		case *registry.SearchResult:
 			for _, h := range v.Results {
 				add(e.hitItem(h))
@@ -68,6 +80,14 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 	}
 	if calls == nil {
 		calls = []Call{}
+	}
+	for _, id := range serviceOrder {
+		if i, ok := at[id]; ok {
+			items[i] = e.servicesItem(&items[i], services[id])
+		} else if len(items) < maxItems {
+			at[id] = len(items)
+			items = append(items, e.servicesItem(nil, services[id]))
+		}
 	}
 	if items == nil {
 		items = []Item{}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -223,7 +224,7 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 	return a, nil
 }
 
-// run executes the plan's calls and the follow-up lookups its intent needs, hands each
+// run executes the plan's calls and the follow-up calls its intent needs, hands each
 // item to add as soon as it and those before it are ready, and writes the answer
 // text into a.
 func (e *Engine) run(ctx context.Context, plan Plan, a *Answer, add func(Item)) error {
@@ -232,55 +233,114 @@ func (e *Engine) run(ctx context.Context, plan Plan, a *Answer, add func(Item)) 
 		return nil
 	}
 	c := plan.Calls[0]
-	askedDoc := plan.Intent == IntentCanReceive
+	if c.Tool != ruleToolSearch {
+		// Calls about one participant (its lookup and maybe its services) run
+		// together.
+		d := e.detail(ctx, plan.Calls)
+		if d.p == nil {
+			if d.err == nil {
+				// No lookup among the calls: nothing to phrase an answer from.
+				a.Answer = notUnderstood(Plan{Intent: IntentUnknown})
+				return nil
+			}
+			return e.callFailed(plan, c, d.err, a)
+		}
+		it := e.participantItem(d.p, d.svc, plan.Document, plan.needsServices())
+		add(it)
+		a.Answer = participantAnswer(plan, d.p, d.svc, it)
+		return nil
+	}
 	res, err := e.call(ctx, c)
 	if err != nil {
 		return e.callFailed(plan, c, err, a)
 	}
-	switch v := res.Value.(type) {
-	case *registry.Participant:
-		add(e.participantItem(v, plan.Document, askedDoc))
-		a.Answer = participantAnswer(plan, v, a.Results[0])
-	case *registry.SearchResult:
-		if len(v.Results) == 0 || plan.Intent == IntentSearch || plan.Intent == IntentCount {
-			for _, h := range v.Results {
-				add(e.hitItem(h))
-			}
-			a.Answer = searchAnswer(plan, v)
-			return nil
-		}
-		return e.followUp(ctx, plan, v, a, add)
+	sr, _ := res.Value.(*registry.SearchResult)
+	if sr == nil {
+		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("search_directory returned no search result")}
 	}
-	return nil
+	if len(sr.Results) == 0 || plan.Intent == IntentSearch || plan.Intent == IntentCount {
+		for _, h := range sr.Results {
+			add(e.hitItem(h))
+		}
+		a.Answer = searchAnswer(plan, sr)
+		return nil
+	}
+	return e.followUp(ctx, plan, sr, a, add)
 }
 
-// followUp looks up the first search hits in detail, concurrently, for questions
-// about capability, access point or registration. Items go to add in rank order, each
-// as soon as its lookup and those ranked before it are done.
+// participantDetail is what the calls about one participant found: its lookup, and its
+// services when they were listed.
+type participantDetail struct {
+	p      *registry.Participant
+	err    error // the lookup's
+	svc    *registry.ServicesResult
+	svcErr error
+}
+
+// detail runs calls (lookup_participant and get_participant_services of one
+// participant; others are ignored) concurrently. A failed services call leaves svc
+// nil: the answer is then judged from the lookup's record.
+func (e *Engine) detail(ctx context.Context, calls []Call) participantDetail {
+	var d participantDetail
+	var wg sync.WaitGroup
+	for _, c := range calls {
+		switch c.Tool {
+		case ruleToolLookup:
+			wg.Go(func() {
+				res, err := e.call(ctx, c)
+				if err == nil {
+					d.p, _ = res.Value.(*registry.Participant)
+				}
+				d.err = err
+			})
+		case ruleToolServices:
+			wg.Go(func() {
+				res, err := e.call(ctx, c)
+				if err == nil {
+					d.svc, _ = res.Value.(*registry.ServicesResult)
+				}
+				d.svcErr = err
+			})
+		}
+	}
+	wg.Wait()
+	if d.svcErr != nil && d.p != nil && registry.ErrorCode(d.svcErr) != registry.CodeNotFound {
+		e.log.LogAttrs(ctx, slog.LevelWarn, "services call failed; judging from the lookup", slog.String("participant", d.p.ParticipantID), slog.String("error", d.svcErr.Error()))
+	}
+	return d
+}
+
+// detailCalls are the calls that look up the participant id in detail for plan: its
+// lookup, and its services when the plan needs them.
+func detailCalls(plan Plan, id string) []Call {
+	calls := []Call{{Tool: ruleToolLookup, Arguments: map[string]any{"participantId": id}}}
+	if plan.needsServices() {
+		calls = append(calls, Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": id}})
+	}
+	return calls
+}
+
+// followUp looks up the first search hits in detail (with their services when the
+// question needs them), concurrently, for questions about capability, access point or
+// registration. Items go to add in rank order, each as soon as its calls and those of
+// the hits ranked before it are done.
 func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchResult, a *Answer, add func(Item)) error {
 	n := min(followUps, len(sr.Results))
 	if plan.Intent == IntentLookup {
 		n = min(1, n)
 	}
-	type outcome struct {
-		p   *registry.Participant
-		err error
-	}
-	out := make([]outcome, n)
+	out := make([]participantDetail, n)
 	done := make(chan int, n)
+	firstCall := len(a.Calls)
 	for i := range n {
-		c := Call{Tool: "lookup_participant", Arguments: map[string]any{"participantId": sr.Results[i].ParticipantID}}
-		a.Calls = append(a.Calls, c)
+		calls := detailCalls(plan, sr.Results[i].ParticipantID)
+		a.Calls = append(a.Calls, calls...)
 		go func() {
-			res, err := e.call(ctx, c)
-			if err == nil {
-				out[i].p, _ = res.Value.(*registry.Participant)
-			}
-			out[i].err = err
+			out[i] = e.detail(ctx, calls)
 			done <- i
 		}()
 	}
-	var found []*registry.Participant
+	var found []participantDetail
 	var firstErr error
 	gone := map[string]bool{}
 	ready := make([]bool, n)
@@ -290,8 +350,8 @@ func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchRes
 		for ; next < n && ready[next]; next++ {
 			switch o := out[next]; {
 			case o.p != nil:
-				add(e.participantItem(o.p, plan.Document, plan.Intent == IntentCanReceive))
-				found = append(found, o.p)
+				add(e.participantItem(o.p, o.svc, plan.Document, plan.needsServices()))
+				found = append(found, o)
 			case registry.ErrorCode(o.err) == registry.CodeNotFound:
 				// A Directory hit that neither the SML nor the Directory knows any
 				// more (the card went away meanwhile).
@@ -306,7 +366,7 @@ func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchRes
 		}
 	}
 	if len(found) == 0 && firstErr != nil {
-		return e.callFailed(plan, a.Calls[len(a.Calls)-n], firstErr, a)
+		return e.callFailed(plan, a.Calls[firstCall], firstErr, a)
 	}
 	a.Answer = followUpAnswer(plan, sr, found, gone, a.Results, firstErr != nil)
 	return nil

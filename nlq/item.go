@@ -43,12 +43,38 @@ type PeppolInfo struct {
 	DocumentTypeCount int `json:"documentTypeCount" jsonschema:"number of document types its SMP lists"`
 	// Endpoint is its access point endpoint for invoices (or its first endpoint).
 	Endpoint *EndpointInfo `json:"endpoint,omitempty" jsonschema:"its access point endpoint for invoices, or its first one"`
-	// CanReceive answers a "can it receive <document>" question: true when the
-	// participant is registered and lists that document kind, false when it is not
-	// registered or does not list it; absent when the question was not about it.
-	CanReceive *bool `json:"canReceive,omitempty" jsonschema:"for a can-it-receive question: whether it is registered and lists that document kind"`
+	// CanReceive answers a "can it receive <document>" question (or "which access
+	// point receives <document>"): true when the participant is registered and its
+	// SMP lists that document kind, false when it is not registered or does not list
+	// it; absent when the question was not about it.
+	CanReceive *bool `json:"canReceive,omitempty" jsonschema:"for a can-it-receive question, or an access point question naming a document: whether it is registered and its SMP lists that document kind"`
 	// Warnings are the lookup's warnings.
 	Warnings []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
+	// Documents are, for a question naming a document kind, the document types of
+	// that kind its SMP lists (for a question naming none, or an LLM answer, every
+	// document type its services listed), each with the endpoints that receive it.
+	Documents []DocumentInfo `json:"documents,omitempty" jsonschema:"for a question naming a document kind (invoice, credit note, order): the document types of that kind its SMP lists, with the endpoints that receive them and the warnings that matter for sending; for a can-receive question naming no kind, or when an LLM listed its services, every document type listed; absent when none or when its services were not listed"`
+	// DocumentKinds are the kinds of every document type its SMP lists.
+	DocumentKinds []string `json:"documentKinds,omitempty" jsonschema:"for a question about what it can receive: the kinds of all the document types its SMP lists, from the Peppol code list (e.g. Invoice, Credit Note, Order; Other for document types the list does not have), each once, in the SMP's order"`
+}
+
+// DocumentInfo is a document type a participant's SMP lists, with the endpoints that
+// receive it and the warnings that matter for sending it.
+type DocumentInfo struct {
+	ID       string `json:"id" jsonschema:"the document type identifier with its scheme, <scheme>::<value>"`
+	Name     string `json:"name,omitempty" jsonschema:"readable name from the Peppol code list, e.g. Peppol BIS Billing UBL Credit Note V3; absent for document types the list does not have"`
+	Category string `json:"category,omitempty" jsonschema:"the kind of document from the Peppol code list, e.g. Invoice, Credit Note, Order; absent when unknown"`
+	State    string `json:"state,omitempty" jsonschema:"state in the Peppol code list: active, deprecated (still works, on its way out) or removed (no longer sent); absent for document types the list does not have"`
+	// Endpoints are the distinct endpoints of its processes.
+	Endpoints []DocumentEndpoint `json:"endpoints,omitempty" jsonschema:"the access point endpoints that receive it, each URL and transport profile once; absent when its service metadata could not be read (see warnings) or was not asked for"`
+	// Warnings are the service's and its endpoints' warnings, each once.
+	Warnings []registry.Warning `json:"warnings,omitempty" jsonschema:"what may make sending it fail or is about to: certificate expired or expiring, service not yet active or expired, removed or deprecated transport profile or document type, endpoint not https or not on port 443, service metadata unavailable; absent when there are none"`
+}
+
+// DocumentEndpoint is an access point endpoint receiving a document type.
+type DocumentEndpoint struct {
+	URL              string `json:"url" jsonschema:"the access point's endpoint URL"`
+	TransportProfile string `json:"transportProfile" jsonschema:"transport profile, e.g. peppol-transport-as4-v2_0"`
 }
 
 // EndpointInfo is an access point endpoint.
@@ -72,9 +98,12 @@ func (e *Engine) hitItem(h registry.SearchHit) Item {
 	return e.newItem(h.ParticipantID, h.Name, h.CountryCode)
 }
 
-// participantItem is a looked-up participant as an item; doc is the document kind the
-// question asked about, if any.
-func (e *Engine) participantItem(p *registry.Participant, doc string, askedDoc bool) Item {
+// participantItem is a looked-up participant as an item. judge is set for a question
+// naming a document kind or asking whether it can receive (plan.needsServices): the
+// item then says whether it can receive doc (DocAny: anything), with the document
+// types of that kind and what its SMP lists, read from svc when its services were
+// listed (nil otherwise).
+func (e *Engine) participantItem(p *registry.Participant, svc *registry.ServicesResult, doc string, judge bool) Item {
 	name, country := "", ""
 	if d := p.Directory; d != nil {
 		name, country = d.Name, d.CountryCode
@@ -88,12 +117,46 @@ func (e *Engine) participantItem(p *registry.Participant, doc string, askedDoc b
 			info.Endpoint = &EndpointInfo{URL: ep.URL, TransportProfile: ep.TransportProfile, DocumentType: ep.DocumentType}
 		}
 	}
-	if askedDoc {
-		can := info.Registered && lists(p, doc)
+	if judge {
+		can := false
+		if info.Registered {
+			if types := listedTypes(p, svc); types != nil {
+				info.Documents = documents(types, svc, doc)
+				info.DocumentKinds = documentKinds(types)
+				can = len(info.Documents) > 0
+			} else {
+				can = lists(p, doc)
+			}
+		}
 		info.CanReceive = &can
 	}
 	it.Peppol = info
 	return it
+}
+
+// servicesItem adds what an LLM's get_participant_services call returned to the item of
+// the participant (it, or a new item when it is nil): every document type listed, with
+// its endpoints and warnings, and their kinds. An item without a lookup gets a Peppol
+// member from the services alone: registered (its SMP lists it), with a Directory
+// card when it came from a search hit.
+func (e *Engine) servicesItem(it *Item, svc *registry.ServicesResult) Item {
+	var out Item
+	if it != nil {
+		out = *it
+	} else {
+		out = e.newItem(svc.ParticipantID, "", "")
+	}
+	var info PeppolInfo
+	if out.Peppol != nil {
+		info = *out.Peppol
+	} else {
+		info = PeppolInfo{Registered: true, DirectoryCard: it != nil, SMPHost: svc.SMP.Hostname, DocumentTypeCount: svc.ServiceCount}
+	}
+	types := listedTypes(nil, svc)
+	info.Documents = documents(types, svc, DocAny)
+	info.DocumentKinds = documentKinds(types)
+	out.Peppol = &info
+	return out
 }
 
 // hasWarning reports whether p carries a warning with code.

@@ -14,7 +14,7 @@ const MaxQueryLength = 500
 
 // Call is one tool call: a tool of package tools and its JSON arguments object.
 type Call struct {
-	Tool      string         `json:"tool" jsonschema:"tool name: lookup_participant or search_directory"`
+	Tool      string         `json:"tool" jsonschema:"tool name: lookup_participant, search_directory or get_participant_services"`
 	Arguments map[string]any `json:"arguments" jsonschema:"the tool's arguments"`
 }
 
@@ -58,13 +58,21 @@ type Plan struct {
 	// Country is the ISO 3166 alpha-2 code of a country the question names as a
 	// filter ("in Belgium", "belges", "norske"); "" when none.
 	Country string `json:"country,omitempty"`
-	// Document is the document kind a can_receive question asks about (DocInvoice,
-	// DocCreditNote, DocOrder), DocAny otherwise.
+	// Document is the document kind a can_receive or access_point question names
+	// (DocInvoice, DocCreditNote, DocOrder), DocAny otherwise.
 	Document string `json:"document,omitempty"`
 	// Calls are the first tool calls to run: lookup_participant {participantId} when
-	// the subject is a participant id, else search_directory {q[, country]}. Empty for
-	// IntentUnknown.
+	// the subject is a participant id, followed by get_participant_services
+	// {participantId} when the plan needs its services (a can_receive question, or an access_point question naming a document), else
+	// search_directory {q[, country]}. Empty for IntentUnknown.
 	Calls []Call `json:"calls"`
+}
+
+// needsServices reports whether answering p needs the participant's services (every
+// document type its SMP lists, with endpoints): a can_receive question, or an
+// access_point question naming a document.
+func (p Plan) needsServices() bool {
+	return p.Intent == IntentCanReceive || p.Intent == IntentAccessPoint && p.Document != DocAny
 }
 
 // Planner turns a question into a plan. Plan must be deterministic and fast, and must

@@ -12,6 +12,10 @@ import (
 const (
 	ruleToolLookup = "lookup_participant"
 	ruleToolSearch = "search_directory"
+	// ruleToolServices is planned with the lookup of a participant id when the
+	// question is whether it can receive a document, or which access point receives
+	// a named document for it.
+	ruleToolServices = "get_participant_services"
 )
 
 // RulePlanner is the default planner: word lists and a few rules, no model. It reads
@@ -22,7 +26,9 @@ const (
 //
 //   - Subject. A participant id in any form ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046", any case, URL-encoded) is the subject,
-//     canonical, and is looked up. Otherwise a national or VAT number that
+//     canonical, and is looked up (and its services listed with
+//     get_participant_services when the question is can_receive, or access_point
+//     naming a document). Otherwise a national or VAT number that
 //     peppol.Candidates recognises ("BE 0677.424.046", "NO 923 609 016 MVA",
 //     "KvK 54441587") is the subject as written and is searched for, with no country
 //     argument (the number carries its country). Otherwise text in quotes is the
@@ -45,7 +51,8 @@ const (
 //     country word is all that is left, it is the name ("Who is Danske?").
 //   - Intent, by precedence: count ("how many") > access_point > can_receive (a
 //     capability verb: receive, accept, recevoir, ontvangen, empfangen, motta, ta
-//     emot; the document is the first of credit note, order or invoice named) >
+//     emot; the document is the first of credit note, order or invoice named, also
+//     kept for access_point) >
 //     on_peppol ("on Peppol", "registered" with a copula, or without lookup or search
 //     words) > lookup > search. With none of these, a participant id or a number is a
 //     lookup and a name is a search.
@@ -212,6 +219,7 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 		p.Intent = IntentCount
 	case sg.accessPoint:
 		p.Intent = IntentAccessPoint
+		p.Document = sg.doc
 	case sg.receive:
 		p.Intent = IntentCanReceive
 		p.Document = sg.doc
@@ -231,6 +239,9 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 	switch kind {
 	case ruleID:
 		p.Calls = []Call{{Tool: ruleToolLookup, Arguments: map[string]any{"participantId": subject}}}
+		if p.needsServices() {
+			p.Calls = append(p.Calls, Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": subject}})
+		}
 	case ruleNumber:
 		p.Calls = []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"q": subject}}}
 	default:

@@ -156,9 +156,21 @@ func checkCalls(p Plan) error {
 	if p.Intent == IntentUnknown && len(p.Calls) > 0 {
 		return fmt.Errorf("unknown intent with calls %v", p.Calls)
 	}
-	for _, c := range p.Calls {
+	for i, c := range p.Calls {
 		switch c.Tool {
-		case ruleToolLookup:
+		case ruleToolLookup, ruleToolServices:
+			if c.Tool == ruleToolServices {
+				// Listed with the lookup of the same participant, for the questions
+				// that need what it can receive.
+				if i != 1 || p.Calls[0].Tool != ruleToolLookup || p.Calls[0].Arguments["participantId"] != c.Arguments["participantId"] {
+					return fmt.Errorf("services call %v not right after the lookup of the same participant", c)
+				}
+				if !p.needsServices() {
+					return fmt.Errorf("services call in a %s plan about %q", p.Intent, p.Document)
+				}
+			} else if p.needsServices() && (len(p.Calls) != 2 || p.Calls[1].Tool != ruleToolServices) {
+				return fmt.Errorf("a %s plan looks %v up without listing its services", p.Intent, c.Arguments)
+			}
 			id, _ := c.Arguments["participantId"].(string)
 			pid, err := peppol.ParseParticipantID(id)
 			if err != nil {
@@ -483,8 +495,8 @@ func FuzzRulePlanner(f *testing.F) {
 		if p.Country != "" && (len(p.Country) != 2 || strings.ToUpper(p.Country) != p.Country) {
 			t.Fatalf("Plan(%q): country %q", q, p.Country)
 		}
-		if p.Document != DocAny && p.Intent != IntentCanReceive {
-			t.Fatalf("Plan(%q): document %q without can_receive", q, p.Document)
+		if p.Document != DocAny && p.Intent != IntentCanReceive && p.Intent != IntentAccessPoint {
+			t.Fatalf("Plan(%q): document %q without can_receive or access_point", q, p.Document)
 		}
 	})
 }
