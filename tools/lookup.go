@@ -10,6 +10,7 @@ import (
 // LookupArgs are the arguments of lookup_participant.
 type LookupArgs struct {
 	ParticipantID *string `json:"participantId"`
+	Network       string  `json:"network"`
 }
 
 func lookupParticipant() Tool {
@@ -34,7 +35,7 @@ Errors: invalid_participant_id (fix the identifier's form and retry), not_found 
 
 func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
 	var a LookupArgs
-	if err := decodeArgs("lookup_participant", raw, &a, "participantId"); err != nil {
+	if err := decodeArgs("lookup_participant", raw, &a, "participantId and optionally network"); err != nil {
 		return nil, err
 	}
 	if a.ParticipantID == nil {
@@ -45,9 +46,14 @@ func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
+	reg, network, err := selectNetwork(reg, a.Network)
+	if err != nil {
+		return nil, err
+	}
 	p, fresh, err := reg.Lookup(ctx, id)
 	if err != nil {
 		return nil, err
 	}
+	p = ParticipantOn(p, network)
 	return &Result{Value: p, Text: participantText(p), Freshness: fresh}, nil
 }

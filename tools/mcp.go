@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
@@ -29,8 +30,11 @@ Answers come from the live Peppol network (SML, SMPs, Peppol Directory) and are 
 
 // MCPConfig configures NewMCPServer.
 type MCPConfig struct {
-	// Registry answers the tools' lookups and searches. Required.
+	// Registry answers the tools' lookups and searches. Required unless Networks is set.
 	Registry registry.Registry
+	// Networks, when set, answers instead of Registry: the tools take the argument
+	// network (ForNetworks) and answer from the network it names, else the default.
+	Networks *Networks
 	// Version is the server version reported to clients.
 	Version string
 	// Logger receives tool failures that are not the caller's fault; nil discards them.
@@ -42,10 +46,17 @@ type MCPConfig struct {
 // logging and completions (so clients that use them find them). Tool failures are
 // tool results with isError set, their text starting with the same error code and
 // message as the REST API; protocol errors are left for protocol problems (an unknown
-// tool). It returns an error when cfg.Registry is nil.
+// tool). It returns an error when both cfg.Registry and cfg.Networks are nil.
 func NewMCPServer(cfg MCPConfig) (*server.MCPServer, error) {
-	if cfg.Registry == nil {
-		return nil, errors.New("tools: MCPConfig.Registry is nil")
+	reg, all, instructions := cfg.Registry, All(), mcpInstructions
+	if cfg.Networks != nil {
+		reg, all = cfg.Networks, ForNetworks(cfg.Networks)
+		names := cfg.Networks.Names()
+		instructions += fmt.Sprintf("\n\nEvery tool answers for the Peppol %s network unless its argument network names another: %s.",
+			names[0], strings.Join(names, " or "))
+	}
+	if reg == nil {
+		return nil, errNoRegistry
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -57,7 +68,7 @@ func NewMCPServer(cfg MCPConfig) (*server.MCPServer, error) {
 	}
 	s := server.NewMCPServer(MCPServerName, version,
 		server.WithTitle("peppolgate: Peppol participant lookup"),
-		server.WithInstructions(mcpInstructions),
+		server.WithInstructions(instructions),
 		server.WithToolCapabilities(false),
 		server.WithResourceCapabilities(false, false),
 		server.WithPromptCapabilities(false),
@@ -67,12 +78,12 @@ func NewMCPServer(cfg MCPConfig) (*server.MCPServer, error) {
 		server.WithRecovery(),
 		server.WithResourceRecovery(),
 	)
-	for _, t := range All() {
+	for _, t := range all {
 		mt, err := MCPTool(t)
 		if err != nil {
 			return nil, err
 		}
-		s.AddTool(mt, toolHandler(t, cfg.Registry, log))
+		s.AddTool(mt, toolHandler(t, reg, log))
 	}
 	schemes, err := schemesResource()
 	if err != nil {

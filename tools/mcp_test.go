@@ -19,7 +19,13 @@ import (
 // mcpClient is an initialised in-process MCP client of a server over l's registry.
 func mcpClient(t *testing.T, l *livenet.Net) *client.Client {
 	t.Helper()
-	s, err := NewMCPServer(MCPConfig{Registry: l.Reg, Version: "test"})
+	return mcpClientFor(t, MCPConfig{Registry: l.Reg, Version: "test"})
+}
+
+// mcpClientFor is an initialised in-process MCP client of a server for cfg.
+func mcpClientFor(t *testing.T, cfg MCPConfig) *client.Client {
+	t.Helper()
+	s, err := NewMCPServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,8 +265,8 @@ func TestMCPToolErrors(t *testing.T) {
 			wantPrefix: "invalid_participant_id: "},
 		{name: "id not a string", tool: "lookup_participant", args: map[string]any{"participantId": 208},
 			wantPrefix: "invalid_request: ", wantIn: "must be a JSON string, not a JSON number"},
-		{name: "unknown argument", tool: "lookup_participant", args: map[string]any{"participantId": netsim.KnownBelgian, "network": "test"},
-			wantPrefix: "invalid_request: ", wantIn: `unknown argument "network"`},
+		{name: "unknown argument", tool: "lookup_participant", args: map[string]any{"participantId": netsim.KnownBelgian, "region": "eu"},
+			wantPrefix: "invalid_request: ", wantIn: `unknown argument "region"`},
 		{name: "not on the network", tool: "lookup_participant", args: map[string]any{"participantId": "0208:0999999999"},
 			wantPrefix: "not_found: "},
 		{name: "DNS down", tool: "lookup_participant", args: map[string]any{"participantId": netsim.KnownNorwegian},

@@ -11,6 +11,7 @@ import (
 type SearchArgs struct {
 	Q       *string `json:"q"`
 	Country string  `json:"country"`
+	Network string  `json:"network"`
 }
 
 func searchDirectory() Tool {
@@ -33,7 +34,7 @@ Errors: missing_query or query_too_short (give q with at least 2 characters), in
 
 func callSearch(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
 	var a SearchArgs
-	if err := decodeArgs("search_directory", raw, &a, "q and optionally country"); err != nil {
+	if err := decodeArgs("search_directory", raw, &a, "q and optionally country and network"); err != nil {
 		return nil, err
 	}
 	q := ""
@@ -44,9 +45,14 @@ func callSearch(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
+	reg, network, err := selectNetwork(reg, a.Network)
+	if err != nil {
+		return nil, err
+	}
 	res, fresh, err := reg.Search(ctx, sq)
 	if err != nil {
 		return nil, err
 	}
+	res = SearchResultOn(res, network)
 	return &Result{Value: res, Text: searchText(res, sq.Country), Freshness: fresh}, nil
 }

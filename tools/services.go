@@ -16,6 +16,7 @@ import (
 type ServicesArgs struct {
 	ParticipantID *string `json:"participantId"`
 	DocType       string  `json:"docType"`
+	Network       string  `json:"network"`
 }
 
 // MaxDocTypeLength bounds a docType argument, in bytes: Peppol document type
@@ -79,7 +80,7 @@ func ParseDocType(s string) (string, error) {
 
 func callServices(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
 	var a ServicesArgs
-	if err := decodeArgs("get_participant_services", raw, &a, "participantId and optionally docType"); err != nil {
+	if err := decodeArgs("get_participant_services", raw, &a, "participantId and optionally docType and network"); err != nil {
 		return nil, err
 	}
 	if a.ParticipantID == nil {
@@ -94,10 +95,15 @@ func callServices(ctx context.Context, reg registry.Registry, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	reg, network, err := selectNetwork(reg, a.Network)
+	if err != nil {
+		return nil, err
+	}
 	res, fresh, err := reg.Services(ctx, id, doc)
 	if err != nil {
 		return nil, err
 	}
+	res = ServicesOn(res, network)
 	return &Result{Value: res, Text: servicesText(res), Freshness: fresh}, nil
 }
 

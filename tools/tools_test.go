@@ -12,14 +12,20 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // TestToolSnapshot pins every tool definition exactly as MCP clients receive it, so a
 // change of name, description, schema or annotation shows in review. Rewrite with
 // -update.
 func TestToolSnapshot(t *testing.T) {
+	// As a server answering for production and test (the default) lists them.
+	nets, err := NewNetworks(NetworkProduction, map[string]registry.Registry{NetworkProduction: stubRegistry{}, NetworkTest: stubRegistry{}})
+	if err != nil {
+		t.Fatal(err)
+	}
 	var defs []json.RawMessage
-	for _, tool := range All() {
+	for _, tool := range ForNetworks(nets) {
 		mt, err := MCPTool(tool)
 		if err != nil {
 			t.Fatal(err)
