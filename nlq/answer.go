@@ -74,8 +74,11 @@ func participantAnswer(plan Plan, p *registry.Participant, svc *registry.Service
 		if w.Code == registry.WarnSMPNotFound {
 			continue // said above
 		}
-		if info.Documents != nil && serviceCodes[w.Code] {
-			continue // the documents' own warnings were said
+		if svc != nil && info.CanReceive != nil && serviceCodes[w.Code] {
+			// Judged from the services: the warnings of the document types asked
+			// about were said, those of the lookup's one endpoint and of the
+			// other document types do not answer the question.
+			continue
 		}
 		fmt.Fprintf(&b, " Note: %s", strings.TrimSuffix(w.Message, "."))
 		b.WriteByte('.')

@@ -301,7 +301,7 @@ func TestLLMRequest(t *testing.T) {
 		t.Fatalf("messages %+v, want the system prompt and the question", r.Messages)
 	}
 	system := *r.Messages[0].Content
-	for _, want := range []string{"peppolgate", "only source of truth", "language of the question", "nothing was found", "search_directory", "lookup_participant"} {
+	for _, want := range []string{"peppolgate", "only source of truth", "language of the question", "nothing was found", "search_directory", "lookup_participant", "get_participant_services"} {
 		if !strings.Contains(system, want) {
 			t.Errorf("system prompt lacks %q", want)
 		}

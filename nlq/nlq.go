@@ -83,6 +83,7 @@ type Planner interface {
 
 // ToolRunner runs one tool call for an LLM planner: it returns the text fed back to the
 // model (the result as JSON, or "<code>: <message>" for a tool error) and, for a
-// success, the structured value (*registry.Participant or *registry.SearchResult).
+// success, the structured value (*registry.Participant, *registry.SearchResult or
+// *registry.ServicesResult).
 // err is non-nil only when the call could not be made at all (ctx done).
 type ToolRunner func(ctx context.Context, tool string, args json.RawMessage) (text string, value any, err error)
