@@ -81,7 +81,9 @@ const progressEvery = 250 * time.Millisecond
 // (path + ".new-<random>"), fsyncs it and
 // renames it over path; an index already at path stays valid for readers that have it
 // open. Of several cards of one participant the last wins. A failure (or ctx cancelled)
-// leaves path untouched and removes the temporary files. It returns the error of src
+// leaves path untouched and removes the temporary files. While it runs, the garbage
+// collector's target is at most buildGCPercent (see lowerGCPercent), which bounds the
+// import's memory. It returns the error of src
 // (other than *export.RecordError), of ctx, or of writing the files.
 func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) (stats BuildStats, err error) {
 	start := time.Now()
@@ -178,7 +180,7 @@ const buildGCPercent = 100
 // left alone.
 func lowerGCPercent() (restore func()) {
 	old := debug.SetGCPercent(buildGCPercent)
-	if old >= 0 && old <= buildGCPercent { // off (-1), or already low enough
+	if old <= buildGCPercent { // already low enough, or off (-1: e.g. GOMEMLIMIT rules)
 		debug.SetGCPercent(old)
 		return func() {}
 	}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -143,5 +144,33 @@ func TestBuildFailureKeepsOldFile(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 1 {
 		t.Errorf("files left beside the index: %v", entries)
+	}
+}
+
+// TestLowerGCPercent checks that the GC target is lowered during a build only when it
+// is higher than buildGCPercent, and put back after.
+func TestLowerGCPercent(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	tests := []struct {
+		name         string
+		before, want int // want: during the build
+	}{
+		{"high", 400, buildGCPercent},
+		{"low", buildGCPercent / 2, buildGCPercent / 2},
+		{"off", -1, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			debug.SetGCPercent(tt.before)
+			restore := lowerGCPercent()
+			if got := debug.SetGCPercent(tt.want); got != tt.want {
+				t.Errorf("during: %d, want %d", got, tt.want)
+			}
+			restore()
+			if got := debug.SetGCPercent(tt.before); got != tt.before {
+				t.Errorf("after: %d, want %d", got, tt.before)
+			}
+		})
 	}
 }

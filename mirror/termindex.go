@@ -233,26 +233,44 @@ func (tb *termBuilder) addIDs(pid string, idents []string) {
 // (losers), ascending.
 func (tb *termBuilder) byPID() (winners, losers []uint32) {
 	pid := func(seq uint32) []byte { return tb.pidArena.get(tb.pids[seq-1]) }
-	seqs := make([]uint32, len(tb.pids))
-	for i := range seqs {
-		seqs[i] = uint32(i + 1)
+	keys := make([]sortKey, len(tb.pids))
+	for i, r := range tb.pids {
+		keys[i] = sortKey{keyPrefix(tb.pidArena.get(r)), uint32(i + 1)}
 	}
-	slices.SortFunc(seqs, func(a, b uint32) int {
-		if c := bytes.Compare(pid(a), pid(b)); c != 0 {
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if c := compareInts(a.prefix, b.prefix); c != 0 {
 			return c
 		}
-		return int(b) - int(a)
+		if c := bytes.Compare(pid(a.i), pid(b.i)); c != 0 {
+			return c
+		}
+		return compareInts(b.i, a.i)
 	})
-	winners = seqs[:0]
-	for i, s := range seqs {
-		if i > 0 && bytes.Equal(pid(seqs[i-1]), pid(s)) {
-			losers = append(losers, s)
+	winners = make([]uint32, 0, len(keys))
+	for j, k := range keys {
+		if j > 0 && keys[j-1].prefix == k.prefix && bytes.Equal(pid(keys[j-1].i), pid(k.i)) {
+			losers = append(losers, k.i)
 			continue
 		}
-		winners = append(winners, s)
+		winners = append(winners, k.i)
 	}
 	slices.Sort(losers)
 	return winners, losers
+}
+
+// sortKey is what byte strings are sorted by: the first 8 bytes as a number, so that
+// most comparisons need not look at the strings, and the string's index.
+type sortKey struct {
+	prefix uint64
+	i      uint32
+}
+
+// keyPrefix is the first 8 bytes of b, padded with zeros, as a big-endian number: of
+// two byte strings the smaller has the smaller or the same prefix.
+func keyPrefix(b []byte) uint64 {
+	var p [8]byte
+	copy(p[:], b)
+	return binary.BigEndian.Uint64(p[:])
 }
 
 // writeIDs fills the pid table with the cards winners (import sequences in participant
@@ -276,20 +294,31 @@ func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, winners []uint3
 
 	key := func(r identRef) []byte { return tb.identArena.get(r.key) }
 	refs := slices.DeleteFunc(tb.idents, func(r identRef) bool { return losers[int64(r.seq)] })
-	slices.SortFunc(refs, func(a, b identRef) int {
-		if c := bytes.Compare(key(a), key(b)); c != 0 {
+	keys := make([]sortKey, len(refs))
+	for i, r := range refs {
+		keys[i] = sortKey{keyPrefix(key(r)), uint32(i)}
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if c := compareInts(a.prefix, b.prefix); c != 0 {
 			return c
 		}
-		return cmpInt64(tb.rowid[a.seq-1], tb.rowid[b.seq-1])
+		ra, rb := refs[a.i], refs[b.i]
+		if c := bytes.Compare(key(ra), key(rb)); c != 0 {
+			return c
+		}
+		return cmpInt64(tb.rowid[ra.seq-1], tb.rowid[rb.seq-1])
 	})
 	mi, err := newMultiInsert(ctx, tx, "INSERT INTO ident(key, card) VALUES", 2)
 	if err != nil {
 		return err
 	}
 	defer mi.close()
-	for i, r := range refs {
-		if i > 0 && refs[i-1].seq == r.seq && bytes.Equal(key(refs[i-1]), key(r)) {
-			continue
+	for j, k := range keys {
+		r := refs[k.i]
+		if j > 0 {
+			if p := refs[keys[j-1].i]; p.seq == r.seq && bytes.Equal(key(p), key(r)) {
+				continue
+			}
 		}
 		if err := mi.add(ctx, string(key(r)), tb.rowid[r.seq-1]); err != nil {
 			return err
@@ -297,6 +326,17 @@ func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, winners []uint3
 	}
 	tb.idents, tb.identArena = nil, byteArena{}
 	return mi.flush(ctx)
+}
+
+// compareInts is cmp.Compare for integers (the package has its own cmp).
+func compareInts[T uint32 | uint64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
 }
 
 func cmpInt64(a, b int64) int {

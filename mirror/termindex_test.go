@@ -142,3 +142,53 @@ func TestTermIndexCorrupt(t *testing.T) {
 		t.Errorf("intact index: %v", err)
 	}
 }
+
+// TestByPID checks the participant id order and the duplicates found while sorting
+// the ids, through the 8-byte prefixes and the full ids, against a plain sort.
+func TestByPID(t *testing.T) {
+	tests := []struct {
+		name        string
+		pids        []string
+		wantWinners []uint32
+		wantLosers  []uint32
+	}{
+		{"empty", nil, nil, nil},
+		{"short and shared prefixes", []string{"0088:12345678b", "0088:12345678a", "0088", "0088:1", "0088\x00"},
+			[]uint32{3, 5, 4, 2, 1}, nil},
+		{"last card of a participant wins", []string{"0088:123456789", "9915:x", "0088:123456789", "9915:x", "0088:123456789"},
+			[]uint32{5, 4}, []uint32{1, 2, 3}},
+		{"prefix tie but different", []string{"0088:1234xyz", "0088:1234xy", "0088:1234xyz"},
+			[]uint32{2, 3}, []uint32{1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := newTermBuilder()
+			for _, p := range tt.pids {
+				tb.addIDs(p, nil)
+			}
+			winners, losers := tb.byPID()
+			if !slices.Equal(winners, tt.wantWinners) && len(winners)+len(tt.wantWinners) > 0 {
+				t.Errorf("winners = %v, want %v", winners, tt.wantWinners)
+			}
+			if !slices.Equal(losers, tt.wantLosers) {
+				t.Errorf("losers = %v, want %v", losers, tt.wantLosers)
+			}
+		})
+	}
+}
+
+// TestByteArena checks that strings stored across chunks, including one longer than a
+// chunk, come back unchanged.
+func TestByteArena(t *testing.T) {
+	var a byteArena
+	want := []string{"", "a", strings.Repeat("x", arenaChunk-1), "bc", strings.Repeat("y", arenaChunk+5), "d"}
+	var refs []arenaRef
+	for _, s := range want {
+		refs = append(refs, a.add(s))
+	}
+	for i, r := range refs {
+		if got := string(a.get(r)); got != want[i] {
+			t.Errorf("string %d: got %d bytes, want %d", i, len(got), len(want[i]))
+		}
+	}
+}
