@@ -50,6 +50,20 @@ func (s *Server) table() []route {
 	}
 	status := tools.Schema[statusBody]()
 	status.Title = "Status"
+	// network is the optional parameter of the lookups that picks the network, when
+	// the server names its networks.
+	network := func(params ...discovery.Param) []discovery.Param {
+		if s.nets == nil {
+			return params
+		}
+		names := s.nets.Names()
+		enum := make([]any, len(names))
+		for i, n := range names {
+			enum[i] = n
+		}
+		return append(params, discovery.Param{Name: "network", In: "query", Description: tools.NetworkDescription(names),
+			Schema: &jsonschema.Schema{Type: "string", Enum: enum}, Example: names[len(names)-1]})
+	}
 	routes := []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}", OperationID: "getParticipant", Tag: "participants",
@@ -57,13 +71,13 @@ func (s *Server) table() []route {
 			Description: "Resolves one participant by its identifier: its Peppol Directory business card and what its SMP publishes " +
 				"(document type count and the access point endpoint for invoices). `directory` is null when there is no card, " +
 				"`smp` null when the SML does not know the participant. 404 only when neither knows it; an upstream failure is 502, never 404.",
-			Params: []discovery.Param{{Name: "participantId", In: "path", Required: true,
+			Params: network(discovery.Param{Name: "participantId", In: "path", Required: true,
 				Description: "`<scheme>:<value>`: 4 digits, a colon, then letters, digits, '.', '_', '-' or '+'; case-insensitive; " +
 					"may be percent-encoded and prefixed with `iso6523-actorid-upis::`. E.g. 0208:0677424046 (Belgian enterprise number), 0192:923609016 (Norwegian organisation number).",
 				Schema:  &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
-				Example: "0208:0677424046"}},
+				Example: "0208:0677424046"}),
 			Responses: jsonOK("The participant record.", tools.ParticipantSchema()),
-			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
+			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeInvalidRequest, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
 			Headers:   freshness,
 		}, handler: s.participant, class: classREST},
 		{Endpoint: discovery.Endpoint{
@@ -76,15 +90,15 @@ func (s *Server) table() []route {
 				"within 30 days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, " +
 				"deprecated or removed transport profile or document type, non-standard ids. With `docType`, only that document type. " +
 				"404 when the participant is not registered or its SMP does not list `docType`; an upstream failure is 502, never 404.",
-			Params: []discovery.Param{{Name: "participantId", In: "path", Required: true,
+			Params: network(discovery.Param{Name: "participantId", In: "path", Required: true,
 				Description: "`<scheme>:<value>`, as for the lookup, e.g. 0208:0677424046.",
 				Schema:      &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
 				Example:     "0208:0677424046"},
-				{Name: "docType", In: "query", Description: "Only this document type, `<scheme>::<value>`, e.g. the Peppol BIS Billing 3.0 invoice " +
+				discovery.Param{Name: "docType", In: "query", Description: "Only this document type, `<scheme>::<value>`, e.g. the Peppol BIS Billing 3.0 invoice " +
 					"`busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1`.",
 					Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(3), MaxLength: ptr(tools.MaxDocTypeLength)},
 					Example: "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1"},
-			},
+			),
 			Responses: jsonOK("The participant's services.", tools.ServicesSchema()),
 			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeInvalidRequest, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
 			Headers:   freshness,
@@ -95,12 +109,12 @@ func (s *Server) table() []route {
 			Description: "Full-text search of the Peppol Directory by company name or registration/VAT number (any common notation; " +
 				"numbers are matched exactly against participant ids and the cards' identifiers). At most 25 results, exact identifier matches first; " +
 				"`totalCount` is the number of matches known.",
-			Params: []discovery.Param{
-				{Name: "q", In: "query", Required: true, Description: "Company name or part of it, or a registration or VAT number, e.g. `vandelanotte` or `BE0677424046`.",
+			Params: network(
+				discovery.Param{Name: "q", In: "query", Required: true, Description: "Company name or part of it, or a registration or VAT number, e.g. `vandelanotte` or `BE0677424046`.",
 					Schema: &jsonschema.Schema{Type: "string", MinLength: ptr(registry.MinQueryLength), MaxLength: ptr(registry.MaxQueryLength)}, Example: "BE0677424046"},
-				{Name: "country", In: "query", Description: "Only participants of this country: an ISO 3166 alpha-2 code, e.g. BE.",
+				discovery.Param{Name: "country", In: "query", Description: "Only participants of this country: an ISO 3166 alpha-2 code, e.g. BE.",
 					Schema: &jsonschema.Schema{Type: "string", Pattern: tools.CountryPattern}, Example: "BE"},
-			},
+			),
 			Responses: jsonOK("The matches.", tools.SearchResultSchema()),
 			Errors:    append([]registry.Code{registry.CodeMissingQuery, registry.CodeQueryTooShort, registry.CodeInvalidRequest, registry.CodeSearchFailed}, commonErrors()...),
 			Headers:   freshness,
@@ -132,7 +146,7 @@ func (s *Server) table() []route {
 			Method: http.MethodPost, Path: mcpPath, OperationID: "mcp", Tag: "mcp",
 			Summary: "MCP (streamable HTTP)",
 			Description: "The Model Context Protocol endpoint (streamable HTTP transport; GET opens the event stream, DELETE ends a session): " +
-				"tools lookup_participant and search_directory, the resource peppolgate://schemes, the prompt check_invoice_recipient. " +
+				"tools lookup_participant, search_directory and get_participant_services, the resource peppolgate://schemes, the prompt check_invoice_recipient. " +
 				"Requests from a browser origin or Host that is not allowed get 403 (DNS-rebinding protection).",
 			Body: &discovery.Body{Required: true, Description: "A JSON-RPC 2.0 message of the MCP protocol.", MediaTypes: []string{"application/json"},
 				Schema: &jsonschema.Schema{Type: "object"}},
@@ -298,7 +312,11 @@ func askRequestSchema() *jsonschema.Schema {
 // API describes the service for the discovery documents, from the route table, the
 // error table and the tools.
 func (s *Server) API() discovery.API {
-	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: tools.All(), MCPPath: mcpPath,
+	all := tools.All()
+	if s.nets != nil {
+		all = tools.ForNetworks(s.nets)
+	}
+	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: all, MCPPath: mcpPath,
 		Limits: []string{
 			"Search: q 2 to 200 characters; at most 25 results per search.",
 			"POST /ask: body at most 8 KiB, query 1 to 500 characters.",

@@ -52,10 +52,12 @@ func (c *testClock) Advance(d time.Duration) {
 // e2e is the real stack over a simulated network: netsim, the sml/smp/directory
 // clients, registry.Live and the Server, served by httptest.
 type e2e struct {
-	net   *netsim.Network
-	ds    *netsim.Dataset
-	url   string
-	clock *testClock
+	net *netsim.Network
+	// testNet is the test network, offered with ?network=test.
+	testNet *netsim.Network
+	ds      *netsim.Dataset
+	url     string
+	clock   *testClock
 }
 
 func startE2E(t testing.TB) *e2e {
@@ -85,7 +87,9 @@ func startE2E(t testing.TB) *e2e {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Registry: reg, BaseURL: "http://peppolgate.test"})
+	testNet, testReg := startTestNetwork(t, clock)
+	s, err := New(Config{Registry: reg, BaseURL: "http://peppolgate.test",
+		Network: "production", Networks: map[string]registry.Registry{"test": testReg}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +100,35 @@ func startE2E(t testing.TB) *e2e {
 	}
 	hs := httptest.NewServer(h)
 	t.Cleanup(hs.Close)
-	return &e2e{net: n, ds: ds, url: hs.URL, clock: clock}
+	return &e2e{net: n, ds: ds, testNet: testNet, url: hs.URL, clock: clock}
+}
+
+// startTestNetwork starts netsim's test network (TestKnown* participants, served under
+// the test SML zone) and a registry over it, reading dates on clock.
+func startTestNetwork(t testing.TB, clock *testClock) (*netsim.Network, *registry.Live) {
+	t.Helper()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := registry.NewLive(registry.Config{
+		Resolver:       res,
+		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
+		Directory:      &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
+		DirectoryRate:  1000,
+		DirectoryBurst: 1000,
+		Now:            clock.Now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n, reg
 }
 
 func (e *e2e) get(t *testing.T, path string) (*http.Response, []byte) {

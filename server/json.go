@@ -17,10 +17,12 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 }
 
 // writeShared writes an answer the registry shares from its cache (a pointer that is
-// never modified once returned). Its encoding is remembered, so a cached lookup costs
-// a map read instead of a JSON encoding.
-func (s *Server) writeShared(w http.ResponseWriter, r *http.Request, status int, v any) {
-	body, err := s.bodies.encode(v)
+// never modified once returned), as answered by network ("" for unnamed): mark makes
+// the copy that says so, called only when the encoding is not remembered. The
+// encoding is remembered per answer and network, so a cached lookup costs a map read
+// instead of a copy and a JSON encoding.
+func (s *Server) writeShared(w http.ResponseWriter, r *http.Request, status int, v any, network string, mark func() any) {
+	body, err := s.bodies.encode(memoKey{v: v, network: network}, mark)
 	s.writeBody(w, r, status, body, err)
 }
 
@@ -69,28 +71,36 @@ const netHTTPBufferedBody = 2048
 // encoding per answer still in use.
 const maxMemoBodies = 4096
 
-// bodyMemo maps a shared answer (by pointer identity) to its encoded JSON.
-type bodyMemo struct {
-	mu sync.Mutex
-	m  map[any][]byte
+// memoKey is a shared answer (by pointer identity) and the network it is marked with.
+type memoKey struct {
+	v       any
+	network string
 }
 
-func (m *bodyMemo) encode(v any) ([]byte, error) {
+// bodyMemo maps a shared answer and its network to its encoded JSON.
+type bodyMemo struct {
+	mu sync.Mutex
+	m  map[memoKey][]byte
+}
+
+// encode returns the encoding of value() remembered under key, encoding it first when
+// there is none.
+func (m *bodyMemo) encode(key memoKey, value func() any) ([]byte, error) {
 	m.mu.Lock()
-	b, ok := m.m[v]
+	b, ok := m.m[key]
 	m.mu.Unlock()
 	if ok {
 		return b, nil
 	}
-	b, err := encodeJSON(v)
+	b, err := encodeJSON(value())
 	if err != nil {
 		return nil, err
 	}
 	m.mu.Lock()
 	if m.m == nil || len(m.m) >= maxMemoBodies {
-		m.m = make(map[any][]byte)
+		m.m = make(map[memoKey][]byte)
 	}
-	m.m[v] = b
+	m.m[key] = b
 	m.mu.Unlock()
 	return b, nil
 }

@@ -311,6 +311,8 @@ func TestOpenAPIGolden(t *testing.T) {
 	s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
 		c.BaseURL = "https://peppolgate.example"
 		c.Version = "v1.0.0"
+		// As the default deployment: production, and test per request.
+		c.Network, c.Networks = "production", map[string]registry.Registry{"test": &fakeRegistry{}}
 	})
 	h := validating(t, s)
 	w := do(t, h, "GET", "/openapi.json")
@@ -492,7 +494,9 @@ var examplesDir = filepath.Join("..", "discovery", "examples")
 // certificate fingerprints, timings), so a published example cannot go stale.
 func TestOpenAPIExamples(t *testing.T) {
 	e := startE2E(t)
-	s, _ := newTestServer(t, &fakeRegistry{}, nil)
+	s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
+		c.Network, c.Networks = "production", map[string]registry.Registry{"test": &fakeRegistry{}}
+	})
 	v := newOpenAPIValidator(t, s)
 	limitedURL := startLimited(t)
 	absent := "0208:0999999999"
@@ -518,6 +522,7 @@ func TestOpenAPIExamples(t *testing.T) {
 			hdr: []string{"Content-Type", "application/json", "Accept", "text/event-stream"}, status: 200},
 		{file: "getParticipant.invalid_participant_id.json", method: "GET", path: "/api/v1/participant/0208-0677424046", status: 400},
 		{file: "getParticipant.not_found.json", method: "GET", path: "/api/v1/participant/" + absent, status: 404},
+		{file: "getParticipant.invalid_request.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian + "?network=staging", status: 400},
 		{file: "searchDirectory.missing_query.json", method: "GET", path: "/api/v1/search", status: 400},
 		{file: "searchDirectory.query_too_short.json", method: "GET", path: "/api/v1/search?q=x", status: 400},
 		{file: "searchDirectory.invalid_request.json", method: "GET", path: "/api/v1/search?q=acme&country=BEL", status: 400},

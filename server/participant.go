@@ -17,12 +17,16 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	p, fresh, err := s.reg.Lookup(r.Context(), id)
+	reg, network, err := s.network(r)
+	if err != nil {
+		return err
+	}
+	p, fresh, err := reg.Lookup(r.Context(), id)
 	if err != nil {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeShared(w, r, http.StatusOK, p)
+	s.writeShared(w, r, http.StatusOK, p, network, func() any { return tools.ParticipantOn(p, network) })
 	return nil
 }
 
@@ -36,13 +40,32 @@ func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, fresh, err := s.reg.Services(r.Context(), id, doc)
+	reg, network, err := s.network(r)
+	if err != nil {
+		return err
+	}
+	res, fresh, err := reg.Services(r.Context(), id, doc)
 	if err != nil {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeShared(w, r, http.StatusOK, res)
+	s.writeShared(w, r, http.StatusOK, res, network, func() any { return tools.ServicesOn(res, network) })
 	return nil
+}
+
+// network returns the registry of the network the request's network query parameter
+// names (the default when it names none) and its name ("" when the server names no
+// network). It returns a *registry.Error with CodeInvalidRequest, naming the offered
+// networks, for a network that is unknown or not offered (tools.ParseNetwork).
+func (s *Server) network(r *http.Request) (registry.Registry, string, error) {
+	raw, _ := queryValue(r.URL.RawQuery, "network")
+	if s.nets == nil {
+		if _, err := tools.ParseNetwork(raw, nil); err != nil {
+			return nil, "", err
+		}
+		return s.reg, "", nil
+	}
+	return s.nets.Select(raw)
 }
 
 // participantParam reads the participant id from the path. Clients percent-encode it

@@ -9,18 +9,22 @@ import (
 	"github.com/peppolgate/peppolgate/tools"
 )
 
-// search serves GET /api/v1/search?q=&country= (interface spec §4.2).
+// search serves GET /api/v1/search?q=&country=&network= (interface spec §4.2).
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseSearchQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
-	res, fresh, err := s.reg.Search(r.Context(), q)
+	reg, network, err := s.network(r)
+	if err != nil {
+		return err
+	}
+	res, fresh, err := reg.Search(r.Context(), q)
 	if err != nil {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeShared(w, r, http.StatusOK, res)
+	s.writeShared(w, r, http.StatusOK, res, network, func() any { return tools.SearchResultOn(res, network) })
 	return nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -28,8 +29,18 @@ const readyTimeout = 5 * time.Second
 
 // Config configures a Server.
 type Config struct {
-	// Registry answers lookups and searches, over REST and MCP. Required.
+	// Registry answers lookups and searches, over REST, MCP and POST /ask: the default
+	// network's registry. Required unless Networks[Network] is set.
 	Registry registry.Registry
+	// Network names the default network (production, test or demo): answers say which
+	// network answered, and the REST API's network parameter and the tools' network
+	// argument are offered. Empty: the network is unnamed, answers carry no network
+	// and network selection is refused.
+	Network string
+	// Networks are the registries of further networks by name, offered per request
+	// besides the default (Registry, which replaces Networks[Network] when both are
+	// set). POST /ask always answers from the default network. Needs Network.
+	Networks map[string]registry.Registry
 	// BaseURL is the public URL of the service (scheme, host, optional path), used for
 	// every absolute link in answers and discovery documents. Required.
 	BaseURL string
@@ -76,6 +87,8 @@ type Config struct {
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
 type Server struct {
 	reg registry.Registry
+	// nets are the networks offered per request; nil when the network is unnamed.
+	nets *tools.Networks
 	nlq *nlq.Engine
 	// baseURL has no trailing slash, so paths can be appended.
 	baseURL string
@@ -99,11 +112,30 @@ type Server struct {
 	rateLimitExempt               []netip.Prefix
 }
 
-// New returns a Server for cfg. It returns an error when cfg.Registry is nil or when
-// cfg.BaseURL is not an absolute http or https URL. Request handlers pass the
-// request's context to the registry, which bounds its own upstream work (see
+// New returns a Server for cfg. It returns an error when there is no registry for the
+// default network, when cfg.Networks is set without cfg.Network or names an unknown
+// network, or when cfg.BaseURL is not an absolute http or https URL. Request handlers
+// pass the request's context to the registry, which bounds its own upstream work (see
 // registry.Config.LookupTimeout); a client that goes away cancels its wait.
 func New(cfg Config) (*Server, error) {
+	var nets *tools.Networks
+	switch {
+	case cfg.Network != "":
+		regs := maps.Clone(cfg.Networks)
+		if regs == nil {
+			regs = map[string]registry.Registry{}
+		}
+		if cfg.Registry != nil {
+			regs[cfg.Network] = cfg.Registry
+		}
+		n, err := tools.NewNetworks(cfg.Network, regs)
+		if err != nil {
+			return nil, fmt.Errorf("server: %w", err)
+		}
+		nets, cfg.Registry = n, regs[cfg.Network]
+	case len(cfg.Networks) > 0:
+		return nil, errors.New("server: Config.Networks needs Config.Network, the default network's name")
+	}
 	if cfg.Registry == nil {
 		return nil, errors.New("server: Config.Registry is nil")
 	}
@@ -112,6 +144,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	s := &Server{
 		reg:     cfg.Registry,
+		nets:    nets,
 		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"),
 		log:     cfg.Logger,
 		ready:   cfg.Ready,
@@ -147,7 +180,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	mcp, err := tools.NewMCPServer(tools.MCPConfig{Registry: cfg.Registry, Version: cfg.Version, Logger: s.log})
+	mcp, err := tools.NewMCPServer(tools.MCPConfig{Registry: cfg.Registry, Networks: nets, Version: cfg.Version, Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -59,6 +59,10 @@ func (f *fakeRegistry) Services(ctx context.Context, id peppol.ParticipantID, do
 	if f.err != nil {
 		return nil, registry.Freshness{}, f.err
 	}
+	if f.services == nil {
+		// As a real registry: an answer or an error, never neither.
+		return nil, registry.Freshness{}, &registry.Error{Code: registry.CodeNotFound, Message: "participant " + id.String() + " is not registered"}
+	}
 	return f.services, f.fresh, nil
 }
 
