@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,6 +52,7 @@ type config struct {
 	llmTimeout      time.Duration
 	llmKey          string // from OPENAI_API_KEY, never a flag
 	network         string
+	networks        []string // offered per request, the default (network) first
 	smlZone         string
 	dnsServers      []string // empty means the system resolvers
 	directoryURL    string
@@ -88,6 +90,7 @@ type flagValues struct {
 	llm, llmBaseURL, llmModel                           string
 	llmTimeout                                          time.Duration
 	network, smlZone, dnsServer, directoryURL, logLevel string
+	networks                                            string
 	allowPrivateSMP                                     bool
 	cacheTTL                                            time.Duration
 	rateLimit, askRateLimit, mcpRateLimit, trustProxy   string
@@ -117,12 +120,14 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.DurationVar(&v.mirrorRefresh, "mirror-refresh", 0, "how often to download the Directory's export and rebuild the -mirror index while serving, a `duration` such as 24h (the Directory rebuilds it daily and allows 3 downloads a day); 0 never (run 'peppolgate mirror sync' yourself)")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
-	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network`: production, test, or demo (a simulated network in-process, offline)")
-	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone`, overriding the network's (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+")")
-	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for SML lookups, host:port, comma-separated (default the system resolvers)")
-	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` (default per network: production "+directory.Production+", test "+directory.Test+")")
+	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
+	fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
+		"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
+	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone` of the -network network, overriding its own (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+"); not for the other -networks")
+	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for the -network network's SML lookups, host:port, comma-separated (default the system resolvers); not for the other -networks")
+	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` of the -network network (default per network: production "+directory.Production+", test "+directory.Test+"); not for the other -networks")
 	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")
-	fs.StringVar(&v.mirror, "mirror", "", "Directory mirror index `file` built by 'peppolgate mirror import' or 'mirror sync': searches and the Directory half of lookups are answered from it; empty for none (everything asks the live Directory)")
+	fs.StringVar(&v.mirror, "mirror", "", "Directory mirror index `file` built by 'peppolgate mirror import' or 'mirror sync': searches and the Directory half of lookups on the -network network are answered from it; empty for none (everything asks the live Directory)")
 	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", 72*time.Hour, "how old the mirror's data may be before the live Directory answers instead, a positive `duration`")
 	fs.DurationVar(&v.cacheTTL, "cache-ttl", 15*time.Minute, "how long a found participant is cached, a positive `duration`")
 	fs.StringVar(&v.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
@@ -258,6 +263,12 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		c.allowPrivateSMP = true
 	}
 
+	networks, err := parseNetworks(c.network, v.networks)
+	if err != nil {
+		return c, err
+	}
+	c.networks = networks
+
 	c.smlZone = strings.TrimSpace(v.smlZone)
 	if c.smlZone == "" && c.network != networkDemo {
 		zone, err := sml.ZoneFor(c.network)
@@ -322,6 +333,34 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		return c, usagef("-log-level %q is not one of debug, info, warn, error", v.logLevel)
 	}
 	return c, nil
+}
+
+// parseNetworks reads -networks for the default network def: the networks offered
+// per request, def first. Empty means def and its companion (production and test
+// for each other, test for demo). It returns a *usageError for a name that is not
+// one of them or a list without def.
+func parseNetworks(def, raw string) ([]string, error) {
+	companion := map[string]string{networkProduction: networkTest, networkTest: networkProduction, networkDemo: networkTest}[def]
+	names := splitList(strings.ToLower(raw))
+	if len(names) == 0 {
+		return []string{def, companion}, nil
+	}
+	out := []string{def}
+	for _, n := range names {
+		switch {
+		case n == def:
+		case n == companion:
+			if !slices.Contains(out, n) {
+				out = append(out, n)
+			}
+		default:
+			return nil, usagef("-networks %q: %q cannot be offered with -network %s; name %s and optionally %s", raw, n, def, def, companion)
+		}
+	}
+	if !slices.Contains(names, def) {
+		return nil, usagef("-networks %q must include -network's %s, the default network", raw, def)
+	}
+	return out, nil
 }
 
 // maxRate bounds a rate and a burst: beyond it a limit limits nothing anyway, and a
@@ -455,7 +494,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
 		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
-		"network", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
+		"network", "networks", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
 		if n == name {
 			return i
 		}

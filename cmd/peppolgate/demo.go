@@ -34,7 +34,8 @@ func startDemo(ctx context.Context, log *slog.Logger) (*netsim.Network, error) {
 // printDemoBanner tells a first-time user what to try, with commands that work as
 // pasted. The examples come from the dataset, not from constants, so they cannot
 // drift from what the network serves.
-func printDemoBanner(w io.Writer, n *netsim.Network, baseURL string) {
+// test, when not nil, is the simulated test network offered with ?network=test.
+func printDemoBanner(w io.Writer, n, test *netsim.Network, baseURL string) {
 	ds := n.Dataset()
 	showcase := netsim.ShowcaseParticipants()
 	fmt.Fprintf(w, "peppolgate demo: a simulated Peppol network on 127.0.0.1 (%d participants and %d built to show lookup warnings, %d SMPs, seed %d)\n",
@@ -50,6 +51,10 @@ func printDemoBanner(w io.Writer, n *netsim.Network, baseURL string) {
 	fmt.Fprintf(w, "  with lookup warnings, e.g. an expired access point certificate or deprecated document types\n")
 	for _, id := range []string{netsim.KnownCertExpired, netsim.KnownDeprecatedDocType} {
 		fmt.Fprintf(w, "    %s/api/v1/participant/%s\n", baseURL, id)
+	}
+	if test != nil {
+		fmt.Fprintf(w, "  on the simulated test network, a participant production does not have\n    curl -s '%s/api/v1/participant/%s?network=test'\n",
+			baseURL, netsim.TestKnownInvoice)
 	}
 	fmt.Fprintf(w, "\nSearches to try:\n")
 	if name := cardName(ds, netsim.KnownNorwegian); name != "" {

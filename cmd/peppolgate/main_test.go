@@ -88,8 +88,28 @@ func TestParseConfigPrecedence(t *testing.T) {
 				}
 			}},
 		{"demo forces private SMPs", []string{"-network", "DEMO"}, nil, func(t *testing.T, c config) {
-			if c.network != "demo" || !c.allowPrivateSMP || c.directoryURL != "" || c.smlZone != "" {
+			if c.network != "demo" || !c.allowPrivateSMP || c.directoryURL != "" || c.smlZone != "" || strings.Join(c.networks, ",") != "demo,test" {
 				t.Errorf("%+v", c)
+			}
+		}},
+		{"networks by default", nil, nil, func(t *testing.T, c config) {
+			if strings.Join(c.networks, ",") != "production,test" {
+				t.Errorf("networks %v", c.networks)
+			}
+		}},
+		{"test network's default networks", []string{"-network", "test"}, nil, func(t *testing.T, c config) {
+			if strings.Join(c.networks, ",") != "test,production" {
+				t.Errorf("networks %v", c.networks)
+			}
+		}},
+		{"only the default network", nil, map[string]string{"PEPPOLGATE_NETWORKS": "production"}, func(t *testing.T, c config) {
+			if strings.Join(c.networks, ",") != "production" {
+				t.Errorf("networks %v", c.networks)
+			}
+		}},
+		{"networks in any order and case", []string{"-networks", " Test, production ,test"}, nil, func(t *testing.T, c config) {
+			if strings.Join(c.networks, ",") != "production,test" {
+				t.Errorf("networks %v", c.networks)
 			}
 		}},
 	}
@@ -125,6 +145,10 @@ func TestUsageErrors(t *testing.T) {
 		{"bad bool env", nil, map[string]string{"PEPPOLGATE_ALLOW_PRIVATE_SMP": "maybe"}, `invalid value "maybe" for PEPPOLGATE_ALLOW_PRIVATE_SMP`},
 		{"bad duration env", nil, map[string]string{"PEPPOLGATE_CACHE_TTL": "15"}, `invalid value "15" for PEPPOLGATE_CACHE_TTL`},
 		{"bad network env", nil, map[string]string{"PEPPOLGATE_NETWORK": "mainnet"}, `"mainnet" is not one of`},
+		{"networks without the default", []string{"-networks", "test"}, nil, `-networks "test" must include -network's production`},
+		{"demo offered with production", []string{"-networks", "production,demo"}, nil, `"demo" cannot be offered with -network production`},
+		{"production offered with demo", []string{"-network", "demo", "-networks", "demo,production"}, nil, `"production" cannot be offered with -network demo`},
+		{"unknown network offered", []string{"-networks", "production,staging"}, nil, `"staging" cannot be offered`},
 		{"demo with dns server", []string{"-network", "demo", "-dns-server", "1.1.1.1:53"}, nil, "-dns-server cannot be used with -network demo"},
 		{"demo with zone from env", []string{"-network", "demo"}, map[string]string{"PEPPOLGATE_SML_ZONE": "x.example"}, "-sml-zone cannot be used with -network demo"},
 		{"stray argument", []string{"-addr", ":1", "now"}, nil, `unexpected argument "now"`},
@@ -186,10 +210,10 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 23 {
-			t.Errorf("%d flags, want 23", n)
+		if n != 24 {
+			t.Errorf("%d flags, want 24", n)
 		}
-		for _, s := range []string{"default derived from -addr", "production, test, or demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
+		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {
 				t.Errorf("%v: help lacks %q", args, s)
 			}
@@ -376,7 +400,7 @@ func TestServeDemo(t *testing.T) {
 	}
 	code, body := get("/api/v1/participant/" + netsim.KnownBelgian)
 	var part registry.Participant
-	if code != 200 || json.Unmarshal(body, &part) != nil || part.ParticipantID != netsim.KnownBelgian ||
+	if code != 200 || json.Unmarshal(body, &part) != nil || part.ParticipantID != netsim.KnownBelgian || part.Network != "demo" ||
 		part.SMP == nil || part.Directory == nil || part.SMP.Endpoint == nil {
 		t.Errorf("participant: %d %s", code, body)
 	}
@@ -426,8 +450,20 @@ func TestServeDemo(t *testing.T) {
 			t.Errorf("banner lacks %q:\n%s", want, banner)
 		}
 	}
-	if strings.Count(banner, "curl -s") != 5 {
-		t.Errorf("banner has %d commands, want 5", strings.Count(banner, "curl -s"))
+	if strings.Count(banner, "curl -s") != 6 {
+		t.Errorf("banner has %d commands, want 6", strings.Count(banner, "curl -s"))
+	}
+	// The simulated test network answers with ?network=test, and only there.
+	code, body = get("/api/v1/participant/" + netsim.TestKnownInvoice + "?network=test")
+	if code != 200 || json.Unmarshal(body, &part) != nil || part.Network != "test" || part.Directory == nil || part.SMP == nil ||
+		!strings.Contains(banner, "/api/v1/participant/"+netsim.TestKnownInvoice+"?network=test") {
+		t.Errorf("test network: %d %s", code, body)
+	}
+	if code, body = get("/api/v1/participant/" + netsim.TestKnownInvoice); code != 404 {
+		t.Errorf("test participant on the demo network: %d %s", code, body)
+	}
+	if code, body = get("/api/v1/participant/" + netsim.KnownBelgian + "?network=production"); code != 400 || !strings.Contains(string(body), "demo, test") {
+		t.Errorf("production on the demo: %d %s", code, body)
 	}
 
 	cancel()

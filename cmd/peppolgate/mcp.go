@@ -7,9 +7,12 @@ import (
 	"io"
 	"log"
 	"log/slog"
+	"maps"
+	"strings"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
 
@@ -23,11 +26,17 @@ func (p program) serveMCP(ctx context.Context, cfg config) error {
 	}
 	defer up.closeAll()
 	defer p.startKeepMirror(ctx, cfg, up, logger)()
-	m, err := tools.NewMCPServer(tools.MCPConfig{Registry: up.reg, Version: version(), Logger: logger})
+	regs := map[string]registry.Registry{cfg.network: up.reg}
+	maps.Copy(regs, up.others)
+	nets, err := tools.NewNetworks(cfg.network, regs)
 	if err != nil {
 		return err
 	}
-	logger.Info("serving MCP on stdin/stdout", "network", cfg.network, "sml_zone", up.zone,
+	m, err := tools.NewMCPServer(tools.MCPConfig{Networks: nets, Version: version(), Logger: logger})
+	if err != nil {
+		return err
+	}
+	logger.Info("serving MCP on stdin/stdout", "network", cfg.network, "networks", strings.Join(cfg.networks, ","), "sml_zone", up.zone,
 		"directory", up.dirURL, "version", version())
 	stdio := mcpserver.NewStdioServer(m)
 	stdio.SetErrorLogger(log.New(p.stderr, "peppolgate mcp: ", 0))

@@ -93,9 +93,13 @@ func (p program) run(ctx context.Context, args []string) int {
 // upstream is the registry over the configured Peppol network, and the simulated
 // network behind it for -network demo (nil otherwise).
 type upstream struct {
-	reg      *registry.Live
-	mirror   *mirror.Store // nil without -mirror
-	demo     *netsim.Network
+	reg    *registry.Live
+	mirror *mirror.Store // nil without -mirror
+	demo   *netsim.Network
+	// others are the registries of the other networks offered per request (-networks)
+	// by name; demoTest is the simulated test network of -network demo, nil otherwise.
+	others   map[string]registry.Registry
+	demoTest *netsim.Network
 	zone     string
 	dirURL   string
 	closeAll func()
@@ -182,7 +186,72 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		return nil, fmt.Errorf("configuring the registry: %w", err)
 	}
 	up.reg, up.demo, up.zone, up.dirURL, up.mirror = reg, demo, resolver.Zone(), dirURL, store
+	up.others = map[string]registry.Registry{}
+	for _, name := range cfg.networks[1:] {
+		if err := up.connectOther(ctx, cfg, name, log, obs); err != nil {
+			up.closeAll()
+			return nil, err
+		}
+	}
 	return up, nil
+}
+
+// connectOther adds the registry of network name, offered per request besides the
+// default: for -network demo, a second simulated network (netsim's test network)
+// in-process; otherwise the real network's own SML zone and Directory over the
+// system resolvers (-sml-zone, -dns-server, -directory-url and -mirror are the
+// default network's). Nothing is asked upstream until a request names the network.
+func (up *upstream) connectOther(ctx context.Context, cfg config, name string, log *slog.Logger, obs registry.Observer) error {
+	log = log.With("network", name)
+	allowPrivate, dirRate := cfg.allowPrivateSMP, 0.0
+	var smlCfg sml.Config
+	var dirURL string
+	if cfg.network == networkDemo {
+		ds := netsim.Generate(netsim.DatasetConfig{Seed: demoSeed, Network: netsim.NetworkTest, Now: demoNow})
+		n, err := netsim.Start(context.WithoutCancel(ctx), ds, netsim.Config{Logger: log.With("component", "netsim")})
+		if err != nil {
+			return fmt.Errorf("starting the demo's %s network: %w", name, err)
+		}
+		closeRest := up.closeAll
+		up.closeAll = func() { n.Close(); closeRest() }
+		up.demoTest = n
+		smlCfg = sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()}
+		dirURL, dirRate, allowPrivate = n.DirectoryURL(), demoDirectoryRate, true
+	} else {
+		zone, err := sml.ZoneFor(name)
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+		smlCfg.Zone = zone
+		dirURL = directory.Production
+		if name == networkTest {
+			dirURL = directory.Test
+		}
+	}
+	resolver, err := sml.New(smlCfg)
+	if err != nil {
+		return &usageError{fmt.Sprintf("configuring SML lookups of the %s network: %v; offer only -network's with -networks %s", name, err, cfg.network)}
+	}
+	smpHTTP := netguard.NewHTTPClient(netguard.Policy{
+		AllowPrivate: allowPrivate,
+		HTTPSOnly:    name == networkProduction && !allowPrivate,
+		Timeout:      upstreamTimeout,
+	})
+	reg, err := registry.NewLive(registry.Config{
+		Resolver:      resolver,
+		SMP:           &smp.Client{HTTP: smpHTTP},
+		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
+		PositiveTTL:   cfg.cacheTTL,
+		DirectoryRate: dirRate,
+		Logger:        log,
+		Observer:      obs,
+		MirrorMaxAge:  cfg.mirrorMaxAge,
+	})
+	if err != nil {
+		return fmt.Errorf("configuring the registry of the %s network: %w", name, err)
+	}
+	up.others[name] = reg
+	return nil
 }
 
 // serve wires the registry and the server for cfg and serves until ctx is done, then
@@ -222,6 +291,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	var draining atomic.Bool
 	handler, err := server.New(server.Config{
 		Registry:          up.reg,
+		Network:           cfg.network,
+		Networks:          up.others,
 		BaseURL:           baseURL,
 		Logger:            log,
 		Version:           version(),
@@ -259,12 +330,12 @@ func (p program) serve(ctx context.Context, cfg config) error {
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
-	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network,
+	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network, "networks", strings.Join(cfg.networks, ","),
 		"sml_zone", up.zone, "directory", up.dirURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
 		"ask_planner", askPlanner(llm), "rate_limit", cfg.rateLimit.String(), "ask_rate_limit", cfg.askRateLimit.String(),
 		"mcp_rate_limit", cfg.mcpRateLimit.String(), "rate_limit_exempt", prefixes(cfg.rateLimitExempt), "trusted_proxies", prefixes(cfg.trustedProxies))
 	if up.demo != nil {
-		printDemoBanner(p.stdout, up.demo, baseURL)
+		printDemoBanner(p.stdout, up.demo, up.demoTest, baseURL)
 	}
 	if p.listening != nil {
 		p.listening(ln.Addr(), baseURL)
