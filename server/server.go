@@ -89,7 +89,7 @@ type Server struct {
 	reg registry.Registry
 	// nets are the networks offered per request; nil when the network is unnamed.
 	nets *tools.Networks
-	nlq *nlq.Engine
+	nlq  *nlq.Engine
 	// baseURL has no trailing slash, so paths can be appended.
 	baseURL string
 	version string
