@@ -40,6 +40,8 @@ const DEMO = {
   searchQuery: 'Vandelanotte',
   // Well-formed (check digit valid for 0208) and absent from the demo dataset.
   absentId: '0208:0000000097',
+  // Only on the simulated test network (netsim TestKnownInvoice), offered with network test.
+  testId: '9915:test-peppolgate-invoice',
 };
 
 const REQUEST_TIMEOUT_MS = 15_000;
@@ -200,6 +202,28 @@ for (const transport of transports) {
         });
         assert.equal(rest.status, 200);
         assert.deepEqual(sc, await rest.json(), 'MCP and REST disagree on the same services');
+      }
+    });
+
+    test('lookup_participant with network test answers from the simulated test network', async () => {
+      const tool = tools.find((t) => t.name === 'lookup_participant');
+      assert.deepEqual(tool.inputSchema.properties.network?.enum, ['demo', 'test']);
+      const res = await call('lookup_participant', { participantId: DEMO.testId, network: 'test' });
+      assert.notEqual(res.isError, true, `unexpected error: ${JSON.stringify(res.content)}`);
+      const sc = res.structuredContent;
+      assertValid(tool.outputSchema, sc, 'structuredContent');
+      assert.equal(sc.participantId, DEMO.testId);
+      assert.equal(sc.network, 'test');
+      assert.ok(sc.directory && sc.smp, 'test participant without its card or SMP');
+      const absent = await call('lookup_participant', { participantId: DEMO.testId });
+      assert.equal(absent.isError, true, 'a test-network participant found on the demo network');
+      assert.match(firstText(absent), /^not_found: /);
+      if (transport.rest) {
+        const rest = await fetch(new URL(`/api/v1/participant/${DEMO.testId}?network=test`, requireEnv('MCP_URL')), {
+          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        });
+        assert.equal(rest.status, 200);
+        assert.deepEqual(sc, await rest.json(), 'MCP and REST disagree on the same test-network participant');
       }
     });
 
