@@ -23,7 +23,6 @@ func TestNetworkParameter(t *testing.T) {
 	e := startE2E(t)
 	testName := firstName(t, netsim.Generate(netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow}), netsim.TestKnownInvoice)
 	prodName := firstName(t, e.ds, netsim.KnownBelgian)
-	type answer = networkAnswer
 	tests := []struct {
 		name        string
 		path        string
