@@ -114,6 +114,10 @@ type smpOutcome struct {
 type dirOutcome struct {
 	rec *DirectoryRecord
 	err error
+	// mirrorAsOf is set when the answer came from the Directory mirror: its data's
+	// export time, which the Directory warnings must mention (a card published since
+	// is not in it).
+	mirrorAsOf time.Time
 }
 
 // fetch runs one upstream round for id: both branches in parallel, then the merge.
@@ -168,7 +172,12 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 		p.Warnings = append(p.Warnings, Warning{Code: WarnIdentifier, Message: n})
 	}
 	if so.sgFetched && do.err == nil {
-		p.Warnings = append(p.Warnings, directoryWarnings(do.rec, so.sgDocs)...)
+		for _, w := range directoryWarnings(do.rec, so.sgDocs) {
+			if !do.mirrorAsOf.IsZero() {
+				w.Message = "as of the Directory export of " + do.mirrorAsOf.UTC().Format(time.RFC3339) + " (peppolgate's local copy): " + w.Message
+			}
+			p.Warnings = append(p.Warnings, w)
+		}
 	}
 	degraded := so.degraded
 	if do.err != nil {
@@ -300,8 +309,8 @@ func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *Endpoint {
 
 // dirBranch asks the Directory for id's business card.
 func (l *Live) dirBranch(ctx context.Context, id peppol.ParticipantID) dirOutcome {
-	if rec, ok := l.mirrorCard(ctx, id); ok {
-		return dirOutcome{rec: rec}
+	if rec, asOf, ok := l.mirrorCard(ctx, id); ok {
+		return dirOutcome{rec: rec, mirrorAsOf: asOf}
 	}
 	res, err := l.directorySearch(ctx, directory.Query{Participant: id})
 	if err != nil {

@@ -75,7 +75,9 @@ func (l *Live) mirrorSearch(ctx context.Context, text, country string) (res *Sea
 	out := *r // the mirror's answer is ours to complete
 	out.Query = text
 	out.Source = SourceMirror
-	out.DataAsOf = &asOf
+	if out.DataAsOf == nil { // the mirror sets it from the very file it searched
+		out.DataAsOf = &asOf
+	}
 	if out.Results == nil {
 		out.Results = []SearchHit{}
 	}
@@ -84,16 +86,17 @@ func (l *Live) mirrorSearch(ctx context.Context, text, country string) (res *Sea
 
 // mirrorCard answers the Directory half of a lookup from the mirror; ok is false when
 // the mirror may not or could not answer and the live Directory must be asked.
-func (l *Live) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec *DirectoryRecord, ok bool) {
-	if usable, _, _ := l.mirrorFor(l.cfg.Now()); !usable {
-		return nil, false
+func (l *Live) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec *DirectoryRecord, asOf time.Time, ok bool) {
+	usable, asOf, _ := l.mirrorFor(l.cfg.Now())
+	if !usable {
+		return nil, time.Time{}, false
 	}
 	start := time.Now()
 	rec, err := l.cfg.Mirror.Card(ctx, id)
 	l.observeCall(UpstreamMirror, start, err)
 	if err != nil {
 		l.cfg.Logger.Warn("mirror card read failed; asking the live Directory", "participant", id.String(), "err", err)
-		return nil, false
+		return nil, time.Time{}, false
 	}
-	return rec, true
+	return rec, asOf, true
 }

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -198,5 +199,31 @@ func TestMirrorSearchSourceAndFallback(t *testing.T) {
 	}
 	if res.Source != registry.SourceDirectory || len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorUnavailable {
 		t.Errorf("empty mirror: %s", jsonOf(t, res))
+	}
+}
+
+// TestMirrorDirectoryWarningsSayAsOf: a card missing from the mirror may have been
+// published since the export, so the warning says whose data it is.
+func TestMirrorDirectoryWarningsSayAsOf(t *testing.T) {
+	m := startMirrorNet(t, 60, "")
+	id, err := peppol.ParseParticipantID(netsim.KnownSMLOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err := m.mirrored.Lookup(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range p.Warnings {
+		if w.Code == registry.WarnDirectoryCardMissing {
+			found = true
+			if !strings.HasPrefix(w.Message, "as of the Directory export of ") {
+				t.Errorf("message %q does not say the data is the mirror's", w.Message)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("warnings %s, want %s", jsonOf(t, p.Warnings), registry.WarnDirectoryCardMissing)
 	}
 }
