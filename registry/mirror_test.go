@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
