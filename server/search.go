@@ -24,8 +24,28 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
+	if !sharedSearch(res) {
+		// A new value on every call: remembering its encoding would only churn the memo.
+		s.writeJSON(w, r, http.StatusOK, tools.SearchResultOn(res, network))
+		return nil
+	}
 	s.writeShared(w, r, http.StatusOK, res, network, func() any { return tools.SearchResultOn(res, network) })
 	return nil
+}
+
+// sharedSearch reports whether res may be the registry's cached value, shared between
+// requests: mirror answers and live answers carrying a mirror warning are made anew
+// for each call.
+func sharedSearch(res *registry.SearchResult) bool {
+	if res.Source == registry.SourceMirror {
+		return false
+	}
+	for _, w := range res.Warnings {
+		if w.Code == registry.WarnMirrorStale || w.Code == registry.WarnMirrorUnavailable {
+			return false
+		}
+	}
+	return true
 }
 
 // parseSearchQuery reads q and country from the raw query string and validates them

@@ -62,6 +62,8 @@ Flags:
 type mirrorFlags struct {
 	path, network, directoryURL, logLevel string
 	allowPrivate                          bool
+	// logOnly reports progress as log lines even on a terminal (inside serve).
+	logOnly bool
 }
 
 // runMirror runs `peppolgate mirror <sub> ...` and returns the exit status.
@@ -127,7 +129,7 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 		if uerr != nil {
 			return usage("%v", uerr)
 		}
-		err = p.syncMirror(ctx, f.path, dirURL, nil, log)
+		err = p.syncMirror(ctx, f.path, dirURL, nil, log, false)
 	}
 	if err != nil {
 		fmt.Fprintf(p.stderr, "peppolgate mirror %s: %v\n", sub, err)
@@ -182,7 +184,7 @@ func (p program) importExport(ctx context.Context, f mirrorFlags, src string, lo
 	h := dec.Header()
 	log.Info("importing the Directory export", "source", src, "format", string(h.Format), "gzip", h.Gzip,
 		"created", h.Created.Format(time.RFC3339), "announced_cards", h.Count, "index", f.path)
-	bar := newProgress(p.stderr, log, size, dec.BytesRead)
+	bar := newProgress(p.stderr, log, size, dec.BytesRead, !f.logOnly && isTerminal(p.stderr))
 	stats, err := mirror.Build(ctx, f.path, dec, mirror.BuildOptions{Progress: bar.update, Logger: log, Source: src})
 	bar.done()
 	if err != nil {
@@ -265,22 +267,44 @@ func (i *idleReader) Read(p []byte) (int, error) {
 
 func (i *idleReader) stop() { i.timer.Stop() }
 
-// syncMirror downloads the export from dirURL when it changed and imports it into path.
-// A download refused by the export limit is an error that says when to retry, unless
-// the index already holds the last download (then the refusal is only logged).
-func (p program) syncMirror(ctx context.Context, path, dirURL string, client *http.Client, log *slog.Logger) error {
+// syncMirror downloads the export from dirURL when it changed and imports it into path
+// when the index is older than the downloaded export (also when an earlier import of an
+// unchanged download failed). A download refused by the export limit is an error that
+// says when to retry (*mirror.RateLimitedError), unless an export downloaded earlier
+// was never imported: then that one is. logOnly reports the import's progress
+// as log lines even on a terminal (serve's own logs go there).
+func (p program) syncMirror(ctx context.Context, path, dirURL string, client *http.Client, log *slog.Logger, logOnly bool) error {
 	dest := path + ".export"
 	res, err := mirror.Sync(ctx, mirror.SyncConfig{DirectoryURL: dirURL, Dest: dest, HTTPClient: client, Logger: log})
 	if err != nil {
-		return fmt.Errorf("downloading the export from %s: %w", dirURL, err)
+		var rl *mirror.RateLimitedError
+		if _, statErr := os.Stat(dest); !errors.As(err, &rl) || statErr != nil || indexNewer(path, dest) {
+			return fmt.Errorf("downloading the export from %s: %w", dirURL, err)
+		}
+		// No download now, but the one on disk was never imported: import it.
+		log.Warn("the export download is refused by the limit; importing the export downloaded earlier", "export", dest, "err", err)
+		res = mirror.SyncResult{Changed: true, Path: dest}
 	}
-	_, statErr := os.Stat(path)
-	if !res.Changed && statErr == nil {
-		log.Info("the Directory export has not changed since the last sync; the index is up to date", "index", path, "export", dest)
+	if !res.Changed && indexNewer(path, res.Path) {
+		log.Info("the Directory export has not changed since the last sync; the index is up to date", "index", path, "export", res.Path)
 		return nil
 	}
-	_, err = p.importExport(ctx, mirrorFlags{path: path}, res.Path, log)
+	_, err = p.importExport(ctx, mirrorFlags{path: path, logOnly: logOnly}, res.Path, log)
 	return err
+}
+
+// indexNewer reports whether the index at path was built after the export file was
+// written (both exist).
+func indexNewer(path, exportPath string) bool {
+	ix, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	ex, err := os.Stat(exportPath)
+	if err != nil {
+		return false
+	}
+	return ix.ModTime().After(ex.ModTime())
 }
 
 // mirrorReloadEvery is how often serve checks whether the mirror file was replaced (by
@@ -354,7 +378,7 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 				p.reloadMirror(up.mirror, log)
 			case <-refresh:
 				wait := cfg.mirrorRefresh
-				err := p.syncMirror(ctx, cfg.mirrorPath, up.dirURL, client, log)
+				err := p.syncMirror(ctx, cfg.mirrorPath, up.dirURL, client, log, true)
 				var rl *mirror.RateLimitedError
 				switch {
 				case errors.As(err, &rl) && !rl.Until.IsZero():

@@ -286,6 +286,16 @@ func TestMirrorSync(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "has not changed") {
 		t.Fatalf("second sync: exit %d\n%s", code, stderr)
 	}
+	// An index older than the downloaded export (its import failed after the download)
+	// is rebuilt although the Directory answers 304.
+	old := time.Now().Add(-48 * time.Hour)
+	if err := os.Chtimes(db, old, old); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr = runCmd(t, "mirror", "sync", "-mirror", db, "-directory-url", n.DirectoryURL())
+	if code != 0 || !strings.Contains(stderr, "imported ") {
+		t.Fatalf("sync over an index older than the export: exit %d\n%s", code, stderr)
+	}
 }
 
 // TestServeMirrorRefresh: serve -network demo -mirror -mirror-refresh syncs the demo

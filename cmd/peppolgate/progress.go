@@ -27,9 +27,10 @@ type progress struct {
 }
 
 // newProgress returns the progress reporter of an import whose source has total bytes
-// (0 when unknown), read so far as read() says.
-func newProgress(w io.Writer, log *slog.Logger, total int64, read func() int64) *progress {
-	return &progress{w: w, log: log, tty: isTerminal(w), total: total, read: read, last: time.Now()}
+// (0 when unknown), read so far as read() says; with bar, a bar redrawn on w, else log
+// lines.
+func newProgress(w io.Writer, log *slog.Logger, total int64, read func() int64, bar bool) *progress {
+	return &progress{w: w, log: log, tty: bar, total: total, read: read, last: time.Now()}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
