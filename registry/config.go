@@ -109,6 +109,11 @@ type Config struct {
 	// its data is older than MirrorMaxAge, the live Directory answers and searches say
 	// so in their warnings.
 	Mirror DirectoryMirror
+	// Network names the Peppol network this registry queries: "production" or "test"
+	// make certificates of the other network's OpenPeppol CA a warning
+	// (certificate_not_peppol); any other value (e.g. "" or "demo") checks only that the
+	// issuer is an OpenPeppol CA.
+	Network string
 	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
 	// still be used (72h).
 	MirrorMaxAge time.Duration

@@ -260,6 +260,9 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	}
 	rec.Endpoint = pickEndpoint(doc, sm)
 	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, l.cfg.Now())...)
+	if rec.Endpoint != nil && rec.Endpoint.Certificate != nil {
+		out.warnings = append(out.warnings, caNetworkWarnings(&CertificateInfo{Issuer: rec.Endpoint.Certificate.Issuer}, l.cfg.Network)...)
+	}
 	return out
 }
 

@@ -206,6 +206,29 @@ func certificateWarnings(c *CertificateInfo, now time.Time) []Warning {
 	return ws
 }
 
+// caNetworkWarnings warns when an access point certificate comes from the OpenPeppol
+// CA of the other network: a test CA certificate on the production network, or a
+// production one on the test network; the other network's access points do not trust
+// it. None when network is neither "production" nor "test", or the issuer is no
+// OpenPeppol CA (certificateWarnings says that).
+func caNetworkWarnings(c *CertificateInfo, network string) []Warning {
+	if c == nil || (network != "production" && network != "test") {
+		return nil
+	}
+	name, ok := peppolCA(c.Issuer)
+	if !ok {
+		return nil
+	}
+	isTest := strings.Contains(name, "TEST CA")
+	switch {
+	case network == "production" && isTest:
+		return []Warning{{Code: WarnCertificateNotPeppol, Message: "the access point certificate is issued by the OpenPeppol test CA (" + name + "), which production access points do not trust: delivery on the production network will fail; the participant's access point provider must register its production certificate in the SMP"}}
+	case network == "test" && !isTest:
+		return []Warning{{Code: WarnCertificateNotPeppol, Message: "the access point certificate is issued by the OpenPeppol production CA (" + name + "), which test network access points do not trust: delivery on the test network will fail; the participant's access point provider must register its test certificate in the SMP"}}
+	}
+	return nil
+}
+
 // plural renders n and unit, "1 day" or "3 days".
 func plural(n int, unit string) string {
 	if n == 1 {

@@ -351,3 +351,30 @@ func TestDaysUntil(t *testing.T) {
 		}
 	}
 }
+
+func TestCANetworkWarnings(t *testing.T) {
+	prod := &CertificateInfo{Issuer: "CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE"}
+	test := &CertificateInfo{Issuer: "CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE"}
+	other := &CertificateInfo{Issuer: "CN=Example Corp Issuing CA,O=Example Corp"}
+	tests := []struct {
+		name    string
+		c       *CertificateInfo
+		network string
+		warn    bool
+	}{
+		{"production CA on production", prod, "production", false},
+		{"test CA on production", test, "production", true},
+		{"test CA on test", test, "test", false},
+		{"production CA on test", prod, "test", true},
+		{"test CA on the demo network", test, "demo", false},
+		{"test CA, network unknown", test, "", false},
+		{"not an OpenPeppol CA (certificateWarnings says so)", other, "production", false},
+		{"no certificate", nil, "production", false},
+	}
+	for _, tt := range tests {
+		ws := caNetworkWarnings(tt.c, tt.network)
+		if got := len(ws) == 1 && ws[0].Code == WarnCertificateNotPeppol; got != tt.warn || (!tt.warn && len(ws) != 0) {
+			t.Errorf("%s: warnings %v, want warning %v", tt.name, ws, tt.warn)
+		}
+	}
+}

@@ -298,6 +298,12 @@ func (l *Live) fetchServiceMetadata(ctx context.Context, id peppol.ParticipantID
 				services[i].Warnings = append(services[i].Warnings, Warning{Code: WarnEndpointUnavailable, Message: endpointWarning(err)})
 			default:
 				services[i].Processes = processInfos(sm, now)
+				for j := range services[i].Processes {
+					for k := range services[i].Processes[j].Endpoints {
+						e := &services[i].Processes[j].Endpoints[k]
+						e.Warnings = append(e.Warnings, caNetworkWarnings(e.Certificate, l.cfg.Network)...)
+					}
+				}
 			}
 		}()
 	}

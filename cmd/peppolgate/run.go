@@ -175,6 +175,7 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		Logger:        log,
 		Observer:      obs,
 		MirrorMaxAge:  cfg.mirrorMaxAge,
+		Network:       cfg.network,
 	}
 	if store != nil {
 		// Assigned only when set: a nil *Store in the interface would not be nil.
@@ -246,6 +247,7 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 		Logger:        log,
 		Observer:      obs,
 		MirrorMaxAge:  cfg.mirrorMaxAge,
+		Network:       name,
 	})
 	if err != nil {
 		return fmt.Errorf("configuring the registry of the %s network: %w", name, err)
