@@ -98,6 +98,13 @@ func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) 
 	}
 	tmp := path + ".new-" + hex.EncodeToString(rnd[:])
 	defer func() {
+		// Cancelling ctx rolls the transaction back under the writer, which then sees
+		// e.g. "statement is closed": report the cause.
+		if cerr := ctx.Err(); err != nil && cerr != nil && !errors.Is(err, cerr) {
+			err = fmt.Errorf("mirror: build %s: %w (%v)", path, cerr, err)
+		}
+	}()
+	defer func() {
 		if err != nil {
 			os.Remove(tmp)
 		}
@@ -106,11 +113,7 @@ func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) 
 	if err != nil {
 		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
 	}
-	defer func() {
-		if b.db != nil {
-			b.db.Close()
-		}
-	}()
+	defer b.close() // after a failure: roll back, close the connection and the database
 
 	hdr := src.Header()
 	b.log = log
@@ -145,10 +148,11 @@ func Build(ctx context.Context, path string, src CardSource, opts BuildOptions) 
 	if err := b.finish(ctx, meta); err != nil {
 		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
 	}
-	if err := b.db.Close(); err != nil {
+	db := b.db
+	b.db = nil
+	if err := db.Close(); err != nil {
 		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
 	}
-	b.db = nil
 	size, err := syncFile(tmp)
 	if err != nil {
 		return stats, fmt.Errorf("mirror: build %s: %w", path, err)
@@ -256,7 +260,7 @@ func newBuilder(ctx context.Context, tmp string) (*builder, error) {
 	db.SetMaxOpenConns(1)
 	b := &builder{db: db}
 	fail := func(err error) (*builder, error) {
-		db.Close()
+		b.close()
 		return nil, err
 	}
 	if b.conn, err = db.Conn(ctx); err != nil {
@@ -266,6 +270,26 @@ func newBuilder(ctx context.Context, tmp string) (*builder, error) {
 		return fail(err)
 	}
 	return b, nil
+}
+
+// close releases what the builder holds, in order: it rolls back the transaction (if
+// any), closes the connection and then the database. sql.DB.Close does not close a
+// connection in use, so without the first two a failed import would keep the unlinked
+// temporary file open, and its disk space allocated, until the process exits. It is a
+// no-op for what is already released.
+func (b *builder) close() {
+	if b.tx != nil {
+		b.tx.Rollback()
+		b.tx = nil
+	}
+	if b.conn != nil {
+		b.conn.Close()
+		b.conn = nil
+	}
+	if b.db != nil {
+		b.db.Close()
+		b.db = nil
+	}
 }
 
 func urlq(s string) string {
@@ -430,7 +454,8 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 	p := prepared{pid: normalisePID(c.Participant.Value)}
 	var ccs []string
 	seenTerm := map[string]bool{}
-	for i, e := range c.Entities {
+	named := false
+	for _, e := range c.Entities {
 		cc := strings.ToUpper(strings.TrimSpace(e.CountryCode))
 		if cc != "" && !slices.Contains(ccs, cc) {
 			ccs = append(ccs, cc)
@@ -438,9 +463,12 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 		if k := compactKey(cc); k != "" && !slices.Contains(p.cckeys, k) {
 			p.cckeys = append(p.cckeys, k)
 		}
-		for j, n := range e.Names {
+		for _, n := range e.Names {
 			ts := terms(n.Name)
-			if i == 0 && j == 0 {
+			// The display name is the first non-empty name of any entity: the decoder
+			// drops empty names, so the first entity may have none.
+			if !named && strings.TrimSpace(n.Name) != "" {
+				named = true
 				p.name = n.Name
 				p.key = strings.Join(ts, " ")
 			}
@@ -621,7 +649,9 @@ func (b *builder) finish(ctx context.Context, meta map[string]string) error {
 			return fmt.Errorf("%s: %w", s, err)
 		}
 	}
-	return b.conn.Close()
+	conn := b.conn
+	b.conn = nil
+	return conn.Close()
 }
 
 // cpuTime is the process's CPU time so far, for the debug log of the build's steps.

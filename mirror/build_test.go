@@ -3,11 +3,13 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +174,128 @@ func TestLowerGCPercent(t *testing.T) {
 				t.Errorf("after: %d, want %d", got, tt.before)
 			}
 		})
+	}
+}
+
+// openTempFiles lists this process's open file descriptors on temporary index files
+// (path + ".new-…"), deleted or not.
+func openTempFiles(t *testing.T, path string) []string {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skipf("no /proc/self/fd: %v", err)
+	}
+	var open []string
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name()))
+		if err == nil && strings.HasPrefix(target, path+".new-") {
+			open = append(open, target)
+		}
+	}
+	return open
+}
+
+// cancelSource cancels its context after n cards, then goes on.
+type cancelSource struct {
+	sliceSource
+	n      int
+	cancel context.CancelFunc
+}
+
+func (s *cancelSource) Next() (*export.Card, error) {
+	if s.i == s.n {
+		s.cancel()
+	}
+	return s.sliceSource.Next()
+}
+
+// TestBuildFailureReleasesTempFile checks that a failed import closes its temporary
+// file: a transaction left open would keep the connection, and the unlinked file's
+// disk space, until the process exits.
+func TestBuildFailureReleasesTempFile(t *testing.T) {
+	many := func() []*export.Card {
+		cards := make([]*export.Card, 3*batchSize)
+		for i := range cards {
+			cards[i] = card(fmt.Sprintf("0192:%09d", i), fmt.Sprintf("Firma %d AS", i), "NO")
+		}
+		return cards
+	}
+	boom := errors.New("connection reset")
+	for _, tc := range []struct {
+		name string
+		src  func(cancel context.CancelFunc) CardSource
+		want error
+	}{
+		{"source fails mid-read", func(context.CancelFunc) CardSource {
+			return &sliceSource{cards: many(), err: boom}
+		}, boom},
+		{"cancelled mid-read", func(cancel context.CancelFunc) CardSource {
+			return &cancelSource{sliceSource: sliceSource{cards: many()}, n: 2 * batchSize, cancel: cancel}
+		}, context.Canceled},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "directory.db")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			_, err := Build(ctx, path, tc.src(cancel), BuildOptions{})
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+			if open := openTempFiles(t, path); len(open) > 0 {
+				t.Errorf("temporary files still open: %v", open)
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+				t.Errorf("files left: %v", entries)
+			}
+		})
+	}
+}
+
+// TestDisplayNameFirstNonEmpty checks that the display name (and the exact-name key and
+// rank) is the first non-empty name of any entity, not only the first entity's.
+func TestDisplayNameFirstNonEmpty(t *testing.T) {
+	multi := &export.Card{
+		Participant: export.ID{Scheme: "iso6523-actorid-upis", Value: "0192:815344782"},
+		Entities: []export.Entity{
+			{CountryCode: "NO"}, // the decoder dropped its empty names
+			{CountryCode: "NO", Names: []export.Name{{Name: " "}, {Name: "Beta Bygg AS"}, {Name: "Beta Construction"}}},
+		},
+	}
+	ix := buildIndex(t, multi, card("0192:815344783", "Bygg AB", "SE"))
+	ctx := context.Background()
+	rec, err := ix.Card(ctx, peppol.ParticipantID{ICD: "0192", Value: "815344782"})
+	if err != nil || rec == nil || rec.Name != "Beta Bygg AS" {
+		t.Fatalf("Card = %+v, %v; want the name Beta Bygg AS", rec, err)
+	}
+	for _, tc := range []struct {
+		query string
+		want  []string
+	}{
+		{"beta bygg as", []string{"Beta Bygg AS"}},
+		{"beta construction", []string{"Beta Bygg AS"}},
+		// ranked by the display name's length: "bygg ab" before "beta bygg as"
+		{"bygg", []string{"Bygg AB", "Beta Bygg AS"}},
+	} {
+		res, err := ix.Search(ctx, tc.query, "", 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Results {
+			got = append(got, h.Name)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("Search(%q) = %q, want %q", tc.query, got, tc.want)
+		}
+	}
+	// The exact-name tier: the card whose display name is the query comes before one
+	// with a shorter display name that has all its terms through another name.
+	other := card("0192:815344784", "BB", "NO")
+	other.Entities[0].Names = append(other.Entities[0].Names, export.Name{Name: "Beta Bygg AS Oslo"})
+	ix = buildIndex(t, other, multi)
+	res, err := ix.Search(ctx, "beta bygg as", "", 10)
+	if err != nil || len(res.Results) != 2 || res.Results[0].Name != "Beta Bygg AS" || res.Results[1].Name != "BB" {
+		t.Errorf("exact name tier: %+v, %v", res, err)
 	}
 }

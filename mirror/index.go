@@ -23,10 +23,10 @@ package mirror
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -36,7 +36,7 @@ import (
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 
-	_ "modernc.org/sqlite" // the "sqlite" database/sql driver, FTS5 included
+	"modernc.org/sqlite" // the "sqlite" database/sql driver, FTS5 included
 )
 
 // SchemaVersion is the version of the index file layout this package writes and reads.
@@ -44,6 +44,10 @@ const SchemaVersion = 2
 
 // applicationID marks an SQLite file as a peppolgate index (PRAGMA application_id), "PGM1".
 const applicationID = 0x50474d31
+
+// errReplaced is returned by an Index's reads when database/sql had to open a new
+// connection and the file at the Index's path is no longer the one it opened.
+var errReplaced = errors.New("the index file was replaced since it was opened (reopen it)")
 
 // ErrNotIndex is returned by OpenIndex for a file that is not a peppolgate index, or one
 // of another schema version.
@@ -72,6 +76,7 @@ type Meta struct {
 type Index struct {
 	db       *sql.DB
 	path     string
+	file     fileID // of the file opened; every connection is checked against it
 	meta     Meta
 	docTypes []registry.IDParts // by doctype id - 1
 
@@ -106,7 +111,8 @@ func sqliteURI(path, query string) (string, error) {
 // fs.ErrNotExist when there is no file, ErrNotIndex when the file is not a peppolgate
 // index of SchemaVersion, and other errors when it cannot be read.
 func OpenIndex(path string) (*Index, error) {
-	if _, err := os.Stat(path); err != nil {
+	id, err := statFile(path)
+	if err != nil {
 		return nil, fmt.Errorf("mirror: open index: %w", err)
 	}
 	// immutable: the file is never changed in place (Build renames a new one over it),
@@ -117,14 +123,15 @@ func OpenIndex(path string) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mirror: open index: %w", err)
 	}
-	db, err := sql.Open("sqlite", dsn)
+	base, err := sqlite.NewConnector(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
 	}
+	db := sql.OpenDB(&pinnedConnector{Connector: base, path: path, file: id})
 	db.SetMaxOpenConns(readConns)
 	db.SetMaxIdleConns(readConns)
 	db.SetConnMaxIdleTime(0)
-	ix := &Index{db: db, path: path}
+	ix := &Index{db: db, path: path, file: id}
 	if err := ix.pinConns(); err != nil {
 		db.Close()
 		if strings.Contains(err.Error(), "not a database") {
@@ -161,6 +168,58 @@ func (ix *Index) pinConns() error {
 		}
 	}
 	return nil
+}
+
+// pinnedConnector opens connections to the file at path only while it is the file
+// (device and inode) the Index was opened on. An Index keeps its connections (see
+// pinConns, readCtx), but should database/sql still open a new one after Build renamed
+// another file over the path, the connection would read that file with the old Index's
+// term index and doc types: wrong hits, wrong cards. Connect fails with errReplaced
+// instead. The path is checked before and after opening: the same inode both times
+// means the connection opened it, as the Index's other connections keep it alive.
+type pinnedConnector struct {
+	driver.Connector
+	path string
+	file fileID
+}
+
+func (c *pinnedConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.check(); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return conn, nil
+}
+
+func (c *pinnedConnector) check() error {
+	id, err := statFile(c.path)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errReplaced, err)
+	}
+	if id.dev != c.file.dev || id.ino != c.file.ino {
+		return errReplaced
+	}
+	return nil
+}
+
+// readCtx is the context of an SQLite read of an Index made under ctx: ctx's values
+// without its cancellation, or ctx's error when it is done already. The driver
+// interrupts a read whose context is cancelled, and database/sql then discards the
+// connection as unusable; a new one would open the path anew (see pinnedConnector).
+// The reads are short and bounded, so they run to the end; callers check ctx.Err()
+// after them.
+func readCtx(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return context.WithoutCancel(ctx), nil
 }
 
 // load checks the file's identity and reads its meta and doc types.
@@ -247,11 +306,19 @@ func (ix *Index) Meta() Meta { return ix.meta }
 func (ix *Index) Path() string { return ix.path }
 
 // Card returns the business card of participant id, or nil and no error when the index
-// has none. Errors are those of reading the file, or errCorrupt for an unreadable record.
+// has none. Errors are ctx's (checked before and after the read, which is not
+// interrupted), those of reading the file, or errCorrupt for an unreadable record.
 func (ix *Index) Card(ctx context.Context, id peppol.ParticipantID) (*registry.DirectoryRecord, error) {
+	rctx, err := readCtx(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("mirror: card %s: %w", id, err)
+	}
 	var pid, name string
 	var blob []byte
-	err := ix.card.QueryRowContext(ctx, id.String()).Scan(&pid, &name, &blob)
+	err = ix.card.QueryRowContext(rctx, id.String()).Scan(&pid, &name, &blob)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}

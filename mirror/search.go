@@ -56,7 +56,10 @@ const maxIDHits = 1000
 const maxTerms = 16
 
 // Search answers a search: at most limit hits and the exact number of matches (see the
-// rules above). It returns errors of reading the file or ctx's.
+// rules above). The result's DataAsOf is this index's Meta().DataAsOf (nil when it has
+// none), so it always names the data the hits come from. ctx is checked between the
+// steps; the file reads themselves are not interrupted (see readCtx). It returns
+// errors of reading the file or ctx's.
 func (ix *Index) Search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
 	res, err := ix.search(ctx, text, country, limit)
 	if err != nil {
@@ -67,6 +70,9 @@ func (ix *Index) Search(ctx context.Context, text, country string, limit int) (*
 
 func (ix *Index) search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
 	res := &registry.SearchResult{Query: text, Results: []registry.SearchHit{}}
+	if t := ix.meta.DataAsOf; !t.IsZero() {
+		res.DataAsOf = &t
+	}
 	limit = max(limit, 0)
 	x := ix.terms
 	var ccOK []bool
@@ -115,6 +121,9 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 	}
 	hits, err := ix.hits(ctx, order)
 	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	res.Results = hits
@@ -381,6 +390,10 @@ func (e *editBuf) distance(a []rune, s string, max int) int {
 // ids it may be, then the cards with an additional identifier equal to it, each in a
 // country of ccOK when it is set.
 func (ix *Index) idMatches(ctx context.Context, text string, ccOK []bool) ([]uint32, error) {
+	rctx, err := readCtx(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var pids []string
 	var keys []string
 	addKey := func(k string) {
@@ -414,8 +427,11 @@ func (ix *Index) idMatches(ctx context.Context, text string, ccOK []bool) ([]uin
 		out = append(out, uint32(c))
 	}
 	for _, p := range pids {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		var id int64
-		err := ix.pidLookup.QueryRowContext(ctx, p).Scan(&id)
+		err := ix.pidLookup.QueryRowContext(rctx, p).Scan(&id)
 		if err == nil {
 			add(id)
 			continue
@@ -425,7 +441,10 @@ func (ix *Index) idMatches(ctx context.Context, text string, ccOK []bool) ([]uin
 		}
 	}
 	for _, k := range keys {
-		rows, err := ix.identLook.QueryContext(ctx, k, maxIDHits)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rows, err := ix.identLook.QueryContext(rctx, k, maxIDHits)
 		if err != nil {
 			return nil, err
 		}
@@ -442,7 +461,7 @@ func (ix *Index) idMatches(ctx context.Context, text string, ccOK []bool) ([]uin
 			return nil, err
 		}
 	}
-	return out, nil
+	return out, ctx.Err()
 }
 
 // hits reads the hits of the cards, in order.
@@ -450,6 +469,10 @@ func (ix *Index) hits(ctx context.Context, cards []uint32) ([]registry.SearchHit
 	out := make([]registry.SearchHit, 0, len(cards))
 	if len(cards) == 0 {
 		return out, nil
+	}
+	ctx, err := readCtx(ctx)
+	if err != nil {
+		return nil, err
 	}
 	b := make([]byte, 0, len(cards)*12)
 	for i, c := range cards {

@@ -90,7 +90,7 @@ func (s *Store) Reload() (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	h := &handle{ix: ix, file: id}
+	h := &handle{ix: ix, file: ix.file} // the file opened, even if another replaced id's meanwhile
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -150,7 +150,9 @@ func (s *Store) Meta() (Meta, bool) {
 	return h.ix.Meta(), true
 }
 
-// Search searches the current index (see Index.Search). It returns
+// Search searches the current index (see Index.Search). The result's DataAsOf is
+// that of the very index searched, so a Reload meanwhile cannot make a caller label
+// new hits with the old date (prefer it over DataAsOf()). It returns
 // registry.ErrMirrorUnavailable when there is none, and the errors of Index.Search.
 func (s *Store) Search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
 	h := s.acquire()

@@ -3,12 +3,14 @@ package mirror
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/peppol"
@@ -138,4 +140,110 @@ func TestStoreSwapUnderLoad(t *testing.T) {
 		t.Errorf("after swaps: %+v, %v", res, err)
 	}
 	t.Logf("%d searches during %d swaps", searches.Load(), len(names))
+}
+
+// TestIndexKeepsItsFileAfterReplace checks that an Index answers from the file it
+// opened after reads were cancelled and another file was renamed over its path: a
+// cancelled read must not cost a connection (a new one would open the new file), and
+// a connection opened anyway must fail rather than read the new file.
+func TestIndexKeepsItsFileAfterReplace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "directory.db")
+	ctx := context.Background()
+	alfa := &sliceSource{cards: []*export.Card{card("0192:815344782", "Alfa Bygg AS", "NO"), card("0192:815344783", "Alfa Hold AS", "NO")}}
+	if _, err := Build(ctx, path, alfa, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := OpenIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+
+	// Reads cancelled before and while they run.
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := ix.Search(cctx, "0192:815344782", "", 25); !errors.Is(err, context.Canceled) {
+		t.Errorf("Search with a cancelled context: %v", err)
+	}
+	if _, err := ix.Card(cctx, peppol.ParticipantID{ICD: "0192", Value: "815344782"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Card with a cancelled context: %v", err)
+	}
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cctx, cancel := context.WithCancel(ctx)
+			go cancel()
+			var err error
+			if i%2 == 0 {
+				_, err = ix.Search(cctx, "alfa 815344782", "", 25)
+			} else {
+				_, err = ix.Card(cctx, peppol.ParticipantID{ICD: "0192", Value: "815344783"})
+			}
+			if err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("cancelled read: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+
+	// Another index renamed over the path: more cards, other names, other rowids.
+	var beta []*export.Card
+	for i := range 50 {
+		beta = append(beta, card(fmt.Sprintf("0192:9%08d", i), fmt.Sprintf("Beta %d Bygg AS", i), "SE"))
+	}
+	if _, err := Build(ctx, path, &sliceSource{cards: beta}, BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(t *testing.T) {
+		t.Helper()
+		res, err := ix.Search(ctx, "bygg", "", 25)
+		if err != nil || res.TotalCount != 1 || len(res.Results) != 1 || res.Results[0].Name != "Alfa Bygg AS" {
+			t.Errorf("Search after replace = %+v, %v; want Alfa Bygg AS", res, err)
+		}
+		rec, err := ix.Card(ctx, peppol.ParticipantID{ICD: "0192", Value: "815344783"})
+		if err != nil || rec == nil || rec.Name != "Alfa Hold AS" {
+			t.Errorf("Card after replace = %+v, %v; want Alfa Hold AS", rec, err)
+		}
+	}
+	check(t)
+
+	// Should the pool still open a connection, it must not read the new file.
+	ix.db.SetMaxIdleConns(0) // closes the idle connections
+	ix.db.SetMaxIdleConns(readConns)
+	rec, err := ix.Card(ctx, peppol.ParticipantID{ICD: "0192", Value: "900000001"})
+	if !errors.Is(err, errReplaced) {
+		t.Errorf("Card on a new connection after replace = %+v, %v; want errReplaced", rec, err)
+	}
+}
+
+// TestStoreSearchDataAsOf checks that a search result carries the export date of the
+// index it came from, across a Reload.
+func TestStoreSearchDataAsOf(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "directory.db")
+	ctx := context.Background()
+	var s *Store
+	for i, created := range []time.Time{testCreated, testCreated.Add(24 * time.Hour)} {
+		src := &sliceSource{hdr: export.Header{Created: created}, cards: []*export.Card{card("0192:815344782", "Alfa Bygg AS", "NO")}}
+		if _, err := Build(ctx, path, src, BuildOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			var err error
+			if s, err = OpenStore(path, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+		} else if _, err := s.Reload(); err != nil {
+			t.Fatal(err)
+		}
+		res, err := s.Search(ctx, "alfa", "", 25)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.DataAsOf == nil || !res.DataAsOf.Equal(created) {
+			t.Errorf("index %d: DataAsOf = %v, want %v", i, res.DataAsOf, created)
+		}
+	}
 }
