@@ -68,7 +68,7 @@ type IDParts struct {
 // personal data and never part of it.
 type DirectoryRecord struct {
 	ParticipantID    IDParts   `json:"participantId" jsonschema:"the participant identifier split into scheme and value"`
-	Name             string    `json:"name" jsonschema:"the company name (first name of the first entity)"`
+	Name             string    `json:"name" jsonschema:"the company name (the first name on the card; from a mirror, the first non-empty one)"`
 	CountryCode      string    `json:"countryCode" jsonschema:"ISO 3166 alpha-2 country code of the first entity"`
 	RegistrationDate *string   `json:"registrationDate" jsonschema:"registration date YYYY-MM-DD; null when the card gives none"`
 	AdditionalInfo   *string   `json:"additionalInfo" jsonschema:"free text from the card; null when absent"`
