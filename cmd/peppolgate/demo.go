@@ -25,6 +25,14 @@ const (
 // demoNow is the reference day of the demo dataset's dates; a value, never written.
 var demoNow = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 
+// demoClock is the clock of the demo's registries: demoNow when the demo starts, moving
+// on at the real pace, so that the certificates and service dates built to trigger
+// warnings (netsim's showcase participants) give those warnings on any day.
+func demoClock() func() time.Time {
+	start := time.Now()
+	return func() time.Time { return demoNow.Add(time.Since(start)) }
+}
+
 // startDemo starts the simulated Peppol network of -network demo on 127.0.0.1.
 func startDemo(ctx context.Context, log *slog.Logger) (*netsim.Network, error) {
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: demoSeed, Participants: demoParticipants, Now: demoNow})

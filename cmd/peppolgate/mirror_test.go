@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -363,5 +364,40 @@ func TestMirrorImportSources(t *testing.T) {
 	p := program{stdin: f, stdout: &out, stderr: &errb, getenv: envMap(nil)}
 	if code := p.run(t.Context(), []string{"mirror", "import", "-mirror", db, "-"}); code != 0 || !strings.Contains(errb.String(), "imported 30 cards") {
 		t.Fatalf("stdin: exit %d %s", code, errb.String())
+	}
+}
+
+// TestServeDemoWarnings is issue 9's "done when": on the demo network, each participant
+// built to trigger a warning shows it in its lookup, whatever day it is (demoClock), and
+// the lookup names the document types.
+func TestServeDemoWarnings(t *testing.T) {
+	base, _ := startServe(t, "-network", "demo")
+	for _, tt := range []struct{ id, want string }{
+		{netsim.KnownCertExpired, registry.WarnCertificateExpired},
+		{netsim.KnownCertExpiring, registry.WarnCertificateExpiring},
+		{netsim.KnownCertNonPeppolCA, registry.WarnCertificateNotPeppol},
+		{netsim.KnownServiceNotYetActive, registry.WarnServiceNotYetActive},
+		{netsim.KnownServiceExpired, registry.WarnServiceExpired},
+		{netsim.KnownHTTPEndpoint, registry.WarnEndpointNotHTTPS},
+		{netsim.KnownPort8443, registry.WarnEndpointPort},
+		{netsim.KnownAS2Only, registry.WarnTransportProfileRemoved},
+		{netsim.KnownDeprecatedDocType, registry.WarnDocumentTypeDeprecated},
+		{netsim.KnownNonStandardDocType, registry.WarnDocumentTypeNonStandard},
+		{netsim.KnownDirectoryMismatch, registry.WarnDirectoryDocTypesMismatch},
+		{netsim.KnownSMLOnly, registry.WarnDirectoryCardMissing},
+		{netsim.KnownCertValid, ""},
+	} {
+		var p registry.Participant
+		if code := getJSON(t, base+"/api/v1/participant/"+tt.id, &p); code != 200 || p.SMP == nil || len(p.SMP.DocumentTypes) == 0 || p.SMP.DocumentTypes[0].Name == "" {
+			t.Errorf("%s: %d, document types not named: %+v", tt.id, code, p.SMP)
+			continue
+		}
+		var codes []string
+		for _, w := range p.Warnings {
+			codes = append(codes, w.Code)
+		}
+		if (tt.want == "" && len(codes) != 0) || (tt.want != "" && !slices.Contains(codes, tt.want)) {
+			t.Errorf("%s: warnings %v, want %q", tt.id, codes, tt.want)
+		}
 	}
 }

@@ -96,6 +96,8 @@ type upstream struct {
 	reg    *registry.Live
 	mirror *mirror.Store // nil without -mirror
 	demo   *netsim.Network
+	// now is the registries' clock: nil (the real one) except for the demo (demoClock).
+	now func() time.Time
 	// others are the registries of the other networks offered per request (-networks)
 	// by name; demoTest is the simulated test network of -network demo, nil otherwise.
 	others   map[string]registry.Registry
@@ -129,6 +131,7 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		}
 		up.closeAll = func() { n.Close() }
 		demo = n
+		up.now = demoClock()
 		smlCfg = sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()}
 		dirURL = n.DirectoryURL()
 		// The simulated Directory has no rate limit; keeping the real one's would only
@@ -176,6 +179,7 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		Observer:      obs,
 		MirrorMaxAge:  cfg.mirrorMaxAge,
 		Network:       cfg.network,
+		Now:           up.now,
 	}
 	if store != nil {
 		// Assigned only when set: a nil *Store in the interface would not be nil.
@@ -248,6 +252,7 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 		Observer:      obs,
 		MirrorMaxAge:  cfg.mirrorMaxAge,
 		Network:       name,
+		Now:           up.now,
 	})
 	if err != nil {
 		return fmt.Errorf("configuring the registry of the %s network: %w", name, err)
