@@ -231,6 +231,12 @@ func TestE2EGolden(t *testing.T) {
 		{"search_missing_query", "/api/v1/search", 400},
 		{"search_query_too_short", "/api/v1/search?q=x", 400},
 		{"route_not_found", "/api/v1/participants", 404},
+		{"services_cert_expiring", "/api/v1/participant/" + netsim.KnownCertExpiring + "/services", 200},
+		{"services_as2_only", "/api/v1/participant/" + netsim.KnownAS2Only + "/services", 200},
+		{"services_deprecated_doctype", "/api/v1/participant/" + netsim.KnownDeprecatedDocType + "/services", 200},
+		{"services_one_doctype", "/api/v1/participant/" + netsim.KnownBelgian + "/services?docType=" + url.QueryEscape("busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1"), 200},
+		{"services_doctype_not_listed", "/api/v1/participant/" + netsim.KnownBelgian + "/services?docType=" + url.QueryEscape("busdox-docid-qns::urn:example:none"), 404},
+		{"participant_cert_non_peppol", "/api/v1/participant/" + netsim.KnownCertNonPeppolCA, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
