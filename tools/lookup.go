@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -38,11 +39,7 @@ func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	if err := decodeArgs("lookup_participant", raw, &a, "participantId and optionally network"); err != nil {
 		return nil, err
 	}
-	if a.ParticipantID == nil {
-		return nil, &registry.Error{Code: registry.CodeInvalidParticipantID,
-			Message: "participantId is required: <scheme>:<value>, e.g. 0208:0677424046"}
-	}
-	id, err := ParseParticipantID(*a.ParticipantID)
+	id, err := participantArg(a.ParticipantID)
 	if err != nil {
 		return nil, err
 	}
@@ -56,4 +53,14 @@ func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	}
 	p = ParticipantOn(p, network)
 	return &Result{Value: p, Text: participantText(p), Freshness: fresh}, nil
+}
+
+// participantArg checks the required participantId argument of a tool. It returns an
+// *registry.Error with CodeInvalidParticipantID when it is missing or malformed.
+func participantArg(raw *string) (peppol.ParticipantID, error) {
+	if raw == nil {
+		return peppol.ParticipantID{}, &registry.Error{Code: registry.CodeInvalidParticipantID,
+			Message: "participantId is required: <scheme>:<value>, e.g. 0208:0677424046"}
+	}
+	return ParseParticipantID(*raw)
 }

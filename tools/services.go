@@ -83,11 +83,7 @@ func callServices(ctx context.Context, reg registry.Registry, raw json.RawMessag
 	if err := decodeArgs("get_participant_services", raw, &a, "participantId and optionally docType and network"); err != nil {
 		return nil, err
 	}
-	if a.ParticipantID == nil {
-		return nil, &registry.Error{Code: registry.CodeInvalidParticipantID,
-			Message: "participantId is required: <scheme>:<value>, e.g. 0208:0677424046"}
-	}
-	id, err := ParseParticipantID(*a.ParticipantID)
+	id, err := participantArg(a.ParticipantID)
 	if err != nil {
 		return nil, err
 	}

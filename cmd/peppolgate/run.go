@@ -169,18 +169,7 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 			log.Warn("the Directory mirror holds no data yet; the live Directory answers until it does (run 'peppolgate mirror import' or 'mirror sync', or use -mirror-refresh)", "path", cfg.mirrorPath)
 		}
 	}
-	rcfg := registry.Config{
-		Resolver:      resolver,
-		SMP:           &smp.Client{HTTP: smpHTTP},
-		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
-		PositiveTTL:   cfg.cacheTTL,
-		DirectoryRate: dirRate,
-		Logger:        log,
-		Observer:      obs,
-		MirrorMaxAge:  cfg.mirrorMaxAge,
-		Network:       cfg.network,
-		Now:           up.now,
-	}
+	rcfg := up.registryConfig(cfg, cfg.network, resolver, smpHTTP, dirURL, dirRate, log, obs)
 	if store != nil {
 		// Assigned only when set: a nil *Store in the interface would not be nil.
 		rcfg.Mirror = store
@@ -199,6 +188,24 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		}
 	}
 	return up, nil
+}
+
+// registryConfig is the registry configuration of one network: its SML resolver, SMP
+// HTTP client and Directory, and what every network shares (cache TTL, clock, logger,
+// observer). The mirror is the caller's to add.
+func (up *upstream) registryConfig(cfg config, network string, resolver *sml.Resolver, smpHTTP *http.Client, dirURL string, dirRate float64, log *slog.Logger, obs registry.Observer) registry.Config {
+	return registry.Config{
+		Resolver:      resolver,
+		SMP:           &smp.Client{HTTP: smpHTTP},
+		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
+		PositiveTTL:   cfg.cacheTTL,
+		DirectoryRate: dirRate,
+		Logger:        log,
+		Observer:      obs,
+		MirrorMaxAge:  cfg.mirrorMaxAge,
+		Network:       network,
+		Now:           up.now,
+	}
 }
 
 // connectOther adds the registry of network name, offered per request besides the
@@ -242,18 +249,7 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 		HTTPSOnly:    name == networkProduction && !allowPrivate,
 		Timeout:      upstreamTimeout,
 	})
-	reg, err := registry.NewLive(registry.Config{
-		Resolver:      resolver,
-		SMP:           &smp.Client{HTTP: smpHTTP},
-		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
-		PositiveTTL:   cfg.cacheTTL,
-		DirectoryRate: dirRate,
-		Logger:        log,
-		Observer:      obs,
-		MirrorMaxAge:  cfg.mirrorMaxAge,
-		Network:       name,
-		Now:           up.now,
-	})
+	reg, err := registry.NewLive(up.registryConfig(cfg, name, resolver, smpHTTP, dirURL, dirRate, log, obs))
 	if err != nil {
 		return fmt.Errorf("configuring the registry of the %s network: %w", name, err)
 	}
