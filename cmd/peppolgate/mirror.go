@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -406,7 +407,11 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 // reloadMirror swaps in a replaced mirror file and logs it.
 func (p program) reloadMirror(store *mirror.Store, log *slog.Logger) {
 	changed, err := store.Reload()
+	_, holding := store.Meta()
 	switch {
+	case errors.Is(err, fs.ErrNotExist) && !holding:
+		// Not imported yet: said once at start; the live Directory answers meanwhile.
+		log.Debug("no Directory mirror file yet", "err", err)
 	case err != nil:
 		log.Warn("the Directory mirror file could not be reopened; serving the previous one", "err", err)
 	case changed:
