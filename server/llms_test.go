@@ -23,7 +23,8 @@ func startDocServer(t *testing.T) (*httptest.Server, string) {
 	hs := httptest.NewUnstartedServer(nil)
 	base := "http://" + hs.Listener.Addr().String()
 	reg := &fakeRegistry{part: samplePart("0208:0677424046"),
-		result: &registry.SearchResult{Query: "vandelanotte", Results: []registry.SearchHit{}}}
+		result:   &registry.SearchResult{Query: "vandelanotte", Results: []registry.SearchHit{}},
+		services: &registry.ServicesResult{ParticipantID: "0208:0677424046", Services: []registry.Service{}}}
 	s, _ := newTestServer(t, reg, func(c *Config) { c.BaseURL = base })
 	hs.Config.Handler = s
 	hs.Start()
