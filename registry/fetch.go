@@ -188,6 +188,14 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 	if degraded {
 		ttl = min(ttl, l.cfg.WarningTTL)
 	}
+	if p.SMP != nil && p.SMP.Endpoint != nil {
+		e := p.SMP.Endpoint
+		var ci *CertificateInfo
+		if e.Certificate != nil {
+			ci = &CertificateInfo{NotAfter: e.Certificate.NotAfter}
+		}
+		ttl = untilDateChange(ttl, l.cfg.Now(), endpointInstants(e.ActivationDate, e.ExpirationDate, ci))
+	}
 	return fetchResult{p: p, ttl: ttl}
 }
 

@@ -229,6 +229,33 @@ func caNetworkWarnings(c *CertificateInfo, network string) []Warning {
 	return nil
 }
 
+// endpointInstants are the instants at which an endpoint's date checks change: its
+// activation and expiration, its certificate's expiry and the start of its last 30 days.
+func endpointInstants(activation, expiration *time.Time, c *CertificateInfo) []time.Time {
+	var out []time.Time
+	for _, t := range []*time.Time{activation, expiration} {
+		if t != nil {
+			out = append(out, *t)
+		}
+	}
+	if c != nil && !c.NotAfter.IsZero() {
+		out = append(out, c.NotAfter, c.NotAfter.Add(-expiringWithin))
+	}
+	return out
+}
+
+// untilDateChange caps ttl so that a cached answer is not served past the next of
+// instants after now: its warnings (expiring, expired, not yet active) would be wrong
+// from then. At least a second.
+func untilDateChange(ttl time.Duration, now time.Time, instants []time.Time) time.Duration {
+	for _, t := range instants {
+		if d := t.Sub(now); d > 0 && d < ttl {
+			ttl = max(d, time.Second)
+		}
+	}
+	return ttl
+}
+
 // plural renders n and unit, "1 day" or "3 days".
 func plural(n int, unit string) string {
 	if n == 1 {

@@ -378,3 +378,28 @@ func TestCANetworkWarnings(t *testing.T) {
 		}
 	}
 }
+
+func TestUntilDateChange(t *testing.T) {
+	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
+	ttl := 15 * time.Minute
+	tests := []struct {
+		name     string
+		instants []time.Time
+		want     time.Duration
+	}{
+		{"nothing changes", nil, ttl},
+		{"all in the past", []time.Time{now.Add(-time.Hour)}, ttl},
+		{"beyond the ttl", []time.Time{now.Add(time.Hour)}, ttl},
+		{"a certificate expires in 5 minutes", []time.Time{now.Add(time.Hour), now.Add(5 * time.Minute)}, 5 * time.Minute},
+		{"in half a second: a second", []time.Time{now.Add(500 * time.Millisecond)}, time.Second},
+	}
+	for _, tt := range tests {
+		if got := untilDateChange(ttl, now, tt.instants); got != tt.want {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	exp := now.Add(40 * 24 * time.Hour)
+	if got := endpointInstants(nil, nil, &CertificateInfo{NotAfter: exp}); len(got) != 2 || !got[0].Equal(exp) || !got[1].Equal(exp.Add(-30*24*time.Hour)) {
+		t.Errorf("certificate instants %v", got)
+	}
+}

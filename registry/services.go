@@ -255,7 +255,15 @@ func (l *Live) fetchServices(ctx context.Context, id peppol.ParticipantID, filte
 	if degraded {
 		ttl = min(ttl, l.cfg.WarningTTL)
 	}
-	return servicesFetch{r: out, ttl: ttl}
+	var instants []time.Time
+	for _, sv := range out.Services {
+		for _, p := range sv.Processes {
+			for _, e := range p.Endpoints {
+				instants = append(instants, endpointInstants(e.ActivationDate, e.ExpirationDate, e.Certificate)...)
+			}
+		}
+	}
+	return servicesFetch{r: out, ttl: untilDateChange(ttl, l.cfg.Now(), instants)}
 }
 
 // fetchServiceMetadata fills services[i] for docs[i], fetching at most
