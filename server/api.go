@@ -64,18 +64,21 @@ func (s *Server) table() []route {
 		return append(params, discovery.Param{Name: "network", In: "query", Description: tools.NetworkDescription(names),
 			Schema: &jsonschema.Schema{Type: "string", Enum: enum}, Example: names[len(names)-1]})
 	}
+	// participantID is the path parameter of the endpoints about one participant.
+	participantID := discovery.Param{Name: "participantId", In: "path", Required: true,
+		Description: "`<scheme>:<value>`: 4 digits, a colon, then letters, digits, '.', '_', '-' or '+'; case-insensitive; " +
+			"may be percent-encoded and prefixed with `iso6523-actorid-upis::`. E.g. 0208:0677424046 (Belgian enterprise number), 0192:923609016 (Norwegian organisation number).",
+		Schema:  &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
+		Example: "0208:0677424046"}
 	routes := []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}", OperationID: "getParticipant", Tag: "participants",
 			Summary: "Look up a Peppol participant",
 			Description: "Resolves one participant by its identifier: its Peppol Directory business card and what its SMP publishes " +
-				"(document type count and the access point endpoint for invoices). `directory` is null when there is no card, " +
+				"(its document types, named from the Peppol code lists, and the access point endpoint for invoices), with `warnings` about anything that would make sending fail " +
+				"(certificates, service dates, transport profile, deprecated document types, a missing or disagreeing Directory card). `directory` is null when there is no card, " +
 				"`smp` null when the SML does not know the participant. 404 only when neither knows it; an upstream failure is 502, never 404.",
-			Params: network(discovery.Param{Name: "participantId", In: "path", Required: true,
-				Description: "`<scheme>:<value>`: 4 digits, a colon, then letters, digits, '.', '_', '-' or '+'; case-insensitive; " +
-					"may be percent-encoded and prefixed with `iso6523-actorid-upis::`. E.g. 0208:0677424046 (Belgian enterprise number), 0192:923609016 (Norwegian organisation number).",
-				Schema:  &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
-				Example: "0208:0677424046"}),
+			Params:    network(participantID),
 			Responses: jsonOK("The participant record.", tools.ParticipantSchema()),
 			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeInvalidRequest, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
 			Headers:   freshness,
@@ -90,10 +93,7 @@ func (s *Server) table() []route {
 				"within 30 days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, " +
 				"deprecated or removed transport profile or document type, non-standard ids. With `docType`, only that document type. " +
 				"404 when the participant is not registered or its SMP does not list `docType`; an upstream failure is 502, never 404.",
-			Params: network(discovery.Param{Name: "participantId", In: "path", Required: true,
-				Description: "`<scheme>:<value>`, as for the lookup, e.g. 0208:0677424046.",
-				Schema:      &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
-				Example:     "0208:0677424046"},
+			Params: network(participantID,
 				discovery.Param{Name: "docType", In: "query", Description: "Only this document type, `<scheme>::<value>`, e.g. the Peppol BIS Billing 3.0 invoice " +
 					"`busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1`.",
 					Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(3), MaxLength: ptr(tools.MaxDocTypeLength)},
