@@ -37,6 +37,14 @@ type mcpGuard struct {
 	hostsConfigured bool
 }
 
+// CheckMCPAllowed reports whether origins and hosts are valid Config.MCPAllowedOrigins
+// and Config.MCPAllowedHosts, so that a command can refuse them before it starts
+// anything. It returns the error New would return for them.
+func CheckMCPAllowed(origins, hosts []string) error {
+	_, err := newMCPGuard("", origins, hosts)
+	return err
+}
+
 // newMCPGuard builds the guard. The base URL's origin and host are always allowed, and
 // so are loopback origins and hosts (localhost, 127.0.0.1, [::1], any port): a client
 // on the same machine is not a rebinding attack. It returns an error for an entry that

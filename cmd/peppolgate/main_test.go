@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -172,12 +173,26 @@ func TestUsageErrors(t *testing.T) {
 		{"mirror refresh without mirror", []string{"-mirror-refresh", "24h"}, nil, "-mirror-refresh needs -mirror FILE"},
 		{"mirror refresh too often", []string{"-mirror", "m.db", "-mirror-refresh", "10m"}, nil, "at least 1h"},
 		{"mirror refresh on mcp", []string{"mcp", "-mirror-refresh", "24h"}, nil, "flag provided but not defined: -mirror-refresh"},
+		{"bad mcp origin", []string{"-mcp-allowed-origins", "app.example.com"}, nil, `allowed MCP origin "app.example.com" is not an origin`},
+		{"bad mcp host", []string{"-mcp-allowed-hosts", "https://x.example/"}, nil, `allowed MCP host "https://x.example/" is not a host name`},
 	}
+	// Every setting is checked before the command listens: each case runs with -addr
+	// naming a port that is taken, so a check made after binding exits 1 ("cannot
+	// listen"), not 2. No case binds a fixed port.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(tt.env)}
-			code := p.run(t.Context(), tt.args)
+			args := tt.args
+			if !slices.Contains(args, "-addr") && (len(args) == 0 || args[0] != "mcp" && args[0] != "start") {
+				args = append(slices.Clone(args), "-addr", taken.Addr().String())
+			}
+			code := p.run(t.Context(), args)
 			if code != 2 {
 				t.Errorf("exit %d, want 2", code)
 			}

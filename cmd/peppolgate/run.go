@@ -261,6 +261,21 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 // drains in-flight requests.
 func (p program) serve(ctx context.Context, cfg config) error {
 	log := slog.New(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	// Every setting is checked before anything starts or listens: a usage error must
+	// exit 2 with its own message, not 1 because -addr is taken or the demo network
+	// could not start.
+	var llm *nlq.LLM
+	if cfg.llm != "" {
+		var err error
+		llm, err = nlq.NewLLM(nlq.LLMConfig{BaseURL: cfg.llmBaseURL, Model: cfg.llmModel, APIKey: cfg.llmKey,
+			Timeout: cfg.llmTimeout, HTTPClient: &http.Client{Timeout: cfg.llmTimeout}})
+		if err != nil {
+			return &usageError{err.Error()}
+		}
+	}
+	if err := server.CheckMCPAllowed(cfg.mcpOrigins, cfg.mcpHosts); err != nil {
+		return &usageError{err.Error()}
+	}
 	// One Metrics for the registry (upstream calls, cache) and the server (requests).
 	metrics := server.NewMetrics()
 	up, err := connectObserved(ctx, cfg, log, metrics)
@@ -280,15 +295,6 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	baseURL := cfg.baseURL
 	if baseURL == "" {
 		baseURL = deriveBaseURL(cfg.addr, ln.Addr())
-	}
-
-	var llm *nlq.LLM
-	if cfg.llm != "" {
-		llm, err = nlq.NewLLM(nlq.LLMConfig{BaseURL: cfg.llmBaseURL, Model: cfg.llmModel, APIKey: cfg.llmKey,
-			Timeout: cfg.llmTimeout, HTTPClient: &http.Client{Timeout: cfg.llmTimeout}})
-		if err != nil {
-			return &usageError{err.Error()}
-		}
 	}
 
 	var draining atomic.Bool
