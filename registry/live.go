@@ -100,7 +100,13 @@ func (l *Live) directorySearch(ctx context.Context, q directory.Query) (*directo
 	if errors.As(err, &rl) && rl.RetryAfter > 0 {
 		l.dirPause.extend(time.Now(), min(rl.RetryAfter, maxDirectoryPause))
 	}
-	l.dirBreaker.record(l.cfg.Now(), directoryHealth(err), probe)
+	h := directoryHealth(err)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// Every caller left (the cause is errAllLeft, which net/http returns in place
+		// of context.Canceled): a cut-short request says nothing about the Directory.
+		h = healthUnknown
+	}
+	l.dirBreaker.record(l.cfg.Now(), h, probe)
 	l.observeCall(UpstreamDirectory, start, err)
 	return res, err
 }

@@ -18,6 +18,7 @@ const (
 	OutcomeTimeout  = "timeout"   // the deadline passed
 	OutcomeRejected = "rejected"  // not attempted: circuit open, queue full, address refused
 	OutcomeLimited  = "ratelimit" // the upstream rate-limited us
+	OutcomeCanceled = "canceled"  // cut short because every caller waiting for it left
 )
 
 // Cache results an Observer hears about.

@@ -44,6 +44,8 @@ func outcomeOf(err error) string {
 		return OutcomeOK
 	case refused(err):
 		return OutcomeRejected
+	case errors.Is(err, errAllLeft), errors.Is(err, context.Canceled):
+		return OutcomeCanceled
 	case errors.Is(err, directory.ErrRateLimited),
 		errors.As(err, &se) && se.Kind == smp.KindStatus && se.Status == http.StatusTooManyRequests:
 		return OutcomeLimited

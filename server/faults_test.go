@@ -609,3 +609,51 @@ func TestFaultHangKeepsServing(t *testing.T) {
 	})
 	checkNoLeaks(t, before)
 }
+
+// TestAbortedRequestsDoNotOpenBreakers: clients that give up on their requests while
+// the SMP host and the Directory hold the answers back cut the upstream requests short
+// (every caller of the coalesced fetch left), and that is never counted as the
+// upstream failing. Twice the breaker threshold of aborted lookups later, the SMP host
+// and the Directory, answering again, are asked and answer: no circuit breaker
+// opened.
+func TestAbortedRequestsDoNotOpenBreakers(t *testing.T) {
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
+	e := startFaultE2E(t, ds, faultOptions{lookupTimeout: registry.DefaultLookupTimeout})
+	host := e.ds.MustLookup(netsim.KnownSwedish).SMPHost
+	onHost := func(h int) bool { return h == host }
+	e.net.SetFault(netsim.SMPHostTarget(host), netsim.Fault{Hang: true})
+	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})
+	const aborted = 2 * registry.DefaultBreakerFailures
+	for i := range aborted {
+		before := e.net.Hits()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan reply, 1)
+		go func() { done <- e.send(ctx, "GET", participantPath(plainParticipant(t, ds, i, onHost)), "") }()
+		waitFor(t, "the lookup to reach the hanging SMP and Directory", func() bool {
+			h := e.net.Hits()
+			return h.SMP[host].ServiceGroup > before.SMP[host].ServiceGroup && h.Directory.Search > before.Directory.Search
+		})
+		cancel()
+		if r := <-done; r.err == nil {
+			t.Fatalf("aborted lookup %d answered %d", i, r.status)
+		}
+	}
+	waitFor(t, "the upstream requests to be abandoned", func() bool { return e.net.Hits().Abandoned >= 2*aborted })
+	e.net.ClearFaults()
+
+	id := plainParticipant(t, ds, aborted, onHost)
+	r := e.send(t.Context(), "GET", participantPath(id), "")
+	if r.status != 200 {
+		t.Fatalf("lookup of %s after the aborted ones: %d %s", id, r.status, r.body)
+	}
+	var p registry.Participant
+	if err := json.Unmarshal(r.body, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.SMP == nil || p.Directory == nil {
+		t.Errorf("lookup of %s after the aborted ones lacks its SMP or Directory record: %s", id, r.body)
+	}
+	if r := e.send(t.Context(), "GET", "/api/v1/search?q=Globex", ""); r.status != 200 {
+		t.Errorf("search after the aborted lookups: %d %s", r.status, r.body)
+	}
+}

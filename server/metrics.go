@@ -101,7 +101,7 @@ func NewMetrics() *Metrics {
 		m.rateLimited.WithLabelValues(class)
 	}
 	for _, kind := range []string{registry.UpstreamSML, registry.UpstreamSMP, registry.UpstreamDirectory, registry.UpstreamMirror} {
-		for _, outcome := range []string{registry.OutcomeOK, registry.OutcomeError, registry.OutcomeTimeout, registry.OutcomeRejected, registry.OutcomeLimited} {
+		for _, outcome := range []string{registry.OutcomeOK, registry.OutcomeError, registry.OutcomeTimeout, registry.OutcomeRejected, registry.OutcomeLimited, registry.OutcomeCanceled} {
 			m.upstream.WithLabelValues(kind, outcome)
 		}
 	}
@@ -122,7 +122,7 @@ func (m *Metrics) Upstream(kind, outcome string, d time.Duration) {
 		kind = otherLabel
 	}
 	switch outcome {
-	case registry.OutcomeOK, registry.OutcomeError, registry.OutcomeTimeout, registry.OutcomeRejected, registry.OutcomeLimited:
+	case registry.OutcomeOK, registry.OutcomeError, registry.OutcomeTimeout, registry.OutcomeRejected, registry.OutcomeLimited, registry.OutcomeCanceled:
 	default:
 		outcome = otherLabel
 	}

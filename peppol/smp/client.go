@@ -277,6 +277,10 @@ func transportError(ctx context.Context, shown string, status int, err error) er
 	kind := KindTransport
 	var ne net.Error
 	switch {
+	case errors.Is(ctx.Err(), context.Canceled) && !errors.Is(err, context.Canceled):
+		// The caller cancelled with a cause, which net/http returns in place of
+		// context.Canceled; keep both, so that nobody counts it as the host failing.
+		err = fmt.Errorf("%w: %w", context.Canceled, err)
 	case refusedByPolicy(err):
 		kind = KindRefused
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(ctx.Err(), context.DeadlineExceeded) ||

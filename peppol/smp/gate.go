@@ -30,7 +30,8 @@ const (
 	HostUp HostOutcome = iota + 1
 	// HostDown: a timeout, a connection, TLS or read failure, or a 5xx.
 	HostDown
-	// HostUnknown: the request says nothing about the host: the caller cancelled it,
+	// HostUnknown: the request says nothing about the host: the caller cancelled it
+	// (with or without a cause),
 	// the client's policy refused it before sending, or the host answered 429 (it is
 	// up, and protecting itself).
 	HostUnknown

@@ -106,6 +106,41 @@ func TestClientGateOutcomes(t *testing.T) {
 	}
 }
 
+// TestClientGateCancelledWithCause: a request its caller cancels with a cause (as the
+// registry does when every caller of a coalesced fetch has left) is HostUnknown, before
+// it is sent and while it waits for the answer: net/http returns the cause, not
+// context.Canceled, and a caller leaving must never count as the host failing.
+func TestClientGateCancelledWithCause(t *testing.T) {
+	reached := make(chan struct{}, 1)
+	srv := newSMP(t, map[string]http.HandlerFunc{
+		"/hang" + groupPath: func(w http.ResponseWriter, r *http.Request) {
+			reached <- struct{}{}
+			<-r.Context().Done()
+		},
+	})
+	cause := errors.New("every caller waiting for this fetch has gone")
+	for _, mid := range []bool{false, true} {
+		t.Run(map[bool]string{false: "before sending", true: "while waiting"}[mid], func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			if mid {
+				go func() { <-reached; cancel(cause) }()
+			} else {
+				cancel(cause)
+			}
+			defer cancel(nil)
+			g := &recordingGate{}
+			c := Client{Timeout: time.Minute, Gate: g}
+			_, err := c.ServiceGroup(ctx, srv.URL+"/hang", testPID)
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error %v does not say it was cancelled", err)
+			}
+			if len(g.outcomes) != 1 || g.outcomes[0] != HostUnknown {
+				t.Errorf("gate saw outcomes %v, want [%v]", g.outcomes, HostUnknown)
+			}
+		})
+	}
+}
+
 func TestClientGateRefuses(t *testing.T) {
 	srv := newSMP(t, map[string]http.HandlerFunc{})
 	busy := errors.New("too many requests to this host")
