@@ -37,6 +37,10 @@ const (
 	// DefaultMirrorMaxAge is the default of Config.MirrorMaxAge: the Directory rebuilds
 	// its export daily, so three days means three missed refreshes.
 	DefaultMirrorMaxAge = 72 * time.Hour
+	// DefaultMirrorHardMaxAge is the default of Config.MirrorHardMaxAge: a month-old
+	// copy still holds nearly every card (participants change slowly), so it beats an
+	// error while the Directory is down; older than that it is refused.
+	DefaultMirrorHardMaxAge = 30 * 24 * time.Hour
 )
 
 // Config configures a Live registry. Resolver, SMP and Directory are required; every
@@ -115,8 +119,12 @@ type Config struct {
 	// issuer is an OpenPeppol CA.
 	Network string
 	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
-	// still be used (72h).
+	// still be used first (72h). Older data is stale: the live Directory is asked, and
+	// when it fails the stale mirror answers with a mirror_stale warning.
 	MirrorMaxAge time.Duration
+	// MirrorHardMaxAge is how old the mirror's data may be and still answer when the
+	// live Directory fails (30 days); at least MirrorMaxAge. Older data is never used.
+	MirrorHardMaxAge time.Duration
 }
 
 // withDefaults returns c with zero fields set to their defaults, or an error naming the
@@ -146,7 +154,9 @@ func (c Config) withDefaults() (Config, error) {
 		{"BreakerWindow", &c.BreakerWindow, DefaultBreakerWindow},
 		{"BreakerCooldown", &c.BreakerCooldown, DefaultBreakerCooldown},
 		{"MirrorMaxAge", &c.MirrorMaxAge, DefaultMirrorMaxAge},
+		{"MirrorHardMaxAge", &c.MirrorHardMaxAge, DefaultMirrorHardMaxAge},
 	}
+	hardSet := c.MirrorHardMaxAge != 0
 	for _, d := range durs {
 		if *d.v < 0 {
 			return c, errors.New("registry: Config." + d.name + " must not be negative")
@@ -154,6 +164,12 @@ func (c Config) withDefaults() (Config, error) {
 		if *d.v == 0 {
 			*d.v = d.def
 		}
+	}
+	if c.MirrorHardMaxAge < c.MirrorMaxAge {
+		if hardSet {
+			return c, errors.New("registry: Config.MirrorHardMaxAge must not be shorter than MirrorMaxAge")
+		}
+		c.MirrorHardMaxAge = c.MirrorMaxAge
 	}
 	if c.DirectoryRate < 0 || c.DirectoryBurst < 0 || c.DirectoryQueue < 0 || c.MaxCacheEntries < 0 {
 		return c, errors.New("registry: Config.DirectoryRate, DirectoryBurst, DirectoryQueue and MaxCacheEntries must not be negative")

@@ -118,6 +118,8 @@ type dirOutcome struct {
 	// export time, which the Directory warnings must mention (a card published since
 	// is not in it).
 	mirrorAsOf time.Time
+	// staleWarn is set when the live Directory failed and a stale mirror answered.
+	staleWarn *Warning
 }
 
 // fetch runs one upstream round for id: both branches in parallel, then the merge.
@@ -180,6 +182,10 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 		}
 	}
 	degraded := so.degraded
+	if do.staleWarn != nil {
+		degraded = true
+		p.Warnings = append(p.Warnings, *do.staleWarn)
+	}
 	if do.err != nil {
 		degraded = true
 		p.Warnings = append(p.Warnings, Warning{Code: WarnDirectoryUnavailable, Message: "the Peppol Directory could not be asked, so the business card (directory) is missing from this answer; retry later for the full record"})
@@ -320,11 +326,25 @@ func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *Endpoint {
 
 // dirBranch asks the Directory for id's business card.
 func (l *Live) dirBranch(ctx context.Context, id peppol.ParticipantID) dirOutcome {
-	if rec, asOf, ok := l.mirrorCard(ctx, id); ok {
-		return dirOutcome{rec: rec, mirrorAsOf: asOf}
+	st, asOf := l.mirrorAt(l.cfg.Now())
+	if st == mirrorFresh {
+		if rec, ok := l.mirrorCard(ctx, id); ok {
+			return dirOutcome{rec: rec, mirrorAsOf: asOf}
+		}
 	}
 	res, err := l.directorySearch(ctx, directory.Query{Participant: id})
 	if err != nil {
+		if st == mirrorStale {
+			// Stale data with a warning beats a missing card. A card missing from the
+			// stale copy proves nothing (it may have been published since), so the
+			// Directory stays unknown then.
+			if rec, ok := l.mirrorCard(ctx, id); ok && rec != nil {
+				l.cfg.Logger.Warn("the live Directory failed; answering the business card from the stale mirror",
+					"upstream", UpstreamDirectory, "participant", id.String(), "mirror_data_as_of", asOf.UTC().Format(time.RFC3339), "err", err)
+				w := l.staleFallback(asOf, "asked")
+				return dirOutcome{rec: rec, mirrorAsOf: asOf, staleWarn: &w}
+			}
+		}
 		return dirOutcome{err: err}
 	}
 	for _, m := range res.Matches {

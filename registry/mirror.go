@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -32,44 +33,86 @@ type mirrorError string
 
 func (e mirrorError) Error() string { return string(e) }
 
-// Warning codes of answers that could not come from the mirror.
+// Warning codes of answers the mirror could not give as usual.
 const (
 	// WarnMirrorUnavailable: the mirror holds no data or could not be read; the live
 	// Directory answered.
 	WarnMirrorUnavailable = "mirror_unavailable"
-	// WarnMirrorStale: the mirror's data is older than Config.MirrorMaxAge; the live
-	// Directory answered.
+	// WarnMirrorStale: the mirror's data is older than Config.MirrorMaxAge. Either the
+	// live Directory answered, or it failed and the stale mirror answered instead (then
+	// the message says how old the data is); data older than Config.MirrorHardMaxAge is
+	// never used.
 	WarnMirrorStale = "mirror_stale"
 )
 
-// mirrorFor says whether the mirror may answer now, and when it may not although one
-// is configured, the warning that says why.
-func (l *Live) mirrorFor(now time.Time) (ok bool, asOf time.Time, warn *Warning) {
+// mirrorState is how far the mirror may be used at a given time.
+type mirrorState int
+
+const (
+	mirrorNone    mirrorState = iota // no mirror configured
+	mirrorEmpty                      // configured, holds no data
+	mirrorFresh                      // answers first
+	mirrorStale                      // older than MirrorMaxAge: answers when the live Directory fails
+	mirrorExpired                    // older than MirrorHardMaxAge: never answers
+)
+
+// mirrorAt says how far the mirror may be used at now, with its data's export time.
+func (l *Live) mirrorAt(now time.Time) (mirrorState, time.Time) {
 	if l.cfg.Mirror == nil {
-		return false, time.Time{}, nil
+		return mirrorNone, time.Time{}
 	}
-	asOf = l.cfg.Mirror.DataAsOf()
-	switch {
+	asOf := l.cfg.Mirror.DataAsOf()
+	switch age := now.Sub(asOf); {
 	case asOf.IsZero():
-		return false, asOf, &Warning{Code: WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory holds no data yet, so the live Directory answered (slower, rate limited)"}
-	case now.Sub(asOf) > l.cfg.MirrorMaxAge:
-		return false, asOf, &Warning{Code: WarnMirrorStale, Message: "peppolgate's copy of the Peppol Directory is from " + asOf.UTC().Format(time.RFC3339) + ", older than " + l.cfg.MirrorMaxAge.String() + ", so the live Directory answered (slower, rate limited) until it is refreshed"}
+		return mirrorEmpty, asOf
+	case age > l.cfg.MirrorHardMaxAge:
+		return mirrorExpired, asOf
+	case age > l.cfg.MirrorMaxAge:
+		return mirrorStale, asOf
 	}
-	return true, asOf, nil
+	return mirrorFresh, asOf
 }
 
-// mirrorSearch answers a validated search from the mirror. ok is false when the mirror
-// may not or could not answer; warn then says why (nil when no mirror is configured).
-func (l *Live) mirrorSearch(ctx context.Context, text, country string) (res *SearchResult, ok bool, warn *Warning) {
-	usable, asOf, warn := l.mirrorFor(l.cfg.Now())
-	if !usable {
-		return nil, false, warn
+// mirrorSkipped is the warning of an answer the live Directory gave although a mirror
+// is configured, because the mirror is in state st (nil when no warning is due).
+func (l *Live) mirrorSkipped(st mirrorState, asOf time.Time) *Warning {
+	switch st {
+	case mirrorEmpty:
+		return &Warning{Code: WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory holds no data yet, so the live Directory answered (slower, rate limited)"}
+	case mirrorStale:
+		return &Warning{Code: WarnMirrorStale, Message: "peppolgate's copy of the Peppol Directory is from " + asOf.UTC().Format(time.RFC3339) + ", older than " + days(l.cfg.MirrorMaxAge) + ", so the live Directory answered (slower, rate limited) until it is refreshed"}
+	case mirrorExpired:
+		return &Warning{Code: WarnMirrorStale, Message: "peppolgate's copy of the Peppol Directory is from " + asOf.UTC().Format(time.RFC3339) + ", older than " + days(l.cfg.MirrorHardMaxAge) + ", so it is no longer used and the live Directory answered (slower, rate limited) until it is refreshed"}
 	}
+	return nil
+}
+
+// staleFallback is the warning of an answer a stale mirror (data as of asOf) gave
+// because the live Directory failed; what names what could not be done.
+func (l *Live) staleFallback(asOf time.Time, what string) Warning {
+	age := l.cfg.Now().Sub(asOf)
+	return Warning{Code: WarnMirrorStale, Message: "the Peppol Directory could not be " + what + ", so this comes from peppolgate's copy of the Directory exported on " +
+		asOf.UTC().Format(time.RFC3339) + " (" + days(age) + " old, older than the " + days(l.cfg.MirrorMaxAge) + " it is normally used for): cards published or changed since are missing or out of date; retry later for the live answer"}
+}
+
+// days renders an age for messages: "4 days", "1 day", "20 hours".
+func days(d time.Duration) string {
+	switch h := int(d / time.Hour); {
+	case h < 48:
+		return strconv.Itoa(h) + " hours"
+	default:
+		return strconv.Itoa(h/24) + " days"
+	}
+}
+
+// mirrorSearch answers a validated search from the mirror, whose data is as of asOf.
+// ok is false when the mirror could not answer; warn then says why.
+func (l *Live) mirrorSearch(ctx context.Context, text, country string, asOf time.Time) (res *SearchResult, ok bool, warn *Warning) {
 	start := time.Now()
 	r, err := l.cfg.Mirror.Search(ctx, text, country, MaxSearchResults)
 	l.observeCall(UpstreamMirror, start, err)
 	if err != nil {
-		l.cfg.Logger.Warn("mirror search failed; asking the live Directory", "query", text, "err", err)
+		l.cfg.Logger.Warn("mirror search failed; asking the live Directory", "upstream", UpstreamMirror, "query", text, "err", err)
 		return nil, false, &Warning{Code: WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory could not be searched, so the live Directory answered (slower, rate limited)"}
 	}
 	out := *r // the mirror's answer is ours to complete
@@ -85,18 +128,14 @@ func (l *Live) mirrorSearch(ctx context.Context, text, country string) (res *Sea
 }
 
 // mirrorCard answers the Directory half of a lookup from the mirror; ok is false when
-// the mirror may not or could not answer and the live Directory must be asked.
-func (l *Live) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec *DirectoryRecord, asOf time.Time, ok bool) {
-	usable, asOf, _ := l.mirrorFor(l.cfg.Now())
-	if !usable {
-		return nil, time.Time{}, false
-	}
+// the mirror could not answer.
+func (l *Live) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec *DirectoryRecord, ok bool) {
 	start := time.Now()
 	rec, err := l.cfg.Mirror.Card(ctx, id)
 	l.observeCall(UpstreamMirror, start, err)
 	if err != nil {
-		l.cfg.Logger.Warn("mirror card read failed; asking the live Directory", "participant", id.String(), "err", err)
-		return nil, time.Time{}, false
+		l.cfg.Logger.Warn("mirror card read failed", "upstream", UpstreamMirror, "participant", id.String(), "err", err)
+		return nil, false
 	}
-	return rec, asOf, true
+	return rec, true
 }

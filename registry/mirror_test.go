@@ -201,6 +201,69 @@ func TestMirrorSearchSourceAndFallback(t *testing.T) {
 	}
 }
 
+// TestStaleMirrorAnswersWhenDirectoryFails: with the mirror's data older than
+// MirrorMaxAge and the live Directory failing, searches and the cards of lookups come
+// from the stale mirror with a mirror_stale warning saying how old the data is, not as
+// search_failed or a missing card; beyond MirrorHardMaxAge the mirror is never used.
+func TestStaleMirrorAnswersWhenDirectoryFails(t *testing.T) {
+	m := startMirrorNet(t, 120, "")
+	ctx := t.Context()
+	asOf := m.store.DataAsOf()
+	m.n.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: http.StatusServiceUnavailable})
+	id, err := peppol.ParseParticipantID(netsim.KnownBelgian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := func(ws []registry.Warning) string {
+		for _, w := range ws {
+			if w.Code == registry.WarnMirrorStale {
+				return w.Message
+			}
+		}
+		return ""
+	}
+
+	// Four days after the export: stale (max age 24h), within the hard limit (30 days).
+	m.now.Store(asOf.Add(4 * 24 * time.Hour).UnixNano())
+	for _, q := range []string{"BE 0677.424.046", "Globex"} {
+		res, _, err := m.mirrored.Search(ctx, registry.SearchQuery{Q: q})
+		if err != nil {
+			t.Fatalf("search %q with a stale mirror and a failing Directory: %v", q, err)
+		}
+		msg := stale(res.Warnings)
+		if res.Source != registry.SourceMirror || res.DataAsOf == nil || !res.DataAsOf.Equal(asOf) || (q != "Globex" && len(res.Results) == 0) ||
+			!strings.Contains(msg, "could not be searched") || !strings.Contains(msg, "4 days old") {
+			t.Errorf("search %q: %s", q, jsonOf(t, res))
+		}
+	}
+	p, _, err := m.mirrored.Lookup(ctx, id)
+	if err != nil {
+		t.Fatalf("lookup with a stale mirror and a failing Directory: %v", err)
+	}
+	if p.Directory == nil || !strings.Contains(stale(p.Warnings), "could not be asked") {
+		t.Errorf("lookup: %s", jsonOf(t, p))
+	}
+	for _, w := range p.Warnings {
+		if w.Code == registry.WarnDirectoryUnavailable {
+			t.Errorf("lookup warns %s although the stale mirror gave the card", w.Code)
+		}
+	}
+
+	// Past the hard limit the mirror is not used: the Directory's failure shows.
+	m.now.Store(asOf.Add(registry.DefaultMirrorHardMaxAge + time.Hour).UnixNano())
+	if res, _, err := m.mirrored.Search(ctx, registry.SearchQuery{Q: "Globex"}); registry.ErrorCode(err) != registry.CodeSearchFailed {
+		t.Errorf("search with an expired mirror: %v %s", err, jsonOf(t, res))
+	}
+	other, err := peppol.ParseParticipantID(netsim.KnownGLN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _, err = m.mirrored.Lookup(ctx, other)
+	if err != nil || p.Directory != nil || stale(p.Warnings) != "" {
+		t.Errorf("lookup with an expired mirror: %v %s", err, jsonOf(t, p))
+	}
+}
+
 // TestMirrorDirectoryWarningsSayAsOf: a card missing from the mirror may have been
 // published since the export, so the warning says whose data it is.
 func TestMirrorDirectoryWarningsSayAsOf(t *testing.T) {

@@ -27,7 +27,9 @@ const (
 // Search searches the Peppol Directory for q: in Config.Mirror when one is set and its
 // data is at most MirrorMaxAge old (Source "mirror", DataAsOf set, not cached), else the
 // live Directory (Source "directory"), with a mirror_stale or mirror_unavailable
-// warning when a mirror is set but could not answer. The rest of this comment is about
+// warning when a mirror is set but could not answer. When the live Directory fails and
+// the mirror's data is stale but at most MirrorHardMaxAge old, the mirror answers with
+// a mirror_stale warning saying how old its data is. The rest of this comment is about
 // the live Directory; the mirror's semantics are package mirror's.
 //
 // When q is, or contains, a participant
@@ -56,12 +58,26 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 	if country != "" && !isCountryCode(country) {
 		return nil, Freshness{}, &Error{Code: CodeInvalidRequest, Message: "country must be a two-letter ISO 3166 code such as BE, NL or NO"}
 	}
-	res, fromMirror, mirrorWarn := l.mirrorSearch(ctx, text, country)
-	if fromMirror {
-		// Not cached: the mirror answers in milliseconds, and a refreshed mirror shows at once.
-		return res, Freshness{TTL: l.cfg.SearchTTL}, nil
+	st, asOf := l.mirrorAt(l.cfg.Now())
+	mirrorWarn := l.mirrorSkipped(st, asOf)
+	if st == mirrorFresh {
+		res, ok, warn := l.mirrorSearch(ctx, text, country, asOf)
+		if ok {
+			// Not cached: the mirror answers in milliseconds, and a refreshed mirror shows at once.
+			return res, Freshness{TTL: l.cfg.SearchTTL}, nil
+		}
+		mirrorWarn = warn
 	}
 	res, fresh, err := l.searchLive(ctx, text, country)
+	if err != nil && st == mirrorStale && ErrorCode(err) == CodeSearchFailed {
+		// Stale data with a warning beats an error.
+		if res, ok, _ := l.mirrorSearch(ctx, text, country, asOf); ok {
+			l.cfg.Logger.Warn("the live Directory failed; answering the search from the stale mirror",
+				"upstream", UpstreamDirectory, "query", text, "country", country, "mirror_data_as_of", asOf.UTC().Format(time.RFC3339), "err", err)
+			res.Warnings = append(slices.Clip(res.Warnings), l.staleFallback(asOf, "searched"))
+			return res, Freshness{TTL: l.cfg.SearchTTL}, nil
+		}
+	}
 	if err != nil || mirrorWarn == nil {
 		return res, fresh, err
 	}

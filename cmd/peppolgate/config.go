@@ -19,6 +19,7 @@ import (
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
 )
 
@@ -65,9 +66,10 @@ type config struct {
 	rateLimit, askRateLimit, mcpRateLimit server.RateLimit
 	trustedProxies, rateLimitExempt       []netip.Prefix
 	// mirrorPath is the Directory mirror's index file ("" for none), mirrorMaxAge how
-	// old its data may be, mirrorRefresh how often serve syncs it (0 never).
-	mirrorPath                  string
-	mirrorMaxAge, mirrorRefresh time.Duration
+	// old its data may be to answer first, mirrorHardMaxAge how old to answer when the
+	// live Directory fails, mirrorRefresh how often serve syncs it (0 never).
+	mirrorPath                                    string
+	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh time.Duration
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -96,7 +98,7 @@ type flagValues struct {
 	rateLimit, askRateLimit, mcpRateLimit, trustProxy   string
 	rateLimitExempt                                     string
 	mirror                                              string
-	mirrorMaxAge, mirrorRefresh                         time.Duration
+	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh       time.Duration
 }
 
 // newFlagSet returns the flags of cmd: the upstream flags for both commands, the
@@ -128,7 +130,8 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` of the -network network (default per network: production "+directory.Production+", test "+directory.Test+"); not for the other -networks")
 	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")
 	fs.StringVar(&v.mirror, "mirror", "", "Directory mirror index `file` built by 'peppolgate mirror import' or 'mirror sync': searches and the Directory half of lookups on the -network network are answered from it; empty for none (everything asks the live Directory)")
-	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", 72*time.Hour, "how old the mirror's data may be before the live Directory answers instead, a positive `duration`")
+	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", registry.DefaultMirrorMaxAge, "how old the mirror's data may be and still answer first, a positive `duration`; older, the live Directory answers, and the mirror only when the live Directory fails (with a mirror_stale warning)")
+	fs.DurationVar(&v.mirrorHardMaxAge, "mirror-hard-max-age", registry.DefaultMirrorHardMaxAge, "how old the mirror's data may be and still answer when the live Directory fails, a `duration` at least -mirror-max-age; older data is never used")
 	fs.DurationVar(&v.cacheTTL, "cache-ttl", 15*time.Minute, "how long a found participant is cached, a positive `duration`")
 	fs.StringVar(&v.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	return fs
@@ -309,6 +312,10 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		return c, usagef("-mirror-max-age must be positive, e.g. 72h; got %v", v.mirrorMaxAge)
 	}
 	c.mirrorMaxAge = v.mirrorMaxAge
+	if v.mirrorHardMaxAge < v.mirrorMaxAge {
+		return c, usagef("-mirror-hard-max-age must be at least -mirror-max-age (%v); got %v", v.mirrorMaxAge, v.mirrorHardMaxAge)
+	}
+	c.mirrorHardMaxAge = v.mirrorHardMaxAge
 	if v.mirrorRefresh < 0 || (v.mirrorRefresh > 0 && v.mirrorRefresh < time.Hour) {
 		return c, usagef("-mirror-refresh must be 0 (never) or at least 1h, because the Directory allows 3 export downloads a day; got %v", v.mirrorRefresh)
 	}
@@ -494,7 +501,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
 		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
-		"network", "networks", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
+		"network", "networks", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
 		if n == name {
 			return i
 		}

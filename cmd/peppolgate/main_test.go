@@ -170,6 +170,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad proxy", []string{"-trust-proxy", "10.0.0.0/8,proxy.internal"}, nil, `-trust-proxy: "proxy.internal" is not an IP address or CIDR prefix`},
 		{"openai without key", []string{"-llm", "openai", "-llm-model", "gpt-4o-mini", "-network", "demo"}, nil, "OPENAI_API_KEY"},
 		{"mirror max age", []string{"-mirror", "m.db", "-mirror-max-age", "0s"}, nil, "-mirror-max-age must be positive"},
+		{"mirror hard max age below max age", []string{"-mirror", "m.db", "-mirror-max-age", "96h", "-mirror-hard-max-age", "72h"}, nil, "-mirror-hard-max-age must be at least -mirror-max-age (96h0m0s)"},
 		{"mirror refresh without mirror", []string{"-mirror-refresh", "24h"}, nil, "-mirror-refresh needs -mirror FILE"},
 		{"mirror refresh too often", []string{"-mirror", "m.db", "-mirror-refresh", "10m"}, nil, "at least 1h"},
 		{"mirror refresh on mcp", []string{"mcp", "-mirror-refresh", "24h"}, nil, "flag provided but not defined: -mirror-refresh"},
@@ -225,8 +226,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 24 {
-			t.Errorf("%d flags, want 24", n)
+		if n != 25 {
+			t.Errorf("%d flags, want 25", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {

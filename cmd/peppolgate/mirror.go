@@ -313,12 +313,12 @@ func indexNewer(path, exportPath string) bool {
 const mirrorReloadEvery = 30 * time.Second
 
 // mirrorStatus returns the /readyz report of store, or nil without a mirror.
-func mirrorStatus(store *mirror.Store, maxAge time.Duration, now func() time.Time) func() server.MirrorStatus {
+func mirrorStatus(store *mirror.Store, maxAge, hardMaxAge time.Duration, now func() time.Time) func() server.MirrorStatus {
 	if store == nil {
 		return nil
 	}
 	return func() server.MirrorStatus {
-		st := server.MirrorStatus{State: server.MirrorEmpty, MaxAgeSeconds: int64(maxAge / time.Second)}
+		st := server.MirrorStatus{State: server.MirrorEmpty, MaxAgeSeconds: int64(maxAge / time.Second), HardMaxAgeSeconds: int64(hardMaxAge / time.Second)}
 		m, ok := store.Meta()
 		if !ok {
 			return st
@@ -326,9 +326,13 @@ func mirrorStatus(store *mirror.Store, maxAge time.Duration, now func() time.Tim
 		asOf, imported := m.DataAsOf.UTC(), m.ImportedAt.UTC()
 		age := max(now().Sub(asOf), 0)
 		st.DataAsOf, st.ImportedAt, st.Cards, st.AgeSeconds = &asOf, &imported, m.Cards, int64(age/time.Second)
-		st.State = server.MirrorOK
-		if age > maxAge {
+		switch {
+		case age > hardMaxAge:
+			st.State = server.MirrorExpired
+		case age > maxAge:
 			st.State = server.MirrorStale
+		default:
+			st.State = server.MirrorOK
 		}
 		return st
 	}

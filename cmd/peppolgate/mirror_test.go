@@ -195,11 +195,12 @@ func TestMirrorImportThenServe(t *testing.T) {
 	}
 }
 
-// TestMirrorStaleFallsBack: a mirror older than -mirror-max-age is not used; the live
-// Directory answers and says why, and /readyz says stale.
+// TestMirrorStaleFallsBack: a mirror older than -mirror-max-age is not used first; the
+// live Directory answers and says why, and /readyz says stale.
 func TestMirrorStaleFallsBack(t *testing.T) {
 	dir := t.TempDir()
-	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: time.Date(2026, 1, 2, 2, 0, 0, 0, time.UTC)}
+	// Two days before the demo's day: past -mirror-max-age, within the hard limit.
+	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: demoNow.Add(-48 * time.Hour)}
 	db := filepath.Join(dir, "mirror.db")
 	if code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, writeExport(t, dir, cfg, false)); code != 0 {
 		t.Fatalf("import: %d %s", code, stderr)
@@ -214,6 +215,59 @@ func TestMirrorStaleFallsBack(t *testing.T) {
 		len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorStale || !hasHit(res, netsim.KnownBelgian) {
 		t.Fatalf("search: %d %+v", code, res)
 	}
+}
+
+// TestMirrorStaleAnswersWhenDirectoryDown is the operator's case: a mirror four days
+// old (past -mirror-max-age) and a Directory that cannot be reached. Searches are
+// answered from the mirror with a mirror_stale warning, not 502, and /readyz says
+// stale; past -mirror-hard-max-age the mirror is not used, the search is 502 and
+// /readyz says expired.
+func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
+	dir := t.TempDir()
+	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: time.Now().Add(-4 * 24 * time.Hour).Truncate(time.Second)}
+	db := filepath.Join(dir, "mirror.db")
+	if code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, writeExport(t, dir, cfg, false)); code != 0 {
+		t.Fatalf("import: %d %s", code, stderr)
+	}
+	id, _ := netsim.ExportCard(cfg, 0)
+	down := closedPort(t)
+	q := "/api/v1/search?q=" + id.Value
+
+	base, logs := startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down)
+	var ready readyBody
+	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != server.MirrorStale {
+		t.Fatalf("readyz: %+v %+v", ready, ready.Mirror)
+	}
+	var res registry.SearchResult
+	if code := getJSON(t, base+q, &res); code != 200 || res.Source != registry.SourceMirror || res.DataAsOf == nil ||
+		len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorStale || !strings.Contains(res.Warnings[0].Message, "4 days old") ||
+		!hasHit(res, id.String()) {
+		t.Fatalf("search: %d %+v", code, res)
+	}
+	if !strings.Contains(logs.String(), "answering the search from the stale mirror") {
+		t.Errorf("the log does not say the stale mirror answered: %s", logs.String())
+	}
+
+	base, _ = startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down, "-mirror-hard-max-age", "72h")
+	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != server.MirrorExpired {
+		t.Fatalf("readyz past the hard limit: %+v", ready.Mirror)
+	}
+	var e struct{ Error struct{ Code string } }
+	if code := getJSON(t, base+q, &e); code != 502 || e.Error.Code != string(registry.CodeSearchFailed) {
+		t.Fatalf("search past the hard limit: %d %+v", code, e)
+	}
+}
+
+// closedPort returns the URL of a loopback port nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
 }
 
 // TestMirrorMissingFallsBack: -mirror naming a file that does not exist yet serves

@@ -107,6 +107,14 @@ type upstream struct {
 	closeAll func()
 }
 
+// clock is the registries' clock, so that /readyz judges the mirror's age as they do.
+func (up *upstream) clock() func() time.Time {
+	if up.now != nil {
+		return up.now
+	}
+	return time.Now
+}
+
 // connect builds the registry for cfg, starting the simulated network first for
 // -network demo. The caller must call closeAll when done. Errors about the
 // configuration are *usageError.
@@ -195,16 +203,17 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 // observer). The mirror is the caller's to add.
 func (up *upstream) registryConfig(cfg config, network string, resolver *sml.Resolver, smpHTTP *http.Client, dirURL string, dirRate float64, log *slog.Logger, obs registry.Observer) registry.Config {
 	return registry.Config{
-		Resolver:      resolver,
-		SMP:           &smp.Client{HTTP: smpHTTP},
-		Directory:     &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
-		PositiveTTL:   cfg.cacheTTL,
-		DirectoryRate: dirRate,
-		Logger:        log,
-		Observer:      obs,
-		MirrorMaxAge:  cfg.mirrorMaxAge,
-		Network:       network,
-		Now:           up.now,
+		Resolver:         resolver,
+		SMP:              &smp.Client{HTTP: smpHTTP},
+		Directory:        &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
+		PositiveTTL:      cfg.cacheTTL,
+		DirectoryRate:    dirRate,
+		Logger:           log,
+		Observer:         obs,
+		MirrorMaxAge:     cfg.mirrorMaxAge,
+		MirrorHardMaxAge: cfg.mirrorHardMaxAge,
+		Network:          network,
+		Now:              up.now,
 	}
 }
 
@@ -314,7 +323,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		TrustedProxies:    cfg.trustedProxies,
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Metrics:           metrics,
-		Mirror:            mirrorStatus(up.mirror, cfg.mirrorMaxAge, time.Now),
+		Mirror:            mirrorStatus(up.mirror, cfg.mirrorMaxAge, cfg.mirrorHardMaxAge, up.clock()),
 		Ready: func(context.Context) error {
 			if draining.Load() {
 				return errors.New("shutting down")
