@@ -37,6 +37,9 @@ type ExportConfig struct {
 	NoDocTypes bool
 }
 
+// CreatedAt is the export's creationdt: Created, or its default when zero.
+func (cfg ExportConfig) CreatedAt() time.Time { return cfg.created() }
+
 func (cfg ExportConfig) created() time.Time {
 	if cfg.Created.IsZero() {
 		return time.Date(2026, 11, 21, 2, 0, 0, 0, time.UTC)

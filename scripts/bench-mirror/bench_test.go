@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -237,5 +240,48 @@ func TestProcStatus(t *testing.T) {
 	pss, err := treePSS(os.Getpid())
 	if err != nil || pss <= 0 {
 		t.Errorf("treePSS = %d, %v", pss, err)
+	}
+}
+
+// TestServeArgsAnyDate: on any day after the generated export's fixed date, even years
+// later, the served mirror counts as fresh (it answers every search) and the live
+// Directory is the given loopback URL, never the real one.
+func TestServeArgsAnyDate(t *testing.T) {
+	asOf := newSource(1, 10).config().CreatedAt()
+	for _, later := range []time.Duration{0, 71 * time.Hour, 73 * time.Hour, 40 * 24 * time.Hour, 3 * 365 * 24 * time.Hour} {
+		args := serveArgs("127.0.0.1:1", "m.db", asOf, asOf.Add(later), "http://127.0.0.1:2")
+		flagValue := func(name string) string {
+			i := slices.Index(args, name)
+			if i < 0 || i+1 >= len(args) {
+				t.Fatalf("%v lacks %s", args, name)
+			}
+			return args[i+1]
+		}
+		for _, name := range []string{"-mirror-max-age", "-mirror-hard-max-age"} {
+			d, err := time.ParseDuration(flagValue(name))
+			if err != nil || d <= later {
+				t.Errorf("%v after the export: %s %s does not cover the data's age", later, name, flagValue(name))
+			}
+		}
+		if flagValue("-directory-url") != "http://127.0.0.1:2" || flagValue("-networks") != "production" {
+			t.Errorf("args %v", args)
+		}
+	}
+}
+
+// TestSearchNotFromMirrorFails: an answer that did not come from the mirror is an error
+// of the benchmark, not a measurement.
+func TestSearchNotFromMirrorFails(t *testing.T) {
+	for source, wantErr := range map[string]bool{"mirror": false, "directory": true} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"totalCount":0,"results":[],"source":%q}`, source)
+		}))
+		hs := httpSearcher{client: srv.Client(), base: srv.URL, timeout: 5 * time.Second}
+		o, _ := hs.get(t.Context(), query{text: "acme"})
+		if (o.err != nil) != wantErr {
+			t.Errorf("source %q: error %v", source, o.err)
+		}
+		srv.Close()
 	}
 }

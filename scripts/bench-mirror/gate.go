@@ -159,16 +159,31 @@ func diskUsage(paths ...string) (int64, error) {
 	return n, nil
 }
 
+// serveArgs are the arguments of `peppolgate serve` for the benchmark at now: the mirror
+// at db answers every search, however long ago its data (as of dataAsOf) was exported,
+// because the generated export carries a fixed date so that runs stay comparable and
+// reuse it; the live Directory is a loopback port nobody listens on, so a search the
+// mirror did not answer fails instead of leaving the machine.
+func serveArgs(addr, db string, dataAsOf, now time.Time, directoryURL string) []string {
+	maxAge := (max(now.Sub(dataAsOf), 0) + 24*time.Hour).Truncate(time.Hour).String()
+	return []string{"serve", "-addr", addr, "-mirror", db, "-mirror-max-age", maxAge, "-mirror-hard-max-age", maxAge,
+		"-networks", "production", "-directory-url", directoryURL, "-rate-limit", "off", "-log-level", "warn"}
+}
+
 // gateServer is a running `peppolgate serve -mirror`.
 type gateServer struct {
 	proc *child
 	base string
 }
 
-// serveMirror starts `bin serve` on a free loopback port from the mirror at db and
-// waits until /readyz answers 200.
-func serveMirror(ctx context.Context, cs *children, bin, db, logPath string, readyTimeout time.Duration) (*gateServer, error) {
+// serveMirror starts `bin serve` on a free loopback port from the mirror at db, whose
+// data is as of dataAsOf, and waits until /readyz answers 200.
+func serveMirror(ctx context.Context, cs *children, bin, db string, dataAsOf time.Time, logPath string, readyTimeout time.Duration) (*gateServer, error) {
 	port, err := freePort()
+	if err != nil {
+		return nil, err
+	}
+	nowhere, err := freePort()
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +193,7 @@ func serveMirror(ctx context.Context, cs *children, bin, db, logPath string, rea
 	}
 	defer logf.Close()
 	addr := "127.0.0.1:" + strconv.Itoa(port)
-	cmd := exec.Command(bin, "serve", "-addr", addr, "-mirror", db, "-rate-limit", "off", "-log-level", "warn")
+	cmd := exec.Command(bin, serveArgs(addr, db, dataAsOf, time.Now(), "http://127.0.0.1:"+strconv.Itoa(nowhere))...)
 	c, err := cs.start("peppolgate serve", cmd, logf)
 	if err != nil {
 		return nil, err

@@ -205,7 +205,7 @@ func benchGate(ctx context.Context, cs *children, o options, src *source, qs []q
 	fmt.Fprintf(logw, "bench-mirror: imported in %v (%.0f cards/s), peak RSS %s, index %s; its last line: %s\n",
 		imp.took.Round(time.Millisecond), s.loadRate(), human(imp.maxRSS), human(imp.bytes), imp.lastLine)
 
-	srv, err := serveMirror(ctx, cs, bin, db, filepath.Join(o.dir, "serve.log"), o.readyTimeout)
+	srv, err := serveMirror(ctx, cs, bin, db, src.config().CreatedAt(), filepath.Join(o.dir, "serve.log"), o.readyTimeout)
 	if err != nil {
 		s.failed = err
 		return s

@@ -170,6 +170,9 @@ func (s httpSearcher) get(ctx context.Context, q query) (outcome, searchAnswer) 
 	if err := json.Unmarshal(body, &ans); err != nil {
 		return outcome{err: fmt.Errorf("GET %s: decoding the answer: %w", s.url(q), err)}, ans
 	}
+	if ans.Source != "mirror" {
+		return outcome{err: fmt.Errorf("GET %s: answered from %q, not from the mirror: %.200s", s.url(q), ans.Source, body)}, ans
+	}
 	o := outcome{took: took, total: ans.TotalCount}
 	for _, r := range ans.Results {
 		if pidKey(r.ParticipantID) == q.pid {
