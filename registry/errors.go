@@ -31,7 +31,14 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string { return string(e.Code) + ": " + e.Message }
+// Error returns "code: message", followed by the cause when there is one, for logs
+// (clients are shown Message only).
+func (e *Error) Error() string {
+	if e.Err == nil {
+		return string(e.Code) + ": " + e.Message
+	}
+	return string(e.Code) + ": " + e.Message + " (cause: " + e.Err.Error() + ")"
+}
 
 // Unwrap returns the underlying cause.
 func (e *Error) Unwrap() error { return e.Err }

@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -211,7 +212,7 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcome {
 	start := time.Now()
 	res, err := l.cfg.Resolver.Lookup(ctx, id)
-	l.observeCall(UpstreamSML, start, err)
+	l.observeCall(ctx, UpstreamSML, start, err, slog.String("participant", id.String()))
 	if err != nil {
 		if errors.Is(err, sml.ErrNotRegistered) {
 			return smpOutcome{notRegistered: true}
@@ -230,12 +231,11 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	}
 	start = time.Now()
 	sg, err := l.smp.ServiceGroup(ctx, base, id)
-	l.observeCall(UpstreamSMP, start, err)
+	l.observeCall(ctx, UpstreamSMP, start, err, slog.String("participant", id.String()))
 	if err != nil {
 		if errors.Is(err, smp.ErrNotFound) {
 			return smpOutcome{rec: rec, warnings: []Warning{{Code: WarnSMPNotFound, Message: "the SML points to an SMP that does not know this participant, so it cannot receive documents there"}}}
 		}
-		l.logRefusal(id, "ServiceGroup", err)
 		what, advice, wait := smpFailure(err)
 		return smpOutcome{err: err, what: what, advice: advice, retryAfter: wait}
 	}
@@ -256,7 +256,7 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	}
 	start = time.Now()
 	sm, err := l.smp.ServiceMetadata(ctx, base, id, doc)
-	l.observeCall(UpstreamSMP, start, err)
+	l.observeCall(ctx, UpstreamSMP, start, err, slog.String("participant", id.String()))
 	out := smpOutcome{rec: rec, sgDocs: sg.DocumentTypes, sgFetched: true}
 	// The code list needs no ServiceMetadata: every listed document type is checked.
 	for _, d := range sg.DocumentTypes {
@@ -267,7 +267,6 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 		out.warnings = append(out.warnings, Warning{Code: WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"})
 		return out
 	case err != nil:
-		l.logRefusal(id, "ServiceMetadata", err)
 		out.degraded = true
 		out.warnings = append(out.warnings, Warning{Code: WarnEndpointUnavailable, Message: endpointWarning(err)})
 		return out
@@ -339,7 +338,7 @@ func (l *Live) dirBranch(ctx context.Context, id peppol.ParticipantID) dirOutcom
 			// stale copy proves nothing (it may have been published since), so the
 			// Directory stays unknown then.
 			if rec, ok := l.mirrorCard(ctx, id); ok && rec != nil {
-				l.cfg.Logger.Warn("the live Directory failed; answering the business card from the stale mirror",
+				l.cfg.Logger.WarnContext(ctx, "the live Directory failed; answering the business card from the stale mirror",
 					"upstream", UpstreamDirectory, "participant", id.String(), "mirror_data_as_of", asOf.UTC().Format(time.RFC3339), "err", err)
 				w := l.staleFallback(asOf, "asked")
 				return dirOutcome{rec: rec, mirrorAsOf: asOf, staleWarn: &w}

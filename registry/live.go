@@ -3,6 +3,7 @@ package registry
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -107,8 +108,16 @@ func (l *Live) directorySearch(ctx context.Context, q directory.Query) (*directo
 		h = healthUnknown
 	}
 	l.dirBreaker.record(l.cfg.Now(), h, probe)
-	l.observeCall(UpstreamDirectory, start, err)
+	l.observeCall(ctx, UpstreamDirectory, start, err, queryAttr(q))
 	return res, err
+}
+
+// queryAttr names a Directory query for logs.
+func queryAttr(q directory.Query) slog.Attr {
+	if !q.Participant.IsZero() {
+		return slog.String("participant", q.Participant.String())
+	}
+	return slog.String("query", strings.TrimSpace(q.Q+" "+q.Country))
 }
 
 // fetchResult is what one upstream round of a lookup produced: an answer (a
@@ -165,12 +174,11 @@ func (l *Live) Lookup(ctx context.Context, id peppol.ParticipantID) (*Participan
 		// registration rarely changes within a day.
 		if hit && cached.err == nil && cached.val != nil {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
-				l.cfg.Logger.Warn("lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)
+				l.cfg.Logger.WarnContext(ctx, "lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)
 				l.cfg.Observer.Cache(CacheLookup, CacheStale)
 				return cached.val, Freshness{Cached: true, Stale: true, Age: age, TTL: cached.ttl}, nil
 			}
 		}
-		l.cfg.Logger.Warn("lookup failed", "participant", key, "err", r.err)
 		l.cfg.Observer.Cache(CacheLookup, CacheMiss)
 		return nil, Freshness{}, r.err
 	}

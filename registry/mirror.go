@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"log/slog"
 	"strconv"
 	"time"
 
@@ -110,9 +111,8 @@ func days(d time.Duration) string {
 func (l *Live) mirrorSearch(ctx context.Context, text, country string, asOf time.Time) (res *SearchResult, ok bool, warn *Warning) {
 	start := time.Now()
 	r, err := l.cfg.Mirror.Search(ctx, text, country, MaxSearchResults)
-	l.observeCall(UpstreamMirror, start, err)
+	l.observeCall(ctx, UpstreamMirror, start, err, slog.String("query", text))
 	if err != nil {
-		l.cfg.Logger.Warn("mirror search failed; asking the live Directory", "upstream", UpstreamMirror, "query", text, "err", err)
 		return nil, false, &Warning{Code: WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory could not be searched, so the live Directory answered (slower, rate limited)"}
 	}
 	out := *r // the mirror's answer is ours to complete
@@ -132,9 +132,8 @@ func (l *Live) mirrorSearch(ctx context.Context, text, country string, asOf time
 func (l *Live) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec *DirectoryRecord, ok bool) {
 	start := time.Now()
 	rec, err := l.cfg.Mirror.Card(ctx, id)
-	l.observeCall(UpstreamMirror, start, err)
+	l.observeCall(ctx, UpstreamMirror, start, err, slog.String("participant", id.String()))
 	if err != nil {
-		l.cfg.Logger.Warn("mirror card read failed", "upstream", UpstreamMirror, "participant", id.String(), "err", err)
 		return nil, false
 	}
 	return rec, true

@@ -72,7 +72,7 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 	if err != nil && st == mirrorStale && ErrorCode(err) == CodeSearchFailed {
 		// Stale data with a warning beats an error.
 		if res, ok, _ := l.mirrorSearch(ctx, text, country, asOf); ok {
-			l.cfg.Logger.Warn("the live Directory failed; answering the search from the stale mirror",
+			l.cfg.Logger.WarnContext(ctx, "the live Directory failed; answering the search from the stale mirror",
 				"upstream", UpstreamDirectory, "query", text, "country", country, "mirror_data_as_of", asOf.UTC().Format(time.RFC3339), "err", err)
 			res.Warnings = append(slices.Clip(res.Warnings), l.staleFallback(asOf, "searched"))
 			return res, Freshness{TTL: l.cfg.SearchTTL}, nil
@@ -114,12 +114,11 @@ func (l *Live) searchLive(ctx context.Context, text, country string) (*SearchRes
 	if err != nil {
 		if ErrorCode(err) == CodeSearchFailed && hit {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
-				l.cfg.Logger.Warn("search failed, serving stale answer", "query", text, "age", age, "err", err)
+				l.cfg.Logger.WarnContext(ctx, "search failed, serving stale answer", "query", text, "age", age, "err", err)
 				l.cfg.Observer.Cache(CacheSearch, CacheStale)
 				return cached.val, Freshness{Cached: true, Stale: true, Age: age, TTL: cached.ttl}, nil
 			}
 		}
-		l.cfg.Logger.Warn("search failed", "query", text, "country", country, "err", err)
 		l.cfg.Observer.Cache(CacheSearch, CacheMiss)
 		return nil, Freshness{}, err
 	}
@@ -180,7 +179,7 @@ func (l *Live) search(ctx context.Context, text, country string) (*SearchResult,
 	}
 	for i, err := range exactErr {
 		if err != nil {
-			l.cfg.Logger.Warn("exact candidate query failed; answering from the free-text query", "candidate", asked[i].String(), "err", err)
+			l.cfg.Logger.WarnContext(ctx, "exact candidate query failed; answering from the free-text query", "candidate", asked[i].String(), "err", err)
 		}
 	}
 

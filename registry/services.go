@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -177,12 +178,11 @@ func (l *Live) Services(ctx context.Context, id peppol.ParticipantID, docType st
 	if ErrorCode(r.err) == CodeLookupFailed {
 		if hit && cached.err == nil && cached.val != nil {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
-				l.cfg.Logger.Warn("services lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)
+				l.cfg.Logger.WarnContext(ctx, "services lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)
 				l.cfg.Observer.Cache(CacheServices, CacheStale)
 				return cached.val, Freshness{Cached: true, Stale: true, Age: age, TTL: cached.ttl}, nil
 			}
 		}
-		l.cfg.Logger.Warn("services lookup failed", "participant", key, "err", r.err)
 		l.cfg.Observer.Cache(CacheServices, CacheMiss)
 		return nil, Freshness{}, r.err
 	}
@@ -206,7 +206,7 @@ func (l *Live) fetchServices(ctx context.Context, id peppol.ParticipantID, filte
 
 	start := time.Now()
 	res, err := l.cfg.Resolver.Lookup(ctx, id)
-	l.observeCall(UpstreamSML, start, err)
+	l.observeCall(ctx, UpstreamSML, start, err, slog.String("participant", id.String()))
 	switch {
 	case errors.Is(err, sml.ErrNotRegistered):
 		msg := "participant " + key + " is not registered in the SML, so it cannot receive documents over Peppol; check the scheme and number, do not retry"
@@ -226,12 +226,11 @@ func (l *Live) fetchServices(ctx context.Context, id peppol.ParticipantID, filte
 	}
 	start = time.Now()
 	sg, err := l.smp.ServiceGroup(ctx, base, id)
-	l.observeCall(UpstreamSMP, start, err)
+	l.observeCall(ctx, UpstreamSMP, start, err, slog.String("participant", id.String()))
 	if err != nil {
 		if errors.Is(err, smp.ErrNotFound) {
 			return notFound("the SML points " + key + " to an SMP that does not know it, so it cannot receive documents there; do not retry until its registration is fixed")
 		}
-		l.logRefusal(id, "ServiceGroup", err)
 		what, advice, wait := smpFailure(err)
 		return failed(what, advice, wait, err)
 	}
@@ -294,12 +293,11 @@ func (l *Live) fetchServiceMetadata(ctx context.Context, id peppol.ParticipantID
 			start := time.Now()
 			sm, err := l.smp.ServiceMetadata(ctx, base, id, doc)
 			<-sem
-			l.observeCall(UpstreamSMP, start, err)
+			l.observeCall(ctx, UpstreamSMP, start, err, slog.String("participant", id.String()))
 			switch {
 			case errors.Is(err, smp.ErrNotFound):
 				services[i].Warnings = append(services[i].Warnings, Warning{Code: WarnEndpointNotFound, Message: "the SMP lists this document type but has no service metadata for it, so the participant cannot receive it; its SMP provider must fix the registration"})
 			case err != nil:
-				l.logRefusal(id, "ServiceMetadata", err)
 				mu.Lock()
 				degraded = true
 				mu.Unlock()

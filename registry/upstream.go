@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/netguard"
-	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
@@ -26,10 +26,13 @@ import (
 // (which refuses at once a wait that would outlast it) and for a slot of a busy SMP
 // host.
 
-// observeCall reports one upstream call of kind that began at start and ended with
-// err.
-func (l *Live) observeCall(kind string, start time.Time, err error) {
-	l.cfg.Observer.Upstream(kind, outcomeOf(err), time.Since(start))
+// observeCall reports one upstream call of kind that began at start and ended with err
+// to the Observer, and logs a failed one (see logCall); about names what was asked.
+func (l *Live) observeCall(ctx context.Context, kind string, start time.Time, err error, about slog.Attr) {
+	elapsed := time.Since(start)
+	outcome := outcomeOf(err)
+	l.cfg.Observer.Upstream(kind, outcome, elapsed)
+	l.logCall(ctx, kind, outcome, elapsed, err, about)
 }
 
 // outcomeOf classifies the result of an upstream call for the Observer. Answers
@@ -145,16 +148,4 @@ func directoryFailingMessage(err error) string {
 		return "the Peppol Directory could not be searched; retry with exponential backoff"
 	}
 	return fmt.Sprintf("the Peppol Directory is failing (%d consecutive timeouts or errors), so peppolgate is not asking it for now; retry after %s", co.failures, seconds(co.retryAfter))
-}
-
-// logRefusal logs an SMP request the SSRF policy refused, with the address, for the
-// operator: the participant's registration points somewhere peppolgate must not go.
-// Other failures are logged once per lookup by Lookup.
-func (l *Live) logRefusal(id peppol.ParticipantID, what string, err error) {
-	switch {
-	case errors.Is(err, netguard.ErrForbiddenAddress):
-		l.cfg.Logger.Warn("SMP request refused: the address is not public (SSRF guard)", "participant", id.String(), "request", what, "err", err)
-	case errors.Is(err, netguard.ErrPlainHTTP):
-		l.cfg.Logger.Warn("SMP request refused: plain http on a network that requires https", "participant", id.String(), "request", what, "err", err)
-	}
 }

@@ -1,17 +1,23 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -63,6 +69,36 @@ type faultE2E struct {
 	client *http.Client
 	// lured counts connections to a listener a row lured the client to.
 	lured *atomic.Int64
+	// logs holds what the registry and the server logged at warn and above, as an
+	// operator would read it.
+	logs *logSink
+}
+
+// logSink collects JSON log lines from any goroutine.
+type logSink struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *logSink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.Write(p)
+}
+
+// take returns the lines logged since the last take, and forgets them.
+func (s *logSink) take() []map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []map[string]any
+	for line := range strings.SplitSeq(strings.TrimSpace(s.buf.String()), "\n") {
+		var m map[string]any
+		if json.Unmarshal([]byte(line), &m) == nil {
+			out = append(out, m)
+		}
+	}
+	s.buf.Reset()
+	return out
 }
 
 func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2E {
@@ -90,6 +126,8 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 		smpHTTP.Transport = hideLength{smpHTTP.Transport}
 		dirHTTP.Transport = hideLength{dirHTTP.Transport}
 	}
+	sink := &logSink{}
+	logger := slog.New(WithRequestIDs(slog.NewJSONHandler(sink, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	clock := &testClock{t: datasetNow} // the dataset's dates, as in startE2E
 	lookupTimeout := faultLookupTimeout
 	if opts.lookupTimeout > 0 {
@@ -104,11 +142,12 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 		LookupTimeout:  lookupTimeout,
 		SearchTimeout:  faultSearchTimeout,
 		Now:            clock.Now,
+		Logger:         logger,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Registry: reg, BaseURL: "http://peppolgate.test"})
+	s, err := New(Config{Registry: reg, BaseURL: "http://peppolgate.test", Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +156,7 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 	t.Cleanup(hs.Close)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 10}}
 	t.Cleanup(client.CloseIdleConnections)
-	return &faultE2E{e2e: &e2e{net: n, ds: ds, url: hs.URL, clock: clock}, client: client}
+	return &faultE2E{e2e: &e2e{net: n, ds: ds, url: hs.URL, clock: clock}, client: client, logs: sink}
 }
 
 // smpAddrs returns the address:port pairs of netsim SMP hosts.
@@ -197,11 +236,14 @@ type faultCase struct {
 	opts faultOptions
 	// setup injects the fault and returns the request path (GET) or, with a body,
 	// the POST /ask body.
-	setup    func(t *testing.T, e *faultE2E) (path, askBody string)
-	status   int
-	code     registry.Code // error code of a 4xx/5xx answer
-	warning  string        // a warning the 200 participant answer must carry
-	retry    string        // the Retry-After the answer must carry ("" = none)
+	setup   func(t *testing.T, e *faultE2E) (path, askBody string)
+	status  int
+	code    registry.Code // error code of a 4xx/5xx answer
+	warning string        // a warning the 200 participant answer must carry
+	retry   string        // the Retry-After the answer must carry ("" = none)
+	// failure is the failure kind the operator's "upstream call failed" log line must
+	// name; "" means the row is no upstream failure and no such line may be logged.
+	failure  string
 	deadline time.Duration // the configured deadline that bounds the answer
 	// after checks what reached the network, e.g. that a redirect was not followed.
 	after func(t *testing.T, e *faultE2E, before netsim.HitCounts)
@@ -265,11 +307,11 @@ func faultMatrix() []faultCase {
 	sgHits := func(h netsim.HitCounts, host int) int64 { return h.SMP[host].ServiceGroup }
 	return []faultCase{
 		{name: "dns servfail", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail}, participantPath(netsim.KnownBelgian)),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "DNS SERVFAIL"},
 		{name: "dns refused", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSRefused}, participantPath(netsim.KnownBelgian)),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "DNS REFUSED"},
 		{name: "dns timeout", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSTimeout}, participantPath(netsim.KnownBelgian)),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "timeout"},
 		// A truncated UDP answer is retried over TCP, where it is whole: not a failure.
 		{name: "dns truncated", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSTruncate}, participantPath(netsim.KnownBelgian)),
 			status: 200, deadline: faultLookupTimeout,
@@ -279,21 +321,21 @@ func faultMatrix() []faultCase {
 				}
 			}},
 		{name: "smp 500", setup: onParticipant(swedish, netsim.Fault{HTTPStatus: 500}),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "HTTP 500"},
 		// An SMP's Retry-After is not ours to pass on: the lookup failed, retry with backoff.
 		{name: "smp 503 with Retry-After", setup: onParticipant(swedish, netsim.Fault{HTTPStatus: 503, RetryAfter: "120"}),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "HTTP 503"},
 		// The SML names an SMP that does not know the participant: an answer, not a failure.
 		{name: "smp 404", setup: onParticipant(swedish, netsim.Fault{HTTPStatus: 404}),
 			status: 200, warning: registry.WarnSMPNotFound, deadline: faultLookupTimeout},
 		{name: "smp hang", setup: onParticipant(swedish, netsim.Fault{Hang: true}),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout,
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "timeout",
 			after: func(t *testing.T, e *faultE2E, _ netsim.HitCounts) {
 				// The registry gave up on the SMP request rather than leaving it open.
 				waitFor(t, "the hung SMP request to be abandoned", func() bool { return e.net.Hits().Abandoned > 0 })
 			}},
 		{name: "smp slow-drip body", setup: onParticipant(swedish, netsim.Fault{SlowBody: 30 * time.Second}),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "timeout"},
 		{name: "smp latency beyond the deadline",
 			setup: func(t *testing.T, e *faultE2E) (string, string) {
 				// On the host, not the participant: a participant's Latency delays its
@@ -301,21 +343,21 @@ func faultMatrix() []faultCase {
 				host := e.ds.MustLookup(swedish).SMPHost
 				return onNetwork(netsim.SMPHostTarget(host), netsim.Fault{Latency: 30 * time.Second}, participantPath(swedish))(t, e)
 			},
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "timeout"},
 		{name: "smp malformed XML", setup: onParticipant(swedish, netsim.Fault{Malformed: true}),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "malformed answer"},
 		{name: "smp 50 MiB body", setup: onParticipant(swedish, netsim.Fault{OversizeBody: 50 << 20}),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "answer too large"},
 		{name: "smp 50 MiB body without Content-Length", opts: faultOptions{hideLength: true},
 			setup:  onParticipant(swedish, netsim.Fault{OversizeBody: 50 << 20}),
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout},
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "answer too large"},
 		// HTTP redirects are never followed (the NAPTR record names the SMP): a 3xx to
 		// itself is one request, not a loop.
 		{name: "smp HTTP redirect loop",
 			setup: func(t *testing.T, e *faultE2E) (string, string) {
 				return onParticipant(swedish, netsim.Fault{HTTPStatus: 302, Location: smpServiceGroupURL(e, swedish)})(t, e)
 			},
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout,
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "HTTP 302",
 			after: func(t *testing.T, e *faultE2E, before netsim.HitCounts) {
 				host := e.ds.MustLookup(swedish).SMPHost
 				if got := sgHits(e.net.Hits(), host) - sgHits(before, host); got != 1 {
@@ -330,7 +372,7 @@ func faultMatrix() []faultCase {
 					netsim.Fault{HTTPStatus: 307, Location: "http://" + addr + "/admin"})
 				return participantPath(swedish), ""
 			},
-			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout,
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "HTTP 307",
 			after: func(t *testing.T, e *faultE2E, _ netsim.HitCounts) {
 				if n := e.lured.Load(); n != 0 {
 					t.Errorf("the redirect to 127.0.0.1 was followed: %d connections arrived", n)
@@ -344,7 +386,7 @@ func faultMatrix() []faultCase {
 				e.net.SetRedirect(p.ID, e.net.SMPBaseURL(p.SMPHost))
 				return participantPath(swedish), ""
 			},
-			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout,
+			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout, failure: "redirect loop",
 			after: func(t *testing.T, e *faultE2E, before netsim.HitCounts) {
 				host := e.ds.MustLookup(swedish).SMPHost
 				if got := smHits(e.net.Hits(), host) - smHits(before, host); got != 2 {
@@ -363,7 +405,7 @@ func faultMatrix() []faultCase {
 				e.net.SetRedirect(e.ds.MustLookup(id).ID, "http://"+addr+"/smp")
 				return participantPath(id), ""
 			},
-			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout,
+			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout, failure: "refused: address not public (SSRF guard)",
 			after: func(t *testing.T, e *faultE2E, before netsim.HitCounts) {
 				if smHits(e.net.Hits(), 0) == smHits(before, 0) {
 					t.Error("the public SMP was not asked: the row proves nothing")
@@ -372,33 +414,55 @@ func faultMatrix() []faultCase {
 					t.Errorf("%d connections reached the loopback redirect target", n)
 				}
 			}},
+		// The SMP's Redirect names a host that refuses connections, or whose
+		// certificate is not trusted: only the endpoint is missing, and the log says why.
+		{name: "smp Redirect to a closed port",
+			setup: func(t *testing.T, e *faultE2E) (string, string) {
+				e.net.SetRedirect(e.ds.MustLookup(swedish).ID, closedURL(t, "http")+"/smp")
+				return participantPath(swedish), ""
+			},
+			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout, failure: "connection refused"},
+		{name: "smp Redirect to https with an untrusted certificate",
+			setup: func(t *testing.T, e *faultE2E) (string, string) {
+				untrusted := httptest.NewTLSServer(http.NotFoundHandler())
+				t.Cleanup(untrusted.Close)
+				e.net.SetRedirect(e.ds.MustLookup(swedish).ID, untrusted.URL+"/smp")
+				return participantPath(swedish), ""
+			},
+			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout, failure: "TLS"},
+		// NXDOMAIN and no card: an answer, not a failure; nothing for the operator.
+		{name: "dns nxdomain, no card",
+			setup: func(t *testing.T, e *faultE2E) (string, string) {
+				return participantPath("0208:0999999999"), ""
+			},
+			status: 404, code: registry.CodeNotFound, deadline: faultLookupTimeout},
 		{name: "directory 429", setup: onNetwork(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 429, RetryAfter: "7"}, searchPath),
-			status: 502, code: registry.CodeSearchFailed, retry: "7", deadline: faultSearchTimeout},
+			status: 502, code: registry.CodeSearchFailed, retry: "7", deadline: faultSearchTimeout, failure: "rate limited (HTTP 429)"},
 		{name: "directory 500", setup: onNetwork(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500}, searchPath),
-			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout},
+			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout, failure: "HTTP 500"},
 		{name: "directory malformed JSON", setup: onNetwork(netsim.DirectoryTarget(), netsim.Fault{Malformed: true}, searchPath),
-			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout},
+			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout, failure: "malformed answer"},
 		{name: "directory hang", setup: onNetwork(netsim.DirectoryTarget(), netsim.Fault{Hang: true}, searchPath),
-			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout},
+			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout, failure: "timeout"},
 		{name: "directory 50 MiB body", setup: onNetwork(netsim.DirectoryTarget(), netsim.Fault{OversizeBody: 50 << 20}, searchPath),
-			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout},
+			status: 502, code: registry.CodeSearchFailed, deadline: faultSearchTimeout, failure: "answer too large"},
 		// A lookup does not fail with the Directory: the card is missing, and it says so.
 		{name: "directory 500 during a lookup", setup: onNetwork(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500}, participantPath(swedish)),
-			status: 200, warning: registry.WarnDirectoryUnavailable, deadline: faultLookupTimeout},
+			status: 200, warning: registry.WarnDirectoryUnavailable, deadline: faultLookupTimeout, failure: "HTTP 500"},
 		{name: "directory hang during a lookup", setup: onNetwork(netsim.DirectoryTarget(), netsim.Fault{Hang: true}, participantPath(swedish)),
-			status: 200, warning: registry.WarnDirectoryUnavailable, deadline: faultLookupTimeout},
+			status: 200, warning: registry.WarnDirectoryUnavailable, deadline: faultLookupTimeout, failure: "timeout"},
 		{name: "ask, dns servfail",
 			setup: func(t *testing.T, e *faultE2E) (string, string) {
 				e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
 				return "/ask", askLookup
 			},
-			status: 502, code: nlq.CodeAskFailed, deadline: faultLookupTimeout},
+			status: 502, code: nlq.CodeAskFailed, deadline: faultLookupTimeout, failure: "DNS SERVFAIL"},
 		{name: "ask, directory hang",
 			setup: func(t *testing.T, e *faultE2E) (string, string) {
 				e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})
 				return "/ask", `{"query":"find companies named Globex Trading"}`
 			},
-			status: 502, code: nlq.CodeAskFailed, deadline: faultSearchTimeout},
+			status: 502, code: nlq.CodeAskFailed, deadline: faultSearchTimeout, failure: "timeout"},
 	}
 }
 
@@ -452,7 +516,10 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func TestFaultMatrix(t *testing.T) {
 	ignore := goroutinesBefore()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
-	var table strings.Builder
+	var table, golden strings.Builder
+	golden.WriteString("# Fault matrix: for each upstream fault, what the client gets and what the operator\n" +
+		"# reads in the log (warn and above; volatile parts replaced by …). Written by\n" +
+		"# TestFaultMatrix; rewrite with go test ./server -run TestFaultMatrix -update.\n")
 	for _, tc := range faultMatrix() {
 		t.Run(tc.name, func(t *testing.T) {
 			e := startFaultE2E(t, ds, tc.opts)
@@ -460,6 +527,7 @@ func TestFaultMatrix(t *testing.T) {
 			if r := e.send(t.Context(), "GET", warm, ""); r.err != nil || r.status != 200 {
 				t.Fatalf("warming %s: %d %v", warm, r.status, r.err)
 			}
+			e.logs.take()
 			path, askBody := tc.setup(t, e)
 			before := e.net.Hits()
 			method := "GET"
@@ -487,10 +555,131 @@ func TestFaultMatrix(t *testing.T) {
 			if tc.after != nil {
 				tc.after(t, e, before)
 			}
+			logs := e.logs.take()
+			checkFaultLogs(t, tc, r, logs)
+			fmt.Fprintf(&golden, "\n## %s\n%s %s\nclient: %s\n", tc.name, method, path, clientView(r))
+			for _, l := range operatorLines(logs) {
+				golden.WriteString("log: " + l + "\n")
+			}
 		})
 	}
 	t.Logf("fault matrix:\n| fault | answer | time |\n|---|---|---|\n%s", table.String())
+	if !t.Failed() {
+		checkTextGolden(t, filepath.Join("testdata", "fault-matrix.golden.md"), golden.String())
+	}
 	checkNoLeaks(t, ignore)
+}
+
+// checkFaultLogs checks what the operator reads about one row: an "upstream call
+// failed" line naming the row's failure kind, with the upstream, the outcome and the
+// request id, when the row is an upstream failure, and none otherwise; and on a 5xx
+// answer, the cause in the request's own log line.
+func checkFaultLogs(t *testing.T, tc faultCase, r reply, logs []map[string]any) {
+	t.Helper()
+	var calls []map[string]any
+	for _, l := range logs {
+		if l["msg"] == "upstream call failed" {
+			calls = append(calls, l)
+		}
+	}
+	if tc.failure == "" {
+		if len(calls) > 0 {
+			t.Errorf("logged an upstream failure for a row that is none: %v", calls)
+		}
+	} else {
+		found := false
+		for _, l := range calls {
+			if l["failure"] == tc.failure {
+				found = true
+				for _, k := range []string{"upstream", "outcome", "elapsed_ms", "err", "request_id"} {
+					if _, ok := l[k]; !ok {
+						t.Errorf("the upstream failure line lacks %s: %v", k, l)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("no upstream failure line with failure %q; the log: %v", tc.failure, logs)
+		}
+	}
+	if r.status >= 500 {
+		found := false
+		for _, l := range logs {
+			if l["msg"] == "request failed" && strings.Contains(fmt.Sprint(l["error"]), "(cause: ") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no request failed line with the cause; the log: %v", logs)
+		}
+	}
+}
+
+// checkTextGolden compares got with the file at path, or rewrites the file with -update.
+func checkTextGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./server -run %s -update)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs (rerun with -update if intended, and review the diff):\n%s", path, got)
+	}
+}
+
+// closedURL is a scheme://127.0.0.1:port URL nothing listens on.
+func closedURL(t *testing.T, scheme string) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return scheme + "://" + addr
+}
+
+// clientView is what the client got: status, error code and message or warnings, and
+// Retry-After.
+func clientView(r reply) string {
+	var e errorBody
+	s := strconv.Itoa(r.status)
+	if json.Unmarshal(r.body, &e) == nil && e.Error.Code != "" {
+		s += " " + string(e.Error.Code) + ": " + e.Error.Message
+	} else {
+		s += " " + describeAnswer(r)
+	}
+	return s + retryNote(r)
+}
+
+// operatorLines renders log lines for the golden file, in a stable order: level,
+// message and the attributes an operator reads, ports and request ids replaced by ….
+func operatorLines(logs []map[string]any) []string {
+	var out []string
+	for _, l := range logs {
+		var b strings.Builder
+		fmt.Fprintf(&b, "%v %q", l["level"], l["msg"])
+		for _, k := range []string{"method", "path", "status", "upstream", "participant", "query", "host", "outcome", "failure", "dns_rcode", "http_status", "retry_after_s", "code", "request_id", "err", "error"} {
+			v, ok := l[k]
+			if !ok {
+				continue
+			}
+			s := loopbackPort.ReplaceAllString(fmt.Sprint(v), "127.0.0.1:PORT")
+			if k == "request_id" {
+				s = "…"
+			}
+			fmt.Fprintf(&b, " %s=%s", k, s)
+		}
+		out = append(out, b.String())
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkFaultAnswer checks one answer against its row.
@@ -513,7 +702,7 @@ func checkFaultAnswer(t *testing.T, tc faultCase, r reply) {
 		if err := json.Unmarshal(r.body, &e); err != nil || e.Error.Code != tc.code || e.Error.Message == "" {
 			t.Errorf("error %s, want code %s", r.body, tc.code)
 		}
-		if r.header.Get("Cache-Control") != "no-store" {
+		if r.status >= 500 && r.header.Get("Cache-Control") != "no-store" {
 			t.Errorf("Cache-Control %q on an upstream failure", r.header.Get("Cache-Control"))
 		}
 		return

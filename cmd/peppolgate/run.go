@@ -269,7 +269,7 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 // serve wires the registry and the server for cfg and serves until ctx is done, then
 // drains in-flight requests.
 func (p program) serve(ctx context.Context, cfg config) error {
-	log := slog.New(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
+	log := slog.New(server.WithRequestIDs(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel})))
 	// Every setting is checked before anything starts or listens: a usage error must
 	// exit 2 with its own message, not 1 because -addr is taken or the demo network
 	// could not start.

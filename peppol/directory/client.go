@@ -150,14 +150,14 @@ func (c *Client) maxBody() int64 {
 // decoding a truncated answer.
 func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	if resp.ContentLength > limit {
-		return nil, fmt.Errorf("answer of %d bytes exceeds the limit of %d bytes", resp.ContentLength, limit)
+		return nil, fmt.Errorf("%w: answer of %d bytes exceeds the limit of %d bytes", ErrTooLarge, resp.ContentLength, limit)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil {
 		return nil, fmt.Errorf("reading answer: %w", err)
 	}
 	if int64(len(body)) > limit {
-		return nil, fmt.Errorf("answer exceeds the limit of %d bytes", limit)
+		return nil, fmt.Errorf("%w: answer exceeds the limit of %d bytes", ErrTooLarge, limit)
 	}
 	return body, nil
 }

@@ -23,6 +23,10 @@ var (
 	ErrUnavailable = errors.New("peppol directory: unavailable")
 )
 
+// ErrTooLarge is in the chain of an ErrUnavailable-kind *Error whose answer was larger
+// than Client.MaxBody: the Directory answered, but too much to read.
+var ErrTooLarge = errors.New("too large")
+
 // Kind classifies an *Error.
 type Kind int
 
