@@ -60,7 +60,9 @@ type Scheme struct {
 	// Registrable reports whether participants may be registered in the SML under it.
 	Registrable bool
 	// Pattern is the syntax of a value, the code list's RegEx without anchors, applied
-	// case-insensitively to the whole value; empty when the code list gives none.
+	// case-insensitively to the whole value; empty when the code list gives none. Where
+	// the code list's RegEx is known to be wrong for real identifiers, it is the
+	// project's correction (scheme_overrides.go) and PatternNote says why.
 	Pattern string
 	// PatternNote explains how Pattern differs from the code list's text, when it does.
 	PatternNote string
@@ -89,8 +91,15 @@ func (s Scheme) MatchesSyntax(value string) bool {
 var schemes = compileSchemes()
 
 func compileSchemes() []Scheme {
+	overrides := map[string]syntaxOverride{}
+	for _, o := range syntaxOverrides() {
+		overrides[o.ICD] = o
+	}
 	out := make([]Scheme, len(schemeTable))
 	for i, s := range schemeTable {
+		if o, ok := overrides[s.ICD]; ok {
+			s.Pattern, s.PatternNote = o.Pattern, o.Why
+		}
 		if s.Pattern != "" {
 			// The table is part of the source, so a pattern that does not compile is a
 			// programming error that TestSchemePatternsCompile reports.

@@ -3,6 +3,7 @@ package peppol
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -289,5 +290,85 @@ func TestValidateParticipantID(t *testing.T) {
 				t.Errorf("validation of %v reports id %v scheme %v", id, v.ID, v.Scheme.ICD)
 			}
 		})
+	}
+}
+
+// TestRealIdentifiersNotWarned: identifiers as their registers really issue them, and
+// as real participants register them, get no syntax or check-digit problem. Each row
+// failed before the project's syntax overrides (scheme_overrides.go).
+func TestRealIdentifiersNotWarned(t *testing.T) {
+	for _, raw := range []string{
+		"0106:54441587",          // KvK number: 8 digits
+		"0106:55872255",          // ditto, from a real SMP answer
+		"0106:12345678901234567", // the code list's old 17-digit form stays valid
+		"9915:test",              // the test network's free-form test participants
+		"9915:digit_test",        //
+		"9915:123456789",         //
+		"9915:test-peppolgate-invoice",
+		"0208:0677424046",
+		"0192:991825827",
+		"0007:5590700299",
+		"0088:5798009811578",
+	} {
+		id, err := ParseParticipantID(raw)
+		if err != nil {
+			t.Fatalf("%s: %v", raw, err)
+		}
+		if v := ValidateParticipantID(id); len(v.Problems) > 0 || !v.SyntaxValid {
+			t.Errorf("%s: %v", raw, v.Problems)
+		}
+	}
+	// The overrides still catch what a register never issues.
+	for _, raw := range []string{"0106:5444158", "0106:544415870", "0106:54441587x"} {
+		id, _ := ParseParticipantID(raw)
+		if v := ValidateParticipantID(id); v.SyntaxValid {
+			t.Errorf("%s: accepted", raw)
+		}
+	}
+	for _, o := range syntaxOverrides() {
+		s, ok := LookupScheme(o.ICD)
+		if !ok || s.Pattern != o.Pattern || s.PatternNote != o.Why || o.Why == "" {
+			t.Errorf("override of %s not applied or without a reason: %+v", o.ICD, s)
+		}
+	}
+}
+
+// TestFixtureIdentifiersNotWarned: every participant id in the real upstream samples
+// (SMP answers, business cards, Directory exports and searches) of a scheme that is
+// still active has the syntax its scheme prescribes; a syntax warning on a real
+// participant is a false warning.
+func TestFixtureIdentifiersNotWarned(t *testing.T) {
+	root := fixtures.Upstream(t, "")
+	re := regexp.MustCompile(`(?i)(?:iso6523-actorid-upis::|>)([0-9]{4}:[a-z0-9._+-]+)`)
+	seen := map[string]bool{}
+	for _, dir := range []string{"smp-peppol", "smp-bdxr1", "smp-bdxr2", "businesscard", "directory-export", "directory-search"} {
+		files, _ := filepath.Glob(filepath.Join(root, dir, "*"))
+		for _, f := range files {
+			b, err := os.ReadFile(f)
+			if err != nil {
+				continue
+			}
+			for _, m := range re.FindAllStringSubmatch(string(b), -1) {
+				seen[strings.ToLower(m[1])] = true
+			}
+		}
+	}
+	checked := 0
+	for raw := range seen {
+		id, err := ParseParticipantID(raw)
+		if err != nil {
+			continue
+		}
+		s, ok := LookupScheme(id.ICD)
+		if !ok || s.State == SchemeRemoved || id.Value == "example" {
+			continue // removal warnings are true; "example" is a documentation placeholder
+		}
+		checked++
+		if v := ValidateParticipantID(id); !v.SyntaxValid {
+			t.Errorf("%s from the samples: %v", raw, v.Problems)
+		}
+	}
+	if checked < 10 {
+		t.Errorf("only %d participant ids found in the samples: the test proves little", checked)
 	}
 }
