@@ -358,10 +358,12 @@ func skICO(s string) bool {
 // checkNLVAT: "NL" + 9 digits + "B" + 2 digits. Numbers issued to companies pass the
 // 11-proof on the 9 digits (weights 9..2, sum mod 11 equals the ninth digit); numbers
 // issued to sole traders since 2020 instead pass ISO 7064 mod 97-10 over the whole id
-// with letters expanded (N=23, L=21, B=11). Either suffices.
+// with letters expanded (N=23, L=21, B=11). Either suffices. The two digits after B
+// number the fiscal unit's branches from 01: "00" is never issued (ph-masterdata and
+// python-stdnum reject it too).
 func checkNLVAT(v string) CheckResult {
 	rest, ok := strings.CutPrefix(v, "NL")
-	if !ok || len(rest) != 12 || rest[9] != 'B' || !allDigits(rest[:9]) || !allDigits(rest[10:]) {
+	if !ok || len(rest) != 12 || rest[9] != 'B' || !allDigits(rest[:9]) || !allDigits(rest[10:]) || rest[10:] == "00" {
 		return CheckInvalid
 	}
 	if weighted(rest, []int{9, 8, 7, 6, 5, 4, 3, 2})%11 == digit(rest[8]) {

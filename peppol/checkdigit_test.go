@@ -89,6 +89,8 @@ func TestCheckDigit(t *testing.T) {
 	// python-stdnum nl.btw example, fails the 11-proof and passes mod 97).
 	add(valid("9944", "NL851306469B01", "nl851306469b01", "NL002455799B11")...)
 	add(vec{"9944", "NL851306468B01", CheckInvalid}, vec{"9944", "NL851306469", CheckInvalid})
+	// The B suffix starts at 01: 00 is never issued, whatever the digits before it.
+	add(vec{"9944", "NL851306469B00", CheckInvalid}, vec{"9944", "NL002455799B00", CheckInvalid})
 
 	// LEI (ISO 7064 mod 97-10): published LEIs of GLEIF-registered funds.
 	add(valid("0199", "001GPB6A9XPE8XJICC14", "004L5FPTUREIWK9T2N63", "21380014JAZAUFJRHC43")...)

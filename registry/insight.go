@@ -149,7 +149,7 @@ func certificateInfo(c *smp.Certificate, now time.Time) *CertificateInfo {
 		Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber,
 		NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256,
 		DaysRemaining: daysUntil(c.NotAfter, now),
-		Expired:       !now.Before(c.NotAfter),
+		Expired:       expired(c.NotAfter, now),
 	}
 	ci.PeppolCAName, ci.PeppolCA = peppolCA(c.Issuer)
 	return ci
@@ -195,7 +195,7 @@ func certificateWarnings(c *CertificateInfo, now time.Time) []Warning {
 	var ws []Warning
 	day := c.NotAfter.UTC().Format(time.DateOnly)
 	switch {
-	case !now.Before(c.NotAfter):
+	case expired(c.NotAfter, now):
 		ws = append(ws, Warning{Code: WarnCertificateExpired, Message: fmt.Sprintf("the access point certificate expired on %s (%s ago): senders' access points will refuse to deliver to this endpoint; the participant's access point provider must renew it and update the SMP", day, plural(-daysUntil(c.NotAfter, now), "day"))})
 	case c.NotAfter.Sub(now) <= expiringWithin:
 		ws = append(ws, Warning{Code: WarnCertificateExpiring, Message: fmt.Sprintf("the access point certificate expires on %s (in %s): delivery will fail from then unless the access point provider renews it and updates the SMP in time", day, plural(daysUntil(c.NotAfter, now), "day"))})
@@ -233,13 +233,16 @@ func caNetworkWarnings(c *CertificateInfo, network string) []Warning {
 // activation and expiration, its certificate's expiry and the start of its last 30 days.
 func endpointInstants(activation, expiration *time.Time, c *CertificateInfo) []time.Time {
 	var out []time.Time
-	for _, t := range []*time.Time{activation, expiration} {
-		if t != nil {
-			out = append(out, *t)
-		}
+	if activation != nil {
+		out = append(out, *activation)
+	}
+	// An end is still valid at its own instant (see expired): the verdict changes just
+	// after it.
+	if expiration != nil {
+		out = append(out, expiration.Add(time.Nanosecond))
 	}
 	if c != nil && !c.NotAfter.IsZero() {
-		out = append(out, c.NotAfter, c.NotAfter.Add(-expiringWithin))
+		out = append(out, c.NotAfter.Add(time.Nanosecond), c.NotAfter.Add(-expiringWithin))
 	}
 	return out
 }
@@ -264,13 +267,18 @@ func plural(n int, unit string) string {
 	return fmt.Sprintf("%d %ss", n, unit)
 }
 
+// expired reports whether something valid until end (a certificate's notAfter, an
+// endpoint's expiration date) has expired at now. The end itself is still valid, as in
+// RFC 5280 §4.1.2.5 and the Peppol reference implementation (phax/peppol-commons).
+func expired(end, now time.Time) bool { return now.After(end) }
+
 // serviceDateWarnings checks an endpoint's activation and expiration dates at now.
 func serviceDateWarnings(activation, expiration *time.Time, now time.Time) []Warning {
 	var ws []Warning
 	if activation != nil && now.Before(*activation) {
 		ws = append(ws, Warning{Code: WarnServiceNotYetActive, Message: "the endpoint becomes active on " + activation.UTC().Format(time.RFC3339) + ": documents sent before then may be refused; wait until then or ask the participant for another channel"})
 	}
-	if expiration != nil && !now.Before(*expiration) {
+	if expiration != nil && expired(*expiration, now) {
 		ws = append(ws, Warning{Code: WarnServiceExpired, Message: "the endpoint expired on " + expiration.UTC().Format(time.RFC3339) + ": senders' access points will not deliver to it; the participant's access point provider must renew the SMP registration"})
 	}
 	return ws

@@ -95,7 +95,10 @@ func TestCertificateWarnings(t *testing.T) {
 		{name: "valid G3 test", issuer: caG3Test, notAfter: testNow.Add(400 * day), want: []string{}, wantDays: 400, wantCAName: "PEPPOL ACCESS POINT TEST CA - G3 (test network)"},
 		{name: "valid G2", issuer: caG2, notAfter: testNow.Add(100 * day), want: []string{}, wantDays: 100, wantCAName: "PEPPOL ACCESS POINT CA - G2 (production, previous generation)"},
 		{name: "expired", issuer: caG3, notAfter: testNow.Add(-15 * day), want: []string{WarnCertificateExpired}, wantMsg: []string{"2026-08-17", "15 days ago"}, wantDays: -15},
-		{name: "expired this instant", issuer: caG3, notAfter: testNow, want: []string{WarnCertificateExpired}, wantDays: 0},
+		// notAfter is inclusive (RFC 5280, the reference): valid at that instant,
+		// expired a nanosecond later.
+		{name: "expires this instant", issuer: caG3, notAfter: testNow, want: []string{WarnCertificateExpiring}, wantDays: 0},
+		{name: "expired a nanosecond ago", issuer: caG3, notAfter: testNow.Add(-time.Nanosecond), want: []string{WarnCertificateExpired}, wantDays: -1},
 		{name: "expiring in 10 days", issuer: caG3, notAfter: testNow.Add(10 * day), want: []string{WarnCertificateExpiring}, wantMsg: []string{"2026-09-11", "in 10 days"}, wantDays: 10},
 		{name: "expiring in 1 day", issuer: caG3, notAfter: testNow.Add(day + time.Hour), want: []string{WarnCertificateExpiring}, wantMsg: []string{"(in 1 day)"}, wantDays: 1},
 		{name: "expiring in exactly 30 days", issuer: caG3, notAfter: testNow.Add(30 * day), want: []string{WarnCertificateExpiring}, wantDays: 30},
@@ -116,7 +119,7 @@ func TestCertificateWarnings(t *testing.T) {
 					t.Errorf("message %q does not say %q", ws[0].Message, s)
 				}
 			}
-			if c.DaysRemaining != tt.wantDays || c.Expired != !testNow.Before(tt.notAfter) {
+			if c.DaysRemaining != tt.wantDays || c.Expired != testNow.After(tt.notAfter) {
 				t.Errorf("days %d expired %v, want %d", c.DaysRemaining, c.Expired, tt.wantDays)
 			}
 			wantPeppol := !slices.Contains(tt.want, WarnCertificateNotPeppol)
@@ -154,7 +157,7 @@ func TestPeppolCAName(t *testing.T) {
 }
 
 func TestServiceDateWarnings(t *testing.T) {
-	past, future := testNow.AddDate(0, 0, -10), testNow.AddDate(0, 0, 20)
+	past, future, justBefore := testNow.AddDate(0, 0, -10), testNow.AddDate(0, 0, 20), testNow.Add(-time.Nanosecond)
 	tests := []struct {
 		name                   string
 		activation, expiration *time.Time
@@ -166,7 +169,9 @@ func TestServiceDateWarnings(t *testing.T) {
 		{name: "not yet active", activation: &future, want: []string{WarnServiceNotYetActive}, wantMsg: "2026-09-21T00:00:00Z"},
 		{name: "activation this instant", activation: &testNow, want: []string{}},
 		{name: "expired", expiration: &past, want: []string{WarnServiceExpired}, wantMsg: "2026-08-22T00:00:00Z"},
-		{name: "expires this instant", expiration: &testNow, want: []string{WarnServiceExpired}},
+		// The expiration date is inclusive, like a certificate's notAfter.
+		{name: "expires this instant", expiration: &testNow, want: []string{}},
+		{name: "expired a nanosecond ago", expiration: &justBefore, want: []string{WarnServiceExpired}},
 		{name: "both", activation: &future, expiration: &past, want: []string{WarnServiceNotYetActive, WarnServiceExpired}},
 	}
 	for _, tt := range tests {
@@ -399,7 +404,7 @@ func TestUntilDateChange(t *testing.T) {
 		}
 	}
 	exp := now.Add(40 * 24 * time.Hour)
-	if got := endpointInstants(nil, nil, &CertificateInfo{NotAfter: exp}); len(got) != 2 || !got[0].Equal(exp) || !got[1].Equal(exp.Add(-30*24*time.Hour)) {
+	if got := endpointInstants(nil, nil, &CertificateInfo{NotAfter: exp}); len(got) != 2 || !got[0].Equal(exp.Add(time.Nanosecond)) || !got[1].Equal(exp.Add(-30*24*time.Hour)) {
 		t.Errorf("certificate instants %v", got)
 	}
 }

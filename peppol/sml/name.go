@@ -33,7 +33,18 @@ var base32NoPad = base32.StdEncoding.WithPadding(base32.NoPadding)
 // The hash covers the ICD and value, never the "iso6523-actorid-upis::" prefix. A
 // trailing dot on zone is dropped.
 func NAPTRName(id peppol.ParticipantID, zone string) string {
-	return naptrLabel(id.String()) + "." + peppol.ParticipantScheme + "." + normalizeZone(zone)
+	return inZone(naptrLabel(id.String()), zone)
+}
+
+// inZone joins label, the participant scheme and zone into a host name; an empty zone
+// gives "<label>.iso6523-actorid-upis", without a trailing dot, as the reference
+// implementation (phax/peppol-commons) does.
+func inZone(label, zone string) string {
+	name := label + "." + peppol.ParticipantScheme
+	if z := normalizeZone(zone); z != "" {
+		name += "." + z
+	}
+	return name
 }
 
 // naptrLabel hashes a raw identifier value; it is separate from NAPTRName so that the
@@ -48,7 +59,7 @@ func naptrLabel(value string) string {
 // SML stopped publishing these names on 2025-11-01; this helper exists only for callers
 // that explicitly ask for the legacy name, and is never used as a fallback.
 func LegacyCNAMEName(id peppol.ParticipantID, zone string) string {
-	return legacyCNAMELabel(id.String()) + "." + peppol.ParticipantScheme + "." + normalizeZone(zone)
+	return inZone(legacyCNAMELabel(id.String()), zone)
 }
 
 // legacyCNAMELabel is the raw-value form of LegacyCNAMEName, for the same reason as naptrLabel.

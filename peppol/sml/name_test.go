@@ -82,6 +82,9 @@ func TestLegacyCNAMENameVectors(t *testing.T) {
 		{"9908", "991825827", "edelivery.tech.ec.europa.eu", "b-770c6f5843e9e302de47ae4026307076.iso6523-actorid-upis.edelivery.tech.ec.europa.eu"},
 		{"9948", "rs062525164", "acc.edelivery.tech.ec.europa.eu", "b-b48ffe78473f157220d171cdef6a3d8b.iso6523-actorid-upis.acc.edelivery.tech.ec.europa.eu"},
 		{"0208", "0407214017", "acc.edelivery.tech.ec.europa.eu", "b-bbb3f462fb81fe13ecd0520be87c3a43.iso6523-actorid-upis.acc.edelivery.tech.ec.europa.eu"},
+		// No zone: no trailing dot (the reference's own vector).
+		{"0088", "123abc", "", "B-f5e78500450d37de5aabe6648ac3bb70.iso6523-actorid-upis"},
+		{"0088", "123abc", ".", "B-f5e78500450d37de5aabe6648ac3bb70.iso6523-actorid-upis"},
 	}
 	for _, tt := range tests {
 		id := peppol.ParticipantID{ICD: tt.icd, Value: tt.value}

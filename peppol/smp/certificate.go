@@ -3,6 +3,8 @@ package smp
 import (
 	"crypto/sha256"
 	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/pem"
@@ -53,12 +55,25 @@ func DecodeCertificate(text string) (*Certificate, error) {
 	}
 	sum := sha256.Sum256(cert.Raw)
 	return &Certificate{
-		Subject:      cert.Subject.String(),
-		Issuer:       cert.Issuer.String(),
+		Subject:      distinguishedName(cert.RawSubject, cert.Subject),
+		Issuer:       distinguishedName(cert.RawIssuer, cert.Issuer),
 		SerialNumber: cert.SerialNumber.String(),
 		NotBefore:    cert.NotBefore.UTC(),
 		NotAfter:     cert.NotAfter.UTC(),
 		SHA256:       hex.EncodeToString(sum[:]),
 		Raw:          cert.Raw,
 	}, nil
+}
+
+// distinguishedName renders a certificate's subject or issuer as RFC 2253 text in the
+// certificate's own RDN order, as OpenSSL (-nameopt RFC2253) and Java's X500Principal
+// print it: pkix.Name.String() rebuilds the name in a fixed order of its own, which
+// differs from the certificate for names written C, O, OU, CN. parsed is used only
+// when raw does not decode.
+func distinguishedName(raw []byte, parsed pkix.Name) string {
+	var seq pkix.RDNSequence
+	if rest, err := asn1.Unmarshal(raw, &seq); err == nil && len(rest) == 0 {
+		return seq.String()
+	}
+	return parsed.String()
 }

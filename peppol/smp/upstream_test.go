@@ -133,7 +133,7 @@ func TestUpstreamServiceMetadata(t *testing.T) {
 			signed:      true, process: "cenbii-procid-ubl::urn:www.cenbii.eu:profile:bii05:ver2.0", endpoints: 1,
 			transport: "busdox-transport-as2-ver1p0", address: "https://peppol.netedi.com/receive.aspx",
 			expiration:   date("2026-11-02T00:00:00Z"),
-			certNotAfter: date("2020-08-11T23:59:59Z"), certSubject: "CN=PNO000070,OU=PEPPOL PRODUCTION AP,O=NetEDI Limited,C=GB",
+			certNotAfter: date("2020-08-11T23:59:59Z"), certSubject: "C=GB,O=NetEDI Limited,OU=PEPPOL PRODUCTION AP,CN=PNO000070",
 			signerAfter: date("2021-02-28T23:59:59Z"),
 		},
 		{
@@ -143,7 +143,7 @@ func TestUpstreamServiceMetadata(t *testing.T) {
 			signed:      true, process: "cenbii-procid-ubl::urn:www.cenbii.eu:profile:bii04:ver1.0", endpoints: 2,
 			transport: "busdox-transport-as2-ver1p0", address: "https://peppolap.everbinding.nl/as2",
 			expiration:   date("2020-08-04T23:59:59Z"),
-			certNotAfter: date("2020-08-04T23:59:59Z"), certSubject: "CN=PNL000052,OU=PEPPOL PRODUCTION AP,O=eConnect International B.V.,C=NL",
+			certNotAfter: date("2020-08-04T23:59:59Z"), certSubject: "C=NL,O=eConnect International B.V.,OU=PEPPOL PRODUCTION AP,CN=PNL000052",
 			signerAfter: date("2020-08-04T23:59:59Z"),
 		},
 		{
