@@ -149,9 +149,11 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 	}
 	if so.notRegistered {
 		if do.err != nil {
-			msg := "the SML does not list " + key + " and the Peppol Directory could not be asked, so whether it is registered is unknown; retry with exponential backoff"
+			// The SML's answer is definite and is what Services answers too; only the
+			// Directory's half is unknown.
+			msg := "the SML answered that " + key + " is not registered, so it cannot receive documents over Peppol (its services lookup says the same), but the Peppol Directory could not be asked whether it has a business card; retry with exponential backoff for the full answer"
 			if wait := retryAfter(do.err); wait > 0 {
-				msg = "the SML does not list " + key + " and the Peppol Directory is failing and not being asked for now, so whether it is registered is unknown; retry after " + seconds(wait)
+				msg = "the SML answered that " + key + " is not registered, so it cannot receive documents over Peppol (its services lookup says the same), but the Peppol Directory is failing and not being asked for now, so whether it has a business card is unknown; retry after " + seconds(wait) + " for the full answer"
 			}
 			return fetchResult{err: &Error{Code: CodeLookupFailed, Message: msg, RetryAfter: retryAfter(do.err), Err: do.err}}
 		}

@@ -209,7 +209,7 @@ func (l *Live) fetchServices(ctx context.Context, id peppol.ParticipantID, filte
 	l.observeCall(ctx, UpstreamSML, start, err, slog.String("participant", id.String()))
 	switch {
 	case errors.Is(err, sml.ErrNotRegistered):
-		msg := "participant " + key + " is not registered in the SML, so it cannot receive documents over Peppol; check the scheme and number, do not retry"
+		msg := "the SML answered that " + key + " is not registered, so it has no SMP and cannot receive documents over Peppol (a Peppol Directory card, if any, would not change that; the Directory is not asked for services); check the scheme and number, do not retry"
 		if notes := identifierNotes(id); len(notes) > 0 {
 			msg += "; note: " + strings.Join(notes, "; ")
 		}
