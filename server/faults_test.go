@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -424,7 +425,9 @@ func faultMatrix() []faultCase {
 			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout, failure: "connection refused"},
 		{name: "smp Redirect to https with an untrusted certificate",
 			setup: func(t *testing.T, e *faultE2E) (string, string) {
-				untrusted := httptest.NewTLSServer(http.NotFoundHandler())
+				untrusted := httptest.NewUnstartedServer(http.NotFoundHandler())
+				untrusted.Config.ErrorLog = log.New(io.Discard, "", 0) // the refused handshake is the point
+				untrusted.StartTLS()
 				t.Cleanup(untrusted.Close)
 				e.net.SetRedirect(e.ds.MustLookup(swedish).ID, untrusted.URL+"/smp")
 				return participantPath(swedish), ""

@@ -208,6 +208,14 @@ func TestParticipantInvalidID(t *testing.T) {
 		{"/api/v1/participant/0208:a%2Fb", "found '/'"},
 		{"/api/v1/participant/0208:caf%C3%A9", "found 'é'"},
 		{"/api/v1/participant/0208:" + strings.Repeat("1", 140), "at most 135"},
+		// What people type instead of an id: the message names the id it most likely
+		// is and the search that finds it.
+		{"/api/v1/participant/BE0677424046", "has no ':'; expected <scheme>:<value>, e.g. 0208:0677424046. It looks like a Belgian enterprise number or a Belgian VAT number: " +
+			"it most likely means participant id 0208:0677424046 (else 9925:be0677424046); look that up (GET /api/v1/participant/0208:0677424046, or the lookup_participant tool), " +
+			"or search for what you have: GET /api/v1/search?q=BE0677424046"},
+		{"/api/v1/participant/0208:0677%20424%20046", "found ' ' at position 10. It looks like participant id 0208:0677424046 written with separators: it most likely means participant id 0208:0677424046"},
+		{"/api/v1/participant/KvK%2054441587", "most likely means participant id 0106:54441587; look that up (GET /api/v1/participant/0106:54441587"},
+		{"/api/v1/participant/BE%200677.424.046", "GET /api/v1/search?q=BE+0677.424.046"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"reflect"
 	"strings"
 	"unicode"
@@ -27,9 +28,28 @@ func ParseParticipantID(raw string) (peppol.ParticipantID, error) {
 		if errors.As(err, &ie) {
 			msg = ie.Reason
 		}
+		if s, ok := peppol.Suggest(raw); ok {
+			msg += suggestion(raw, s)
+		}
 		return peppol.ParticipantID{}, &registry.Error{Code: registry.CodeInvalidParticipantID, Message: msg}
 	}
 	return id, nil
+}
+
+// suggestion tells, after a malformed participant id, which participant id raw most
+// likely means and how to find it: a lookup of that id, or a search for raw as typed
+// (the search derives every candidate id itself).
+func suggestion(raw string, s peppol.Suggestion) string {
+	ids := make([]string, len(s.IDs))
+	for i, id := range s.IDs {
+		ids[i] = id.String()
+	}
+	msg := fmt.Sprintf(". It looks like %s: it most likely means participant id %s", s.What, ids[0])
+	if len(ids) > 1 {
+		msg += " (else " + strings.Join(ids[1:], " or ") + ")"
+	}
+	return msg + "; look that up (GET /api/v1/participant/" + ids[0] + ", or the lookup_participant tool), or search for what you have: GET /api/v1/search?q=" +
+		url.QueryEscape(strings.TrimSpace(raw)) + " (or the search_directory tool)"
 }
 
 // ParseSearch validates a search as every adapter accepts it. present says whether q

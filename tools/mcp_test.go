@@ -259,6 +259,8 @@ func TestMCPToolErrors(t *testing.T) {
 	}{
 		{name: "malformed id", tool: "lookup_participant", args: map[string]any{"participantId": "BE:123"},
 			wantPrefix: "invalid_participant_id: ", wantIn: "4 digits"},
+		{name: "national number for an id", tool: "lookup_participant", args: map[string]any{"participantId": "BE0677424046"},
+			wantPrefix: "invalid_participant_id: ", wantIn: "it most likely means participant id 0208:0677424046 (else 9925:be0677424046)"},
 		{name: "no id", tool: "lookup_participant", args: map[string]any{},
 			wantPrefix: "invalid_participant_id: ", wantIn: "participantId is required"},
 		{name: "no arguments", tool: "lookup_participant", args: nil,
