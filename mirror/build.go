@@ -485,6 +485,13 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 			}
 		}
 	}
+	// The participant id's own value is always findable as typed, whether or not a
+	// candidate id can be derived from it (a failing check digit, a free-form value).
+	if _, v, ok := strings.Cut(p.pid, ":"); ok {
+		if k := compactKey(v); len(k) >= 2 && !slices.Contains(p.idents, k) {
+			p.idents = append(p.idents, k)
+		}
+	}
 	p.ccs = strings.Join(ccs, " ")
 	rank := utf8.RuneCountInString(p.key)
 	p.id = int64(min(rank, maxRankLen))<<32 | seq

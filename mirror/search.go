@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -30,8 +31,10 @@ import (
 //   - A last term of one rune matches exactly.
 //   - Ids: the query as a participant id in any notation ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046") and the ids peppol.Candidates derives
-//     from a VAT or registration number; and the cards whose additional identifiers
-//     equal the query (or a candidate's value) with punctuation and spaces removed.
+//     from a VAT or registration number; and the cards whose additional identifiers or
+//     own participant id value equal the query (or a candidate's value) with
+//     punctuation and spaces removed (a query without digits only when it is one token
+//     of at least 6 letters).
 //   - country keeps the cards with an entity in that country (codes compared folded).
 //   - Tiers, in this order: exact id, exact name (the display name's terms are the query's),
 //     all terms exact or prefix, typo. Within a tier cards come in rank order: shorter
@@ -414,6 +417,11 @@ func (ix *Index) idMatches(ctx context.Context, text string, ccOK []bool) ([]uin
 		addKey(compactKey(c.ID.Value))
 	}
 	addKey(compactKey(text))
+	// A free-form participant value without digits ("9915:test-peppolgate-invoice")
+	// is findable as typed too, when the query is one token that long.
+	if k := compactKey(text); len(k) >= 6 && !hasDigit(k) && !strings.ContainsFunc(strings.TrimSpace(text), unicode.IsSpace) && !slices.Contains(keys, k) {
+		keys = append(keys, k)
+	}
 	x := ix.terms
 	var out []uint32
 	add := func(rowid int64) {

@@ -31,6 +31,9 @@ func semanticsCards() []*export.Card {
 		card("0192:815344789", "NOT OR AND NEAR", "NO"),
 		card("0192:815344790", "Hanssen Bilforretning", "NO"),
 		card(" 0106 : 54441587 ", "Spaced Id BV", "NL"),
+		// Its value fails the Estonian check digit, so no candidate id is derived from it.
+		card("0191:76460949", "Tallinna Näidis OÜ", "EE"),
+		card("9915:test-peppolgate-invoice", "Test Receiver", "AT"),
 		card("weird id without scheme", "Weird Card", "XX"),
 		multi,
 	}
@@ -74,6 +77,10 @@ func TestSearchSemantics(t *testing.T) {
 		{"additional identifier", "DE 811 152 493", "", []string{"9930:de811152493"}, -1},
 		{"additional identifier, org number", "5590700299", "", []string{"0007:5590700299"}, -1},
 		{"id with whitespace in the export", "0106:54441587", "", []string{"0106:54441587"}, -1},
+		{"bare participant value, check digit failing", "76460949", "EE", []string{"0191:76460949"}, -1},
+		{"bare participant value, no country", "76460949", "", []string{"0191:76460949"}, -1},
+		{"bare participant value with separators", "7646 0949", "", []string{"0191:76460949"}, -1},
+		{"bare participant value without digits", "test-peppolgate-invoice", "", []string{"9915:test-peppolgate-invoice"}, -1},
 		{"unparseable id kept raw", "weirdidwithoutscheme:", "", nil, -1},
 		{"country filter", "bygg", "SE", []string{"0007:5590700299"}, -1},
 		{"country filter with a two-letter prefix", "by", "SE", []string{"0007:5590700299"}, -1},

@@ -289,3 +289,31 @@ func TestMirrorDirectoryWarningsSayAsOf(t *testing.T) {
 		t.Errorf("warnings %s, want %s", jsonOf(t, p.Warnings), registry.WarnDirectoryCardMissing)
 	}
 }
+
+// TestMirrorFindsEveryParticipantValue: every participant with a card is found in the
+// mirror by its own id value as typed, alone, whatever its scheme and whether or not
+// its check digit holds.
+func TestMirrorFindsEveryParticipantValue(t *testing.T) {
+	m := startMirrorNet(t, 120, "")
+	n := 0
+	for _, p := range m.ds.Participants {
+		if p.Card == nil || len(p.ID.Value) < 3 {
+			continue
+		}
+		n++
+		res, _, err := m.mirrored.Search(t.Context(), registry.SearchQuery{Q: p.ID.Value})
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, h := range res.Results {
+			found = found || h.ParticipantID == p.ID.String()
+		}
+		if !found || res.Source != registry.SourceMirror {
+			t.Errorf("q=%s: %s not among %s", p.ID.Value, p.ID, jsonOf(t, res.Results))
+		}
+	}
+	if n < 50 {
+		t.Errorf("only %d participants with cards: the test proves little", n)
+	}
+}
