@@ -3,51 +3,101 @@ package registry
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/netip"
 	"testing"
 	"time"
 )
 
-func TestLimiterReserve(t *testing.T) {
-	clock := &fakeClock{t: testNow}
-	l := newLimiter(2, 2, 2, clock.Now)
-	steps := []struct {
-		advance time.Duration
-		want    time.Duration
-		wantErr error
-	}{
-		{0, 0, nil},                                 // burst
-		{0, 0, nil},                                 // burst
-		{0, 500 * time.Millisecond, nil},            // first waiter
-		{0, time.Second, nil},                       // second waiter
-		{0, 0, errLimiterBusy},                      // queue full
-		{250 * time.Millisecond, 0, errLimiterBusy}, // still full
-	}
-	for i, s := range steps {
-		clock.Advance(s.advance)
-		got, err := l.reserve(time.Time{})
-		if got != s.want || !errors.Is(err, s.wantErr) {
-			t.Fatalf("step %d: reserve = %v, %v; want %v, %v", i, got, err, s.want, s.wantErr)
+// TestLimiterRoundRobin: tokens go to the waiting clients in turn, not in order of
+// arrival: a client that queued four calls before another client's one gets one token,
+// then the other client, then the rest.
+func TestLimiterRoundRobin(t *testing.T) {
+	l := newLimiter(1, 1, 16, time.Now)
+	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::"), netip.Addr{}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var want []*ticket
+	a1, a2, a3, a4 := l.enqueue(a), l.enqueue(a), l.enqueue(a), l.enqueue(a)
+	b1 := l.enqueue(b)
+	c1, c2 := l.enqueue(c), l.enqueue(c)
+	want = append(want, a1, b1, c1, a2, c2, a3, a4)
+	for i, w := range want {
+		if got := l.pop(); got != w {
+			t.Fatalf("pop %d: got another client's call (order %v)", i, want)
 		}
 	}
-	l.done(false)
-	l.done(false)
-	// 250ms have refilled half a token of the two owed; the next is due 1.25s after that.
-	if got, err := l.reserve(time.Time{}); err != nil || got != 1250*time.Millisecond {
-		t.Fatalf("after waiters left: %v, %v", got, err)
+	if l.waiters != 0 || len(l.ring) != 0 || len(l.queues) != 0 {
+		t.Errorf("after popping everything: %d waiters, ring %v, %d queues", l.waiters, l.ring, len(l.queues))
 	}
-	l.done(false)
-	// A deadline before the turn is refused without taking a token.
-	if _, err := l.reserve(clock.Now().Add(time.Second)); !errors.Is(err, errLimiterBusy) {
-		t.Fatalf("deadline too early: %v", err)
+	// A client that gives up leaves its turn to the others.
+	a1, b1, a2 = l.enqueue(a), l.enqueue(b), l.enqueue(a)
+	l.remove(b, b1)
+	if l.pop() != a1 || l.pop() != a2 || l.waiters != 0 {
+		t.Error("removing a waiter broke the turn order")
 	}
-	clock.Advance(10 * time.Second) // refill caps at the burst
-	for i := range 2 {
-		if got, err := l.reserve(time.Time{}); got != 0 || err != nil {
-			t.Fatalf("refilled token %d: %v, %v", i, got, err)
+}
+
+// TestLimiterClientShare: one client holds at most its share of the queue; another
+// client still gets a place, and the first client's excess calls are refused at once.
+func TestLimiterClientShare(t *testing.T) {
+	l := newLimiter(0.001, 1, 8, time.Now) // one token, then none for a long time
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := l.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	flood := WithClient(ctx, netip.MustParseAddr("192.0.2.1"))
+	other := WithClient(ctx, netip.MustParseAddr("192.0.2.2"))
+	results := make(chan error, 16)
+	for range perClientShare(8) {
+		go func() { results <- l.wait(flood) }()
+	}
+	waitWaiters(t, l, perClientShare(8))
+	for range 3 {
+		if err := l.wait(flood); !errors.Is(err, errLimiterBusy) {
+			t.Fatalf("a call beyond the client's share: %v, want busy", err)
 		}
 	}
-	if got, _ := l.reserve(time.Time{}); got != 500*time.Millisecond {
-		t.Fatalf("burst not capped: wait %v", got)
+	go func() { results <- l.wait(other) }()
+	waitWaiters(t, l, perClientShare(8)+1)
+	cancel()
+	for range perClientShare(8) + 1 {
+		if err := <-results; !errors.Is(err, context.Canceled) {
+			t.Errorf("queued call: %v", err)
+		}
+	}
+}
+
+// waitWaiters polls until n callers wait in l.
+func waitWaiters(t *testing.T, l *limiter, n int) {
+	t.Helper()
+	for range 5000 {
+		l.mu.Lock()
+		w := l.waiters
+		l.mu.Unlock()
+		if w == n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("never %d waiters", n)
+}
+
+// TestLimiterDeadline: a caller whose deadline comes before its turn is refused at
+// once, without a place in the queue.
+func TestLimiterDeadline(t *testing.T) {
+	l := newLimiter(1, 1, 8, time.Now)
+	if err := l.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if err := l.wait(ctx); !errors.Is(err, errLimiterBusy) {
+		t.Errorf("wait with a deadline before the next token: %v, want busy", err)
+	}
+	if l.waiters != 0 {
+		t.Errorf("%d waiters after a refusal", l.waiters)
 	}
 }
 
@@ -89,7 +139,7 @@ func TestLimiterWait(t *testing.T) {
 	tokens, waiters := slow.tokens, slow.waiters
 	slow.mu.Unlock()
 	if waiters != 0 || tokens < -0.01 {
-		t.Errorf("after cancel: waiters %d tokens %.3f; want the token handed back", waiters, tokens)
+		t.Errorf("after cancel: waiters %d tokens %.3f", waiters, tokens)
 	}
 	cctx, cancel = context.WithCancel(ctx)
 	cancel()
@@ -115,5 +165,50 @@ func TestCacheEviction(t *testing.T) {
 	c.put("a", cacheEntry[int]{val: 10})
 	if e, _ := c.get("a"); e.val != 10 || c.len() != 2 {
 		t.Errorf("overwrite: %v, len %d", e.val, c.len())
+	}
+}
+
+// TestDirectoryBudgetSharedFairly: one client sends more uncached searches than the
+// Directory's budget can take; the excess is refused at once (search_failed with a
+// Retry-After), and another client's search, sent afterwards, still gets its turn and
+// is answered. Before, the flood filled the whole queue and the other client's search
+// was refused.
+func TestDirectoryBudgetSharedFairly(t *testing.T) {
+	n := startNet(t, 60)
+	l, _ := newLive(t, n, func(c *Config) {
+		c.DirectoryRate, c.DirectoryBurst, c.DirectoryQueue = 2, 1, 8
+		c.SearchTimeout = 20 * time.Second
+	})
+	flood := WithClient(t.Context(), netip.MustParseAddr("192.0.2.1"))
+	other := WithClient(t.Context(), netip.MustParseAddr("192.0.2.2"))
+	const sent = 12
+	results := make(chan error, sent)
+	for i := range sent {
+		go func() {
+			_, _, err := l.Search(flood, SearchQuery{Q: fmt.Sprintf("flood query %d", i)})
+			results <- err
+		}()
+	}
+	// Every flood search has been let through, queued or refused.
+	refused := 0
+	for range sent - 1 - perClientShare(8) {
+		err := <-results
+		if ErrorCode(err) != CodeSearchFailed {
+			t.Fatalf("a flood search beyond the client's share: %v, want search_failed", err)
+		}
+		var re *Error
+		if errors.As(err, &re) && re.RetryAfter <= 0 {
+			t.Errorf("a refused search has no Retry-After: %v", err)
+		}
+		refused++
+	}
+	waitWaiters(t, l.dirLimit, perClientShare(8))
+	if _, _, err := l.Search(other, SearchQuery{Q: "another client"}); err != nil {
+		t.Fatalf("the other client's search: %v", err)
+	}
+	for range sent - refused {
+		if err := <-results; err != nil {
+			t.Errorf("a flood search within the client's share: %v", err)
+		}
 	}
 }

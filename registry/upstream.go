@@ -69,7 +69,8 @@ func refused(err error) bool {
 		errors.As(err, &co) || errors.As(err, &busy) || errors.Is(err, errLimiterBusy)
 }
 
-// retryAfter returns the wait a refusal in err's chain suggests, or 0.
+// retryAfter returns the wait a refusal in err's chain suggests (an open circuit
+// breaker, a full SMP host, a full Directory queue), or 0.
 func retryAfter(err error) time.Duration {
 	var co *circuitOpenError
 	var busy *hostBusyError
@@ -77,6 +78,8 @@ func retryAfter(err error) time.Duration {
 	case errors.As(err, &co):
 		return co.retryAfter
 	case errors.As(err, &busy):
+		return busyRetryAfter
+	case errors.Is(err, errLimiterBusy):
 		return busyRetryAfter
 	}
 	return 0

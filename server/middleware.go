@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 type ctxKey int
@@ -72,7 +74,9 @@ func (s *Server) edge(next http.Handler) http.Handler {
 			h[hv.key] = hv.value
 		}
 		h["X-Request-Id"] = []string{id}
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		// The client rides along so that the registry shares the Directory's budget
+		// fairly between clients (registry.WithClient).
+		r = r.WithContext(registry.WithClient(context.WithValue(r.Context(), requestIDKey, id), clientKey(r, s.trustedProxies)))
 		rec := &recorder{ResponseWriter: w, metrics: s.metrics}
 		// Deferred, so that a stream aborted by a panic is no longer counted open.
 		defer rec.endStream()
