@@ -61,8 +61,8 @@ type Client struct {
 // empty result is a Result with no matches, not an error. Errors are *Error values:
 // ErrBadQuery when q fails Validate or the Directory answers 400 (Err carries its
 // message), ErrRateLimited on 429 (with a *RateLimitError), ErrUnavailable for an
-// invalid Base, network failures, timeouts, a cancelled ctx, 5xx and any other status,
-// malformed JSON, or a body larger than MaxBody.
+// invalid Base, network failures, timeouts, a cancelled ctx, an HTTP redirect (never
+// followed), 5xx and any other status, malformed JSON, or a body larger than MaxBody.
 func (c *Client) Search(ctx context.Context, q Query) (*Result, error) {
 	params, err := q.Values()
 	if err != nil {
@@ -89,11 +89,7 @@ func (c *Client) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	req.Header.Set("User-Agent", ua)
 
-	hc := c.HTTP
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	resp, err := hc.Do(req)
+	resp, err := c.httpClient().Do(req)
 	if err != nil {
 		return nil, unavailable(0, err)
 	}
@@ -117,9 +113,34 @@ func (c *Client) Search(ctx context.Context, q Query) (*Result, error) {
 		// A body we cannot read still means the query was refused.
 		body, _ := readBody(resp, maxErrorBody)
 		return nil, badQuery(resp.StatusCode, errors.New(errorMessage(body)))
+	case resp.StatusCode >= 300 && resp.StatusCode <= 399:
+		return nil, unavailable(resp.StatusCode, fmt.Errorf("HTTP redirects are not followed (%s to %q): the Directory's search answers directly", resp.Status, redactLocation(resp.Header.Get("Location"))))
 	default:
 		return nil, unavailable(resp.StatusCode, fmt.Errorf("unexpected HTTP status %s", resp.Status))
 	}
+}
+
+// httpClient returns a copy of c.HTTP (or http.DefaultClient) that never follows HTTP
+// redirects: the search API answers directly, and a redirect could lead the request
+// anywhere, an internal address included.
+func (c *Client) httpClient() *http.Client {
+	hc := http.DefaultClient
+	if c.HTTP != nil {
+		hc = c.HTTP
+	}
+	cp := *hc
+	cp.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &cp
+}
+
+// redactLocation drops the user info and query of a Location, for messages and logs.
+func redactLocation(loc string) string {
+	u, err := url.Parse(loc)
+	if err != nil {
+		return "(unparsable)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
 
 // endpoint validates Base once per call so that a mis-configured base is reported as

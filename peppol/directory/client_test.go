@@ -396,3 +396,33 @@ func chunked(body []byte) http.HandlerFunc {
 		}
 	}
 }
+
+// TestSearchRefusesRedirects: a redirect is never followed, wherever it points (here a
+// loopback listener that counts who arrives), with a client of the caller's own too;
+// the caller's client is not changed.
+func TestSearchRefusesRedirects(t *testing.T) {
+	var lured atomic.Int64
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { lured.Add(1) }))
+	defer target.Close()
+	for _, code := range []int{301, 302, 307, 308} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, target.URL+"/admin?token=secret", code)
+		}))
+		for _, hc := range []*http.Client{nil, {}} {
+			c := &Client{Base: srv.URL, HTTP: hc}
+			_, err := c.Search(t.Context(), Query{Q: "acme"})
+			var de *Error
+			if !errors.Is(err, ErrUnavailable) || !errors.As(err, &de) || de.Status != code ||
+				!strings.Contains(err.Error(), "redirects are not followed") || strings.Contains(err.Error(), "secret") {
+				t.Errorf("%d: %v", code, err)
+			}
+			if hc != nil && hc.CheckRedirect != nil {
+				t.Error("the caller's client was changed")
+			}
+		}
+		srv.Close()
+	}
+	if n := lured.Load(); n != 0 {
+		t.Errorf("%d requests followed a redirect", n)
+	}
+}
