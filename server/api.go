@@ -154,18 +154,18 @@ func (s *Server) table() []route {
 				{Status: http.StatusOK, Description: "A JSON-RPC response.", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
 				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
 				{Status: http.StatusAccepted, Description: "A notification or response was accepted."},
-				{Status: http.StatusBadRequest, Description: "A JSON-RPC error response (the body is not JSON-RPC: parse error, invalid request).", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
 			}, mcpTransportErrors()...),
 			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
 		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
 			Summary:     "MCP server-to-client event stream",
-			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id`), on which the server may send requests and notifications.",
+			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id` of a live session this server started), on which the server may send requests and notifications. " +
+				"The stream carries a heartbeat every 25 s and ends after 30 minutes (reconnect); a client may hold 4 streams at once and the server 512 (503 service_unavailable beyond, and while shutting down).",
 			Responses: append([]discovery.Response{
 				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
 			}, mcpTransportErrors()...),
-			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed, CodeUnavailable},
 		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodDelete, Path: mcpPath, OperationID: "mcpEndSession", Tag: "mcp",
@@ -278,14 +278,17 @@ func (s *Server) table() []route {
 
 func ptr[T any](v T) *T { return &v }
 
-// mcpTransportErrors are the refusals of the MCP transport itself (mcp-go), in plain
-// text: a request the transport cannot take (no or wrong Content-Type, no session
-// id) and a session it does not know.
+// mcpTransportErrors are the refusals of the MCP transport itself, as JSON-RPC errors
+// of fixed wording: a request the transport cannot take (not one JSON object, a batch,
+// an id that is no string or number, wrong Content-Type, no session id), a session it
+// did not mint or that ended, and a body over 1 MiB.
 func mcpTransportErrors() []discovery.Response {
-	text := &jsonschema.Schema{Type: "string"}
+	rpc := &jsonschema.Schema{Type: "object", Required: []string{"jsonrpc", "error"},
+		Description: "a JSON-RPC 2.0 error: {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"…\"}}"}
 	return []discovery.Response{
-		{Status: http.StatusBadRequest, Description: "The transport refused the request: wrong Content-Type, missing Mcp-Session-Id.", MediaType: "text/plain", Schema: text},
-		{Status: http.StatusNotFound, Description: "The session is unknown or ended: start a new one with initialize.", MediaType: "text/plain", Schema: text},
+		{Status: http.StatusBadRequest, Description: "The transport refused the request: not one JSON-RPC object (-32700), a batch, an id that is not a string or number, wrong Content-Type, missing Mcp-Session-Id (-32600).", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusNotFound, Description: "The session is unknown (this server did not mint it), idled out or was ended with DELETE: start a new one with initialize.", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than 1 MiB.", MediaType: "application/json", Schema: rpc},
 	}
 }
 

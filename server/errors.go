@@ -30,6 +30,9 @@ const (
 	// CodeUnauthorized answers a request without a valid bearer token on an endpoint
 	// that needs one (401, with WWW-Authenticate). No endpoint needs one yet.
 	CodeUnauthorized registry.Code = "unauthorized"
+	// CodeUnavailable answers a request the service cannot take now: it is shutting
+	// down, or at a global limit (503, with Retry-After).
+	CodeUnavailable registry.Code = "service_unavailable"
 	// CodeInternal answers a bug or an unexpected failure (500); its message never
 	// carries the cause.
 	CodeInternal registry.Code = "internal_error"
@@ -72,6 +75,8 @@ var errorTable = map[registry.Code]errorSpec{
 	CodeRateLimited: {http.StatusTooManyRequests, "no-store",
 		"this client (its IP address, an IPv6 client's /64) made more requests to the endpoint's class (REST API, /ask or /mcp) than its rate limit allows; RateLimit-Policy names the limit",
 		"wait Retry-After seconds, then retry; pace requests by the RateLimit header (r requests left, full again in t seconds)"},
+	CodeUnavailable: {http.StatusServiceUnavailable, "no-store",
+		"the service is shutting down, or at a global limit (e.g. of open MCP event streams)", "retry after Retry-After seconds; another instance may answer"},
 	registry.CodeLookupFailed: {http.StatusBadGateway, "no-store",
 		"the Peppol network (SML DNS, the SMP or the Directory) failed during a lookup", "retry with exponential backoff"},
 	registry.CodeSearchFailed: {http.StatusBadGateway, "no-store",

@@ -146,7 +146,7 @@ func hostileCases() []hostileCase {
 		{"ask: nested within 8 KiB", ask(`{"query":` + nested(4000) + `}`), 400, registry.CodeInvalidRequest, 0},
 		{"ask: nested prefer", ask(`{"query":"acme","prefer":` + strings.Repeat(`{"a":`, 1000) + "1" + strings.Repeat("}", 1000) + `}`), 200, "", 0},
 		// /mcp.
-		{"mcp: body over 1 MiB", mcp(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("a", 1<<20) + `"}}`), 400, "", 0},
+		{"mcp: body over 1 MiB", mcp(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"` + strings.Repeat("a", 1<<20) + `"}}`), 413, "", 0},
 		{"mcp: nested 10k levels", mcp(`{"jsonrpc":"2.0","id":1,"method":"ping","params":` + nested(nestingDepth) + `}`), 400, "", 0},
 		// Decoded (bad bytes become U+FFFD) into a method that needs a session.
 		{"mcp: invalid UTF-8", mcp("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\xfe\"}"), 404, "", 0},

@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -10,6 +14,8 @@ import (
 	"time"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // maxMCPBody bounds a request body on /mcp. A JSON-RPC message of these tools is a
@@ -156,20 +162,27 @@ func onLoopback(r *http.Request) bool {
 	return ok && tcp.IP.IsLoopback()
 }
 
-// mcpSessionIdleTTL is how long an MCP session's state (its log level) is kept after
-// its last request. Session ids are minted without server-side storage, so without a
-// limit every id a client makes up would be kept forever.
+// mcpSessionIdleTTL is how long an MCP session (its id and state, e.g. its log level)
+// is kept after its last request.
 const mcpSessionIdleTTL = 30 * time.Minute
 
 // mcpHandler serves MCP's streamable HTTP transport at /mcp behind the guard. mcp-go's
 // own localhost check is off: the guard does it, and also lets a reverse proxy's host
 // through when the operator names it. The server's write timeout is lifted for GET,
 // the long-lived event stream; POST answers are bounded by the registry's deadlines.
-// Close stops the transport's session sweeper.
+// Close stops the transport's session sweeper. Only session ids this server minted are
+// valid (mcpSessions); a GET event stream needs one, gets a heartbeat, ends after
+// mcpStreamLifetime and counts against per-client and global caps (mcpStreams); POST
+// bodies are checked before mcp-go reads them and its errors are rewritten to fixed
+// JSON-RPC errors (mcpwire.go).
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
+	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, time.Now)
+	s.mcpStreams = newMCPStreams(maxMCPStreamsPerClient, maxMCPStreams)
 	h := mcpserver.NewStreamableHTTPServer(m,
 		mcpserver.WithDisableLocalhostProtection(true),
+		mcpserver.WithSessionIdManager(s.mcpSessions),
 		mcpserver.WithSessionIdleTTL(mcpSessionIdleTTL),
+		mcpserver.WithHeartbeatInterval(mcpHeartbeat),
 		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp")))
 	s.mcpHTTP = h
 	return s.adapt(func(w http.ResponseWriter, r *http.Request) error {
@@ -194,10 +207,74 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 			return nil
 		}
 		if r.Method == http.MethodGet {
-			_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+			done, err := s.openMCPStream(w, r)
+			if err != nil || done == nil {
+				return err
+			}
+			defer done.finish()
+			r = done.r
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxMCPBody)
-		h.ServeHTTP(w, r)
+		if r.Method == http.MethodPost {
+			r.Body = http.MaxBytesReader(w, r.Body, maxMCPBody)
+			body, ok := readMCPBody(w, r)
+			if !ok {
+				return nil
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		ew := &mcpErrorWriter{ResponseWriter: w}
+		h.ServeHTTP(ew, r)
+		ew.finish()
 		return nil
 	})
+}
+
+// openedStream is a GET /mcp event stream admitted by openMCPStream: r carries its
+// bounded context; finish releases its place.
+type openedStream struct {
+	r      *http.Request
+	cancel context.CancelFunc
+	done   func()
+}
+
+func (o *openedStream) finish() {
+	o.cancel()
+	o.done()
+}
+
+// openMCPStream admits a GET /mcp event stream: it needs the Mcp-Session-Id of a live
+// session this server minted (404 otherwise, as the MCP transport says for unknown
+// sessions), a place under the client's and the global caps (503
+// service_unavailable, with Retry-After), and it ends after mcpStreamLifetime or when
+// the server drains. The write deadline is lifted for it. A nil result with a nil error
+// means the answer has been written.
+func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedStream, error) {
+	id := r.Header.Get("Mcp-Session-Id")
+	if id == "" {
+		writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "GET /mcp opens the event stream of a session: send the Mcp-Session-Id that initialize returned")
+		return nil, nil
+	}
+	if terminated, err := s.mcpSessions.Validate(id); err != nil || terminated {
+		writeJSONRPCError(w, http.StatusNotFound, jsonrpcInvalidRequest, statusMessage(http.StatusNotFound))
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), mcpStreamLifetime)
+	done, err := s.mcpStreams.open(clientKey(r, s.trustedProxies), cancel)
+	if err != nil {
+		cancel()
+		if errors.Is(err, errStreamsClient) {
+			return nil, &registry.Error{Code: CodeUnavailable, Message: fmt.Sprintf("this client already has %d open MCP event streams, the most one client may hold; close one, or retry later", maxMCPStreamsPerClient), RetryAfter: 30 * time.Second}
+		}
+		return nil, &registry.Error{Code: CodeUnavailable, Message: "no MCP event stream can be opened now (the server is at its limit or shutting down); retry later", RetryAfter: 5 * time.Second}
+	}
+	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	return &openedStream{r: r.WithContext(ctx), cancel: cancel, done: done}, nil
+}
+
+// BeginShutdown ends the open MCP event streams and refuses new ones, so that an HTTP
+// server's Shutdown does not wait for them; call it first when the service stops.
+func (s *Server) BeginShutdown() {
+	if s.mcpStreams != nil {
+		s.mcpStreams.drain()
+	}
 }

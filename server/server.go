@@ -102,8 +102,11 @@ type Server struct {
 	ids     *idSource
 	fixed   []headerValue
 	mcpHTTP *mcpserver.StreamableHTTPServer
-	metrics *Metrics
-	mirror  func() MirrorStatus
+	// mcpSessions and mcpStreams are /mcp's sessions and open event streams.
+	mcpSessions *mcpSessions
+	mcpStreams  *mcpStreams
+	metrics     *Metrics
+	mirror      func() MirrorStatus
 	// metricsPage serves /metrics.
 	metricsPage http.Handler
 	// limitREST, limitAsk and limitMCP are the rate limits by class; nil means none.

@@ -70,6 +70,8 @@ type config struct {
 	// live Directory fails, mirrorRefresh how often serve syncs it (0 never).
 	mirrorPath                                    string
 	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh time.Duration
+	// drainDelay is how long serve answers /readyz 503 before it stops listening.
+	drainDelay time.Duration
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -99,6 +101,7 @@ type flagValues struct {
 	rateLimitExempt                                     string
 	mirror                                              string
 	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh       time.Duration
+	drainDelay                                          time.Duration
 }
 
 // newFlagSet returns the flags of cmd: the upstream flags for both commands, the
@@ -120,6 +123,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.mcpRateLimit, "mcp-rate-limit", "20/s,burst=40", "requests per client to /mcp, a `rate` as for -rate-limit")
 		fs.StringVar(&v.rateLimitExempt, "rate-limit-exempt", "127.0.0.0/8,::1", "`clients` no rate limit applies to, IP addresses or CIDR prefixes, comma-separated; none for no exception. Loopback by default: tools on the same host, and a local reverse proxy without -trust-proxy, which would otherwise put every client in one bucket")
 		fs.DurationVar(&v.mirrorRefresh, "mirror-refresh", 0, "how often to download the Directory's export and rebuild the -mirror index while serving, a `duration` such as 24h (the Directory rebuilds it daily and allows 3 downloads a day); 0 never (run 'peppolgate mirror sync' yourself)")
+		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way)")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
@@ -218,6 +222,10 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 			return c, usagef("-trust-proxy: %v", err)
 		}
 		c.trustedProxies = proxies
+		if v.drainDelay < 0 || v.drainDelay > time.Minute {
+			return c, usagef("-drain-delay must be between 0 and 1m, e.g. 5s; got %v", v.drainDelay)
+		}
+		c.drainDelay = v.drainDelay
 		if !strings.EqualFold(strings.TrimSpace(v.rateLimitExempt), "none") {
 			if c.rateLimitExempt, err = parseProxies(v.rateLimitExempt); err != nil {
 				return c, usagef("-rate-limit-exempt: %v", err)

@@ -226,8 +226,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 25 {
-			t.Errorf("%d flags, want 25", n)
+		if n != 26 {
+			t.Errorf("%d flags, want 26", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {
@@ -493,5 +493,86 @@ func TestServeDemo(t *testing.T) {
 	}
 	if _, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), time.Second); err == nil {
 		t.Error("still accepting connections after shutdown")
+	}
+}
+
+// TestShutdownWithOpenEventStream: serve with an open GET /mcp event stream stops on
+// cancellation (SIGTERM) at once and exits 0: /readyz answers 503 during -drain-delay,
+// the stream is ended before the server drains instead of holding Shutdown until its
+// timeout (then exit 1).
+func TestShutdownWithOpenEventStream(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	ready := make(chan string, 1)
+	p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
+		listening: func(_ net.Addr, base string) { ready <- base }}
+	done := make(chan int, 1)
+	go func() {
+		done <- p.run(ctx, []string{"serve", "-network", "demo", "-networks", "demo", "-addr", "127.0.0.1:0", "-drain-delay", "1s"})
+	}()
+	var base string
+	select {
+	case base = <-ready:
+	case code := <-done:
+		t.Fatalf("exited %d before listening: %s", code, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("not listening after 30s")
+	}
+	post := func(session, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		return resp
+	}
+	resp := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != 200 || session == "" {
+		t.Fatalf("initialize: %d", resp.StatusCode)
+	}
+	post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != 200 {
+		t.Fatalf("GET /mcp: %v %v", stream, err)
+	}
+	ended := make(chan struct{})
+	go func() { io.Copy(io.Discard, stream.Body); stream.Body.Close(); close(ended) }()
+
+	cancel() // SIGTERM
+	select {
+	case <-ended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event stream was not ended at shutdown")
+	}
+	// During -drain-delay the server still answers, not ready.
+	r, err := http.Get(base + "/readyz")
+	if err != nil {
+		t.Fatalf("/readyz during the drain delay: %v", err)
+	}
+	r.Body.Close()
+	if r.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("/readyz during the drain delay: %d, want 503", r.StatusCode)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, want 0: %s", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve did not stop within 15s of SIGTERM with an event stream open")
 	}
 }

@@ -364,7 +364,18 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		return fmt.Errorf("serving: %w", err)
 	case <-ctx.Done():
 	}
+	// Not ready first, so that a load balancer stops sending (for -drain-delay), and the
+	// MCP event streams, which would otherwise hold Shutdown until its timeout, end.
 	draining.Store(true)
+	handler.BeginShutdown()
+	if cfg.drainDelay > 0 {
+		log.Info("not ready; waiting before closing the listener", "drain_delay", cfg.drainDelay.String())
+		select {
+		case <-time.After(cfg.drainDelay):
+		case err := <-serveErr:
+			return fmt.Errorf("serving: %w", err)
+		}
+	}
 	log.Info("shutting down, draining in-flight requests", "timeout", shutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
