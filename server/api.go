@@ -159,7 +159,7 @@ func (s *Server) table() []route {
 		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
-			Summary:     "MCP server-to-client event stream",
+			Summary: "MCP server-to-client event stream",
 			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id` of a live session this server started), on which the server may send requests and notifications. " +
 				"The stream carries a heartbeat every 25 s and ends after 30 minutes (reconnect); a client may hold 4 streams at once and the server 512 (503 service_unavailable beyond, and while shutting down).",
 			Responses: append([]discovery.Response{
