@@ -11,15 +11,46 @@ import (
 // baseURLPlaceholder is what llms.txt writes where the service's public URL goes.
 const baseURLPlaceholder = "{base_url}"
 
+// networkPlaceholder is what llms.txt writes where the network parameter of the
+// lookups is described, when the service offers a choice of networks.
+const networkPlaceholder = "{network_param}"
+
 // LLMsTxt returns the repository's llms.txt with every {base_url} replaced by
-// api.BaseURL. It returns documentBase's error: every link must be absolute, since
-// llms.txt readers fetch the file from anywhere.
+// api.BaseURL, and {network_param} by " (each with an optional network=a|b)" naming the
+// networks the service offers (the enum of the endpoints' network parameter), or by
+// nothing when it offers no choice. It returns documentBase's error: every link must
+// be absolute, since llms.txt readers fetch the file from anywhere.
 func LLMsTxt(api API) ([]byte, error) {
 	base, err := documentBase(api)
 	if err != nil {
 		return nil, err
 	}
-	return []byte(strings.ReplaceAll(peppolgate.LLMsTxt, baseURLPlaceholder, base)), nil
+	network := ""
+	if names := offeredNetworks(api); len(names) > 0 {
+		network = " (each with an optional network=" + strings.Join(names, "|") + ")"
+	}
+	out := strings.ReplaceAll(peppolgate.LLMsTxt, baseURLPlaceholder, base)
+	return []byte(strings.ReplaceAll(out, networkPlaceholder, network)), nil
+}
+
+// offeredNetworks is the enum of the first "network" query parameter of api's
+// endpoints: the networks a request may pick.
+func offeredNetworks(api API) []string {
+	for _, e := range api.Endpoints {
+		for _, p := range e.Params {
+			if p.Name != "network" || p.In != "query" || p.Schema == nil {
+				continue
+			}
+			var names []string
+			for _, v := range p.Schema.Enum {
+				if s, ok := v.(string); ok {
+					names = append(names, s)
+				}
+			}
+			return names
+		}
+	}
+	return nil
 }
 
 // documentBase returns api.BaseURL without a trailing slash, ready for paths to be

@@ -226,8 +226,8 @@ func (s *Server) adapt(h handlerFunc) http.HandlerFunc {
 
 func (s *Server) routeNotFound(w http.ResponseWriter, r *http.Request) error {
 	return apiError(CodeRouteNotFound, fmt.Sprintf(
-		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/search?q=, POST %s/ask and MCP at %s/mcp",
-		quotePath(r.URL.Path), s.baseURL, s.baseURL, s.baseURL, s.baseURL))
+		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/participant/{participantId}/services, GET %s/api/v1/search?q=, POST %s/ask and MCP at %s/mcp (all of them: %s/openapi.json)",
+		quotePath(r.URL.Path), s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL))
 }
 
 // allMethods are the methods probed to build the Allow header of a 405.

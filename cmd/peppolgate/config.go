@@ -468,10 +468,12 @@ func printUsage(w io.Writer) {
        peppolgate mirror import|sync [flags] (see 'peppolgate mirror -h')
 
 peppolgate answers Peppol participant lookups and directory searches as JSON and over MCP:
-  GET /api/v1/participant/{participantId}   e.g. /api/v1/participant/0208:0677424046
-  GET /api/v1/search?q=&country=            e.g. /api/v1/search?q=BE0677424046
-  POST /ask  {"query": "..."}               questions in plain language, JSON or server-sent events
-  POST /mcp                                 MCP (streamable HTTP): lookup_participant, search_directory
+  GET /api/v1/participant/{participantId}            e.g. /api/v1/participant/0208:0677424046
+  GET /api/v1/participant/{participantId}/services   every document type, process and endpoint
+  GET /api/v1/search?q=&country=                     e.g. /api/v1/search?q=BE0677424046
+  POST /ask  {"query": "..."}                        questions in plain language, JSON or server-sent events
+  POST /mcp                                          MCP (streamable HTTP): lookup_participant,
+                                                     get_participant_services, search_directory
 Try it offline with: peppolgate -network demo
 
 Commands:

@@ -58,7 +58,7 @@ func printDemoBanner(w io.Writer, n, test *netsim.Network, baseURL string) {
 	}
 	fmt.Fprintf(w, "  with lookup warnings, e.g. an expired access point certificate or deprecated document types\n")
 	for _, id := range []string{netsim.KnownCertExpired, netsim.KnownDeprecatedDocType} {
-		fmt.Fprintf(w, "    %s/api/v1/participant/%s\n", baseURL, id)
+		fmt.Fprintf(w, "    curl -s %s/api/v1/participant/%s\n", baseURL, id)
 	}
 	if test != nil {
 		fmt.Fprintf(w, "  on the simulated test network, a participant production does not have\n    curl -s '%s/api/v1/participant/%s?network=test'\n",

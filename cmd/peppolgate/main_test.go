@@ -466,8 +466,8 @@ func TestServeDemo(t *testing.T) {
 			t.Errorf("banner lacks %q:\n%s", want, banner)
 		}
 	}
-	if strings.Count(banner, "curl -s") != 6 {
-		t.Errorf("banner has %d commands, want 6", strings.Count(banner, "curl -s"))
+	if strings.Count(banner, "curl -s") != 8 {
+		t.Errorf("banner has %d commands, want 8", strings.Count(banner, "curl -s"))
 	}
 	// The simulated test network answers with ?network=test, and only there.
 	code, body = get("/api/v1/participant/" + netsim.TestKnownInvoice + "?network=test")

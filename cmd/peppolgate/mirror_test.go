@@ -94,10 +94,16 @@ func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
 // ends and returns its base URL and its stderr.
 func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
 	t.Helper()
+	return startServeWith(t, &syncBuffer{}, args...)
+}
+
+// startServeWith is startServe with the command's stdout in stdout.
+func startServeWith(t *testing.T, stdout *syncBuffer, args ...string) (string, *syncBuffer) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	var stdout, stderr syncBuffer
+	var stderr syncBuffer
 	ready := make(chan string, 1)
-	p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
+	p := program{stdout: stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
 		listening: func(_ net.Addr, base string) { ready <- base }}
 	done := make(chan int, 1)
 	go func() {
