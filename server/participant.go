@@ -58,7 +58,10 @@ func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
 // network). It returns a *registry.Error with CodeInvalidRequest, naming the offered
 // networks, for a network that is unknown or not offered (tools.ParseNetwork).
 func (s *Server) network(r *http.Request) (registry.Registry, string, error) {
-	raw, _ := queryValue(r.URL.RawQuery, "network")
+	raw, _, err := queryValue(r.URL.RawQuery, "network")
+	if err != nil {
+		return nil, "", err
+	}
 	if s.nets == nil {
 		if _, err := tools.ParseNetwork(raw, nil); err != nil {
 			return nil, "", err

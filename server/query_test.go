@@ -2,16 +2,21 @@ package server
 
 import (
 	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 var queryCases = []string{
 	"", "q=acme", "q=", "q", "q=a&q=b", "country=BE&q=x+y", "q=%C3%BCller", "q=%zz&q=ok",
 	"q=a;b&q=c", "%71=encoded-key", "q=a%26b&country=no", "&&q=1&&", "x=1&country=%2", "country=be;q=1",
-	"q=%", "q=a=b=c",
+	"q=%", "q=a=b=c", "q=%%", "q=acme;corp", "q=acme%3Bcorp", "q=ok&q=%zz",
 }
 
-// queryValue must agree with url.ParseQuery, which it replaces on the hot path.
+// queryValue must agree with url.ParseQuery, which it replaces on the hot path, but
+// for two things it does on purpose: ';' is an ordinary character, and a value of the
+// key that does not decode is an error rather than skipped.
 func TestQueryValue(t *testing.T) {
 	for _, raw := range queryCases {
 		for _, key := range []string{"q", "country"} {
@@ -29,10 +34,35 @@ func FuzzQueryValue(f *testing.F) {
 
 func checkQueryValue(t *testing.T, raw, key string) {
 	t.Helper()
-	v, _ := url.ParseQuery(raw)
+	v, perr := url.ParseQuery(strings.ReplaceAll(raw, ";", "%3B"))
 	want, wantOK := v[key]
-	got, ok := queryValue(raw, key)
+	got, ok, err := queryValue(raw, key)
+	if err != nil {
+		if perr == nil || !ok {
+			t.Errorf("queryValue(%q, %q): %v, but url.ParseQuery decodes it", raw, key, err)
+		}
+		return
+	}
 	if ok != wantOK || (ok && got != want[0]) {
 		t.Errorf("queryValue(%q, %q) = %q, %v; url.ParseQuery gives %q", raw, key, got, ok, want)
+	}
+}
+
+// TestSearchQueryErrors: a q that is not valid percent-encoding is a 400 saying so,
+// never "q is required"; a ';' is part of q.
+func TestSearchQueryErrors(t *testing.T) {
+	for raw, want := range map[string]string{
+		"q=%%":          "q is not valid percent-encoding",
+		"q=acme%zzcorp": "q is not valid percent-encoding",
+		"country=%":     "country is not valid percent-encoding",
+	} {
+		_, err := parseSearchQuery(raw)
+		if registry.ErrorCode(err) != registry.CodeInvalidRequest || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want invalid_request saying %q", raw, err, want)
+		}
+	}
+	q, err := parseSearchQuery("q=acme;corp")
+	if err != nil || q.Q != "acme;corp" {
+		t.Errorf("q=acme;corp: %+v %v", q, err)
 	}
 }

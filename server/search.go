@@ -51,19 +51,27 @@ func sharedSearch(res *registry.SearchResult) bool {
 // parseSearchQuery reads q and country from the raw query string and validates them
 // as every adapter does (tools.ParseSearch).
 func parseSearchQuery(rawQuery string) (registry.SearchQuery, error) {
-	q, ok := queryValue(rawQuery, "q")
-	country, _ := queryValue(rawQuery, "country")
+	q, ok, err := queryValue(rawQuery, "q")
+	if err != nil {
+		return registry.SearchQuery{}, err
+	}
+	country, _, err := queryValue(rawQuery, "country")
+	if err != nil {
+		return registry.SearchQuery{}, err
+	}
 	return tools.ParseSearch(q, ok, country)
 }
 
 // queryValue returns the first value of key in rawQuery, and whether key is there,
-// exactly as url.ParseQuery(rawQuery)[key] would (pairs that do not decode or contain
-// ';' are skipped), without building the map of every parameter on each request.
-func queryValue(rawQuery, key string) (string, bool) {
+// without building the map of every parameter on each request. Unlike url.ParseQuery,
+// a ';' is an ordinary character ("acme;corp" is searched as typed, not dropped), and a
+// value of key that is not valid percent-encoding ("%%", "%zz") is an invalid_request
+// error saying so, not a missing parameter.
+func queryValue(rawQuery, key string) (string, bool, error) {
 	for rawQuery != "" {
 		var pair string
 		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		if pair == "" || strings.Contains(pair, ";") {
+		if pair == "" {
 			continue
 		}
 		k, v, _ := strings.Cut(pair, "=")
@@ -72,9 +80,10 @@ func queryValue(rawQuery, key string) (string, bool) {
 			continue
 		}
 		if v, err = url.QueryUnescape(v); err != nil {
-			continue
+			return "", true, &registry.Error{Code: registry.CodeInvalidRequest,
+				Message: key + " is not valid percent-encoding (a '%' must be followed by two hex digits; write % itself as %25)"}
 		}
-		return v, true
+		return v, true, nil
 	}
-	return "", false
+	return "", false, nil
 }

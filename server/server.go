@@ -246,9 +246,12 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error 
 			allow = append(allow, m)
 		}
 	}
-	if len(allow) > 0 {
-		w.Header().Set("Allow", strings.Join(allow, ", "))
+	if len(allow) == 0 {
+		// No method is served there: the path does not exist (chi answers 405 for an
+		// unknown method on any path).
+		return s.routeNotFound(w, r)
 	}
+	w.Header().Set("Allow", strings.Join(allow, ", "))
 	return apiError(CodeMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s; allowed: %s",
 		quotePath(r.Method), quotePath(r.URL.Path), strings.Join(allow, ", ")))
 }

@@ -438,6 +438,11 @@ func TestRoutingErrors(t *testing.T) {
 		{"DELETE", "/api/v1/search?q=ab", 405, CodeMethodNotAllowed, "GET, HEAD, OPTIONS"},
 		{"PUT", "/healthz", 405, CodeMethodNotAllowed, "GET, HEAD, OPTIONS"},
 		{"POST", "/nowhere", 404, CodeRouteNotFound, ""},
+		// A method nothing serves, on a path that does not exist: 404, never a 405
+		// with an empty Allow.
+		{"PROPFIND", "/nowhere", 404, CodeRouteNotFound, ""},
+		{"BREW", "/api/v1/nope", 404, CodeRouteNotFound, ""},
+		{"PROPFIND", "/api/v1/search?q=ab", 405, CodeMethodNotAllowed, "GET, HEAD, OPTIONS"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
