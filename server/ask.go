@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -75,6 +76,17 @@ func readAsk(w http.ResponseWriter, r *http.Request) (query string, streaming bo
 		return "", false, apiError(CodeUnsupportedMediaType, fmt.Sprintf(
 			"POST /ask takes a JSON body (Content-Type: application/json), not %s", quotePath(ct)))
 	}
+	// The body is a few hundred bytes: compressing it gains nothing, and decompressing
+	// would let a small body expand without bound.
+	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
+		return "", false, apiError(CodeUnsupportedMediaType, fmt.Sprintf(
+			"POST /ask takes an uncompressed body (at most %d bytes); send it without Content-Encoding, not %s", maxAskBody, quotePath(ce)))
+	}
+	// Refused before reading, so that a client sending Expect: 100-continue is not told
+	// to go on with a body that will not be read.
+	if r.ContentLength > maxAskBody {
+		return "", false, apiError(registry.CodeInvalidRequest, fmt.Sprintf("the request body is over %d bytes; send {\"query\": \"...\"} with at most %d characters", maxAskBody, nlq.MaxQueryLength))
+	}
 	body, rerr := io.ReadAll(http.MaxBytesReader(w, r.Body, maxAskBody))
 	var mbe *http.MaxBytesError
 	switch {
@@ -97,6 +109,11 @@ func readAsk(w http.ResponseWriter, r *http.Request) (query string, streaming bo
 		return "", false, apiError(registry.CodeInvalidRequest, `the body is not a JSON object; send {"query": "Can Acme receive invoices?"}`)
 	}
 	query, ok := queryText(req.Query)
+	if ok && strings.ContainsRune(query, utf8.RuneError) && !bytes.ContainsRune(body, utf8.RuneError) && !bytes.Contains(bytes.ToLower(body), []byte(`\ufffd`)) {
+		// encoding/json turns a lone surrogate escape (\ud800) into U+FFFD, which the
+		// body did not hold: a question nobody asked.
+		return "", false, apiError(registry.CodeInvalidRequest, `the query holds an invalid \u escape (a lone UTF-16 surrogate such as \ud800); send the text as UTF-8 or as a valid surrogate pair`)
+	}
 	if !ok {
 		return "", false, apiError(registry.CodeInvalidRequest, `the body needs a query string: {"query": "Can Acme receive invoices?"} (or NLWeb's {"query": {"text": "..."}})`)
 	}

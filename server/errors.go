@@ -148,7 +148,13 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			slog.String("error", err.Error()))
 	}
 	h := w.Header()
-	h.Set("Cache-Control", spec.cacheControl)
+	cc := spec.cacheControl
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// An answer to a POST (a body that timed out, was cut or refused) says
+		// nothing about the next one.
+		cc = "no-store"
+	}
+	h.Set("Cache-Control", cc)
 	if known && re.RetryAfter > 0 {
 		h.Set("Retry-After", retryAfterSeconds(re.RetryAfter))
 	}
