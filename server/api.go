@@ -37,11 +37,13 @@ func commonErrors() []registry.Code { return []registry.Code{CodeMethodNotAllowe
 // table returns every endpoint. GET endpoints also answer HEAD and CORS preflights;
 // POST ones preflights.
 func (s *Server) table() []route {
+	// notModified answers a discovery document's conditional GET (ETag, If-None-Match).
+	notModified := discovery.Response{Status: http.StatusNotModified, Description: "Not modified: If-None-Match named the document's ETag."}
 	jsonOK := func(desc string, schema *jsonschema.Schema) []discovery.Response {
 		return []discovery.Response{{Status: http.StatusOK, Description: desc, MediaType: "application/json", Schema: schema}}
 	}
 	markdown := func(desc string) []discovery.Response {
-		return []discovery.Response{{Status: http.StatusOK, Description: desc, MediaType: "text/markdown", Schema: &jsonschema.Schema{Type: "string"}}}
+		return []discovery.Response{{Status: http.StatusOK, Description: desc, MediaType: "text/markdown", Schema: &jsonschema.Schema{Type: "string"}}, notModified}
 	}
 	freshness := map[string]string{
 		"X-Cache":       "hit, miss or stale: whether the answer came from peppolgate's cache, and whether it is an older answer served because the upstream failed",
@@ -199,62 +201,63 @@ func (s *Server) table() []route {
 				"`peppolgate_http_event_streams_in_flight` (route), `peppolgate_http_rate_limited_total` (class), " +
 				"`peppolgate_upstream_requests_total` and `peppolgate_upstream_request_duration_seconds` (kind: sml, smp, directory; outcome), " +
 				"`peppolgate_cache_requests_total` (kind: lookup, search; result: hit, miss, stale), `peppolgate_build_info`, and the Go runtime's and the process's. " +
-				"Never rate limited; logged at debug level only.",
+				"Rate limited per client at the REST API's rate, in the buckets of the documents (loopback is exempt by default, so a local scraper is not); logged at debug level only.",
 			Responses: []discovery.Response{{Status: http.StatusOK, Description: "The metrics.", MediaType: "text/plain", Schema: &jsonschema.Schema{Type: "string"}}},
 			Errors:    commonErrors(),
-		}, handler: s.metricsEndpoint},
+		}, handler: s.metricsEndpoint, class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/", OperationID: "index", Tag: "discovery",
 			Summary: "Index", Description: "Links to every document and endpoint: JSON, or an HTML page for `Accept: text/html`. Carries `Link: <…/.well-known/api-catalog>; rel=\"api-catalog\"`.",
 			Responses: []discovery.Response{
 				{Status: http.StatusOK, Description: "The index.", MediaType: "application/json", Schema: tools.Schema[discovery.Index]()},
 				{Status: http.StatusOK, Description: "The index for browsers.", MediaType: "text/html", Schema: &jsonschema.Schema{Type: "string"}},
+				notModified,
 			},
 			Errors: commonErrors(),
-		}, handler: s.index},
+		}, handler: s.index, class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/openapi.json", OperationID: "openapi", Tag: "discovery",
 			Summary: "This OpenAPI 3.1 description", Description: "This document: every endpoint with its parameters, bodies, responses and error codes; generated from the code at start.",
-			Responses: jsonOK("The OpenAPI document.", &jsonschema.Schema{Type: "object"}),
+			Responses: append(jsonOK("The OpenAPI document.", &jsonschema.Schema{Type: "object"}), notModified),
 			Errors:    commonErrors(),
-		}, handler: s.document(docOpenAPI)},
+		}, handler: s.document(docOpenAPI), class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/llms.txt", OperationID: "llmsTxt", Tag: "discovery",
 			Summary: "Agent manual, short (llms.txt)", Description: "What peppolgate is for and not for, and links to everything else, in the llmstxt.org format.",
 			Responses: markdown("llms.txt in the llmstxt.org format."),
 			Errors:    commonErrors(),
-		}, handler: s.document(docLLMs)},
+		}, handler: s.document(docLLMs), class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/llms-full.txt", OperationID: "llmsFullTxt", Tag: "discovery",
 			Summary: "Agent manual, complete", Description: "Generated from this description: every endpoint, parameter, response field and error code, MCP set-up for common clients, worked examples.",
 			Responses: markdown("Every endpoint, parameter, field and error code, MCP set-up and examples."),
 			Errors:    commonErrors(),
-		}, handler: s.document(docLLMsFull)},
+		}, handler: s.document(docLLMsFull), class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/.well-known/api-catalog", OperationID: "apiCatalog", Tag: "discovery",
 			Summary: "API catalog (RFC 9727)", Description: "A linkset pointing at this description, the manual and the metadata; HEAD answers with the Link header.",
-			Responses: []discovery.Response{{Status: http.StatusOK, Description: "The linkset.", MediaType: "application/linkset+json", Schema: &jsonschema.Schema{Type: "object"}}},
+			Responses: []discovery.Response{{Status: http.StatusOK, Description: "The linkset.", MediaType: "application/linkset+json", Schema: &jsonschema.Schema{Type: "object"}}, notModified},
 			Errors:    commonErrors(),
-		}, handler: s.document(docAPICatalog)},
+		}, handler: s.document(docAPICatalog), class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/.well-known/oauth-protected-resource", OperationID: "protectedResource", Tag: "discovery",
 			Summary: "Protected-resource metadata (RFC 9728)", Description: "No authentication is needed; the document says so (agent_auth: anonymous, no credential).",
-			Responses: jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
+			Responses: append(jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}), notModified),
 			Errors:    commonErrors(),
-		}, handler: s.document(docProtectedResource)},
+		}, handler: s.document(docProtectedResource), class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/.well-known/oauth-protected-resource/mcp", OperationID: "protectedResourceMCP", Tag: "discovery",
 			Summary:     "Protected-resource metadata of /mcp (RFC 9728)",
 			Description: "As /.well-known/oauth-protected-resource, for the MCP endpoint: resource is {base_url}/mcp.",
-			Responses:   jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
+			Responses:   append(jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}), notModified),
 			Errors:      commonErrors(),
-		}, handler: s.document(docProtectedResourceMCP)},
+		}, handler: s.document(docProtectedResourceMCP), class: classDocs},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", OperationID: "authorizationServer", Tag: "discovery",
 			Summary: "Authorization-server metadata (RFC 8414)", Description: "Advertises only the anonymous flow: no grant, no token endpoint.",
-			Responses: jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}),
+			Responses: append(jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}), notModified),
 			Errors:    commonErrors(),
-		}, handler: s.document(docAuthorizationServer)},
+		}, handler: s.document(docAuthorizationServer), class: classDocs},
 	}
 	for i := range routes {
 		if routes[i].class == "" {
@@ -346,7 +349,7 @@ func (s *Server) rateLimits() string {
 	for _, c := range []struct {
 		what string
 		l    *limiter
-	}{{"the REST API", s.limitREST}, {"POST /ask", s.limitAsk}, {"/mcp", s.limitMCP}} {
+	}{{"the REST API", s.limitREST}, {"POST /ask", s.limitAsk}, {"/mcp", s.limitMCP}, {"the documents and /metrics", s.limitDocs}} {
 		if c.l != nil {
 			parts = append(parts, fmt.Sprintf("%s %s (policy %s)", c.what, c.l.limit, c.l.policy[0]))
 		}
@@ -394,6 +397,8 @@ func (s *Server) limiter(class string) *limiter {
 		return s.limitAsk
 	case classMCP:
 		return s.limitMCP
+	case classDocs:
+		return s.limitDocs
 	}
 	return nil
 }

@@ -1,8 +1,13 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/peppolgate/peppolgate/discovery"
@@ -29,6 +34,10 @@ const (
 type documents struct {
 	body  [docCount][]byte
 	ctype [docCount]string
+	// gz is body gzip-compressed, for clients that accept it (nil for small bodies);
+	// etag is a strong validator of body.
+	gz   [docCount][]byte
+	etag [docCount]string
 }
 
 // buildDocuments generates every document from api. It returns the first generator's
@@ -56,9 +65,23 @@ func buildDocuments(api discovery.API) (documents, error) {
 			return d, err
 		}
 		d.body[g.kind], d.ctype[g.kind] = b, g.ctype
+		sum := sha256.Sum256(b)
+		d.etag[g.kind] = `"` + hex.EncodeToString(sum[:12]) + `"`
+		if len(b) >= minGzipDocument {
+			var buf bytes.Buffer
+			zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+			_, _ = zw.Write(b)
+			if err := zw.Close(); err != nil {
+				return d, err
+			}
+			d.gz[g.kind] = buf.Bytes()
+		}
 	}
 	return d, nil
 }
+
+// minGzipDocument is the size from which a document is also kept gzip-compressed.
+const minGzipDocument = 1 << 10
 
 // docCacheControl lets clients and proxies keep a document for an hour: it changes
 // only with the deployment.
@@ -71,16 +94,58 @@ func (s *Server) document(k docKind) handlerFunc {
 		if k == docAPICatalog {
 			h.Set("Link", discovery.APICatalogLink(s.baseURL))
 		}
-		s.writeDocument(w, k)
+		s.writeDocument(w, r, k)
 		return nil
 	}
 }
 
-func (s *Server) writeDocument(w http.ResponseWriter, k docKind) {
+func (s *Server) writeDocument(w http.ResponseWriter, r *http.Request, k docKind) {
 	h := w.Header()
 	h.Set("Content-Type", s.docs.ctype[k])
 	h.Set("Cache-Control", docCacheControl)
-	_, _ = w.Write(s.docs.body[k])
+	h.Set("ETag", s.docs.etag[k])
+	if s.docs.gz[k] != nil {
+		h.Add("Vary", "Accept-Encoding")
+	}
+	if etagMatches(r.Header.Get("If-None-Match"), s.docs.etag[k]) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body := s.docs.body[k]
+	if s.docs.gz[k] != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		h.Set("Content-Encoding", "gzip")
+		body = s.docs.gz[k]
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	if r.Method == http.MethodHead {
+		return
+	}
+	_, _ = w.Write(body)
+}
+
+// etagMatches reports whether an If-None-Match header names etag (or is "*"); weak
+// comparison, as RFC 9110 §13.1.2 asks for If-None-Match.
+func etagMatches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether an Accept-Encoding header accepts gzip (q above 0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }
 
 // index serves GET /: JSON for API clients, HTML for browsers (Accept: text/html
@@ -93,7 +158,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) error {
 	if prefersHTML(r.Header.Get("Accept")) {
 		k = docIndexHTML
 	}
-	s.writeDocument(w, k)
+	s.writeDocument(w, r, k)
 	return nil
 }
 

@@ -1,7 +1,12 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 )
@@ -87,5 +92,70 @@ func TestAPIDescribesEveryRoute(t *testing.T) {
 		if e.When == "" || e.Action == "" || e.Status == 0 {
 			t.Errorf("error %s undocumented: %+v", e.Code, e)
 		}
+	}
+}
+
+// TestDocumentsConditionalAndGzip: the discovery documents carry a strong ETag, answer
+// 304 to If-None-Match, and come gzip-compressed to clients that accept it (the same
+// bytes once decompressed), so repeated fetches and scrapers cost little.
+func TestDocumentsConditionalAndGzip(t *testing.T) {
+	s, _ := newTestServer(t, &fakeRegistry{}, nil)
+	plain := do(t, s, "GET", "/openapi.json")
+	etag := plain.Header().Get("ETag")
+	if plain.Code != 200 || !strings.HasPrefix(etag, `"`) || plain.Header().Get("Content-Encoding") != "" {
+		t.Fatalf("plain: %d ETag %q encoding %q", plain.Code, etag, plain.Header().Get("Content-Encoding"))
+	}
+	gz := do(t, s, "GET", "/openapi.json", "Accept-Encoding", "br, gzip;q=0.8")
+	if gz.Header().Get("Content-Encoding") != "gzip" || gz.Header().Get("ETag") != etag || !strings.Contains(gz.Header().Get("Vary"), "Accept-Encoding") {
+		t.Fatalf("gzip: %v", gz.Header())
+	}
+	gzLen := gz.Body.Len()
+	zr, err := gzip.NewReader(gz.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(unzipped, plain.Body.Bytes()) {
+		t.Errorf("the gzip body is not the document (%v)", err)
+	}
+	if gzLen == 0 || gzLen*3 > plain.Body.Len() {
+		t.Errorf("gzip body %d bytes for a %d-byte document", gzLen, plain.Body.Len())
+	}
+	if w := do(t, s, "GET", "/openapi.json", "Accept-Encoding", "gzip;q=0"); w.Header().Get("Content-Encoding") != "" {
+		t.Error("gzip sent to a client that refuses it (q=0)")
+	}
+	for _, inm := range []string{etag, "W/" + etag, `"other", ` + etag, "*"} {
+		w := do(t, s, "GET", "/openapi.json", "If-None-Match", inm)
+		if w.Code != http.StatusNotModified || w.Body.Len() != 0 || w.Header().Get("ETag") != etag {
+			t.Errorf("If-None-Match %s: %d with %d bytes", inm, w.Code, w.Body.Len())
+		}
+	}
+	if w := do(t, s, "GET", "/openapi.json", "If-None-Match", `"stale"`); w.Code != 200 {
+		t.Errorf("If-None-Match of another version: %d", w.Code)
+	}
+}
+
+// BenchmarkOpenAPIDocument serves /openapi.json plain and gzip-compressed.
+func BenchmarkOpenAPIDocument(b *testing.B) {
+	s, err := New(Config{Registry: &fakeRegistry{}, BaseURL: "http://peppolgate.test"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for _, enc := range []string{"", "gzip"} {
+		b.Run("encoding="+enc, func(b *testing.B) {
+			req := httptest.NewRequest("GET", "/openapi.json", nil)
+			req.RemoteAddr = "127.0.0.1:1234"
+			if enc != "" {
+				req.Header.Set("Accept-Encoding", enc)
+			}
+			var n int
+			for b.Loop() {
+				w := httptest.NewRecorder()
+				s.ServeHTTP(w, req)
+				n = w.Body.Len()
+			}
+			b.ReportMetric(float64(n), "bytes/answer")
+		})
 	}
 }

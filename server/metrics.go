@@ -97,7 +97,7 @@ func NewMetrics() *Metrics {
 	}
 	// Series that exist from the start read 0 instead of being absent, so a rate()
 	// over them works before the first event.
-	for _, class := range []string{classREST, classAsk, classMCP} {
+	for _, class := range []string{classREST, classAsk, classMCP, classDocs} {
 		m.rateLimited.WithLabelValues(class)
 	}
 	for _, kind := range []string{registry.UpstreamSML, registry.UpstreamSMP, registry.UpstreamDirectory, registry.UpstreamMirror} {

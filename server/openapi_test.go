@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,6 +125,15 @@ func (v *openAPIValidator) wrap(t testing.TB, h http.Handler) http.Handler {
 		rec := &recordingWriter{ResponseWriter: w}
 		h.ServeHTTP(rec, r)
 		status, header, body := rec.result()
+		if header.Get("Content-Encoding") == "gzip" {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err == nil {
+				body, err = io.ReadAll(zr)
+			}
+			if err != nil {
+				t.Errorf("%s %s: a gzip body that does not decompress: %v", r.Method, r.URL.RequestURI(), err)
+			}
+		}
 		if err := v.check(req, status, header, body); err != nil {
 			t.Errorf("OpenAPI: %s %s → %d %s: %v", r.Method, r.URL.RequestURI(), status, header.Get("Content-Type"), err)
 		}

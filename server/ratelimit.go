@@ -21,6 +21,10 @@ const (
 	classREST = "rest"
 	classAsk  = "ask"
 	classMCP  = "mcp"
+	// classDocs is the discovery documents and /metrics, at the REST API's rate in
+	// buckets of their own, so that scrapers cannot crowd out the API and reading the
+	// manual does not use up a client's API quota.
+	classDocs = "docs"
 )
 
 // RateLimit is a token-bucket limit per client: a client may make Burst requests at

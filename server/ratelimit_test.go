@@ -20,7 +20,7 @@ func limitedRegistry() *fakeRegistry {
 // useClock makes every rate limiter of s read clock. Only for a server that has not
 // served yet: the buckets are kept relative to the clock's first reading.
 func useClock(s *Server, clock *testClock) {
-	for _, l := range []*limiter{s.limitREST, s.limitAsk, s.limitMCP} {
+	for _, l := range []*limiter{s.limitREST, s.limitAsk, s.limitMCP, s.limitDocs} {
 		if l != nil {
 			l.now, l.epoch = clock.Now, clock.Now()
 		}
@@ -194,9 +194,23 @@ func TestRateLimitClasses(t *testing.T) {
 		{"unknown route", req{method: "GET", path: "/api/v1/nope"}, false},
 		{"unknown route again", req{method: "GET", path: "/api/v1/nope"}, false},
 	}
-	for _, path := range []string{"/healthz", "/readyz", "/metrics", "/", "/openapi.json", "/llms.txt", "/llms-full.txt",
+	// The documents and /metrics have buckets of their own: the REST bucket is empty
+	// here, and the first of them is still answered, the next refused.
+	steps = append(steps, struct {
+		name    string
+		rq      req
+		limited bool
+	}{"the documents have their own bucket", req{method: "GET", path: "/openapi.json"}, false})
+	for _, path := range []string{"/metrics", "/", "/openapi.json", "/llms.txt", "/llms-full.txt",
 		"/.well-known/api-catalog", "/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
 		"/.well-known/oauth-authorization-server"} {
+		steps = append(steps, struct {
+			name    string
+			rq      req
+			limited bool
+		}{"a document shares the documents' bucket: " + path, req{method: "GET", path: path}, true})
+	}
+	for _, path := range []string{"/healthz", "/readyz"} {
 		for range 3 { // a limited endpoint would refuse the second
 			steps = append(steps, struct {
 				name    string

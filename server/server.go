@@ -111,8 +111,10 @@ type Server struct {
 	metricsPage http.Handler
 	// limitREST, limitAsk and limitMCP are the rate limits by class; nil means none.
 	limitREST, limitAsk, limitMCP *limiter
-	trustedProxies                []netip.Prefix
-	rateLimitExempt               []netip.Prefix
+	// limitDocs limits the discovery documents and /metrics (classDocs).
+	limitDocs       *limiter
+	trustedProxies  []netip.Prefix
+	rateLimitExempt []netip.Prefix
 }
 
 // New returns a Server for cfg. It returns an error when there is no registry for the
@@ -172,6 +174,7 @@ func New(cfg Config) (*Server, error) {
 	s.metrics.build.WithLabelValues(s.version).Set(1)
 	s.metricsPage = s.metrics.handler(slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
 	s.limitREST = newLimiter(classREST, "the REST API", cfg.RateLimit, time.Now, maxClientsPerClass)
+	s.limitDocs = newLimiter(classDocs, "the documents and /metrics", cfg.RateLimit, time.Now, maxClientsPerClass)
 	s.limitAsk = newLimiter(classAsk, "POST /ask", cfg.AskRateLimit, time.Now, maxClientsPerClass)
 	s.limitMCP = newLimiter(classMCP, "/mcp", cfg.MCPRateLimit, time.Now, maxClientsPerClass)
 	guard, err := newMCPGuard(s.baseURL, cfg.MCPAllowedOrigins, cfg.MCPAllowedHosts)

@@ -576,3 +576,24 @@ func TestShutdownWithOpenEventStream(t *testing.T) {
 		t.Fatal("serve did not stop within 15s of SIGTERM with an event stream open")
 	}
 }
+
+// TestServeHardening: a header block over 64 KiB is refused by net/http (431) before
+// any handler, and a -trust-proxy range wide enough to hold clients is warned about at
+// start.
+func TestServeHardening(t *testing.T) {
+	base, logs := startServe(t, "-network", "demo", "-networks", "demo", "-trust-proxy", "0.0.0.0/0,10.1.2.3", "-log-level", "warn")
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/healthz", nil)
+	req.Header.Set("X-Padding", strings.Repeat("a", 100<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("a 100 KiB header: %d, want 431", resp.StatusCode)
+	}
+	if !strings.Contains(logs.String(), `-trust-proxy names a wide or public range`) || !strings.Contains(logs.String(), `"prefix":"0.0.0.0/0"`) ||
+		strings.Contains(logs.String(), `"prefix":"10.1.2.3/32"`) {
+		t.Errorf("the start-up log does not warn about 0.0.0.0/0 (and only it): %s", logs.String())
+	}
+}

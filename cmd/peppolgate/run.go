@@ -35,6 +35,9 @@ const (
 	idleTimeout       = 120 * time.Second
 	shutdownTimeout   = 20 * time.Second
 	upstreamTimeout   = 10 * time.Second
+	// maxHeaderBytes bounds a request's header block (net/http's default is 1 MiB);
+	// more is answered 431 by net/http itself.
+	maxHeaderBytes = 64 << 10
 )
 
 // program is the command with its environment, so tests can run it in-process.
@@ -285,6 +288,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	if err := server.CheckMCPAllowed(cfg.mcpOrigins, cfg.mcpHosts); err != nil {
 		return &usageError{err.Error()}
 	}
+	warnWideProxies(log, cfg.trustedProxies)
 	// One Metrics for the registry (upstream calls, cache) and the server (requests).
 	metrics := server.NewMetrics()
 	up, err := connectObserved(ctx, cfg, log, metrics)
@@ -341,6 +345,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		ReadTimeout:       readTimeout,
 		WriteTimeout:      writeTimeout,
 		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 
@@ -417,4 +422,20 @@ func askPlanner(llm *nlq.LLM) string {
 		return "rules"
 	}
 	return llm.Name() + ", rules as fallback"
+}
+
+// warnWideProxies warns about -trust-proxy prefixes so wide that clients in them, not
+// only proxies, are believed when they name a client in X-Forwarded-For: each could
+// pick its own rate-limit bucket (wider than an IPv4 /16 or an IPv6 /48, or holding
+// public addresses).
+func warnWideProxies(log *slog.Logger, trusted []netip.Prefix) {
+	for _, p := range trusted {
+		a := p.Addr()
+		wide := (a.Is4() && p.Bits() < 16) || (a.Is6() && !a.Is4In6() && p.Bits() < 48)
+		public := !(a.IsPrivate() || a.IsLoopback() || a.IsLinkLocalUnicast())
+		if wide || public {
+			log.Warn("-trust-proxy names a wide or public range: any client in it may set X-Forwarded-For and so choose its own rate-limit bucket; name only your proxies' addresses",
+				"prefix", p.String(), "wide", wide, "public", public)
+		}
+	}
 }
