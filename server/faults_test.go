@@ -18,7 +18,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,16 +74,16 @@ type faultE2E struct {
 	logs *logSink
 }
 
-// logSink collects JSON log lines from any goroutine.
+// logSink collects JSON log lines from any goroutine (a lockedWriter over buf).
 type logSink struct {
-	mu  sync.Mutex
+	lockedWriter
 	buf bytes.Buffer
 }
 
-func (s *logSink) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.buf.Write(p)
+func newLogSink() *logSink {
+	s := &logSink{}
+	s.w = &s.buf
+	return s
 }
 
 // take returns the lines logged since the last take, and forgets them.
@@ -127,7 +126,7 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 		smpHTTP.Transport = hideLength{smpHTTP.Transport}
 		dirHTTP.Transport = hideLength{dirHTTP.Transport}
 	}
-	sink := &logSink{}
+	sink := newLogSink()
 	logger := slog.New(WithRequestIDs(slog.NewJSONHandler(sink, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	clock := &testClock{t: datasetNow} // the dataset's dates, as in startE2E
 	lookupTimeout := faultLookupTimeout

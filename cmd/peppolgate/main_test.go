@@ -501,24 +501,8 @@ func TestServeDemo(t *testing.T) {
 // the stream is ended before the server drains instead of holding Shutdown until its
 // timeout (then exit 1).
 func TestShutdownWithOpenEventStream(t *testing.T) {
-	ctx, cancel := context.WithCancel(t.Context())
+	base, cancel, done, stderr := launchServe(t, &syncBuffer{}, "-network", "demo", "-networks", "demo", "-addr", "127.0.0.1:0", "-drain-delay", "1s")
 	defer cancel()
-	var stdout, stderr syncBuffer
-	ready := make(chan string, 1)
-	p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
-		listening: func(_ net.Addr, base string) { ready <- base }}
-	done := make(chan int, 1)
-	go func() {
-		done <- p.run(ctx, []string{"serve", "-network", "demo", "-networks", "demo", "-addr", "127.0.0.1:0", "-drain-delay", "1s"})
-	}()
-	var base string
-	select {
-	case base = <-ready:
-	case code := <-done:
-		t.Fatalf("exited %d before listening: %s", code, stderr.String())
-	case <-time.After(30 * time.Second):
-		t.Fatal("not listening after 30s")
-	}
 	post := func(session, body string) *http.Response {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")

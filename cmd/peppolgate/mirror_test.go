@@ -100,32 +100,41 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer) {
 // startServeWith is startServe with the command's stdout in stdout.
 func startServeWith(t *testing.T, stdout *syncBuffer, args ...string) (string, *syncBuffer) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	var stderr syncBuffer
-	ready := make(chan string, 1)
-	p := program{stdout: stdout, stderr: &stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
-		listening: func(_ net.Addr, base string) { ready <- base }}
-	done := make(chan int, 1)
-	go func() {
-		done <- p.run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0", "-rate-limit", "off"}, args...))
-	}()
+	base, stop, done, stderr := launchServe(t, stdout, append([]string{"-addr", "127.0.0.1:0", "-rate-limit", "off"}, args...)...)
 	t.Cleanup(func() {
-		cancel()
+		stop()
 		select {
 		case <-done:
 		case <-time.After(30 * time.Second):
 			t.Error("serve did not stop within 30s")
 		}
 	})
+	return base, stderr
+}
+
+// launchServe runs `peppolgate serve` with args (logging at warn) and returns once it
+// listens: its base URL, stop (what SIGTERM does), the channel its exit status comes
+// on, and its stderr. The caller stops it.
+func launchServe(t *testing.T, stdout *syncBuffer, args ...string) (base string, stop context.CancelFunc, done <-chan int, stderr *syncBuffer) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	stderr = &syncBuffer{}
+	ready := make(chan string, 1)
+	p := program{stdout: stdout, stderr: stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
+		listening: func(_ net.Addr, base string) { ready <- base }}
+	exit := make(chan int, 1)
+	go func() { exit <- p.run(ctx, append([]string{"serve"}, args...)) }()
 	select {
-	case base := <-ready:
-		return base, &stderr
-	case code := <-done:
+	case base = <-ready:
+		return base, cancel, exit, stderr
+	case code := <-exit:
+		cancel()
 		t.Fatalf("exited %d before listening: %s", code, stderr.String())
 	case <-time.After(30 * time.Second):
+		cancel()
 		t.Fatal("not listening after 30s")
 	}
-	return "", nil
+	return "", cancel, exit, stderr
 }
 
 // getJSON GETs base+path and decodes the JSON answer into v, returning the status.
