@@ -2,23 +2,20 @@ package nlq
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
-	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
-
-// examples tell a user what can be asked.
-const examples = `Ask for example "Can Vandelanotte receive credit notes?", "Who is 0208:0677424046?", "Which access point serves BE0677424046?" or "Find Acme in Belgium".`
 
 // maxListed is how many matches an answer's text names; the items carry them all.
 const maxListed = 10
 
-func notUnderstood(plan Plan) string {
+func notUnderstood(t *tongue, plan Plan) string {
 	if plan.Intent == IntentCount && plan.Subject == "" {
-		return "I can count Peppol Directory matches for a company name or number, not whole countries. " + examples
+		return t.countNeeds + " " + t.examples
 	}
-	return "I did not understand the question. " + examples
+	return t.notUnderstood + " " + t.examples
 }
 
 // label names a participant: "Name (id, CC)" or just the id.
@@ -41,159 +38,325 @@ func itemLabel(it Item) string {
 	return label(it.Name, it.Identifier, c)
 }
 
-func inCountry(plan Plan) string {
+func inCountry(t *tongue, plan Plan) string {
 	if plan.Country == "" {
 		return ""
 	}
-	return " in " + plan.Country
+	return fmt.Sprintf(t.inCountry, plan.Country)
+}
+
+// verdict starts a yes/no sentence: "Yes: ...".
+func verdict(word, sentence string) string { return word + ": " + sentence }
+
+// gist is a warning as an answer says it: in English the first clause of its message
+// (what is wrong; the items carry the whole message), in other languages its gist from
+// the tongue's table.
+func gist(t *tongue, w registry.Warning) string {
+	if t != &english {
+		if g, ok := t.gists[w.Code]; ok {
+			return g
+		}
+	}
+	m, _, _ := strings.Cut(w.Message, ": ")
+	return strings.TrimSuffix(m, ".")
 }
 
 // participantAnswer answers a question about one participant, looked up as p, with
 // its services svc when they were listed (nil otherwise).
-func participantAnswer(plan Plan, p *registry.Participant, svc *registry.ServicesResult, it Item) string {
+func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *registry.ServicesResult, it Item) string {
 	var b strings.Builder
 	who := itemLabel(it)
 	info := it.Peppol
 	switch {
 	case info.StaleSML:
+		s := fmt.Sprintf(t.staleSML, who, info.SMPHost, t.docs[plan.Document])
 		if plan.Intent == IntentCanReceive {
-			b.WriteString("No: ")
+			s = verdict(t.no, s)
 		}
-		fmt.Fprintf(&b, "%s is in the SML, but its SMP %s does not know it, so it cannot receive %s over Peppol until its registration is fixed.",
-			who, info.SMPHost, docName(plan.Document))
+		b.WriteString(s)
 	case plan.Intent == IntentCanReceive:
-		b.WriteString(canReceiveSentence(plan, who, p, svc, info))
+		b.WriteString(canReceiveSentence(t, plan, who, p, svc, info))
 	case plan.Intent == IntentAccessPoint && plan.Document != DocAny:
-		b.WriteString(documentAccessPointSentence(plan, who, p, svc, info))
+		b.WriteString(documentAccessPointSentence(t, plan, who, p, svc, info))
 	case plan.Intent == IntentAccessPoint:
-		b.WriteString(accessPointSentence(who, info))
+		b.WriteString(accessPointSentence(t, who, p, info))
+	case plan.Intent == IntentCertificate:
+		b.WriteString(certificateSentence(t, who, svc, info))
+	case plan.Intent == IntentDocumentTypes:
+		b.WriteString(documentTypesSentence(t, who, svc, info))
 	default:
-		b.WriteString(registrationSentence(who, info))
+		b.WriteString(registrationSentence(t, who, info))
 	}
 	for _, w := range p.Warnings {
 		if w.Code == registry.WarnSMPNotFound {
 			continue // said above
 		}
-		if svc != nil && info.CanReceive != nil && serviceCodes[w.Code] {
+		if svc != nil && plan.needsServices() && serviceCodes[w.Code] {
 			// Judged from the services: the warnings of the document types asked
 			// about were said, those of the lookup's one endpoint and of the
 			// other document types do not answer the question.
 			continue
 		}
-		fmt.Fprintf(&b, " Note: %s", strings.TrimSuffix(w.Message, "."))
-		b.WriteByte('.')
+		if t == &english {
+			fmt.Fprintf(&b, t.note, strings.TrimSuffix(w.Message, "."))
+		} else {
+			fmt.Fprintf(&b, t.note, gist(t, w))
+		}
+	}
+	if svc == nil && plan.needsServices() && info.Registered {
+		b.WriteString(" " + fmt.Sprintf(t.partial, t.notChecked))
 	}
 	return b.String()
 }
 
-func registrationSentence(who string, info *PeppolInfo) string {
+func registrationSentence(t *tongue, who string, info *PeppolInfo) string {
 	if !info.Registered {
-		return who + " has a Peppol Directory business card but is not registered in the SML, so it cannot receive documents over Peppol."
+		return fmt.Sprintf(t.notRegisteredCard, who)
 	}
-	s := fmt.Sprintf("%s is registered on Peppol: its SMP %s lists %s.", who, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"))
+	s := fmt.Sprintf(t.registered, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType))
 	if ep := info.Endpoint; ep != nil {
-		s += fmt.Sprintf(" Its access point endpoint is %s (%s).", ep.URL, ep.TransportProfile)
+		s += fmt.Sprintf(t.endpoint, ep.URL, ep.TransportProfile)
 	}
 	if !info.DirectoryCard {
-		s += " It has no Peppol Directory business card."
+		s += t.noCard
 	}
 	return s
 }
 
-func accessPointSentence(who string, info *PeppolInfo) string {
+func accessPointSentence(t *tongue, who string, p *registry.Participant, info *PeppolInfo) string {
 	switch {
 	case !info.Registered:
-		return who + " is not registered in the SML, so no access point serves it on Peppol."
+		return fmt.Sprintf(t.apNotRegistered, who)
 	case info.Endpoint == nil:
-		return fmt.Sprintf("%s is registered with the SMP %s, but no access point endpoint could be read from it.", who, info.SMPHost)
-	default:
-		return fmt.Sprintf("%s is served by the access point at %s (%s); its SMP is %s, listing %s.",
-			who, info.Endpoint.URL, info.Endpoint.TransportProfile, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"))
+		return fmt.Sprintf(t.apNoEndpoint, who, info.SMPHost)
 	}
+	s := fmt.Sprintf(t.apServed, who, info.Endpoint.URL, info.Endpoint.TransportProfile, info.SMPHost, t.count(info.DocumentTypeCount, t.docType))
+	if p.SMP != nil && p.SMP.Endpoint != nil && p.SMP.Endpoint.Certificate != nil {
+		if org := subjectOrganisation(p.SMP.Endpoint.Certificate.Subject); org != "" {
+			s += fmt.Sprintf(t.apProvider, org)
+		}
+	}
+	return s
+}
+
+// subjectOrganisation returns the O= of a distinguished name written as
+// "CN=POP000123,O=Acme AS,C=NO" (a comma escaped with a backslash stays in the
+// value), or its CN when it has no O; "" when it has neither.
+func subjectOrganisation(dn string) string {
+	var parts []string
+	start := 0
+	for i := 0; i < len(dn); i++ {
+		switch dn[i] {
+		case '\\':
+			i++
+		case ',', '+':
+			parts = append(parts, dn[start:i])
+			start = i + 1
+		}
+	}
+	parts = append(parts, dn[start:])
+	cn := ""
+	for _, p := range parts {
+		k, v, ok := strings.Cut(strings.TrimSpace(p), "=")
+		if !ok {
+			continue
+		}
+		v = strings.ReplaceAll(v, `\`, "")
+		switch strings.ToUpper(k) {
+		case "O":
+			return v
+		case "CN":
+			cn = v
+		}
+	}
+	return cn
 }
 
 // documentAccessPointSentence answers which access point receives a named document
 // for the participant, from the endpoints of the document types of that kind.
-func documentAccessPointSentence(plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
-	what := docName(plan.Document)
+func documentAccessPointSentence(t *tongue, plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
+	what := t.docs[plan.Document]
 	switch {
 	case !info.Registered:
-		return fmt.Sprintf("%s is not registered in the SML, so no access point receives %s for it on Peppol.", who, what)
-	case info.CanReceive == nil || !*info.CanReceive:
+		return fmt.Sprintf(t.docAPNotReg, who, what)
+	case info.CanReceive == nil || !*info.CanReceive && len(info.Blocked) == 0:
 		if types := listedTypes(p, svc); types != nil {
-			return fmt.Sprintf("%s is on Peppol (SMP %s) but lists no %s, so no access point receives them for it; %s.", who, info.SMPHost, what, acceptsPhrase(types))
+			return fmt.Sprintf(t.docAPNone, who, info.SMPHost, what, acceptsPhrase(t, types))
 		}
-		return accessPointSentence(who, info)
+		return accessPointSentence(t, who, p, info)
 	}
-	names := listNames(documentNames(info.Documents))
-	eps := endpointsPhrase(info.Documents)
+	names := listNames(t, documentNames(info.Documents))
+	eps := endpointsPhrase(t, info.Documents)
 	if eps == "" {
-		return fmt.Sprintf("%s receives %s over Peppol (%s), but their access point endpoint could not be read from its SMP %s just now.%s", who, what, names, info.SMPHost, warningsText(info.Documents))
+		return fmt.Sprintf(t.docAPNoEndpoint, who, what, names, info.SMPHost) + warningsText(t, info.Documents)
 	}
-	return fmt.Sprintf("%s receives %s (%s) through the access point at %s; its SMP is %s, listing %s.%s",
-		who, what, names, eps, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"), warningsText(info.Documents))
+	return fmt.Sprintf(t.docAP, who, what, names, eps, info.SMPHost, t.count(info.DocumentTypeCount, t.docType)) + warningsText(t, info.Documents)
 }
 
-func canReceiveSentence(plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
-	what := docName(plan.Document)
+func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
+	what := t.docs[plan.Document]
 	types := listedTypes(p, svc)
 	switch {
 	case !info.Registered:
-		return fmt.Sprintf("No: %s is not registered in the SML, so it cannot receive %s over Peppol.", who, what)
-	case info.CanReceive != nil && *info.CanReceive && info.Documents != nil:
-		s := fmt.Sprintf("Yes: %s can receive %s over Peppol", who, what)
-		if plan.Document == DocAny {
-			s += fmt.Sprintf(": %s of the kinds %s", phrase.Plural(len(types), "document type"), listNames(info.DocumentKinds))
-		} else {
-			s += " as " + listNames(documentNames(info.Documents))
+		return verdict(t.no, fmt.Sprintf(t.crNotRegistered, who, what))
+	case len(info.Blocked) > 0:
+		var why []string
+		for _, code := range info.Blocked {
+			g := gist(t, registry.Warning{Code: code, Message: blockedMessage(info.Documents, code)})
+			if !slices.Contains(why, g) {
+				why = append(why, g)
+			}
 		}
-		switch eps := endpointsPhrase(info.Documents); {
+		return verdict(t.notNow, fmt.Sprintf(t.crNotNow, who, what, listNames(t, why)))
+	case info.CanReceive != nil && *info.CanReceive && info.Documents != nil:
+		s := verdict(t.yes, fmt.Sprintf(t.crYes, who, what))
+		if plan.Document == DocAny {
+			s += fmt.Sprintf(t.crKinds, t.count(len(types), t.docType), listNames(t, kindNames(t, info.DocumentKinds)))
+		} else {
+			s += fmt.Sprintf(t.crAs, listNames(t, documentNames(info.Documents)))
+		}
+		switch eps := endpointsPhrase(t, info.Documents); {
 		case eps != "":
-			s += ", through the access point at " + eps + "."
+			s += fmt.Sprintf(t.crThrough, eps)
 		case svc == nil && info.Endpoint != nil && endpointReceives(info.Endpoint, info.Documents):
-			s += fmt.Sprintf(", through the access point at %s (%s).", info.Endpoint.URL, info.Endpoint.TransportProfile)
+			s += fmt.Sprintf(t.crThrough, info.Endpoint.URL+" ("+info.Endpoint.TransportProfile+")")
 		case svc == nil:
 			s += "."
 		default:
-			s += "; its access point endpoint could not be read just now."
+			s += t.crEndpointUnknown
 		}
-		return s + warningsText(info.Documents)
+		return s + warningsText(t, info.Documents)
 	case info.CanReceive != nil && *info.CanReceive:
-		s := fmt.Sprintf("Yes: %s can receive %s over Peppol", who, what)
+		s := verdict(t.yes, fmt.Sprintf(t.crYes, who, what))
 		if ep := info.Endpoint; ep != nil {
-			s += fmt.Sprintf(", through the access point at %s (%s)", ep.URL, ep.TransportProfile)
+			return s + fmt.Sprintf(t.crThrough, ep.URL+" ("+ep.TransportProfile+")")
 		}
 		return s + "."
 	case types != nil:
-		return fmt.Sprintf("No: %s is on Peppol (SMP %s) but does not list %s among its %s; %s.",
-			who, info.SMPHost, what, phrase.Plural(len(types), "document type"), acceptsPhrase(types))
+		return verdict(t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(len(types), t.docType), acceptsPhrase(t, types)))
 	case p.Directory == nil:
-		return fmt.Sprintf("Probably: %s is registered on Peppol (SMP %s, %s), but it has no Directory card saying which document types; its SMP endpoint is for another document type.",
-			who, info.SMPHost, phrase.Plural(info.DocumentTypeCount, "document type"))
+		return verdict(t.probably, fmt.Sprintf(t.crProbably, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType)))
 	default:
-		return fmt.Sprintf("Not as far as its registration shows: %s is on Peppol (SMP %s) but lists no %s among its %s.",
-			who, info.SMPHost, strings.TrimSuffix(what, "s"), phrase.Plural(info.DocumentTypeCount, "document type"))
+		return verdict(t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(info.DocumentTypeCount, t.docType), t.acceptsNone))
 	}
 }
 
-// searchAnswer answers a search or count question from the hits.
-func searchAnswer(plan Plan, sr *registry.SearchResult) string {
+// blockedMessage returns the message of the first warning with code among docs.
+func blockedMessage(docs []DocumentInfo, code string) string {
+	for _, d := range docs {
+		for _, w := range d.Warnings {
+			if w.Code == code {
+				return w.Message
+			}
+		}
+	}
+	return code
+}
+
+// certificateSentence answers when the access point certificate(s) of the participant
+// expire, from its services' endpoints.
+func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, info *PeppolInfo) string {
+	if !info.Registered {
+		return fmt.Sprintf(t.apNotRegistered, who)
+	}
+	if svc == nil {
+		return fmt.Sprintf(t.certNone, who, info.SMPHost)
+	}
+	var certs []*registry.CertificateInfo
+	seen := map[string]bool{}
+	for _, s := range svc.Services {
+		for _, pr := range s.Processes {
+			for _, e := range pr.Endpoints {
+				if c := e.Certificate; c != nil && !seen[c.SHA256] {
+					seen[c.SHA256] = true
+					certs = append(certs, c)
+				}
+			}
+		}
+	}
+	if len(certs) == 0 {
+		return fmt.Sprintf(t.certNone, who, info.SMPHost)
+	}
+	// The one that expires first decides.
+	slices.SortStableFunc(certs, func(a, b *registry.CertificateInfo) int { return a.NotAfter.Compare(b.NotAfter) })
+	c := certs[0]
+	date := c.NotAfter.UTC().Format("2006-01-02")
+	var s string
+	if c.Expired {
+		s = fmt.Sprintf(t.certExpired, t.notNow, who, date, t.count(-c.DaysRemaining, t.day))
+	} else {
+		s = fmt.Sprintf(t.certValid, who, subjectOrganisation(c.Subject), date, t.count(c.DaysRemaining, t.day))
+	}
+	if len(certs) > 1 {
+		s += " " + fmt.Sprintf(t.certSeveral, t.count(len(certs), [2]string{"certificate", "certificates"}))
+	}
+	return s
+}
+
+// documentTypesSentence lists the document types and processes the participant's SMP
+// lists.
+func documentTypesSentence(t *tongue, who string, svc *registry.ServicesResult, info *PeppolInfo) string {
+	if !info.Registered {
+		return fmt.Sprintf(t.notRegisteredCard, who)
+	}
+	if svc == nil {
+		return fmt.Sprintf(t.registered, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType))
+	}
+	if len(svc.Services) == 0 {
+		return fmt.Sprintf(t.docTypesNone, who, info.SMPHost)
+	}
+	var procs []string
+	for _, s := range svc.Services {
+		for _, p := range s.Processes {
+			n := p.Process.Name
+			if n == "" {
+				n = p.Process.Value
+			}
+			if n != "" && !slices.Contains(procs, n) {
+				procs = append(procs, n)
+			}
+		}
+	}
+	docs := documents(listedTypes(nil, svc), svc, DocAny)
+	s := fmt.Sprintf(t.docTypes, who, info.SMPHost, t.count(len(svc.Services), t.docType), listNames(t, documentNames(docs)))
+	if len(procs) > 0 {
+		s += fmt.Sprintf(t.processes, listNames(t, procs))
+	}
+	return s + warningsText(t, docs)
+}
+
+// searchAnswer answers a search or count question from the hits; approx is the query
+// that found them when the one asked found nothing ("" otherwise).
+func searchAnswer(t *tongue, plan Plan, sr *registry.SearchResult, approx string) string {
+	if plan.Intent == IntentCount && plan.Subject == "" {
+		if sr.TotalCount == 0 {
+			return fmt.Sprintf(t.countNoData, plan.Country)
+		}
+		return fmt.Sprintf(t.countCountry, t.count(sr.TotalCount, t.card), plan.Country)
+	}
 	if len(sr.Results) == 0 {
-		return fmt.Sprintf("No Peppol Directory business card matches %q%s. Business cards are optional, so a company can be on Peppol without one; with its participant id, ask \"Is <id> on Peppol?\".",
-			sr.Query, inCountry(plan))
+		return fmt.Sprintf(t.noMatch, sr.Query, inCountry(t, plan))
 	}
 	var b strings.Builder
-	if plan.Intent == IntentCount {
-		fmt.Fprintf(&b, "The Peppol Directory has %s for %q%s.", phrase.Plural(sr.TotalCount, "match"), sr.Query, inCountry(plan))
-	} else if sr.TotalCount > len(sr.Results) {
-		fmt.Fprintf(&b, "%s for %q%s; the first %d:", capital(phrase.Plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan), len(sr.Results))
-	} else {
-		fmt.Fprintf(&b, "%s for %q%s:", capital(phrase.Plural(len(sr.Results), "Peppol Directory match")), sr.Query, inCountry(plan))
+	if approx != "" {
+		b.WriteString(fmt.Sprintf(t.approximate, approx) + " ")
+	}
+	query := plan.Subject
+	if query == "" || approx != "" || plan.Intent != IntentCount && plan.Intent != IntentSearch {
+		query = sr.Query
+	}
+	switch {
+	case plan.Intent == IntentCount:
+		fmt.Fprintf(&b, t.countAnswer, t.count(sr.TotalCount, t.match), query, inCountry(t, plan))
+	case sr.TotalCount > len(sr.Results):
+		fmt.Fprintf(&b, t.listFirst, capital(t.count(sr.TotalCount, t.match)), query, inCountry(t, plan), len(sr.Results))
+	default:
+		fmt.Fprintf(&b, t.listAll, capital(t.count(len(sr.Results), t.match)), query, inCountry(t, plan))
 	}
 	if plan.Intent != IntentCount {
 		for i, h := range sr.Results {
 			if i == maxListed {
-				fmt.Fprintf(&b, "\n- and %d more (see results)", len(sr.Results)-maxListed)
+				fmt.Fprintf(&b, t.andMoreResults, len(sr.Results)-maxListed)
 				break
 			}
 			fmt.Fprintf(&b, "\n- %s", label(h.Name, h.ParticipantID, h.CountryCode))
@@ -202,13 +365,17 @@ func searchAnswer(plan Plan, sr *registry.SearchResult) string {
 	return b.String()
 }
 
-// followUpAnswer answers from the looked-up first hits of a search.
-func followUpAnswer(plan Plan, sr *registry.SearchResult, found []participantDetail, gone map[string]bool, items []Item, partial bool) string {
+// followUpAnswer answers from the looked-up first hits of a search. failed are the
+// labels of the hits that could not be looked up.
+func followUpAnswer(t *tongue, plan Plan, sr *registry.SearchResult, found []participantDetail, gone map[string]bool, items []Item, failed []string, approx string) string {
 	var b strings.Builder
+	if approx != "" {
+		b.WriteString(fmt.Sprintf(t.approximate, approx) + "\n")
+	}
 	if sr.TotalCount > 1 {
-		fmt.Fprintf(&b, "%s for %q%s", capital(phrase.Plural(sr.TotalCount, "Peppol Directory match")), sr.Query, inCountry(plan))
+		fmt.Fprintf(&b, t.detailHeader, capital(t.count(sr.TotalCount, t.match)), sr.Query, inCountry(t, plan))
 		if len(items) < sr.TotalCount {
-			fmt.Fprintf(&b, "; the first %d in detail", len(items))
+			fmt.Fprintf(&b, t.detailFirst, len(items))
 		}
 		b.WriteString(".\n")
 	}
@@ -223,12 +390,12 @@ func followUpAnswer(plan Plan, sr *registry.SearchResult, found []participantDet
 				d = &found[i]
 			}
 		}
-		text := itemLabel(it) + ": could not be looked up just now."
+		text := fmt.Sprintf(t.couldNotLookUp, itemLabel(it))
 		if gone[it.Identifier] {
-			text = itemLabel(it) + ": not on Peppol any more (neither the SML nor the Peppol Directory knows it now)."
+			text = fmt.Sprintf(t.gone, itemLabel(it))
 		}
 		if d != nil {
-			text = participantAnswer(plan, d.p, d.svc, it)
+			text = participantAnswer(t, plan, d.p, d.svc, it)
 		}
 		key := strings.ReplaceAll(text, it.Identifier, "\x00")
 		if _, seen := ids[key]; !seen {
@@ -240,30 +407,30 @@ func followUpAnswer(plan Plan, sr *registry.SearchResult, found []participantDet
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		b.WriteString(strings.ReplaceAll(key, "\x00", strings.Join(ids[key], " and ")))
+		b.WriteString(strings.ReplaceAll(key, "\x00", strings.Join(ids[key], " "+t.and+" ")))
 	}
-	if partial {
-		b.WriteString("\nSome lookups failed upstream; ask again later for those.")
+	if len(failed) > 0 {
+		b.WriteString("\n" + fmt.Sprintf(t.partial, listNames(t, failed)))
 	}
 	return b.String()
 }
 
 // notFoundAnswer answers a lookup of a participant that does not exist.
-func notFoundAnswer(plan Plan, c Call) string {
+func notFoundAnswer(t *tongue, plan Plan, c Call) string {
 	id, _ := c.Arguments["participantId"].(string)
-	what := "documents"
+	what := t.docs[DocAny]
 	if plan.Intent == IntentCanReceive {
-		what = docName(plan.Document)
+		what = t.docs[plan.Document]
 	}
-	return fmt.Sprintf("%s is not on Peppol: the SML does not know it and the Peppol Directory has no card for it, so it cannot receive %s over Peppol. Check the scheme and number, or search by company name.",
-		canonicalID(id), what)
+	return fmt.Sprintf(t.notFound, canonicalID(id), what)
 }
 
 func capital(s string) string {
 	if s == "" {
 		return s
 	}
-	return strings.ToUpper(s[:1]) + s[1:]
+	r := []rune(s)
+	return strings.ToUpper(string(r[0])) + string(r[1:])
 }
 
 // endpointReceives reports whether the lookup's endpoint ep is for one of docs.

@@ -81,7 +81,10 @@ type Meta struct {
 	// Planner is "rules" or "llm:<model>".
 	Planner string `json:"planner" jsonschema:"what planned the tool calls: 'rules' or 'llm:<model>'"`
 	// Fallback says why a configured LLM was not used for this answer.
-	Fallback         string `json:"fallback,omitempty" jsonschema:"why a configured LLM was not used for this answer; absent when it was, or when none is configured"`
+	Fallback string `json:"fallback,omitempty" jsonschema:"why a configured LLM was not used for this answer; absent when it was, or when none is configured"`
+	// Language is the language of the answer: the question's, as the rule planner
+	// read it (en, fr, nl, de, no or sv; English for any other).
+	Language         string `json:"language,omitempty" jsonschema:"language of the answer, that of the question: en, fr, nl, de, no or sv (English for any other); absent for LLM answers"`
 	ProcessingTimeMS int64  `json:"processing_time_ms" jsonschema:"time taken to answer, in milliseconds"`
 }
 
@@ -94,6 +97,19 @@ type Answer struct {
 	Answer  string `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
 	Calls   []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 	Results []Item `json:"results" jsonschema:"the participants found, as schema.org Organizations"`
+	// Approximate says that nothing matched the name as asked and the results are
+	// the closest matches of a relaxed search (the last search call).
+	Approximate bool `json:"approximate,omitempty" jsonschema:"true when nothing matched the name as asked and the results are approximate matches of a relaxed search (the last search call), closest first"`
+	// Failed are the calls that failed upstream; the answer says what they leave
+	// unchecked.
+	Failed []FailedCall `json:"failed,omitempty" jsonschema:"calls that failed upstream: the answer is given from the others and says what could not be checked; retrying later may help"`
+}
+
+// FailedCall is a tool call that failed upstream while the others answered.
+type FailedCall struct {
+	Call
+	Code    registry.Code `json:"code" jsonschema:"error code, e.g. lookup_failed"`
+	Message string        `json:"message" jsonschema:"what went wrong"`
 }
 
 // Events receives an answer's progress, for streaming. Start comes first, then one
@@ -117,15 +133,19 @@ type StartEvent struct {
 type ResultEvent struct {
 	Index int  `json:"index" jsonschema:"position of the item, from 0"`
 	Item  Item `json:"item" jsonschema:"the participant found"`
+	// Failed is the call about this item that failed upstream, when one did.
+	Failed *FailedCall `json:"failed,omitempty" jsonschema:"the call about this item that failed upstream (the item is then the search hit only); absent when none did"`
 }
 
 // CompleteEvent closes a stream.
 type CompleteEvent struct {
-	Answer           string      `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
-	Calls            []Call      `json:"calls" jsonschema:"the tool calls made, in order"`
-	TotalItems       int         `json:"total_items" jsonschema:"number of result events sent"`
-	ProcessingTimeMS int64       `json:"processing_time_ms" jsonschema:"time taken to answer, in milliseconds"`
-	Error            *EventError `json:"error,omitempty" jsonschema:"present when the tools failed upstream"`
+	Answer           string       `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
+	Calls            []Call       `json:"calls" jsonschema:"the tool calls made, in order"`
+	TotalItems       int          `json:"total_items" jsonschema:"number of result events sent"`
+	ProcessingTimeMS int64        `json:"processing_time_ms" jsonschema:"time taken to answer, in milliseconds"`
+	Error            *EventError  `json:"error,omitempty" jsonschema:"present when the tools failed upstream and nothing could be answered"`
+	Approximate      bool         `json:"approximate,omitempty" jsonschema:"true when the results are approximate matches of a relaxed search"`
+	Failed           []FailedCall `json:"failed,omitempty" jsonschema:"calls that failed upstream while the others answered"`
 }
 
 // EventError is a failure reported inside a stream.
@@ -187,31 +207,38 @@ func fallbackReason(err error) string {
 // askRules plans with the rule planner, runs the calls and phrases the answer.
 func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start time.Time, ev Events) (*Answer, error) {
 	plan := e.planner.Plan(query)
+	meta.Language = plan.Language
+	if meta.Language == "" {
+		meta.Language = LangEnglish
+	}
 	a := &Answer{Meta: meta, Query: query, Intent: plan.Intent, Calls: append([]Call{}, plan.Calls...), Results: []Item{}}
 	if ev != nil {
 		m := meta
 		m.ProcessingTimeMS = time.Since(start).Milliseconds()
 		ev.Start(StartEvent{Meta: m, Query: query, Intent: plan.Intent, Calls: plan.Calls})
 	}
-	add := func(it Item) {
+	add := func(it Item, failed *FailedCall) {
 		a.Results = append(a.Results, it)
 		if ev != nil {
-			ev.Result(ResultEvent{Index: len(a.Results) - 1, Item: it})
+			ev.Result(ResultEvent{Index: len(a.Results) - 1, Item: it, Failed: failed})
 		}
 	}
-	err := e.run(ctx, plan, a, add)
+	r := &run{e: e, t: tongueOf(plan.Language), plan: plan, a: a, add: add}
+	err := r.run(ctx)
 	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
 	if err != nil {
 		if a.Answer == "" {
-			a.Answer = "The question could not be answered; retry later."
+			reason := "retry later"
 			var re *registry.Error
 			if errors.As(err, &re) {
-				a.Answer = "The question could not be answered: " + re.Message + "."
+				reason = re.Message
 			}
+			a.Answer = fmt.Sprintf(r.t.askFailed, reason)
 		}
 	}
 	if ev != nil {
-		c := CompleteEvent{Answer: a.Answer, Calls: a.Calls, TotalItems: len(a.Results), ProcessingTimeMS: a.Meta.ProcessingTimeMS}
+		c := CompleteEvent{Answer: a.Answer, Calls: a.Calls, TotalItems: len(a.Results), ProcessingTimeMS: a.Meta.ProcessingTimeMS,
+			Approximate: a.Approximate, Failed: a.Failed}
 		var re *registry.Error
 		if errors.As(err, &re) {
 			c.Error = &EventError{Code: re.Code, Message: re.Message}
@@ -224,48 +251,198 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 	return a, nil
 }
 
+// run is the work of answering one question by the rules.
+type run struct {
+	e    *Engine
+	t    *tongue
+	plan Plan
+	a    *Answer
+	add  func(Item, *FailedCall)
+}
+
 // run executes the plan's calls and the follow-up calls its intent needs, hands each
 // item to add as soon as it and those before it are ready, and writes the answer
-// text into a.
-func (e *Engine) run(ctx context.Context, plan Plan, a *Answer, add func(Item)) error {
+// text into a. It returns an error only when nothing at all could be answered.
+func (r *run) run(ctx context.Context) error {
+	plan, a, t := r.plan, r.a, r.t
 	if len(plan.Calls) == 0 {
-		a.Answer = notUnderstood(plan)
+		a.Answer = notUnderstood(t, plan)
 		return nil
 	}
 	c := plan.Calls[0]
 	if c.Tool != ruleToolSearch {
 		// Calls about one participant (its lookup and maybe its services) run
 		// together.
-		d := e.detail(ctx, plan.Calls)
+		d := r.e.detail(ctx, plan.Calls)
 		if d.p == nil {
 			if d.err == nil {
 				// No lookup among the calls: nothing to phrase an answer from.
-				a.Answer = notUnderstood(Plan{Intent: IntentUnknown})
+				a.Answer = notUnderstood(t, Plan{Intent: IntentUnknown})
 				return nil
 			}
-			return e.callFailed(plan, c, d.err, a)
+			return r.callFailed(c, d.err)
 		}
-		it := e.participantItem(d.p, d.svc, plan.Document, plan.needsServices())
-		add(it)
-		a.Answer = participantAnswer(plan, d.p, d.svc, it)
+		r.noteServices(d)
+		it := r.e.participantItem(d.p, d.svc, plan.Document, plan.needsServices())
+		r.add(it, nil)
+		a.Answer = participantAnswer(t, plan, d.p, d.svc, it)
 		return nil
 	}
-	res, err := e.call(ctx, c)
+	sr, approx, err := r.search(ctx, c)
 	if err != nil {
-		return e.callFailed(plan, c, err, a)
-	}
-	sr, _ := res.Value.(*registry.SearchResult)
-	if sr == nil {
-		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("search_directory returned no search result")}
+		return r.callFailed(c, err)
 	}
 	if len(sr.Results) == 0 || plan.Intent == IntentSearch || plan.Intent == IntentCount {
 		for _, h := range sr.Results {
-			add(e.hitItem(h))
+			r.add(r.e.hitItem(h), nil)
 		}
-		a.Answer = searchAnswer(plan, sr)
+		a.Answer = searchAnswer(t, plan, sr, approx)
 		return nil
 	}
-	return e.followUp(ctx, plan, sr, a, add)
+	r.followUp(ctx, sr, approx)
+	return nil
+}
+
+// noteServices records a failed services call of a participant that was looked up:
+// the answer is then judged from the lookup and says what it could not check.
+func (r *run) noteServices(d participantDetail) {
+	if d.svcErr == nil || d.p == nil || registry.ErrorCode(d.svcErr) == registry.CodeNotFound {
+		return
+	}
+	r.a.Failed = append(r.a.Failed, failedCall(Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": d.p.ParticipantID}}, d.svcErr))
+}
+
+func failedCall(c Call, err error) FailedCall {
+	f := FailedCall{Call: c, Code: registry.ErrorCode(err), Message: "the call failed"}
+	var re *registry.Error
+	if errors.As(err, &re) {
+		f.Message = re.Message
+	}
+	return f
+}
+
+// search runs the plan's search call. When it finds nothing for a company name, it
+// relaxes the name (each word cut to its first letters, then the longest word alone),
+// each a call of its own in a.Calls, and ranks what that finds by closeness to what was
+// typed; approx is then the query that found it. An exact (folded) name match always
+// ranks first.
+func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, approx string, err error) {
+	res, err := r.e.call(ctx, c)
+	if err != nil {
+		return nil, "", err
+	}
+	sr, _ = res.Value.(*registry.SearchResult)
+	if sr == nil {
+		return nil, "", &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("search_directory returned no search result")}
+	}
+	typed := r.plan.Subject
+	if len(sr.Results) > 0 || typed == "" {
+		return rankExactFirst(sr, typed), "", nil
+	}
+	q, _ := c.Arguments["q"].(string)
+	for _, relaxed := range relaxations(q) {
+		rc := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": relaxed}}
+		if cc, ok := c.Arguments["country"]; ok {
+			rc.Arguments["country"] = cc
+		}
+		r.a.Calls = append(r.a.Calls, rc)
+		res, err := r.e.call(ctx, rc)
+		if err != nil {
+			// The search as asked did answer: nothing matches.
+			r.a.Failed = append(r.a.Failed, failedCall(rc, err))
+			return sr, "", nil
+		}
+		if rs, _ := res.Value.(*registry.SearchResult); rs != nil && len(rs.Results) > 0 {
+			r.a.Approximate = true
+			return rankByCloseness(rs, typed), relaxed, nil
+		}
+	}
+	return sr, "", nil
+}
+
+// followUp looks up the first search hits in detail (with their services when the
+// question needs them), concurrently, for questions about capability, access point,
+// certificate, document types or registration. Items go to add in rank order, each
+// as soon as its calls and those of the hits ranked before it are done. A hit whose
+// lookup failed upstream is answered as the hit alone, and the answer says it could
+// not be checked.
+func (r *run) followUp(ctx context.Context, sr *registry.SearchResult, approx string) {
+	plan, a := r.plan, r.a
+	n := min(followUps, len(sr.Results))
+	if plan.Intent == IntentLookup {
+		n = min(1, n)
+	}
+	out := make([]participantDetail, n)
+	done := make(chan int, n)
+	calls := make([][]Call, n)
+	for i := range n {
+		calls[i] = detailCalls(plan, sr.Results[i].ParticipantID)
+		a.Calls = append(a.Calls, calls[i]...)
+		go func() {
+			out[i] = r.e.detail(ctx, calls[i])
+			done <- i
+		}()
+	}
+	var found []participantDetail
+	var failed []string
+	gone := map[string]bool{}
+	ready := make([]bool, n)
+	next := 0
+	for range n {
+		ready[<-done] = true
+		for ; next < n && ready[next]; next++ {
+			switch o := out[next]; {
+			case o.p != nil:
+				r.noteServices(o)
+				r.add(r.e.participantItem(o.p, o.svc, plan.Document, plan.needsServices()), nil)
+				found = append(found, o)
+			case registry.ErrorCode(o.err) == registry.CodeNotFound:
+				// A Directory hit that neither the SML nor the Directory knows any
+				// more (the card went away meanwhile).
+				gone[sr.Results[next].ParticipantID] = true
+				r.add(r.e.hitItem(sr.Results[next]), nil)
+			default:
+				f := failedCall(calls[next][0], o.err)
+				a.Failed = append(a.Failed, f)
+				it := r.e.hitItem(sr.Results[next])
+				failed = append(failed, itemLabel(it))
+				r.add(it, &f)
+			}
+		}
+	}
+	a.Answer = followUpAnswer(r.t, plan, sr, found, gone, a.Results, failed, approx)
+}
+
+// call runs one tool call.
+func (e *Engine) call(ctx context.Context, c Call) (*tools.Result, error) {
+	t, ok := e.tools[c.Tool]
+	if !ok {
+		return nil, &registry.Error{Code: registry.CodeInvalidRequest, Message: "unknown tool " + c.Tool}
+	}
+	args, err := json.Marshal(c.Arguments)
+	if err != nil {
+		return nil, err
+	}
+	return t.Call(ctx, e.reg, args)
+}
+
+// callFailed turns a failed call into the answer or the error: an input error or a
+// participant that does not exist is an answer; an upstream failure is ask_failed.
+func (r *run) callFailed(c Call, err error) error {
+	var re *registry.Error
+	if !errors.As(err, &re) {
+		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: err}
+	}
+	switch re.Code {
+	case registry.CodeNotFound:
+		r.a.Answer = notFoundAnswer(r.t, r.plan, c)
+		return nil
+	case registry.CodeLookupFailed, registry.CodeSearchFailed:
+		return &registry.Error{Code: CodeAskFailed, Message: "the Peppol network did not answer (" + re.Message + ")", RetryAfter: re.RetryAfter, Err: err}
+	default:
+		r.a.Answer = fmt.Sprintf(r.t.couldNotRun, re.Message) + " " + r.t.examples
+		return nil
+	}
 }
 
 // participantDetail is what the calls about one participant found: its lookup, and its
@@ -318,88 +495,4 @@ func detailCalls(plan Plan, id string) []Call {
 		calls = append(calls, Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": id}})
 	}
 	return calls
-}
-
-// followUp looks up the first search hits in detail (with their services when the
-// question needs them), concurrently, for questions about capability, access point or
-// registration. Items go to add in rank order, each as soon as its calls and those of
-// the hits ranked before it are done.
-func (e *Engine) followUp(ctx context.Context, plan Plan, sr *registry.SearchResult, a *Answer, add func(Item)) error {
-	n := min(followUps, len(sr.Results))
-	if plan.Intent == IntentLookup {
-		n = min(1, n)
-	}
-	out := make([]participantDetail, n)
-	done := make(chan int, n)
-	firstCall := len(a.Calls)
-	for i := range n {
-		calls := detailCalls(plan, sr.Results[i].ParticipantID)
-		a.Calls = append(a.Calls, calls...)
-		go func() {
-			out[i] = e.detail(ctx, calls)
-			done <- i
-		}()
-	}
-	var found []participantDetail
-	var firstErr error
-	gone := map[string]bool{}
-	ready := make([]bool, n)
-	next := 0
-	for range n {
-		ready[<-done] = true
-		for ; next < n && ready[next]; next++ {
-			switch o := out[next]; {
-			case o.p != nil:
-				add(e.participantItem(o.p, o.svc, plan.Document, plan.needsServices()))
-				found = append(found, o)
-			case registry.ErrorCode(o.err) == registry.CodeNotFound:
-				// A Directory hit that neither the SML nor the Directory knows any
-				// more (the card went away meanwhile).
-				gone[sr.Results[next].ParticipantID] = true
-				add(e.hitItem(sr.Results[next]))
-			default:
-				if firstErr == nil {
-					firstErr = o.err
-				}
-				add(e.hitItem(sr.Results[next]))
-			}
-		}
-	}
-	if len(found) == 0 && firstErr != nil {
-		return e.callFailed(plan, a.Calls[firstCall], firstErr, a)
-	}
-	a.Answer = followUpAnswer(plan, sr, found, gone, a.Results, firstErr != nil)
-	return nil
-}
-
-// call runs one tool call.
-func (e *Engine) call(ctx context.Context, c Call) (*tools.Result, error) {
-	t, ok := e.tools[c.Tool]
-	if !ok {
-		return nil, &registry.Error{Code: registry.CodeInvalidRequest, Message: "unknown tool " + c.Tool}
-	}
-	args, err := json.Marshal(c.Arguments)
-	if err != nil {
-		return nil, err
-	}
-	return t.Call(ctx, e.reg, args)
-}
-
-// callFailed turns a failed call into the answer or the error: an input error or a
-// participant that does not exist is an answer; an upstream failure is ask_failed.
-func (e *Engine) callFailed(plan Plan, c Call, err error, a *Answer) error {
-	var re *registry.Error
-	if !errors.As(err, &re) {
-		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: err}
-	}
-	switch re.Code {
-	case registry.CodeNotFound:
-		a.Answer = notFoundAnswer(plan, c)
-		return nil
-	case registry.CodeLookupFailed, registry.CodeSearchFailed:
-		return &registry.Error{Code: CodeAskFailed, Message: "the Peppol network did not answer (" + re.Message + ")", RetryAfter: re.RetryAfter, Err: err}
-	default:
-		a.Answer = "I could not run that: " + re.Message + ". " + examples
-		return nil
-	}
 }

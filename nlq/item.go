@@ -48,6 +48,9 @@ type PeppolInfo struct {
 	// SMP lists that document kind, false when it is not registered or does not list
 	// it; absent when the question was not about it.
 	CanReceive *bool `json:"canReceive,omitempty" jsonschema:"for a can-it-receive question, or an access point question naming a document: whether it is registered and its SMP lists that document kind"`
+	// Blocked, when CanReceive is false although the SMP lists the document kind, are
+	// the warning codes that make sending fail right now on every endpoint of it.
+	Blocked []string `json:"blocked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: why sending fails right now on every endpoint of it, as warning codes (certificate_expired, service_not_yet_active, service_expired, transport_profile_removed)"`
 	// Warnings are the lookup's warnings.
 	Warnings []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
 	// Documents are, for a question naming a document kind, the document types of
@@ -124,6 +127,11 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 				info.Documents = documents(types, svc, doc)
 				info.DocumentKinds = documentKinds(types)
 				can = len(info.Documents) > 0
+				if can && svc != nil {
+					if info.Blocked = blocked(svc, doc); len(info.Blocked) > 0 {
+						can = false // listed, but sending fails right now
+					}
+				}
 			} else {
 				can = lists(p, doc)
 			}
@@ -200,20 +208,6 @@ func lists(p *registry.Participant, doc string) bool {
 		}
 	}
 	return false
-}
-
-// docName is how an answer names a document kind.
-func docName(doc string) string {
-	switch doc {
-	case DocCreditNote:
-		return "credit notes"
-	case DocOrder:
-		return "orders"
-	case DocInvoice:
-		return "invoices"
-	default:
-		return "documents"
-	}
 }
 
 // canonicalID returns id in canonical form when it is a participant id, else id.

@@ -59,6 +59,9 @@ const (
 	flagPossessive
 	// flagAfterPeppol: only right after the word Peppol ("the Peppol network").
 	flagAfterPeppol
+	// flagNamed: the phrase introduces a company's name ("named", "heißt"), which is
+	// then searched as written, never reduced to a singular.
+	flagNamed
 )
 
 // lexGroup is one row of the phrase table.
@@ -131,7 +134,9 @@ var lexGroups = []lexGroup{
 	{role: lexFiller, side: lexBoth, flags: flagArticle, phrases: "the|a|an|le|la|les|un|une|l'|de|des|du|de la|d'|het|een|der|die|das|den|dem|ein|eine|einen|einem|einer|eines|en|ett|et|ei|this|cette|ce|deze|dit|diese|dieser|dieses|denne|dette|detta"},
 
 	// lookup: who is / look up / details.
-	{role: lexIntent, side: lexLeft, intent: IntentLookup, phrases: "who is|who's|whos|who are|what is|what's|whats|what are|look up|lookup|look-up|" +
+	{role: lexIntent, side: lexLeft, intent: IntentLookup, phrases: "peppol lookup|peppol-oppslag|oppslag|peppol-uppslag|uppslag|" +
+		"peppol-opzoeking|opzoeking|peppol-abfrage|abfrage|recherche peppol|" +
+		"who is|who's|whos|who are|what is|what's|whats|what are|look up|lookup|look-up|" +
 		"which country is|what country is|in which country is|welk land is|in welk land is|" +
 		"dans quel pays est|quel pays est|welches land ist|in welchem land ist|hvilket land er|i hvilket land er|" +
 		"vilket land är|i vilket land är|" +
@@ -192,7 +197,7 @@ var lexGroups = []lexGroup{
 	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "serves|serve|serving|hosts|host|hosting|handles|uses|use|using|is used by|used by|" +
 		"provides|provide|runs|operates|fournit|exploite|levert|beheert|stellt|liefert|betreibt|betreiben|leverer|driver|levererar|" +
 		"tillhandahåller|handles e-invoicing for|does e-invoicing for|handles peppol for|does peppol for|{e-invoicing,invoicing} for|" +
-		"sert|héberge|utilise|gère|bedient|gebruikt|host|nutzt|verwendet|benutzt|betjener|bruker|betjänar|använder"},
+		"sert|héberge|utilise|gère|hostet|hosten|bedient|gebruikt|host|nutzt|verwendet|benutzt|betjener|bruker|betjänar|använder"},
 
 	// can_receive: capability verbs.
 	{role: lexReceive, side: lexBoth, flags: flagLowerRight, phrases: "receive|receives|receiving|accept|accepts|accepting|process|take|takes|support|supports|" +
@@ -237,19 +242,54 @@ var lexGroups = []lexGroup{
 		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|" +
 		"in the directory|dans l'annuaire|" +
 		"registered|registered on|registred|enrolled|connected|connected to|" +
-		"enregistré|enregistrée|enregistrés|inscrit|inscrite|inscrits|présent|présente|raccordé|raccordée|connecté|connectée|joignable|" +
+		"enregistré|enregistrée|enregistrés|enregistrées|inscrit|inscrite|inscrits|inscrites|présent|présente|raccordé|raccordée|connecté|connectée|joignable|" +
 		"geregistreerd|aangesloten|aangemeld|bekend|bereikbaar|" +
 		"registriert|angemeldet|angeschlossen|angebunden|erreichbar|verfügbar|" +
 		"registrert|registrert i|tilkoblet|tilknyttet|koblet til|nåbar|" +
 		"registrerad|registrerat|ansluten|anslutet|nåbar|" +
 		"use peppol|uses peppol|using peppol|on peppol yet|part of peppol|a peppol participant|peppol participant|a participant|" +
 		"peppol-registered|peppol registered|registered on peppol|registered in peppol|registered with peppol|" +
-		"utilise peppol|gebruikt peppol|nutzt peppol|bruker peppol|använder peppol|reachable|reachable on peppol"},
+		"utilise peppol|utilisent peppol|gebruikt peppol|gebruiken peppol|nutzt peppol|nutzen peppol|verwenden peppol|benutzen peppol|" +
+		"bruker peppol|använder peppol|reachable|reachable on peppol"},
 	{role: lexPresence, side: lexBoth, flags: flagLowerRight, phrases: "live|active|actif|active|actief|aktiv|aktivt"},
 	{role: lexFiller, side: lexBoth, phrases: "{for,für,voor,pour,för,til} {the ,}peppol"},
 	{role: lexFiller, side: lexBoth, flags: flagAfterPeppol, phrases: lexPeppolSuffixes},
 	// The word Peppol itself, before a name.
 	{role: lexFiller, side: lexLeft, flags: flagWeak, phrases: "peppol|the peppol directory|peppol directory|the directory|directory|annuaire|verzeichnis|register|katalog"},
+
+	// certificate: when the access point certificate expires, whether it is valid.
+	{role: lexIntent, side: lexBoth, flags: flagPossessive, intent: IntentCertificate, phrases: "certificate|certificates|cert|certs|" +
+		"{ap,access point,access-point,peppol,endpoint,x.509,tls,signing} certificate{,s}|certificate expiry|certificate expiration|" +
+		"expiry of the certificate|expiry date of the certificate|validity of the certificate|" +
+		"certificat|certificats|certificat du point d'accès|certificat peppol|date d'expiration du certificat|date d'expiration|" +
+		"validité du certificat|expiration du certificat|" +
+		"certificaat|certificaten|access point certificaat|access point-certificaat|peppol-certificaat|vervaldatum van het certificaat|" +
+		"zertifikat|zertifikate|access-point-zertifikat|peppol-zertifikat|ablaufdatum des zertifikats|" +
+		"sertifikat|sertifikatet|sertifikater|aksesspunktsertifikat|aksesspunktsertifikatet|aksesspunktets sertifikat|" +
+		"certifikat|certifikatet|certifikaten|accesspunktscertifikat|accesspunktscertifikatet|accesspunktens certifikat"},
+	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "expire|expires|expired|expiring|expiry|expiration|run out|runs out|still valid|valid|" +
+		"valid until|up to date|expire-t-il|expire-t-elle|expiré|expirée|encore valide|valide|toujours valide|" +
+		"verloopt|verlopen|vervalt|nog geldig|geldig|läuft|abgelaufen|noch gültig|gültig|ablaufen|" +
+		"utløper|utløpt|går|fortsatt gyldig|gyldig|går ut|löper|löper ut|fortfarande giltigt|fortfarande giltig|giltigt|giltig|" +
+		"utgånget|gått ut"},
+	// document_types: which document types and processes a participant's SMP lists.
+	{role: lexIntent, side: lexBoth, flags: flagPossessive, intent: IntentDocumentTypes, phrases: "{document,doc,message} type{,s}|" +
+		"types of document{,s}|kinds of document{,s}|document formats|{business ,}process{,es}|document types and processes|" +
+		"type{,s} de document{,s}|processus|types de documents et processus|" +
+		"documenttype{,n,s}|documentsoorten|soorten documenten|processen|" +
+		"dokumenttyp{,en}|dokumentarten|prozesse|geschäftsprozesse|" +
+		"dokumenttype{,r,ne}|prosess{,er,ene}|" +
+		"dokumenttyp{,er,erna}|process{,er,erna}"},
+	// Verbs of support, for document type questions ("which processes does X support").
+	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "accepte-t-elle|accepte-t-il|supporte|supportent|supporte-t-il|supporte-t-elle|" +
+		"prend en charge|ondersteunt|ondersteunen|unterstützt|unterstützen|støtter|støtte|stöder|stödjer|zuständig|ist zuständig|" +
+		"ist für|er ansvarlig for|ansvarar för|ansvarlig|offers|offer"},
+	{role: lexFiller, side: lexRight, flags: flagLowerRight, phrases: "ab|ut"},
+	// Which SMP hosts a participant.
+	{role: lexIntent, side: lexLeft, intent: IntentAccessPoint, phrases: "{which,what} smp{, server, host, provider}|quel smp|welke smp|welcher smp|" +
+		"hvilken smp|hvilket smp|vilken smp|vilket smp|le smp|het smp|den smp|the smp{, for, of}"},
+	// "... combien ?": a count asked at the end.
+	{role: lexIntent, side: lexRight, intent: IntentCount, phrases: "combien|how many|hoeveel|wie viele|hvor mange|hur många"},
 
 	// Company nouns.
 	{role: lexNoun, side: lexBoth, flags: flagWeak | flagLowerRight, phrases: "company|companies|business|businesses|firm|firms|organisation|organisations|organization|organizations|" +
@@ -261,7 +301,7 @@ var lexGroups = []lexGroup{
 	// German nouns are capitalised in every sentence, so they are never kept as names.
 	{role: lexNoun, side: lexBoth, phrases: "firma|firmen|unternehmen|gesellschaft|betrieb|teilnehmer|lieferant|kunde"},
 	// "named X": a search unless another intent says more.
-	{role: lexIntent, side: lexLeft, intent: IntentSearch, phrases: "named|called|with the name|by the name|by the name of|with name|whose name is|whose name contains|" +
+	{role: lexIntent, side: lexLeft, flags: flagNamed, intent: IntentSearch, phrases: "named|called|with the name|by the name|by the name of|with name|whose name is|whose name contains|" +
 		"with a name like|containing|is called|are called|is named|are named|known as|" +
 		"nommé|nommée|nommés|nommées|appelé|appelée|appelés|appelées|s'appelle|s'appellent|qui s'appelle|qui s'appellent|du nom de|" +
 		"avec le nom|dont le nom est|dont le nom contient|au nom de|" +
@@ -372,7 +412,7 @@ var lexCountryTable = []lexCountryWords{
 
 // lexCountryPrepositions introduce a country name or code ("in Belgium", "aus
 // Deutschland", "i Norge", "in BE").
-const lexCountryPrepositions = "in|from|based in|located in|in the country|en|au|aux|dans|de la|uit|in het|uit het|" +
+const lexCountryPrepositions = "in|from|based in|located in|in the country|en|au|aux|à|dans|de la|uit|in het|uit het|" +
 	"aus|im|in der|aus der|in den|aus den|i|fra|från|within"
 
 // lexCountryLabels introduce a country name or code in any case ("country: no",

@@ -33,6 +33,10 @@ const (
 	IntentAccessPoint Intent = "access_point"
 	// IntentCount: how many participants match ("how many Norwegian companies named X").
 	IntentCount Intent = "count"
+	// IntentCertificate: when does X's access point certificate expire, is it valid.
+	IntentCertificate Intent = "certificate"
+	// IntentDocumentTypes: which document types and processes X's SMP lists.
+	IntentDocumentTypes Intent = "document_types"
 	// IntentOnPeppol: is X on Peppol / registered.
 	IntentOnPeppol Intent = "on_peppol"
 	// IntentUnknown: the question was not understood; Calls is empty.
@@ -58,6 +62,9 @@ type Plan struct {
 	// Country is the ISO 3166 alpha-2 code of a country the question names as a
 	// filter ("in Belgium", "belges", "norske"); "" when none.
 	Country string `json:"country,omitempty"`
+	// Language is the language the question is written in (LangEnglish, LangFrench,
+	// ...), the language of the answer.
+	Language string `json:"language,omitempty"`
 	// Document is the document kind a can_receive or access_point question names
 	// (DocInvoice, DocCreditNote, DocOrder), DocAny otherwise.
 	Document string `json:"document,omitempty"`
@@ -72,7 +79,11 @@ type Plan struct {
 // document type its SMP lists, with endpoints): a can_receive question, or an
 // access_point question naming a document.
 func (p Plan) needsServices() bool {
-	return p.Intent == IntentCanReceive || p.Intent == IntentAccessPoint && p.Document != DocAny
+	switch p.Intent {
+	case IntentCanReceive, IntentCertificate, IntentDocumentTypes:
+		return true
+	}
+	return p.Intent == IntentAccessPoint && p.Document != DocAny
 }
 
 // Planner turns a question into a plan. Plan must be deterministic and fast, and must

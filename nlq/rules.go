@@ -74,14 +74,15 @@ func (RulePlanner) Plan(query string) Plan {
 		query = strings.ToValidUTF8(query, "")
 	}
 	if utf8.RuneCountInString(query) > MaxQueryLength {
-		return Plan{Intent: IntentUnknown, Calls: []Call{}}
+		return Plan{Intent: IntentUnknown, Language: LangEnglish, Calls: []Call{}}
 	}
 	// Room for the tokens of most questions in one allocation.
 	var buf [32]ruleToken
 	s := ruleScan{q: query, toks: ruleTokenize(query, buf[:0])}
 	if !s.init() {
-		return Plan{Intent: IntentUnknown, Calls: []Call{}}
+		return Plan{Intent: IntentUnknown, Language: LangEnglish, Calls: []Call{}}
 	}
+	s.lang = s.detectLanguage()
 	return s.plan()
 }
 
@@ -109,11 +110,14 @@ type ruleScan struct {
 	inner    lexEntry
 	innerSet bool
 	sig      ruleSignals
+	// lang is the question's language (detectLanguage).
+	lang string
 }
 
 // ruleSignals is what the stripped phrases said.
 type ruleSignals struct {
 	lookup, search, count, accessPoint bool
+	certificate, documentTypes, named  bool
 	receive, presence, copula, starter bool
 	doc, country                       string
 	docAt, countryAt                   int
@@ -178,6 +182,9 @@ func (s *ruleScan) plan() Plan {
 	if sp, ok := s.findID(); ok {
 		return s.planSpan(sp, ruleID)
 	}
+	if sp, ok := s.findSpacedID(); ok {
+		return s.planSpan(sp, ruleID)
+	}
 	if sp, ok := s.findNumber(); ok {
 		return s.planSpan(sp, ruleNumber)
 	}
@@ -203,20 +210,29 @@ func (s *ruleScan) planSpan(sp ruleSpan, kind ruleKind) Plan {
 
 // finish turns the subject and the signals into a plan.
 func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
-	unknown := Plan{Intent: IntentUnknown, Calls: []Call{}}
+	unknown := Plan{Intent: IntentUnknown, Language: s.lang, Calls: []Call{}}
 	if kind == ruleName && subject != "" && !s.nameLike(subject, lo, hi) {
 		subject = ""
 	}
 	if subject == "" {
 		if s.sig.count {
-			return Plan{Intent: IntentCount, Country: s.sig.country, Calls: []Call{}}
+			p := Plan{Intent: IntentCount, Country: s.sig.country, Language: s.lang, Calls: []Call{}}
+			if p.Country != "" {
+				// The Directory takes a country alone and says how many cards it holds.
+				p.Calls = []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": p.Country}}}
+			}
+			return p
 		}
 		return unknown
 	}
-	p := Plan{Subject: subject, Country: s.sig.country}
+	p := Plan{Subject: subject, Country: s.sig.country, Language: s.lang}
 	switch sg := s.sig; {
 	case sg.count:
 		p.Intent = IntentCount
+	case sg.certificate:
+		p.Intent = IntentCertificate
+	case sg.documentTypes:
+		p.Intent = IntentDocumentTypes
 	case sg.accessPoint:
 		p.Intent = IntentAccessPoint
 		p.Document = sg.doc
@@ -245,7 +261,11 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 	case ruleNumber:
 		p.Calls = []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"q": subject}}}
 	default:
-		args := map[string]any{"q": subject}
+		q := subject
+		if kind == ruleName && (p.Intent == IntentSearch || p.Intent == IntentCount) && !s.sig.named {
+			q = s.singular(lo, hi)
+		}
+		args := map[string]any{"q": q}
 		if p.Country != "" {
 			args["country"] = p.Country
 		}
@@ -782,6 +802,13 @@ func (s *ruleScan) record(e lexEntry, pos, end int) {
 			sg.count = true
 		case IntentAccessPoint:
 			sg.accessPoint = true
+		case IntentCertificate:
+			sg.certificate = true
+		case IntentDocumentTypes:
+			sg.documentTypes = true
+		}
+		if e.flags&flagNamed != 0 {
+			sg.named = true
 		}
 	case lexReceive:
 		sg.receive = true

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -144,14 +143,27 @@ func docLabel(d DocumentInfo) string {
 
 // listNames joins names for a sentence, at most maxNamed of them: "A", "A and B",
 // "A, B, C and 2 more".
-func listNames(names []string) string {
+func listNames(t *tongue, names []string) string {
+	and := " " + t.and + " "
 	if len(names) > maxNamed {
-		return strings.Join(names[:maxNamed-1], ", ") + " and " + fmt.Sprintf("%d more", len(names)-maxNamed+1)
+		return strings.Join(names[:maxNamed-1], ", ") + and + fmt.Sprintf(t.more, len(names)-maxNamed+1)
 	}
 	if len(names) <= 1 {
 		return strings.Join(names, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return strings.Join(names[:len(names)-1], ", ") + and + names[len(names)-1]
+}
+
+// kindNames are the code list's categories as t names them.
+func kindNames(t *tongue, kinds []string) []string {
+	out := make([]string, len(kinds))
+	for i, k := range kinds {
+		out[i] = k
+		if n, ok := t.kinds[k]; ok {
+			out[i] = n
+		}
+	}
+	return out
 }
 
 // documentNames are the names of docs, each once, the active ones first.
@@ -173,7 +185,7 @@ func documentNames(docs []DocumentInfo) []string {
 
 // endpointsPhrase names the distinct endpoints of docs: "https://ap/as4
 // (peppol-transport-as4-v2_0)"; "" when there is none.
-func endpointsPhrase(docs []DocumentInfo) string {
+func endpointsPhrase(t *tongue, docs []DocumentInfo) string {
 	var eps []string
 	for _, d := range docs {
 		for _, e := range d.Endpoints {
@@ -183,39 +195,88 @@ func endpointsPhrase(docs []DocumentInfo) string {
 			}
 		}
 	}
-	return listNames(eps)
+	return listNames(t, eps)
 }
 
 // warningsText renders the warnings of docs that matter for sending, each once, as
 // sentences: "Warning: the access point certificate expired on 2026-02-15 (15 days
 // ago)." Each gives the first clause of the message (what is wrong); the items
 // carry the whole message (what to do).
-func warningsText(docs []DocumentInfo) string {
+func warningsText(t *tongue, docs []DocumentInfo) string {
 	var seen []string
 	var b strings.Builder
 	for _, d := range docs {
 		for _, w := range d.Warnings {
-			m, _, _ := strings.Cut(w.Message, ": ")
-			m = strings.TrimSuffix(m, ".")
+			m := gist(t, w)
 			if slices.Contains(seen, m) {
 				continue
 			}
 			seen = append(seen, m)
-			fmt.Fprintf(&b, " Warning: %s.", m)
+			fmt.Fprintf(&b, t.warning, m)
 		}
 	}
 	return b.String()
 }
 
+// blockingCodes are the warnings that make sending to an endpoint fail now: its
+// certificate expired, its service not active yet or expired, its transport profile
+// removed from the network.
+var blockingCodes = map[string]bool{
+	registry.WarnCertificateExpired: true, registry.WarnServiceNotYetActive: true,
+	registry.WarnServiceExpired: true, registry.WarnTransportProfileRemoved: true,
+}
+
+// blocked returns why no endpoint of the document types of kind doc in svc can be
+// sent to right now (the blocking warning codes, each once), or nil when at least one
+// can, or when svc lists no such type.
+func blocked(svc *registry.ServicesResult, doc string) []string {
+	var why []string
+	any := false
+	for _, s := range svc.Services {
+		if !isKind(s.DocumentType, doc) {
+			continue
+		}
+		var svcWhy []string
+		for _, w := range s.Warnings {
+			if blockingCodes[w.Code] {
+				svcWhy = append(svcWhy, w.Code)
+			}
+		}
+		for _, p := range s.Processes {
+			for _, e := range p.Endpoints {
+				any = true
+				epWhy := slices.Clone(svcWhy)
+				for _, w := range e.Warnings {
+					if blockingCodes[w.Code] {
+						epWhy = append(epWhy, w.Code)
+					}
+				}
+				if len(epWhy) == 0 {
+					return nil // this one works
+				}
+				for _, c := range epWhy {
+					if !slices.Contains(why, c) {
+						why = append(why, c)
+					}
+				}
+			}
+		}
+	}
+	if !any {
+		return nil
+	}
+	return why
+}
+
 // acceptsPhrase says what a participant's SMP lists, for an answer that it does not
 // list the kind asked for: the names of a few types, or the kinds of many.
-func acceptsPhrase(types []registry.CodeInfo) string {
+func acceptsPhrase(t *tongue, types []registry.CodeInfo) string {
 	if len(types) == 0 {
-		return "its SMP lists no document type"
+		return t.acceptsNone
 	}
 	if len(types) <= maxNamed {
 		all := documents(types, nil, DocAny)
-		return "it receives " + listNames(documentNames(all))
+		return fmt.Sprintf(t.accepts, listNames(t, documentNames(all)))
 	}
-	return fmt.Sprintf("it receives %s of the kinds %s", phrase.Plural(len(types), "document type"), listNames(documentKinds(types)))
+	return fmt.Sprintf(t.acceptsKinds, t.count(len(types), t.docType), listNames(t, kindNames(t, documentKinds(types))))
 }

@@ -80,13 +80,14 @@ func TestEngineServices(t *testing.T) {
 			},
 		},
 		{
-			name:      "expired certificate: yes, with the warning once",
+			name:      "expired certificate: not right now",
 			query:     "Kan " + netsim.KnownCertExpired + " creditnota's ontvangen?",
 			intent:    IntentCanReceive,
 			wantCalls: svcCalls(netsim.KnownCertExpired),
 			wantStart: 2,
-			wantCan:   true,
-			wantIn:    []string{"Yes: ", "as Peppol BIS Billing UBL Credit Note V3, through the access point at https://", "Warning: the access point certificate expired on 2026-02-15 ("},
+			wantCan:   false,
+			// Asked in Dutch, answered in Dutch.
+			wantIn:    []string{"Nu niet: ", "is geregistreerd voor creditnota's, maar versturen mislukt op dit moment: het access point-certificaat is verlopen"},
 			wantNotIn: []string{"Note:"},
 			check: func(t *testing.T, info *PeppolInfo) {
 				if len(info.Documents) != 1 || len(info.Documents[0].Warnings) != 1 || info.Documents[0].Warnings[0].Code != registry.WarnCertificateExpired ||
@@ -105,13 +106,14 @@ func TestEngineServices(t *testing.T) {
 			wantIn:    []string{"Yes: " + n.Name(netsim.KnownCertExpiring), "Warning: the access point certificate expires on 2026-03-12 (in "},
 		},
 		{
-			name:      "AS2 only: yes, but the profile was removed",
+			name:      "AS2 only: not right now, the profile was removed",
 			query:     "Kann " + netsim.KnownAS2Only + " Rechnungen empfangen?",
 			intent:    IntentCanReceive,
 			wantCalls: svcCalls(netsim.KnownAS2Only),
 			wantStart: 2,
-			wantCan:   true,
-			wantIn:    []string{"as Peppol BIS Billing UBL Invoice V3, through the access point at https://", "/as2 (busdox-transport-as2-ver2p0)", "Warning: the transport profile busdox-transport-as2-ver2p0 (Peppol AS2 profile 2.0) has been removed from Peppol"},
+			wantCan:   false,
+			// Asked in German, answered in German.
+			wantIn: []string{"Im Moment nicht: ", "aber das Senden schlägt gerade fehl: das Transportprofil des Endpoints wurde aus Peppol entfernt"},
 		},
 		{
 			name:      "service not yet active",
@@ -119,8 +121,8 @@ func TestEngineServices(t *testing.T) {
 			intent:    IntentCanReceive,
 			wantCalls: svcCalls(netsim.KnownServiceNotYetActive),
 			wantStart: 2,
-			wantCan:   true,
-			wantIn:    []string{"Yes: ", "Warning: the endpoint becomes active on 2026-03-22"},
+			wantCan:   false,
+			wantIn:    []string{"Not right now: ", "sending them fails right now: the endpoint becomes active on 2026-03-22"},
 		},
 		{
 			name:      "a non-standard invoice type counts by its root element",
@@ -335,7 +337,7 @@ func TestListNames(t *testing.T) {
 		{[]string{"A", "B", "C", "D", "E", "F"}, "A, B, C and 3 more"},
 	}
 	for _, tt := range tests {
-		if got := listNames(tt.in); got != tt.want {
+		if got := listNames(&english, tt.in); got != tt.want {
 			t.Errorf("listNames(%v) = %q, want %q", tt.in, got, tt.want)
 		}
 	}

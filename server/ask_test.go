@@ -96,7 +96,8 @@ func TestAskJSON(t *testing.T) {
 		{"curl's default content type", `{"query":"Who is ` + netsim.KnownNorwegian + `"}`, []string{"Content-Type", "application/x-www-form-urlencoded"},
 			nlq.IntentLookup, netsim.KnownNorwegian, netsim.KnownNorwegian},
 		{"NLWeb query object", `{"query":{"text":"Can ` + name + ` receive invoices?"},"site":"all","generate_mode":"list"}`, []string{"Content-Type", "application/json; charset=utf-8"},
-			nlq.IntentCanReceive, netsim.KnownBelgian, "can receive invoices over Peppol"},
+			// Its access point's certificate has expired: registered, but not right now.
+			nlq.IntentCanReceive, netsim.KnownBelgian, "Not right now: " + name},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,7 +159,7 @@ func TestAskStream(t *testing.T) {
 				}
 			}
 			done := decodeJSON[nlq.CompleteEvent](t, events[len(events)-1].data)
-			if done.TotalItems != len(results) || done.Error != nil || !strings.Contains(done.Answer, "can receive invoices") || len(done.Calls) < 2 {
+			if done.TotalItems != len(results) || done.Error != nil || !strings.Contains(done.Answer, "is geregistreerd voor facturen") || len(done.Calls) < 2 {
 				t.Errorf("complete %+v", done)
 			}
 		})

@@ -1,0 +1,195 @@
+package nlq
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Language codes of the languages questions are read and answered in.
+const (
+	LangEnglish   = "en"
+	LangFrench    = "fr"
+	LangDutch     = "nl"
+	LangGerman    = "de"
+	LangNorwegian = "no"
+	LangSwedish   = "sv"
+)
+
+// tongues are the languages answers are phrased in, English first (the default). Each
+// lives in a file of its own (tongue_<code>.go) with the words that tell it apart and
+// every phrase of an answer; a seventh language is a seventh file and a line here.
+var tongues = []*tongue{&english, &french, &dutch, &german, &norwegian, &swedish}
+
+// tongueOf returns the tongue of a language code, English for any other.
+func tongueOf(code string) *tongue {
+	for _, t := range tongues {
+		if t.code == code {
+			return t
+		}
+	}
+	return &english
+}
+
+// langMarkers maps a folded word (ruleFold) to the languages it is typical of, as a
+// bit set over tongues; built once from the tongues' markers.
+var langMarkers, langHints = buildLangMarkers()
+
+func buildLangMarkers() (markers, hints map[string]uint8) {
+	markers, hints = make(map[string]uint8, 512), make(map[string]uint8, 64)
+	for i, t := range tongues {
+		for _, w := range strings.Split(t.markers, "|") {
+			markers[ruleFold(w)] |= 1 << i
+		}
+		for _, w := range strings.Split(t.hints, "|") {
+			if w != "" {
+				hints[ruleFold(w)] |= 1 << i
+			}
+		}
+	}
+	return markers, hints
+}
+
+// detectLanguage returns the language a question is written in: the tongue whose
+// typical words (question words, verbs, articles, nouns of the domain) it uses most, a
+// word shared by several languages counting for each; letters only some languages
+// have (å ø æ ä ö ü ß é è ç) break ties. A question with no such word is English.
+func (s *ruleScan) detectLanguage() string {
+	var score [8]int
+	for _, t := range s.toks {
+		if !t.word {
+			continue
+		}
+		for i, b := 0, langHints[t.key]; i < len(tongues); i++ {
+			if b&(1<<i) != 0 {
+				score[i]++
+			}
+		}
+		bits := langMarkers[t.key]
+		for i := range tongues {
+			if bits&(1<<i) != 0 {
+				// A word of one language only counts double.
+				if bits == 1<<i {
+					score[i] += 2
+				} else {
+					score[i]++
+				}
+			}
+		}
+	}
+	for i, t := range tongues {
+		if t.letters != "" && strings.ContainsAny(s.q, t.letters) {
+			score[i]++
+		}
+	}
+	// English words turn up in questions in every language ("access point",
+	// "provider"): another language wins a tie with English.
+	best := 0
+	for i := 1; i < len(tongues); i++ {
+		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 {
+			best = i
+		}
+	}
+	if score[best] == 0 {
+		return LangEnglish
+	}
+	return tongues[best].code
+}
+
+// tongue is one language of the rule planner's answers: the words that tell a question
+// in it apart, how its plural nouns are reduced for a substring search, and every
+// phrase of an answer. Format strings take their arguments in the order each field's
+// comment gives (use %[n]s to reorder).
+type tongue struct {
+	code string
+	// markers are words typical of questions in the language, "|"-separated.
+	markers string
+	// hints are words that count less: the language's names of countries, which
+	// also occur in company names ("Banque de France").
+	hints string
+	// letters are letters only a few of the languages use.
+	letters string
+	// plurals are the endings of plural (and definite) nouns, longest first, with what
+	// replaces them; see reducePlural.
+	plurals []pluralRule
+
+	yes, no, probably, notNow string
+	// docs name the document kinds, plural: DocInvoice, DocCreditNote, DocOrder, DocAny.
+	docs map[string]string
+	// kinds name the code list's categories (Invoice, Credit Note, ...); a missing
+	// one is shown as the list names it.
+	kinds map[string]string
+	// nouns are counted nouns, singular and plural.
+	docType, match, card, day [2]string
+	and, more                 string // "and", "%d more"
+	inCountry                 string // " in %s" (country code)
+
+	notUnderstood, examples, countNeeds string
+	couldNotRun                         string // reason
+	askFailed                           string // reason
+	// participant answers; who is "Name (id, CC)".
+	staleSML          string // who, SMP host, docs
+	note, warning     string // gist
+	notRegisteredCard string // who
+	registered        string // who, SMP host, n document types
+	endpoint          string // URL, transport profile
+	noCard            string
+	apNotRegistered   string // who
+	apNoEndpoint      string // who, SMP host
+	apServed          string // who, URL, transport profile, SMP host, n document types
+	apProvider        string // organisation
+	docAPNone         string // who, SMP host, docs, what it accepts
+	docAPNoEndpoint   string // who, docs, document type names, SMP host
+	docAP             string // who, docs, document type names, endpoints, SMP host, n document types
+	docAPNotReg       string // who, docs
+	crNotRegistered   string // who, docs
+	crYes             string // who, docs
+	crKinds           string // n document types, kinds
+	crAs              string // document type names
+	crThrough         string // endpoints
+	crEndpointUnknown string
+	crNotListed       string // who, SMP host, docs, n document types, what it accepts
+	crProbably        string // who, SMP host, n document types
+	crNotNow          string // who, docs, why
+	acceptsNone       string
+	accepts           string // document type names
+	acceptsKinds      string // n document types, kinds
+	// search and count answers; query is quoted with %q.
+	noMatch        string // query, in country
+	countAnswer    string // n matches, query, in country
+	countCountry   string // n cards, country code
+	countNoData    string // country code
+	listFirst      string // n matches, query, in country, shown
+	listAll        string // n matches, query, in country
+	andMoreResults string // n
+	approximate    string // what was searched instead
+	detailHeader   string // n matches, query, in country
+	detailFirst    string // shown
+	couldNotLookUp string // who
+	gone           string // who
+	partial        string // what could not be checked
+	notFound       string // id, docs
+	// certificate and document type answers.
+	certValid      string // who, subject organisation, expiry date, n days left
+	certExpired    string // verdict (notNow), who, expiry date, n days ago
+	certNone       string // who, SMP host
+	certSeveral    string // n certificates
+	docTypes       string // who, SMP host, n document types, names
+	processes      string // process names
+	docTypesNone   string // who, SMP host
+	notChecked     string // what (services)
+	servicesUnread string
+	// gists are short forms of the warnings, by code; an unlisted code uses the
+	// first clause of the warning's English message.
+	gists map[string]string
+}
+
+// pluralRule replaces a plural ending of a noun.
+type pluralRule struct{ suffix, with string }
+
+// count says n things: "1 document type", "3 document types".
+func (t *tongue) count(n int, noun [2]string) string {
+	if n == 1 {
+		return "1 " + noun[0]
+	}
+	return strconv.Itoa(n) + " " + noun[1]
+}

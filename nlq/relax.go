@@ -1,0 +1,124 @@
+package nlq
+
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// relaxations are the queries tried, in order, when a company name finds nothing:
+// every word of five letters or more cut to its first 70 % (at least four letters:
+// "Maschinenbau Nielsn" → "Maschinen Niels"), then, for a name of several words, the
+// longest word so cut alone. A number is never relaxed.
+func relaxations(q string) []string {
+	if len(peppol.Candidates(q)) > 0 {
+		return nil
+	}
+	words := strings.Fields(q)
+	cut := make([]string, 0, len(words))
+	longest := ""
+	for _, w := range words {
+		c := cutWord(w)
+		cut = append(cut, c)
+		if utf8.RuneCountInString(c) > utf8.RuneCountInString(longest) {
+			longest = c
+		}
+	}
+	var out []string
+	if all := strings.Join(cut, " "); all != q && utf8.RuneCountInString(all) >= registry.MinQueryLength {
+		out = append(out, all)
+	}
+	if len(words) > 1 && utf8.RuneCountInString(longest) >= ruleMinStem && !slices.Contains(out, longest) {
+		out = append(out, longest)
+	}
+	return out
+}
+
+// cutWord returns the first 70 % of a word of five letters or more, at least four.
+func cutWord(w string) string {
+	r := []rune(w)
+	if len(r) < 5 {
+		return w
+	}
+	return string(r[:max(ruleMinStem, (len(r)*7+9)/10)])
+}
+
+// rankExactFirst moves the hits whose name is the typed name (folded: case and
+// diacritics aside) to the front, keeping the order of the others.
+func rankExactFirst(sr *registry.SearchResult, typed string) *registry.SearchResult {
+	if typed == "" || len(sr.Results) < 2 {
+		return sr
+	}
+	want := ruleFold(typed)
+	if !slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return ruleFold(h.Name) == want }) {
+		return sr
+	}
+	out := *sr
+	out.Results = slices.Clone(sr.Results)
+	slices.SortStableFunc(out.Results, func(a, b registry.SearchHit) int {
+		return boolRank(ruleFold(a.Name) == want) - boolRank(ruleFold(b.Name) == want)
+	})
+	return &out
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 0
+	}
+	return 1
+}
+
+// rankByCloseness orders the hits of a relaxed search by how close their names are
+// to the typed name: the sum, over the typed words, of the edit distance to the
+// nearest word of the name (compared on as many letters as the typed word has, plus
+// one); ties keep the Directory's order.
+func rankByCloseness(sr *registry.SearchResult, typed string) *registry.SearchResult {
+	words := strings.Fields(ruleFold(typed))
+	out := *sr
+	out.Results = slices.Clone(sr.Results)
+	dist := make(map[string]int, len(out.Results))
+	for _, h := range out.Results {
+		name := strings.Fields(ruleFold(h.Name))
+		d := 0
+		for _, w := range words {
+			best := len(w)
+			for _, n := range name {
+				if r := []rune(n); len(r) > len([]rune(w))+1 {
+					n = string(r[:len([]rune(w))+1])
+				}
+				best = min(best, editDistance(w, n))
+			}
+			d += best
+		}
+		dist[h.ParticipantID+"\x00"+h.Name] = d
+	}
+	slices.SortStableFunc(out.Results, func(a, b registry.SearchHit) int {
+		return dist[a.ParticipantID+"\x00"+a.Name] - dist[b.ParticipantID+"\x00"+b.Name]
+	})
+	return &out
+}
+
+// editDistance is the Levenshtein distance of a and b, in runes.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
