@@ -36,6 +36,9 @@ import (
 //     punctuation and spaces removed (a query without digits only when it is one token
 //     of at least 6 letters).
 //   - country keeps the cards with an entity in that country (codes compared folded).
+//   - An empty (or white-space) text with a country lists the cards having an entity
+//     in that country, in export order, and TotalCount is the exact number of them;
+//     an empty text without a country matches nothing.
 //   - Tiers, in this order: exact id, exact name (the display name's terms are the query's),
 //     all terms exact or prefix, typo. Within a tier cards come in rank order: shorter
 //     folded display names first, then import order. Each card appears once, in its
@@ -78,8 +81,12 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 	}
 	limit = max(limit, 0)
 	x := ix.terms
+	cc := compactKey(country)
+	if cc != "" && strings.TrimSpace(text) == "" {
+		return ix.countryList(ctx, res, cc, limit)
+	}
 	var ccOK []bool
-	if cc := compactKey(country); cc != "" {
+	if cc != "" {
 		ccOK = x.countryOK(cc)
 	}
 
@@ -123,6 +130,22 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 		order = order[:limit]
 	}
 	hits, err := ix.hits(ctx, order)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	res.Results = hits
+	return res, nil
+}
+
+// countryList completes res with the first limit cards having an entity in the folded
+// country cc, in export order, and the number of all such cards.
+func (ix *Index) countryList(ctx context.Context, res *registry.SearchResult, cc string, limit int) (*registry.SearchResult, error) {
+	cards := ix.terms.byCountry[cc]
+	res.TotalCount = len(cards)
+	hits, err := ix.hits(ctx, cards[:min(limit, len(cards))])
 	if err != nil {
 		return nil, err
 	}

@@ -268,3 +268,56 @@ func procStatus(field string) string {
 	}
 	return "?"
 }
+
+// BenchmarkCountryIndex builds the per-country card lists (setByCountry, done when an
+// index is loaded) for 1,000,000 cards over 40 countries, a tenth of them with a second
+// entity abroad; the per-op time is what loading an index of that size adds.
+func BenchmarkCountryIndex(b *testing.B) {
+	const n = 1_000_000
+	r := rand.New(rand.NewPCG(1, 1))
+	x := &termIndex{n: n, csets: [][]string{nil}, cset: make([]uint32, n), rowid: make([]int64, n)}
+	for i := range 40 {
+		cc := string(rune('a'+i/26)) + string(rune('a'+i%26))
+		x.csets = append(x.csets, []string{cc}, []string{cc, "zz"})
+	}
+	// Row ids ascending: rank (name length) << 32 | import sequence, sequences shuffled
+	// across ranks as real names are.
+	seqs := r.Perm(n)
+	for c := range n {
+		x.rowid[c] = int64(c*64/n)<<32 | int64(seqs[c]+1)
+		x.cset[c] = uint32(1 + r.IntN(len(x.csets)-1))
+	}
+	slices.SortFunc(x.rowid, func(a, b int64) int { return compareInts(uint64(a), uint64(b)) })
+	for b.Loop() {
+		x.setByCountry()
+	}
+	if len(x.byCountry) != 41 {
+		b.Fatalf("%d countries", len(x.byCountry))
+	}
+}
+
+// BenchmarkSearchCountryAlone lists the first 25 cards of a country and counts them, on
+// an index of 200,000 synthetic cards built once.
+func BenchmarkSearchCountryAlone(b *testing.B) {
+	const n = 200_000
+	dir := b.TempDir()
+	path := filepath.Join(dir, "directory.db")
+	importExport(b, writeExport(b, dir, n), path)
+	ix, err := OpenIndex(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	countries := []string{"NO", "BE", "NL", "DE", "SE"}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		res, err := ix.Search(ctx, "", countries[i%len(countries)], 25)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if res.TotalCount == 0 {
+			b.Fatalf("no cards in %s", countries[i%len(countries)])
+		}
+	}
+}

@@ -94,6 +94,14 @@ func TestSearchSemantics(t *testing.T) {
 		{"quotes", `"bygg" "hold"`, "", []string{"0192:815344782"}, -1},
 		{"country codes as written, unparseable id without spaces", "weird card", "XX", []string{"weirdidwithoutscheme"}, -1},
 		{"country token is not a name term", "se", "", nil, -1},
+		{"country alone, export order", "", "NO", []string{"0192:930219967", "0192:815344782", "0192:815344783", "0192:815344784", "0192:815344786",
+			"0192:815344787", "0192:815344788", "0192:815344789", "0192:815344790"}, -1},
+		{"country alone, white-space text, lower case", " \t", "no", []string{"0192:930219967", "0192:815344782", "0192:815344783", "0192:815344784", "0192:815344786",
+			"0192:815344787", "0192:815344788", "0192:815344789", "0192:815344790"}, -1},
+		{"country alone, any entity", "", "SE", []string{"0007:5590700299", "0088:5798000000001"}, -1},
+		{"country alone, as written", "", "XX", []string{"weirdidwithoutscheme"}, -1},
+		{"country alone, nobody there", "", "US", nil, -1},
+		{"no text and no country", "", "", nil, -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -175,5 +183,55 @@ func TestSearchPrefixExpansion(t *testing.T) {
 		if res.TotalCount != tt.total || len(res.Results) != min(tt.total, 5) {
 			t.Errorf("Search(%q): total %d, %d results; want %d", tt.q, res.TotalCount, len(res.Results), tt.total)
 		}
+	}
+}
+
+// TestSearchCountryAlone: a country without text gives the first limit cards having an
+// entity in that country in export order (not rank order), and the exact count.
+func TestSearchCountryAlone(t *testing.T) {
+	var cards []*export.Card
+	want := map[string][]string{} // country → participant ids in export order
+	countries := []string{"NO", "SE", "BE"}
+	for i := range 100 {
+		cc := countries[i%3]
+		id := "0192:" + strconv.Itoa(800000000+i)
+		// Names get shorter along the export, so rank order is the reverse of export order.
+		c := card(id, strings.Repeat("x", 120-i)+" AS", cc)
+		if i%10 == 0 { // a second entity in DK
+			c.Entities = append(c.Entities, export.Entity{Names: []export.Name{{Name: "Filial"}}, CountryCode: "DK"})
+			want["DK"] = append(want["DK"], id)
+		}
+		want[cc] = append(want[cc], id)
+		cards = append(cards, c)
+	}
+	// A participant published twice: its last card counts, once.
+	cards = append(cards, card("0192:800000001", "Moved", "DK"))
+	want["SE"] = slices.DeleteFunc(want["SE"], func(id string) bool { return id == "0192:800000001" })
+	want["DK"] = append(want["DK"], "0192:800000001")
+	ix := buildIndex(t, cards...)
+	tests := []struct {
+		country string
+		limit   int
+	}{
+		{"NO", 25}, {"SE", 25}, {"BE", 10}, {"DK", 25}, {"be", 0}, {"FI", 25},
+	}
+	for _, tt := range tests {
+		t.Run(tt.country+"/"+strconv.Itoa(tt.limit), func(t *testing.T) {
+			res, err := ix.Search(context.Background(), "", tt.country, tt.limit)
+			if err != nil {
+				t.Fatal(err)
+			}
+			all := want[strings.ToUpper(tt.country)]
+			var got []string
+			for _, h := range res.Results {
+				got = append(got, h.ParticipantID)
+			}
+			if first := all[:min(tt.limit, len(all))]; !slices.Equal(got, first) && len(first)+len(got) > 0 {
+				t.Errorf("results %v, want %v", got, first)
+			}
+			if res.TotalCount != len(all) || res.Results == nil {
+				t.Errorf("TotalCount %d, want %d (results nil: %v)", res.TotalCount, len(all), res.Results == nil)
+			}
+		})
 	}
 }

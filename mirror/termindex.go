@@ -38,6 +38,11 @@ type termIndex struct {
 	csets    [][]string // country set → its folded country codes
 	nameHash []uint64   // card → nameKeyHash of its display name
 	rowid    []int64    // card → its row in the card table, ascending
+
+	// byCountry maps a folded country code to the cards having an entity in that
+	// country, in export (import sequence) order; not stored, computed when the index is
+	// loaded (see setByCountry).
+	byCountry map[string][]uint32
 }
 
 // nameKeyHash is the hash of a name's folded terms joined by spaces: the exact-name tier
@@ -147,6 +152,60 @@ func (x *termIndex) suffixRange(s string) (lo, hi int) {
 		}
 	}
 	return lo, l
+}
+
+// setByCountry computes byCountry: the cards in import sequence order (the low 32 bits
+// of their row ids), then, per country, the cards whose country set holds it. All
+// lists share one backing array of one entry per card and country.
+func (x *termIndex) setByCountry() {
+	// Country sets → distinct country numbers.
+	ccNum := map[string]int{}
+	var codes []string
+	setCCs := make([][]int, len(x.csets))
+	for i, set := range x.csets {
+		for _, cc := range set {
+			k, ok := ccNum[cc]
+			if !ok {
+				k = len(codes)
+				ccNum[cc] = k
+				codes = append(codes, cc)
+			}
+			if !slices.Contains(setCCs[i], k) {
+				setCCs[i] = append(setCCs[i], k)
+			}
+		}
+	}
+	counts := make([]int, len(codes))
+	total := 0
+	for _, cs := range x.cset {
+		for _, k := range setCCs[cs] {
+			counts[k]++
+			total++
+		}
+	}
+	// seq<<32 | card, sorted: the cards in import order.
+	bySeq := make([]uint64, len(x.rowid))
+	for c, r := range x.rowid {
+		bySeq[c] = uint64(uint32(r))<<32 | uint64(c)
+	}
+	slices.Sort(bySeq)
+	backing := make([]uint32, total)
+	lists := make([][]uint32, len(codes))
+	off := 0
+	for k, n := range counts {
+		lists[k] = backing[off : off : off+n]
+		off += n
+	}
+	for _, v := range bySeq {
+		c := uint32(v)
+		for _, k := range setCCs[x.cset[c]] {
+			lists[k] = append(lists[k], c)
+		}
+	}
+	x.byCountry = make(map[string][]uint32, len(codes))
+	for k, cc := range codes {
+		x.byCountry[cc] = lists[k]
+	}
 }
 
 // countryOK returns, per country set, whether it holds the folded country code cc.
@@ -649,6 +708,7 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 		return nil, err
 	}
 	x.setTypoLen()
+	x.setByCountry()
 	return x, nil
 }
 

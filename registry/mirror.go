@@ -12,9 +12,11 @@ import (
 // DirectoryMirror is a local copy of the Peppol Directory (package mirror): search and
 // business cards answered from disk, without asking the Directory.
 type DirectoryMirror interface {
-	// Search answers a search from the mirror. text is trimmed and between
-	// MinQueryLength and MaxQueryLength characters; country is "" or two upper-case
-	// letters. The result holds at most limit hits and the exact TotalCount. It returns
+	// Search answers a search from the mirror. text is trimmed and either between
+	// MinQueryLength and MaxQueryLength characters, or empty when country is set;
+	// country is "" or two upper-case letters. With an empty text it lists the cards
+	// having an entity in country, in export order. The result holds at most limit hits
+	// and the exact TotalCount (for a country alone, the number of such cards). It returns
 	// ErrMirrorUnavailable when the mirror holds no data, and other errors when it
 	// cannot be read.
 	Search(ctx context.Context, text, country string, limit int) (*SearchResult, error)

@@ -317,3 +317,58 @@ func TestMirrorFindsEveryParticipantValue(t *testing.T) {
 		t.Errorf("only %d participants with cards: the test proves little", n)
 	}
 }
+
+// TestMirrorSearchCountryAlone: a country without text is answered by a fresh mirror,
+// without asking the Directory, with the exact number of cards having an entity in
+// that country; with neither text nor country it is still missing_query.
+func TestMirrorSearchCountryAlone(t *testing.T) {
+	m := startMirrorNet(t, 300, "")
+	ctx := t.Context()
+	cards := func(cc string) map[string]bool {
+		out := map[string]bool{}
+		for _, p := range m.ds.Participants {
+			if p.Card == nil {
+				continue
+			}
+			for _, e := range p.Card.Entities {
+				if e.CountryCode == cc {
+					out[p.ID.String()] = true
+				}
+			}
+		}
+		return out
+	}
+	tests := []struct {
+		country string
+		many    bool // more cards than one answer holds
+	}{
+		{"NO", false}, {"be", true}, {"DE", false}, {"ZZ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.country, func(t *testing.T) {
+			want := cards(strings.ToUpper(tt.country))
+			if tt.many != (len(want) > registry.MaxSearchResults) {
+				t.Fatalf("%d cards in %s: the dataset no longer fits the case", len(want), tt.country)
+			}
+			before := m.n.Hits().Directory.Search
+			res, _, err := m.mirrored.Search(ctx, registry.SearchQuery{Country: tt.country})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Source != registry.SourceMirror || res.TotalCount != len(want) || len(res.Results) != min(len(want), registry.MaxSearchResults) {
+				t.Errorf("source %q, totalCount %d, %d results; want mirror, %d, %d", res.Source, res.TotalCount, len(res.Results), len(want), min(len(want), registry.MaxSearchResults))
+			}
+			for _, h := range res.Results {
+				if !want[h.ParticipantID] {
+					t.Errorf("result %+v has no entity in %s", h, tt.country)
+				}
+			}
+			if hits := m.n.Hits().Directory.Search - before; hits != 0 {
+				t.Errorf("%d Directory searches", hits)
+			}
+		})
+	}
+	if _, _, err := m.mirrored.Search(ctx, registry.SearchQuery{Q: " "}); registry.ErrorCode(err) != registry.CodeMissingQuery {
+		t.Errorf("no text, no country: %v, want missing_query", err)
+	}
+}

@@ -18,7 +18,8 @@ type Registry interface {
 	// upstream failed and no stale answer was cached.
 	Lookup(ctx context.Context, id peppol.ParticipantID) (*Participant, Freshness, error)
 	// Search searches the Peppol Directory by free text (company name or registration
-	// number). It returns an *Error with CodeMissingQuery, CodeQueryTooShort or
+	// number), or by country alone (Q empty) to count and list a country's participants.
+	// It returns an *Error with CodeMissingQuery, CodeQueryTooShort or
 	// CodeInvalidRequest for bad input and CodeSearchFailed when the Directory failed.
 	Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshness, error)
 	// Services lists every document type the participant's SMP publishes, each with its
@@ -139,9 +140,11 @@ type Warning struct {
 
 // SearchQuery is a directory search.
 type SearchQuery struct {
-	// Q is the free-text query as received (trimmed by Search).
+	// Q is the free-text query as received (trimmed by Search); it may be empty when
+	// Country is set, to list and count that country's participants.
 	Q string
-	// Country optionally restricts results to one ISO 3166 alpha-2 country code.
+	// Country optionally restricts results to one ISO 3166 alpha-2 country code; alone
+	// (Q empty) it asks for every participant of that country.
 	Country string
 }
 

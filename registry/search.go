@@ -13,6 +13,10 @@ import (
 	"github.com/peppolgate/peppolgate/peppol/directory"
 )
 
+// missingQueryMessage is the message of the CodeMissingQuery error of a search that
+// has neither a query text nor a country.
+const missingQueryMessage = "the search query q is missing; give a company name or a registration number, e.g. q=Acme or q=BE0677424046, or a country alone (country=NO) to count and list that country's participants"
+
 const (
 	// MaxQueryLength is the longest accepted search query, in characters.
 	MaxQueryLength = 200
@@ -24,7 +28,8 @@ const (
 	freeTextPageSize = 25
 )
 
-// Search searches the Peppol Directory for q: in Config.Mirror when one is set and its
+// Search searches the Peppol Directory for q, or lists a country's participants when
+// q.Q is empty or white space and q.Country is set: in Config.Mirror when one is set and its
 // data is at most MirrorMaxAge old (Source "mirror", DataAsOf set, not cached), else the
 // live Directory (Source "directory"), with a mirror_stale or mirror_unavailable
 // warning when a mirror is set but could not answer. When the live Directory fails and
@@ -38,9 +43,13 @@ const (
 // participant id and capped at MaxSearchResults. TotalCount is the Directory's total
 // for the free-text query (it counts business entities, so a participant with two
 // entities counts twice) plus the exact hits that are not on the free-text page.
+// A country alone is sent to the Directory as country= alone: Results is its first
+// page and TotalCount its total-result-count, the number of business entities in that
+// country (cached and coalesced like any search).
 //
-// Errors (*Error): CodeMissingQuery for an empty q, CodeQueryTooShort below
-// MinQueryLength characters, CodeInvalidRequest for a q over MaxQueryLength
+// Errors (*Error): CodeMissingQuery when both q and country are empty,
+// CodeQueryTooShort for a non-empty q below MinQueryLength characters (with or
+// without a country), CodeInvalidRequest for a q over MaxQueryLength
 // characters, a country that is not two letters, or a query the Directory rejects;
 // CodeSearchFailed when the Directory failed, rate limited us (RetryAfter set) or our
 // own request queue to it is full, and no answer at most StaleFor old is cached.
@@ -48,8 +57,10 @@ func (l *Live) Search(ctx context.Context, q SearchQuery) (*SearchResult, Freshn
 	text := strings.TrimSpace(q.Q)
 	country := strings.ToUpper(strings.TrimSpace(q.Country))
 	switch n := utf8.RuneCountInString(text); {
+	case n == 0 && country == "":
+		return nil, Freshness{}, &Error{Code: CodeMissingQuery, Message: missingQueryMessage}
 	case n == 0:
-		return nil, Freshness{}, &Error{Code: CodeMissingQuery, Message: "the search query q is missing; give a company name or a registration number, e.g. q=Acme or q=BE0677424046"}
+		// A country alone: every participant of that country.
 	case n < MinQueryLength:
 		return nil, Freshness{}, &Error{Code: CodeQueryTooShort, Message: "the search query q must be at least 2 characters long"}
 	case n > MaxQueryLength:
@@ -137,7 +148,7 @@ type searchOutcome struct {
 // number, one free-text query for the number itself finds every candidate id (the
 // Directory's q matches participant ids and the cards' identifiers as substrings), and
 // exact participant= queries are sent only for candidates the first page could not
-// show. Otherwise the free text runs as typed, beside exact queries for any ids written
+// show. An empty text with a country sends country= alone. Otherwise the free text runs as typed, beside exact queries for any ids written
 // in it. Hits on candidate ids come first, in candidate order, then the Directory's.
 func (l *Live) search(ctx context.Context, text, country string) (*SearchResult, error) {
 	plan := planSearch(text)

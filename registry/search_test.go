@@ -2,11 +2,19 @@ package registry
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol/directory"
 )
 
 func TestSearchValidation(t *testing.T) {
@@ -18,6 +26,12 @@ func TestSearchValidation(t *testing.T) {
 	}{
 		{"", "", CodeMissingQuery},
 		{"   \t", "", CodeMissingQuery},
+		{"", "  ", CodeMissingQuery},
+		{"", "NO", ""},
+		{"  \t", " no ", ""},
+		{"", "NOR", CodeInvalidRequest},
+		{"", "1A", CodeInvalidRequest},
+		{"a", "NO", CodeQueryTooShort},
 		{"a", "", CodeQueryTooShort},
 		{" ø ", "", CodeQueryTooShort},
 		{strings.Repeat("x", MaxQueryLength+1), "", CodeInvalidRequest},
@@ -33,6 +47,130 @@ func TestSearchValidation(t *testing.T) {
 		if ErrorCode(err) != tt.want {
 			t.Errorf("Search(%q, %q) = %v, want code %q", tt.q, tt.country, err, tt.want)
 		}
+		// The missing_query message says a country alone is accepted too.
+		if e, ok := err.(*Error); ok && e.Code == CodeMissingQuery && !strings.Contains(e.Message, "country alone") {
+			t.Errorf("Search(%q, %q): missing_query message %q does not mention a country alone", tt.q, tt.country, e.Message)
+		}
+	}
+}
+
+// queryRecorder is a reverse proxy to the Directory that records the query string of
+// every search request it forwards.
+type queryRecorder struct {
+	mu      sync.Mutex
+	queries []string
+}
+
+func (r *queryRecorder) record(q string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.queries = append(r.queries, q)
+}
+
+func (r *queryRecorder) all() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.queries)
+}
+
+// startRecorder puts a recording proxy in front of n's Directory and returns its URL.
+func startRecorder(t *testing.T, n *netsim.Network) (*queryRecorder, string) {
+	t.Helper()
+	target, err := url.Parse(n.DirectoryURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &queryRecorder{}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/search/") {
+			rec.record(r.URL.RawQuery)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return rec, srv.URL
+}
+
+// TestSearchCountryAlone: a country without text asks the Directory for country= alone
+// (and the page size), answers its first page with its total-result-count as
+// TotalCount (business entities in that country), and is cached and coalesced.
+func TestSearchCountryAlone(t *testing.T) {
+	n := startNet(t, 400)
+	rec, base := startRecorder(t, n)
+	l, clock := newLive(t, n, func(c *Config) { c.Directory = &directory.Client{Base: base} })
+	entities := func(cc string) (count int) {
+		for _, p := range n.Dataset().Participants {
+			if p.Card == nil {
+				continue
+			}
+			for _, e := range p.Card.Entities {
+				if e.CountryCode == cc {
+					count++
+				}
+			}
+		}
+		return count
+	}
+	tests := []struct {
+		name, q, country, wantCountry string
+		many                          bool // more entities than one page holds
+	}{
+		{"NO", "", "NO", "NO", true},
+		{"lower case, q white space", "  ", " be ", "BE", true},
+		{"DE, one page", "", "DE", "DE", false},
+		{"a country nobody is in", "", "ZZ", "ZZ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(rec.all())
+			res, fr, err := l.Search(context.Background(), SearchQuery{Q: tt.q, Country: tt.country})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := entities(tt.wantCountry)
+			if tt.many != (want > freeTextPageSize) || (tt.wantCountry != "ZZ") != (want > 0) {
+				t.Fatalf("%d entities in %s: the dataset no longer fits the case", want, tt.wantCountry)
+			}
+			if res.TotalCount != want || res.Source != SourceDirectory || res.Query != "" || fr.Cached {
+				t.Errorf("totalCount %d (want %d), source %q, query %q, freshness %+v", res.TotalCount, want, res.Source, res.Query, fr)
+			}
+			if want > 0 && len(res.Results) == 0 || len(res.Results) > MaxSearchResults || res.Results == nil {
+				t.Errorf("%d results", len(res.Results))
+			}
+			for _, h := range res.Results {
+				if h.CountryCode != tt.wantCountry {
+					t.Errorf("result %+v outside %s", h, tt.wantCountry)
+				}
+			}
+			sent := rec.all()[before:]
+			if wantQ := "country=" + tt.wantCountry + "&rpc=" + strconv.Itoa(freeTextPageSize); len(sent) != 1 || sent[0] != wantQ {
+				t.Errorf("sent %q, want only %q", sent, wantQ)
+			}
+			// Cached: the same country again sends nothing.
+			clock.Advance(time.Second)
+			again, fr, err := l.Search(context.Background(), SearchQuery{Country: strings.ToLower(tt.wantCountry)})
+			if err != nil || again != res || !fr.Cached {
+				t.Errorf("second search: same=%v freshness %+v err %v", again == res, fr, err)
+			}
+			if got := len(rec.all()) - before; got != 1 {
+				t.Errorf("%d Directory requests for two searches, want 1", got)
+			}
+		})
+	}
+	// Coalesced: concurrent identical searches share one request.
+	before := len(rec.all())
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			if _, _, err := l.Search(context.Background(), SearchQuery{Country: "SE"}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if got := len(rec.all()) - before; got != 1 {
+		t.Errorf("8 concurrent searches sent %d requests, want 1", got)
 	}
 }
 

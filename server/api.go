@@ -110,11 +110,13 @@ func (s *Server) table() []route {
 			Summary: "Search the Peppol Directory",
 			Description: "Full-text search of the Peppol Directory by company name or registration/VAT number (any common notation; " +
 				"numbers are matched exactly against participant ids and the cards' identifiers). At most 25 results, exact identifier matches first; " +
-				"`totalCount` is the number of matches known.",
+				"`totalCount` is the number of matches known. Give `country` alone (no `q`, e.g. `?country=NO`) to count a country's participants (`totalCount`) " +
+				"and get the first of them.",
 			Params: network(
-				discovery.Param{Name: "q", In: "query", Required: true, Description: "Company name or part of it, or a registration or VAT number, e.g. `vandelanotte` or `BE0677424046`.",
+				discovery.Param{Name: "q", In: "query", Description: "Company name or part of it, or a registration or VAT number, e.g. `vandelanotte` or `BE0677424046`. " +
+					"Required unless `country` is given; leave it out (or empty) with `country` to count that country's participants.",
 					Schema: &jsonschema.Schema{Type: "string", MinLength: ptr(registry.MinQueryLength), MaxLength: ptr(registry.MaxQueryLength)}, Example: "BE0677424046"},
-				discovery.Param{Name: "country", In: "query", Description: "Only participants of this country: an ISO 3166 alpha-2 code, e.g. BE.",
+				discovery.Param{Name: "country", In: "query", Description: "Only participants of this country: an ISO 3166 alpha-2 code, e.g. BE; alone, every participant of that country.",
 					Schema: &jsonschema.Schema{Type: "string", Pattern: tools.CountryPattern}, Example: "BE"},
 			),
 			Responses: jsonOK("The matches.", tools.SearchResultSchema()),
@@ -324,7 +326,7 @@ func (s *Server) API() discovery.API {
 	}
 	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: all, MCPPath: mcpPath,
 		Limits: []string{
-			"Search: q 2 to 200 characters; at most 25 results per search.",
+			"Search: q 2 to 200 characters, or absent with country alone; at most 25 results per search.",
 			"POST /ask: body at most 8 KiB, query 1 to 500 characters.",
 			"/mcp: request body at most 1 MiB.",
 			"Upstream: peppolgate asks the Peppol Directory at most 2 times per second (its own limit); searches beyond that queue briefly, then fail with search_failed and Retry-After.",

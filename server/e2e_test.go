@@ -228,6 +228,7 @@ func TestE2EGolden(t *testing.T) {
 		{"search_id", "/api/v1/search?q=" + url.QueryEscape(netsim.KnownGLN), 200},
 		{"search_country_other", "/api/v1/search?q=" + url.QueryEscape(norwegian) + "&country=se", 200},
 		{"search_country_match", "/api/v1/search?q=" + url.QueryEscape(norwegian) + "&country=no", 200},
+		{"search_country_alone", "/api/v1/search?country=NO", 200},
 		{"search_missing_query", "/api/v1/search", 400},
 		{"search_query_too_short", "/api/v1/search?q=x", 400},
 		{"route_not_found", "/api/v1/participants", 404},
@@ -258,6 +259,81 @@ func decodeJSON[T any](t *testing.T, body []byte) T {
 		t.Fatalf("decoding %s: %v", body, err)
 	}
 	return v
+}
+
+// TestE2ESearchCountryAlone: GET /api/v1/search with a country and no q answers 200
+// with the number of the country's Directory entries as totalCount and its first page;
+// without q and country it is still missing_query, and a short q with a country
+// query_too_short.
+func TestE2ESearchCountryAlone(t *testing.T) {
+	e := startE2E(t)
+	entities := func(cc string) (n int) {
+		for _, p := range e.ds.Participants {
+			if p.Card == nil {
+				continue
+			}
+			for _, en := range p.Card.Entities {
+				if en.CountryCode == cc {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	tests := []struct {
+		name, path  string
+		wantStatus  int
+		wantCode    registry.Code
+		wantCountry string
+	}{
+		{"NO", "/api/v1/search?country=NO", 200, "", "NO"},
+		{"lower case", "/api/v1/search?country=be", 200, "", "BE"},
+		{"empty q", "/api/v1/search?q=&country=NO", 200, "", "NO"},
+		{"white-space q", "/api/v1/search?q=++&country=SE", 200, "", "SE"},
+		{"nobody there", "/api/v1/search?country=ZZ", 200, "", "ZZ"},
+		{"test network", "/api/v1/search?country=NO&network=test", 200, "", "NO"},
+		{"neither q nor country", "/api/v1/search", 400, registry.CodeMissingQuery, ""},
+		{"empty country", "/api/v1/search?country=", 400, registry.CodeMissingQuery, ""},
+		{"short q with a country", "/api/v1/search?q=x&country=NO", 400, registry.CodeQueryTooShort, ""},
+		{"country not two letters", "/api/v1/search?country=NOR", 400, registry.CodeInvalidRequest, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, body := e.get(t, tt.path)
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d; body %s", resp.StatusCode, tt.wantStatus, body)
+			}
+			if tt.wantStatus != 200 {
+				got := decodeJSON[errorBody](t, body).Error
+				if got.Code != tt.wantCode || got.Message == "" {
+					t.Errorf("error %+v, want code %s", got, tt.wantCode)
+				}
+				if tt.wantCode == registry.CodeMissingQuery && !strings.Contains(got.Message, "country alone") {
+					t.Errorf("missing_query message %q does not mention a country alone", got.Message)
+				}
+				return
+			}
+			res := decodeJSON[registry.SearchResult](t, body)
+			if strings.Contains(tt.path, "network=test") {
+				if res.Network != "test" || res.TotalCount < len(res.Results) {
+					t.Errorf("test network: %s", body)
+				}
+				return
+			}
+			want := entities(tt.wantCountry)
+			if res.TotalCount != want || res.Query != "" || res.Source != registry.SourceDirectory || (want > 0) != (len(res.Results) > 0) {
+				t.Errorf("totalCount %d (want %d), query %q, source %q, %d results", res.TotalCount, want, res.Query, res.Source, len(res.Results))
+			}
+			if tt.wantCountry == "NO" && want <= registry.MaxSearchResults {
+				t.Errorf("only %d entities in NO: the test proves little", want)
+			}
+			for _, h := range res.Results {
+				if h.CountryCode != tt.wantCountry {
+					t.Errorf("result %+v outside %s", h, tt.wantCountry)
+				}
+			}
+		})
+	}
 }
 
 func TestE2EParticipantIDForms(t *testing.T) {

@@ -54,7 +54,7 @@ var errorTable = map[registry.Code]errorSpec{
 	registry.CodeInvalidParticipantID: {http.StatusBadRequest, "public, max-age=3600",
 		"the participant id is malformed: not 4 digits, a colon and letters, digits, '.', '_', '-' or '+'", "fix the id's form and retry"},
 	registry.CodeMissingQuery: {http.StatusBadRequest, "public, max-age=3600",
-		"the search has no q", "supply q"},
+		"the search has neither q nor country", "supply q, or country alone to count a country's participants"},
 	registry.CodeQueryTooShort: {http.StatusBadRequest, "public, max-age=3600",
 		"q is shorter than 2 characters", "supply at least 2 characters"},
 	registry.CodeInvalidRequest: {http.StatusBadRequest, "public, max-age=3600",

@@ -248,7 +248,13 @@ func TestSearchParameters(t *testing.T) {
 		wantCountry string
 	}{
 		{"", 400, registry.CodeMissingQuery, "", ""},
-		{"?country=BE", 400, registry.CodeMissingQuery, "", ""},
+		{"?country=BE", 200, "", "", "BE"},
+		{"?country=", 400, registry.CodeMissingQuery, "", ""},
+		{"?country=+no+", 200, "", "", "NO"},
+		{"?q=&country=no", 200, "", "", "NO"},
+		{"?q=+&country=NO", 200, "", " ", "NO"},
+		{"?q=a&country=NO", 400, registry.CodeQueryTooShort, "", ""},
+		{"?country=NOR", 400, registry.CodeInvalidRequest, "", ""},
 		{"?q=", 400, registry.CodeQueryTooShort, "", ""},
 		{"?q=a", 400, registry.CodeQueryTooShort, "", ""},
 		{"?q=+a+", 400, registry.CodeQueryTooShort, "", ""},

@@ -53,15 +53,29 @@ func suggestion(raw string, s peppol.Suggestion) string {
 }
 
 // ParseSearch validates a search as every adapter accepts it. present says whether q
-// was given at all. An absent q is CodeMissingQuery; a q shorter than
-// registry.MinQueryLength characters once trimmed is CodeQueryTooShort; a q that is
-// not UTF-8 or longer than registry.MaxQueryLength, or a country that is not two ASCII
-// letters, is CodeInvalidRequest. q is passed on as received (the registry trims it);
-// country is upper-cased.
+// was given at all. q is optional when country is given: a country alone (q absent,
+// empty or white space) asks for every participant of that country, to count them
+// (totalCount). Without a country, an absent q is CodeMissingQuery; a q shorter than
+// registry.MinQueryLength characters once trimmed is CodeQueryTooShort (also with a
+// country, unless q is empty or white space); a q that is not UTF-8 or longer than
+// registry.MaxQueryLength, or a country that is not two ASCII letters, is
+// CodeInvalidRequest. q is passed on as received (the registry trims it); country is
+// trimmed and upper-cased.
 func ParseSearch(q string, present bool, country string) (registry.SearchQuery, error) {
+	country = strings.TrimSpace(country)
+	if country != "" {
+		if !isAlpha2(country) {
+			return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest,
+				Message: fmt.Sprintf("country must be a two-letter ISO 3166 code such as BE; got %s", quote(country))}
+		}
+		country = strings.ToUpper(country)
+	}
 	if !present {
+		if country != "" {
+			return registry.SearchQuery{Country: country}, nil
+		}
 		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeMissingQuery,
-			Message: "q is required: a company name or registration number, e.g. q=acme or q=BE0677424046"}
+			Message: "q is required: a company name or registration number, e.g. q=acme or q=BE0677424046; or give country alone, e.g. country=NO, to count a country's participants"}
 	}
 	if !utf8.ValidString(q) {
 		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest, Message: "q is not valid UTF-8"}
@@ -71,6 +85,9 @@ func ParseSearch(q string, present bool, country string) (registry.SearchQuery, 
 			Message: fmt.Sprintf("q contains a control character (%U); remove it", []rune(q[i:])[0])}
 	}
 	n := utf8.RuneCountInString(strings.TrimSpace(q))
+	if n == 0 && country != "" {
+		return registry.SearchQuery{Q: q, Country: country}, nil
+	}
 	if n < registry.MinQueryLength {
 		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeQueryTooShort,
 			Message: fmt.Sprintf("q must have at least %d characters; got %d", registry.MinQueryLength, n)}
@@ -78,14 +95,6 @@ func ParseSearch(q string, present bool, country string) (registry.SearchQuery, 
 	if n > registry.MaxQueryLength {
 		return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest,
 			Message: fmt.Sprintf("q must have at most %d characters; got %d", registry.MaxQueryLength, n)}
-	}
-	country = strings.TrimSpace(country)
-	if country != "" {
-		if !isAlpha2(country) {
-			return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest,
-				Message: fmt.Sprintf("country must be a two-letter ISO 3166 code such as BE; got %s", quote(country))}
-		}
-		country = strings.ToUpper(country)
 	}
 	return registry.SearchQuery{Q: q, Country: country}, nil
 }

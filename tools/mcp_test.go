@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -273,8 +274,14 @@ func TestMCPToolErrors(t *testing.T) {
 			wantPrefix: "not_found: "},
 		{name: "DNS down", tool: "lookup_participant", args: map[string]any{"participantId": netsim.KnownNorwegian},
 			fault: &netsim.Fault{DNS: netsim.DNSServFail}, target: netsim.DNSTarget(), wantPrefix: "lookup_failed: "},
-		{name: "no q", tool: "search_directory", args: map[string]any{"country": "BE"},
+		{name: "neither q nor country", tool: "search_directory", args: map[string]any{},
+			wantPrefix: "missing_query: ", wantIn: "country alone"},
+		{name: "empty q, empty country", tool: "search_directory", args: map[string]any{"country": " "},
 			wantPrefix: "missing_query: "},
+		{name: "short q with a country", tool: "search_directory", args: map[string]any{"q": "a", "country": "NO"},
+			wantPrefix: "query_too_short: "},
+		{name: "country alone, not two letters", tool: "search_directory", args: map[string]any{"country": "NOR"},
+			wantPrefix: "invalid_request: ", wantIn: "two-letter"},
 		{name: "short q", tool: "search_directory", args: map[string]any{"q": " a "},
 			wantPrefix: "query_too_short: "},
 		{name: "long q", tool: "search_directory", args: map[string]any{"q": strings.Repeat("x", registry.MaxQueryLength+1)},
@@ -426,5 +433,57 @@ func TestNewMCPServerNeedsRegistry(t *testing.T) {
 func TestErrorText(t *testing.T) {
 	if got := ErrorText(context.Canceled); !strings.HasPrefix(got, "internal_error: ") || strings.Contains(got, "canceled") {
 		t.Errorf("ErrorText(context.Canceled) = %q", got)
+	}
+}
+
+// TestMCPSearchCountryAlone: search_directory with only a country answers the number
+// of the country's Directory entries as totalCount, its first page, and a text saying
+// how many there are; q empty or white space with a country is the same.
+func TestMCPSearchCountryAlone(t *testing.T) {
+	l := startNet(t)
+	c := mcpClient(t, l)
+	schemas := outputSchemas(t, c)
+	entities := func(cc string) (n int) {
+		for _, p := range l.DS.Participants {
+			if p.Card == nil {
+				continue
+			}
+			for _, e := range p.Card.Entities {
+				if e.CountryCode == cc {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	tests := []struct {
+		name    string
+		args    map[string]any
+		country string
+	}{
+		{"country only", map[string]any{"country": "NO"}, "NO"},
+		{"lower case", map[string]any{"country": "be"}, "BE"},
+		{"empty q", map[string]any{"q": "", "country": "NO"}, "NO"},
+		{"white-space q", map[string]any{"q": "  ", "country": "SE"}, "SE"},
+		{"nobody there", map[string]any{"country": "ZZ"}, "ZZ"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := call(t, c, "search_directory", tt.args)
+			s := checkStructured[registry.SearchResult](t, r, schemas["search_directory"])
+			want := entities(tt.country)
+			if s.TotalCount != want || len(s.Results) > registry.MaxSearchResults || (want > 0) != (len(s.Results) > 0) {
+				t.Errorf("totalCount %d, %d results; want totalCount %d", s.TotalCount, len(s.Results), want)
+			}
+			for _, h := range s.Results {
+				if h.CountryCode != tt.country {
+					t.Errorf("result %+v outside %s", h, tt.country)
+				}
+			}
+			text := resultText(r)
+			if want > 0 && !strings.HasPrefix(text, strconv.Itoa(want)+" Peppol participant") || want == 0 && !strings.HasPrefix(text, "No Peppol participants in ZZ") {
+				t.Errorf("text %q", text)
+			}
+		})
 	}
 }

@@ -122,19 +122,23 @@ func searchInput() *jsonschema.Schema {
 				Type: "string",
 				Description: "What to search for: a company name or part of it (\"vandelanotte\"), or a registration " +
 					"or VAT number in any common notation (\"BE0677424046\", \"0677.424.046\", \"NO 923 609 016 MVA\"). " +
-					"Matched against the names and identifiers on Peppol Directory business cards.",
+					"Matched against the names and identifiers on Peppol Directory business cards. " +
+					"Optional when country is given: leave it out to count and list that country's participants.",
 				MinLength: ptr(registry.MinQueryLength),
 				MaxLength: ptr(registry.MaxQueryLength),
 				Examples:  []any{"vandelanotte", "BE0677424046"},
 			},
 			"country": {
-				Type:        "string",
-				Description: "Optional: only return participants of this country, an ISO 3166 alpha-2 code such as BE, NL or NO.",
-				Pattern:     CountryPattern,
-				Examples:    []any{"BE", "NO"},
+				Type: "string",
+				Description: "Optional: only return participants of this country, an ISO 3166 alpha-2 code such as BE, NL or NO. " +
+					"Given alone (without q), it asks for every participant of that country: totalCount is how many there are.",
+				Pattern:  CountryPattern,
+				Examples: []any{"BE", "NO"},
 			},
 		},
-		Required:             []string{"q"},
+		// Nothing is required: q or country (a country alone counts a country's
+		// participants), checked by ParseSearch. No anyOf: LLM APIs refuse one at the
+		// top level of a tool's input schema.
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
 }

@@ -20,11 +20,11 @@ func searchDirectory() Tool {
 		Title: "Search the Peppol Directory",
 		Description: `Search the Peppol Directory, the public list of Peppol participants' business cards, by company name or by registration/VAT number, and get up to 25 matches with their Peppol participant identifiers, names and countries.
 
-Use it to find out whether a company is on Peppol and under which identifier, when you know its name or a national number. Numbers are recognised in common notations (BE0677424046, 0677.424.046, NL859238567B01, NO 923 609 016 MVA, SIREN/SIRET, GLN) and matched exactly; names match as substrings of the card's names. Narrow with country (ISO 3166 alpha-2). Then call lookup_participant with a result's participantId for the SMP and endpoint details.
+Use it to find out whether a company is on Peppol and under which identifier, when you know its name or a national number. Numbers are recognised in common notations (BE0677424046, 0677.424.046, NL859238567B01, NO 923 609 016 MVA, SIREN/SIRET, GLN) and matched exactly; names match as substrings of the card's names. Narrow with country (ISO 3166 alpha-2); give country alone to count a country's participants (totalCount), e.g. how many companies in Norway are on Peppol: {"country": "NO"}. Then call lookup_participant with a result's participantId for the SMP and endpoint details.
 
 Do not use it when you already have a participant identifier (use lookup_participant). Absence from the Directory does not prove a company cannot receive Peppol documents: business cards are optional; if you have its identifier, lookup_participant checks the SML too.
 
-Errors: missing_query or query_too_short (give q with at least 2 characters), invalid_request (q over 200 characters or country not two letters), search_failed (the Peppol Directory did not answer or rate-limited us; retry later, after the delay given when there is one).`,
+Errors: missing_query (give q, or country alone) or query_too_short (give q with at least 2 characters), invalid_request (q over 200 characters or country not two letters), search_failed (the Peppol Directory did not answer or rate-limited us; retry later, after the delay given when there is one).`,
 		Input:       searchInput(),
 		Output:      SearchResultSchema(),
 		Annotations: readOnly(),
@@ -34,7 +34,7 @@ Errors: missing_query or query_too_short (give q with at least 2 characters), in
 
 func callSearch(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
 	var a SearchArgs
-	if err := decodeArgs("search_directory", raw, &a, "q and optionally country and network"); err != nil {
+	if err := decodeArgs("search_directory", raw, &a, "q and/or country, and optionally network"); err != nil {
 		return nil, err
 	}
 	q := ""

@@ -52,6 +52,22 @@ func searchText(r *registry.SearchResult, country string) string {
 	if country != "" {
 		in = " in " + country
 	}
+	if r.Query == "" && country != "" {
+		// A country alone: how many participants it has.
+		switch {
+		case len(r.Results) == 0 && r.TotalCount == 0:
+			fmt.Fprintf(&b, "No Peppol participants in %s in the Peppol Directory.", country)
+			return b.String()
+		case r.TotalCount > len(r.Results):
+			fmt.Fprintf(&b, "%s in %s in the Peppol Directory; the first %d:", phrase.Plural(r.TotalCount, "Peppol participant"), country, len(r.Results))
+		default:
+			fmt.Fprintf(&b, "%s in %s in the Peppol Directory:", phrase.Plural(r.TotalCount, "Peppol participant"), country)
+		}
+		for _, h := range r.Results {
+			fmt.Fprintf(&b, "\n- %s %s", h.ParticipantID, h.Name)
+		}
+		return b.String()
+	}
 	switch {
 	case len(r.Results) == 0:
 		fmt.Fprintf(&b, "No Peppol Directory matches for %q%s.", r.Query, in)
