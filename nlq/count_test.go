@@ -1,0 +1,100 @@
+package nlq
+
+import (
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/mirror/export"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// TestAskCountByCountry counts a country's participants in Norwegian, from the live
+// Directory (netsim, which counts business entities as the real one does) and from a
+// mirror built from the same Directory's export (which counts cards exactly); both
+// must equal the count the dataset itself gives.
+func TestAskCountByCountry(t *testing.T) {
+	n := startEngineNet(t)
+	cards, entities := 0, 0
+	for _, p := range n.DS.Participants {
+		if p.Card == nil {
+			continue
+		}
+		in := 0
+		for _, e := range p.Card.Entities {
+			if e.CountryCode == "NO" {
+				in++
+			}
+		}
+		if in > 0 {
+			cards++
+			entities += in
+		}
+	}
+	if cards == 0 {
+		t.Fatal("the dataset has no Norwegian card; the test proves nothing")
+	}
+	// The mirror, built from the Directory's own export.
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, n.Net.DirectoryURL()+"/export/businesscards", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := export.NewDecoder(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mirror.Build(t.Context(), path, dec, mirror.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	store, err := mirror.OpenStore(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	res, err := sml.New(sml.Config{Servers: []string{n.Net.DNSAddr()}, Zone: n.Net.Zone(), Timeout: time.Second, Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mirrored, err := registry.NewLive(registry.Config{Resolver: res, SMP: &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
+		Directory: &directory.Client{Base: "http://127.0.0.1:1", Timeout: time.Second}, DirectoryRate: 1000, DirectoryBurst: 1000,
+		Mirror: store, MirrorMaxAge: 100000 * time.Hour, MirrorHardMaxAge: 100000 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		reg  registry.Registry
+		want int
+	}{
+		{"live Directory", n.Reg, entities},
+		{"mirror", mirrored, cards},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := New(Config{Registry: tt.reg, Planner: RulePlanner{}, BaseURL: "https://peppolgate.test", Version: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := e.Ask(t.Context(), "Hvor mange norske selskaper er på Peppol?", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Intent != IntentCount || a.Meta.Language != LangNorwegian || len(a.Calls) != 1 || a.Calls[0].Arguments["country"] != "NO" {
+				t.Errorf("intent %s language %s calls %v", a.Intent, a.Meta.Language, a.Calls)
+			}
+			if !strings.Contains(a.Answer, strconv.Itoa(tt.want)+" ") || !strings.Contains(a.Answer, "NO") {
+				t.Errorf("answer %q; want the count %d", a.Answer, tt.want)
+			}
+		})
+	}
+}
