@@ -402,3 +402,43 @@ func TestRateLimiterWindow(t *testing.T) {
 		t.Error("request after the window refused")
 	}
 }
+
+// TestDirectoryCountryAlone: country= alone is a valid query, as on the real Directory
+// (e.g. country=NO): total-result-count is the number of entities in that country
+// however small the page, and every entity on the page is in it.
+func TestDirectoryCountryAlone(t *testing.T) {
+	n := startNet(t, Config{})
+	ds := n.Dataset()
+	tests := []struct {
+		query, country string
+		pageSize       int
+	}{
+		{"country=NO&rpc=25", "NO", 25},
+		{"country=no", "NO", dirDefaultPageSize},
+		{"country=BE&rpc=5", "BE", 5},
+		{"country=ZZ&rpc=25", "ZZ", 25},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			want := entityCount(ds, func(p *Participant, e *Entity) bool { return e.CountryCode == tt.country })
+			if tt.country != "ZZ" && want <= tt.pageSize {
+				t.Fatalf("only %d entities in %s: the test proves little", want, tt.country)
+			}
+			a := mustSearch(t, n, tt.query)
+			if a.Total != want || a.Used != min(want, tt.pageSize) {
+				t.Errorf("total %d used %d, want %d and %d", a.Total, a.Used, want, min(want, tt.pageSize))
+			}
+			if a.QueryTerms != "country="+tt.query[len("country="):len("country=")+2] {
+				t.Errorf("query-terms %q", a.QueryTerms)
+			}
+			for _, m := range a.Matches {
+				for _, e := range m.Entities {
+					var cc string
+					if err := json.Unmarshal(e["countryCode"], &cc); err != nil || cc != tt.country {
+						t.Errorf("entity of %s in %q (%v)", m.ParticipantID.Value, cc, err)
+					}
+				}
+			}
+		})
+	}
+}
