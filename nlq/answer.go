@@ -45,8 +45,8 @@ func inCountry(t *tongue, plan Plan) string {
 	return fmt.Sprintf(t.inCountry, plan.Country)
 }
 
-// verdict starts a yes/no sentence: "Yes: ...".
-func verdict(word, sentence string) string { return word + ": " + sentence }
+// verdict starts a yes/no sentence: "Yes: ...", "Oui : ...".
+func verdict(t *tongue, word, sentence string) string { return word + t.colon + sentence }
 
 // gist is a warning as an answer says it: in English the first clause of its message
 // (what is wrong; the items carry the whole message), in other languages its gist from
@@ -71,7 +71,7 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 	case info.StaleSML:
 		s := fmt.Sprintf(t.staleSML, who, info.SMPHost, t.docs[plan.Document])
 		if plan.Intent == IntentCanReceive {
-			s = verdict(t.no, s)
+			s = verdict(t, t.no, s)
 		}
 		b.WriteString(s)
 	case plan.Intent == IntentCanReceive:
@@ -88,8 +88,8 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 		b.WriteString(registrationSentence(t, who, info))
 	}
 	for _, w := range p.Warnings {
-		if w.Code == registry.WarnSMPNotFound {
-			continue // said above
+		if w.Code == registry.WarnSMPNotFound || w.Code == registry.WarnDirectoryCardMissing && t != &english {
+			continue // said above (in English the card warning's message says more)
 		}
 		if svc != nil && plan.needsServices() && serviceCodes[w.Code] {
 			// Judged from the services: the warnings of the document types asked
@@ -198,7 +198,7 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 	types := listedTypes(p, svc)
 	switch {
 	case !info.Registered:
-		return verdict(t.no, fmt.Sprintf(t.crNotRegistered, who, what))
+		return verdict(t, t.no, fmt.Sprintf(t.crNotRegistered, who, what))
 	case len(info.Blocked) > 0:
 		var why []string
 		for _, code := range info.Blocked {
@@ -207,9 +207,9 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 				why = append(why, g)
 			}
 		}
-		return verdict(t.notNow, fmt.Sprintf(t.crNotNow, who, what, listNames(t, why)))
+		return verdict(t, t.notNow, fmt.Sprintf(t.crNotNow, who, what, listNames(t, why)))
 	case info.CanReceive != nil && *info.CanReceive && info.Documents != nil:
-		s := verdict(t.yes, fmt.Sprintf(t.crYes, who, what))
+		s := verdict(t, t.yes, fmt.Sprintf(t.crYes, who, what))
 		if plan.Document == DocAny {
 			s += fmt.Sprintf(t.crKinds, t.count(len(types), t.docType), listNames(t, kindNames(t, info.DocumentKinds)))
 		} else {
@@ -227,17 +227,17 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 		}
 		return s + warningsText(t, info.Documents)
 	case info.CanReceive != nil && *info.CanReceive:
-		s := verdict(t.yes, fmt.Sprintf(t.crYes, who, what))
+		s := verdict(t, t.yes, fmt.Sprintf(t.crYes, who, what))
 		if ep := info.Endpoint; ep != nil {
 			return s + fmt.Sprintf(t.crThrough, ep.URL+" ("+ep.TransportProfile+")")
 		}
 		return s + "."
 	case types != nil:
-		return verdict(t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(len(types), t.docType), acceptsPhrase(t, types)))
+		return verdict(t, t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(len(types), t.docType), acceptsPhrase(t, types)))
 	case p.Directory == nil:
-		return verdict(t.probably, fmt.Sprintf(t.crProbably, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType)))
+		return verdict(t, t.probably, fmt.Sprintf(t.crProbably, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType)))
 	default:
-		return verdict(t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(info.DocumentTypeCount, t.docType), t.acceptsNone))
+		return verdict(t, t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(info.DocumentTypeCount, t.docType), t.acceptsNone))
 	}
 }
 
@@ -334,7 +334,7 @@ func searchAnswer(t *tongue, plan Plan, sr *registry.SearchResult, approx string
 		}
 		return fmt.Sprintf(t.countCountry, t.count(sr.TotalCount, t.card), plan.Country)
 	}
-	if len(sr.Results) == 0 {
+	if len(sr.Results) == 0 && plan.Intent != IntentCount {
 		return fmt.Sprintf(t.noMatch, sr.Query, inCountry(t, plan))
 	}
 	var b strings.Builder

@@ -336,7 +336,8 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 		return nil, "", &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("search_directory returned no search result")}
 	}
 	typed := r.plan.Subject
-	if len(sr.Results) > 0 || typed == "" {
+	// A count of nothing is an answer; the rest get a second chance at a typo.
+	if len(sr.Results) > 0 || typed == "" || r.plan.Intent == IntentCount {
 		return rankExactFirst(sr, typed), "", nil
 	}
 	q, _ := c.Arguments["q"].(string)

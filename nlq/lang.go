@@ -33,7 +33,7 @@ const (
 )
 
 // lexFlag restricts when a phrase is stripped; the conditions are in ruleScan.allowed.
-type lexFlag uint8
+type lexFlag uint16
 
 const (
 	// flagWeak: at the left edge, kept as part of the name when written capitalised and
@@ -62,6 +62,9 @@ const (
 	// flagNamed: the phrase introduces a company's name ("named", "heißt"), which is
 	// then searched as written, never reduced to a singular.
 	flagNamed
+	// flagWhich: an interrogative before a noun ("which", "welke", "vilka"): "which
+	// bakeries are on Peppol" asks for a list, not whether one is registered.
+	flagWhich
 )
 
 // lexGroup is one row of the phrase table.
@@ -123,7 +126,7 @@ var lexGroups = []lexGroup{
 	{role: lexStarter, side: lexLeft, phrases: "how|why|when|where|how do|how does|how can|how to|comment|pourquoi|quand|" +
 		"hoe|waarom|wanneer|waar|wie|warum|wann|wo|hvordan|hvorfor|når|hvor|hur|varför|när|var"},
 	// Interrogatives before a noun ("which access point", "welk bedrijf").
-	{role: lexFiller, side: lexLeft, phrases: "which|what|whose|welk|welke|welcher|welche|welches|welchen|quel|quelle|quels|quelles|lequel|" +
+	{role: lexFiller, side: lexLeft, flags: flagWhich, phrases: "which|what|whose|welk|welke|welcher|welche|welches|welchen|quel|quelle|quels|quelles|lequel|" +
 		"laquelle|hvilket|hvilken|hvilke|vilken|vilket|vilka|via which|through which|by which|via quel|par quel|via welk|via welke|" +
 		"über welchen|über welches|via welchen|gjennom hvilket|via hvilket|genom vilken|via vilken"},
 	// Prepositions left over after other phrases ("details of", "le point d'accès de"),
@@ -259,7 +262,8 @@ var lexGroups = []lexGroup{
 
 	// certificate: when the access point certificate expires, whether it is valid.
 	{role: lexIntent, side: lexBoth, flags: flagPossessive, intent: IntentCertificate, phrases: "certificate|certificates|cert|certs|" +
-		"{ap,access point,access-point,peppol,endpoint,x.509,tls,signing} certificate{,s}|certificate expiry|certificate expiration|" +
+		"{ap,access point,access-point,peppol,endpoint,x.509,tls,signing} certificate{,s}|ap-certificate{,s}|ap-certificat|ap-certificaat|" +
+		"ap-zertifikat|ap-sertifikat{,et}|ap-certifikat{,et}|certificate expiry|certificate expiration|" +
 		"expiry of the certificate|expiry date of the certificate|validity of the certificate|" +
 		"certificat|certificats|certificat du point d'accès|certificat peppol|date d'expiration du certificat|date d'expiration|" +
 		"validité du certificat|expiration du certificat|" +

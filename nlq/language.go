@@ -113,6 +113,8 @@ type tongue struct {
 	plurals []pluralRule
 
 	yes, no, probably, notNow string
+	// colon separates a verdict from its sentence (": ", " : " in French).
+	colon string
 	// docs name the document kinds, plural: DocInvoice, DocCreditNote, DocOrder, DocAny.
 	docs map[string]string
 	// kinds name the code list's categories (Invoice, Credit Note, ...); a missing

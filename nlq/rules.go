@@ -118,6 +118,7 @@ type ruleScan struct {
 type ruleSignals struct {
 	lookup, search, count, accessPoint bool
 	certificate, documentTypes, named  bool
+	which                              bool
 	receive, presence, copula, starter bool
 	doc, country                       string
 	docAt, countryAt                   int
@@ -239,6 +240,9 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 	case sg.receive:
 		p.Intent = IntentCanReceive
 		p.Document = sg.doc
+	case sg.presence && sg.which && kind == ruleName && s.category(lo, hi):
+		// "Which bakeries are on Peppol?": a list.
+		p.Intent = IntentSearch
 	case sg.presence && (sg.copula || !sg.lookup && !sg.search):
 		p.Intent = IntentOnPeppol
 	case sg.lookup:
@@ -809,6 +813,10 @@ func (s *ruleScan) record(e lexEntry, pos, end int) {
 		}
 		if e.flags&flagNamed != 0 {
 			sg.named = true
+		}
+	case lexFiller:
+		if e.flags&flagWhich != 0 {
+			sg.which = true
 		}
 	case lexReceive:
 		sg.receive = true

@@ -37,12 +37,36 @@ func (s *ruleScan) singular(lo, hi int) string {
 		w := s.q[tok.start:tok.end]
 		// A German noun is capitalised: a one-word subject is a noun ("Bäckereien"),
 		// in a longer one a capitalised word is more likely part of a name.
-		if tok.word && !tok.digit && (tok.lower || i == s.firstWord || s.lang == LangGerman && hi-lo == 1) && !ruleLex.vocab[tok.key] {
+		if tok.word && !tok.digit && (tok.lower || i == s.firstWord && s.onlyCapital(lo, hi, i) || s.lang == LangGerman && hi-lo == 1) && !ruleLex.vocab[tok.key] {
 			w = reducePlural(t, w)
 		}
 		b.WriteString(w)
 	}
 	return b.String()
+}
+
+// category reports whether tokens [lo, hi) are a category of companies rather than a
+// name: words in lower case (or one German noun) of which one is a plural.
+func (s *ruleScan) category(lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if t := s.toks[i]; t.word && !t.lower && !(s.lang == LangGerman && hi-lo == 1) {
+			return false
+		}
+	}
+	return s.singular(lo, hi) != s.q[s.toks[lo].start:s.toks[hi-1].end]
+}
+
+// onlyCapital reports whether token k is the only capitalised word of tokens
+// [lo, hi): a capitalised first word followed by others is a name ("Müller
+// Maschinenbau GmbH"), alone or before lower-case words it is capitalised because the
+// sentence starts ("Bakeries in ...").
+func (s *ruleScan) onlyCapital(lo, hi, k int) bool {
+	for i := lo; i < hi; i++ {
+		if i != k && s.toks[i].word && s.toks[i].capital {
+			return false
+		}
+	}
+	return true
 }
 
 // reducePlural returns the longest prefix word shares with its singular under t's
@@ -140,8 +164,9 @@ func (s *ruleScan) findSpacedID() (ruleSpan, bool) {
 }
 
 // validSpacedID returns the canonical participant id of scheme icd and value, as
-// written or with spaces, dots and dashes removed, when the code list's syntax and
-// check digit accept it; the value must have a digit.
+// written or with spaces, dots and dashes removed, when the scheme can be registered
+// and the code list's syntax accepts the value (or, for a scheme without one, its check
+// digit or the form of a VAT number does); the value must have a digit.
 func validSpacedID(icd, value string) (string, bool) {
 	if !strings.ContainsAny(value, "0123456789") {
 		return "", false
@@ -154,8 +179,11 @@ func validSpacedID(icd, value string) (string, bool) {
 		if err != nil {
 			continue
 		}
+		// A wrong check digit does not stop it: the lookup then says what is wrong,
+		// as it does for an id written with a colon.
 		val := peppol.ValidateParticipantID(id)
-		if val.OK() && val.Check != peppol.CheckInvalid && (val.SyntaxDefined || val.Check == peppol.CheckValid || ruleVATForm(v)) {
+		if val.Known && val.Scheme.Registrable && val.State != peppol.SchemeRemoved && val.SyntaxValid &&
+			(val.SyntaxDefined || val.Check == peppol.CheckValid || ruleVATForm(v)) {
 			return id.String(), true
 		}
 	}

@@ -8,12 +8,12 @@ var german = tongue{
 	hints: "deutschland|österreich|schweiz|belgien|niederlande|norwegen|schweden|frankreich",
 	markers: "zeig|mir|zu|hallo|geht's|gehts|danke|aus|guten|tag|morgen|wer|wie|viele|wieviele|welche|welcher|welches|welchen|wann|kann|können|empfangen|empfängt|rechnungen|rechnung|" +
 		"gutschriften|gutschrift|bestellungen|bestellung|firmen|firma|unternehmen|betriebe|registriert|angemeldet|zertifikat|" +
-		"läuft|ab|gültig|noch|bis|dokumenttypen|dokumentarten|prozesse|unterstützt|nutzt|verwendet|finde|finden|suche|" +
+		"läuft|gültig|noch|bis|dokumenttypen|dokumentarten|prozesse|unterstützt|nutzt|verwendet|finde|finden|suche|" +
 		"suchen|zeige|liste|der|die|das|den|dem|des|ein|eine|einen|ist|sind|gibt|es|mit|für|von|im|auf|über|und|nicht|" +
 		"ich|bitte|belgische|norwegische|anbieter|nummer",
 	letters: "äöüß",
 	plurals: []pluralRule{{"innen", "in"}, {"en", ""}, {"er", ""}, {"e", ""}, {"n", ""}, {"s", ""}},
-	yes:     "Ja", no: "Nein", probably: "Wahrscheinlich", notNow: "Im Moment nicht",
+	yes:     "Ja", colon: ": ", no: "Nein", probably: "Wahrscheinlich", notNow: "Im Moment nicht",
 	docs: map[string]string{DocInvoice: "Rechnungen", DocCreditNote: "Gutschriften", DocOrder: "Bestellungen", DocAny: "Dokumente"},
 	kinds: map[string]string{
 		"Invoice":                "Rechnung",

@@ -10,7 +10,7 @@ var english = tongue{
 		"there|registered|served|serves|hosts|host|uses|use|support|supports|types|processes|number|participants|any|with|named|" +
 		"called|please|tell|me|about|has|have|it|by|with|from",
 	plurals: []pluralRule{{"ies", "y"}, {"sses", "ss"}, {"ches", "ch"}, {"shes", "sh"}, {"xes", "x"}, {"s", ""}},
-	yes:     "Yes", no: "No", probably: "Probably", notNow: "Not right now",
+	yes:     "Yes", colon: ": ", no: "No", probably: "Probably", notNow: "Not right now",
 	docs:    map[string]string{DocInvoice: "invoices", DocCreditNote: "credit notes", DocOrder: "orders", DocAny: "documents"},
 	kinds:   map[string]string{},
 	docType: [2]string{"document type", "document types"}, match: [2]string{"Peppol Directory match", "Peppol Directory matches"},

@@ -13,7 +13,7 @@ var french = tongue{
 		"d'|l'|qu'|a-t-il|sont|accès|fournisseur|numéro|belges|norvégiennes",
 	letters: "éèêçàùâôîûœ",
 	plurals: []pluralRule{{"aux", "a"}, {"s", ""}, {"x", ""}},
-	yes:     "Oui", no: "Non", probably: "Probablement", notNow: "Pas pour l'instant",
+	yes:     "Oui", colon: " : ", no: "Non", probably: "Probablement", notNow: "Pas pour l'instant",
 	docs: map[string]string{DocInvoice: "factures", DocCreditNote: "avoirs", DocOrder: "commandes", DocAny: "documents"},
 	kinds: map[string]string{
 		"Invoice":                "Facture",

@@ -13,7 +13,7 @@ var dutch = tongue{
 		"naam|nummer|ondernemingsnummer|aanbieder|genaamd",
 	letters: "",
 	plurals: []pluralRule{{"'s", ""}, {"en", ""}, {"s", ""}},
-	yes:     "Ja", no: "Nee", probably: "Waarschijnlijk", notNow: "Nu niet",
+	yes:     "Ja", colon: ": ", no: "Nee", probably: "Waarschijnlijk", notNow: "Nu niet",
 	docs: map[string]string{DocInvoice: "facturen", DocCreditNote: "creditnota's", DocOrder: "bestellingen", DocAny: "documenten"},
 	kinds: map[string]string{
 		"Invoice":                "Factuur",
