@@ -62,6 +62,9 @@ const (
 	// flagNamed: the phrase introduces a company's name ("named", "heißt"), which is
 	// then searched as written, never reduced to a singular.
 	flagNamed
+	// flagNoTypo: the phrase's words are not targets of typo correction (rare words
+	// a word of another meaning is one letter from: "sköter", "skoler").
+	flagNoTypo
 	// flagWhich: an interrogative before a noun ("which", "welke", "vilka"): "which
 	// bakeries are on Peppol" asks for a list, not whether one is registered.
 	flagWhich
@@ -96,6 +99,15 @@ var lexGroups = []lexGroup{
 		"tack|tack så mycket|hej|hejsan|god morgon|kan ni|berätta|berätta för mig|jag vill veta|jag undrar|för mig|snälla|vänligen|" +
 		"how are you|how are you doing|ça va|comment ça va|comment allez-vous|hoe gaat het|hoe gaat het met je|wie geht's|wie gehts|" +
 		"wie geht es dir|wie geht es ihnen|hvordan går det|hvordan har du det|hur mår du|hur är läget"},
+	// "... eigentlich Peppol?": the network named at the end.
+	{role: lexFiller, side: lexRight, phrases: "peppol|via peppol|über peppol"},
+	// Hedges and politeness that sit anywhere in a question.
+	{role: lexFiller, side: lexBoth, flags: flagNoTypo, phrases: "au juste|eigenlijk|eigentlich|egentlig|egentligen|actually|exactly|really|mal|loopt|" +
+		"a few|some|a couple of|quelques|enkele|einige|noen|några|some of them|show me some|could you show me some|" +
+		"goedemiddag|goedenavond|bonsoir|guten abend|god kveld|god kväll|god eftermiddag|good evening|" +
+		"zou u kunnen|zou je kunnen|skulle du kunna|skulle ni kunna|kunne du|könnten sie|könntest du|would you mind|" +
+		"nagaan|nagaan of|na te gaan|kunt u nagaan of|kontrollera om|sjekke|sjekke om|sjekk om|prüfen ob|prüfen sie ob|vérifier si|" +
+		"voir si|regarder si|kijken of|nachsehen ob|se om|se efter om"},
 	// Pronouns, conjunctions and small words that sit between the parts of a question.
 	{role: lexFiller, side: lexBoth, phrases: "i|we|me|us|you|it|they|its|their|he|she|that|which|who|whom|and|or|also|too|then|if|whether|" +
 		"je|j'|nous|moi|vous|tu|il|elle|ils|elles|qui|que|qu'|ou|aussi|si|" +
@@ -107,6 +119,8 @@ var lexGroups = []lexGroup{
 	{role: lexFiller, side: lexLeft, phrases: "all|all the|all of the|every|each|tous les|toutes les|chaque|alle|elk|elke|sämtliche|jede|jeden|samtlige|hver|alla|varje"},
 	// Words that end a question without meaning anything for the plan.
 	{role: lexFiller, side: lexRight, flags: flagLowerRight, phrases: "yet|already|currently|at the moment|right now|now|today|still|at all|" +
+		"these days|nowadays|de nos jours|tegenwoordig|heutzutage|nuförtiden|for tiden|fortsatt|fortfarande|nog|noch|encore|toujours|" +
+		"loopt|läuft|går|eigenlijk|eigentlich|egentlig|egentligen|au juste|" +
 		"there|here|do|does|work|déjà|actuellement|maintenant|aujourd'hui|al|nu|momenteel|vandaag|schon|bereits|jetzt|aktuell|derzeit|heute|" +
 		"allerede|nå|i dag|redan|nu|idag|just nu|or not|ou pas|of niet|oder nicht|eller ikke|eller inte|right|correct|op|in|located|based|" +
 		"from us|from me|from them|from you|from our company|de nous|de notre part|de ma part|van ons|van mij|von uns|von mir|fra oss|fra meg|" +
@@ -153,7 +167,7 @@ var lexGroups = []lexGroup{
 		"vem är|vad är|ge mig|kolla|kontrollera|slå upp"},
 	{role: lexIntent, side: lexLeft, flags: flagWeak, intent: IntentLookup, phrases: "information|info|infos|details|data|profile|" +
 		"informations|renseignements|détails|données|fiche|informatie|gegevens|informationen|angaben|daten|opplysninger|informasjon|" +
-		"detaljer|uppgifter"},
+		"detaljer|uppgifter|uppgifterna|detaljerna|opplysningene|detaljene|informasjonen|informationen om|gegevens van"},
 	{role: lexIntent, side: lexRight, flags: flagLowerRight | flagPossessive, intent: IntentLookup, phrases: "details|info|information|data|profile|record|" +
 		"détails|informations|infos|données|gegevens|informatie|details|daten|informationen|angaben|detaljer|opplysninger|informasjon|uppgifter"},
 	{role: lexIntent, side: lexRight, intent: IntentLookup, phrases: "who is that|who is it|c'est qui|qui est-ce|wie is dat|wer ist das|hvem er det|vem är det|" +
@@ -171,7 +185,8 @@ var lexGroups = []lexGroup{
 		"trouve|trouver|trouvez|trouve-moi|cherche|chercher|cherchez|recherche|rechercher|recherchez|je cherche|liste|lister|listez|" +
 		"zoek|zoek naar|zoeken|zoeken naar|vind|vinden|ik zoek|ik ben op zoek naar|op zoek naar|lijst|toon alle|" +
 		"suche|suche nach|suchen|suchen nach|such|such nach|finde|finden|ich suche|liste alle|zeige alle|" +
-		"finn|søk|søk etter|let etter|jeg leter etter|list opp|liste opp|vis alle|" +
+		"finn|søk|søk etter|let etter|jeg leter etter|list opp|liste opp|vis alle|finne|søke|søke etter|ser etter|jeg ser etter|vi ser etter|" +
+		"söka|söka efter|leta|vi letar efter|" +
 		"sök|sök efter|hitta|leta efter|jag letar efter|lista|visa alla"},
 	{role: lexIntent, side: lexRight, intent: IntentSearch, phrases: "finden|suchen|vinden|zoeken|trouver|finne|hitta"},
 
@@ -196,6 +211,14 @@ var lexGroups = []lexGroup{
 		"point d'accès {de,du}|fournisseur {de,du}|toegangspunt van|zugangspunkt {von,der,des}|dienstleister {von,der,des}|" +
 		"tilgangspunkt {for,til}|aksesspunkt {for,til}|åtkomstpunkt för|accesspunkt för|" +
 		"who serves|who hosts|who handles|who provides|who runs|who operates|qui sert|qui gère|wie bedient|wer bedient|hvem betjener|vem betjänar"},
+	{role: lexIntent, side: lexLeft, flags: flagNoTypo, intent: IntentAccessPoint, phrases: "{who is,who's,who} handling peppol for|who handles peppol for|who does peppol for|qui gère peppol pour|qui s'occupe de peppol pour|" +
+		"wie regelt peppol voor|wie doet peppol voor|wer macht peppol für|wer betreut peppol für|hvem håndterer peppol for|hvem tar seg av peppol for|" +
+		"vem sköter peppol åt|vem sköter peppol för|vem sköter|vem hanterar peppol för"},
+	{role: lexIntent, side: lexBoth, flags: flagPossessive | flagNoTypo, intent: IntentAccessPoint, phrases: "peppol-provider|peppol provider|peppol-providers|" +
+		"peppol-leverandør{,en}|peppol-leverantör{,en}|peppol-dienstleister|peppol-dienstverlener|leverandøren|leverantören|dienstverlener|" +
+		"aksesspunktet|accesspunkten|accesspunktet|åtkomstpunkten|tilgangspunktet|het toegangspunt|der zugangspunkt"},
+	{role: lexIntent, side: lexRight, intent: IntentAccessPoint, phrases: "which provider|which access point|which smp|quel prestataire|quel fournisseur|" +
+		"welke provider|welke dienstverlener|welcher anbieter|welcher dienstleister|hvilken leverandør|vilken leverantör"},
 	// Verbs around an access point question.
 	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "serves|serve|serving|hosts|host|hosting|handles|uses|use|using|is used by|used by|" +
 		"provides|provide|runs|operates|fournit|exploite|levert|beheert|stellt|liefert|betreibt|betreiben|leverer|driver|levererar|" +
@@ -207,7 +230,8 @@ var lexGroups = []lexGroup{
 		"recevoir|reçoit|reçoivent|accepter|accepte|acceptent|traiter|" +
 		"ontvangen|ontvangt|ontvang|accepteren|accepteert|verwerken|" +
 		"empfangen|empfängt|annehmen|erhalten|erhält|akzeptieren|akzeptiert|verarbeiten|entgegennehmen|" +
-		"motta|mottar|ta imot|ta i mot|tar imot|tar i mot|akseptere|aksepterer|" +
+		"motta|mottar|ta imot|ta i mot|tar imot|tar i mot|akseptere|aksepterer|å motta|" +
+		"te ontvangen|zu empfangen|att ta emot|à recevoir|accepte-t-il|accepte-t-elle|acceptent-ils|" +
 		"ta emot|tar emot|mottaga|acceptera|accepterar"},
 	{role: lexReceive, side: lexBoth, flags: flagLowerRight, phrases: "send|send an|send a|sending|envoyer|envoyer des|envoie|sturen|versturen|zenden|senden|schicken|versenden|sende|skicka"},
 	{role: lexReceive, side: lexRight, flags: flagLowerRight, phrases: "get|gets|obtain|krijgen|bekommen|få|ta imot"},
@@ -249,12 +273,19 @@ var lexGroups = []lexGroup{
 		"geregistreerd|aangesloten|aangemeld|bekend|bereikbaar|" +
 		"registriert|angemeldet|angeschlossen|angebunden|erreichbar|verfügbar|" +
 		"registrert|registrert i|tilkoblet|tilknyttet|koblet til|nåbar|" +
-		"registrerad|registrerat|ansluten|anslutet|nåbar|" +
+		"registrerad|registrerat|registrerade|ansluten|anslutet|anslutna|nåbar|registrerte|registreerd|" +
 		"use peppol|uses peppol|using peppol|on peppol yet|part of peppol|a peppol participant|peppol participant|a participant|" +
 		"peppol-registered|peppol registered|registered on peppol|registered in peppol|registered with peppol|" +
 		"utilise peppol|utilisent peppol|gebruikt peppol|gebruiken peppol|nutzt peppol|nutzen peppol|verwenden peppol|benutzen peppol|" +
 		"bruker peppol|använder peppol|reachable|reachable on peppol"},
 	{role: lexPresence, side: lexBoth, flags: flagLowerRight, phrases: "live|active|actif|active|actief|aktiv|aktivt"},
+	{role: lexPresence, side: lexRight, flags: flagNoTypo, phrases: "{that,which,who} {are,is} on peppol|{that,which,who} use peppol|{that,which,who} are registered|" +
+		"qui sont {sur,dans} peppol|qui sont inscrits sur peppol|qui sont inscrites sur peppol|qui utilisent peppol|" +
+		"die op peppol {zitten,staan}|die peppol gebruiken|die bij peppol zijn aangesloten|" +
+		"die peppol {nutzen,verwenden,benutzen}|die bei peppol sind|die im peppol-netzwerk sind|" +
+		"som er på peppol|som bruker peppol|som er registrert|som finns på peppol|som använder peppol|som är registrerade"},
+	{role: lexIntent, side: lexRight, flags: flagNamed, intent: IntentSearch, phrases: "in {their,its,the} name{,s}|dans {leur,son,le} nom|" +
+		"in {de,hun,zijn} naam|im {namen,firmennamen}|i {navnet,namnet,firmanavnet}"},
 	{role: lexFiller, side: lexBoth, phrases: "{for,für,voor,pour,för,til} {the ,}peppol"},
 	{role: lexFiller, side: lexBoth, flags: flagAfterPeppol, phrases: lexPeppolSuffixes},
 	// The word Peppol itself, before a name.
@@ -285,7 +316,8 @@ var lexGroups = []lexGroup{
 		"dokumenttype{,r,ne}|prosess{,er,ene}|" +
 		"dokumenttyp{,er,erna}|process{,er,erna}"},
 	// Verbs of support, for document type questions ("which processes does X support").
-	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "accepte-t-elle|accepte-t-il|supporte|supportent|supporte-t-il|supporte-t-elle|" +
+	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "prend-il en charge|prend-elle en charge|prennent-ils en charge|" +
+		"accepte-t-elle|accepte-t-il|supporte|supportent|supporte-t-il|supporte-t-elle|" +
 		"prend en charge|ondersteunt|ondersteunen|unterstützt|unterstützen|støtter|støtte|stöder|stödjer|zuständig|ist zuständig|" +
 		"ist für|er ansvarlig for|ansvarar för|ansvarlig|offers|offer"},
 	{role: lexFiller, side: lexRight, flags: flagLowerRight, phrases: "ab|ut"},

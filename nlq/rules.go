@@ -240,8 +240,8 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 	case sg.receive:
 		p.Intent = IntentCanReceive
 		p.Document = sg.doc
-	case sg.presence && sg.which && kind == ruleName && s.category(lo, hi):
-		// "Which bakeries are on Peppol?": a list.
+	case sg.presence && (sg.which || sg.search) && kind == ruleName && s.category(lo, hi):
+		// "Which bakeries are on Peppol?", "find dentists that are on Peppol": a list.
 		p.Intent = IntentSearch
 	case sg.presence && (sg.copula || !sg.lookup && !sg.search):
 		p.Intent = IntentOnPeppol

@@ -216,7 +216,7 @@ func (lx *lexBuilder) addKeys(keys []string, e lexEntry) {
 	lx.insert(lx.left, keys, e)
 	// Typos are corrected to content words only: a misspelt name is more likely one
 	// letter from "staat" or "der" than a misspelt copula or article.
-	fuzzy := e.role != lexCopula && e.role != lexStarter && e.flags&flagArticle == 0
+	fuzzy := e.role != lexCopula && e.role != lexStarter && e.flags&(flagArticle|flagNoTypo) == 0
 	for _, k := range keys {
 		if k != "" && ruleWordRune(rune(k[0])) || len(k) > 1 {
 			lx.vocab[k] = true

@@ -6,7 +6,7 @@ import "github.com/peppolgate/peppolgate/registry"
 var french = tongue{
 	code:  LangFrench,
 	hints: "belgique|france|allemagne|norvège|suède|pays-bas|suisse|singapour|autriche",
-	markers: "en|bonjour|merci|beaucoup|salut|bonsoir|quel|quelle|quels|quelles|qui|combien|comment|quand|est-ce|est-il|est-elle|peut|peut-il|peut-elle|peuvent|" +
+	markers: "pouvez-vous|recommander|bon|un|en|bonjour|merci|beaucoup|salut|bonsoir|quel|quelle|quels|quelles|qui|combien|comment|quand|est-ce|est-il|est-elle|peut|peut-il|peut-elle|peuvent|" +
 		"recevoir|reçoit|reçoivent|factures|facture|avoirs|avoir|commandes|commande|entreprises|entreprise|sociétés|société|" +
 		"enregistré|enregistrée|inscrit|inscrite|certificat|expire-t-il|valide|encore|processus|prend|utilise|" +
 		"trouve|trouver|cherche|chercher|recherche|montre|affiche|les|des|une|du|au|aux|la|le|dans|sur|pour|avec|et|de|" +
