@@ -12,6 +12,8 @@ import (
 
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // postAsk sends body to POST /ask with the given headers (name, value pairs).
@@ -281,5 +283,46 @@ func TestAskDisconnectCancels(t *testing.T) {
 	}
 	if e.net.Hits().Abandoned == 0 {
 		t.Error("the Directory request went on after the client disconnected")
+	}
+}
+
+// TestAskPartialFailure: the Directory finds the company but its SML lookup answers
+// SERVFAIL. /ask answers 200 with the hit and says what could not be checked; the
+// failed call is in the JSON answer and, streamed, in the item's result event and in
+// complete; no ask_failed.
+func TestAskPartialFailure(t *testing.T) {
+	e := startE2E(t)
+	name := firstName(t, e.ds, netsim.KnownBelgian)
+	id, err := peppol.ParseParticipantID(netsim.KnownBelgian)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.net.SetFault(netsim.ParticipantTarget(id), netsim.Fault{DNS: netsim.DNSServFail})
+	defer e.net.ClearFaults()
+	body := `{"query":"Is ` + name + ` on Peppol?"}`
+
+	resp := e.postAsk(t, t.Context(), body)
+	b := readAll(t, resp)
+	if resp.StatusCode != 200 {
+		t.Fatalf("%d %s", resp.StatusCode, b)
+	}
+	a := decodeJSON[nlq.Answer](t, b)
+	if len(a.Failed) == 0 || a.Failed[0].Code != registry.CodeLookupFailed || a.Failed[0].Arguments["participantId"] != netsim.KnownBelgian ||
+		!strings.Contains(a.Answer, "Not checked: ") || !strings.Contains(a.Answer, netsim.KnownBelgian) {
+		t.Errorf("JSON: failed %+v, answer %s", a.Failed, a.Answer)
+	}
+
+	resp = e.postAsk(t, t.Context(), body, "Accept", "text/event-stream")
+	defer resp.Body.Close()
+	events := readEvents(t, resp.Body)
+	var sawFailed bool
+	for _, ev := range events {
+		if ev.name == "result" && strings.Contains(string(ev.data), `"failed":{"tool":"lookup_participant"`) && strings.Contains(string(ev.data), `"code":"lookup_failed"`) {
+			sawFailed = true
+		}
+	}
+	done := decodeJSON[nlq.CompleteEvent](t, events[len(events)-1].data)
+	if !sawFailed || done.Error != nil || len(done.Failed) == 0 || !strings.Contains(done.Answer, "Not checked: ") {
+		t.Errorf("stream: failed result event %v, complete %+v", sawFailed, done)
 	}
 }
