@@ -65,6 +65,9 @@ const (
 	// flagNoTypo: the phrase's words are not targets of typo correction (rare words
 	// a word of another meaning is one letter from: "sköter", "skoler").
 	flagNoTypo
+	// flagRelative: a relative clause after a noun ("that are on Peppol"): with a
+	// category before it, the question asks for a list.
+	flagRelative
 	// flagWhich: an interrogative before a noun ("which", "welke", "vilka"): "which
 	// bakeries are on Peppol" asks for a list, not whether one is registered.
 	flagWhich
@@ -110,6 +113,7 @@ var lexGroups = []lexGroup{
 		"voir si|regarder si|kijken of|nachsehen ob|se om|se efter om"},
 	// Pronouns, conjunctions and small words that sit between the parts of a question.
 	{role: lexFiller, side: lexBoth, phrases: "i|we|me|us|you|it|they|its|their|he|she|that|which|who|whom|and|or|also|too|then|if|whether|" +
+		"my|our|ma|mon|mes|notre|nos|peux|puis-je|je peux|mijn|onze|ons|meine|meinen|unsere|unseren|min|mi|mine|vår|vårt|våre|mitt|mina|våra|" +
 		"je|j'|nous|moi|vous|tu|il|elle|ils|elles|qui|que|qu'|ou|aussi|si|" +
 		"ik|wij|we|mij|me|u|jij|hij|zij|ze|ook|" +
 		"ich|wir|mich|mir|du|sie|er|es|und|oder|auch|ob|" +
@@ -146,7 +150,7 @@ var lexGroups = []lexGroup{
 	// Prepositions left over after other phrases ("details of", "le point d'accès de"),
 	// kept when they start a capitalised name ("De Lijn", "Van Oord", "Von Roll").
 	{role: lexFiller, side: lexLeft, flags: flagArticle, phrases: "of|for|about|on|to|by|with|at|de|du|des|d'|sur|pour|à|van|voor|over|naar|met|von|für|über|zu|zur|zum|an|mit|" +
-		"bei|av|til|for|om|på|med|för|till|hos"},
+		"bei|av|til|for|om|på|med|för|till|hos|vom|beim|ut för|ut for"},
 	// Articles.
 	{role: lexFiller, side: lexBoth, flags: flagArticle, phrases: "the|a|an|le|la|les|un|une|l'|de|des|du|de la|d'|het|een|der|die|das|den|dem|ein|eine|einen|einem|einer|eines|en|ett|et|ei|this|cette|ce|deze|dit|diese|dieser|dieses|denne|dette|detta"},
 
@@ -265,8 +269,8 @@ var lexGroups = []lexGroup{
 	// "Peppol-Netzwerk" and "peppolnettverket" are read as "peppol" (see
 	// lexPeppolSuffixes), and "network" after "Peppol" is stripped on its own.
 	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,sur,dans,bei,auf,im,på,i,within,into,to,till,an,aan,au,à} {the ,le ,het ,das ,}peppol|" +
-		"{via,through,over,per,par,über,med,using,with} {the ,le ,het ,das ,}peppol|" +
-		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|" +
+		"{via,through,over,per,par,über,med,using,with,gjennom,genom} {the ,le ,het ,das ,this ,ce ,dit ,dieses ,dette ,detta ,den här ,}peppol|" +
+		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|{par,via,avec} ce {truc,système,machin} peppol|" +
 		"in the directory|dans l'annuaire|" +
 		"registered|registered on|registred|enrolled|connected|connected to|" +
 		"enregistré|enregistrée|enregistrés|enregistrées|inscrit|inscrite|inscrits|inscrites|présent|présente|raccordé|raccordée|connecté|connectée|joignable|" +
@@ -279,11 +283,12 @@ var lexGroups = []lexGroup{
 		"utilise peppol|utilisent peppol|gebruikt peppol|gebruiken peppol|nutzt peppol|nutzen peppol|verwenden peppol|benutzen peppol|" +
 		"bruker peppol|använder peppol|reachable|reachable on peppol"},
 	{role: lexPresence, side: lexBoth, flags: flagLowerRight, phrases: "live|active|actif|active|actief|aktiv|aktivt"},
-	{role: lexPresence, side: lexRight, flags: flagNoTypo, phrases: "{that,which,who} {are,is} on peppol|{that,which,who} use peppol|{that,which,who} are registered|" +
+	{role: lexPresence, side: lexRight, flags: flagNoTypo | flagRelative, phrases: "{that,which,who} {are,is} on peppol|{that,which,who} use peppol|{that,which,who} are registered|" +
 		"qui sont {sur,dans} peppol|qui sont inscrits sur peppol|qui sont inscrites sur peppol|qui utilisent peppol|" +
 		"die op peppol {zitten,staan}|die peppol gebruiken|die bij peppol zijn aangesloten|" +
 		"die peppol {nutzen,verwenden,benutzen}|die bei peppol sind|die im peppol-netzwerk sind|" +
-		"som er på peppol|som bruker peppol|som er registrert|som finns på peppol|som använder peppol|som är registrerade"},
+		"som er på peppol|som bruker peppol|som er registrert|som finns på peppol|som använder peppol|som är registrerade|" +
+		"die op peppol {zitten,staan} aangesloten|die bij peppol {zitten,staan}|die op peppol {zit,staat}|die peppol gebruikt"},
 	{role: lexIntent, side: lexRight, flags: flagNamed, intent: IntentSearch, phrases: "in {their,its,the} name{,s}|dans {leur,son,le} nom|" +
 		"in {de,hun,zijn} naam|im {namen,firmennamen}|i {navnet,namnet,firmanavnet}"},
 	{role: lexFiller, side: lexBoth, phrases: "{for,für,voor,pour,för,til} {the ,}peppol"},
@@ -352,6 +357,7 @@ var lexGroups = []lexGroup{
 // lexPeppolSuffixes are the words that follow "Peppol" to name the network or its
 // directory; stripped after "Peppol", and "Peppol-<suffix>" reads as "Peppol".
 const lexPeppolSuffixes = "network|networks|netwerk|netzwerk|réseau|nettverk|nettverket|nätverk|nätverket|directory|verzeichnis|" +
+	"thing|truc|ding|greie|greiene|greia|grej|grejen|grejer|sache|system|systeem|système|systemet|" +
 	"register|registry|annuaire|katalog|katalogen"
 
 // lexCountry lists a country's names (written after a preposition, in brackets or

@@ -118,7 +118,7 @@ type ruleScan struct {
 type ruleSignals struct {
 	lookup, search, count, accessPoint bool
 	certificate, documentTypes, named  bool
-	which                              bool
+	which, relative                    bool
 	receive, presence, copula, starter bool
 	doc, country                       string
 	docAt, countryAt                   int
@@ -240,7 +240,7 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 	case sg.receive:
 		p.Intent = IntentCanReceive
 		p.Document = sg.doc
-	case sg.presence && (sg.which || sg.search) && kind == ruleName && s.category(lo, hi):
+	case sg.presence && (sg.which || sg.search || sg.relative) && kind == ruleName && s.category(lo, hi):
 		// "Which bakeries are on Peppol?", "find dentists that are on Peppol": a list.
 		p.Intent = IntentSearch
 	case sg.presence && (sg.copula || !sg.lookup && !sg.search):
@@ -732,7 +732,7 @@ func (s *ruleScan) allowed(e lexEntry, a, b, lo, hi int, side lexSide, mode rule
 				}
 			}
 		}
-		if e.flags&flagAdjective != 0 && !(s.innerSet && s.inner.role == lexNoun) && !(a > lo && s.isNoun(a-1)) {
+		if e.flags&flagAdjective != 0 && !(s.innerSet && s.inner.role == lexNoun) && !(a > lo && s.isNoun(a-1)) && !s.categoryBefore(a, lo) {
 			return false
 		}
 	}
@@ -826,6 +826,9 @@ func (s *ruleScan) record(e lexEntry, pos, end int) {
 		}
 	case lexPresence:
 		sg.presence = true
+		if e.flags&flagRelative != 0 {
+			sg.relative = true
+		}
 	case lexCopula:
 		sg.copula = true
 	case lexCountry:

@@ -61,6 +61,21 @@ func (s *ruleScan) category(lo, hi int) bool {
 	return s.singular(lo, hi) != s.q[s.toks[lo].start:s.toks[hi-1].end]
 }
 
+// categoryBefore reports whether a lower-case country adjective at token a follows a
+// lower-case plural noun ("pharmacies belges", "boulangeries allemandes"): a
+// category with its country, not a name.
+func (s *ruleScan) categoryBefore(a, lo int) bool {
+	if a <= lo || s.caseless || !s.toks[a].lower {
+		return false
+	}
+	t := s.toks[a-1]
+	if !t.word || !t.lower || t.digit {
+		return false
+	}
+	w := s.q[t.start:t.end]
+	return reducePlural(tongueOf(s.lang), w) != w
+}
+
 // onlyCapital reports whether token k is the only capitalised word of tokens
 // [lo, hi): a capitalised first word followed by others is a name ("Müller
 // Maschinenbau GmbH"), alone or before lower-case words it is capitalised because the
