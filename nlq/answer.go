@@ -288,7 +288,7 @@ func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, in
 		s = fmt.Sprintf(t.certValid, who, subjectOrganisation(c.Subject), date, t.count(c.DaysRemaining, t.day))
 	}
 	if len(certs) > 1 {
-		s += " " + fmt.Sprintf(t.certSeveral, t.count(len(certs), [2]string{"certificate", "certificates"}))
+		s += " " + fmt.Sprintf(t.certSeveral, t.count(len(certs), t.certificate))
 	}
 	return s
 }
@@ -332,7 +332,13 @@ func searchAnswer(t *tongue, plan Plan, sr *registry.SearchResult, approx string
 		if sr.TotalCount == 0 {
 			return fmt.Sprintf(t.countNoData, plan.Country)
 		}
-		return fmt.Sprintf(t.countCountry, t.count(sr.TotalCount, t.card), plan.Country)
+		// The mirror counts cards; the live Directory counts business entities, and a
+		// card may have several.
+		noun := t.entry
+		if sr.Source == registry.SourceMirror {
+			noun = t.card
+		}
+		return fmt.Sprintf(t.countCountry, t.count(sr.TotalCount, noun), plan.Country)
 	}
 	if len(sr.Results) == 0 && plan.Intent != IntentCount {
 		return fmt.Sprintf(t.noMatch, sr.Query, inCountry(t, plan))

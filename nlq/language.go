@@ -122,8 +122,11 @@ type tongue struct {
 	kinds map[string]string
 	// nouns are counted nouns, singular and plural.
 	docType, match, card, day [2]string
-	and, more                 string // "and", "%d more"
-	inCountry                 string // " in %s" (country code)
+	// entry is what the live Directory counts (business entities; a card may have
+	// several), certificate an access point certificate.
+	entry, certificate [2]string
+	and, more          string // "and", "%d more"
+	inCountry          string // " in %s" (country code)
 
 	notUnderstood, examples, countNeeds string
 	couldNotRun                         string // reason

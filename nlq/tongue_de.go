@@ -41,7 +41,7 @@ var german = tongue{
 		"Other":                  "Sonstige",
 	},
 	docType: [2]string{"Dokumenttyp", "Dokumenttypen"}, match: [2]string{"Treffer im Peppol Directory", "Treffer im Peppol Directory"},
-	card: [2]string{"Visitenkarte", "Visitenkarten"}, day: [2]string{"Tag", "Tage"},
+	card: [2]string{"Visitenkarte", "Visitenkarten"}, entry: [2]string{"Eintrag", "Einträge"}, certificate: [2]string{"Zertifikat", "Zertifikate"}, day: [2]string{"Tag", "Tage"},
 	and: "und", more: "%d weitere", inCountry: " in %s",
 
 	notUnderstood: "Ich habe die Frage nicht verstanden.",

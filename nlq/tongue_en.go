@@ -14,7 +14,7 @@ var english = tongue{
 	docs:    map[string]string{DocInvoice: "invoices", DocCreditNote: "credit notes", DocOrder: "orders", DocAny: "documents"},
 	kinds:   map[string]string{},
 	docType: [2]string{"document type", "document types"}, match: [2]string{"Peppol Directory match", "Peppol Directory matches"},
-	card: [2]string{"business card", "business cards"}, day: [2]string{"day", "days"},
+	card: [2]string{"business card", "business cards"}, entry: [2]string{"entry", "entries"}, certificate: [2]string{"certificate", "certificates"}, day: [2]string{"day", "days"},
 	and: "and", more: "%d more", inCountry: " in %s",
 
 	notUnderstood: "I did not understand the question.",
@@ -53,7 +53,7 @@ var english = tongue{
 
 	noMatch:        `No Peppol Directory business card matches %[1]q%[2]s. Business cards are optional, so a company can be on Peppol without one; with its participant id, ask "Is <id> on Peppol?".`,
 	countAnswer:    "The Peppol Directory has %[1]s for %[2]q%[3]s.",
-	countCountry:   "The Peppol Directory has %[1]s of participants in %[2]s.",
+	countCountry:   "The Peppol Directory lists %[1]s for participants in %[2]s.",
 	countNoData:    "The Peppol Directory has no business card of a participant in %s.",
 	listFirst:      "%[1]s for %[2]q%[3]s; the first %[4]d:",
 	listAll:        "%[1]s for %[2]q%[3]s:",

@@ -41,7 +41,7 @@ var french = tongue{
 		"Other":                  "Autre",
 	},
 	docType: [2]string{"type de document", "types de document"}, match: [2]string{"résultat dans l'annuaire Peppol", "résultats dans l'annuaire Peppol"},
-	card: [2]string{"carte de visite", "cartes de visite"}, day: [2]string{"jour", "jours"},
+	card: [2]string{"carte de visite", "cartes de visite"}, entry: [2]string{"entrée", "entrées"}, certificate: [2]string{"certificat", "certificats"}, day: [2]string{"jour", "jours"},
 	and: "et", more: "%d autres", inCountry: " (pays : %s)",
 
 	notUnderstood: "Je n'ai pas compris la question.",

@@ -41,7 +41,7 @@ var dutch = tongue{
 		"Other":                  "Overige",
 	},
 	docType: [2]string{"documenttype", "documenttypes"}, match: [2]string{"resultaat in de Peppol Directory", "resultaten in de Peppol Directory"},
-	card: [2]string{"business card", "business cards"}, day: [2]string{"dag", "dagen"},
+	card: [2]string{"business card", "business cards"}, entry: [2]string{"vermelding", "vermeldingen"}, certificate: [2]string{"certificaat", "certificaten"}, day: [2]string{"dag", "dagen"},
 	and: "en", more: "nog %d", inCountry: " in %s",
 
 	notUnderstood: "Ik heb de vraag niet begrepen.",

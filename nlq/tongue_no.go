@@ -40,7 +40,7 @@ var norwegian = tongue{
 		"Other":                  "Annet",
 	},
 	docType: [2]string{"dokumenttype", "dokumenttyper"}, match: [2]string{"treff i Peppol-katalogen", "treff i Peppol-katalogen"},
-	card: [2]string{"visittkort", "visittkort"}, day: [2]string{"dag", "dager"},
+	card: [2]string{"visittkort", "visittkort"}, entry: [2]string{"oppføring", "oppføringer"}, certificate: [2]string{"sertifikat", "sertifikater"}, day: [2]string{"dag", "dager"},
 	and: "og", more: "%d til", inCountry: " i %s",
 
 	notUnderstood: "Jeg forstod ikke spørsmålet.",

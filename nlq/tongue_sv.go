@@ -41,7 +41,7 @@ var swedish = tongue{
 		"Other":                  "Övrigt",
 	},
 	docType: [2]string{"dokumenttyp", "dokumenttyper"}, match: [2]string{"träff i Peppol-katalogen", "träffar i Peppol-katalogen"},
-	card: [2]string{"visitkort", "visitkort"}, day: [2]string{"dag", "dagar"},
+	card: [2]string{"visitkort", "visitkort"}, entry: [2]string{"post", "poster"}, certificate: [2]string{"certifikat", "certifikat"}, day: [2]string{"dag", "dagar"},
 	and: "och", more: "%d till", inCountry: " i %s",
 
 	notUnderstood: "Jag förstod inte frågan.",
