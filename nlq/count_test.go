@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/mirror/export"
+	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
@@ -42,7 +44,38 @@ func TestAskCountByCountry(t *testing.T) {
 	if cards == 0 {
 		t.Fatal("the dataset has no Norwegian card; the test proves nothing")
 	}
-	// The mirror, built from the Directory's own export.
+	mirrored := startMirrored(t, n)
+	for _, tt := range []struct {
+		name string
+		reg  registry.Registry
+		want int
+	}{
+		{"live Directory", n.Reg, entities},
+		{"mirror", mirrored, cards},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := New(Config{Registry: tt.reg, Planner: RulePlanner{}, BaseURL: "https://peppolgate.test", Version: "t"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := e.Ask(t.Context(), "Hvor mange norske selskaper er på Peppol?", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a.Intent != IntentCount || a.Meta.Language != LangNorwegian || len(a.Calls) != 1 || a.Calls[0].Arguments["country"] != "NO" {
+				t.Errorf("intent %s language %s calls %v", a.Intent, a.Meta.Language, a.Calls)
+			}
+			if !strings.Contains(a.Answer, strconv.Itoa(tt.want)+" ") || !strings.Contains(a.Answer, "NO") {
+				t.Errorf("answer %q; want the count %d", a.Answer, tt.want)
+			}
+		})
+	}
+}
+
+// startMirrored returns a registry whose Directory half is a mirror built from n's
+// Directory export; the live Directory it would fall back to is a closed port.
+func startMirrored(t *testing.T, n *livenet.Net) *registry.Live {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "mirror.db")
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, n.Net.DirectoryURL()+"/export/businesscards", nil)
 	resp, err := http.DefaultClient.Do(req)
@@ -72,29 +105,30 @@ func TestAskCountByCountry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		name string
-		reg  registry.Registry
-		want int
-	}{
-		{"live Directory", n.Reg, entities},
-		{"mirror", mirrored, cards},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			e, err := New(Config{Registry: tt.reg, Planner: RulePlanner{}, BaseURL: "https://peppolgate.test", Version: "t"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			a, err := e.Ask(t.Context(), "Hvor mange norske selskaper er på Peppol?", nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a.Intent != IntentCount || a.Meta.Language != LangNorwegian || len(a.Calls) != 1 || a.Calls[0].Arguments["country"] != "NO" {
-				t.Errorf("intent %s language %s calls %v", a.Intent, a.Meta.Language, a.Calls)
-			}
-			if !strings.Contains(a.Answer, strconv.Itoa(tt.want)+" ") || !strings.Contains(a.Answer, "NO") {
-				t.Errorf("answer %q; want the count %d", a.Answer, tt.want)
-			}
-		})
+	return mirrored
+}
+
+// TestAskTypoMirror: with a mirror, a name typed with a letter missing is found by the
+// mirror's own typo tolerance in one search; the answer says the match is approximate
+// and ranks the closest name first.
+func TestAskTypoMirror(t *testing.T) {
+	n := startEngineNet(t)
+	e, err := New(Config{Registry: startMirrored(t, n), Planner: RulePlanner{}, BaseURL: "https://peppolgate.test", Version: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := n.Name(netsim.KnownBelgian)
+	words := strings.Fields(be)
+	typo := strings.Replace(be, words[0], words[0][:len(words[0])-2]+words[0][len(words[0])-1:], 1)
+	a, err := e.Ask(t.Context(), "find "+typo, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Approximate || len(a.Calls) != 1 || len(a.Results) == 0 || a.Results[0].Name != be || !strings.Contains(a.Answer, "approximate") {
+		t.Errorf("typo %q: approximate %v, calls %v, results %+v, answer %s", typo, a.Approximate, a.Calls, a.Results, a.Answer)
+	}
+	// Spelt right, nothing is approximate.
+	if a, err := e.Ask(t.Context(), "find "+be, nil); err != nil || a.Approximate || len(a.Results) == 0 || a.Results[0].Name != be {
+		t.Errorf("exact name: %v %+v", err, a)
 	}
 }

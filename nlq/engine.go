@@ -336,11 +336,17 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 		return nil, "", &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("search_directory returned no search result")}
 	}
 	typed := r.plan.Subject
+	q, _ := c.Arguments["q"].(string)
+	if len(sr.Results) > 0 && typed != "" && q != "" && sr.Source == registry.SourceMirror && !anyNameHas(sr, q) {
+		// The mirror forgives typos itself: when no name has the words searched for,
+		// its hits are approximate.
+		r.a.Approximate = true
+		return rankByCloseness(sr, typed), q, nil
+	}
 	// A count of nothing is an answer; the rest get a second chance at a typo.
 	if len(sr.Results) > 0 || typed == "" || r.plan.Intent == IntentCount {
 		return rankExactFirst(sr, typed), "", nil
 	}
-	q, _ := c.Arguments["q"].(string)
 	for _, relaxed := range relaxations(q) {
 		rc := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": relaxed}}
 		if cc, ok := c.Arguments["country"]; ok {

@@ -46,6 +46,26 @@ func cutWord(w string) string {
 	return string(r[:max(ruleMinStem, (len(r)*7+9)/10)])
 }
 
+// anyNameHas reports whether some hit's name has every word of typed (folded) in it;
+// a number never needs to.
+func anyNameHas(sr *registry.SearchResult, typed string) bool {
+	if len(peppol.Candidates(typed)) > 0 {
+		return true
+	}
+	words := strings.Fields(ruleFold(typed))
+	for _, h := range sr.Results {
+		name := ruleFold(h.Name)
+		all := true
+		for _, w := range words {
+			all = all && strings.Contains(name, w)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
+}
+
 // rankExactFirst moves the hits whose name is the typed name (folded: case and
 // diacritics aside) to the front, keeping the order of the others.
 func rankExactFirst(sr *registry.SearchResult, typed string) *registry.SearchResult {
