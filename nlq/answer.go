@@ -88,7 +88,7 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 		b.WriteString(registrationSentence(t, who, info))
 	}
 	for _, w := range p.Warnings {
-		if w.Code == registry.WarnSMPNotFound || w.Code == registry.WarnDirectoryCardMissing && t != &english {
+		if w.Code == registry.WarnSMPNotFound || w.Code == registry.WarnDirectoryCardMissing && t != &english || slices.Contains(info.Blocked, w.Code) {
 			continue // said above (in English the card warning's message says more)
 		}
 		if svc != nil && plan.needsServices() && serviceCodes[w.Code] {
@@ -202,7 +202,7 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 	case len(info.Blocked) > 0:
 		var why []string
 		for _, code := range info.Blocked {
-			g := gist(t, registry.Warning{Code: code, Message: blockedMessage(info.Documents, code)})
+			g := gist(t, registry.Warning{Code: code, Message: blockedMessage(info.Documents, p.Warnings, code)})
 			if !slices.Contains(why, g) {
 				why = append(why, g)
 			}
@@ -241,13 +241,19 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 	}
 }
 
-// blockedMessage returns the message of the first warning with code among docs.
-func blockedMessage(docs []DocumentInfo, code string) string {
+// blockedMessage returns the message of the first warning with code among docs'
+// warnings, else among the lookup's.
+func blockedMessage(docs []DocumentInfo, lookup []registry.Warning, code string) string {
 	for _, d := range docs {
 		for _, w := range d.Warnings {
 			if w.Code == code {
 				return w.Message
 			}
+		}
+	}
+	for _, w := range lookup {
+		if w.Code == code {
+			return w.Message
 		}
 	}
 	return code
@@ -285,7 +291,11 @@ func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, in
 	if c.Expired {
 		s = fmt.Sprintf(t.certExpired, t.notNow, who, date, t.count(-c.DaysRemaining, t.day))
 	} else {
-		s = fmt.Sprintf(t.certValid, who, subjectOrganisation(c.Subject), date, t.count(c.DaysRemaining, t.day))
+		org := subjectOrganisation(c.Subject)
+		if org == "" {
+			org = c.Subject
+		}
+		s = fmt.Sprintf(t.certValid, who, org, date, t.count(c.DaysRemaining, t.day))
 	}
 	if len(certs) > 1 {
 		s += " " + fmt.Sprintf(t.certSeveral, t.count(len(certs), t.certificate))

@@ -20,6 +20,7 @@ const maxItems = registry.MaxSearchResults
 // (the caller falls back to the rules).
 func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time.Time, ev Events) (*Answer, error) {
 	meta.Planner = e.llm.Name()
+	meta.Language = DetectLanguage(query) // the model is asked to answer in it
 	var mu sync.Mutex
 	var items []Item
 	at := map[string]int{}

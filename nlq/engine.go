@@ -83,8 +83,9 @@ type Meta struct {
 	// Fallback says why a configured LLM was not used for this answer.
 	Fallback string `json:"fallback,omitempty" jsonschema:"why a configured LLM was not used for this answer; absent when it was, or when none is configured"`
 	// Language is the language of the answer: the question's, as the rule planner
-	// read it (en, fr, nl, de, no or sv; English for any other).
-	Language         string `json:"language,omitempty" jsonschema:"language of the answer, that of the question: en, fr, nl, de, no or sv (English for any other); absent for LLM answers"`
+	// reads it (en, fr, nl, de, no or sv; English for any other). An LLM is asked to
+	// answer in it.
+	Language         string `json:"language" jsonschema:"language of the answer, that of the question: en, fr, nl, de, no or sv (English for any other); an LLM is asked to answer in it"`
 	ProcessingTimeMS int64  `json:"processing_time_ms" jsonschema:"time taken to answer, in milliseconds"`
 }
 
@@ -108,8 +109,10 @@ type Answer struct {
 // FailedCall is a tool call that failed upstream while the others answered.
 type FailedCall struct {
 	Call
-	Code    registry.Code `json:"code" jsonschema:"error code, e.g. lookup_failed"`
-	Message string        `json:"message" jsonschema:"what went wrong"`
+	// Code is the call's error code (lookup_failed, search_failed, ...).
+	Code registry.Code `json:"code" jsonschema:"error code, e.g. lookup_failed"`
+	// Message is the call's error message, as a client of the tool would get it.
+	Message string `json:"message" jsonschema:"what went wrong"`
 }
 
 // Events receives an answer's progress, for streaming. Start comes first, then one
@@ -228,10 +231,10 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
 	if err != nil {
 		if a.Answer == "" {
-			reason := "retry later"
+			reason := r.t.upstreamDown
 			var re *registry.Error
-			if errors.As(err, &re) {
-				reason = re.Message
+			if errors.As(err, &re) && r.t == &english {
+				reason = re.Message // the other languages say it in theirs
 			}
 			a.Answer = fmt.Sprintf(r.t.askFailed, reason)
 		}
@@ -282,9 +285,9 @@ func (r *run) run(ctx context.Context) error {
 			}
 			return r.callFailed(c, d.err)
 		}
-		r.noteServices(d)
+		f := r.noteServices(d)
 		it := r.e.participantItem(d.p, d.svc, plan.Document, plan.needsServices())
-		r.add(it, nil)
+		r.add(it, f)
 		a.Answer = participantAnswer(t, plan, d.p, d.svc, it)
 		return nil
 	}
@@ -297,21 +300,29 @@ func (r *run) run(ctx context.Context) error {
 			r.add(r.e.hitItem(h), nil)
 		}
 		a.Answer = searchAnswer(t, plan, sr, approx)
+		if len(a.Failed) > 0 {
+			// The search as asked answered; a relaxed one for a typo did not.
+			a.Answer += " " + fmt.Sprintf(t.partial, fmt.Sprintf("%q", a.Failed[0].Arguments["q"]))
+		}
 		return nil
 	}
 	r.followUp(ctx, sr, approx)
 	return nil
 }
 
-// noteServices records a failed services call of a participant that was looked up:
-// the answer is then judged from the lookup and says what it could not check.
-func (r *run) noteServices(d participantDetail) {
+// noteServices records a failed services call of a participant that was looked up
+// and returns it for the participant's result event (nil when the call did not
+// fail): the answer is then judged from the lookup and says what it could not check.
+func (r *run) noteServices(d participantDetail) *FailedCall {
 	if d.svcErr == nil || d.p == nil || registry.ErrorCode(d.svcErr) == registry.CodeNotFound {
-		return
+		return nil
 	}
-	r.a.Failed = append(r.a.Failed, failedCall(Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": d.p.ParticipantID}}, d.svcErr))
+	f := failedCall(Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": d.p.ParticipantID}}, d.svcErr)
+	r.a.Failed = append(r.a.Failed, f)
+	return &f
 }
 
+// failedCall describes call c that failed with err, with err's client-safe message.
 func failedCall(c Call, err error) FailedCall {
 	f := FailedCall{Call: c, Code: registry.ErrorCode(err), Message: "the call failed"}
 	var re *registry.Error
@@ -337,14 +348,18 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 	}
 	typed := r.plan.Subject
 	q, _ := c.Arguments["q"].(string)
+	if r.plan.Intent == IntentCount {
+		// A count is what the search says, nothing matching included.
+		return sr, "", nil
+	}
 	if len(sr.Results) > 0 && typed != "" && q != "" && sr.Source == registry.SourceMirror && !anyNameHas(sr, q) {
 		// The mirror forgives typos itself: when no name has the words searched for,
 		// its hits are approximate.
 		r.a.Approximate = true
 		return rankByCloseness(sr, typed), q, nil
 	}
-	// A count of nothing is an answer; the rest get a second chance at a typo.
-	if len(sr.Results) > 0 || typed == "" || r.plan.Intent == IntentCount {
+	// Nothing found for a name gets a second chance at a typo.
+	if len(sr.Results) > 0 || typed == "" {
 		return rankExactFirst(sr, typed), "", nil
 	}
 	for _, relaxed := range relaxations(q) {
@@ -400,8 +415,8 @@ func (r *run) followUp(ctx context.Context, sr *registry.SearchResult, approx st
 		for ; next < n && ready[next]; next++ {
 			switch o := out[next]; {
 			case o.p != nil:
-				r.noteServices(o)
-				r.add(r.e.participantItem(o.p, o.svc, plan.Document, plan.needsServices()), nil)
+				f := r.noteServices(o)
+				r.add(r.e.participantItem(o.p, o.svc, plan.Document, plan.needsServices()), f)
 				found = append(found, o)
 			case registry.ErrorCode(o.err) == registry.CodeNotFound:
 				// A Directory hit that neither the SML nor the Directory knows any

@@ -1,6 +1,7 @@
 package nlq
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -127,10 +128,20 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 				info.Documents = documents(types, svc, doc)
 				info.DocumentKinds = documentKinds(types)
 				can = len(info.Documents) > 0
-				if can && svc != nil {
-					if info.Blocked = blocked(svc, doc); len(info.Blocked) > 0 {
-						can = false // listed, but sending fails right now
+				switch {
+				case can && svc != nil:
+					info.Blocked = blocked(svc, doc)
+				case can && info.Endpoint != nil && (doc == DocAny || endpointReceives(info.Endpoint, info.Documents)):
+					// Its services could not be listed: the lookup's one endpoint is
+					// all that is known.
+					for _, w := range p.Warnings {
+						if blockingCodes[w.Code] && !slices.Contains(info.Blocked, w.Code) {
+							info.Blocked = append(info.Blocked, w.Code)
+						}
 					}
+				}
+				if len(info.Blocked) > 0 {
+					can = false // listed, but sending fails right now
 				}
 			} else {
 				can = lists(p, doc)

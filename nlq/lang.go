@@ -131,7 +131,7 @@ var lexGroups = []lexGroup{
 		"från oss|från mig"},
 	// Modal verbs and "able to" around a capability question.
 	{role: lexFiller, side: lexBoth, phrases: "can|could|may|is able to|are able to|able to|is it possible to|is it possible for|possible|" +
-		"peut|peut-il|peut-elle|peuvent|peuvent-ils|peuvent-elles|pourrait|est-il possible de|est-il capable de|capable de|en mesure de|" +
+		"peut|peut-il|peut-elle|peut-on|on peut|peuvent|peuvent-ils|peuvent-elles|pourrait|est-il possible de|est-il capable de|capable de|en mesure de|" +
 		"kan|kunnen|is in staat om|in staat om|kann|können|ist in der lage|in der lage|möglich|mulig|er i stand til|i stand til|möjligt|kan man"},
 	// Copulas: with a presence phrase they make an on_peppol question.
 	{role: lexCopula, side: lexBoth, phrases: "is|are|was|is there|are there|there is|there are|exists|exist|does|do|has|have|" +

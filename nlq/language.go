@@ -35,6 +35,9 @@ func tongueOf(code string) *tongue {
 var langMarkers, langHints = buildLangMarkers()
 
 func buildLangMarkers() (markers, hints map[string]uint8) {
+	if len(tongues) > 8 {
+		panic("nlq: the language bit sets hold 8 languages; widen them to add more")
+	}
 	markers, hints = make(map[string]uint8, 512), make(map[string]uint8, 64)
 	for i, t := range tongues {
 		for _, w := range strings.Split(t.markers, "|") {
@@ -54,9 +57,17 @@ func buildLangMarkers() (markers, hints map[string]uint8) {
 // word shared by several languages counting for each; letters only some languages
 // have (å ø æ ä ö ü ß é è ç) break ties. A question with no such word is English.
 func (s *ruleScan) detectLanguage() string {
+	return s.detectLanguageOutside(0, 0)
+}
+
+// detectLanguageOutside is detectLanguage on the words outside tokens [lo, hi), the
+// subject: a company's name says nothing about the asker's language ("Who is
+// Boulangerie de la Gare?"). With no typical word outside, the whole question
+// decides.
+func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	var score [8]int
-	for _, t := range s.toks {
-		if !t.word {
+	for i, t := range s.toks {
+		if !t.word || i >= lo && i < hi {
 			continue
 		}
 		for i, b := 0, langHints[t.key]; i < len(tongues); i++ {
@@ -77,7 +88,7 @@ func (s *ruleScan) detectLanguage() string {
 		}
 	}
 	for i, t := range tongues {
-		if t.letters != "" && strings.ContainsAny(s.q, t.letters) {
+		if t.letters != "" && s.lettersOutside(t.letters, lo, hi) {
 			score[i]++
 		}
 	}
@@ -90,9 +101,33 @@ func (s *ruleScan) detectLanguage() string {
 		}
 	}
 	if score[best] == 0 {
+		if hi > lo {
+			return s.detectLanguageOutside(0, 0)
+		}
 		return LangEnglish
 	}
 	return tongues[best].code
+}
+
+// lettersOutside reports whether a word outside tokens [lo, hi) has one of letters.
+func (s *ruleScan) lettersOutside(letters string, lo, hi int) bool {
+	for i, t := range s.toks {
+		if (i < lo || i >= hi) && strings.ContainsAny(s.q[t.start:t.end], letters) {
+			return true
+		}
+	}
+	return false
+}
+
+// DetectLanguage returns the language code (LangEnglish, LangFrench, ...) a question
+// is written in, as the rule planner reads it (the words around a company's name,
+// not the name), English when it is none of the six; for answers the rule planner
+// did not phrase (an LLM's).
+func DetectLanguage(query string) string {
+	if l := (RulePlanner{}).Plan(query).Language; l != "" {
+		return l
+	}
+	return LangEnglish
 }
 
 // tongue is one language of the rule planner's answers: the words that tell a question
@@ -131,6 +166,7 @@ type tongue struct {
 	notUnderstood, examples, countNeeds string
 	couldNotRun                         string // reason
 	askFailed                           string // reason
+	upstreamDown                        string // the reason askFailed gives in this language
 	// participant answers; who is "Name (id, CC)".
 	staleSML          string // who, SMP host, docs
 	note, warning     string // gist

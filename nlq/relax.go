@@ -3,6 +3,7 @@ package nlq
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -52,9 +53,9 @@ func anyNameHas(sr *registry.SearchResult, typed string) bool {
 	if len(peppol.Candidates(typed)) > 0 {
 		return true
 	}
-	words := strings.Fields(ruleFold(typed))
+	words := strings.Fields(foldWords(typed))
 	for _, h := range sr.Results {
-		name := ruleFold(h.Name)
+		name := foldWords(h.Name)
 		all := true
 		for _, w := range words {
 			all = all && strings.Contains(name, w)
@@ -64,6 +65,17 @@ func anyNameHas(sr *registry.SearchResult, typed string) bool {
 		}
 	}
 	return false
+}
+
+// foldWords folds s (ruleFold) and turns every character that is no letter or digit
+// into a space, as the Directory and the mirror split words ("Müller-Bau").
+func foldWords(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return r
+		}
+		return ' '
+	}, ruleFold(s))
 }
 
 // rankExactFirst moves the hits whose name is the typed name (folded: case and
@@ -84,6 +96,7 @@ func rankExactFirst(sr *registry.SearchResult, typed string) *registry.SearchRes
 	return &out
 }
 
+// boolRank sorts true before false.
 func boolRank(b bool) int {
 	if b {
 		return 0
@@ -104,7 +117,7 @@ func rankByCloseness(sr *registry.SearchResult, typed string) *registry.SearchRe
 		name := strings.Fields(ruleFold(h.Name))
 		d := 0
 		for _, w := range words {
-			best := len(w)
+			best := utf8.RuneCountInString(w)
 			for _, n := range name {
 				if r := []rune(n); len(r) > len([]rune(w))+1 {
 					n = string(r[:len([]rune(w))+1])

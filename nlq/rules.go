@@ -211,10 +211,13 @@ func (s *ruleScan) planSpan(sp ruleSpan, kind ruleKind) Plan {
 
 // finish turns the subject and the signals into a plan.
 func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
-	unknown := Plan{Intent: IntentUnknown, Language: s.lang, Calls: []Call{}}
 	if kind == ruleName && subject != "" && !s.nameLike(subject, lo, hi) {
 		subject = ""
 	}
+	if subject != "" && (kind == ruleName || kind == ruleQuoted) {
+		s.lang = s.detectLanguageOutside(lo, hi)
+	}
+	unknown := Plan{Intent: IntentUnknown, Language: s.lang, Calls: []Call{}}
 	if subject == "" {
 		if s.sig.count {
 			p := Plan{Intent: IntentCount, Country: s.sig.country, Language: s.lang, Calls: []Call{}}

@@ -109,7 +109,7 @@ func reducePlural(t *tongue, word string) string {
 		for n < len(singular) && n < len(lower) && singular[n] == lower[n] {
 			n++
 		}
-		for n > 0 && !utf8.RuneStart(word[n]) && n < len(word) {
+		for n > 0 && n < len(word) && !utf8.RuneStart(word[n]) {
 			n--
 		}
 		if utf8.RuneCountInString(word[:n]) < ruleMinStem {

@@ -517,3 +517,27 @@ func FuzzRulePlanner(f *testing.F) {
 		}
 	})
 }
+
+// TestRuleLanguage: the asker's language comes from the words around the company's
+// name, not from the name ("Boulangerie de la Gare" asked in English is English).
+func TestRuleLanguage(t *testing.T) {
+	for _, tt := range []struct{ q, lang string }{
+		{"Who is Bakkerij De Vries en Zonen BV?", LangEnglish},
+		{"Is Boulangerie de la Gare on Peppol?", LangEnglish},
+		{"Is Det Norske Veritas AS on Peppol?", LangEnglish},
+		{"Find Hôpitaux de Paris", LangEnglish},
+		{"Wer ist Bakeri Martin AS?", LangGerman},
+		{"Vem är Boulangerie de la Gare?", LangSwedish},
+		{"Qui est Det Norske Veritas AS ?", LangFrench},
+		{"Peut-on envoyer des factures à Acme ?", LangFrench},
+		{"bakerier i Norge", LangNorwegian},
+		{"0208:0677424046", LangEnglish},
+	} {
+		if p := (RulePlanner{}).Plan(tt.q); p.Language != tt.lang || p.Intent == IntentUnknown {
+			t.Errorf("Plan(%q) = %s; want language %s", tt.q, planString(p), tt.lang)
+		}
+		if got := DetectLanguage(tt.q); got != tt.lang {
+			t.Errorf("DetectLanguage(%q) = %s", tt.q, got)
+		}
+	}
+}

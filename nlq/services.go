@@ -231,7 +231,7 @@ var blockingCodes = map[string]bool{
 // can, or when svc lists no such type.
 func blocked(svc *registry.ServicesResult, doc string) []string {
 	var why []string
-	any := false
+	endpoints := false
 	for _, s := range svc.Services {
 		if !isKind(s.DocumentType, doc) {
 			continue
@@ -244,7 +244,7 @@ func blocked(svc *registry.ServicesResult, doc string) []string {
 		}
 		for _, p := range s.Processes {
 			for _, e := range p.Endpoints {
-				any = true
+				endpoints = true
 				epWhy := slices.Clone(svcWhy)
 				for _, w := range e.Warnings {
 					if blockingCodes[w.Code] {
@@ -262,7 +262,7 @@ func blocked(svc *registry.ServicesResult, doc string) []string {
 			}
 		}
 	}
-	if !any {
+	if !endpoints {
 		return nil
 	}
 	return why

@@ -342,3 +342,31 @@ func TestListNames(t *testing.T) {
 		}
 	}
 }
+
+// TestNotRightNowWithoutServices: when the services could not be listed, the lookup's
+// one endpoint decides: listed for invoices but with an expired certificate is "Not
+// right now", not "Yes" with a note, and the answer says the services were not
+// checked.
+func TestNotRightNowWithoutServices(t *testing.T) {
+	const inv = "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1"
+	p := &registry.Participant{ParticipantID: "0208:0677424046",
+		SMP: &registry.SMPRecord{Hostname: "smp.example", ServiceCount: 1,
+			DocumentTypes: []registry.CodeInfo{{ID: inv, Value: inv[len("busdox-docid-qns::"):], Category: "Invoice", Name: "Peppol BIS Billing UBL Invoice V3", State: "active"}},
+			Endpoint:      &registry.Endpoint{DocumentType: inv[len("busdox-docid-qns::"):], URL: "https://ap.example/as4", TransportProfile: "peppol-transport-as4-v2_0"}},
+		Warnings: []registry.Warning{{Code: registry.WarnCertificateExpired, Message: "the access point certificate expired on 2026-02-15 (16 days ago): senders refuse it"}}}
+	e := &Engine{baseURL: "https://peppolgate.test"}
+	plan := Plan{Intent: IntentCanReceive, Document: DocInvoice}
+	it := e.participantItem(p, nil, DocInvoice, true)
+	if it.Peppol.CanReceive == nil || *it.Peppol.CanReceive || !slices.Equal(it.Peppol.Blocked, []string{registry.WarnCertificateExpired}) {
+		t.Fatalf("peppol %+v", it.Peppol)
+	}
+	got := participantAnswer(&english, plan, p, nil, it)
+	for _, want := range []string{"Not right now: ", "the access point certificate expired on 2026-02-15", "Not checked: its services"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("answer lacks %q: %s", want, got)
+		}
+	}
+	if strings.Count(got, "expired on") != 1 {
+		t.Errorf("the expiry is said more than once: %s", got)
+	}
+}

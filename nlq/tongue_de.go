@@ -49,6 +49,7 @@ var german = tongue{
 	countNeeds:    "Ich kann Visitenkarten im Peppol Directory nach Land oder nach Firmenname oder -nummer zählen, aber nicht das ganze Netzwerk auf einmal.",
 	couldNotRun:   "Das konnte ich nicht ausführen: %s.",
 	askFailed:     "Die Frage konnte nicht beantwortet werden: %s.",
+	upstreamDown:  "das Peppol-Netzwerk hat nicht geantwortet; versuchen Sie es später erneut",
 
 	staleSML:          "%[1]s ist in der SML eingetragen, aber sein SMP %[2]s kennt den Teilnehmer nicht; bis die Registrierung korrigiert ist, kann er daher keine %[3]s über Peppol empfangen.",
 	note:              " Hinweis: %s.",

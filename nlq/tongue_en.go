@@ -22,6 +22,7 @@ var english = tongue{
 	countNeeds:    "I can count Peppol Directory business cards by country or by company name or number, not the whole network at once.",
 	couldNotRun:   "I could not run that: %s.",
 	askFailed:     "The question could not be answered: %s.",
+	upstreamDown:  "the Peppol network did not answer; try again later",
 
 	staleSML:          "%[1]s is in the SML, but its SMP %[2]s does not know it, so it cannot receive %[3]s over Peppol until its registration is fixed.",
 	note:              " Note: %s.",

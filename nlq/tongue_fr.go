@@ -49,6 +49,7 @@ var french = tongue{
 	countNeeds:    "Je peux compter les cartes de visite de l'annuaire Peppol par pays, par nom d'entreprise ou par numéro, mais pas tout le réseau d'un coup.",
 	couldNotRun:   "Je n'ai pas pu exécuter cette demande : %s.",
 	askFailed:     "Impossible de répondre à la question : %s.",
+	upstreamDown:  "le réseau Peppol n'a pas répondu ; réessayez plus tard",
 
 	staleSML:          "%[1]s figure dans le SML, mais son SMP %[2]s ne le connaît pas : il ne peut donc pas recevoir les %[3]s via Peppol tant que son enregistrement n'est pas corrigé.",
 	note:              " Remarque : %s.",

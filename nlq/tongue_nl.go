@@ -49,6 +49,7 @@ var dutch = tongue{
 	countNeeds:    "Ik kan business cards in de Peppol Directory tellen per land of per bedrijfsnaam of -nummer, maar niet het hele netwerk in één keer.",
 	couldNotRun:   "Dat kon ik niet uitvoeren: %s.",
 	askFailed:     "De vraag kon niet beantwoord worden: %s.",
+	upstreamDown:  "het Peppol-netwerk antwoordde niet; probeer het later opnieuw",
 
 	staleSML:          "%[1]s staat in de SML, maar zijn SMP %[2]s kent het niet, dus het kan pas %[3]s ontvangen via Peppol als de registratie hersteld is.",
 	note:              " Opmerking: %s.",

@@ -48,6 +48,7 @@ var norwegian = tongue{
 	countNeeds:    "Jeg kan telle visittkort i Peppol-katalogen etter land eller etter firmanavn eller -nummer, men ikke hele nettverket på én gang.",
 	couldNotRun:   "Jeg kunne ikke kjøre det: %s.",
 	askFailed:     "Spørsmålet kunne ikke besvares: %s.",
+	upstreamDown:  "Peppol-nettverket svarte ikke; prøv igjen senere",
 
 	staleSML:          "%[1]s står i SML, men SMP-en %[2]s kjenner ikke til den, så den kan ikke motta %[3]s via Peppol før registreringen er rettet.",
 	note:              " Merk: %s.",

@@ -49,6 +49,7 @@ var swedish = tongue{
 	countNeeds:    "Jag kan räkna visitkort i Peppol-katalogen per land eller per företagsnamn eller -nummer, men inte hela nätverket på en gång.",
 	couldNotRun:   "Jag kunde inte köra det: %s.",
 	askFailed:     "Frågan kunde inte besvaras: %s.",
+	upstreamDown:  "Peppol-nätverket svarade inte; försök igen senare",
 
 	staleSML:          "%[1]s finns i SML, men dess SMP %[2]s känner inte till den, så den kan inte ta emot %[3]s via Peppol förrän registreringen är rättad.",
 	note:              " Obs: %s.",
