@@ -307,7 +307,7 @@ func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, in
 // lists.
 func documentTypesSentence(t *tongue, who string, svc *registry.ServicesResult, info *PeppolInfo) string {
 	if !info.Registered {
-		return fmt.Sprintf(t.notRegisteredCard, who)
+		return fmt.Sprintf(t.apNotRegistered, who)
 	}
 	if svc == nil {
 		return fmt.Sprintf(t.registered, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType))

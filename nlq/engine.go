@@ -283,6 +283,17 @@ func (r *run) run(ctx context.Context) error {
 				a.Answer = notUnderstood(t, Plan{Intent: IntentUnknown})
 				return nil
 			}
+			if p := fromServices(d); p != nil {
+				// The lookup failed upstream but its services answered: answer from
+				// them, and say the business card could not be checked.
+				f := failedCall(c, d.err)
+				a.Failed = append(a.Failed, f)
+				it := r.e.participantItem(p, d.svc, plan.Document, plan.needsServices())
+				it.Peppol.DirectoryCard = false
+				r.add(it, &f)
+				a.Answer = participantAnswer(t, plan, p, d.svc, it) + " " + fmt.Sprintf(t.partial, t.card[0])
+				return nil
+			}
 			return r.callFailed(c, d.err)
 		}
 		f := r.noteServices(d)
@@ -307,6 +318,24 @@ func (r *run) run(ctx context.Context) error {
 		return nil
 	}
 	r.followUp(ctx, sr, approx)
+	return nil
+}
+
+// fromServices returns the participant as its services call saw it when its lookup
+// failed upstream: registered with the SMP the services were read from, or, when the
+// services call found it unknown to the SML, not registered. It returns nil when the
+// services call was not made or failed too.
+func fromServices(d participantDetail) *registry.Participant {
+	if registry.ErrorCode(d.err) != registry.CodeLookupFailed {
+		return nil
+	}
+	switch {
+	case d.svc != nil:
+		return &registry.Participant{ParticipantID: d.svc.ParticipantID, SMP: &registry.SMPRecord{Hostname: d.svc.SMP.Hostname,
+			ServiceCount: d.svc.ServiceCount, DocumentTypes: listedTypes(nil, d.svc)}}
+	case registry.ErrorCode(d.svcErr) == registry.CodeNotFound && d.svcID != "":
+		return &registry.Participant{ParticipantID: d.svcID}
+	}
 	return nil
 }
 
@@ -474,6 +503,8 @@ type participantDetail struct {
 	err    error // the lookup's
 	svc    *registry.ServicesResult
 	svcErr error
+	// svcID is the participant id the services call asked for ("" when none was made).
+	svcID string
 }
 
 // detail runs calls (lookup_participant and get_participant_services of one
@@ -493,6 +524,7 @@ func (e *Engine) detail(ctx context.Context, calls []Call) participantDetail {
 				d.err = err
 			})
 		case ruleToolServices:
+			d.svcID, _ = c.Arguments["participantId"].(string)
 			wg.Go(func() {
 				res, err := e.call(ctx, c)
 				if err == nil {

@@ -124,3 +124,21 @@ func TestAskPartialFailure(t *testing.T) {
 		}
 	}
 }
+
+// TestAskLookupFailedServicesAnswered: the Directory fails (500), so the lookup of an
+// id fails as a whole; its services call still says the SML does not know it, and
+// that is the answer: "No", not ask_failed, with the business card left unchecked.
+func TestAskLookupFailedServicesAnswered(t *testing.T) {
+	n := startEngineNet(t)
+	e := newEngine(t, n, RulePlanner{})
+	n.Net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})
+	defer n.Net.ClearFaults()
+	a, err := e.Ask(t.Context(), "Can 0208:0000000097 receive invoices?", nil)
+	if err != nil {
+		t.Fatalf("%v, want an answer", err)
+	}
+	if !strings.HasPrefix(a.Answer, "No: 0208:0000000097 is not registered in the SML") || !strings.Contains(a.Answer, "Not checked: business card") ||
+		len(a.Failed) != 1 || a.Failed[0].Tool != "lookup_participant" {
+		t.Errorf("answer %q, failed %+v", a.Answer, a.Failed)
+	}
+}
