@@ -125,11 +125,13 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	return ix.page(ctx, res, order, total, limit)
+}
+
+// page completes res with the cards of the first limit of order and the total count.
+func (ix *Index) page(ctx context.Context, res *registry.SearchResult, order []uint32, total, limit int) (*registry.SearchResult, error) {
 	res.TotalCount = total
-	if len(order) > limit {
-		order = order[:limit]
-	}
-	hits, err := ix.hits(ctx, order)
+	hits, err := ix.hits(ctx, order[:min(limit, len(order))])
 	if err != nil {
 		return nil, err
 	}
@@ -144,16 +146,7 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 // country cc, in export order, and the number of all such cards.
 func (ix *Index) countryList(ctx context.Context, res *registry.SearchResult, cc string, limit int) (*registry.SearchResult, error) {
 	cards := ix.terms.byCountry[cc]
-	res.TotalCount = len(cards)
-	hits, err := ix.hits(ctx, cards[:min(limit, len(cards))])
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	res.Results = hits
-	return res, nil
+	return ix.page(ctx, res, cards, len(cards), limit)
 }
 
 // matcher is what one query term matches: the term ids [lo, hi) (the term, or the

@@ -152,14 +152,7 @@ func queryMix(cards, n int) []benchQuery {
 // once; the per-op time is one search, p50 and p99 are reported.
 func BenchmarkSearch(b *testing.B) {
 	const n = 200_000
-	dir := b.TempDir()
-	path := filepath.Join(dir, "directory.db")
-	importExport(b, writeExport(b, dir, n), path)
-	ix, err := OpenIndex(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix := benchIndex(b, n)
 	qs := queryMix(n, 1000)
 	ctx := context.Background()
 	var lat []time.Duration
@@ -300,14 +293,7 @@ func BenchmarkCountryIndex(b *testing.B) {
 // an index of 200,000 synthetic cards built once.
 func BenchmarkSearchCountryAlone(b *testing.B) {
 	const n = 200_000
-	dir := b.TempDir()
-	path := filepath.Join(dir, "directory.db")
-	importExport(b, writeExport(b, dir, n), path)
-	ix, err := OpenIndex(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ix.Close()
+	ix := benchIndex(b, n)
 	countries := []string{"NO", "BE", "NL", "DE", "SE"}
 	ctx := context.Background()
 	b.ResetTimer()
@@ -320,4 +306,18 @@ func BenchmarkSearchCountryAlone(b *testing.B) {
 			b.Fatalf("no cards in %s", countries[i%len(countries)])
 		}
 	}
+}
+
+// benchIndex builds and opens an index of n synthetic cards, closed when b ends.
+func benchIndex(b *testing.B, n int) *Index {
+	b.Helper()
+	dir := b.TempDir()
+	path := filepath.Join(dir, "directory.db")
+	importExport(b, writeExport(b, dir, n), path)
+	ix, err := OpenIndex(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return ix
 }
