@@ -489,8 +489,12 @@ func TestRulePlannerDeterministic(t *testing.T) {
 // FuzzRulePlanner: the planner never panics, its subject is never longer than the
 // question, and its calls are ones the tools accept.
 func FuzzRulePlanner(f *testing.F) {
-	for _, c := range loadEval(f) {
-		f.Add(c.Query)
+	// Every fourth question of the evaluation sets: replaying all of them under the
+	// fuzzer's coverage instrumentation takes longer than make test's short run.
+	for i, c := range loadEval(f) {
+		if i%4 == 0 {
+			f.Add(c.Query)
+		}
 	}
 	f.Add("iso6523-actorid-upis::0208:" + strings.Repeat("a", 200))
 	f.Add("«»„“\"\"''()[]{}")
