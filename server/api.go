@@ -126,9 +126,11 @@ func (s *Server) table() []route {
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
 			Summary: "Ask in plain language",
-			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools: " +
-				"JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: `start` (how it was planned), " +
-				"one `result` per item, `complete` (the answer; `error` when the tools failed). A client that disconnects cancels the upstream work.",
+			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools, " +
+				"in the question's language (`_meta.language`): JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: " +
+				"`start` (how it was planned), one `result` per item (with `failed` when a call about it failed upstream), `complete` (the answer; " +
+				"`failed` lists the calls that failed while others answered; `error` only when nothing could be answered). " +
+				"A client that disconnects cancels the upstream work.",
 			Body: &discovery.Body{Required: true, Description: `{"query": "…"}, or NLWeb's {"query": {"text": "…"}, "prefer": {"streaming": true}}; at most 8 KiB, the query 1–500 characters.`,
 				MediaTypes: []string{"application/json"}, Schema: askRequestSchema(),
 				Examples: map[string]any{
@@ -141,7 +143,7 @@ func (s *Server) table() []route {
 					Events: []discovery.Event{
 						{Name: "start", Description: "First, once the question is planned: how, and the first tool calls.", Schema: tools.Schema[nlq.StartEvent]()},
 						{Name: "result", Description: "One per item, in index order, each as soon as it is ready.", Schema: tools.Schema[nlq.ResultEvent]()},
-						{Name: "complete", Description: "Last: the answer, every call made, the item count; error when the tools failed upstream.", Schema: tools.Schema[nlq.CompleteEvent]()},
+						{Name: "complete", Description: "Last: the answer, every call made, the item count, the calls that failed upstream; error when nothing could be answered.", Schema: tools.Schema[nlq.CompleteEvent]()},
 					}},
 			},
 			Errors: append([]registry.Code{registry.CodeInvalidRequest, CodeUnsupportedMediaType, nlq.CodeAskFailed}, commonErrors()...),
