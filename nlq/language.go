@@ -210,15 +210,14 @@ type tongue struct {
 	partial        string // what could not be checked
 	notFound       string // id, docs
 	// certificate and document type answers.
-	certValid      string // who, subject organisation, expiry date, n days left
-	certExpired    string // verdict (notNow), who, expiry date, n days ago
-	certNone       string // who, SMP host
-	certSeveral    string // n certificates
-	docTypes       string // who, SMP host, n document types, names
-	processes      string // process names
-	docTypesNone   string // who, SMP host
-	notChecked     string // what (services)
-	servicesUnread string
+	certValid    string // who, subject organisation, expiry date, n days left
+	certExpired  string // verdict (notNow), who, expiry date, n days ago
+	certNone     string // who, SMP host
+	certSeveral  string // n certificates
+	docTypes     string // who, SMP host, n document types, names
+	processes    string // process names
+	docTypesNone string // who, SMP host
+	notChecked   string // what (services)
 	// gists are short forms of the warnings, by code; an unlisted code uses the
 	// first clause of the warning's English message.
 	gists map[string]string

@@ -94,15 +94,14 @@ var german = tongue{
 	partial:        "Nicht geprüft: %s; das Peppol-Netzwerk hat nicht rechtzeitig geantwortet, eine spätere erneute Anfrage kann helfen.",
 	notFound:       "%[1]s ist nicht bei Peppol: die SML kennt die Kennung nicht und das Peppol Directory hat keine Visitenkarte dafür, daher können unter dieser Kennung keine %[2]s über Peppol empfangen werden. Prüfen Sie Schema und Nummer oder suchen Sie nach dem Firmennamen.",
 
-	certValid:      "Das Access-Point-Zertifikat von %[1]s (ausgestellt auf %[2]s) ist bis %[3]s gültig, also noch %[4]s.",
-	certExpired:    "%[1]s: Das Access-Point-Zertifikat von %[2]s ist am %[3]s abgelaufen, das ist %[4]s her; das Senden dorthin schlägt daher gerade fehl.",
-	certNone:       "%[1]s ist beim SMP %[2]s registriert, aber dort konnte kein Access-Point-Zertifikat gelesen werden.",
-	certSeveral:    "Es werden %s verwendet; die Einträge nennen jedes einzeln.",
-	docTypes:       "Der SMP %[2]s von %[1]s listet %[3]s: %[4]s.",
-	processes:      " Prozesse: %s.",
-	docTypesNone:   "%[1]s ist beim SMP %[2]s registriert, der dafür keinen Dokumenttyp listet.",
-	notChecked:     "seine Dienste",
-	servicesUnread: "seine Dienste konnten gerade nicht gelesen werden",
+	certValid:    "Das Access-Point-Zertifikat von %[1]s (ausgestellt auf %[2]s) ist bis %[3]s gültig, also noch %[4]s.",
+	certExpired:  "%[1]s: Das Access-Point-Zertifikat von %[2]s ist am %[3]s abgelaufen, das ist %[4]s her; das Senden dorthin schlägt daher gerade fehl.",
+	certNone:     "%[1]s ist beim SMP %[2]s registriert, aber dort konnte kein Access-Point-Zertifikat gelesen werden.",
+	certSeveral:  "Es werden %s verwendet; die Einträge nennen jedes einzeln.",
+	docTypes:     "Der SMP %[2]s von %[1]s listet %[3]s: %[4]s.",
+	processes:    " Prozesse: %s.",
+	docTypesNone: "%[1]s ist beim SMP %[2]s registriert, der dafür keinen Dokumenttyp listet.",
+	notChecked:   "seine Dienste",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "das Access-Point-Zertifikat ist abgelaufen",

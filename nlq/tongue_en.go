@@ -67,15 +67,14 @@ var english = tongue{
 	partial:        "Not checked: %s; the Peppol network did not answer in time, so asking again later may help.",
 	notFound:       "%[1]s is not on Peppol: the SML does not know it and the Peppol Directory has no card for it, so it cannot receive %[2]s over Peppol. Check the scheme and number, or search by company name.",
 
-	certValid:      "The access point certificate of %[1]s (issued to %[2]s) is valid until %[3]s, %[4]s from now.",
-	certExpired:    "%[1]s: the access point certificate of %[2]s expired on %[3]s, %[4]s ago, so sending to it fails right now.",
-	certNone:       "%[1]s is registered with the SMP %[2]s, but no access point certificate could be read from it.",
-	certSeveral:    "It uses %s; the items list each.",
-	docTypes:       "%[1]s's SMP %[2]s lists %[3]s: %[4]s.",
-	processes:      " Processes: %s.",
-	docTypesNone:   "%[1]s is registered with the SMP %[2]s, which lists no document type for it.",
-	notChecked:     "its services",
-	servicesUnread: "its services could not be read just now",
+	certValid:    "The access point certificate of %[1]s (issued to %[2]s) is valid until %[3]s, %[4]s from now.",
+	certExpired:  "%[1]s: the access point certificate of %[2]s expired on %[3]s, %[4]s ago, so sending to it fails right now.",
+	certNone:     "%[1]s is registered with the SMP %[2]s, but no access point certificate could be read from it.",
+	certSeveral:  "It uses %s; the items list each.",
+	docTypes:     "%[1]s's SMP %[2]s lists %[3]s: %[4]s.",
+	processes:    " Processes: %s.",
+	docTypesNone: "%[1]s is registered with the SMP %[2]s, which lists no document type for it.",
+	notChecked:   "its services",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "the access point certificate has expired",

@@ -94,15 +94,14 @@ var french = tongue{
 	partial:        "Non vérifié : %s ; le réseau Peppol n'a pas répondu à temps, reposer la question plus tard peut aider.",
 	notFound:       "%[1]s n'est pas sur Peppol : le SML ne le connaît pas et l'annuaire Peppol n'a pas de carte pour lui, il ne peut donc pas recevoir les %[2]s via Peppol. Vérifiez le schéma et le numéro, ou recherchez par nom d'entreprise.",
 
-	certValid:      "Le certificat du point d'accès de %[1]s (délivré à %[2]s) est valide jusqu'au %[3]s, soit encore %[4]s.",
-	certExpired:    "%[1]s : le certificat du point d'accès de %[2]s a expiré le %[3]s, il y a %[4]s ; l'envoi vers ce participant échoue donc en ce moment.",
-	certNone:       "%[1]s est enregistré auprès du SMP %[2]s, mais aucun certificat de point d'accès n'a pu y être lu.",
-	certSeveral:    "Il utilise %s ; les résultats les détaillent un par un.",
-	docTypes:       "Le SMP %[2]s de %[1]s liste %[3]s : %[4]s.",
-	processes:      " Processus : %s.",
-	docTypesNone:   "%[1]s est enregistré auprès du SMP %[2]s, qui ne liste aucun type de document pour lui.",
-	notChecked:     "ses services",
-	servicesUnread: "ses services n'ont pas pu être lus pour le moment",
+	certValid:    "Le certificat du point d'accès de %[1]s (délivré à %[2]s) est valide jusqu'au %[3]s, soit encore %[4]s.",
+	certExpired:  "%[1]s : le certificat du point d'accès de %[2]s a expiré le %[3]s, il y a %[4]s ; l'envoi vers ce participant échoue donc en ce moment.",
+	certNone:     "%[1]s est enregistré auprès du SMP %[2]s, mais aucun certificat de point d'accès n'a pu y être lu.",
+	certSeveral:  "Il utilise %s ; les résultats les détaillent un par un.",
+	docTypes:     "Le SMP %[2]s de %[1]s liste %[3]s : %[4]s.",
+	processes:    " Processus : %s.",
+	docTypesNone: "%[1]s est enregistré auprès du SMP %[2]s, qui ne liste aucun type de document pour lui.",
+	notChecked:   "ses services",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "le certificat du point d'accès a expiré",

@@ -94,15 +94,14 @@ var dutch = tongue{
 	partial:        "Niet gecontroleerd: %s; het Peppol-netwerk antwoordde niet op tijd, dus later opnieuw vragen kan helpen.",
 	notFound:       "%[1]s is niet op Peppol: de SML kent het niet en de Peppol Directory heeft er geen kaart voor, dus het kan geen %[2]s ontvangen via Peppol. Controleer het schema en het nummer, of zoek op bedrijfsnaam.",
 
-	certValid:      "Het access point-certificaat van %[1]s (uitgegeven aan %[2]s) is geldig tot %[3]s, nog %[4]s.",
-	certExpired:    "%[1]s: het access point-certificaat van %[2]s is verlopen op %[3]s, %[4]s geleden, dus versturen naar dit bedrijf mislukt op dit moment.",
-	certNone:       "%[1]s is geregistreerd bij de SMP %[2]s, maar daaruit kon geen access point-certificaat gelezen worden.",
-	certSeveral:    "Het gebruikt %s; de resultaten tonen ze afzonderlijk.",
-	docTypes:       "De SMP %[2]s van %[1]s vermeldt %[3]s: %[4]s.",
-	processes:      " Processen: %s.",
-	docTypesNone:   "%[1]s is geregistreerd bij de SMP %[2]s, die er geen enkel documenttype voor vermeldt.",
-	notChecked:     "zijn diensten",
-	servicesUnread: "zijn diensten konden op dit moment niet gelezen worden",
+	certValid:    "Het access point-certificaat van %[1]s (uitgegeven aan %[2]s) is geldig tot %[3]s, nog %[4]s.",
+	certExpired:  "%[1]s: het access point-certificaat van %[2]s is verlopen op %[3]s, %[4]s geleden, dus versturen naar dit bedrijf mislukt op dit moment.",
+	certNone:     "%[1]s is geregistreerd bij de SMP %[2]s, maar daaruit kon geen access point-certificaat gelezen worden.",
+	certSeveral:  "Het gebruikt %s; de resultaten tonen ze afzonderlijk.",
+	docTypes:     "De SMP %[2]s van %[1]s vermeldt %[3]s: %[4]s.",
+	processes:    " Processen: %s.",
+	docTypesNone: "%[1]s is geregistreerd bij de SMP %[2]s, die er geen enkel documenttype voor vermeldt.",
+	notChecked:   "zijn diensten",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "het access point-certificaat is verlopen",

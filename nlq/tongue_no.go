@@ -93,15 +93,14 @@ var norwegian = tongue{
 	partial:        "Ikke sjekket: %s; Peppol-nettverket svarte ikke i tide, så det kan hjelpe å spørre igjen senere.",
 	notFound:       "%[1]s er ikke på Peppol: SML kjenner den ikke, og Peppol-katalogen har ikke noe visittkort for den, så den kan ikke motta %[2]s via Peppol. Sjekk skjema og nummer, eller søk på firmanavn.",
 
-	certValid:      "Aksesspunktsertifikatet til %[1]s (utstedt til %[2]s) er gyldig til %[3]s, altså %[4]s igjen.",
-	certExpired:    "%[1]s: aksesspunktsertifikatet til %[2]s utløp %[3]s, for %[4]s siden, så sending dit feiler akkurat nå.",
-	certNone:       "%[1]s er registrert hos SMP-en %[2]s, men det gikk ikke å lese noe aksesspunktsertifikat derfra.",
-	certSeveral:    "Den bruker %s; resultatene viser hvert enkelt.",
-	docTypes:       "SMP-en %[2]s for %[1]s oppgir %[3]s: %[4]s.",
-	processes:      " Prosesser: %s.",
-	docTypesNone:   "%[1]s er registrert hos SMP-en %[2]s, som ikke oppgir noen dokumenttype for den.",
-	notChecked:     "tjenestene dens",
-	servicesUnread: "tjenestene dens kunne ikke leses akkurat nå",
+	certValid:    "Aksesspunktsertifikatet til %[1]s (utstedt til %[2]s) er gyldig til %[3]s, altså %[4]s igjen.",
+	certExpired:  "%[1]s: aksesspunktsertifikatet til %[2]s utløp %[3]s, for %[4]s siden, så sending dit feiler akkurat nå.",
+	certNone:     "%[1]s er registrert hos SMP-en %[2]s, men det gikk ikke å lese noe aksesspunktsertifikat derfra.",
+	certSeveral:  "Den bruker %s; resultatene viser hvert enkelt.",
+	docTypes:     "SMP-en %[2]s for %[1]s oppgir %[3]s: %[4]s.",
+	processes:    " Prosesser: %s.",
+	docTypesNone: "%[1]s er registrert hos SMP-en %[2]s, som ikke oppgir noen dokumenttype for den.",
+	notChecked:   "tjenestene dens",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "aksesspunktsertifikatet har utløpt",

@@ -94,15 +94,14 @@ var swedish = tongue{
 	partial:        "Inte kontrollerat: %s; Peppol-nätverket svarade inte i tid, så det kan hjälpa att fråga igen senare.",
 	notFound:       "%[1]s finns inte på Peppol: SML känner inte till den och Peppol-katalogen har inget visitkort för den, så den kan inte ta emot %[2]s via Peppol. Kontrollera schema och nummer, eller sök på företagsnamn.",
 
-	certValid:      "Accesspunktscertifikatet för %[1]s (utfärdat till %[2]s) är giltigt till %[3]s, alltså %[4]s kvar.",
-	certExpired:    "%[1]s: accesspunktscertifikatet för %[2]s gick ut %[3]s, för %[4]s sedan, så det går inte att skicka dit just nu.",
-	certNone:       "%[1]s är registrerad hos SMP:n %[2]s, men inget accesspunktscertifikat kunde läsas därifrån.",
-	certSeveral:    "Den använder %s; resultaten visar vart och ett.",
-	docTypes:       "SMP:n %[2]s för %[1]s listar %[3]s: %[4]s.",
-	processes:      " Processer: %s.",
-	docTypesNone:   "%[1]s är registrerad hos SMP:n %[2]s, som inte listar någon dokumenttyp för den.",
-	notChecked:     "dess tjänster",
-	servicesUnread: "dess tjänster kunde inte läsas just nu",
+	certValid:    "Accesspunktscertifikatet för %[1]s (utfärdat till %[2]s) är giltigt till %[3]s, alltså %[4]s kvar.",
+	certExpired:  "%[1]s: accesspunktscertifikatet för %[2]s gick ut %[3]s, för %[4]s sedan, så det går inte att skicka dit just nu.",
+	certNone:     "%[1]s är registrerad hos SMP:n %[2]s, men inget accesspunktscertifikat kunde läsas därifrån.",
+	certSeveral:  "Den använder %s; resultaten visar vart och ett.",
+	docTypes:     "SMP:n %[2]s för %[1]s listar %[3]s: %[4]s.",
+	processes:    " Processer: %s.",
+	docTypesNone: "%[1]s är registrerad hos SMP:n %[2]s, som inte listar någon dokumenttyp för den.",
+	notChecked:   "dess tjänster",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "accesspunktscertifikatet har gått ut",
