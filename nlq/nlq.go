@@ -70,8 +70,10 @@ type Plan struct {
 	Document string `json:"document,omitempty"`
 	// Calls are the first tool calls to run: lookup_participant {participantId} when
 	// the subject is a participant id, followed by get_participant_services
-	// {participantId} when the plan needs its services (a can_receive question, or an access_point question naming a document), else
-	// search_directory {q[, country]}. Empty for IntentUnknown.
+	// {participantId} when the plan needs its services (a can_receive, certificate
+	// or document_types question, or an access_point question naming a document),
+	// else search_directory {q[, country]}, or {country} alone for a count of a whole
+	// country. Empty for IntentUnknown.
 	Calls []Call `json:"calls"`
 }
 

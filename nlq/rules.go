@@ -27,14 +27,20 @@ const (
 //   - Subject. A participant id in any form ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046", any case, URL-encoded) is the subject,
 //     canonical, and is looked up (and its services listed with
-//     get_participant_services when the question is can_receive, or access_point
-//     naming a document). Otherwise a national or VAT number that
+//     get_participant_services when the question is can_receive, certificate,
+//     document_types, or access_point naming a document); it may also be written
+//     with a space, dash or dot after the scheme ("0208 0677424046"). Otherwise a
+//     national or VAT number that
 //     peppol.Candidates recognises ("BE 0677.424.046", "NO 923 609 016 MVA",
 //     "KvK 54441587") is the subject as written and is searched for, with no country
 //     argument (the number carries its country). Otherwise text in quotes is the
 //     company name. Otherwise the name is what remains after question words, filler,
 //     country phrases and punctuation are stripped from both ends of the question;
 //     words inside the name are never removed ("Bank of America", "Banque de France").
+//     For a search or a count, plural category words are reduced to what they share
+//     with their singular ("bakeries" → "baker", see singular); names are not.
+//   - Language. The question's language is read from the words around the name (see
+//     detectLanguage) and becomes Plan.Language, the language of the answer.
 //   - Country. A country name after a preposition ("in Belgium", "aus Deutschland",
 //     "i Norge"), after "country:" or in brackets, a country adjective ("belges",
 //     "norske", "Nederlandse"), or a code in capitals where it clearly is one ("in BE",
@@ -49,7 +55,10 @@ const (
 //     or written in lower case ("deutsche bahn"), it is a country filter. After a name
 //     it is a filter only next to a company noun ("Acme, une société belge"). When a
 //     country word is all that is left, it is the name ("Who is Danske?").
-//   - Intent, by precedence: count ("how many") > access_point > can_receive (a
+//   - Intent, by precedence: count ("how many") > certificate ("when does the
+//     certificate expire") > document_types ("which document types / processes") >
+//     a list ("which bakeries are on Peppol", "find dentists that are on Peppol":
+//     search) > access_point (also "which SMP") > can_receive (a
 //     capability verb: receive, accept, recevoir, ontvangen, empfangen, motta, ta
 //     emot; the document is the first of credit note, order or invoice named, also
 //     kept for access_point) >
@@ -60,8 +69,8 @@ const (
 //     registry.MaxQueryLength characters, greetings, general questions ("how does
 //     Peppol work", "what is the weather") and questions longer than MaxQueryLength
 //     are IntentUnknown with no calls. A count question without a name ("how many
-//     Belgian companies are on Peppol") is IntentCount with its country and no calls,
-//     because the tools count only by name.
+//     Belgian companies are on Peppol") searches its country alone, which the
+//     Directory answers with its total; without a country either it has no calls.
 //   - Typos of keywords and country names ("recieve", "invoce", "Belguim", "peppl")
 //     are corrected when one edit away from exactly one keyword; company names are
 //     never corrected.
@@ -222,7 +231,7 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 		if s.sig.count {
 			p := Plan{Intent: IntentCount, Country: s.sig.country, Language: s.lang, Calls: []Call{}}
 			if p.Country != "" {
-				// The Directory takes a country alone and says how many cards it holds.
+				// The Directory takes a country alone and reports its total.
 				p.Calls = []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": p.Country}}}
 			}
 			return p
