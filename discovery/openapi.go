@@ -425,7 +425,7 @@ func (b *openAPIBuilder) eventStream(e Endpoint, r Response) (map[string]any, er
 
 const errorSchemaName = "Error"
 
-// errorSchema is the error object of interface spec §2.4, its code any code of the
+// errorSchema is the error object of docs/INTERFACE.md §2.4, its code any code of the
 // table. Error responses narrow the code to the operation's own.
 func (b *openAPIBuilder) errorSchema() (map[string]any, error) {
 	codes := make([]any, 0, len(b.api.Errors))

@@ -17,7 +17,7 @@ const APICatalogProfile = "https://www.rfc-editor.org/info/rfc9727"
 const APICatalogContentType = `application/linkset+json; profile="` + APICatalogProfile + `"`
 
 // agentAuth is the agent_auth block (WorkOS auth.md v0.1.0 vocabulary, as the
-// interface spec §4.4 names it): anonymous use, no credential. register_uri,
+// docs/INTERFACE.md §4.4 names it): anonymous use, no credential. register_uri,
 // claim_uri and revocation_uri are left out: there is nothing to register, claim or
 // revoke, and RFC 9728 says members without a value are omitted.
 func agentAuth() map[string]any {

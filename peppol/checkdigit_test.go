@@ -2,9 +2,9 @@ package peppol
 
 import "testing"
 
-// The valid and invalid numbers of peppol-network.md §4.3, plus a few from the sources
-// named in the comments; "constructed" vectors take a valid number and change its check
-// digit.
+// Valid and invalid numbers of each scheme's registry (real or published example numbers,
+// their check digits recomputed), plus a few from the sources named in the comments;
+// "constructed" vectors take a valid number and change its check digit.
 func TestCheckDigit(t *testing.T) {
 	type vec struct {
 		icd, value string

@@ -32,7 +32,7 @@ func TestParseParticipantID(t *testing.T) {
 		{"empty value", "0208:", ParticipantID{}, "value after '0208:' is empty"},
 		{"136 characters", "0208:" + value130 + "a", ParticipantID{}, "participant id is 136 characters long; at most 135 are allowed"},
 		{"space inside", "0208: 0677424046", ParticipantID{}, "found ' ' at position 6"},
-		{"tilde is not allowed (interface spec §2.1)", "0208:a~b", ParticipantID{}, "found '~' at position 7"},
+		{"tilde is not allowed (docs/INTERFACE.md §2.1)", "0208:a~b", ParticipantID{}, "found '~' at position 7"},
 		{"second colon", "0208:a%3Ab", ParticipantID{}, "found '%'"},
 		{"colon in value", "0208:a:b", ParticipantID{}, "found ':'"},
 		{"shell injection", "0208:abc;rm -rf", ParticipantID{}, "found ';'"},

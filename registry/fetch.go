@@ -356,7 +356,7 @@ func (l *Live) dirBranch(ctx context.Context, id peppol.ParticipantID) dirOutcom
 	return dirOutcome{}
 }
 
-// directoryRecord maps a Directory match to the record of spec §2.2. The card-level
+// directoryRecord maps a Directory match to the record of docs/INTERFACE.md §2.2. The card-level
 // registration date, additional info and geo info are those of the first entity.
 func directoryRecord(m directory.Match) *DirectoryRecord {
 	rec := &DirectoryRecord{

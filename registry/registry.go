@@ -44,7 +44,7 @@ type Freshness struct {
 	TTL time.Duration
 }
 
-// Participant is the answer to a lookup (interface spec §2.2).
+// Participant is the answer to a lookup (docs/INTERFACE.md §2.2).
 type Participant struct {
 	// ParticipantID is the identifier in "<scheme>:<value>" form, value lower-case.
 	ParticipantID string `json:"participantId" jsonschema:"the participant identifier in <scheme>:<value> form, value lower-case, e.g. 0208:0677424046"`
@@ -59,7 +59,7 @@ type Participant struct {
 	Warnings []Warning `json:"warnings,omitempty" jsonschema:"things a caller should know: what could not be checked or looks wrong; absent when there are none"`
 }
 
-// IDParts is an identifier split into scheme and value (interface spec §2.1).
+// IDParts is an identifier split into scheme and value (docs/INTERFACE.md §2.1).
 type IDParts struct {
 	Scheme string `json:"scheme" jsonschema:"the identifier scheme, e.g. 0208 for a participant or busdox-docid-qns for a document type"`
 	Value  string `json:"value" jsonschema:"the identifier value"`
@@ -148,13 +148,13 @@ type SearchQuery struct {
 	Country string
 }
 
-// MaxSearchResults is the most results one search returns (interface spec §8).
+// MaxSearchResults is the most results one search returns (docs/INTERFACE.md §8).
 const MaxSearchResults = 25
 
-// MinQueryLength is the shortest accepted search query, in characters (spec §8).
+// MinQueryLength is the shortest accepted search query, in characters (docs/INTERFACE.md §8).
 const MinQueryLength = 2
 
-// SearchResult is the answer to a search (interface spec §2.3).
+// SearchResult is the answer to a search (docs/INTERFACE.md §2.3).
 type SearchResult struct {
 	// Query is the query as received.
 	Query string `json:"query" jsonschema:"the query as received"`

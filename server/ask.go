@@ -35,7 +35,7 @@ type askRequest struct {
 	} `json:"prefer"`
 }
 
-// ask serves POST /ask (interface spec §4.3 and §6): a JSON answer, or a server-sent
+// ask serves POST /ask (docs/INTERFACE.md §4.3 and §6): a JSON answer, or a server-sent
 // event stream when the client accepts text/event-stream or prefers streaming.
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 	query, streaming, err := readAsk(w, r)

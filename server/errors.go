@@ -12,7 +12,7 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// Error codes the HTTP layer adds to the registry's (ARCHITECTURE §4). Each is in the
+// Error codes the HTTP layer adds to the registry's (docs/ARCHITECTURE.md §4). Each is in the
 // status table below, next to the registry's codes.
 const (
 	// CodeRouteNotFound answers a path the API does not have (404).
@@ -27,9 +27,6 @@ const (
 	CodeForbidden registry.Code = "forbidden"
 	// CodeUnsupportedMediaType answers a POST /ask body that is not JSON (415).
 	CodeUnsupportedMediaType registry.Code = "unsupported_media_type"
-	// CodeUnauthorized answers a request without a valid bearer token on an endpoint
-	// that needs one (401, with WWW-Authenticate). No endpoint needs one yet.
-	CodeUnauthorized registry.Code = "unauthorized"
 	// CodeUnavailable answers a request the service cannot take now: it is shutting
 	// down, or at a global limit (503, with Retry-After).
 	CodeUnavailable registry.Code = "service_unavailable"
@@ -48,7 +45,7 @@ type errorSpec struct {
 	when, action string
 }
 
-// errorTable is the one table from error code to HTTP status (ARCHITECTURE §4). It is
+// errorTable is the one table from error code to HTTP status (docs/ARCHITECTURE.md §4). It is
 // never written.
 var errorTable = map[registry.Code]errorSpec{
 	registry.CodeInvalidParticipantID: {http.StatusBadRequest, "public, max-age=3600",
@@ -68,8 +65,6 @@ var errorTable = map[registry.Code]errorSpec{
 		"the method is not supported on the path; Allow lists those that are", "use a method from Allow"},
 	CodeUnsupportedMediaType: {http.StatusUnsupportedMediaType, "no-store",
 		"the POST /ask body is not JSON", "send Content-Type: application/json"},
-	CodeUnauthorized: {http.StatusUnauthorized, "no-store",
-		"an endpoint that needs a bearer token got none or an invalid one (no endpoint needs one yet)", "follow WWW-Authenticate's resource_metadata to learn how to get a token"},
 	CodeForbidden: {http.StatusForbidden, "no-store",
 		"/mcp refuses the request's Origin or Host (DNS-rebinding protection)", "use the service's own address; the operator can allow other origins and hosts"},
 	CodeRateLimited: {http.StatusTooManyRequests, "no-store",
@@ -107,7 +102,7 @@ func Status(code registry.Code) int {
 	return http.StatusInternalServerError
 }
 
-// errorBody is the JSON error object of interface spec §2.4.
+// errorBody is the JSON error object of docs/INTERFACE.md §2.4.
 type errorBody struct {
 	Error errorDetail `json:"error"`
 }

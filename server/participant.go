@@ -11,7 +11,7 @@ import (
 	"github.com/peppolgate/peppolgate/tools"
 )
 
-// participant serves GET /api/v1/participant/{participantId} (interface spec §4.1).
+// participant serves GET /api/v1/participant/{participantId} (docs/INTERFACE.md §4.1).
 func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	id, err := participantParam(r)
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"github.com/peppolgate/peppolgate/tools"
 )
 
-// search serves GET /api/v1/search?q=&country=&network= (interface spec §4.2).
+// search serves GET /api/v1/search?q=&country=&network= (docs/INTERFACE.md §4.2).
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	q, err := parseSearchQuery(r.URL.RawQuery)
 	if err != nil {

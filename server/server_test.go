@@ -352,7 +352,7 @@ func TestStatusTable(t *testing.T) {
 		"invalid_request": 400, "not_found": 404, "route_not_found": 404,
 		"method_not_allowed": 405, "rate_limited": 429, "lookup_failed": 502,
 		"search_failed": 502, "internal_error": 500, "forbidden": 403,
-		"unsupported_media_type": 415, "ask_failed": 502, "unauthorized": 401,
+		"unsupported_media_type": 415, "ask_failed": 502,
 		"service_unavailable": 503,
 	}
 	codes := Codes()

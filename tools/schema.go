@@ -13,7 +13,7 @@ import (
 )
 
 // ParticipantIDPattern is the ECMA-262 pattern of a participant identifier as the
-// adapters accept it (interface spec §2.1): 4 digits, a colon, then letters, digits,
+// adapters accept it (docs/INTERFACE.md §2.1): 4 digits, a colon, then letters, digits,
 // '.', '_', '-' or '+', optionally prefixed with the scheme "iso6523-actorid-upis::".
 const ParticipantIDPattern = `^(iso6523-actorid-upis::)?[0-9]{4}:[A-Za-z0-9._+-]+$`
 

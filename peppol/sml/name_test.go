@@ -12,8 +12,9 @@ import (
 
 const scheme = ".iso6523-actorid-upis."
 
-// Vectors of peppol-network.md §1.5 (NAPTR) and §1.2 (legacy CNAME), copied label for
-// label; the sources are named there.
+// Vectors of the NAPTR names (the Peppol SML specification's example, the reference
+// library's BDXLURLProviderTest) and of the legacy CNAME names, each recomputed with
+// Python's hashlib and copied label for label.
 func TestNAPTRNameVectors(t *testing.T) {
 	tests := []struct {
 		icd, value string

@@ -35,7 +35,7 @@ func TestServiceMetadataURL(t *testing.T) {
 		want    string
 	}{
 		{
-			// The example in peppol-network.md §2.2 (peppol.helger documentation).
+			// The example in the peppol.helger documentation.
 			name:    "BIS Billing 3.0 invoice, base with path",
 			base:    "https://test.erechnung.gv.at/smp",
 			id:      peppol.ParticipantID{ICD: "9915", Value: "test"},
