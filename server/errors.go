@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -91,6 +92,19 @@ func Codes() []registry.Code {
 	}
 	slices.Sort(codes)
 	return codes
+}
+
+// ErrorDocs returns the error table as documentation: every code with its HTTP
+// status, when it is answered and what a client should do, ordered by status and
+// code. The OpenAPI document, llms-full.txt and the README's error table come from it.
+func ErrorDocs() []discovery.ErrorCode {
+	out := make([]discovery.ErrorCode, 0, len(errorTable))
+	for _, c := range Codes() {
+		spec := errorTable[c]
+		out = append(out, discovery.ErrorCode{Code: c, Status: spec.status, When: spec.when, Action: spec.action})
+	}
+	slices.SortStableFunc(out, func(a, b discovery.ErrorCode) int { return a.Status - b.Status })
+	return out
 }
 
 // Status returns the HTTP status of an error code, and 500 for a code the table does

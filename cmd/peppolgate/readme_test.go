@@ -3,18 +3,13 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/peppolgate/peppolgate/registry"
-	"github.com/peppolgate/peppolgate/server"
 )
 
 // readmeBlock is one fenced block of the README: its info string, its lines and the
@@ -187,46 +182,4 @@ func demoRequest(t *testing.T, base, header, url, body string) (int, []byte) {
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b
-}
-
-// TestREADMETables: the configuration table lists every flag of serve with its
-// environment variable and default, and the error table every error code, nothing
-// more.
-func TestREADMETables(t *testing.T) {
-	_, lines := readmeBlocks(t)
-	row := regexp.MustCompile("^\\| `(-[a-z-]+)` \\| `([A-Z_]+)` \\| ([^|]*) \\|")
-	code := regexp.MustCompile("^\\| `([a-z_]+)` \\| ([0-9]{3}) \\|")
-	var v flagValues
-	fs := newFlagSet(&v, cmdServe)
-	flags := map[string]bool{}
-	var codes []string
-	for _, l := range lines {
-		if m := row.FindStringSubmatch(l); m != nil {
-			name := strings.TrimPrefix(m[1], "-")
-			f := fs.Lookup(name)
-			switch {
-			case f == nil:
-				t.Errorf("README lists -%s, which serve does not have", name)
-			case m[2] != envName(name):
-				t.Errorf("README names %s for -%s, the command reads %s", m[2], name, envName(name))
-			}
-			flags[name] = true
-		}
-		if m := code.FindStringSubmatch(l); m != nil {
-			codes = append(codes, m[1])
-			if got := server.Status(registry.Code(m[1])); strconv.Itoa(got) != m[2] {
-				t.Errorf("README gives %s status %s, the error table %d", m[1], m[2], got)
-			}
-		}
-	}
-	fs.VisitAll(func(f *flag.Flag) {
-		if !flags[f.Name] {
-			t.Errorf("the README's configuration table lacks -%s", f.Name)
-		}
-	})
-	for _, c := range server.Codes() {
-		if !slices.Contains(codes, string(c)) {
-			t.Errorf("the README's error table lacks %s", c)
-		}
-	}
 }
