@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -15,7 +16,8 @@ import (
 var updateREADME = flag.Bool("update", false, "rewrite the README's generated tables from the code")
 
 // readmeTables are the README's tables made from the code, by name: the error table
-// (server.ErrorDocs), the MCP tools (tools.All) and the flags of serve (newFlagSet).
+// (server.ErrorDocs), the MCP tools (tools.All), the flags of serve (newFlagSet) and
+// the warning codes (registry.WarningDocs).
 // In the README each sits between "<!-- BEGIN GENERATED name -->" and
 // "<!-- END GENERATED name -->".
 func readmeTables() map[string]string {
@@ -59,7 +61,12 @@ func readmeTables() map[string]string {
 		_, usage := flag.UnquoteUsage(f)
 		fmt.Fprintf(&flags, "| `-%s` | `%s` | %s | %s |\n", f.Name, envName(f.Name), def, mdCell(usage))
 	})
-	return map[string]string{"errors": errs.String(), "tools": tls.String(), "flags": flags.String()}
+	var warns strings.Builder
+	warns.WriteString("| warning | means |\n|---|---|\n")
+	for _, w := range registry.WarningDocs() {
+		fmt.Fprintf(&warns, "| `%s` | %s |\n", w.Code, mdCell(w.Meaning))
+	}
+	return map[string]string{"errors": errs.String(), "tools": tls.String(), "flags": flags.String(), "warnings": warns.String()}
 }
 
 // mdCell makes s safe in a Markdown table cell.

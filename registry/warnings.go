@@ -1,0 +1,40 @@
+package registry
+
+// WarningDoc documents a warning code: what it tells a caller.
+type WarningDoc struct {
+	// Code is the warning's machine code, e.g. certificate_expired.
+	Code string
+	// Meaning says what the warning means for a caller.
+	Meaning string
+}
+
+// WarningDocs returns every warning code a lookup, a services listing or a search may
+// carry, with its meaning, in a fixed order. The README's warning table is generated
+// from it.
+func WarningDocs() []WarningDoc {
+	return []WarningDoc{
+		{WarnCertificateExpired, "an endpoint's access point certificate has expired: senders refuse it"},
+		{WarnCertificateExpiring, "an endpoint's certificate expires within 30 days"},
+		{WarnCertificateNotPeppol, "an endpoint's certificate issuer is not named like an OpenPeppol access point CA of the network asked"},
+		{WarnServiceNotYetActive, "an endpoint's activation date is in the future"},
+		{WarnServiceExpired, "an endpoint's expiration date has passed"},
+		{WarnEndpointNotHTTPS, "an endpoint address is not an https URL"},
+		{WarnEndpointPort, "an endpoint address names a port other than 443"},
+		{WarnTransportProfileDeprecated, "an endpoint's transport profile is deprecated in the Peppol code list"},
+		{WarnTransportProfileRemoved, "an endpoint's transport profile has been removed from the Peppol code list (e.g. AS2): no access point sends over it"},
+		{WarnTransportProfileUnknown, "an endpoint's transport profile is not in the Peppol code list"},
+		{WarnDocumentTypeDeprecated, "a document type is deprecated in the Peppol code list"},
+		{WarnDocumentTypeRemoved, "a document type has been removed from the Peppol code list"},
+		{WarnDocumentTypeNonStandard, "a document type is not in the Peppol code list"},
+		{WarnEndpointUnavailable, "a ServiceMetadata could not be fetched, so an endpoint may be missing"},
+		{WarnEndpointNotFound, "the SMP lists a document type whose ServiceMetadata it answers 404 for"},
+		{WarnSMPNotFound, "the SML points to an SMP that does not know the participant: it cannot receive until its registration is fixed"},
+		{WarnSMLNoSMPService, "the SML has records for the participant but none points to a usable SMP"},
+		{WarnDirectoryUnavailable, "the Peppol Directory could not be asked, so the business card may be missing"},
+		{WarnDirectoryCardMissing, "the SML and SMP know the participant but the Directory has no business card for it"},
+		{WarnDirectoryDocTypesMismatch, "the Directory card's document types differ from those the SMP lists"},
+		{WarnIdentifier, "the identifier's scheme is unknown, removed or deprecated, its value does not fit the scheme's syntax, or its check digit fails"},
+		{WarnMirrorUnavailable, "a Directory mirror is configured but could not answer; the live Directory did"},
+		{WarnMirrorStale, "the Directory mirror's data is old: the live Directory answered, or, when it failed, the mirror with the age of its data"},
+	}
+}
