@@ -11,6 +11,31 @@ import (
 	"github.com/peppolgate/peppolgate/peppol/smp"
 )
 
+// CachePolicy is how long answers are kept, as the documents tell clients.
+type CachePolicy struct {
+	// Found is how long a found participant is cached (Config.PositiveTTL).
+	Found time.Duration
+	// NotFound is how long "not registered" is cached (Config.NegativeTTL).
+	NotFound time.Duration
+	// Search is how long a search answer is cached (Config.SearchTTL).
+	Search time.Duration
+	// Stale is how old a cached answer may be and still answer when the upstream
+	// fails (Config.StaleFor).
+	Stale time.Duration
+}
+
+// CachePolicy returns c's cache durations, each field's default where it is zero.
+func (c Config) CachePolicy() CachePolicy {
+	or := func(d, def time.Duration) time.Duration {
+		if d <= 0 {
+			return def
+		}
+		return d
+	}
+	return CachePolicy{Found: or(c.PositiveTTL, DefaultPositiveTTL), NotFound: or(c.NegativeTTL, DefaultNegativeTTL),
+		Search: or(c.SearchTTL, DefaultSearchTTL), Stale: or(c.StaleFor, DefaultStaleFor)}
+}
+
 // Defaults of Config, used when the corresponding field is zero.
 const (
 	DefaultPositiveTTL     = 15 * time.Minute

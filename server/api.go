@@ -5,7 +5,9 @@ import (
 	"maps"
 	"net/http"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -319,6 +321,21 @@ func askRequestSchema() *jsonschema.Schema {
 	}
 }
 
+// spelledDuration writes d for people: "15 minutes", "1 minute", "24 hours", "90 seconds".
+func spelledDuration(d time.Duration) string {
+	n, unit := int64(d/time.Second), "second"
+	switch {
+	case d >= time.Hour && d%time.Hour == 0:
+		n, unit = int64(d/time.Hour), "hour"
+	case d >= time.Minute && d%time.Minute == 0:
+		n, unit = int64(d/time.Minute), "minute"
+	}
+	if n == 1 {
+		return "1 " + unit
+	}
+	return strconv.FormatInt(n, 10) + " " + unit + "s"
+}
+
 // API describes the service for the discovery documents, from the route table, the
 // error table and the tools.
 func (s *Server) API() discovery.API {
@@ -332,7 +349,8 @@ func (s *Server) API() discovery.API {
 			"POST /ask: body at most 8 KiB, query 1 to 500 characters.",
 			"/mcp: request body at most 1 MiB.",
 			"Upstream: peppolgate asks the Peppol Directory at most 2 times per second (its own limit); searches beyond that queue briefly, then fail with search_failed and Retry-After.",
-			"Answers are cached: found participants 15 minutes, not-found 1 minute, searches 5 minutes; a cached answer up to 24 hours old is served (X-Cache: stale) when the upstream fails.",
+			fmt.Sprintf("Answers are cached: found participants %s, not-found %s, searches %s; a cached answer up to %s old is served (X-Cache: stale) when the upstream fails.",
+				spelledDuration(s.cache.Found), spelledDuration(s.cache.NotFound), spelledDuration(s.cache.Search), spelledDuration(s.cache.Stale)),
 		}}
 	if limits := s.rateLimits(); limits != "" {
 		api.Limits = append(api.Limits, limits)

@@ -692,3 +692,22 @@ func volatile(b []byte) []byte {
 	}
 	return b
 }
+
+// TestDocumentsFollowCachePolicy: the cache durations the documents state are those
+// the registry is configured with (serve's -cache-ttl), not fixed text.
+func TestDocumentsFollowCachePolicy(t *testing.T) {
+	for _, tt := range []struct {
+		cache registry.CachePolicy
+		want  string
+	}{
+		{registry.CachePolicy{}, "found participants 15 minutes, not-found 1 minute, searches 5 minutes; a cached answer up to 24 hours old"},
+		{registry.CachePolicy{Found: 2 * time.Hour, Search: 90 * time.Second}, "found participants 2 hours, not-found 1 minute, searches 90 seconds; a cached answer up to 24 hours old"},
+	} {
+		s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) { c.Cache = tt.cache })
+		for _, path := range []string{"/openapi.json", "/llms-full.txt"} {
+			if w := do(t, s, "GET", path); !strings.Contains(w.Body.String(), tt.want) {
+				t.Errorf("%+v: %s does not say %q", tt.cache, path, tt.want)
+			}
+		}
+	}
+}

@@ -82,6 +82,9 @@ type Config struct {
 	Metrics *Metrics
 	// Mirror, when set, reports the Directory mirror's state for /readyz.
 	Mirror func() MirrorStatus
+	// Cache is how long the registry keeps answers, for the documents' limits; zero
+	// fields are the registry's defaults.
+	Cache registry.CachePolicy
 }
 
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
@@ -107,6 +110,8 @@ type Server struct {
 	mcpStreams  *mcpStreams
 	metrics     *Metrics
 	mirror      func() MirrorStatus
+	// cache is how long the registry keeps answers, for the documents.
+	cache registry.CachePolicy
 	// metricsPage serves /metrics.
 	metricsPage http.Handler
 	// limitREST, limitAsk and limitMCP are the rate limits by class; nil means none.
@@ -158,6 +163,7 @@ func New(cfg Config) (*Server, error) {
 		fixed:   fixedHeaders(),
 		metrics: cfg.Metrics,
 		mirror:  cfg.Mirror,
+		cache:   registry.Config{PositiveTTL: cfg.Cache.Found, NegativeTTL: cfg.Cache.NotFound, SearchTTL: cfg.Cache.Search, StaleFor: cfg.Cache.Stale}.CachePolicy(),
 
 		trustedProxies:  cfg.TrustedProxies,
 		rateLimitExempt: cfg.RateLimitExempt,
