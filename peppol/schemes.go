@@ -6,10 +6,6 @@ import (
 	"slices"
 )
 
-// CodeListVersion is the version of the OpenPeppol participant identifier scheme code
-// list that Schemes and LookupScheme describe.
-const CodeListVersion = "9.7"
-
 // SchemeState is the life-cycle state of a participant identifier scheme in the code list.
 type SchemeState int
 

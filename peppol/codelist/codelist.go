@@ -4,18 +4,18 @@
 // state. An identifier that none of the lookups knows is non-standard on the Peppol
 // network.
 //
-// The tables were transcribed once from the published lists (OpenPEPPOL/edec-codelists,
-// publication/v9.7) and are maintained by hand; they are constant data, never written
-// after package initialisation.
+// The tables are generated (go generate ./peppol/codelist, see internal/gen) from the
+// published lists (OpenPEPPOL/edec-codelists), kept in testdata/upstream, and the
+// project's additions in overlay.json; the next code-list release is a regeneration.
+// They are constant data, never written after package initialisation.
 package codelist
+
+//go:generate go run ./internal/gen
 
 import (
 	"slices"
 	"strings"
 )
-
-// Version is the OpenPeppol code list version that the tables follow.
-const Version = "9.7"
 
 // Identifier schemes used by the code lists.
 const (
@@ -113,19 +113,6 @@ type TransportProfile struct {
 	Deprecated string
 	// Removed is the date (YYYY-MM-DD) the profile was removed; empty when active.
 	Removed string
-}
-
-// transportProfileTable is the OpenPeppol "Peppol Code Lists - Transport profiles" v9.7
-// (OpenPEPPOL/edec-codelists, publication/v9.7, 5 entries, read at commit 75359b4e of
-// 2026-07-15; the same 5 entries and states as v9.4 to v9.6), in the code list's order.
-// The names are the project's own. TestTransportProfilesMatchCodeList compares the table
-// with the copy of the list in ../shared/fixtures.
-var transportProfileTable = [...]TransportProfile{
-	{ID: "busdox-transport-start", Name: "BusDox START 1.0.1", Protocol: "START", Version: "1.0.1", State: StateRemoved, Since: "1.0.0", Deprecated: "1.0.0", Removed: "2023-09-06"},
-	{ID: "busdox-transport-as2-ver1p0", Name: "Peppol AS2 profile 1.0", Protocol: "AS2", Version: "1.0", State: StateRemoved, Since: "1.0.0", Deprecated: "7", Removed: "2023-09-06"},
-	{ID: "peppol-transport-as4-v1_0", Name: "Peppol AS4 profile 1.0", Protocol: "AS4", Version: "1.0", State: StateRemoved, Since: "2", Deprecated: "3", Removed: "2023-09-06"},
-	{ID: "peppol-transport-as4-v2_0", Name: "Peppol AS4 profile 2.0", Protocol: "AS4", Version: "2.0", State: StateActive, Since: "3"},
-	{ID: "busdox-transport-as2-ver2p0", Name: "Peppol AS2 profile 2.0", Protocol: "AS2", Version: "2.0", State: StateRemoved, Since: "5", Deprecated: "8.4", Removed: "2023-09-06"},
 }
 
 // index maps "<lower-case scheme>::<value>" (or a transport profile id) to a table

@@ -1,14 +1,11 @@
 package codelist
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/peppolgate/peppolgate/internal/fixtures"
 )
 
 const (
@@ -263,53 +260,6 @@ func TestCopiesDoNotChangeTables(t *testing.T) {
 	tps[0].State = StateActive
 	if Processes()[0].Name == "changed" || TransportProfiles()[0].State == StateActive {
 		t.Fatal("changing the result of Processes or TransportProfiles changed the table")
-	}
-}
-
-// TestTransportProfilesMatchCodeList compares the table with the copy of the published
-// transport profile list v9.7 in ../shared/fixtures (skipped when absent).
-func TestTransportProfilesMatchCodeList(t *testing.T) {
-	path := fixtures.Upstream(t, "codelists/transport-profiles-v9.7.json")
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var list struct {
-		Version    string `json:"version"`
-		EntryCount int    `json:"entry-count"`
-		Values     []struct {
-			Protocol   string `json:"protocol"`
-			Version    string `json:"profile-version"`
-			ID         string `json:"profile-id"`
-			Since      string `json:"initial-release"`
-			State      string `json:"state"`
-			Deprecated string `json:"deprecation-release"`
-			Removed    string `json:"removal-date"`
-		} `json:"values"`
-	}
-	if err := json.Unmarshal(raw, &list); err != nil {
-		t.Fatal(err)
-	}
-	if list.Version != Version || list.EntryCount != len(list.Values) {
-		t.Fatalf("fixture is code list %s with %d/%d entries; want %s", list.Version, list.EntryCount, len(list.Values), Version)
-	}
-	table := TransportProfiles()
-	if len(table) != len(list.Values) {
-		t.Errorf("table has %d transport profiles, code list %d", len(table), len(list.Values))
-	}
-	for i, e := range list.Values {
-		got, ok := LookupTransportProfile(e.ID)
-		if !ok {
-			t.Errorf("code list profile %s is not in the table", e.ID)
-			continue
-		}
-		if string(got.State) != e.State || got.Protocol != e.Protocol || got.Version != e.Version ||
-			got.Since != e.Since || got.Deprecated != e.Deprecated || got.Removed != e.Removed {
-			t.Errorf("profile %s: table %+v, code list %+v", e.ID, got, e)
-		}
-		if i < len(table) && table[i].ID != e.ID {
-			t.Errorf("entry %d: table %s, code list %s (order differs)", i, table[i].ID, e.ID)
-		}
 	}
 }
 
