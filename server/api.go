@@ -133,7 +133,7 @@ func (s *Server) table() []route {
 				"`start` (how it was planned), one `result` per item (with `failed` when a call about it failed upstream), `complete` (the answer; " +
 				"`failed` lists the calls that failed while others answered; `error` only when nothing could be answered). " +
 				"A client that disconnects cancels the upstream work.",
-			Body: &discovery.Body{Required: true, Description: `{"query": "…"}, or NLWeb's {"query": {"text": "…"}, "prefer": {"streaming": true}}; at most 8 KiB, the query 1–500 characters.`,
+			Body: &discovery.Body{Required: true, Description: fmt.Sprintf(`{"query": "…"}, or NLWeb's {"query": {"text": "…"}, "prefer": {"streaming": true}}; at most %s, the query 1–%d characters.`, spelledSize(maxAskBody), nlq.MaxQueryLength),
 				MediaTypes: []string{"application/json"}, Schema: askRequestSchema(),
 				Examples: map[string]any{
 					"plain": map[string]any{"query": "Can Vandelanotte receive credit notes?"},
@@ -169,7 +169,8 @@ func (s *Server) table() []route {
 			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
 			Summary: "MCP server-to-client event stream",
 			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id` of a live session this server started), on which the server may send requests and notifications. " +
-				"The stream carries a heartbeat every 25 s and ends after 30 minutes (reconnect); a client may hold 4 streams at once and the server 512 (503 service_unavailable beyond, and while shutting down).",
+				fmt.Sprintf("The stream carries a heartbeat every %d s and ends after %s (reconnect); a client may hold %d streams at once and the server %d (503 service_unavailable beyond, and while shutting down).",
+					int(mcpHeartbeat/time.Second), spelledDuration(mcpStreamLifetime), maxMCPStreamsPerClient, maxMCPStreams),
 			Responses: append([]discovery.Response{
 				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
 			}, mcpTransportErrors()...),
@@ -336,6 +337,17 @@ func spelledDuration(d time.Duration) string {
 	return strconv.FormatInt(n, 10) + " " + unit + "s"
 }
 
+// spelledSize writes a size in bytes for people: "8 KiB", "1 MiB", "300 bytes".
+func spelledSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return strconv.Itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return strconv.Itoa(n>>10) + " KiB"
+	}
+	return strconv.Itoa(n) + " bytes"
+}
+
 // API describes the service for the discovery documents, from the route table, the
 // error table and the tools.
 func (s *Server) API() discovery.API {
@@ -345,9 +357,9 @@ func (s *Server) API() discovery.API {
 	}
 	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: all, MCPPath: mcpPath,
 		Limits: []string{
-			"Search: q 2 to 200 characters, or absent with country alone; at most 25 results per search.",
-			"POST /ask: body at most 8 KiB, query 1 to 500 characters.",
-			"/mcp: request body at most 1 MiB.",
+			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; at most %d results per search.", registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults),
+			fmt.Sprintf("POST /ask: body at most %s, query 1 to %d characters.", spelledSize(maxAskBody), nlq.MaxQueryLength),
+			fmt.Sprintf("/mcp: request body at most %s.", spelledSize(maxMCPBody)),
 			"Upstream: peppolgate asks the Peppol Directory at most 2 times per second (its own limit); searches beyond that queue briefly, then fail with search_failed and Retry-After.",
 			fmt.Sprintf("Answers are cached: found participants %s, not-found %s, searches %s; a cached answer up to %s old is served (X-Cache: stale) when the upstream fails.",
 				spelledDuration(s.cache.Found), spelledDuration(s.cache.NotFound), spelledDuration(s.cache.Search), spelledDuration(s.cache.Stale)),

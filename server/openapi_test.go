@@ -711,3 +711,22 @@ func TestDocumentsFollowCachePolicy(t *testing.T) {
 		}
 	}
 }
+
+func TestSpelled(t *testing.T) {
+	for _, tt := range []struct {
+		got, want string
+	}{
+		{spelledDuration(15 * time.Minute), "15 minutes"},
+		{spelledDuration(time.Minute), "1 minute"},
+		{spelledDuration(24 * time.Hour), "24 hours"},
+		{spelledDuration(90 * time.Second), "90 seconds"},
+		{spelledDuration(time.Second), "1 second"},
+		{spelledSize(8 << 10), "8 KiB"},
+		{spelledSize(1 << 20), "1 MiB"},
+		{spelledSize(1500), "1500 bytes"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
