@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/clock"
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -60,7 +61,7 @@ func TestLimiterBuckets(t *testing.T) {
 		}
 		retry := int64(0)
 		if !got.allowed {
-			retry = max(1, ceilSeconds(got.wait))
+			retry = httpx.RetryAfterSeconds(got.wait)
 		}
 		if h := l.rateLimitHeader(got, retry); h != st.header {
 			t.Errorf("step %d: RateLimit %s, want %s", i, h, st.header)
