@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 )
 
@@ -52,6 +53,10 @@ const (
 	syncProgressEvery = 1 << 20
 	syncVerifyWindow  = 512
 )
+
+// syncRetryAfterLimit is the longest wait a Retry-After from the export server can ask
+// for, in seconds or as a date.
+const syncRetryAfterLimit = 7 * 24 * time.Hour
 
 // SyncConfig says where Sync downloads the Directory's export from and how carefully.
 type SyncConfig struct {
@@ -541,7 +546,7 @@ func (s *syncer) attempt(ctx context.Context) (syncOutcome, error) {
 	case code >= 500 || code == http.StatusRequestTimeout:
 		return 0, &syncTransient{
 			err:        fmt.Errorf("mirror sync: %s answered %s", redact(resp.Request.URL), resp.Status),
-			retryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), s.cfg.Now(), 0),
+			retryAfter: httpx.ParseRetryAfter(resp.Header.Get("Retry-After"), s.cfg.Now(), 0, syncRetryAfterLimit),
 		}
 	case code == http.StatusOK:
 		if s.offset > 0 {
@@ -771,32 +776,13 @@ func (s *syncer) spend() error {
 // rateLimited records a 429's Retry-After and returns the error for it.
 func (s *syncer) rateLimited(resp *http.Response) error {
 	now := s.cfg.Now()
-	d := parseRetryAfter(resp.Header.Get("Retry-After"), now, syncWindow)
+	d := httpx.ParseRetryAfter(resp.Header.Get("Retry-After"), now, syncWindow, syncRetryAfterLimit)
 	until := now.Add(d)
 	if until.After(s.st.NotBefore) {
 		s.st.NotBefore = until
 	}
 	s.log.Warn("the Directory refused the export download (429)", "retryAfter", resp.Header.Get("Retry-After"), "until", until)
 	return &RateLimitedError{Until: until, ByDirectory: true, Contacted: true}
-}
-
-// parseRetryAfter reads a Retry-After value (seconds or an HTTP date) relative to now;
-// absent or unreadable gives def.
-func parseRetryAfter(v string, now time.Time, def time.Duration) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return def
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return def
-		}
-		return time.Duration(min(n, int64(7*24*time.Hour/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return def
 }
 
 // parseContentRange reads "bytes first-last/total"; total is -1 for "*".

@@ -845,28 +845,6 @@ func TestSyncConfigErrors(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := syncEpoch
-	for _, tt := range []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 24 * time.Hour},
-		{"86400", 24 * time.Hour},
-		{" 120 ", 2 * time.Minute},
-		{"0", 0},
-		{"-5", 24 * time.Hour},
-		{"soon", 24 * time.Hour},
-		{"99999999999999", 7 * 24 * time.Hour},
-		{now.Add(90 * time.Minute).Format(http.TimeFormat), 90 * time.Minute},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
-	} {
-		if got := parseRetryAfter(tt.in, now, 24*time.Hour); got != tt.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestParseContentRange(t *testing.T) {
 	for _, tt := range []struct {
 		in           string

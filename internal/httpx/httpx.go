@@ -3,7 +3,12 @@
 // and a watch that ends a download whose body stalls.
 package httpx
 
-import "time"
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
 
 // CeilSeconds is d in whole seconds, rounded up: 1.2 s is 2. d must not be negative.
 func CeilSeconds(d time.Duration) int64 {
@@ -15,4 +20,25 @@ func CeilSeconds(d time.Duration) int64 {
 // retries early.
 func RetryAfterSeconds(d time.Duration) int64 {
 	return max(CeilSeconds(max(d, 0)), 1)
+}
+
+// ParseRetryAfter reads a Retry-After field value (RFC 9110 §10.2.3), delay-seconds or
+// an HTTP date, as a wait from now. A date in the past is no wait; a wait longer than
+// limit is limit, so that absurd values neither overflow time.Duration nor stop a
+// client for years; an absent, negative or unreadable value is def.
+func ParseRetryAfter(v string, now time.Time, def, limit time.Duration) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return def
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return def
+		}
+		return time.Duration(min(secs, int64(limit/time.Second))) * time.Second
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return min(max(t.Sub(now), 0), limit)
+	}
+	return def
 }
