@@ -8,41 +8,28 @@ import (
 
 func TestCeilSeconds(t *testing.T) {
 	for _, tt := range []struct {
-		d    time.Duration
-		want int64
+		d           time.Duration
+		ceil, retry int64 // CeilSeconds (d not negative), RetryAfterSeconds
 	}{
-		{0, 0},
-		{time.Nanosecond, 1},
-		{999 * time.Millisecond, 1},
-		{time.Second, 1},
-		{time.Second + time.Nanosecond, 2},
-		{1200 * time.Millisecond, 2},
-		{90 * time.Second, 90},
-		{24 * time.Hour, 86400},
+		{-time.Hour, 0, 1},
+		{-time.Nanosecond, 0, 1},
+		{0, 0, 1},
+		{time.Nanosecond, 1, 1},
+		{999 * time.Millisecond, 1, 1},
+		{time.Second, 1, 1},
+		{time.Second + time.Nanosecond, 2, 2},
+		{1200 * time.Millisecond, 2, 2},
+		{2500 * time.Millisecond, 3, 3},
+		{90 * time.Second, 90, 90},
+		{24 * time.Hour, 86400, 86400},
 	} {
-		if got := CeilSeconds(tt.d); got != tt.want {
-			t.Errorf("CeilSeconds(%v) = %d, want %d", tt.d, got, tt.want)
+		if tt.d >= 0 {
+			if got := CeilSeconds(tt.d); got != tt.ceil {
+				t.Errorf("CeilSeconds(%v) = %d, want %d", tt.d, got, tt.ceil)
+			}
 		}
-	}
-}
-
-func TestRetryAfterSeconds(t *testing.T) {
-	for _, tt := range []struct {
-		d    time.Duration
-		want int64
-	}{
-		{-time.Hour, 1},
-		{-time.Nanosecond, 1},
-		{0, 1},
-		{time.Nanosecond, 1},
-		{time.Second, 1},
-		{time.Second + time.Nanosecond, 2},
-		{2500 * time.Millisecond, 3},
-		{30 * time.Second, 30},
-		{24 * time.Hour, 86400},
-	} {
-		if got := RetryAfterSeconds(tt.d); got != tt.want {
-			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tt.d, got, tt.want)
+		if got := RetryAfterSeconds(tt.d); got != tt.retry {
+			t.Errorf("RetryAfterSeconds(%v) = %d, want %d", tt.d, got, tt.retry)
 		}
 	}
 }
