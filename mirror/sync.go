@@ -17,9 +17,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 )
 
@@ -52,6 +52,10 @@ const (
 	syncProgressEvery = 1 << 20
 	syncVerifyWindow  = 512
 )
+
+// syncRetryAfterLimit is the longest wait a Retry-After from the export server can ask
+// for, in seconds or as a date.
+const syncRetryAfterLimit = 7 * 24 * time.Hour
 
 // SyncConfig says where Sync downloads the Directory's export from and how carefully.
 type SyncConfig struct {
@@ -513,8 +517,8 @@ var errSyncRestart = errors.New("mirror sync: restart from byte 0")
 func (s *syncer) attempt(ctx context.Context) (syncOutcome, error) {
 	actx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	idle := newSyncIdleWatch(s.cfg.IdleTimeout, cancel)
-	defer idle.stop()
+	idle := httpx.NewIdleWatch(s.cfg.IdleTimeout, cancel)
+	defer idle.Stop()
 
 	start := s.exportURL
 	if s.finalURL != nil {
@@ -527,7 +531,7 @@ func (s *syncer) attempt(ctx context.Context) (syncOutcome, error) {
 		return 0, s.classify(ctx, idle, err)
 	}
 	defer resp.Body.Close()
-	idle.kick()
+	idle.Kick()
 
 	switch code := resp.StatusCode; {
 	case code == http.StatusNotModified:
@@ -541,7 +545,7 @@ func (s *syncer) attempt(ctx context.Context) (syncOutcome, error) {
 	case code >= 500 || code == http.StatusRequestTimeout:
 		return 0, &syncTransient{
 			err:        fmt.Errorf("mirror sync: %s answered %s", redact(resp.Request.URL), resp.Status),
-			retryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), s.cfg.Now(), 0),
+			retryAfter: httpx.ParseRetryAfter(resp.Header.Get("Retry-After"), s.cfg.Now(), 0, syncRetryAfterLimit),
 		}
 	case code == http.StatusOK:
 		if s.offset > 0 {
@@ -595,7 +599,7 @@ func cmp(a, b string) string {
 
 // copyBody appends body to the partial file at s.offset, advancing s.offset as bytes
 // arrive so that a cut keeps them for the resume.
-func (s *syncer) copyBody(ctx context.Context, body io.Reader, total int64, idle *syncIdleWatch) error {
+func (s *syncer) copyBody(ctx context.Context, body io.Reader, total int64, idle *httpx.IdleWatch) error {
 	f, err := os.OpenFile(s.partPath, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		return fmt.Errorf("mirror sync: %w", err)
@@ -619,7 +623,7 @@ func (s *syncer) copyBody(ctx context.Context, body io.Reader, total int64, idle
 	for {
 		n, rerr := body.Read(buf)
 		if n > 0 {
-			idle.kick()
+			idle.Kick()
 			if _, err := f.Write(buf[:n]); err != nil {
 				return fmt.Errorf("mirror sync: writing %s: %w", s.partPath, err)
 			}
@@ -647,14 +651,14 @@ func (s *syncer) copyBody(ctx context.Context, body io.Reader, total int64, idle
 
 // classify turns a request or read failure into the end of the run (ctx ended), a
 // transient failure (idle timeout, network error) or a permanent one.
-func (s *syncer) classify(ctx context.Context, idle *syncIdleWatch, err error) error {
+func (s *syncer) classify(ctx context.Context, idle *httpx.IdleWatch, err error) error {
 	var rl *RateLimitedError
 	switch {
 	case errors.As(err, &rl), errors.Is(err, errSyncPermanent):
 		return err
 	case ctx.Err() != nil:
 		return fmt.Errorf("mirror sync: %w (%d bytes kept in %s for a resume)", ctx.Err(), s.offset, s.partPath)
-	case idle.fired.Load():
+	case idle.Fired():
 		return transient(fmt.Errorf("mirror sync: no data from the export server for %s (%d bytes so far)", s.cfg.IdleTimeout, s.offset))
 	}
 	return transient(err)
@@ -697,7 +701,7 @@ func (s *syncer) headers() http.Header {
 // WWW-Authenticate and cookies there), but the client may be netguard's, which does
 // not follow redirects at all, and each hop to the export path must be counted against
 // the local budget before it is sent.
-func (s *syncer) fetch(ctx context.Context, u *url.URL, h http.Header, idle *syncIdleWatch) (*http.Response, error) {
+func (s *syncer) fetch(ctx context.Context, u *url.URL, h http.Header, idle *httpx.IdleWatch) (*http.Response, error) {
 	for hop := 0; ; hop++ {
 		if hop > syncMaxRedirects {
 			return nil, fmt.Errorf("mirror sync: more than %d redirects from %s: %w", syncMaxRedirects, redact(s.exportURL), errSyncPermanent)
@@ -722,7 +726,7 @@ func (s *syncer) fetch(ctx context.Context, u *url.URL, h http.Header, idle *syn
 			s.finalURL = u
 			return resp, nil
 		}
-		idle.kick()
+		idle.Kick()
 		loc, lerr := resp.Location()
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 		resp.Body.Close()
@@ -771,32 +775,13 @@ func (s *syncer) spend() error {
 // rateLimited records a 429's Retry-After and returns the error for it.
 func (s *syncer) rateLimited(resp *http.Response) error {
 	now := s.cfg.Now()
-	d := parseRetryAfter(resp.Header.Get("Retry-After"), now, syncWindow)
+	d := httpx.ParseRetryAfter(resp.Header.Get("Retry-After"), now, syncWindow, syncRetryAfterLimit)
 	until := now.Add(d)
 	if until.After(s.st.NotBefore) {
 		s.st.NotBefore = until
 	}
 	s.log.Warn("the Directory refused the export download (429)", "retryAfter", resp.Header.Get("Retry-After"), "until", until)
 	return &RateLimitedError{Until: until, ByDirectory: true, Contacted: true}
-}
-
-// parseRetryAfter reads a Retry-After value (seconds or an HTTP date) relative to now;
-// absent or unreadable gives def.
-func parseRetryAfter(v string, now time.Time, def time.Duration) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return def
-	}
-	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if n < 0 {
-			return def
-		}
-		return time.Duration(min(n, int64(7*24*time.Hour/time.Second))) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return max(t.Sub(now), 0)
-	}
-	return def
 }
 
 // parseContentRange reads "bytes first-last/total"; total is -1 for "*".
@@ -972,31 +957,6 @@ func (c syncCtxReader) Read(p []byte) (int, error) {
 	}
 	return c.r.Read(p)
 }
-
-// syncIdleWatch cancels an attempt that receives nothing for d.
-type syncIdleWatch struct {
-	d     time.Duration
-	t     *time.Timer
-	fired atomic.Bool
-}
-
-func newSyncIdleWatch(d time.Duration, cancel context.CancelFunc) *syncIdleWatch {
-	w := &syncIdleWatch{d: d}
-	w.t = time.AfterFunc(d, func() {
-		w.fired.Store(true)
-		cancel()
-	})
-	return w
-}
-
-// kick restarts the idle period: bytes arrived.
-func (w *syncIdleWatch) kick() {
-	if !w.fired.Load() {
-		w.t.Reset(w.d)
-	}
-}
-
-func (w *syncIdleWatch) stop() { w.t.Stop() }
 
 // redact returns u for messages, without a password.
 func redact(u *url.URL) string {

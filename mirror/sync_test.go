@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
 )
@@ -192,24 +193,6 @@ func (c *cutWriter) Write(p []byte) (int, error) {
 	return c.ResponseWriter.Write(p)
 }
 
-// fakeClock is a settable Now.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // testExport returns a plausible XML v3 export of n cards.
 func testExport(n int, tag string) []byte {
 	var b bytes.Buffer
@@ -238,7 +221,7 @@ func gzipped(t *testing.T, p []byte) []byte {
 var syncEpoch = time.Date(2026, 11, 22, 2, 10, 0, 0, time.UTC)
 
 // syncConfig returns a quick configuration for directoryURL with Dest in a temp dir.
-func syncConfig(t *testing.T, directoryURL string, clock *fakeClock) SyncConfig {
+func syncConfig(t *testing.T, directoryURL string, clock *clock.Fake) SyncConfig {
 	t.Helper()
 	return SyncConfig{
 		DirectoryURL:       directoryURL,
@@ -417,7 +400,7 @@ func TestSyncDownload(t *testing.T) {
 			if tt.setup != nil {
 				f.with(tt.setup)
 			}
-			clock := &fakeClock{t: syncEpoch}
+			clock := clock.NewFake(syncEpoch)
 			cfg := syncConfig(t, f.dir.URL, clock)
 			if tt.cfg != nil {
 				tt.cfg(&cfg)
@@ -475,7 +458,7 @@ func TestSyncDownload(t *testing.T) {
 func TestSyncConditional(t *testing.T) {
 	v1, v2 := testExport(100, "v1"), testExport(120, "v2")
 	f := newFakeExport(t, v1)
-	clock := &fakeClock{t: syncEpoch}
+	clock := clock.NewFake(syncEpoch)
 	cfg := syncConfig(t, f.dir.URL, clock)
 
 	res, err := Sync(t.Context(), cfg)
@@ -515,7 +498,7 @@ func TestSyncConditional(t *testing.T) {
 func TestSyncValidatorsNeedDest(t *testing.T) {
 	body := testExport(10, "x")
 	f := newFakeExport(t, body)
-	cfg := syncConfig(t, f.dir.URL, &fakeClock{t: syncEpoch})
+	cfg := syncConfig(t, f.dir.URL, clock.NewFake(syncEpoch))
 	if _, err := Sync(t.Context(), cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -544,7 +527,7 @@ func TestSyncRateLimited(t *testing.T) {
 			body := testExport(10, "x")
 			f := newFakeExport(t, body)
 			f.with(func(f *fakeExport) { f.limit, f.retry = 1, tt.retryAfter })
-			clock := &fakeClock{t: syncEpoch}
+			clock := clock.NewFake(syncEpoch)
 			cfg := syncConfig(t, f.dir.URL, clock)
 			if _, err := Sync(t.Context(), cfg); err != nil {
 				t.Fatal(err)
@@ -589,7 +572,7 @@ func TestSyncRateLimited(t *testing.T) {
 func TestSyncLocalBudget(t *testing.T) {
 	body := testExport(10, "x")
 	f := newFakeExport(t, body)
-	clock := &fakeClock{t: syncEpoch}
+	clock := clock.NewFake(syncEpoch)
 	cfg := syncConfig(t, f.dir.URL, clock)
 	cfg.MaxDownloadsPerDay = 2
 
@@ -672,7 +655,7 @@ func TestSyncResumeAcrossRuns(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeExport(t, v1)
 			f.with(func(f *fakeExport) { f.cutAfter, f.cutTimes = 100_000, 1 })
-			clock := &fakeClock{t: syncEpoch}
+			clock := clock.NewFake(syncEpoch)
 			cfg := syncConfig(t, f.dir.URL, clock)
 			cfg.Retries = -1
 			if _, err := Sync(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), "cut after 100000 bytes") {
@@ -708,7 +691,7 @@ func TestSyncResumeAcrossRuns(t *testing.T) {
 func TestSyncNotModifiedDropsPartial(t *testing.T) {
 	v1, v2 := testExport(100, "v1"), testExport(2000, "v2")
 	f := newFakeExport(t, v1)
-	clock := &fakeClock{t: syncEpoch}
+	clock := clock.NewFake(syncEpoch)
 	cfg := syncConfig(t, f.dir.URL, clock)
 	if _, err := Sync(t.Context(), cfg); err != nil {
 		t.Fatal(err)
@@ -732,7 +715,7 @@ func TestSyncNotModifiedDropsPartial(t *testing.T) {
 func TestSyncCorruptState(t *testing.T) {
 	body := testExport(10, "x")
 	f := newFakeExport(t, body)
-	cfg := syncConfig(t, f.dir.URL, &fakeClock{t: syncEpoch})
+	cfg := syncConfig(t, f.dir.URL, clock.NewFake(syncEpoch))
 	var logs bytes.Buffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&logs, nil))
 	if err := os.WriteFile(cfg.Dest+".sync.json", []byte(`{"etag": "v1", "requests": [tr`), 0o644); err != nil {
@@ -774,7 +757,7 @@ func TestSyncContextEnd(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeExport(t, testExport(10, "x"))
 			f.with(func(f *fakeExport) { f.idle = true })
-			cfg := syncConfig(t, f.dir.URL, &fakeClock{t: syncEpoch})
+			cfg := syncConfig(t, f.dir.URL, clock.NewFake(syncEpoch))
 			cfg.IdleTimeout = time.Hour
 			if !tt.cancel {
 				cfg.Timeout = 100 * time.Millisecond
@@ -809,7 +792,7 @@ func TestSyncNetguardClient(t *testing.T) {
 	for _, s := range []*httptest.Server{f.dir, f.static} {
 		exempt = append(exempt, netip.MustParseAddrPort(s.Listener.Addr().String()))
 	}
-	cfg := syncConfig(t, f.dir.URL, &fakeClock{t: syncEpoch})
+	cfg := syncConfig(t, f.dir.URL, clock.NewFake(syncEpoch))
 	cfg.HTTPClient = netguard.NewHTTPClient(netguard.Policy{Exempt: exempt, Timeout: time.Nanosecond})
 	res, err := Sync(t.Context(), cfg)
 	if err != nil || !res.Changed {
@@ -834,7 +817,7 @@ func TestSyncRefusesDowngrade(t *testing.T) {
 	defer plain.Close()
 	tlsDir := httptest.NewTLSServer(http.RedirectHandler(plain.URL+"/export1/x.xml", http.StatusFound))
 	defer tlsDir.Close()
-	cfg := syncConfig(t, tlsDir.URL, &fakeClock{t: syncEpoch})
+	cfg := syncConfig(t, tlsDir.URL, clock.NewFake(syncEpoch))
 	cfg.HTTPClient = tlsDir.Client()
 	_, err := Sync(t.Context(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "from https to plain http") {
@@ -859,28 +842,6 @@ func TestSyncConfigErrors(t *testing.T) {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
 		})
-	}
-}
-
-func TestParseRetryAfter(t *testing.T) {
-	now := syncEpoch
-	for _, tt := range []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 24 * time.Hour},
-		{"86400", 24 * time.Hour},
-		{" 120 ", 2 * time.Minute},
-		{"0", 0},
-		{"-5", 24 * time.Hour},
-		{"soon", 24 * time.Hour},
-		{"99999999999999", 7 * 24 * time.Hour},
-		{now.Add(90 * time.Minute).Format(http.TimeFormat), 90 * time.Minute},
-		{now.Add(-time.Hour).Format(http.TimeFormat), 0},
-	} {
-		if got := parseRetryAfter(tt.in, now, 24*time.Hour); got != tt.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
-		}
 	}
 }
 
@@ -938,7 +899,7 @@ func startNetsim(t *testing.T) *netsim.Network {
 // 304s, a changed export, the Directory's daily limit and our own budget below it.
 func TestSyncNetsim(t *testing.T) {
 	n := startNetsim(t)
-	clock := &fakeClock{t: syncEpoch}
+	clock := clock.NewFake(syncEpoch)
 	cfg := syncConfig(t, n.DirectoryURL(), clock)
 	cfg.MaxDownloadsPerDay = 0 // the default, 2
 
@@ -1018,7 +979,7 @@ func TestSyncNetsimFaults(t *testing.T) {
 			n := startNetsim(t)
 			n.SetExport(body, syncEpoch.Add(-time.Hour))
 			n.SetExportFault(tt.fault)
-			cfg := syncConfig(t, n.DirectoryURL(), &fakeClock{t: syncEpoch})
+			cfg := syncConfig(t, n.DirectoryURL(), clock.NewFake(syncEpoch))
 			cfg.Retries = tt.retries
 			old := []byte("<root>the previous export</root>")
 			if err := os.WriteFile(cfg.Dest, old, 0o644); err != nil {
@@ -1050,7 +1011,7 @@ func TestSyncNetsimResumeNextRun(t *testing.T) {
 	n := startNetsim(t)
 	n.SetExport(body, syncEpoch.Add(-time.Hour))
 	n.SetExportFault(netsim.ExportFault{CutAfter: 100_000, Times: 1})
-	cfg := syncConfig(t, n.DirectoryURL(), &fakeClock{t: syncEpoch})
+	cfg := syncConfig(t, n.DirectoryURL(), clock.NewFake(syncEpoch))
 	cfg.Retries = -1
 	if _, err := Sync(t.Context(), cfg); err == nil {
 		t.Fatal("want the cut")

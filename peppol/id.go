@@ -5,7 +5,10 @@ package peppol
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+
+	"github.com/peppolgate/peppolgate/internal/phrase"
 )
 
 // ParticipantScheme is the only participant identifier scheme used on the Peppol network.
@@ -98,11 +101,6 @@ func allDigits(s string) bool {
 // non-printable characters escaped and long input shortened, so that messages stay
 // readable and cannot inject lines.
 func quote(s string) string {
-	const max = 40
-	r := []rune(s)
-	if len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	q := fmt.Sprintf("%q", s)
+	q := strconv.Quote(phrase.Shorten(s, 40))
 	return "'" + strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`) + "'"
 }

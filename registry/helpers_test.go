@@ -2,10 +2,10 @@ package registry
 
 import (
 	"context"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
@@ -16,24 +16,6 @@ import (
 
 // testNow is the dataset's reference instant, so that generated data is reproducible.
 var testNow = time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
-
-// fakeClock is a settable clock for Config.Now.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // startNet starts a netsim network with participants participants on loopback; it is
 // closed at the end of the test.
@@ -49,13 +31,13 @@ func startNet(tb testing.TB, participants int) *netsim.Network {
 }
 
 // newLive returns a Live over n; edit adjusts the config before NewLive.
-func newLive(tb testing.TB, n *netsim.Network, edit func(*Config)) (*Live, *fakeClock) {
+func newLive(tb testing.TB, n *netsim.Network, edit func(*Config)) (*Live, *clock.Fake) {
 	tb.Helper()
 	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: 500 * time.Millisecond, Attempts: 1})
 	if err != nil {
 		tb.Fatalf("sml.New: %v", err)
 	}
-	clock := &fakeClock{t: testNow}
+	clock := clock.NewFake(testNow)
 	cfg := Config{
 		Resolver:       res,
 		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/peppol/smp"
 )
 
 func TestHostGatesCap(t *testing.T) {
-	clock := &fakeClock{t: testNow}
+	clock := clock.NewFake(testNow)
 	g := newHostGates(2, 3, time.Minute, 30*time.Second, clock.Now)
 	ctx := context.Background()
 	var dones []func(smp.HostOutcome)
@@ -51,7 +52,7 @@ func TestHostGatesCap(t *testing.T) {
 }
 
 func TestHostGatesBreaker(t *testing.T) {
-	clock := &fakeClock{t: testNow}
+	clock := clock.NewFake(testNow)
 	g := newHostGates(8, 3, time.Minute, 30*time.Second, clock.Now)
 	ctx := context.Background()
 	fail := func(host string, o smp.HostOutcome) {
@@ -90,7 +91,7 @@ func TestHostGatesBreaker(t *testing.T) {
 }
 
 func TestHostGatesForgetIdleHosts(t *testing.T) {
-	clock := &fakeClock{t: testNow}
+	clock := clock.NewFake(testNow)
 	g := newHostGates(1, 3, time.Minute, 30*time.Second, clock.Now)
 	for i := range maxIdleHosts + 10 {
 		done, err := g.Enter(context.Background(), "h"+strconv.Itoa(i)+".example")

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
 )
@@ -61,67 +62,69 @@ func (o *recordingObserver) reset() {
 func TestObserver(t *testing.T) {
 	n := startNet(t, 300)
 	be := n.Dataset().MustLookup(netsim.KnownBelgian)
-	lookup := func(id string) func(*testing.T, *Live, *fakeClock) {
-		return func(t *testing.T, l *Live, _ *fakeClock) { _, _, _ = l.Lookup(context.Background(), mustID(t, id)) }
+	lookup := func(id string) func(*testing.T, *Live, *clock.Fake) {
+		return func(t *testing.T, l *Live, _ *clock.Fake) { _, _, _ = l.Lookup(context.Background(), mustID(t, id)) }
 	}
-	search := func(q string) func(*testing.T, *Live, *fakeClock) {
-		return func(t *testing.T, l *Live, _ *fakeClock) { _, _, _ = l.Search(context.Background(), SearchQuery{Q: q}) }
+	search := func(q string) func(*testing.T, *Live, *clock.Fake) {
+		return func(t *testing.T, l *Live, _ *clock.Fake) {
+			_, _, _ = l.Search(context.Background(), SearchQuery{Q: q})
+		}
 	}
 	tests := []struct {
 		name    string
 		target  netsim.Target
 		fault   netsim.Fault
 		edit    func(*Config)
-		actions []func(*testing.T, *Live, *fakeClock)
+		actions []func(*testing.T, *Live, *clock.Fake)
 		sml     []string
 		smp     []string
 		dir     []string
 		caches  []string
 	}{
 		{name: "lookup, then from the cache",
-			actions: []func(*testing.T, *Live, *fakeClock){lookup(netsim.KnownBelgian), lookup(netsim.KnownBelgian)},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup(netsim.KnownBelgian), lookup(netsim.KnownBelgian)},
 			sml:     []string{OutcomeOK}, smp: []string{OutcomeOK, OutcomeOK}, dir: []string{OutcomeOK},
 			caches: []string{"lookup miss", "lookup hit"}},
 		{name: "not registered",
-			actions: []func(*testing.T, *Live, *fakeClock){lookup("0208:0000000097")},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup("0208:0000000097")},
 			sml:     []string{OutcomeOK}, dir: []string{OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "SMP 404",
-			actions: []func(*testing.T, *Live, *fakeClock){lookup(netsim.KnownSMPNotFound)},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup(netsim.KnownSMPNotFound)},
 			sml:     []string{OutcomeOK}, smp: []string{OutcomeOK}, dir: []string{OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "DNS SERVFAIL", target: netsim.DNSTarget(), fault: netsim.Fault{DNS: netsim.DNSServFail},
-			actions: []func(*testing.T, *Live, *fakeClock){lookup(netsim.KnownBelgian)},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup(netsim.KnownBelgian)},
 			sml:     []string{OutcomeError}, dir: []string{OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "DNS timeout", target: netsim.DNSTarget(), fault: netsim.Fault{DNS: netsim.DNSTimeout},
-			actions: []func(*testing.T, *Live, *fakeClock){lookup(netsim.KnownBelgian)},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup(netsim.KnownBelgian)},
 			sml:     []string{OutcomeTimeout}, dir: []string{OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "SMP 500", target: netsim.SMPHostTarget(be.SMPHost), fault: netsim.Fault{HTTPStatus: 500},
-			actions: []func(*testing.T, *Live, *fakeClock){lookup(netsim.KnownBelgian)},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup(netsim.KnownBelgian)},
 			sml:     []string{OutcomeOK}, smp: []string{OutcomeError}, dir: []string{OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "SMP 429", target: netsim.SMPHostTarget(be.SMPHost), fault: netsim.Fault{HTTPStatus: 429},
-			actions: []func(*testing.T, *Live, *fakeClock){lookup(netsim.KnownBelgian)},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup(netsim.KnownBelgian)},
 			sml:     []string{OutcomeOK}, smp: []string{OutcomeLimited}, dir: []string{OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "SMP timeout", target: netsim.SMPHostTarget(be.SMPHost), fault: netsim.Fault{Hang: true},
 			edit:    func(c *Config) { c.LookupTimeout = 300 * time.Millisecond },
-			actions: []func(*testing.T, *Live, *fakeClock){lookup(netsim.KnownBelgian)},
+			actions: []func(*testing.T, *Live, *clock.Fake){lookup(netsim.KnownBelgian)},
 			sml:     []string{OutcomeOK}, smp: []string{OutcomeTimeout}, dir: []string{OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "Directory 429", target: netsim.DirectoryTarget(), fault: netsim.Fault{HTTPStatus: 429, RetryAfter: "2"},
-			actions: []func(*testing.T, *Live, *fakeClock){search("alpha")},
+			actions: []func(*testing.T, *Live, *clock.Fake){search("alpha")},
 			dir:     []string{OutcomeLimited}, caches: []string{"search miss"}},
 		{name: "Directory 500 with the breaker opening", target: netsim.DirectoryTarget(), fault: netsim.Fault{HTTPStatus: 500},
 			edit:    func(c *Config) { c.BreakerFailures = 1 },
-			actions: []func(*testing.T, *Live, *fakeClock){search("alpha"), search("bravo")},
+			actions: []func(*testing.T, *Live, *clock.Fake){search("alpha"), search("bravo")},
 			dir:     []string{OutcomeError, OutcomeRejected}, caches: []string{"search miss", "search miss"}},
 		{name: "Directory queue full",
 			edit:    func(c *Config) { c.DirectoryRate, c.DirectoryBurst, c.DirectoryQueue = 0.001, 1, 1 },
-			actions: []func(*testing.T, *Live, *fakeClock){search("alpha"), search("bravo"), search("charlie")},
+			actions: []func(*testing.T, *Live, *clock.Fake){search("alpha"), search("bravo"), search("charlie")},
 			dir:     []string{OutcomeOK, OutcomeRejected, OutcomeRejected}, caches: []string{"search miss", "search miss", "search miss"}},
 		{name: "search, then from the cache",
-			actions: []func(*testing.T, *Live, *fakeClock){search("alpha"), search("alpha")},
+			actions: []func(*testing.T, *Live, *clock.Fake){search("alpha"), search("alpha")},
 			dir:     []string{OutcomeOK}, caches: []string{"search miss", "search hit"}},
 		{name: "stale lookup",
-			actions: []func(*testing.T, *Live, *fakeClock){
+			actions: []func(*testing.T, *Live, *clock.Fake){
 				lookup(netsim.KnownBelgian),
-				func(t *testing.T, l *Live, c *fakeClock) {
+				func(t *testing.T, l *Live, c *clock.Fake) {
 					n.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
 					c.Advance(DefaultPositiveTTL)
 					if _, fr, err := l.Lookup(context.Background(), mustID(t, netsim.KnownBelgian)); err != nil || !fr.Stale {

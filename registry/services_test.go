@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
 )
@@ -209,7 +210,7 @@ func TestServicesNotFoundAndFailures(t *testing.T) {
 // ends, before the network closes: a connection the client dialled but never used
 // would otherwise hold the network's shutdown for five seconds (net/http counts a
 // new connection as idle only after 5s).
-func servicesLive(t *testing.T, n *netsim.Network, edit func(*Config)) (*Live, *fakeClock) {
+func servicesLive(t *testing.T, n *netsim.Network, edit func(*Config)) (*Live, *clock.Fake) {
 	t.Helper()
 	var client *http.Client
 	l, clock := newLive(t, n, func(c *Config) {

@@ -5,11 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
+	"strconv"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
@@ -85,9 +86,9 @@ func retryAfter(err error) time.Duration {
 	return 0
 }
 
-// seconds renders d as whole seconds, rounded up, for messages: "30s".
+// seconds renders the wait d for messages as Retry-After would count it: "30s".
 func seconds(d time.Duration) string {
-	return fmt.Sprintf("%.0fs", math.Ceil(max(d, time.Second).Seconds()))
+	return strconv.FormatInt(httpx.RetryAfterSeconds(d), 10) + "s"
 }
 
 // smpFailure says, for the lookup_failed message, what went wrong with the

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -74,13 +75,13 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 func readAsk(w http.ResponseWriter, r *http.Request) (query string, streaming bool, err error) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !jsonBodyType(ct) {
 		return "", false, apiError(CodeUnsupportedMediaType, fmt.Sprintf(
-			"POST /ask takes a JSON body (Content-Type: application/json), not %s", quotePath(ct)))
+			"POST /ask takes a JSON body (Content-Type: application/json), not %s", phrase.Quote(ct)))
 	}
 	// The body is a few hundred bytes: compressing it gains nothing, and decompressing
 	// would let a small body expand without bound.
 	if ce := r.Header.Get("Content-Encoding"); ce != "" && !strings.EqualFold(ce, "identity") {
 		return "", false, apiError(CodeUnsupportedMediaType, fmt.Sprintf(
-			"POST /ask takes an uncompressed body (at most %d bytes); send it without Content-Encoding, not %s", maxAskBody, quotePath(ce)))
+			"POST /ask takes an uncompressed body (at most %d bytes); send it without Content-Encoding, not %s", maxAskBody, phrase.Quote(ce)))
 	}
 	// Refused before reading, so that a client sending Expect: 100-continue is not told
 	// to go on with a body that will not be read.

@@ -13,10 +13,10 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
@@ -31,24 +31,6 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 // datasetNow pins the netsim dataset's dates, so golden files do not change daily.
 var datasetNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
-// testClock is a settable clock for the registry's cache, so tests can age answers.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // e2e is the real stack over a simulated network: netsim, the sml/smp/directory
 // clients, registry.Live and the Server, served by httptest.
 type e2e struct {
@@ -57,7 +39,7 @@ type e2e struct {
 	testNet *netsim.Network
 	ds      *netsim.Dataset
 	url     string
-	clock   *testClock
+	clock   *clock.Fake
 }
 
 func startE2E(t testing.TB) *e2e {
@@ -74,7 +56,7 @@ func startE2E(t testing.TB) *e2e {
 	}
 	// The registry reads the dataset's dates (certificates, service dates) at the
 	// dataset's own instant, so the warnings in the golden files do not change with time.
-	clock := &testClock{t: datasetNow}
+	clock := clock.NewFake(datasetNow)
 	reg, err := registry.NewLive(registry.Config{
 		Resolver:  res,
 		SMP:       &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
@@ -105,7 +87,7 @@ func startE2E(t testing.TB) *e2e {
 
 // startTestNetwork starts netsim's test network (TestKnown* participants, served under
 // the test SML zone) and a registry over it, reading dates on clock.
-func startTestNetwork(t testing.TB, clock *testClock) (*netsim.Network, *registry.Live) {
+func startTestNetwork(t testing.TB, clock *clock.Fake) (*netsim.Network, *registry.Live) {
 	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow})
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})

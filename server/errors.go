@@ -6,9 +6,9 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/peppolgate/peppolgate/discovery"
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -165,18 +165,11 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	h.Set("Cache-Control", cc)
 	if known && re.RetryAfter > 0 {
-		h.Set("Retry-After", retryAfterSeconds(re.RetryAfter))
+		h.Set("Retry-After", strconv.FormatInt(httpx.RetryAfterSeconds(re.RetryAfter), 10))
 	}
 	s.writeJSON(w, r, spec.status, errorBody{detail})
 }
 
 func internalMessage(r *http.Request) string {
 	return "internal error; please retry later and report request id " + RequestID(r.Context()) + " if it persists"
-}
-
-// retryAfterSeconds renders d as a Retry-After delta in whole seconds, rounded up, so a
-// client that obeys it never retries early.
-func retryAfterSeconds(d time.Duration) string {
-	sec := int64((d + time.Second - 1) / time.Second)
-	return strconv.FormatInt(max(sec, 1), 10)
 }

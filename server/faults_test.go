@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
@@ -128,7 +129,7 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 	}
 	sink := newLogSink()
 	logger := slog.New(WithRequestIDs(slog.NewJSONHandler(sink, &slog.HandlerOptions{Level: slog.LevelWarn})))
-	clock := &testClock{t: datasetNow} // the dataset's dates, as in startE2E
+	clock := clock.NewFake(datasetNow) // the dataset's dates, as in startE2E
 	lookupTimeout := faultLookupTimeout
 	if opts.lookupTimeout > 0 {
 		lookupTimeout = opts.lookupTimeout

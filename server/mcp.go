@@ -15,6 +15,7 @@ import (
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -94,11 +95,11 @@ func newMCPGuard(baseURL string, origins, hosts []string) (*mcpGuard, error) {
 func (g *mcpGuard) check(r *http.Request) string {
 	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin) {
 		return fmt.Sprintf("origin %s may not use this MCP endpoint (DNS-rebinding protection); "+
-			"its operator can allow it with -mcp-allowed-origins", quotePath(origin))
+			"its operator can allow it with -mcp-allowed-origins", phrase.Quote(origin))
 	}
 	if (g.hostsConfigured || onLoopback(r)) && !g.hostAllowed(r.Host) {
 		return fmt.Sprintf("host %s is not served on this MCP endpoint (DNS-rebinding protection); "+
-			"use the server's own address, or its operator can allow the name with -mcp-allowed-hosts", quotePath(r.Host))
+			"use the server's own address, or its operator can allow the name with -mcp-allowed-hosts", phrase.Quote(r.Host))
 	}
 	return ""
 }
@@ -190,7 +191,7 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions:
 		default:
 			w.Header().Set("Allow", mcpMethods)
-			return apiError(CodeMethodNotAllowed, fmt.Sprintf("method %s is not allowed on /mcp; allowed: %s", quotePath(r.Method), mcpMethods))
+			return apiError(CodeMethodNotAllowed, fmt.Sprintf("method %s is not allowed on /mcp; allowed: %s", phrase.Quote(r.Method), mcpMethods))
 		}
 		if why := g.check(r); why != "" {
 			return apiError(CodeForbidden, why)

@@ -15,6 +15,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/peppolgate/peppolgate/internal/clock"
 )
 
 // scrape fetches /metrics from h and parses it as the Prometheus text format.
@@ -78,7 +80,7 @@ func TestMetricsEndpoint(t *testing.T) {
 	s, logs := newTestServer(t, limitedRegistry(), func(c *Config) {
 		c.RateLimit = RateLimit{Rate: 1, Burst: 1}
 	})
-	clock := &testClock{t: time.Now()}
+	clock := clock.NewFake(time.Now())
 	useClock(s, clock)
 	const route = "/api/v1/participant/{participantId}"
 	for _, rq := range []struct {

@@ -27,6 +27,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 
 	"github.com/peppolgate/peppolgate/discovery"
+	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -656,7 +657,7 @@ func startLimited(t *testing.T) string {
 		c.AskRateLimit = RateLimit{Rate: 2, Burst: 5}
 		c.MCPRateLimit = RateLimit{Rate: 20, Burst: 40}
 	})
-	useClock(s, &testClock{t: time.Now()})
+	useClock(s, clock.NewFake(time.Now()))
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
 	return hs.URL

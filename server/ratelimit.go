@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -250,7 +251,7 @@ func (l *limiter) clients() int {
 func (l *limiter) rateLimitHeader(d decision, retry int64) string {
 	t := retry
 	if d.allowed {
-		t = ceilSeconds(d.full)
+		t = httpx.CeilSeconds(d.full)
 	}
 	buf := make([]byte, 0, len(l.class)+24)
 	buf = strconv.AppendQuote(buf, l.class)
@@ -259,11 +260,6 @@ func (l *limiter) rateLimitHeader(d decision, retry int64) string {
 	buf = append(buf, ";t="...)
 	buf = strconv.AppendInt(buf, t, 10)
 	return string(buf)
-}
-
-// ceilSeconds is d in whole seconds, rounded up.
-func ceilSeconds(d time.Duration) int64 {
-	return int64((d + time.Second - 1) / time.Second)
 }
 
 // admit charges r to its client's bucket of l and sets the rate-limit headers of the
@@ -287,7 +283,7 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, l *limiter) bool 
 	d := l.take(key)
 	var retry int64
 	if !d.allowed {
-		retry = max(1, ceilSeconds(d.wait))
+		retry = httpx.RetryAfterSeconds(d.wait)
 	}
 	h := w.Header()
 	h["Ratelimit-Policy"] = l.policy

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/clock"
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -19,7 +21,7 @@ func limitedRegistry() *fakeRegistry {
 
 // useClock makes every rate limiter of s read clock. Only for a server that has not
 // served yet: the buckets are kept relative to the clock's first reading.
-func useClock(s *Server, clock *testClock) {
+func useClock(s *Server, clock *clock.Fake) {
 	for _, l := range []*limiter{s.limitREST, s.limitAsk, s.limitMCP, s.limitDocs} {
 		if l != nil {
 			l.now, l.epoch = clock.Now, clock.Now()
@@ -28,7 +30,7 @@ func useClock(s *Server, clock *testClock) {
 }
 
 func TestLimiterBuckets(t *testing.T) {
-	clock := &testClock{t: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	clock := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	l := newLimiter(classREST, "the REST API", RateLimit{Rate: 2, Burst: 3}, clock.Now, maxClientsPerClass)
 	a, b := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	steps := []struct {
@@ -59,7 +61,7 @@ func TestLimiterBuckets(t *testing.T) {
 		}
 		retry := int64(0)
 		if !got.allowed {
-			retry = max(1, ceilSeconds(got.wait))
+			retry = httpx.RetryAfterSeconds(got.wait)
 		}
 		if h := l.rateLimitHeader(got, retry); h != st.header {
 			t.Errorf("step %d: RateLimit %s, want %s", i, h, st.header)
@@ -104,7 +106,7 @@ func TestRateLimitAnswer(t *testing.T) {
 	s, _ := newTestServer(t, limitedRegistry(), func(c *Config) {
 		c.RateLimit = RateLimit{Rate: 1, Burst: 2}
 	})
-	clock := &testClock{t: time.Now()}
+	clock := clock.NewFake(time.Now())
 	useClock(s, clock)
 	path := "/api/v1/participant/0208:0999999999"
 	for i, want := range []string{`"rest";r=1;t=1`, `"rest";r=0;t=2`} {
@@ -153,7 +155,7 @@ func TestRateLimitClasses(t *testing.T) {
 		c.AskRateLimit = RateLimit{Rate: 1, Burst: 1}
 		c.MCPRateLimit = RateLimit{Rate: 1, Burst: 1}
 	})
-	useClock(s, &testClock{t: time.Now()}) // frozen: nothing refills
+	useClock(s, clock.NewFake(time.Now())) // frozen: nothing refills
 	type req struct {
 		method, path, body string
 		hdr                []string
@@ -300,7 +302,7 @@ func TestRateLimitSpoofing(t *testing.T) {
 					c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("192.0.2.1/32")}
 				}
 			})
-			useClock(s, &testClock{t: time.Now()})
+			useClock(s, clock.NewFake(time.Now()))
 			refused := 0
 			for i := range 5 {
 				w := do(t, s, "GET", "/api/v1/search?q=acme", "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i+1))
@@ -324,7 +326,7 @@ func TestRateLimitSpoofing(t *testing.T) {
 func TestLimiterBounded(t *testing.T) {
 	for _, advance := range []time.Duration{0, 10 * time.Millisecond} {
 		t.Run(fmt.Sprintf("clock advancing %v per request", advance), func(t *testing.T) {
-			clock := &testClock{t: time.Now()}
+			clock := clock.NewFake(time.Now())
 			l := newLimiter(classREST, "the REST API", RateLimit{Rate: 20, Burst: 40}, clock.Now, maxClientsPerClass)
 			for i := range 100_000 {
 				clock.Advance(advance)
@@ -353,7 +355,7 @@ func TestRateLimitExempt(t *testing.T) {
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}
 		c.RateLimitExempt = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 	})
-	useClock(s, &testClock{t: time.Now()})
+	useClock(s, clock.NewFake(time.Now()))
 	tests := []struct {
 		name, remote, xff string
 		exempt            bool

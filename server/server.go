@@ -19,6 +19,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
@@ -236,7 +237,7 @@ func (s *Server) adapt(h handlerFunc) http.HandlerFunc {
 func (s *Server) routeNotFound(w http.ResponseWriter, r *http.Request) error {
 	return apiError(CodeRouteNotFound, fmt.Sprintf(
 		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/participant/{participantId}/services, GET %s/api/v1/search?q=, POST %s/ask and MCP at %s/mcp (all of them: %s/openapi.json)",
-		quotePath(r.URL.Path), s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL))
+		phrase.Quote(r.URL.Path), s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL))
 }
 
 // allMethods are the methods probed to build the Allow header of a 405.
@@ -262,16 +263,5 @@ func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error 
 	}
 	w.Header().Set("Allow", strings.Join(allow, ", "))
 	return apiError(CodeMethodNotAllowed, fmt.Sprintf("method %s is not allowed on %s; allowed: %s",
-		quotePath(r.Method), quotePath(r.URL.Path), strings.Join(allow, ", ")))
-}
-
-// quotePath shortens and quotes request input echoed in a message, so an error can
-// neither grow without bound nor inject lines.
-func quotePath(s string) string {
-	const max = 80
-	r := []rune(s)
-	if len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
+		phrase.Quote(r.Method), phrase.Quote(r.URL.Path), strings.Join(allow, ", ")))
 }

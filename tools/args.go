@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -66,7 +67,7 @@ func ParseSearch(q string, present bool, country string) (registry.SearchQuery, 
 	if country != "" {
 		if !isAlpha2(country) {
 			return registry.SearchQuery{}, &registry.Error{Code: registry.CodeInvalidRequest,
-				Message: fmt.Sprintf("country must be a two-letter ISO 3166 code such as BE; got %s", quote(country))}
+				Message: fmt.Sprintf("country must be a two-letter ISO 3166 code such as BE; got %s", phrase.Quote(country))}
 		}
 		country = strings.ToUpper(country)
 	}
@@ -110,17 +111,6 @@ func isAlpha2(s string) bool {
 		}
 	}
 	return true
-}
-
-// quote shortens and quotes input echoed in a message, so an error can neither grow
-// without bound nor inject lines.
-func quote(s string) string {
-	const max = 80
-	r := []rune(s)
-	if len(r) > max {
-		s = string(r[:max]) + "…"
-	}
-	return fmt.Sprintf("%q", s)
 }
 
 // decodeArgs decodes a tool's JSON arguments object into dst, a pointer to a struct

@@ -8,11 +8,11 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -174,7 +174,7 @@ func ErrorText(err error) string {
 	}
 	text := string(re.Code) + ": " + re.Message
 	if re.RetryAfter > 0 {
-		text += " (retry after " + strconv.FormatInt(int64((re.RetryAfter+time.Second-1)/time.Second), 10) + " s)"
+		text += " (retry after " + strconv.FormatInt(httpx.RetryAfterSeconds(re.RetryAfter), 10) + " s)"
 	}
 	return text
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -92,13 +93,13 @@ func ParseNetwork(raw string, offered []string) (string, error) {
 	switch {
 	case len(offered) == 0:
 		return "", &registry.Error{Code: registry.CodeInvalidRequest,
-			Message: fmt.Sprintf("network %s is not offered: this server answers for one network only; leave network out", quote(raw))}
+			Message: fmt.Sprintf("network %s is not offered: this server answers for one network only; leave network out", phrase.Quote(raw))}
 	case slices.Contains(knownNetworks, name):
 		return "", &registry.Error{Code: registry.CodeInvalidRequest,
-			Message: fmt.Sprintf("network %s is not offered by this server; it offers %s", quote(raw), list)}
+			Message: fmt.Sprintf("network %s is not offered by this server; it offers %s", phrase.Quote(raw), list)}
 	default:
 		return "", &registry.Error{Code: registry.CodeInvalidRequest,
-			Message: fmt.Sprintf("network %s is unknown; this server offers %s", quote(raw), list)}
+			Message: fmt.Sprintf("network %s is unknown; this server offers %s", phrase.Quote(raw), list)}
 	}
 }
 

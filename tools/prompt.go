@@ -8,6 +8,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol"
 )
 
@@ -34,7 +35,7 @@ func recipientPromptHandler(ctx context.Context, req mcp.GetPromptRequest) (*mcp
 	}
 	country := strings.ToUpper(strings.TrimSpace(req.Params.Arguments["country"]))
 	if country != "" && !isAlpha2(country) {
-		return nil, fmt.Errorf("argument country must be a two-letter ISO 3166 code such as BE; got %s", quote(country))
+		return nil, fmt.Errorf("argument country must be a two-letter ISO 3166 code such as BE; got %s", phrase.Quote(country))
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Can %q receive Peppol e-invoices?", company)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/mirror/export"
@@ -232,8 +233,10 @@ func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Rea
 			cancel()
 			return nil, 0, nil, fmt.Errorf("downloading %s: HTTP %s", src, resp.Status)
 		}
-		body := newIdleReader(resp.Body, importIdleTimeout, cancel)
-		return body, max(resp.ContentLength, 0), func() { body.stop(); resp.Body.Close(); cancel() }, nil
+		// A body that sends nothing for importIdleTimeout is cut, so that an import
+		// from a URL cannot hang on a stalled server.
+		idle := httpx.NewIdleWatch(importIdleTimeout, cancel)
+		return idle.Reader(resp.Body), max(resp.ContentLength, 0), func() { idle.Stop(); resp.Body.Close(); cancel() }, nil
 	}
 	file, err := os.Open(src)
 	if err != nil {
@@ -245,28 +248,6 @@ func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Rea
 	}
 	return file, n, func() { file.Close() }, nil
 }
-
-// idleReader cancels a download whose body sends nothing for the idle timeout, so an
-// import from a URL cannot hang on a stalled server.
-type idleReader struct {
-	r     io.Reader
-	timer *time.Timer
-	idle  time.Duration
-}
-
-func newIdleReader(r io.Reader, idle time.Duration, cancel func()) *idleReader {
-	return &idleReader{r: r, idle: idle, timer: time.AfterFunc(idle, cancel)}
-}
-
-func (i *idleReader) Read(p []byte) (int, error) {
-	n, err := i.r.Read(p)
-	if n > 0 {
-		i.timer.Reset(i.idle)
-	}
-	return n, err
-}
-
-func (i *idleReader) stop() { i.timer.Stop() }
 
 // syncMirror downloads the export from dirURL when it changed and imports it into path
 // when the index is older than the downloaded export (also when an earlier import of an

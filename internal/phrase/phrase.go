@@ -1,5 +1,5 @@
-// Package phrase holds small helpers for the plain-language texts of the tools and
-// of /ask.
+// Package phrase holds small helpers for the plain-language texts of the tools, of
+// /ask and of error messages.
 package phrase
 
 import (
@@ -19,4 +19,23 @@ func Plural(n int, noun string) string {
 	default:
 		return s + "s"
 	}
+}
+
+// quoteMax is how many runes of input Quote echoes.
+const quoteMax = 80
+
+// Shorten cuts s to at most n runes, marking a cut with "…".
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// Quote renders input echoed in a message: shortened to 80 runes and Go-quoted, with
+// control and non-printable characters escaped, so that a message can neither grow
+// without bound nor inject lines.
+func Quote(s string) string {
+	return strconv.Quote(Shorten(s, quoteMax))
 }

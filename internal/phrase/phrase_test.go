@@ -1,6 +1,9 @@
 package phrase
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestPlural(t *testing.T) {
 	for _, tt := range []struct {
@@ -13,6 +16,43 @@ func TestPlural(t *testing.T) {
 	} {
 		if got := Plural(tt.n, tt.noun); got != tt.want {
 			t.Errorf("Plural(%d, %q) = %q, want %q", tt.n, tt.noun, got, tt.want)
+		}
+	}
+}
+
+func TestShorten(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"", 3, ""},
+		{"abc", 3, "abc"},
+		{"abcd", 3, "abc…"},
+		{"äöüß", 2, "äö…"}, // runes, not bytes
+		{"日本語", 3, "日本語"},
+	} {
+		if got := Shorten(tt.s, tt.n); got != tt.want {
+			t.Errorf("Shorten(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+	}
+}
+
+func TestQuote(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	for _, tt := range []struct {
+		s, want string
+	}{
+		{"", `""`},
+		{"GET", `"GET"`},
+		{`say "hi"`, `"say \"hi\""`},
+		{"a\nb\r\x00", `"a\nb\r\x00"`},
+		{"née", `"née"`},
+		{strings.Repeat("x", 80), `"` + strings.Repeat("x", 80) + `"`},
+		{long, `"` + long[:80] + `…"`},
+	} {
+		if got := Quote(tt.s); got != tt.want {
+			t.Errorf("Quote(%q) = %s, want %s", tt.s, got, tt.want)
 		}
 	}
 }

@@ -9,10 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/peppolgate/peppolgate/internal/httpx"
 )
 
 // Directory bases (peppol-commons EPeppolNetwork).
@@ -107,7 +108,9 @@ func (c *Client) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		return res, nil
 	case resp.StatusCode == http.StatusTooManyRequests:
-		wait := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+		// Anything unusable means DefaultRetryAfter: the Directory's own limit is a
+		// 2-second window.
+		wait := httpx.ParseRetryAfter(resp.Header.Get("Retry-After"), time.Now(), DefaultRetryAfter, maxRetryAfter)
 		return nil, &Error{Kind: KindRateLimited, Status: resp.StatusCode, Err: &RateLimitError{RetryAfter: wait}}
 	case resp.StatusCode == http.StatusBadRequest:
 		// A body we cannot read still means the query was refused.
@@ -183,34 +186,7 @@ func readBody(resp *http.Response, limit int64) ([]byte, error) {
 	return body, nil
 }
 
-// parseRetryAfter reads a Retry-After header: delay-seconds or an HTTP date
-// (RFC 9110 §10.2.3). A date in the past means no wait; anything unusable means
-// DefaultRetryAfter, because the Directory's own limit is a 2-second window.
-func parseRetryAfter(h string, now time.Time) time.Duration {
-	h = strings.TrimSpace(h)
-	if h == "" {
-		return DefaultRetryAfter
-	}
-	if secs, err := strconv.ParseInt(h, 10, 64); err == nil {
-		if secs < 0 {
-			return DefaultRetryAfter
-		}
-		if secs > int64(maxRetryAfter/time.Second) {
-			return maxRetryAfter
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(h); err == nil {
-		d := t.Sub(now)
-		if d < 0 {
-			return 0
-		}
-		return min(d, maxRetryAfter)
-	}
-	return DefaultRetryAfter
-}
-
-// maxRetryAfter keeps absurd header values from overflowing time.Duration.
+// maxRetryAfter is the longest wait a Retry-After from the Directory can ask for.
 const maxRetryAfter = 24 * time.Hour
 
 // errorMessage extracts the Directory's message from a 400 body. Since phoss-directory

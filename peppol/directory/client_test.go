@@ -285,34 +285,6 @@ func TestSearchSendsNothingWhenInvalid(t *testing.T) {
 	}
 }
 
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2026, 9, 8, 12, 0, 0, 0, time.UTC)
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", DefaultRetryAfter},
-		{"0", 0},
-		{"2", 2 * time.Second},
-		{" 120 ", 2 * time.Minute},
-		{"-5", DefaultRetryAfter},
-		{"1.5", DefaultRetryAfter},
-		{"99999999999999999999", DefaultRetryAfter},
-		{"9999999999", maxRetryAfter},
-		{"Tue, 08 Sep 2026 12:00:45 GMT", 45 * time.Second},
-		{"Tuesday, 08-Sep-26 12:01:00 GMT", time.Minute},
-		{"Tue Sep  8 12:00:10 2026", 10 * time.Second},
-		{"Tue, 08 Sep 2026 11:00:00 GMT", 0},
-		{"Tue, 08 Sep 2099 11:00:00 GMT", maxRetryAfter},
-		{"next tuesday", DefaultRetryAfter},
-	}
-	for _, tt := range tests {
-		if got := parseRetryAfter(tt.in, now); got != tt.want {
-			t.Errorf("parseRetryAfter(%q) = %v, want %v", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestErrorMessage(t *testing.T) {
 	tests := []struct{ body, want string }{
 		{`"No valid query term provided!"`, "No valid query term provided!"},
