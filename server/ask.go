@@ -14,9 +14,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // maxAskBody bounds a POST /ask body.
@@ -218,3 +222,34 @@ func (s *sse) Result(e nlq.ResultEvent) { s.event("result", e) }
 
 // Complete writes the complete event.
 func (s *sse) Complete(e nlq.CompleteEvent) { s.event("complete", e) }
+
+// askRoutes describes and serves POST /ask (docs/INTERFACE.md §4).
+func (s *Server) askRoutes(k docKit) []route {
+	return []route{
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
+			Summary: "Ask in plain language",
+			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools, " +
+				"in the question's language (`_meta.language`): JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: " +
+				"`start` (how it was planned), one `result` per item (with `failed` when a call about it failed upstream), `complete` (the answer; " +
+				"`failed` lists the calls that failed while others answered; `error` only when nothing could be answered). " +
+				"A client that disconnects cancels the upstream work.",
+			Body: &discovery.Body{Required: true, Description: fmt.Sprintf(`{"query": "…"}, or NLWeb's {"query": {"text": "…"}, "prefer": {"streaming": true}}; at most %s, the query 1–%d characters.`, spelledSize(maxAskBody), nlq.MaxQueryLength),
+				MediaTypes: []string{"application/json"}, Schema: askRequestSchema(),
+				Examples: map[string]any{
+					"plain": map[string]any{"query": "Can Vandelanotte receive credit notes?"},
+					"nlweb": map[string]any{"query": map[string]any{"text": "Welk access point bedient BE0677424046?"}, "prefer": map[string]any{"streaming": true}},
+				}},
+			Responses: []discovery.Response{
+				{Status: http.StatusOK, Description: "The answer.", MediaType: "application/json", Schema: tools.Schema[nlq.Answer]()},
+				{Status: http.StatusOK, Description: "The answer as server-sent events: start, result (one per item), complete.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"},
+					Events: []discovery.Event{
+						{Name: "start", Description: "First, once the question is planned: how, and the first tool calls.", Schema: tools.Schema[nlq.StartEvent]()},
+						{Name: "result", Description: "One per item, in index order, each as soon as it is ready.", Schema: tools.Schema[nlq.ResultEvent]()},
+						{Name: "complete", Description: "Last: the answer, every call made, the item count, the calls that failed upstream; error when nothing could be answered.", Schema: tools.Schema[nlq.CompleteEvent]()},
+					}},
+			},
+			Errors: append([]registry.Code{registry.CodeInvalidRequest, CodeUnsupportedMediaType, nlq.CodeAskFailed}, commonErrors()...),
+		}, handler: s.ask, class: classAsk},
+	}
+}

@@ -5,6 +5,10 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/peppolgate/peppolgate/discovery"
 )
 
 type statusBody struct {
@@ -64,4 +68,37 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	}
 	s.writeJSON(w, r, http.StatusOK, body)
 	return nil
+}
+
+// healthRoutes describes and serves liveness, readiness and metrics (docs/INTERFACE.md §4).
+func (s *Server) healthRoutes(k docKit) []route {
+	return []route{
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/healthz", OperationID: "healthz", Tag: "health",
+			Summary: "Liveness", Description: "200 while the process serves HTTP.",
+			Responses: k.jsonOK("Alive.", k.status),
+			Errors:    commonErrors(),
+		}, handler: s.healthz},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/readyz", OperationID: "readyz", Tag: "health",
+			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down). With a Directory mirror, the answer also says how old its data is (mirror.dataAsOf, mirror.state); a stale or empty mirror does not make the service unready, because the live Directory answers instead.",
+			Responses: []discovery.Response{
+				{Status: http.StatusOK, Description: "Ready.", MediaType: "application/json", Schema: k.status},
+				{Status: http.StatusServiceUnavailable, Description: "Not ready; retry shortly.", MediaType: "application/json", Schema: k.status},
+			},
+			Errors: commonErrors(),
+		}, handler: s.readyz},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: metricsPath, OperationID: "metrics", Tag: "health",
+			Summary: "Prometheus metrics",
+			Description: "Counters, gauges and histograms in the Prometheus text format (version 0.0.4), whatever Accept asks for: " +
+				"`peppolgate_http_requests_total` (method, route pattern, status), `peppolgate_http_request_duration_seconds` (method, route), " +
+				"`peppolgate_http_event_streams_in_flight` (route), `peppolgate_http_rate_limited_total` (class), " +
+				"`peppolgate_upstream_requests_total` and `peppolgate_upstream_request_duration_seconds` (kind: sml, smp, directory; outcome), " +
+				"`peppolgate_cache_requests_total` (kind: lookup, search; result: hit, miss, stale), `peppolgate_build_info`, and the Go runtime's and the process's. " +
+				"Rate limited per client at the REST API's rate, in the buckets of the documents (loopback is exempt by default, so a local scraper is not); logged at debug level only.",
+			Responses: []discovery.Response{{Status: http.StatusOK, Description: "The metrics.", MediaType: "text/plain", Schema: &jsonschema.Schema{Type: "string"}}},
+			Errors:    commonErrors(),
+		}, handler: s.metricsEndpoint, class: classDocs},
+	}
 }

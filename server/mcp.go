@@ -13,8 +13,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -277,5 +279,60 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 func (s *Server) BeginShutdown() {
 	if s.mcpStreams != nil {
 		s.mcpStreams.drain()
+	}
+}
+
+// mcpRoutes describes and serves the MCP transport (docs/INTERFACE.md §4).
+func (s *Server) mcpRoutes(k docKit) []route {
+	return []route{
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodPost, Path: mcpPath, OperationID: "mcp", Tag: "mcp",
+			Summary: "MCP (streamable HTTP)",
+			Description: "The Model Context Protocol endpoint (streamable HTTP transport; GET opens the event stream, DELETE ends a session): " +
+				"tools lookup_participant, search_directory and get_participant_services, the resource peppolgate://schemes, the prompt check_invoice_recipient. " +
+				"Requests from a browser origin or Host that is not allowed get 403 (DNS-rebinding protection).",
+			Body: &discovery.Body{Required: true, Description: "A JSON-RPC 2.0 message of the MCP protocol.", MediaTypes: []string{"application/json"},
+				Schema: &jsonschema.Schema{Type: "object"}},
+			Responses: append([]discovery.Response{
+				{Status: http.StatusOK, Description: "A JSON-RPC response.", MediaType: "application/json", Schema: &jsonschema.Schema{Type: "object"}},
+				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
+				{Status: http.StatusAccepted, Description: "A notification or response was accepted."},
+			}, mcpTransportErrors()...),
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
+		}, class: classMCP},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
+			Summary: "MCP server-to-client event stream",
+			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id` of a live session this server started), on which the server may send requests and notifications. " +
+				fmt.Sprintf("The stream carries a heartbeat every %d s and ends after %s (reconnect); a client may hold %d streams at once and the server %d (503 service_unavailable beyond, and while shutting down).",
+					int(mcpHeartbeat/time.Second), spelledDuration(mcpStreamLifetime), maxMCPStreamsPerClient, maxMCPStreams),
+			Responses: append([]discovery.Response{
+				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
+			}, mcpTransportErrors()...),
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed, CodeUnavailable},
+		}, class: classMCP},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodDelete, Path: mcpPath, OperationID: "mcpEndSession", Tag: "mcp",
+			Summary:     "End an MCP session",
+			Description: "Ends the session named by `Mcp-Session-Id`.",
+			Responses: append([]discovery.Response{
+				{Status: http.StatusOK, Description: "The session is ended."},
+			}, mcpTransportErrors()...),
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed},
+		}, class: classMCP},
+	}
+}
+
+// mcpTransportErrors are the refusals of the MCP transport itself, as JSON-RPC errors
+// of fixed wording: a request the transport cannot take (not one JSON object, a batch,
+// an id that is no string or number, wrong Content-Type, no session id), a session it
+// did not mint or that ended, and a body over 1 MiB.
+func mcpTransportErrors() []discovery.Response {
+	rpc := &jsonschema.Schema{Type: "object", Required: []string{"jsonrpc", "error"},
+		Description: "a JSON-RPC 2.0 error: {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"…\"}}"}
+	return []discovery.Response{
+		{Status: http.StatusBadRequest, Description: "The transport refused the request: not one JSON-RPC object (-32700), a batch, an id that is not a string or number, wrong Content-Type, missing Mcp-Session-Id (-32600).", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusNotFound, Description: "The session is unknown (this server did not mint it), idled out or was ended with DELETE: start a new one with initialize.", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than 1 MiB.", MediaType: "application/json", Schema: rpc},
 	}
 }

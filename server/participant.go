@@ -5,7 +5,9 @@ import (
 	"net/url"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
@@ -87,4 +89,42 @@ func participantParam(r *http.Request) (peppol.ParticipantID, error) {
 		raw = dec
 	}
 	return tools.ParseParticipantID(raw)
+}
+
+// participantRoutes describes and serves the lookups of one participant (docs/INTERFACE.md §4).
+func (s *Server) participantRoutes(k docKit) []route {
+	return []route{
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}", OperationID: "getParticipant", Tag: "participants",
+			Summary: "Look up a Peppol participant",
+			Description: "Resolves one participant by its identifier: its Peppol Directory business card and what its SMP publishes " +
+				"(its document types, named from the Peppol code lists, and the access point endpoint for invoices), with `warnings` about anything that would make sending fail " +
+				"(certificates, service dates, transport profile, deprecated document types, a missing or disagreeing Directory card). `directory` is null when there is no card, " +
+				"`smp` null when the SML does not know the participant. 404 only when neither knows it; an upstream failure is 502, never 404.",
+			Params:    k.network(k.participantID),
+			Responses: k.jsonOK("The participant record.", tools.ParticipantSchema()),
+			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeInvalidRequest, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
+			Headers:   k.freshness,
+		}, handler: s.participant, class: classREST},
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/api/v1/participant/{participantId}/services", OperationID: "getParticipantServices", Tag: "participants",
+			Summary: "List what a participant can receive",
+			Description: "Every document type the participant's SMP lists, each with its processes and access point endpoints: names and code-list states " +
+				"(active, deprecated, removed) from the Peppol code lists, transport profile, URL, activation and expiration dates and the certificate " +
+				"(issuer, validity, days remaining). The ServiceMetadata documents are fetched concurrently, a few at a time. `warnings` on each endpoint, " +
+				"each service and (one per code) on the whole answer say what would make sending fail or is about to: certificate expired or expiring " +
+				"within 30 days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, " +
+				"deprecated or removed transport profile or document type, non-standard ids. With `docType`, only that document type. " +
+				"404 when the participant is not registered or its SMP does not list `docType`; an upstream failure is 502, never 404.",
+			Params: k.network(k.participantID,
+				discovery.Param{Name: "docType", In: "query", Description: "Only this document type, `<scheme>::<value>`, e.g. the Peppol BIS Billing 3.0 invoice " +
+					"`busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1`.",
+					Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(3), MaxLength: ptr(tools.MaxDocTypeLength)},
+					Example: "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1"},
+			),
+			Responses: k.jsonOK("The participant's services.", tools.ServicesSchema()),
+			Errors:    append([]registry.Code{registry.CodeInvalidParticipantID, registry.CodeInvalidRequest, registry.CodeNotFound, registry.CodeLookupFailed}, commonErrors()...),
+			Headers:   k.freshness,
+		}, handler: s.services, class: classREST},
+	}
 }

@@ -5,6 +5,9 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -86,4 +89,28 @@ func queryValue(rawQuery, key string) (string, bool, error) {
 		return v, true, nil
 	}
 	return "", false, nil
+}
+
+// searchRoutes describes and serves the search (docs/INTERFACE.md §4).
+func (s *Server) searchRoutes(k docKit) []route {
+	return []route{
+		{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: "/api/v1/search", OperationID: "searchDirectory", Tag: "participants",
+			Summary: "Search the Peppol Directory",
+			Description: "Full-text search of the Peppol Directory by company name or registration/VAT number (any common notation; " +
+				"numbers are matched exactly against participant ids and the cards' identifiers). At most 25 results, exact identifier matches first; " +
+				"`totalCount` is the number of matches known. Give `country` alone (no `q`, e.g. `?country=NO`) to count a country's participants (`totalCount`) " +
+				"and get the first of them.",
+			Params: k.network(
+				discovery.Param{Name: "q", In: "query", Description: "Company name or part of it, or a registration or VAT number, e.g. `vandelanotte` or `BE0677424046`. " +
+					"Required unless `country` is given; leave it out (or empty) with `country` to count that country's participants.",
+					Schema: &jsonschema.Schema{Type: "string", MinLength: ptr(registry.MinQueryLength), MaxLength: ptr(registry.MaxQueryLength)}, Example: "BE0677424046"},
+				discovery.Param{Name: "country", In: "query", Description: "Only participants of this country: an ISO 3166 alpha-2 code, e.g. BE; alone, every participant of that country.",
+					Schema: &jsonschema.Schema{Type: "string", Pattern: tools.CountryPattern}, Example: "BE"},
+			),
+			Responses: k.jsonOK("The matches.", tools.SearchResultSchema()),
+			Errors:    append([]registry.Code{registry.CodeMissingQuery, registry.CodeQueryTooShort, registry.CodeInvalidRequest, registry.CodeSearchFailed}, commonErrors()...),
+			Headers:   k.freshness,
+		}, handler: s.search, class: classREST},
+	}
 }
