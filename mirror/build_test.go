@@ -73,6 +73,7 @@ func buildIndex(t testing.TB, cards ...*export.Card) *Index {
 }
 
 func TestBuildStatsAndMeta(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "directory.db")
 	src := &sliceSource{
 		hdr: export.Header{Format: export.FormatXMLv3, Created: testCreated, CodeList: "9.4"},
@@ -123,6 +124,7 @@ func TestBuildStatsAndMeta(t *testing.T) {
 }
 
 func TestBuildFailureKeepsOldFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "directory.db")
 	if _, err := Build(context.Background(), path, &sliceSource{cards: []*export.Card{card("0208:0677424046", "Old Name NV", "BE")}}, BuildOptions{}); err != nil {
@@ -152,6 +154,7 @@ func TestBuildFailureKeepsOldFile(t *testing.T) {
 // TestLowerGCPercent checks that the GC target is lowered during a build only when it
 // is higher than buildGCPercent, and put back after.
 func TestLowerGCPercent(t *testing.T) {
+	t.Parallel()
 	orig := debug.SetGCPercent(100)
 	defer debug.SetGCPercent(orig)
 	tests := []struct {
@@ -213,6 +216,7 @@ func (s *cancelSource) Next() (*export.Card, error) {
 // file: a transaction left open would keep the connection, and the unlinked file's
 // disk space, until the process exits.
 func TestBuildFailureReleasesTempFile(t *testing.T) {
+	t.Parallel()
 	many := func() []*export.Card {
 		cards := make([]*export.Card, 3*batchSize)
 		for i := range cards {
@@ -255,6 +259,7 @@ func TestBuildFailureReleasesTempFile(t *testing.T) {
 // TestDisplayNameFirstNonEmpty checks that the display name (and the exact-name key and
 // rank) is the first non-empty name of any entity, not only the first entity's.
 func TestDisplayNameFirstNonEmpty(t *testing.T) {
+	t.Parallel()
 	multi := &export.Card{
 		Participant: export.ID{Scheme: "iso6523-actorid-upis", Value: "0192:815344782"},
 		Entities: []export.Entity{

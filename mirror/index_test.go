@@ -14,6 +14,7 @@ import (
 )
 
 func TestCardRoundTrip(t *testing.T) {
+	t.Parallel()
 	invoice := export.DocType{Scheme: "busdox-docid-qns", Value: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1", DisplayName: "Peppol BIS Billing UBL Invoice V3", State: "act"}
 	credit := export.DocType{Scheme: "busdox-docid-qns", Value: "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1", DisplayName: "Peppol BIS Billing UBL Credit Note V3", State: "act"}
 	custom := export.DocType{Scheme: "peppol-doctype-wildcard", Value: "urn:custom", NonStandard: true}
@@ -94,6 +95,7 @@ func TestCardRoundTrip(t *testing.T) {
 }
 
 func TestDecodeRecordCorrupt(t *testing.T) {
+	t.Parallel()
 	good := encodeRecord(nil, card("0192:1", "A", "NO"), []int{1})
 	dts := []registry.IDParts{{Scheme: "s", Value: "v"}}
 	if _, err := decodeRecord("0192:1", "A", good, dts); err != nil {
@@ -113,6 +115,7 @@ func TestDecodeRecordCorrupt(t *testing.T) {
 }
 
 func TestOpenIndexWrongSchema(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "other.db")
 	db, err := sql.Open("sqlite", path)
 	if err != nil {

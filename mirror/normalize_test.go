@@ -6,6 +6,7 @@ import (
 )
 
 func TestTerms(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -32,6 +33,7 @@ func TestTerms(t *testing.T) {
 }
 
 func TestNormalisePID(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"0208:0677424046", "0208:0677424046"},
 		{"9925:BE0677424046", "9925:be0677424046"},
@@ -48,6 +50,7 @@ func TestNormalisePID(t *testing.T) {
 }
 
 func TestCompactKey(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"BE 0677.424.046": "be0677424046",
 		"NL851306469B01":  "nl851306469b01",
@@ -61,6 +64,7 @@ func TestCompactKey(t *testing.T) {
 }
 
 func TestEditDistance(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b string
 		max  int
@@ -85,6 +89,7 @@ func TestEditDistance(t *testing.T) {
 }
 
 func TestMaxEdits(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		t    string
 		want int

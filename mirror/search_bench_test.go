@@ -175,6 +175,7 @@ func BenchmarkSearch(b *testing.B) {
 // a synthetic export of N cards unless MIRROR_SCALE_SERVE_ONLY=1, then runs the query
 // mix and prints the numbers. Run it with -run TestScale -v -timeout 0.
 func TestScale(t *testing.T) {
+	t.Parallel()
 	n, _ := strconv.Atoi(os.Getenv("MIRROR_SCALE_CARDS"))
 	if n <= 0 {
 		t.Skip("MIRROR_SCALE_CARDS not set")

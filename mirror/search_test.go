@@ -40,6 +40,7 @@ func semanticsCards() []*export.Card {
 }
 
 func TestSearchSemantics(t *testing.T) {
+	t.Parallel()
 	ix := buildIndex(t, semanticsCards()...)
 	tests := []struct {
 		name, q, country string
@@ -131,6 +132,7 @@ func TestSearchSemantics(t *testing.T) {
 }
 
 func TestSearchLimitAndCount(t *testing.T) {
+	t.Parallel()
 	var cards []*export.Card
 	for i := range 60 {
 		cards = append(cards, card("0192:9"+strings.Repeat("0", 7)+string(rune('0'+i/10))+string(rune('0'+i%10)), "Fjellheim Energi "+strings.Repeat("x", i%7), "NO"))
@@ -156,6 +158,7 @@ func TestSearchLimitAndCount(t *testing.T) {
 // TestSearchPrefixExpansion: a prefix matches every term it starts, however many, with
 // typo alternatives on top.
 func TestSearchPrefixExpansion(t *testing.T) {
+	t.Parallel()
 	const maxPrefixTerms = 128
 	var cards []*export.Card
 	for i := range maxPrefixTerms + 10 {
@@ -189,6 +192,7 @@ func TestSearchPrefixExpansion(t *testing.T) {
 // TestSearchCountryAlone: a country without text gives the first limit cards having an
 // entity in that country in export order (not rank order), and the exact count.
 func TestSearchCountryAlone(t *testing.T) {
+	t.Parallel()
 	var cards []*export.Card
 	want := map[string][]string{} // country → participant ids in export order
 	countries := []string{"NO", "SE", "BE"}

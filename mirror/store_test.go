@@ -18,6 +18,7 @@ import (
 )
 
 func TestOpenIndexErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if _, err := OpenIndex(filepath.Join(dir, "missing.db")); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing: err = %v", err)
@@ -35,6 +36,7 @@ func TestOpenIndexErrors(t *testing.T) {
 }
 
 func TestStoreMissingThenReload(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "directory.db")
 	s, err := OpenStore(path, nil)
 	if err != nil {
@@ -76,6 +78,7 @@ func TestStoreMissingThenReload(t *testing.T) {
 }
 
 func TestStoreRejectsNonIndex(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "directory.db")
 	os.WriteFile(path, []byte("not an index"), 0o644)
 	if _, err := OpenStore(path, nil); !errors.Is(err, ErrNotIndex) {
@@ -86,6 +89,7 @@ func TestStoreRejectsNonIndex(t *testing.T) {
 // TestStoreSwapUnderLoad rebuilds and reloads the index while searches run: no search
 // may see an error, and each sees one whole index (generation A or B).
 func TestStoreSwapUnderLoad(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "directory.db")
 	gen := func(name string) *sliceSource {
 		return &sliceSource{cards: []*export.Card{card("0192:815344782", name+" Bygg AS", "NO"), card("0192:815344783", name+" Hold AS", "NO")}}
@@ -147,6 +151,7 @@ func TestStoreSwapUnderLoad(t *testing.T) {
 // cancelled read must not cost a connection (a new one would open the new file), and
 // a connection opened anyway must fail rather than read the new file.
 func TestIndexKeepsItsFileAfterReplace(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "directory.db")
 	ctx := context.Background()
 	alfa := &sliceSource{cards: []*export.Card{card("0192:815344782", "Alfa Bygg AS", "NO"), card("0192:815344783", "Alfa Hold AS", "NO")}}
@@ -221,6 +226,7 @@ func TestIndexKeepsItsFileAfterReplace(t *testing.T) {
 // TestStoreSearchDataAsOf checks that a search result carries the export date of the
 // index it came from, across a Reload.
 func TestStoreSearchDataAsOf(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "directory.db")
 	ctx := context.Background()
 	var s *Store

@@ -269,6 +269,7 @@ func assertNoFile(t *testing.T, path string) {
 
 // TestSyncDownload runs one Sync against each behaviour of the export server.
 func TestSyncDownload(t *testing.T) {
+	t.Parallel()
 	xml := testExport(2000, "a") // ~300 KB
 	gz := gzipped(t, xml)
 	old := []byte("<root>the previous export</root>")
@@ -456,6 +457,7 @@ func TestSyncDownload(t *testing.T) {
 // TestSyncConditional: a second run sends the validators and gets 304; a changed
 // export is downloaded again.
 func TestSyncConditional(t *testing.T) {
+	t.Parallel()
 	v1, v2 := testExport(100, "v1"), testExport(120, "v2")
 	f := newFakeExport(t, v1)
 	clock := clock.NewFake(syncEpoch)
@@ -496,6 +498,7 @@ func TestSyncConditional(t *testing.T) {
 
 // TestSyncValidatorsNeedDest: without Dest the state's validators are not sent.
 func TestSyncValidatorsNeedDest(t *testing.T) {
+	t.Parallel()
 	body := testExport(10, "x")
 	f := newFakeExport(t, body)
 	cfg := syncConfig(t, f.dir.URL, clock.NewFake(syncEpoch))
@@ -515,6 +518,7 @@ func TestSyncValidatorsNeedDest(t *testing.T) {
 // TestSyncRateLimited: a 429 is remembered and the Directory is left alone until its
 // Retry-After passes.
 func TestSyncRateLimited(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, retryAfter string
 		wantWait         time.Duration
@@ -570,6 +574,7 @@ func TestSyncRateLimited(t *testing.T) {
 // TestSyncLocalBudget: the budget counts requests to the export path (304s and
 // retries included) and refuses without sending anything.
 func TestSyncLocalBudget(t *testing.T) {
+	t.Parallel()
 	body := testExport(10, "x")
 	f := newFakeExport(t, body)
 	clock := clock.NewFake(syncEpoch)
@@ -620,6 +625,7 @@ func TestSyncLocalBudget(t *testing.T) {
 // TestSyncResumeAcrossRuns: a download cut with no retries left keeps its partial file,
 // which the next run resumes if the file did not change, and drops otherwise.
 func TestSyncResumeAcrossRuns(t *testing.T) {
+	t.Parallel()
 	v1, v2 := testExport(2000, "v1"), testExport(1500, "v2")
 	short := testExport(300, "v1")
 	tests := []struct {
@@ -689,6 +695,7 @@ func TestSyncResumeAcrossRuns(t *testing.T) {
 // TestSyncNotModifiedDropsPartial: a partial download of another version is useless
 // once the Directory says Dest is current.
 func TestSyncNotModifiedDropsPartial(t *testing.T) {
+	t.Parallel()
 	v1, v2 := testExport(100, "v1"), testExport(2000, "v2")
 	f := newFakeExport(t, v1)
 	clock := clock.NewFake(syncEpoch)
@@ -713,6 +720,7 @@ func TestSyncNotModifiedDropsPartial(t *testing.T) {
 
 // TestSyncCorruptState: an unreadable state file is ignored with a warning.
 func TestSyncCorruptState(t *testing.T) {
+	t.Parallel()
 	body := testExport(10, "x")
 	f := newFakeExport(t, body)
 	cfg := syncConfig(t, f.dir.URL, clock.NewFake(syncEpoch))
@@ -746,6 +754,7 @@ func TestSyncCorruptState(t *testing.T) {
 // TestSyncContextEnd: cancelling the context or reaching Timeout ends the download
 // promptly; Dest stays as it was.
 func TestSyncContextEnd(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name   string
 		cancel bool
@@ -786,6 +795,7 @@ func TestSyncContextEnd(t *testing.T) {
 // short per-request Timeout, Sync follows the 302 itself and is bounded by its own
 // deadlines.
 func TestSyncNetguardClient(t *testing.T) {
+	t.Parallel()
 	body := testExport(3000, "x")
 	f := newFakeExport(t, body)
 	var exempt []netip.AddrPort
@@ -813,6 +823,7 @@ func TestSyncNetguardClient(t *testing.T) {
 
 // TestSyncRefusesDowngrade: an https Directory redirecting to plain http is refused.
 func TestSyncRefusesDowngrade(t *testing.T) {
+	t.Parallel()
 	plain := httptest.NewServer(http.NotFoundHandler())
 	defer plain.Close()
 	tlsDir := httptest.NewTLSServer(http.RedirectHandler(plain.URL+"/export1/x.xml", http.StatusFound))
@@ -827,6 +838,7 @@ func TestSyncRefusesDowngrade(t *testing.T) {
 
 // TestSyncConfigErrors: a bad configuration fails before anything is sent.
 func TestSyncConfigErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		cfg  SyncConfig
@@ -846,6 +858,7 @@ func TestSyncConfigErrors(t *testing.T) {
 }
 
 func TestParseContentRange(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in           string
 		first, total int64
@@ -866,6 +879,7 @@ func TestParseContentRange(t *testing.T) {
 }
 
 func TestPlausibleExportEnds(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		head, tail string
 		ok         bool
@@ -898,6 +912,7 @@ func startNetsim(t *testing.T) *netsim.Network {
 // TestSyncNetsim runs Sync against netsim's Directory: the export of its own dataset,
 // 304s, a changed export, the Directory's daily limit and our own budget below it.
 func TestSyncNetsim(t *testing.T) {
+	t.Parallel()
 	n := startNetsim(t)
 	clock := clock.NewFake(syncEpoch)
 	cfg := syncConfig(t, n.DirectoryURL(), clock)
@@ -960,6 +975,7 @@ func TestSyncNetsim(t *testing.T) {
 
 // TestSyncNetsimFaults: netsim's export file faults against Sync.
 func TestSyncNetsimFaults(t *testing.T) {
+	t.Parallel()
 	body := testExport(3000, "n") // ~450 KB
 	tests := []struct {
 		name          string
@@ -1007,6 +1023,7 @@ func TestSyncNetsimFaults(t *testing.T) {
 // TestSyncNetsimResumeNextRun: the partial file of a failed run is resumed by the next
 // run, through the export path again.
 func TestSyncNetsimResumeNextRun(t *testing.T) {
+	t.Parallel()
 	body := testExport(3000, "n")
 	n := startNetsim(t)
 	n.SetExport(body, syncEpoch.Add(-time.Hour))

@@ -16,6 +16,7 @@ import (
 // enumerated from one posting list, by sorting, or through bitmaps) against a scan of
 // every card with the same matchers.
 func TestEvaluatePaths(t *testing.T) {
+	t.Parallel()
 	words := []string{"holding", "holdings", "hold", "holm", "holmen", "berg", "bergen", "berger",
 		"consult", "consulting", "consultancy", "bygg", "byggservice", "nord", "nordisk", "norden"}
 	countries := []string{"NO", "SE", "DK", "BE"}
@@ -85,6 +86,7 @@ func TestEvaluatePaths(t *testing.T) {
 }
 
 func TestTermIndexDictionary(t *testing.T) {
+	t.Parallel()
 	ix := buildIndex(t, card("0192:1", "Berg Bergen Berger", "NO"), card("0192:2", "Ab Abc Abd Bb", "SE"))
 	x := ix.terms
 	var all []string
@@ -121,6 +123,7 @@ func TestTermIndexDictionary(t *testing.T) {
 }
 
 func TestTermIndexCorrupt(t *testing.T) {
+	t.Parallel()
 	ix := buildIndex(t, card("0192:1", "Berg Bergen", "NO"), card("0192:2", "Ab", "SE"))
 	for name, spoil := range map[string]func(x *termIndex){
 		"posting beyond the cards":   func(x *termIndex) { x.post[0] = 99 },
@@ -146,6 +149,7 @@ func TestTermIndexCorrupt(t *testing.T) {
 // TestByPID checks the participant id order and the duplicates found while sorting
 // the ids, through the 8-byte prefixes and the full ids, against a plain sort.
 func TestByPID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		pids        []string
@@ -180,6 +184,7 @@ func TestByPID(t *testing.T) {
 // TestByteArena checks that strings stored across chunks, including one longer than a
 // chunk, come back unchanged.
 func TestByteArena(t *testing.T) {
+	t.Parallel()
 	var a byteArena
 	want := []string{"", "a", strings.Repeat("x", arenaChunk-1), "bc", strings.Repeat("y", arenaChunk+5), "d"}
 	var refs []arenaRef

@@ -11,6 +11,7 @@ import (
 )
 
 func TestGenerateDeterministic(t *testing.T) {
+	t.Parallel()
 	a := Generate(DatasetConfig{Seed: 7, Participants: 500, Now: testNow})
 	b := Generate(DatasetConfig{Seed: 7, Participants: 500, Now: testNow})
 	if !reflect.DeepEqual(a, b) {
@@ -23,6 +24,7 @@ func TestGenerateDeterministic(t *testing.T) {
 }
 
 func TestGenerateDefaults(t *testing.T) {
+	t.Parallel()
 	d := Generate(DatasetConfig{Seed: 1, Now: testNow})
 	if len(d.Participants) != 200+len(showcaseIDs) || len(d.SMPHosts) != 4 {
 		t.Fatalf("defaults: %d participants, %d hosts; want 200 + %d showcase, 4", len(d.Participants), len(d.SMPHosts), len(showcaseIDs))
@@ -42,6 +44,7 @@ func TestGenerateDefaults(t *testing.T) {
 }
 
 func TestGenerateShape(t *testing.T) {
+	t.Parallel()
 	d := Generate(DatasetConfig{Seed: 3, Participants: 2000, Now: testNow})
 	if got := len(d.Participants); got != 2000+len(showcaseIDs) {
 		t.Fatalf("participants = %d", got)
@@ -151,6 +154,7 @@ func TestGenerateShape(t *testing.T) {
 func isASCII(s string) bool { return utf8.RuneCountInString(s) == len(s) }
 
 func TestWellKnownParticipants(t *testing.T) {
+	t.Parallel()
 	d := testDataset()
 	tests := []struct {
 		id       string
@@ -213,6 +217,7 @@ func TestWellKnownParticipants(t *testing.T) {
 // TestCheckDigits verifies every generated identifier with verifiers written
 // independently of the generators (verification, not generation).
 func TestCheckDigits(t *testing.T) {
+	t.Parallel()
 	vectors := []struct {
 		id   string
 		want bool

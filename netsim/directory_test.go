@@ -70,6 +70,7 @@ func entityCount(ds *Dataset, match func(p *Participant, e *Entity) bool) int {
 }
 
 func TestDirectoryParticipant(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	a := mustSearch(t, n, "participant=iso6523-actorid-upis::0208:0677424046")
 	if a.Version != "1.0" || a.Total != 1 || a.Used != 1 || a.PageCount != 20 || a.First != 0 || a.Last != 0 || len(a.Matches) != 1 {
@@ -111,6 +112,7 @@ func TestDirectoryParticipant(t *testing.T) {
 }
 
 func TestDirectoryEmptyShape(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	status, body := search(t, n, "q=zzqqxxnothing")
 	if status != 200 {
@@ -124,6 +126,7 @@ func TestDirectoryEmptyShape(t *testing.T) {
 }
 
 func TestDirectoryJSONShape(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	// Key order of the header, as the real service writes it.
@@ -178,6 +181,7 @@ func TestDirectoryJSONShape(t *testing.T) {
 }
 
 func TestDirectoryQuery(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	lower := strings.ToLower
@@ -267,6 +271,7 @@ func TestDirectoryQuery(t *testing.T) {
 }
 
 func TestDirectoryPaging(t *testing.T) {
+	t.Parallel()
 	n := Generate(DatasetConfig{Seed: 5, Participants: 3000, Now: testNow})
 	net, err := Start(t.Context(), n, Config{})
 	if err != nil {
@@ -323,6 +328,7 @@ func TestDirectoryPaging(t *testing.T) {
 }
 
 func TestDirectoryErrors(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	tests := []struct {
 		method, path string
@@ -361,6 +367,7 @@ func TestDirectoryErrors(t *testing.T) {
 }
 
 func TestDirectoryRateLimit(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{DirectoryRateLimit: true})
 	statuses := []int{}
 	var retry string
@@ -385,6 +392,7 @@ func TestDirectoryRateLimit(t *testing.T) {
 }
 
 func TestRateLimiterWindow(t *testing.T) {
+	t.Parallel()
 	l := newRateLimiter(4, 2*time.Second)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 4 {
@@ -407,6 +415,7 @@ func TestRateLimiterWindow(t *testing.T) {
 // (e.g. country=NO): total-result-count is the number of entities in that country
 // however small the page, and every entity on the page is in it.
 func TestDirectoryCountryAlone(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	tests := []struct {

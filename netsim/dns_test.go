@@ -39,6 +39,7 @@ func mustID(t testing.TB, s string) peppol.ParticipantID {
 }
 
 func TestDNSNAPTR(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	if n.Zone() != sml.ZoneProduction {
 		t.Fatalf("zone = %s", n.Zone())
@@ -82,6 +83,7 @@ func TestDNSNAPTR(t *testing.T) {
 }
 
 func TestDNSNegative(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	zone := n.Zone()
 	registered := sml.NAPTRName(mustID(t, KnownBelgian), zone)
@@ -116,6 +118,7 @@ func TestDNSNegative(t *testing.T) {
 }
 
 func TestDNSTestZone(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{Zone: sml.ZoneTest + "."})
 	if n.Zone() != sml.ZoneTest {
 		t.Fatalf("zone %s", n.Zone())
@@ -129,6 +132,7 @@ func TestDNSTestZone(t *testing.T) {
 }
 
 func TestDNSFaults(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	be := sml.NAPTRName(mustID(t, KnownBelgian), n.Zone())
 	no := sml.NAPTRName(mustID(t, KnownNorwegian), n.Zone())
@@ -195,6 +199,7 @@ func TestDNSFaults(t *testing.T) {
 }
 
 func TestDNSEDNS0(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	c := &dns.Client{Net: "udp", Timeout: 2 * time.Second}
 	m := new(dns.Msg).SetQuestion(dns.Fqdn(sml.NAPTRName(mustID(t, KnownBelgian), n.Zone())), dns.TypeNAPTR)

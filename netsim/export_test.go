@@ -122,6 +122,7 @@ func slicesOrNil[T any](s []T) []T {
 }
 
 func TestWriteExportXMLParses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  ExportConfig
@@ -180,6 +181,7 @@ func TestWriteExportXMLParses(t *testing.T) {
 }
 
 func TestExportDeterministic(t *testing.T) {
+	t.Parallel()
 	cfg := ExportConfig{Seed: 3, Cards: 400}
 	a, b := writeExport(t, cfg), writeExport(t, cfg)
 	if !bytes.Equal(a, b) {
@@ -216,6 +218,7 @@ func TestExportDeterministic(t *testing.T) {
 }
 
 func TestExportCardsStops(t *testing.T) {
+	t.Parallel()
 	stop := errors.New("stop")
 	calls := 0
 	err := ExportCards(ExportConfig{Seed: 1, Cards: 100}, func(i int, _ peppol.ParticipantID, _ *BusinessCard) error {
@@ -241,6 +244,7 @@ func (w *failWriter) Write(p []byte) (int, error) {
 }
 
 func TestWriteExportXMLWriterError(t *testing.T) {
+	t.Parallel()
 	for _, after := range []int{0, 1} {
 		if err := WriteExportXML(&failWriter{after: after}, ExportConfig{Seed: 1, Cards: 2000}); !errors.Is(err, io.ErrShortWrite) {
 			t.Errorf("after %d writes: err %v, want io.ErrShortWrite", after, err)
@@ -315,6 +319,7 @@ func statsOf(t *testing.T, cfg ExportConfig) exportStats {
 }
 
 func TestExportDistribution(t *testing.T) {
+	t.Parallel()
 	small := statsOf(t, ExportConfig{Seed: 1, Cards: 2_000})
 	big := statsOf(t, ExportConfig{Seed: 1, Cards: 20_000})
 	t.Logf("distinct name words: %d at 2k cards, %d at 20k", len(small.words), len(big.words))
@@ -376,6 +381,7 @@ func TestExportDistribution(t *testing.T) {
 }
 
 func TestAppendEscaped(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in         string
 		attr, text string
@@ -400,6 +406,7 @@ func TestAppendEscaped(t *testing.T) {
 // TestWriteDatasetExport writes a dataset whose card names need escaping and reads it
 // back: every participant with a card, in order, with its fields intact.
 func TestWriteDatasetExport(t *testing.T) {
+	t.Parallel()
 	ds := Generate(DatasetConfig{Seed: 5, Participants: 120, Now: time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)})
 	tricky := &BusinessCard{Entities: []Entity{{
 		Names:          []Name{{`Smith & "Sons" <Holding>`, "en"}, {"Ørjan Åsen\r\nLine", ""}},

@@ -38,6 +38,7 @@ func exportDo(t *testing.T, method, url string, hdr map[string]string) (*http.Re
 }
 
 func TestExportRedirectAndLimit(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	for i := range DefaultExportLimit {
 		resp, _, _ := exportDo(t, http.MethodGet, n.DirectoryURL()+ExportPath, nil)
@@ -82,6 +83,7 @@ func TestExportRedirectAndLimit(t *testing.T) {
 }
 
 func TestExportFileDefault(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	resp, body, err := exportDo(t, http.MethodGet, n.DirectoryURL()+ExportFilePath, nil)
 	if err != nil || resp.StatusCode != http.StatusOK {
@@ -122,6 +124,7 @@ func TestExportFileDefault(t *testing.T) {
 }
 
 func TestExportConditionalAndRange(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	var buf bytes.Buffer
 	if err := WriteExportXML(&buf, ExportConfig{Seed: 9, Cards: 300}); err != nil {
@@ -167,6 +170,7 @@ func TestExportConditionalAndRange(t *testing.T) {
 }
 
 func TestExportCutAndResume(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	url := n.DirectoryURL() + ExportFilePath
 	_, full, err := exportDo(t, http.MethodGet, url, nil)
@@ -195,6 +199,7 @@ func TestExportCutAndResume(t *testing.T) {
 }
 
 func TestExportStatusFault(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	url := n.DirectoryURL() + ExportFilePath
 	tests := []struct {
@@ -226,6 +231,7 @@ func TestExportStatusFault(t *testing.T) {
 }
 
 func TestExportDirectoryFault(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	n.SetFault(DirectoryTarget(), Fault{HTTPStatus: http.StatusBadGateway})
 	if resp, _, _ := exportDo(t, http.MethodGet, n.DirectoryURL()+ExportPath, nil); resp.StatusCode != http.StatusBadGateway {

@@ -33,6 +33,7 @@ func getWithTimeout(url string, d time.Duration) (int, []byte, error) {
 }
 
 func TestHTTPFaults(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	be := ds.MustLookup(KnownBelgian)
@@ -124,6 +125,7 @@ func TestHTTPFaults(t *testing.T) {
 }
 
 func TestHTTPLatencyAndHang(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	be := n.Dataset().MustLookup(KnownBelgian)
 	for _, f := range []Fault{{Latency: 5 * time.Second}, {Hang: true}} {
@@ -156,6 +158,7 @@ func TestHTTPLatencyAndHang(t *testing.T) {
 }
 
 func TestCloseReleasesHangingRequests(t *testing.T) {
+	t.Parallel()
 	n, err := Start(context.Background(), testDataset(), Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -186,6 +189,7 @@ func TestCloseReleasesHangingRequests(t *testing.T) {
 }
 
 func TestFaultTargets(t *testing.T) {
+	t.Parallel()
 	id := peppol.ParticipantID{ICD: "0208", Value: "ABC"}
 	if ParticipantTarget(id).Participant != "0208:abc" {
 		t.Error("participant target not lower-cased")
@@ -215,6 +219,7 @@ func TestFaultTargets(t *testing.T) {
 }
 
 func TestPaddedBody(t *testing.T) {
+	t.Parallel()
 	for _, total := range []int64{5, 10, 70000} {
 		rec := &recorder{header: http.Header{}}
 		p := &paddedBody{body: []byte("hello"), total: total}

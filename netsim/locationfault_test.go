@@ -9,6 +9,7 @@ import (
 
 // TestLocationFault: a 3xx fault carries the Location the test chose.
 func TestLocationFault(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	be := n.Dataset().MustLookup(KnownBelgian)
 	n.SetFault(SMPHostTarget(be.SMPHost), Fault{HTTPStatus: http.StatusFound, Location: "http://127.0.0.1:1/elsewhere"})

@@ -16,6 +16,7 @@ import (
 )
 
 func TestStartAccessors(t *testing.T) {
+	t.Parallel()
 	if _, err := Start(context.Background(), nil, Config{}); err == nil {
 		t.Error("Start(nil dataset) succeeded")
 	}
@@ -38,6 +39,7 @@ func TestStartAccessors(t *testing.T) {
 }
 
 func TestContextCancelCloses(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	n, err := Start(ctx, testDataset(), Config{})
 	if err != nil {
@@ -64,6 +66,7 @@ func TestContextCancelCloses(t *testing.T) {
 }
 
 func TestHitCounters(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	be := n.Dataset().MustLookup(KnownBelgian)
 	get(t, smpURL(n, be))
@@ -93,6 +96,7 @@ func TestHitCounters(t *testing.T) {
 
 // TestConcurrentUse drives every server while faults and counters change, for -race.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	var wg sync.WaitGroup

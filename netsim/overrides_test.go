@@ -18,6 +18,7 @@ import (
 )
 
 func TestSetNAPTR(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	known := mustID(t, KnownBelgian)
 	stranger := mustID(t, "0088:5790000000001") // not in the dataset
@@ -62,6 +63,7 @@ func TestSetNAPTR(t *testing.T) {
 }
 
 func TestSetHost(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	n.SetHost("smp.rebind.example.", netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("::1"), netip.MustParseAddr("10.0.0.1"))
 	n.SetHost("Metadata.Example", netip.MustParseAddr("169.254.169.254"))
@@ -115,6 +117,7 @@ func TestSetHost(t *testing.T) {
 }
 
 func TestSetRedirect(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	p := n.Dataset().MustLookup(KnownBelgian)
 	doc := p.Services[0].DocumentType.URI()
@@ -153,6 +156,7 @@ func TestSetRedirect(t *testing.T) {
 }
 
 func TestSMPMaxInFlight(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	p := n.Dataset().MustLookup(KnownBelgian)
 	url := n.SMPBaseURL(p.SMPHost) + "/" + peppol.PathEscape(p.ID.URI())

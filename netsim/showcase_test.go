@@ -153,6 +153,7 @@ func parseDER(t *testing.T, der []byte) *x509.Certificate {
 // TestShowcaseOverHTTP reads every showcase participant over HTTP with the project's
 // SMP client and checks that it deserves exactly the warnings its constant promises.
 func TestShowcaseOverHTTP(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	peppolCA := parseDER(t, n.APCACertificate())
@@ -231,6 +232,7 @@ func TestShowcaseOverHTTP(t *testing.T) {
 // TestShowcaseConcurrencyObserved fetches KnownManyDocTypes' ServiceMetadata with a
 // bound of 4 requests in flight and checks that the SMP host's counter reports no more.
 func TestShowcaseConcurrencyObserved(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	p := n.Dataset().MustLookup(KnownManyDocTypes)
 	base := n.SMPBaseURL(p.SMPHost)
@@ -269,6 +271,7 @@ func TestShowcaseConcurrencyObserved(t *testing.T) {
 // TestShowcaseDeterministic checks that the showcase participants come last, in
 // showcaseIDs order, and do not depend on the number of generated participants.
 func TestShowcaseDeterministic(t *testing.T) {
+	t.Parallel()
 	a := Generate(DatasetConfig{Seed: 5, Participants: 120, Now: testNow})
 	b := Generate(DatasetConfig{Seed: 5, Participants: 400, Now: testNow})
 	for _, ds := range []*Dataset{a, b} {
@@ -310,6 +313,7 @@ func TestShowcaseDeterministic(t *testing.T) {
 // TestTestNetwork checks the test network's dataset and that Start serves it under the
 // test SML zone.
 func TestTestNetwork(t *testing.T) {
+	t.Parallel()
 	ds := Generate(DatasetConfig{Seed: 1, Network: NetworkTest, Now: testNow})
 	if !reflect.DeepEqual(ds, Generate(DatasetConfig{Seed: 1, Network: NetworkTest, Now: testNow})) {
 		t.Fatal("same config gave different test datasets")

@@ -70,6 +70,7 @@ func smpURL(n *Network, p *Participant) string {
 }
 
 func TestSMPServiceGroup(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	for _, id := range []string{KnownBelgian, KnownNorwegian, KnownGLN, KnownDutch, KnownFrenchSIREN} {
@@ -106,6 +107,7 @@ func TestSMPServiceGroup(t *testing.T) {
 }
 
 func TestSMPPathVariants(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	be := ds.MustLookup(KnownBelgian)
@@ -157,6 +159,7 @@ func TestSMPPathVariants(t *testing.T) {
 }
 
 func TestSMPServiceMetadata(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	caCert, err := x509.ParseCertificate(n.APCACertificate())
@@ -254,6 +257,7 @@ func parseCert(t testing.TB, b64 string) *x509.Certificate {
 }
 
 func TestSMPStyles(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	tests := []struct {
@@ -279,6 +283,7 @@ func TestSMPStyles(t *testing.T) {
 }
 
 func TestSMPSpecialDocTypes(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	fr := ds.MustLookup(KnownFrenchSIREN)
@@ -311,6 +316,7 @@ func TestSMPSpecialDocTypes(t *testing.T) {
 }
 
 func TestSMPRedirect(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, Config{})
 	ds := n.Dataset()
 	p := ds.MustLookup(KnownRedirect)

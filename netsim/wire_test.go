@@ -61,6 +61,7 @@ func mustID(t *testing.T, s string) peppol.ParticipantID {
 // TestWireChain runs the whole SML → ServiceGroup → ServiceMetadata chain and the
 // Directory query for well-known participants and checks the values against the dataset.
 func TestWireChain(t *testing.T) {
+	t.Parallel()
 	e := startWire(t)
 	ctx := context.Background()
 	for _, s := range []string{netsim.KnownBelgian, netsim.KnownBelgianVAT, netsim.KnownNorwegian, netsim.KnownGLN,
@@ -140,6 +141,7 @@ func TestWireChain(t *testing.T) {
 
 // TestWireNegative checks that absence is reported as absence, by the right layer.
 func TestWireNegative(t *testing.T) {
+	t.Parallel()
 	e := startWire(t)
 	ctx := context.Background()
 
@@ -176,6 +178,7 @@ func TestWireNegative(t *testing.T) {
 
 // TestWireFaults injects each fault and checks the typed outcome each client reports.
 func TestWireFaults(t *testing.T) {
+	t.Parallel()
 	e := startWire(t)
 	id := mustID(t, netsim.KnownNorwegian)
 	want, _ := e.net.Dataset().Lookup(id)
@@ -241,6 +244,7 @@ func TestWireFaults(t *testing.T) {
 // TestWireDirectoryNeverLeaksContacts proves contacts served by the Directory do not
 // reach the client's model.
 func TestWireDirectoryNeverLeaksContacts(t *testing.T) {
+	t.Parallel()
 	e := startWire(t)
 	id := mustID(t, netsim.KnownBelgian)
 	p, _ := e.net.Dataset().Lookup(id)

@@ -80,6 +80,7 @@ func judgeBlind(c blindCase, p Plan) string {
 // TestEvalBlind scores the rule planner on the blind sets and fails below 95 % right
 // or below 95 % of non-English questions answered in their language.
 func TestEvalBlind(t *testing.T) {
+	t.Parallel()
 	total, right, nonEn, inLang := 0, 0, 0, 0
 	for _, name := range blindFiles {
 		f, err := os.Open(name)

@@ -24,6 +24,7 @@ import (
 // mirror built from the same Directory's export (which counts cards exactly); both
 // must equal the count the dataset itself gives.
 func TestAskCountByCountry(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	cards, entities := 0, 0
 	for _, p := range n.DS.Participants {
@@ -112,6 +113,7 @@ func startMirrored(t *testing.T, n *livenet.Net) *registry.Live {
 // mirror's own typo tolerance in one search; the answer says the match is approximate
 // and ranks the closest name first.
 func TestAskTypoMirror(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e, err := New(Config{Registry: startMirrored(t, n), Planner: RulePlanner{}, BaseURL: "https://peppolgate.test", Version: "t"})
 	if err != nil {

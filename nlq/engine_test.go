@@ -73,6 +73,7 @@ func newEngine(t *testing.T, n *livenet.Net, p Planner) *Engine {
 }
 
 func TestEngineAnswers(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	be := n.Name(netsim.KnownBelgian)
 	tests := []struct {
@@ -244,6 +245,7 @@ func TestEngineAnswers(t *testing.T) {
 }
 
 func TestEngineUpstreamFailure(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e := newEngine(t, n, fixedPlanner(Plan{Intent: IntentSearch, Subject: "acme", Calls: []Call{searchCall("acme", "")}}))
 	n.Net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})
@@ -264,6 +266,7 @@ func TestEngineUpstreamFailure(t *testing.T) {
 }
 
 func TestEngineQueryLimits(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e := newEngine(t, n, fixedPlanner(Plan{Intent: IntentUnknown}))
 	for _, q := range []string{"", "   ", strings.Repeat("é", MaxQueryLength+1), "a\xff", "who is ac\x00me"} {
@@ -281,6 +284,7 @@ func TestEngineQueryLimits(t *testing.T) {
 // real tools and registry: the model searches, looks up and answers; the items are what
 // the tools returned. When the model fails, the rule planner answers and _meta says so.
 func TestEngineLLM(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	be := n.Name(netsim.KnownBelgian)
 	plan := fixedPlanner(Plan{Intent: IntentLookup, Calls: []Call{lookupCall(netsim.KnownBelgian)}})
@@ -343,6 +347,7 @@ func TestEngineLLM(t *testing.T) {
 // TestEngineLLMTimeout: a model that does not answer within the LLM's deadline leaves
 // the question to the rules, and _meta says it timed out.
 func TestEngineLLMTimeout(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	f := startFakeOpenAI(t, "k", "m", script(fakeReply{block: true}))
 	llm, err := NewLLM(LLMConfig{BaseURL: f.baseURL(), Model: "m", APIKey: "k", Timeout: 100 * time.Millisecond})
@@ -363,6 +368,7 @@ func TestEngineLLMTimeout(t *testing.T) {
 }
 
 func TestEngineCancelled(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e := newEngine(t, n, fixedPlanner(Plan{Intent: IntentSearch, Calls: []Call{searchCall("acme", "")}}))
 	n.Net.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})

@@ -44,6 +44,7 @@ func assertNoKey(t *testing.T, err error) {
 }
 
 func TestLLMAnswer(t *testing.T) {
+	t.Parallel()
 	const (
 		invalidArgs = "invalid_request: arguments are not a JSON object"
 		final       = "ACME NV (0208:0677424046, BE) is on Peppol and can receive 12 document types."
@@ -309,6 +310,7 @@ func TestLLMRequest(t *testing.T) {
 }
 
 func TestLLMTimeout(t *testing.T) {
+	t.Parallel()
 	f := startFakeOpenAI(t, testKey, testModel, script(fakeReply{block: true}))
 	l, err := NewLLM(LLMConfig{BaseURL: f.baseURL(), Model: testModel, APIKey: testKey, Timeout: 50 * time.Millisecond})
 	if err != nil {
@@ -333,6 +335,7 @@ func TestLLMTimeout(t *testing.T) {
 }
 
 func TestLLMToolRunnerStops(t *testing.T) {
+	t.Parallel()
 	reply := script(toolCalls(call("call_1", "search_directory", `{"q":"acme"}`)), answer("unreachable"))
 	tests := []struct {
 		name    string
@@ -385,6 +388,7 @@ func TestLLMToolRunnerStops(t *testing.T) {
 }
 
 func TestNewLLM(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		cfg       LLMConfig
@@ -421,6 +425,7 @@ func TestNewLLM(t *testing.T) {
 }
 
 func TestLLMUnreachable(t *testing.T) {
+	t.Parallel()
 	f := startFakeOpenAI(t, testKey, testModel, script(answer("unreachable")))
 	base := f.baseURL()
 	f.srv.Close()

@@ -76,6 +76,7 @@ func planString(p Plan) string {
 // TestEvalRulePlanner runs the evaluation set through the rule planner and fails below
 // 95 % exact plan accuracy, listing every miss.
 func TestEvalRulePlanner(t *testing.T) {
+	t.Parallel()
 	cases := loadEval(t)
 	if len(cases) < 100 {
 		t.Fatalf("the evaluation set has %d questions; at least 100 are needed", len(cases))
@@ -129,6 +130,7 @@ func breakdown(m map[string][2]int) string {
 // TestEvalSetWellFormed keeps the evaluation set honest: every language and intent is
 // there, and every expected plan is one the tools accept.
 func TestEvalSetWellFormed(t *testing.T) {
+	t.Parallel()
 	cases := loadEval(t)
 	langs := map[string]bool{}
 	intents := map[Intent]bool{}
@@ -244,6 +246,7 @@ func runPlanCases(t *testing.T, cases []planCase) {
 // TestRuleCountryFalsePositives: country words that are part of names, and two-letter
 // words that are no codes, stay in the subject.
 func TestRuleCountryFalsePositives(t *testing.T) {
+	t.Parallel()
 	runPlanCases(t, []planCase{
 		// Capitalised adjective + capitalised non-keyword: a name.
 		{"Who is Deutsche Bahn?", IntentLookup, "Deutsche Bahn", "", ""},
@@ -286,6 +289,7 @@ func TestRuleCountryFalsePositives(t *testing.T) {
 
 // TestRuleParticipantIDs: ids in every form become the canonical id and a lookup.
 func TestRuleParticipantIDs(t *testing.T) {
+	t.Parallel()
 	for _, q := range []string{
 		"0208:0677424046",
 		"  0208:0677424046  ",
@@ -326,6 +330,7 @@ func TestRuleParticipantIDs(t *testing.T) {
 // TestRuleNumbers: national and VAT numbers in many notations are the subject as
 // written and searched for, with no country argument.
 func TestRuleNumbers(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ query, subject string }{
 		{"BE0677424046", "BE0677424046"},
 		{"be0677424046", "be0677424046"},
@@ -379,6 +384,7 @@ func TestRuleNumbers(t *testing.T) {
 // TestRuleFiller: question words, politeness, articles and punctuation go; the name
 // keeps its own casing and characters.
 func TestRuleFiller(t *testing.T) {
+	t.Parallel()
 	runPlanCases(t, []planCase{
 		{"Please, could you tell me who is Müller & Söhne KG?", IntentLookup, "Müller & Söhne KG", "", ""},
 		{"Hey! Can you find the company “Ab & Co” for me?", IntentSearch, "Ab & Co", "", ""},
@@ -408,6 +414,7 @@ func TestRuleFiller(t *testing.T) {
 // TestRuleTypos: one typo in a keyword or a country is forgiven; names are never
 // corrected.
 func TestRuleTypos(t *testing.T) {
+	t.Parallel()
 	runPlanCases(t, []planCase{
 		{"Can Acme recieve invoces?", IntentCanReceive, "Acme", "", DocInvoice},
 		{"Is Acme on Pepol?", IntentOnPeppol, "Acme", "", ""},
@@ -424,6 +431,7 @@ func TestRuleTypos(t *testing.T) {
 
 // TestRuleUnknown: what is not a question about a company gets no calls.
 func TestRuleUnknown(t *testing.T) {
+	t.Parallel()
 	for _, q := range []string{"", " ", "?", "!!!", "hi", "hello there", "merci", "danke schön", "What is Peppol?",
 		"why is the sky blue", "what is the weather in Brussels", "tell me a joke", "ok", "a", "...", "1234",
 		strings.Repeat("acme ", 101), "what is this", "where is Acme located?"} {
@@ -446,6 +454,7 @@ func TestRuleUnknown(t *testing.T) {
 
 // TestRuleOneEdit pins the typo distance.
 func TestRuleOneEdit(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		typed, keyword string
 		want           bool
@@ -472,6 +481,7 @@ func TestRuleOneEdit(t *testing.T) {
 // TestRulePlannerDeterministic: the same question always gives the same plan, and
 // plans share no maps.
 func TestRulePlannerDeterministic(t *testing.T) {
+	t.Parallel()
 	for _, c := range loadEval(t) {
 		a, b := RulePlanner{}.Plan(c.Query), RulePlanner{}.Plan(c.Query)
 		if !reflect.DeepEqual(a, b) {
@@ -525,6 +535,7 @@ func FuzzRulePlanner(f *testing.F) {
 // TestRuleLanguage: the asker's language comes from the words around the company's
 // name, not from the name ("Boulangerie de la Gare" asked in English is English).
 func TestRuleLanguage(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ q, lang string }{
 		{"Who is Bakkerij De Vries en Zonen BV?", LangEnglish},
 		{"Is Boulangerie de la Gare on Peppol?", LangEnglish},

@@ -27,6 +27,7 @@ func callList(calls []Call) []string {
 // says yes or no from the SMP's document types, names them and the access point, and
 // gives the warnings that matter for sending.
 func TestEngineServices(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	svcCalls := func(id string) []string {
 		return []string{"lookup_participant:" + id, "get_participant_services:" + id}
@@ -248,6 +249,7 @@ func TestEngineServices(t *testing.T) {
 // services; the item keeps its card and gains the document types with their warnings,
 // and the model is fed the services with the certificate warning.
 func TestEngineLLMServices(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	id, name := netsim.KnownCertExpired, n.Name(netsim.KnownCertExpired)
 	f := startFakeOpenAI(t, "k", "m", script(
@@ -298,6 +300,7 @@ func TestEngineLLMServices(t *testing.T) {
 }
 
 func TestIsKind(t *testing.T) {
+	t.Parallel()
 	inv := registry.CodeInfo{Value: "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:x::2.1"}
 	tests := []struct {
 		t    registry.CodeInfo
@@ -326,6 +329,7 @@ func TestIsKind(t *testing.T) {
 }
 
 func TestListNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   []string
 		want string
@@ -348,6 +352,7 @@ func TestListNames(t *testing.T) {
 // right now", not "Yes" with a note, and the answer says the services were not
 // checked.
 func TestNotRightNowWithoutServices(t *testing.T) {
+	t.Parallel()
 	const inv = "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1"
 	p := &registry.Participant{ParticipantID: "0208:0677424046",
 		SMP: &registry.SMPRecord{Hostname: "smp.example", ServiceCount: 1,

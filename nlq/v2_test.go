@@ -12,6 +12,7 @@ import (
 // TestAskV2 asks questions of the new kinds through the rule planner and the real
 // registry over netsim, and checks the answer, its language and its items.
 func TestAskV2(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e := newEngine(t, n, RulePlanner{})
 	be := n.Name(netsim.KnownBelgian)
@@ -69,6 +70,7 @@ func TestAskV2(t *testing.T) {
 // TestAskTypo finds a name typed with a letter missing by relaxing the search, says
 // the match is approximate and ranks the closest name first.
 func TestAskTypo(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e := newEngine(t, n, RulePlanner{})
 	be := n.Name(netsim.KnownBelgian) // "Vandelanotte Installaties NV"
@@ -87,6 +89,7 @@ func TestAskTypo(t *testing.T) {
 // says what the Directory found and which lookup could not be made, in JSON and in
 // the stream, instead of failing as a whole.
 func TestAskPartialFailure(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e := newEngine(t, n, RulePlanner{})
 	be := n.Name(netsim.KnownBelgian)
@@ -129,6 +132,7 @@ func TestAskPartialFailure(t *testing.T) {
 // id fails as a whole; its services call still says the SML does not know it, and
 // that is the answer: "No", not ask_failed, with the business card left unchecked.
 func TestAskLookupFailedServicesAnswered(t *testing.T) {
+	t.Parallel()
 	n := startEngineNet(t)
 	e := newEngine(t, n, RulePlanner{})
 	n.Net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})

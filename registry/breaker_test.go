@@ -8,6 +8,7 @@ import (
 // TestBreakerStateMachine drives one breaker (3 failures within 1m open it for 30s)
 // through a script of calls on a fake clock.
 func TestBreakerStateMachine(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		at        time.Duration // since the start
 		result    health        // 0: only ask allow, do not record
@@ -104,6 +105,7 @@ func TestBreakerStateMachine(t *testing.T) {
 // with a short wait, and that results of calls let through before the breaker opened
 // change nothing.
 func TestBreakerOneProbe(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
 	b := newBreaker(1, time.Minute, 30*time.Second)
 	if _, r := b.allow(now); r != nil {

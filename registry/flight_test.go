@@ -12,6 +12,7 @@ import (
 )
 
 func TestFlightsCoalesce(t *testing.T) {
+	t.Parallel()
 	var g flights[int]
 	var runs atomic.Int32
 	release := make(chan struct{})
@@ -60,6 +61,7 @@ func TestFlightsCoalesce(t *testing.T) {
 }
 
 func TestFlightsCancelWhenAllCallersLeave(t *testing.T) {
+	t.Parallel()
 	var g flights[error]
 	fetchCtx := make(chan context.Context, 1)
 	fn := func(ctx context.Context) error {
@@ -121,6 +123,7 @@ func TestFlightsCancelWhenAllCallersLeave(t *testing.T) {
 }
 
 func TestFlightsTimeout(t *testing.T) {
+	t.Parallel()
 	var g flights[error]
 	var gone bool
 	err, cerr := g.do(t.Context(), "k", 10*time.Millisecond, func(ctx context.Context) error {
@@ -134,6 +137,7 @@ func TestFlightsTimeout(t *testing.T) {
 }
 
 func TestFlightsCallerAlreadyGone(t *testing.T) {
+	t.Parallel()
 	var g flights[int]
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -147,6 +151,7 @@ func TestFlightsCallerAlreadyGone(t *testing.T) {
 // cancels the lookup; the half-done answer (SMP found, Directory cut short) must not be
 // cached for the next caller.
 func TestAbandonedLookupIsNotCached(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 50)
 	l, _ := newLive(t, n, nil)
 	id := mustID(t, netsim.KnownBelgian)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestHostGatesCap(t *testing.T) {
+	t.Parallel()
 	clock := clock.NewFake(testNow)
 	g := newHostGates(2, 3, time.Minute, 30*time.Second, clock.Now)
 	ctx := context.Background()
@@ -52,6 +53,7 @@ func TestHostGatesCap(t *testing.T) {
 }
 
 func TestHostGatesBreaker(t *testing.T) {
+	t.Parallel()
 	clock := clock.NewFake(testNow)
 	g := newHostGates(8, 3, time.Minute, 30*time.Second, clock.Now)
 	ctx := context.Background()
@@ -91,6 +93,7 @@ func TestHostGatesBreaker(t *testing.T) {
 }
 
 func TestHostGatesForgetIdleHosts(t *testing.T) {
+	t.Parallel()
 	clock := clock.NewFake(testNow)
 	g := newHostGates(1, 3, time.Minute, 30*time.Second, clock.Now)
 	for i := range maxIdleHosts + 10 {

@@ -10,6 +10,7 @@ import (
 // A found participant whose identifier the code list objects to carries the objection
 // as an "identifier" warning; a clean one carries none.
 func TestMergeIdentifierWarnings(t *testing.T) {
+	t.Parallel()
 	l := &Live{cfg: Config{PositiveTTL: DefaultPositiveTTL, WarningTTL: DefaultWarningTTL}}
 	tests := []struct {
 		id   string

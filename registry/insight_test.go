@@ -81,6 +81,7 @@ var (
 )
 
 func TestCertificateWarnings(t *testing.T) {
+	t.Parallel()
 	day := 24 * time.Hour
 	tests := []struct {
 		name       string
@@ -134,6 +135,7 @@ func TestCertificateWarnings(t *testing.T) {
 }
 
 func TestPeppolCAName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		issuer string
 		want   bool
@@ -157,6 +159,7 @@ func TestPeppolCAName(t *testing.T) {
 }
 
 func TestServiceDateWarnings(t *testing.T) {
+	t.Parallel()
 	past, future, justBefore := testNow.AddDate(0, 0, -10), testNow.AddDate(0, 0, 20), testNow.Add(-time.Nanosecond)
 	tests := []struct {
 		name                   string
@@ -188,6 +191,7 @@ func TestServiceDateWarnings(t *testing.T) {
 }
 
 func TestEndpointURLWarnings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		url  string
 		want []string
@@ -213,6 +217,7 @@ func TestEndpointURLWarnings(t *testing.T) {
 }
 
 func TestTransportProfileWarnings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		tp   TransportProfileInfo
@@ -254,6 +259,7 @@ func firstInState(t *testing.T, s codelist.State) smp.Identifier {
 }
 
 func TestDocumentTypeWarnings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		id        smp.Identifier
@@ -284,6 +290,7 @@ func TestDocumentTypeWarnings(t *testing.T) {
 }
 
 func TestProcessInfo(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		id          smp.Identifier
 		wantName    string
@@ -303,6 +310,7 @@ func TestProcessInfo(t *testing.T) {
 }
 
 func TestDirectoryWarnings(t *testing.T) {
+	t.Parallel()
 	inv := smp.Identifier{Scheme: smp.DocTypeScheme, Value: "inv"}
 	cn := smp.Identifier{Scheme: smp.DocTypeScheme, Value: "cn"}
 	ord := smp.Identifier{Scheme: smp.DocTypeScheme, Value: "order"}
@@ -344,6 +352,7 @@ func TestDirectoryWarnings(t *testing.T) {
 }
 
 func TestDaysUntil(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		d    time.Duration
 		want int
@@ -358,6 +367,7 @@ func TestDaysUntil(t *testing.T) {
 }
 
 func TestCANetworkWarnings(t *testing.T) {
+	t.Parallel()
 	prod := &CertificateInfo{Issuer: "CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE"}
 	test := &CertificateInfo{Issuer: "CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE"}
 	other := &CertificateInfo{Issuer: "CN=Example Corp Issuing CA,O=Example Corp"}
@@ -385,6 +395,7 @@ func TestCANetworkWarnings(t *testing.T) {
 }
 
 func TestUntilDateChange(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 2, 12, 0, 0, 0, time.UTC)
 	ttl := 15 * time.Minute
 	tests := []struct {

@@ -13,6 +13,7 @@ import (
 // arrival: a client that queued four calls before another client's one gets one token,
 // then the other client, then the rest.
 func TestLimiterRoundRobin(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(1, 1, 16, time.Now)
 	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("2001:db8::"), netip.Addr{}
 	l.mu.Lock()
@@ -41,6 +42,7 @@ func TestLimiterRoundRobin(t *testing.T) {
 // TestLimiterClientShare: one client holds at most its share of the queue; another
 // client still gets a place, and the first client's excess calls are refused at once.
 func TestLimiterClientShare(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(0.001, 1, 8, time.Now) // one token, then none for a long time
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -87,6 +89,7 @@ func waitWaiters(t *testing.T, l *limiter, n int) {
 // TestLimiterDeadline: a caller whose deadline comes before its turn is refused at
 // once, without a place in the queue.
 func TestLimiterDeadline(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(1, 1, 8, time.Now)
 	if err := l.wait(context.Background()); err != nil {
 		t.Fatal(err)
@@ -102,6 +105,7 @@ func TestLimiterDeadline(t *testing.T) {
 }
 
 func TestLimiterWait(t *testing.T) {
+	t.Parallel()
 	l := newLimiter(1000, 1, 1, time.Now)
 	ctx := context.Background()
 	if err := l.wait(ctx); err != nil {
@@ -149,6 +153,7 @@ func TestLimiterWait(t *testing.T) {
 }
 
 func TestCacheEviction(t *testing.T) {
+	t.Parallel()
 	c := newCache[int](2)
 	c.put("a", cacheEntry[int]{val: 1})
 	c.put("b", cacheEntry[int]{val: 2})
@@ -174,6 +179,7 @@ func TestCacheEviction(t *testing.T) {
 // is answered. Before, the flood filled the whole queue and the other client's search
 // was refused.
 func TestDirectoryBudgetSharedFairly(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 60)
 	l, _ := newLive(t, n, func(c *Config) {
 		c.DirectoryRate, c.DirectoryBurst, c.DirectoryQueue = 1, 1, 8

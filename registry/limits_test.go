@@ -33,6 +33,7 @@ func hostParticipants(t *testing.T, n *netsim.Network, host, count int) []peppol
 // SMP host at once: the host never holds more requests than the cap, and every lookup
 // still answers.
 func TestSMPHostConcurrencyCap(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 600)
 	const limit, lookups = 3, 12
 	ids := hostParticipants(t, n, 0, lookups)
@@ -68,6 +69,7 @@ func TestSMPHostConcurrencyCap(t *testing.T) {
 // lookups fail fast without a request and say when to retry, that other hosts are not
 // affected, and that after the cool-down one good probe closes it.
 func TestSMPCircuitBreaker(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 600)
 	ids := hostParticipants(t, n, 0, 6)
 	healthy := hostParticipants(t, n, 1, 1)[0]
@@ -123,6 +125,7 @@ func TestSMPCircuitBreaker(t *testing.T) {
 // search_failed and RetryAfter, lookups carry the directory_unavailable warning, and
 // nothing is sent while the breaker is open.
 func TestDirectoryCircuitBreaker(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, clock := newLive(t, n, func(c *Config) { c.BreakerFailures = 3 })
 	n.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})

@@ -15,6 +15,7 @@ import (
 )
 
 func TestLookupFullRecord(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	ds := n.Dataset()
@@ -114,6 +115,7 @@ func checkOptional(t *testing.T, field string, got *string, want string) {
 }
 
 func TestLookupNullRules(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	tests := []struct {
@@ -165,6 +167,7 @@ func TestLookupNullRules(t *testing.T) {
 }
 
 func TestLookupUpstreamFailures(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	ds := n.Dataset()
 	be := ds.MustLookup(netsim.KnownBelgian)
@@ -218,6 +221,7 @@ func TestLookupUpstreamFailures(t *testing.T) {
 }
 
 func TestLookupServiceMetadataFailure(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	id := mustID(t, netsim.KnownRedirect)
@@ -235,6 +239,7 @@ func TestLookupServiceMetadataFailure(t *testing.T) {
 }
 
 func TestLookupStaleWhileError(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, clock := newLive(t, n, nil)
 	id := mustID(t, netsim.KnownNorwegian)
@@ -266,6 +271,7 @@ func TestLookupStaleWhileError(t *testing.T) {
 }
 
 func TestLookupNegativeCache(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, clock := newLive(t, n, nil)
 	id := mustID(t, "0208:0000000097")
@@ -287,6 +293,7 @@ func TestLookupNegativeCache(t *testing.T) {
 }
 
 func TestLookupCoalesced(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	// Slow answers keep the first round in flight while the others arrive.
@@ -322,6 +329,7 @@ func TestLookupCoalesced(t *testing.T) {
 }
 
 func TestLookupCaseInsensitive(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	upper := peppol.ParticipantID{ICD: "9925", Value: "BE0677424046"}
@@ -346,6 +354,7 @@ func TestLookupCaseInsensitive(t *testing.T) {
 }
 
 func TestLookupInvalidAndCancelled(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	if _, _, err := l.Lookup(context.Background(), peppol.ParticipantID{}); ErrorCode(err) != CodeInvalidParticipantID {
@@ -361,6 +370,7 @@ func TestLookupInvalidAndCancelled(t *testing.T) {
 }
 
 func TestNewLiveConfig(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 50)
 	l, _ := newLive(t, n, nil)
 	good := l.cfg

@@ -99,6 +99,7 @@ func jsonOf(t *testing.T, v any) string {
 // the mirror equals the live Directory's, and the mirrored registry never searched the
 // Directory to get it.
 func TestMirrorCardsEqualLive(t *testing.T) {
+	t.Parallel()
 	m := startMirrorNet(t, 150, "")
 	ctx := t.Context()
 	before := m.n.Hits().Directory.Search
@@ -142,6 +143,7 @@ func TestMirrorCardsEqualLive(t *testing.T) {
 // dataAsOf, no Directory request); past MirrorMaxAge the live Directory answers with
 // mirror_stale; an empty mirror gives mirror_unavailable.
 func TestMirrorSearchSourceAndFallback(t *testing.T) {
+	t.Parallel()
 	m := startMirrorNet(t, 120, "")
 	ctx := t.Context()
 	q := registry.SearchQuery{Q: "BE 0677.424.046"}
@@ -206,6 +208,7 @@ func TestMirrorSearchSourceAndFallback(t *testing.T) {
 // from the stale mirror with a mirror_stale warning saying how old the data is, not as
 // search_failed or a missing card; beyond MirrorHardMaxAge the mirror is never used.
 func TestStaleMirrorAnswersWhenDirectoryFails(t *testing.T) {
+	t.Parallel()
 	m := startMirrorNet(t, 120, "")
 	ctx := t.Context()
 	asOf := m.store.DataAsOf()
@@ -267,6 +270,7 @@ func TestStaleMirrorAnswersWhenDirectoryFails(t *testing.T) {
 // TestMirrorDirectoryWarningsSayAsOf: a card missing from the mirror may have been
 // published since the export, so the warning says whose data it is.
 func TestMirrorDirectoryWarningsSayAsOf(t *testing.T) {
+	t.Parallel()
 	m := startMirrorNet(t, 60, "")
 	id, err := peppol.ParseParticipantID(netsim.KnownSMLOnly)
 	if err != nil {
@@ -294,6 +298,7 @@ func TestMirrorDirectoryWarningsSayAsOf(t *testing.T) {
 // mirror by its own id value as typed, alone, whatever its scheme and whether or not
 // its check digit holds.
 func TestMirrorFindsEveryParticipantValue(t *testing.T) {
+	t.Parallel()
 	m := startMirrorNet(t, 120, "")
 	n := 0
 	for _, p := range m.ds.Participants {
@@ -322,6 +327,7 @@ func TestMirrorFindsEveryParticipantValue(t *testing.T) {
 // without asking the Directory, with the exact number of cards having an entity in
 // that country; with neither text nor country it is still missing_query.
 func TestMirrorSearchCountryAlone(t *testing.T) {
+	t.Parallel()
 	m := startMirrorNet(t, 300, "")
 	ctx := t.Context()
 	cards := func(cc string) map[string]bool {

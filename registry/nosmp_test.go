@@ -45,6 +45,7 @@ func startUnusableSML(t *testing.T) string {
 
 // A participant the SML lists without a usable SMP is registered: never not_found.
 func TestLookupSMLNoSMPService(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	addr := startUnusableSML(t)
 	tests := []struct {

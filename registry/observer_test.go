@@ -60,6 +60,7 @@ func (o *recordingObserver) reset() {
 // Upstream call per SML, SMP and Directory call with its outcome, and one cache
 // decision per Lookup or Search.
 func TestObserver(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	be := n.Dataset().MustLookup(netsim.KnownBelgian)
 	lookup := func(id string) func(*testing.T, *Live, *clock.Fake) {
@@ -175,6 +176,7 @@ func TestObserver(t *testing.T) {
 // TestObserverInvalidInput checks that input refused before the cache is not counted
 // as a cache decision.
 func TestObserverInvalidInput(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 50)
 	obs := &recordingObserver{}
 	l, _ := newLive(t, n, func(c *Config) { c.Observer = obs })

@@ -12,6 +12,7 @@ import (
 // no request goes to it until the delay has passed; callers get search_failed with
 // the remaining delay at once.
 func TestDirectoryRetryAfterHonoured(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 50)
 	l, _ := newLive(t, n, nil)
 	n.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 429, RetryAfter: "30"})
@@ -32,6 +33,7 @@ func TestDirectoryRetryAfterHonoured(t *testing.T) {
 }
 
 func TestPause(t *testing.T) {
+	t.Parallel()
 	var p pause
 	now := time.Unix(1000, 0)
 	if p.remaining(now) != 0 {

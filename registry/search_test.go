@@ -18,6 +18,7 @@ import (
 )
 
 func TestSearchValidation(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 50)
 	l, _ := newLive(t, n, nil)
 	tests := []struct {
@@ -96,6 +97,7 @@ func startRecorder(t *testing.T, n *netsim.Network) (*queryRecorder, string) {
 // (and the page size), answers its first page with its total-result-count as
 // TotalCount (business entities in that country), and is cached and coalesced.
 func TestSearchCountryAlone(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 400)
 	rec, base := startRecorder(t, n)
 	l, clock := newLive(t, n, func(c *Config) { c.Directory = &directory.Client{Base: base} })
@@ -175,6 +177,7 @@ func TestSearchCountryAlone(t *testing.T) {
 }
 
 func TestSearchForms(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	tests := []struct {
@@ -233,6 +236,7 @@ func TestSearchForms(t *testing.T) {
 }
 
 func TestSearchCountryFilter(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 500)
 	l, _ := newLive(t, n, nil)
 	res, _, err := l.Search(context.Background(), SearchQuery{Q: "AS", Country: "NO"})
@@ -260,6 +264,7 @@ func TestSearchCountryFilter(t *testing.T) {
 }
 
 func TestSearchCapAndTotal(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 1000)
 	l, _ := newLive(t, n, nil)
 	res, _, err := l.Search(context.Background(), SearchQuery{Q: "sa"})
@@ -280,6 +285,7 @@ func TestSearchCapAndTotal(t *testing.T) {
 }
 
 func TestSearchCache(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, clock := newLive(t, n, nil)
 	q := SearchQuery{Q: "Vandelanotte"}
@@ -309,6 +315,7 @@ func TestSearchCache(t *testing.T) {
 }
 
 func TestSearchUpstreamFailures(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	tests := []struct {
 		name       string
@@ -339,6 +346,7 @@ func TestSearchUpstreamFailures(t *testing.T) {
 }
 
 func TestSearchBusy(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, func(c *Config) {
 		c.DirectoryRate = 0.01 // one token per 100s: the second request cannot go out in time
@@ -361,6 +369,7 @@ func TestSearchBusy(t *testing.T) {
 }
 
 func TestPlanSearch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		q          string
 		want       []string
@@ -393,6 +402,7 @@ func TestPlanSearch(t *testing.T) {
 // A registration number costs one Directory request when its first page shows every
 // candidate, instead of one per candidate plus the free text.
 func TestSearchNumberCostsOneRequest(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := newLive(t, n, nil)
 	for _, q := range []string{"BE 0677.424.046", "KvK 54441587", "5790000435975", "0192:923609016"} {

@@ -19,6 +19,7 @@ import (
 )
 
 func TestServicesAll(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := servicesLive(t, n, nil)
 	ds := n.Dataset()
@@ -110,6 +111,7 @@ func TestServicesAll(t *testing.T) {
 }
 
 func TestServicesDocTypeFilter(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := servicesLive(t, n, nil)
 	want := n.Dataset().MustLookup(netsim.KnownBelgian)
@@ -155,6 +157,7 @@ func TestServicesDocTypeFilter(t *testing.T) {
 }
 
 func TestServicesNotFoundAndFailures(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	be := n.Dataset().MustLookup(netsim.KnownBelgian)
 	tests := []struct {
@@ -256,6 +259,7 @@ func failingSMP(t *testing.T, n *netsim.Network, host int, docType string, statu
 }
 
 func TestServicesOneServiceMetadataFails(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	p := n.Dataset().MustLookup(netsim.KnownFrenchSIREN)
 	broken := p.Services[1].DocumentType.URI()
@@ -312,6 +316,7 @@ func TestServicesOneServiceMetadataFails(t *testing.T) {
 // requests in flight than Config.ServiceConcurrency, even with a roomy per-host cap.
 // The latency makes every request wait, so that without the bound they would overlap.
 func TestServicesConcurrencyBound(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	p := n.Dataset().MustLookup(netsim.KnownFrenchSIREN)
 	for _, bound := range []int{1, 2} {
@@ -341,6 +346,7 @@ func TestServicesConcurrencyBound(t *testing.T) {
 // gets lookup_failed at once, the requests are cancelled upstream, and nothing is
 // cached for the next caller.
 func TestServicesCancelled(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, _ := servicesLive(t, n, nil)
 	p := n.Dataset().MustLookup(netsim.KnownRedirect)
@@ -379,6 +385,7 @@ func TestServicesCancelled(t *testing.T) {
 }
 
 func TestServicesStaleWhileError(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	l, clock := servicesLive(t, n, nil)
 	id := mustID(t, netsim.KnownNorwegian)
@@ -418,6 +425,7 @@ func insightOf(ws []Warning) []string {
 // warning and no other insight warning, on the participant record (Lookup) and at the
 // top of Services; the control gets none.
 func TestShowcaseWarnings(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 50)
 	l, _ := servicesLive(t, n, nil)
 	tests := []struct {
@@ -507,6 +515,7 @@ func TestShowcaseWarnings(t *testing.T) {
 // with the default bound of 8 no more ServiceMetadata requests are in flight at once,
 // although the per-host cap would allow more.
 func TestServicesManyDocTypes(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 50)
 	l, _ := servicesLive(t, n, func(c *Config) { c.SMPHostConcurrency = 64 })
 	p := n.Dataset().MustLookup(netsim.KnownManyDocTypes)

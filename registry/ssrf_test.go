@@ -72,6 +72,7 @@ func smpTotal(h netsim.HitCounts) int64 {
 // arrives; with it off (the control), the same record does reach the address, so the
 // test would see a request the guard let through.
 func TestLookupSSRF(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	p := n.Dataset().MustLookup(netsim.KnownBelgian)
 	base := n.SMPBaseURL(p.SMPHost) // http://127.0.0.1:PORT/smp, which serves p
@@ -156,6 +157,7 @@ func TestLookupSSRF(t *testing.T) {
 // TestLookupPlainHTTP checks the production rule: an http SMP URL is refused before
 // anything is sent, even to an address the guard would let through.
 func TestLookupPlainHTTP(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	p := n.Dataset().MustLookup(netsim.KnownBelgian)
 	exempt := []netip.AddrPort{smpAddr(t, n, p.SMPHost)}
@@ -185,6 +187,7 @@ func TestLookupPlainHTTP(t *testing.T) {
 // TestLookupRedirectTarget checks that an SMP Redirect to a refused address leaves the
 // endpoint out with a warning saying why, and that the target receives nothing.
 func TestLookupRedirectTarget(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	p := n.Dataset().MustLookup(netsim.KnownRedirect)
 	origin, target := smpAddr(t, n, p.SMPHost), smpAddr(t, n, p.RedirectHost)
@@ -228,6 +231,7 @@ func TestLookupRedirectTarget(t *testing.T) {
 // TestLookupRedirectLoop checks that an SMP redirecting to itself is asked twice, not
 // more, and the endpoint is reported unavailable.
 func TestLookupRedirectLoop(t *testing.T) {
+	t.Parallel()
 	n := startNet(t, 300)
 	p := n.Dataset().MustLookup(netsim.KnownBelgian)
 	n.SetRedirect(p.ID, n.SMPBaseURL(p.SMPHost))

@@ -4,6 +4,7 @@ import "testing"
 
 // TestWarningDocs: every warning code is documented once, with a meaning.
 func TestWarningDocs(t *testing.T) {
+	t.Parallel()
 	codes := []string{WarnDirectoryUnavailable, WarnSMPNotFound, WarnEndpointUnavailable, WarnEndpointNotFound,
 		WarnSMLNoSMPService, WarnIdentifier, WarnCertificateExpired, WarnCertificateExpiring, WarnCertificateNotPeppol,
 		WarnServiceNotYetActive, WarnServiceExpired, WarnEndpointNotHTTPS, WarnEndpointPort, WarnTransportProfileDeprecated,

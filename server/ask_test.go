@@ -82,6 +82,7 @@ func readEvents(t *testing.T, r io.Reader) []sseEvent {
 }
 
 func TestAskJSON(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	name := firstName(t, e.ds, netsim.KnownBelgian)
 	tests := []struct {
@@ -130,6 +131,7 @@ func TestAskJSON(t *testing.T) {
 }
 
 func TestAskStream(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	name := firstName(t, e.ds, netsim.KnownBelgian)
 	for _, tt := range []struct {
@@ -169,6 +171,7 @@ func TestAskStream(t *testing.T) {
 }
 
 func TestAskErrors(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	long := strings.Repeat("x", nlq.MaxQueryLength+1)
 	tests := []struct {
@@ -230,6 +233,7 @@ func TestAskErrors(t *testing.T) {
 }
 
 func TestAskUpstreamFailure(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})
 	defer e.net.ClearFaults()
@@ -256,6 +260,7 @@ func TestAskUpstreamFailure(t *testing.T) {
 // TestAskDisconnectCancels reads the start of a stream whose search hangs upstream,
 // then goes away: the upstream request must be abandoned, not left running.
 func TestAskDisconnectCancels(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})
 	defer e.net.ClearFaults()
@@ -291,6 +296,7 @@ func TestAskDisconnectCancels(t *testing.T) {
 // failed call is in the JSON answer and, streamed, in the item's result event and in
 // complete; no ask_failed.
 func TestAskPartialFailure(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	name := firstName(t, e.ds, netsim.KnownBelgian)
 	id, err := peppol.ParseParticipantID(netsim.KnownBelgian)

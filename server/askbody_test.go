@@ -16,6 +16,7 @@ import (
 // TestAskBodyRefusals: what /ask refuses before it thinks, each with a message that
 // says how to fix it and no-store (an answer to a POST says nothing about the next).
 func TestAskBodyRefusals(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	hs := httptest.NewServer(s)
 	defer hs.Close()
@@ -70,6 +71,7 @@ func TestAskBodyRefusals(t *testing.T) {
 // TestAskRefusesHugeBodyBeforeContinue: a client announcing a 100 MB body with Expect:
 // 100-continue gets the refusal at once, not "100 Continue".
 func TestAskRefusesHugeBodyBeforeContinue(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	hs := httptest.NewServer(s)
 	defer hs.Close()

@@ -15,6 +15,7 @@ import (
 // need no Directory (404); both say what the SML answered, the same fact, and neither
 // calls the registration unknown while the other calls it absent.
 func TestLookupAndServicesAgree(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	const absent = "0208:0999999999"
 	if _, ok := e.ds.Lookup(peppol.ParticipantID{ICD: "0208", Value: "0999999999"}); ok {

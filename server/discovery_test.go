@@ -15,6 +15,7 @@ import (
 // checks what each RFC asks of the HTTP answer: status, media type, caching, and the
 // api-catalog Link header on the catalog (GET and HEAD) and on the index.
 func TestDiscoveryDocuments(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	const base = "http://localhost:8080"
 	catalogLink := `<` + base + `/.well-known/api-catalog>; rel="api-catalog"`
@@ -67,6 +68,7 @@ func TestDiscoveryDocuments(t *testing.T) {
 // operation ids are unique, and every route of the router is in the table (the router
 // is built from it, so this guards the build loop).
 func TestAPIDescribesEveryRoute(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	api := s.API()
 	ids := map[string]bool{}
@@ -99,6 +101,7 @@ func TestAPIDescribesEveryRoute(t *testing.T) {
 // 304 to If-None-Match, and come gzip-compressed to clients that accept it (the same
 // bytes once decompressed), so repeated fetches and scrapers cost little.
 func TestDocumentsConditionalAndGzip(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	plain := do(t, s, "GET", "/openapi.json")
 	etag := plain.Header().Get("ETag")

@@ -186,6 +186,7 @@ func firstName(t *testing.T, ds *netsim.Dataset, id string) string {
 }
 
 func TestE2EGolden(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	absent := "0208:0999999999"
 	if _, ok := e.ds.Lookup(peppol.ParticipantID{ICD: "0208", Value: "0999999999"}); ok {
@@ -248,6 +249,7 @@ func decodeJSON[T any](t *testing.T, body []byte) T {
 // without q and country it is still missing_query, and a short q with a country
 // query_too_short.
 func TestE2ESearchCountryAlone(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	entities := func(cc string) (n int) {
 		for _, p := range e.ds.Participants {
@@ -319,6 +321,7 @@ func TestE2ESearchCountryAlone(t *testing.T) {
 }
 
 func TestE2EParticipantIDForms(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	tests := []struct {
 		path, wantID string
@@ -354,6 +357,7 @@ func TestE2EParticipantIDForms(t *testing.T) {
 }
 
 func TestE2ENullRules(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	tests := []struct {
 		id               string
@@ -379,6 +383,7 @@ func TestE2ENullRules(t *testing.T) {
 }
 
 func TestE2ECacheHeaders(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	path := "/api/v1/participant/" + netsim.KnownNorwegian
 	resp, _ := e.get(t, path)
@@ -408,6 +413,7 @@ func TestE2ECacheHeaders(t *testing.T) {
 }
 
 func TestE2EUpstreamFailures(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	// SERVFAIL is "unknown", never "not registered": 502, not 404.
 	e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
@@ -441,6 +447,7 @@ func TestE2EUpstreamFailures(t *testing.T) {
 }
 
 func TestE2EHTTPBehaviour(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	path := "/api/v1/participant/" + netsim.KnownBelgian
 	get, getBody := e.get(t, path)

@@ -809,6 +809,7 @@ func TestFaultHangKeepsServing(t *testing.T) {
 // and the Directory, answering again, are asked and answer: no circuit breaker
 // opened.
 func TestAbortedRequestsDoNotOpenBreakers(t *testing.T) {
+	t.Parallel()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
 	e := startFaultE2E(t, ds, faultOptions{lookupTimeout: registry.DefaultLookupTimeout})
 	host := e.ds.MustLookup(netsim.KnownSwedish).SMPHost

@@ -61,6 +61,7 @@ var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // page and of the index JSON (except the POST-only /ask and /mcp, which the documents
 // name without linking) and requires a 200.
 func TestDocumentLinksResolve(t *testing.T) {
+	t.Parallel()
 	hs, base := startDocServer(t)
 	c := hs.Client()
 
@@ -126,6 +127,7 @@ func TestDocumentLinksResolve(t *testing.T) {
 // operation of the served OpenAPI document and mentions every error code it
 // enumerates, so neither can drift from the other.
 func TestLLMsFullTxtCoversOpenAPI(t *testing.T) {
+	t.Parallel()
 	hs, base := startDocServer(t)
 	c := hs.Client()
 	_, raw := fetch(t, c, base+"/openapi.json", "")

@@ -57,6 +57,7 @@ func guardRequest(host, origin, local string) *http.Request {
 }
 
 func TestMCPGuardConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name           string
 		origins, hosts []string
@@ -99,6 +100,7 @@ func TestMCPGuardConfig(t *testing.T) {
 }
 
 func TestMCPGuardOrigin(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		origins []string // configured
@@ -153,6 +155,7 @@ func TestMCPGuardOrigin(t *testing.T) {
 }
 
 func TestMCPGuardHost(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		hosts []string // configured
@@ -216,6 +219,7 @@ func TestMCPGuardHost(t *testing.T) {
 
 // TestMCPGuardBoth checks that Origin and Host are both checked, whichever fails.
 func TestMCPGuardBoth(t *testing.T) {
+	t.Parallel()
 	g, err := newMCPGuard(guardBase, []string{"https://app.example.com"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -362,6 +366,7 @@ func outputSchemas(t *testing.T, list []mcp.Tool) map[string]*jsonschema.Resolve
 }
 
 func TestMCPStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	for _, v := range mcpClientVariants() {
 		t.Run(v.name, func(t *testing.T) {
 			testMCPStreamableHTTP(t, v)
@@ -665,6 +670,7 @@ func decodeAnswer(t *testing.T, resp *http.Response, body []byte) jsonRPCAnswer 
 }
 
 func TestMCPRawHTTPGuard(t *testing.T) {
+	t.Parallel()
 	reg := &fakeRegistry{part: samplePart(netsim.KnownBelgian)}
 	s, _ := newTestServer(t, reg, func(c *Config) {
 		c.MCPAllowedOrigins = []string{"https://app.example.com"}
@@ -735,6 +741,7 @@ func TestMCPRawHTTPGuard(t *testing.T) {
 }
 
 func TestMCPRawHTTPHeaders(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) { c.Version = "1.2.3" })
 	hs := httptest.NewServer(s)
 	t.Cleanup(hs.Close)
@@ -857,6 +864,7 @@ func commaList(s string) []string {
 // TestMCPAccessLog checks that /mcp answers, refusals and preflights included, carry
 // a request id and are logged with it, like every other answer.
 func TestMCPAccessLog(t *testing.T) {
+	t.Parallel()
 	s, logs := newTestServer(t, &fakeRegistry{part: samplePart(netsim.KnownBelgian)}, nil)
 	tests := []struct {
 		name       string
@@ -915,6 +923,7 @@ func TestMCPAccessLog(t *testing.T) {
 // server resets the stream when the write deadline passes, writes or not, unless the
 // handler lifted it.
 func TestMCPEventStreamOutlivesWriteTimeout(t *testing.T) {
+	t.Parallel()
 	const writeTimeout = 300 * time.Millisecond
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	hs := httptest.NewUnstartedServer(s)

@@ -17,6 +17,7 @@ import (
 // have not idled out or ended, keeps at most its maximum (forgetting the one idle
 // longest), and refuses a terminated id as terminated.
 func TestMCPSessionsOnlyMinted(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	m := newMCPSessions(time.Hour, 3, clock)
@@ -64,6 +65,7 @@ func mcpTestServer(t *testing.T) (*Server, *httptest.Server, string) {
 // TestMCPMadeUpSessionsKeepNoState: requests with session ids the server never minted
 // are 404 and leave nothing behind; an ended (DELETEd) session stops working.
 func TestMCPMadeUpSessionsKeepNoState(t *testing.T) {
+	t.Parallel()
 	s, hs, session := mcpTestServer(t)
 	ping := `{"jsonrpc":"2.0","id":1,"method":"ping"}`
 	for i := range 500 {
@@ -92,6 +94,7 @@ func TestMCPMadeUpSessionsKeepNoState(t *testing.T) {
 // errors of fixed wording (no Go error text, type names or addresses), a batch is an
 // invalid request, and an echoed name is cut short.
 func TestMCPTransportErrorsAreFixed(t *testing.T) {
+	t.Parallel()
 	_, hs, session := mcpTestServer(t)
 	sess := []string{"Mcp-Session-Id", session, "MCP-Protocol-Version", rawProtocolVersion}
 	for _, tc := range []struct {
@@ -132,6 +135,7 @@ func TestMCPTransportErrorsAreFixed(t *testing.T) {
 // maxMCPStreamsPerClient streams (503 beyond, with Retry-After), and BeginShutdown ends
 // every open stream at once and refuses new ones (503).
 func TestMCPEventStreams(t *testing.T) {
+	t.Parallel()
 	s, hs, session := mcpTestServer(t)
 	get := func(ctx context.Context, id string) *http.Response {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, hs.URL+"/mcp", nil)

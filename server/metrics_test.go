@@ -77,6 +77,7 @@ func sample(fams map[string]*dto.MetricFamily, name string, labels ...string) (f
 }
 
 func TestMetricsEndpoint(t *testing.T) {
+	t.Parallel()
 	s, logs := newTestServer(t, limitedRegistry(), func(c *Config) {
 		c.RateLimit = RateLimit{Rate: 1, Burst: 1}
 	})
@@ -168,6 +169,7 @@ func TestMetricsEndpoint(t *testing.T) {
 // TestMetricsOwnRegistry checks that each server counts in its own registry and
 // leaves the process-wide default registry alone.
 func TestMetricsOwnRegistry(t *testing.T) {
+	t.Parallel()
 	a, _ := newTestServer(t, limitedRegistry(), nil)
 	b, _ := newTestServer(t, limitedRegistry(), nil)
 	do(t, a, "GET", "/healthz")
@@ -218,6 +220,7 @@ func gather(t *testing.T, m *Metrics) map[string]*dto.MetricFamily {
 // TestMetricsEventStreams checks that an event stream counts as open from its first
 // byte until it ends, also when its handler panics mid-stream.
 func TestMetricsEventStreams(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		stream    bool
@@ -273,6 +276,7 @@ func TestMetricsEventStreams(t *testing.T) {
 // TestMetricsLabelsBounded checks the label guards: unknown methods and statuses
 // outside HTTP's range do not make new label values.
 func TestMetricsLabelsBounded(t *testing.T) {
+	t.Parallel()
 	m := NewMetrics()
 	for _, tt := range []struct {
 		method string

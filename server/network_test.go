@@ -20,6 +20,7 @@ import (
 // not offered network is 400 invalid_request naming the offered ones. Every response
 // goes through the OpenAPI validator (startE2E).
 func TestNetworkParameter(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	testName := firstName(t, netsim.Generate(netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow}), netsim.TestKnownInvoice)
 	prodName := firstName(t, e.ds, netsim.KnownBelgian)
@@ -102,6 +103,7 @@ func TestNetworkParameter(t *testing.T) {
 // TestNetworkUnnamed: a server that names no network answers without a network field
 // and refuses a network parameter.
 func TestNetworkUnnamed(t *testing.T) {
+	t.Parallel()
 	reg := &fakeRegistry{part: samplePart(netsim.KnownBelgian)}
 	s, _ := newTestServer(t, reg, nil)
 	w := do(t, s, "GET", "/api/v1/participant/"+netsim.KnownBelgian)
@@ -116,6 +118,7 @@ func TestNetworkUnnamed(t *testing.T) {
 
 // TestNetworkConfig: New refuses networks it cannot serve.
 func TestNetworkConfig(t *testing.T) {
+	t.Parallel()
 	f := &fakeRegistry{}
 	tests := []struct {
 		name string
@@ -145,6 +148,7 @@ func TestNetworkConfig(t *testing.T) {
 
 // TestMCPNetwork: over /mcp, the tools take network like the REST API.
 func TestMCPNetwork(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	ctx, cancel := context.WithTimeout(t.Context(), mcpTestTimeout)
 	defer cancel()

@@ -319,6 +319,7 @@ func (w *recordingWriter) result() (int, http.Header, []byte) {
 // TestOpenAPIGolden compares the served /openapi.json with the golden file, so a
 // change to the document is a visible diff in review (rewrite with -update).
 func TestOpenAPIGolden(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
 		c.BaseURL = "https://peppolgate.example"
 		c.Version = "v1.0.0"
@@ -355,6 +356,7 @@ func TestOpenAPIGolden(t *testing.T) {
 // the real document: every route of the table is an operation, error codes come
 // from the one table, and the shared responses exist.
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	v := newOpenAPIValidator(t, s)
 	for _, e := range s.API().Endpoints {
@@ -382,6 +384,7 @@ func TestOpenAPIDocument(t *testing.T) {
 // TestOpenAPIValidatorCatches feeds the validator responses that break the document,
 // so it is known to fail when the server drifts from it.
 func TestOpenAPIValidatorCatches(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	v := newOpenAPIValidator(t, s)
 	jsonCT := http.Header{"Content-Type": {"application/json"}}
@@ -454,6 +457,7 @@ func TestOpenAPIValidatorCatches(t *testing.T) {
 // TestOpenAPIValidatorStreams checks that the wrapped handler still streams: each
 // event reaches the client while the handler is still running.
 func TestOpenAPIValidatorStreams(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	v := newOpenAPIValidator(t, s)
 	next := make(chan struct{})
@@ -504,6 +508,7 @@ var examplesDir = filepath.Join("..", "discovery", "examples")
 // what the server answers, apart from what changes every run (netsim's ports,
 // certificate fingerprints, timings), so a published example cannot go stale.
 func TestOpenAPIExamples(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t)
 	s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
 		c.Network, c.Networks = "production", map[string]registry.Registry{"test": &fakeRegistry{}}
@@ -697,6 +702,7 @@ func volatile(b []byte) []byte {
 // TestDocumentsFollowCachePolicy: the cache durations the documents state are those
 // the registry is configured with (serve's -cache-ttl), not fixed text.
 func TestDocumentsFollowCachePolicy(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		cache registry.CachePolicy
 		want  string
@@ -714,6 +720,7 @@ func TestDocumentsFollowCachePolicy(t *testing.T) {
 }
 
 func TestSpelled(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		got, want string
 	}{

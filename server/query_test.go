@@ -18,6 +18,7 @@ var queryCases = []string{
 // for two things it does on purpose: ';' is an ordinary character, and a value of the
 // key that does not decode is an error rather than skipped.
 func TestQueryValue(t *testing.T) {
+	t.Parallel()
 	for _, raw := range queryCases {
 		for _, key := range []string{"q", "country"} {
 			checkQueryValue(t, raw, key)
@@ -51,6 +52,7 @@ func checkQueryValue(t *testing.T, raw, key string) {
 // TestSearchQueryErrors: a q that is not valid percent-encoding is a 400 saying so,
 // never "q is required"; a ';' is part of q.
 func TestSearchQueryErrors(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]string{
 		"q=%%":          "q is not valid percent-encoding",
 		"q=acme%zzcorp": "q is not valid percent-encoding",

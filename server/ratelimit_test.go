@@ -30,6 +30,7 @@ func useClock(s *Server, clock *clock.Fake) {
 }
 
 func TestLimiterBuckets(t *testing.T) {
+	t.Parallel()
 	clock := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
 	l := newLimiter(classREST, "the REST API", RateLimit{Rate: 2, Burst: 3}, clock.Now, maxClientsPerClass)
 	a, b := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
@@ -70,6 +71,7 @@ func TestLimiterBuckets(t *testing.T) {
 }
 
 func TestRateLimitPolicy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		lim          RateLimit
 		policy, text string
@@ -103,6 +105,7 @@ func TestRateLimitPolicy(t *testing.T) {
 // TestRateLimitAnswer checks a refusal exactly: status, headers and body, and that
 // the published document describes it (newTestServer validates every answer).
 func TestRateLimitAnswer(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, limitedRegistry(), func(c *Config) {
 		c.RateLimit = RateLimit{Rate: 1, Burst: 2}
 	})
@@ -150,6 +153,7 @@ func TestRateLimitAnswer(t *testing.T) {
 // health, readiness, metrics, discovery, preflights and unknown routes are never
 // limited.
 func TestRateLimitClasses(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, limitedRegistry(), func(c *Config) {
 		c.RateLimit = RateLimit{Rate: 1, Burst: 1}
 		c.AskRateLimit = RateLimit{Rate: 1, Burst: 1}
@@ -240,6 +244,7 @@ func TestRateLimitClasses(t *testing.T) {
 // TestRateLimitOff checks the zero Config limits nothing and sends no rate-limit
 // headers (the other tests make many quick requests from one address).
 func TestRateLimitOff(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, limitedRegistry(), nil)
 	for i := range 50 {
 		w := do(t, s, "GET", "/api/v1/participant/0208:0999999999")
@@ -250,6 +255,7 @@ func TestRateLimitOff(t *testing.T) {
 }
 
 func TestClientKey(t *testing.T) {
+	t.Parallel()
 	proxies := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("2001:db8:ffff::/48")}
 	tests := []struct {
 		name    string
@@ -294,6 +300,7 @@ func TestClientKey(t *testing.T) {
 // TestRateLimitSpoofing checks that X-Forwarded-For buys a client nothing unless its
 // peer is a trusted proxy: without one, made-up addresses share the caller's bucket.
 func TestRateLimitSpoofing(t *testing.T) {
+	t.Parallel()
 	for _, trust := range []bool{false, true} {
 		t.Run(fmt.Sprintf("trusted proxy %v", trust), func(t *testing.T) {
 			s, _ := newTestServer(t, limitedRegistry(), func(c *Config) {
@@ -324,6 +331,7 @@ func TestRateLimitSpoofing(t *testing.T) {
 // maxClientsPerClass, whether their buckets are busy (a frozen clock: nothing
 // refills, so room is made by eviction) or go idle (dropped by the sweep).
 func TestLimiterBounded(t *testing.T) {
+	t.Parallel()
 	for _, advance := range []time.Duration{0, 10 * time.Millisecond} {
 		t.Run(fmt.Sprintf("clock advancing %v per request", advance), func(t *testing.T) {
 			clock := clock.NewFake(time.Now())
@@ -350,6 +358,7 @@ func TestLimiterBounded(t *testing.T) {
 // proxies is applied) are never charged nor sent rate-limit headers, and that others
 // still are.
 func TestRateLimitExempt(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, limitedRegistry(), func(c *Config) {
 		c.RateLimit = RateLimit{Rate: 1, Burst: 1}
 		c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.1/32")}

@@ -7,6 +7,7 @@ import (
 )
 
 func TestSharedSearch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		res  registry.SearchResult

@@ -148,6 +148,7 @@ func decodeError(t *testing.T, w *httptest.ResponseRecorder) errorDetail {
 }
 
 func TestNewRejectsBadConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		cfg  Config
@@ -167,6 +168,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 }
 
 func TestParticipantIDFromPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path   string
 		wantID string
@@ -197,6 +199,7 @@ func TestParticipantIDFromPath(t *testing.T) {
 }
 
 func TestParticipantInvalidID(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		path    string
 		wantMsg string // substring
@@ -240,6 +243,7 @@ func TestParticipantInvalidID(t *testing.T) {
 }
 
 func TestSearchParameters(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		query       string
 		wantStatus  int
@@ -293,6 +297,7 @@ func TestSearchParameters(t *testing.T) {
 }
 
 func TestErrorTableRendering(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		err        error
 		wantStatus int
@@ -347,6 +352,7 @@ func TestErrorTableRendering(t *testing.T) {
 }
 
 func TestStatusTable(t *testing.T) {
+	t.Parallel()
 	want := map[registry.Code]int{
 		"invalid_participant_id": 400, "missing_query": 400, "query_too_short": 400,
 		"invalid_request": 400, "not_found": 404, "route_not_found": 404,
@@ -370,6 +376,7 @@ func TestStatusTable(t *testing.T) {
 }
 
 func TestFreshnessHeaders(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name               string
 		fresh              registry.Freshness
@@ -398,6 +405,7 @@ func TestFreshnessHeaders(t *testing.T) {
 }
 
 func TestCommonHeadersAndJSON(t *testing.T) {
+	t.Parallel()
 	reg := &fakeRegistry{part: samplePart("0208:0999999999"), fresh: registry.Freshness{TTL: time.Minute}}
 	s, _ := newTestServer(t, reg, nil)
 	for _, path := range []string{"/api/v1/participant/0208:0999999999", "/api/v1/participant/bad", "/nowhere", "/healthz"} {
@@ -430,6 +438,7 @@ func TestCommonHeadersAndJSON(t *testing.T) {
 }
 
 func TestRoutingErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		method, path string
 		wantStatus   int
@@ -472,6 +481,7 @@ func TestRoutingErrors(t *testing.T) {
 }
 
 func TestHeadMatchesGet(t *testing.T) {
+	t.Parallel()
 	reg := &fakeRegistry{part: samplePart("0208:0677424046"), result: &registry.SearchResult{Query: "ab", Results: []registry.SearchHit{}}}
 	s := httptest.NewServer(func() http.Handler { s, _ := newTestServer(t, reg, nil); return s }())
 	defer s.Close()
@@ -498,6 +508,7 @@ func TestHeadMatchesGet(t *testing.T) {
 }
 
 func TestCORSPreflight(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{}, nil)
 	for _, path := range []string{"/api/v1/participant/0208:0677424046", "/api/v1/search"} {
 		w := do(t, s, "OPTIONS", path, "Origin", "https://app.example", "Access-Control-Request-Method", "GET")
@@ -512,6 +523,7 @@ func TestCORSPreflight(t *testing.T) {
 }
 
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	s, logs := newTestServer(t, &fakeRegistry{}, nil)
 	tests := []struct {
 		incoming string
@@ -544,6 +556,7 @@ func TestRequestID(t *testing.T) {
 }
 
 func TestAccessLog(t *testing.T) {
+	t.Parallel()
 	s, logs := newTestServer(t, &fakeRegistry{err: &registry.Error{Code: registry.CodeNotFound, Message: "nf"}}, nil)
 	w := do(t, s, "GET", "/api/v1/participant/0208:0677424046?x=1")
 	var line map[string]any
@@ -563,6 +576,7 @@ func TestAccessLog(t *testing.T) {
 }
 
 func TestPanicRecovery(t *testing.T) {
+	t.Parallel()
 	for _, v := range []any{"boom at 10.0.0.7", errors.New("nil map"), 42} {
 		s, logs := newTestServer(t, &fakeRegistry{panicWith: v}, nil)
 		for _, path := range []string{"/api/v1/participant/0208:0677424046", "/api/v1/search?q=ab"} {
@@ -585,6 +599,7 @@ func TestPanicRecovery(t *testing.T) {
 }
 
 func TestAbortHandlerPanicPassesThrough(t *testing.T) {
+	t.Parallel()
 	s, _ := newTestServer(t, &fakeRegistry{panicWith: http.ErrAbortHandler}, nil)
 	defer func() {
 		if v := recover(); v != http.ErrAbortHandler {
@@ -595,6 +610,7 @@ func TestAbortHandlerPanicPassesThrough(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	notReady := errors.New("draining connections to 10.0.0.5")
 	tests := []struct {
 		name       string

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseSearch(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		q       string
 		present bool
@@ -50,6 +51,7 @@ func TestParseSearch(t *testing.T) {
 }
 
 func TestParseParticipantID(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"0208:0677424046", " iso6523-actorid-upis::0208:0677424046 ", "ISO6523-ACTORID-UPIS::0208:0677424046"} {
 		id, err := ParseParticipantID(in)
 		if err != nil || id.String() != "0208:0677424046" {
@@ -72,6 +74,7 @@ func errorAs(err error, re **registry.Error) bool {
 }
 
 func TestDecodeArgs(t *testing.T) {
+	t.Parallel()
 	type args struct {
 		A *string `json:"a"`
 		B int     `json:"b"`

@@ -127,6 +127,7 @@ func checkStructured[T any](t *testing.T, r *mcp.CallToolResult, schema *jsonsch
 }
 
 func TestMCPToolsInProcess(t *testing.T) {
+	t.Parallel()
 	l := startNet(t)
 	c := mcpClient(t, l)
 	schemas := outputSchemas(t, c)
@@ -162,6 +163,7 @@ func TestMCPToolsInProcess(t *testing.T) {
 // transport profile from the code lists, narrows to one docType, and warns about the
 // participants netsim built to trigger warnings; each answer fits the output schema.
 func TestMCPServices(t *testing.T) {
+	t.Parallel()
 	l := startNet(t)
 	c := mcpClient(t, l)
 	schema := outputSchemas(t, c)["get_participant_services"]
@@ -214,6 +216,7 @@ func TestMCPServices(t *testing.T) {
 // country) and validates each answer against the published output schema: the schema
 // is derived from the Go types, and this proves the values fit it too.
 func TestMCPOutputMatchesSchemaForEveryParticipant(t *testing.T) {
+	t.Parallel()
 	l := startNet(t)
 	c := mcpClient(t, l)
 	schema := outputSchemas(t, c)["lookup_participant"]
@@ -248,6 +251,7 @@ func TestMCPOutputMatchesSchemaForEveryParticipant(t *testing.T) {
 }
 
 func TestMCPToolErrors(t *testing.T) {
+	t.Parallel()
 	l := startNet(t)
 	c := mcpClient(t, l)
 	tests := []struct {
@@ -336,6 +340,7 @@ func TestMCPToolErrors(t *testing.T) {
 }
 
 func TestMCPResourcePromptCompletionLogging(t *testing.T) {
+	t.Parallel()
 	l := startNet(t)
 	c := mcpClient(t, l)
 	ctx := t.Context()
@@ -424,6 +429,7 @@ func TestMCPResourcePromptCompletionLogging(t *testing.T) {
 }
 
 func TestNewMCPServerNeedsRegistry(t *testing.T) {
+	t.Parallel()
 	if _, err := NewMCPServer(MCPConfig{}); err == nil {
 		t.Error("no error without a registry")
 	}
@@ -431,6 +437,7 @@ func TestNewMCPServerNeedsRegistry(t *testing.T) {
 
 // TestErrorText covers the rendering of errors that are not the registry's.
 func TestErrorText(t *testing.T) {
+	t.Parallel()
 	if got := ErrorText(context.Canceled); !strings.HasPrefix(got, "internal_error: ") || strings.Contains(got, "canceled") {
 		t.Errorf("ErrorText(context.Canceled) = %q", got)
 	}
@@ -440,6 +447,7 @@ func TestErrorText(t *testing.T) {
 // of the country's Directory entries as totalCount, its first page, and a text saying
 // how many there are; q empty or white space with a country is the same.
 func TestMCPSearchCountryAlone(t *testing.T) {
+	t.Parallel()
 	l := startNet(t)
 	c := mcpClient(t, l)
 	schemas := outputSchemas(t, c)

@@ -16,6 +16,7 @@ import (
 type stubRegistry struct{ registry.Registry }
 
 func TestParseNetwork(t *testing.T) {
+	t.Parallel()
 	offered := []string{NetworkProduction, NetworkTest}
 	tests := []struct {
 		raw, offered string
@@ -53,6 +54,7 @@ func TestParseNetwork(t *testing.T) {
 }
 
 func TestNewNetworks(t *testing.T) {
+	t.Parallel()
 	stub := stubRegistry{}
 	tests := []struct {
 		name      string
@@ -101,6 +103,7 @@ func startNetworks(t *testing.T) (*Networks, *livenet.Net, *livenet.Net) {
 // answers say which network answered; an unknown or not offered network is
 // invalid_request naming the offered ones.
 func TestMCPNetworks(t *testing.T) {
+	t.Parallel()
 	nets, prod, test := startNetworks(t)
 	c := mcpClientFor(t, MCPConfig{Networks: nets, Version: "test"})
 	schemas := outputSchemas(t, c)
@@ -185,6 +188,7 @@ func TestMCPNetworks(t *testing.T) {
 // TestToolsWithoutNetworks: over a plain registry the answers carry no network and a
 // network argument is refused.
 func TestToolsWithoutNetworks(t *testing.T) {
+	t.Parallel()
 	l := startNet(t)
 	c := mcpClient(t, l)
 	r := call(t, c, "lookup_participant", map[string]any{"participantId": netsim.KnownBelgian})

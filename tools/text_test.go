@@ -8,6 +8,7 @@ import (
 )
 
 func TestParticipantText(t *testing.T) {
+	t.Parallel()
 	card := &registry.DirectoryRecord{Name: "Acme NV", CountryCode: "BE", DocTypes: []registry.IDParts{{}, {}}}
 	smpRec := &registry.SMPRecord{Hostname: "smp.example", ServiceCount: 3,
 		Endpoint: &registry.Endpoint{URL: "https://ap.example/as4", TransportProfile: "peppol-transport-as4-v2_0"}}

@@ -19,6 +19,7 @@ import (
 // change of name, description, schema or annotation shows in review. Rewrite with
 // -update.
 func TestToolSnapshot(t *testing.T) {
+	t.Parallel()
 	// As a server answering for production and test (the default) lists them.
 	nets, err := NewNetworks(NetworkProduction, map[string]registry.Registry{NetworkProduction: stubRegistry{}, NetworkTest: stubRegistry{}})
 	if err != nil {
@@ -64,6 +65,7 @@ func TestToolSnapshot(t *testing.T) {
 // title, a description that says when to use it and what its errors mean, object
 // schemas that compile, and all four annotations sent explicitly.
 func TestToolInventory(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{}
 	for _, tool := range All() {
 		t.Run(tool.Name, func(t *testing.T) {
@@ -129,6 +131,7 @@ func TestToolInventory(t *testing.T) {
 // TestDescriptionExamples checks that every participant id a description or schema
 // gives as an example is a valid one: an LLM will copy them.
 func TestDescriptionExamples(t *testing.T) {
+	t.Parallel()
 	idRe := regexp.MustCompile(`\b[0-9]{4}:[A-Za-z0-9]+\b`)
 	for _, tool := range All() {
 		b, _ := json.Marshal(tool.Input)
@@ -160,6 +163,7 @@ func TestDescriptionExamples(t *testing.T) {
 // TestSchemasDescribeEveryField checks that the derived output schemas carry a
 // description on every property, so that generated documents explain each field.
 func TestSchemasDescribeEveryField(t *testing.T) {
+	t.Parallel()
 	for name, s := range map[string]*jsonschema.Schema{"participant": ParticipantSchema(), "search": SearchResultSchema()} {
 		var check func(path string, s *jsonschema.Schema)
 		check = func(path string, s *jsonschema.Schema) {
@@ -180,6 +184,7 @@ func TestSchemasDescribeEveryField(t *testing.T) {
 // TestSchemaIsFresh checks that each call returns a schema of its own, so a caller
 // that decorates one (the OpenAPI generator adds examples) cannot change another's.
 func TestSchemaIsFresh(t *testing.T) {
+	t.Parallel()
 	a, b := ParticipantSchema(), ParticipantSchema()
 	a.Properties["participantId"].Description = "changed"
 	if b.Properties["participantId"].Description == "changed" {

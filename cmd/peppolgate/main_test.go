@@ -28,6 +28,7 @@ func envMap(m map[string]string) func(string) string {
 }
 
 func TestEnvName(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"addr": "PEPPOLGATE_ADDR", "cache-ttl": "PEPPOLGATE_CACHE_TTL", "allow-private-smp": "PEPPOLGATE_ALLOW_PRIVATE_SMP",
 	} {
@@ -38,6 +39,7 @@ func TestEnvName(t *testing.T) {
 }
 
 func TestParseConfigPrecedence(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		args  []string
@@ -126,6 +128,7 @@ func TestParseConfigPrecedence(t *testing.T) {
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		args    []string
@@ -208,6 +211,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelpListsEveryFlagAndEnv(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-h"}, {"--help"}, {"serve", "-h"}, {"help"}} {
 		var stdout, stderr bytes.Buffer
 		p := program{stdout: &stdout, stderr: &stderr, getenv: envMap(nil)}
@@ -238,6 +242,7 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 }
 
 func TestParseRateLimit(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want server.RateLimit
@@ -275,6 +280,7 @@ func TestParseRateLimit(t *testing.T) {
 }
 
 func TestParseProxies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 		bad      bool
@@ -319,6 +325,7 @@ func metricValue(text, series string) float64 {
 }
 
 func TestDeriveBaseURL(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ flag, bound, want string }{
 		{":8080", "[::]:8080", "http://localhost:8080"},
 		{"0.0.0.0:8080", "0.0.0.0:8080", "http://localhost:8080"},
@@ -338,6 +345,7 @@ func TestDeriveBaseURL(t *testing.T) {
 }
 
 func TestPortInUse(t *testing.T) {
+	// Not parallel: it holds a port other tests might be given.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -375,6 +383,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestServeDemo(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	var stdout, stderr syncBuffer
@@ -501,6 +510,7 @@ func TestServeDemo(t *testing.T) {
 // the stream is ended before the server drains instead of holding Shutdown until its
 // timeout (then exit 1).
 func TestShutdownWithOpenEventStream(t *testing.T) {
+	// Not parallel: it times a drain and holds ports; other tests would skew it.
 	base, cancel, done, stderr := launchServe(t, &syncBuffer{}, "-network", "demo", "-networks", "demo", "-addr", "127.0.0.1:0", "-drain-delay", "1s")
 	defer cancel()
 	post := func(session, body string) *http.Response {
@@ -565,6 +575,7 @@ func TestShutdownWithOpenEventStream(t *testing.T) {
 // any handler, and a -trust-proxy range wide enough to hold clients is warned about at
 // start.
 func TestServeHardening(t *testing.T) {
+	t.Parallel()
 	base, logs := startServe(t, "-network", "demo", "-networks", "demo", "-trust-proxy", "0.0.0.0/0,10.1.2.3", "-log-level", "warn")
 	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, base+"/healthz", nil)
 	req.Header.Set("X-Padding", strings.Repeat("a", 100<<10))

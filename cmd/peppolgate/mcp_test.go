@@ -22,6 +22,7 @@ import (
 // nothing but MCP messages, that logs go to stderr, and that closing stdin ends it
 // cleanly.
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	inR, inW := io.Pipe()   // client → server stdin
@@ -108,6 +109,7 @@ func TestMCPStdio(t *testing.T) {
 }
 
 func TestMCPCommandFlags(t *testing.T) {
+	t.Parallel()
 	var stdout, stderr syncBuffer
 	p := program{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr, getenv: envMap(nil)}
 	// The HTTP flags belong to serve.

@@ -21,6 +21,7 @@ import (
 )
 
 func TestMirrorUsageErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		args    []string
@@ -161,6 +162,7 @@ type readyBody struct {
 // TestMirrorImportThenServe is the issue's "done when": `mirror import <generated
 // export>`, then `serve -mirror` answers searches from the mirror.
 func TestMirrorImportThenServe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := netsim.ExportConfig{Seed: 7, Cards: 1500, Created: time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)}
 	db := filepath.Join(dir, "mirror.db")
@@ -213,6 +215,7 @@ func TestMirrorImportThenServe(t *testing.T) {
 // TestMirrorStaleFallsBack: a mirror older than -mirror-max-age is not used first; the
 // live Directory answers and says why, and /readyz says stale.
 func TestMirrorStaleFallsBack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// Two days before the demo's day: past -mirror-max-age, within the hard limit.
 	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: demoNow.Add(-48 * time.Hour)}
@@ -238,6 +241,7 @@ func TestMirrorStaleFallsBack(t *testing.T) {
 // stale; past -mirror-hard-max-age the mirror is not used, the search is 502 and
 // /readyz says expired.
 func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: time.Now().Add(-4 * 24 * time.Hour).Truncate(time.Second)}
 	db := filepath.Join(dir, "mirror.db")
@@ -288,6 +292,7 @@ func closedPort(t *testing.T) string {
 // TestMirrorMissingFallsBack: -mirror naming a file that does not exist yet serves
 // from the live Directory with mirror_unavailable, and /readyz says empty.
 func TestMirrorMissingFallsBack(t *testing.T) {
+	t.Parallel()
 	base, _ := startServe(t, "-network", "demo", "-mirror", filepath.Join(t.TempDir(), "none.db"))
 	var ready readyBody
 	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != server.MirrorEmpty || ready.Mirror.DataAsOf != nil {
@@ -303,6 +308,7 @@ func TestMirrorMissingFallsBack(t *testing.T) {
 // TestMirrorImportErrors: a missing file and a file that is no export fail with exit 1
 // and leave the previous index as it was.
 func TestMirrorImportErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := filepath.Join(dir, "mirror.db")
 	cfg := netsim.ExportConfig{Seed: 3, Cards: 20}
@@ -341,6 +347,7 @@ func TestMirrorImportErrors(t *testing.T) {
 // TestMirrorSync downloads the export from a simulated Directory, imports it, and
 // then finds it unchanged.
 func TestMirrorSync(t *testing.T) {
+	t.Parallel()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 1, Participants: 300})
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
 	if err != nil {
@@ -371,6 +378,7 @@ func TestMirrorSync(t *testing.T) {
 // TestServeMirrorRefresh: serve -network demo -mirror -mirror-refresh syncs the demo
 // Directory's export at start and then answers from it.
 func TestServeMirrorRefresh(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "mirror.db")
 	base, stderr := startServe(t, "-network", "demo", "-mirror", db, "-mirror-refresh", "24h")
 	var ready readyBody
@@ -407,6 +415,7 @@ func urlQuery(s string) string {
 // TestMirrorImportSources: an export from a URL (refused on loopback unless
 // -allow-private) and from stdin.
 func TestMirrorImportSources(t *testing.T) {
+	t.Parallel()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 2, Participants: 100})
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
 	if err != nil {
@@ -440,6 +449,7 @@ func TestMirrorImportSources(t *testing.T) {
 // built to trigger a warning shows it in its lookup, whatever day it is (demoClock), and
 // the lookup names the document types.
 func TestServeDemoWarnings(t *testing.T) {
+	t.Parallel()
 	base, _ := startServe(t, "-network", "demo")
 	for _, tt := range []struct{ id, want string }{
 		{netsim.KnownCertExpired, registry.WarnCertificateExpired},

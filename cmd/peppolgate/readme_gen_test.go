@@ -77,6 +77,7 @@ func mdCell(s string) string {
 // TestREADMEGenerated fails when a generated table of the README differs from what the
 // code makes of it; -update rewrites them.
 func TestREADMEGenerated(t *testing.T) {
+	t.Parallel()
 	const path = "../../README.md"
 	b, err := os.ReadFile(path)
 	if err != nil {

@@ -74,6 +74,7 @@ func normaliseDemo(s string) string {
 // compared with the flags and the error table the code has. Nothing in the README can
 // drift from the code without this test failing.
 func TestREADMEExamples(t *testing.T) {
+	t.Parallel()
 	blocks, _ := readmeBlocks(t)
 	var stdout syncBuffer
 	base, _ := startServeWith(t, &stdout, "-network", "demo")
