@@ -50,7 +50,7 @@ func (e *IDError) Error() string { return e.Reason }
 // ParseParticipantID parses "<scheme>:<value>" (optionally prefixed with
 // "iso6523-actorid-upis::", any case) into a ParticipantID with a lower-cased value.
 // Surrounding white space is trimmed. The scheme must be exactly 4 digits; the value one
-// or more letters, digits, '.', '_', '-' or '+' (the rule of the docs/INTERFACE.md §2.1),
+// or more letters, digits, '.', '_', '-' or '+' (the rule of docs/INTERFACE.md §2.1),
 // and the whole at most 135 characters.
 // It does not check the scheme against the code list (see LookupScheme) nor check digits.
 // It returns an *IDError whose message says what is wrong.

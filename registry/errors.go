@@ -9,7 +9,7 @@ import (
 // one table; MCP tools and /ask report the same codes.
 type Code string
 
-// Error codes of the docs/INTERFACE.md §7, and the ones this project adds.
+// Error codes of docs/INTERFACE.md §7, and the ones this project adds.
 const (
 	CodeInvalidParticipantID Code = "invalid_participant_id"
 	CodeMissingQuery         Code = "missing_query"

@@ -132,7 +132,7 @@ func ptr[T any](v T) *T { return &v }
 // NLWeb's object.
 func askRequestSchema() *jsonschema.Schema {
 	text := &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(nlq.MaxQueryLength),
-		Description: "the question, 1 to 500 characters"}
+		Description: fmt.Sprintf("the question, 1 to %d characters", nlq.MaxQueryLength)}
 	return &jsonschema.Schema{
 		Type:     "object",
 		Required: []string{"query"},

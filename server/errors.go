@@ -69,7 +69,7 @@ var errorTable = map[registry.Code]errorSpec{
 	CodeForbidden: {http.StatusForbidden, "no-store",
 		"/mcp refuses the request's Origin or Host (DNS-rebinding protection)", "use the service's own address; the operator can allow other origins and hosts"},
 	CodeRateLimited: {http.StatusTooManyRequests, "no-store",
-		"this client (its IP address, an IPv6 client's /64) made more requests to the endpoint's class (REST API, /ask or /mcp) than its rate limit allows; RateLimit-Policy names the limit",
+		"this client (its IP address, an IPv6 client's /64) made more requests to the endpoint's class (REST API, /ask, /mcp or the documents) than its rate limit allows; RateLimit-Policy names the limit",
 		"wait Retry-After seconds, then retry; pace requests by the RateLimit header (r requests left, full again in t seconds)"},
 	CodeUnavailable: {http.StatusServiceUnavailable, "no-store",
 		"the service is shutting down, or at a global limit (e.g. of open MCP event streams)", "retry after Retry-After seconds; another instance may answer"},
@@ -96,7 +96,8 @@ func Codes() []registry.Code {
 
 // ErrorDocs returns the error table as documentation: every code with its HTTP
 // status, when it is answered and what a client should do, ordered by status and
-// code. The OpenAPI document, llms-full.txt and the README's error table come from it.
+// code. The README's error table comes from it; API gives the documents the same
+// table ordered by code.
 func ErrorDocs() []discovery.ErrorCode {
 	out := make([]discovery.ErrorCode, 0, len(errorTable))
 	for _, c := range Codes() {
@@ -131,7 +132,7 @@ func apiError(code registry.Code, msg string) error {
 	return &registry.Error{Code: code, Message: msg}
 }
 
-// writeError renders err as the spec's error object. A *registry.Error with a code from
+// writeError renders err as the error object of docs/INTERFACE.md §2.4. A *registry.Error with a code from
 // the table is shown as it is (its message is written to be safe for anyone); anything
 // else is a 500 whose message only names the request id, and the cause goes to the log.
 func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {

@@ -326,13 +326,13 @@ func (s *Server) mcpRoutes(k docKit) []route {
 // mcpTransportErrors are the refusals of the MCP transport itself, as JSON-RPC errors
 // of fixed wording: a request the transport cannot take (not one JSON object, a batch,
 // an id that is no string or number, wrong Content-Type, no session id), a session it
-// did not mint or that ended, and a body over 1 MiB.
+// did not mint or that ended, and a body over maxMCPBody.
 func mcpTransportErrors() []discovery.Response {
 	rpc := &jsonschema.Schema{Type: "object", Required: []string{"jsonrpc", "error"},
 		Description: "a JSON-RPC 2.0 error: {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"…\"}}"}
 	return []discovery.Response{
 		{Status: http.StatusBadRequest, Description: "The transport refused the request: not one JSON-RPC object (-32700), a batch, an id that is not a string or number, wrong Content-Type, missing Mcp-Session-Id (-32600).", MediaType: "application/json", Schema: rpc},
 		{Status: http.StatusNotFound, Description: "The session is unknown (this server did not mint it), idled out or was ended with DELETE: start a new one with initialize.", MediaType: "application/json", Schema: rpc},
-		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than 1 MiB.", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than " + spelledSize(maxMCPBody) + ".", MediaType: "application/json", Schema: rpc},
 	}
 }

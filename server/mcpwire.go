@@ -41,7 +41,7 @@ func readMCPBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) 
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpcInvalidRequest, "the request body is larger than 1 MiB")
+			writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpcInvalidRequest, "the request body is larger than "+spelledSize(maxMCPBody))
 		} else {
 			writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the request body could not be read in time; send it again")
 		}

@@ -3,6 +3,7 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -98,7 +99,7 @@ func (s *Server) searchRoutes(k docKit) []route {
 			Method: http.MethodGet, Path: "/api/v1/search", OperationID: "searchDirectory", Tag: "participants",
 			Summary: "Search the Peppol Directory",
 			Description: "Full-text search of the Peppol Directory by company name or registration/VAT number (any common notation; " +
-				"numbers are matched exactly against participant ids and the cards' identifiers). At most 25 results, exact identifier matches first; " +
+				"numbers are matched exactly against participant ids and the cards' identifiers). At most " + strconv.Itoa(registry.MaxSearchResults) + " results, exact identifier matches first; " +
 				"`totalCount` is the number of matches known. Give `country` alone (no `q`, e.g. `?country=NO`) to count a country's participants (`totalCount`) " +
 				"and get the first of them.",
 			Params: k.network(

@@ -1,7 +1,7 @@
 // Package server is peppolgate's HTTP adapter: the REST API of docs/INTERFACE.md §4.1 and
 // §4.2 over a registry.Registry, with health endpoints, request ids, access logs, panic
 // recovery, CORS, security and cache headers. Handlers return errors; one adapter
-// renders them as the spec's error object with the status from one table (errors.go).
+// renders them as the error object of docs/INTERFACE.md §2.4 with the status from one table (errors.go).
 package server
 
 import (

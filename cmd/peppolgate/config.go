@@ -129,7 +129,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
 	fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
 		"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
-	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone` of the -network network, overriding its own (production: "+sml.ZoneProduction+", test: "+sml.ZoneTest+"); not for the other -networks")
+	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone` of the -network network (default its own: production "+sml.ZoneProduction+", test "+sml.ZoneTest+"); not for the other -networks")
 	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for the -network network's SML lookups, host:port, comma-separated (default the system resolvers); not for the other -networks")
 	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` of the -network network (default per network: production "+directory.Production+", test "+directory.Test+"); not for the other -networks")
 	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")

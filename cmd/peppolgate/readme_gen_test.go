@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
@@ -54,11 +55,18 @@ func readmeTables() map[string]string {
 	flags.WriteString("| flag | environment | default | meaning |\n|---|---|---|---|\n")
 	var v flagValues
 	newFlagSet(&v, cmdServe).VisitAll(func(f *flag.Flag) {
+		_, usage := flag.UnquoteUsage(f)
 		def := "none"
-		if f.DefValue != "" {
+		switch d, err := time.ParseDuration(f.DefValue); {
+		case f.DefValue == "" && strings.Contains(usage, "default"):
+			def = "see meaning" // a default that depends on other flags, spelled in the usage
+		case err == nil && d == 0:
+			def = "`0`"
+		case err == nil:
+			def = "`" + shortDuration(d) + "`"
+		case f.DefValue != "":
 			def = "`" + f.DefValue + "`"
 		}
-		_, usage := flag.UnquoteUsage(f)
 		fmt.Fprintf(&flags, "| `-%s` | `%s` | %s | %s |\n", f.Name, envName(f.Name), def, mdCell(usage))
 	})
 	var warns strings.Builder
@@ -69,6 +77,18 @@ func readmeTables() map[string]string {
 	return map[string]string{"errors": errs.String(), "tools": tls.String(), "flags": flags.String(), "warnings": warns.String()}
 }
 
+// shortDuration writes d as a flag is set: "15m", "720h", "20s", not "15m0s".
+func shortDuration(d time.Duration) string {
+	s := d.String()
+	if t, ok := strings.CutSuffix(s, "m0s"); ok {
+		s = t + "m"
+	}
+	if t, ok := strings.CutSuffix(s, "h0m"); ok {
+		s = t + "h"
+	}
+	return s
+}
+
 // mdCell makes s safe in a Markdown table cell.
 func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
@@ -77,7 +97,7 @@ func mdCell(s string) string {
 // TestREADMEGenerated fails when a generated table of the README differs from what the
 // code makes of it; -update rewrites them.
 func TestREADMEGenerated(t *testing.T) {
-	t.Parallel()
+	// Not parallel: with -update it writes the README other tests read.
 	const path = "../../README.md"
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -105,4 +125,13 @@ func TestREADMEGenerated(t *testing.T) {
 		return
 	}
 	t.Errorf("the README's generated tables differ from the code; run go test ./cmd/peppolgate -run TestREADMEGenerated -update and review the diff")
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{15 * time.Minute: "15m", 720 * time.Hour: "720h", 20 * time.Second: "20s",
+		90 * time.Second: "1m30s", 72 * time.Hour: "72h", time.Hour + time.Minute: "1h1m"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
 }
