@@ -15,9 +15,9 @@ import (
 // Directory data, the Peppol code lists and an instant (Config.Now), shared by Services
 // and Lookup.
 
-// expiringWithin is how close to its end a certificate's validity draws a
+// ExpiringWithin is how close to its end a certificate's validity draws a
 // WarnCertificateExpiring warning.
-const expiringWithin = 30 * 24 * time.Hour
+const ExpiringWithin = 30 * 24 * time.Hour
 
 // peppolAPCAs are the common names of the OpenPeppol access point issuing CAs, upper
 // case, with what each is. The full subjects, as peppol-commons' trust stores hold them
@@ -197,7 +197,7 @@ func certificateWarnings(c *CertificateInfo, now time.Time) []Warning {
 	switch {
 	case expired(c.NotAfter, now):
 		ws = append(ws, Warning{Code: WarnCertificateExpired, Message: fmt.Sprintf("the access point certificate expired on %s (%s ago): senders' access points will refuse to deliver to this endpoint; the participant's access point provider must renew it and update the SMP", day, plural(-daysUntil(c.NotAfter, now), "day"))})
-	case c.NotAfter.Sub(now) <= expiringWithin:
+	case c.NotAfter.Sub(now) <= ExpiringWithin:
 		ws = append(ws, Warning{Code: WarnCertificateExpiring, Message: fmt.Sprintf("the access point certificate expires on %s (in %s): delivery will fail from then unless the access point provider renews it and updates the SMP in time", day, plural(daysUntil(c.NotAfter, now), "day"))})
 	}
 	if _, ok := peppolCA(c.Issuer); !ok && strings.TrimSpace(c.Issuer) != "" {
@@ -242,7 +242,7 @@ func endpointInstants(activation, expiration *time.Time, c *CertificateInfo) []t
 		out = append(out, expiration.Add(time.Nanosecond))
 	}
 	if c != nil && !c.NotAfter.IsZero() {
-		out = append(out, c.NotAfter.Add(time.Nanosecond), c.NotAfter.Add(-expiringWithin))
+		out = append(out, c.NotAfter.Add(time.Nanosecond), c.NotAfter.Add(-ExpiringWithin))
 	}
 	return out
 }

@@ -1,5 +1,10 @@
 package registry
 
+import (
+	"strconv"
+	"time"
+)
+
 // WarningDoc documents a warning code: what it tells a caller.
 type WarningDoc struct {
 	// Code is the warning's machine code, e.g. certificate_expired.
@@ -14,7 +19,7 @@ type WarningDoc struct {
 func WarningDocs() []WarningDoc {
 	return []WarningDoc{
 		{WarnCertificateExpired, "an endpoint's access point certificate has expired: senders refuse it"},
-		{WarnCertificateExpiring, "an endpoint's certificate expires within 30 days"},
+		{WarnCertificateExpiring, "an endpoint's certificate expires within " + strconv.Itoa(int(ExpiringWithin/(24*time.Hour))) + " days"},
 		{WarnCertificateNotPeppol, "an endpoint's certificate issuer is not named like an OpenPeppol access point CA of the network asked"},
 		{WarnServiceNotYetActive, "an endpoint's activation date is in the future"},
 		{WarnServiceExpired, "an endpoint's expiration date has passed"},

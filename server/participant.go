@@ -3,6 +3,8 @@ package server
 import (
 	"net/http"
 	"net/url"
+	"strconv"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -113,7 +115,7 @@ func (s *Server) participantRoutes(k docKit) []route {
 				"(active, deprecated, removed) from the Peppol code lists, transport profile, URL, activation and expiration dates and the certificate " +
 				"(issuer, validity, days remaining). The ServiceMetadata documents are fetched concurrently, a few at a time. `warnings` on each endpoint, " +
 				"each service and (one per code) on the whole answer say what would make sending fail or is about to: certificate expired or expiring " +
-				"within 30 days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, " +
+				"within " + strconv.Itoa(int(registry.ExpiringWithin/(24*time.Hour))) + " days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, " +
 				"deprecated or removed transport profile or document type, non-standard ids. With `docType`, only that document type. " +
 				"404 when the participant is not registered or its SMP does not list `docType`; an upstream failure is 502, never 404.",
 			Params: k.network(k.participantID,
