@@ -48,11 +48,11 @@ func inCountry(t *tongue, plan Plan) string {
 // verdict starts a yes/no sentence: "Yes: ...", "Oui : ...".
 func verdict(t *tongue, word, sentence string) string { return word + t.colon + sentence }
 
-// gist is a warning as an answer says it: in English the first clause of its message
-// (what is wrong; the items carry the whole message), in other languages its gist from
-// the tongue's table.
+// gist is a warning as an answer says it: its gist from the tongue's table, or, for a
+// language that quotes the registry's messages (or a code the table lacks), the first
+// clause of its message (what is wrong; the items carry the whole message).
 func gist(t *tongue, w registry.Warning) string {
-	if t != &english {
+	if !t.quotesMessages {
 		if g, ok := t.gists[w.Code]; ok {
 			return g
 		}
@@ -88,8 +88,8 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 		b.WriteString(registrationSentence(t, who, info))
 	}
 	for _, w := range p.Warnings {
-		if w.Code == registry.WarnSMPNotFound || w.Code == registry.WarnDirectoryCardMissing && t != &english || slices.Contains(info.Blocked, w.Code) {
-			continue // said above (in English the card warning's message says more)
+		if w.Code == registry.WarnSMPNotFound || w.Code == registry.WarnDirectoryCardMissing && !t.quotesMessages || slices.Contains(info.Blocked, w.Code) {
+			continue // said above (a quoted card warning says more than the gist)
 		}
 		if svc != nil && plan.needsServices() && serviceCodes[w.Code] {
 			// Judged from the services: the warnings of the document types asked
@@ -97,7 +97,7 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 			// other document types do not answer the question.
 			continue
 		}
-		if t == &english {
+		if t.quotesMessages {
 			fmt.Fprintf(&b, t.note, strings.TrimSuffix(w.Message, "."))
 		} else {
 			fmt.Fprintf(&b, t.note, gist(t, w))

@@ -233,8 +233,8 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 		if a.Answer == "" {
 			reason := r.t.upstreamDown
 			var re *registry.Error
-			if errors.As(err, &re) && r.t == &english {
-				reason = re.Message // the other languages say it in theirs
+			if errors.As(err, &re) && r.t.quotesMessages {
+				reason = re.Message
 			}
 			a.Answer = fmt.Sprintf(r.t.askFailed, reason)
 		}
@@ -289,7 +289,6 @@ func (r *run) run(ctx context.Context) error {
 				f := failedCall(c, d.err)
 				a.Failed = append(a.Failed, f)
 				it := r.e.participantItem(p, d.svc, plan.Document, plan.needsServices())
-				it.Peppol.DirectoryCard = false
 				r.add(it, &f)
 				a.Answer = participantAnswer(t, plan, p, d.svc, it) + " " + fmt.Sprintf(t.partial, t.card[0])
 				return nil

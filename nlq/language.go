@@ -218,8 +218,12 @@ type tongue struct {
 	processes    string // process names
 	docTypesNone string // who, SMP host
 	notChecked   string // what (services)
-	// gists are short forms of the warnings, by code; an unlisted code uses the
-	// first clause of the warning's English message.
+	// quotesMessages: the registry's messages are in this language, so answers quote
+	// them (with their dates and advice) rather than a gist, and name the cause of a
+	// failure in their words.
+	quotesMessages bool
+	// gists are short forms of the warnings, by code, for a language that does not
+	// quote the messages; an unlisted code uses the first clause of the English message.
 	gists map[string]string
 }
 

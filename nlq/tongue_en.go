@@ -1,7 +1,5 @@
 package nlq
 
-import "github.com/peppolgate/peppolgate/registry"
-
 // english is the default language of answers.
 var english = tongue{
 	code: LangEnglish,
@@ -76,28 +74,6 @@ var english = tongue{
 	docTypesNone: "%[1]s is registered with the SMP %[2]s, which lists no document type for it.",
 	notChecked:   "its services",
 
-	gists: map[string]string{
-		registry.WarnCertificateExpired:         "the access point certificate has expired",
-		registry.WarnCertificateExpiring:        "the access point certificate expires soon",
-		registry.WarnCertificateNotPeppol:       "the access point certificate is not from an OpenPeppol CA",
-		registry.WarnServiceNotYetActive:        "the endpoint is not active yet",
-		registry.WarnServiceExpired:             "the endpoint has expired",
-		registry.WarnTransportProfileRemoved:    "the endpoint's transport profile has been removed from Peppol",
-		registry.WarnTransportProfileDeprecated: "the endpoint's transport profile is deprecated",
-		registry.WarnDocumentTypeRemoved:        "the document type has been removed from Peppol",
-		registry.WarnDocumentTypeDeprecated:     "the document type is deprecated",
-		registry.WarnEndpointNotHTTPS:           "the endpoint is not HTTPS",
-		registry.WarnEndpointPort:               "the endpoint is not on port 443",
-		registry.WarnEndpointUnavailable:        "the service metadata could not be read",
-		registry.WarnEndpointNotFound:           "the SMP lists no endpoint for it",
-		registry.WarnTransportProfileUnknown:    "the endpoint's transport profile is not a Peppol one",
-		registry.WarnDocumentTypeNonStandard:    "the document type is not in the Peppol code list",
-		registry.WarnDirectoryUnavailable:       "the Peppol Directory could not be asked, so the name may be missing",
-		registry.WarnSMLNoSMPService:            "the SML has no SMP entry for it",
-		registry.WarnIdentifier:                 "the identifier does not look right for its scheme",
-		registry.WarnDirectoryCardMissing:       "it has no Peppol Directory business card",
-		registry.WarnDirectoryDocTypesMismatch:  "its Directory card and its SMP list different document types",
-		registry.WarnMirrorUnavailable:          "the local Directory copy could not be used",
-		registry.WarnMirrorStale:                "the Directory data is older than usual",
-	},
+	// The registry speaks English: answers quote its warnings and errors.
+	quotesMessages: true,
 }
