@@ -24,16 +24,22 @@ type CachePolicy struct {
 	Stale time.Duration
 }
 
-// CachePolicy returns c's cache durations, each field's default where it is zero.
-func (c Config) CachePolicy() CachePolicy {
+// WithDefaults returns p with each zero field set to Config's default for it.
+func (p CachePolicy) WithDefaults() CachePolicy {
 	or := func(d, def time.Duration) time.Duration {
 		if d <= 0 {
 			return def
 		}
 		return d
 	}
-	return CachePolicy{Found: or(c.PositiveTTL, DefaultPositiveTTL), NotFound: or(c.NegativeTTL, DefaultNegativeTTL),
-		Search: or(c.SearchTTL, DefaultSearchTTL), Stale: or(c.StaleFor, DefaultStaleFor)}
+	return CachePolicy{Found: or(p.Found, DefaultPositiveTTL), NotFound: or(p.NotFound, DefaultNegativeTTL),
+		Search: or(p.Search, DefaultSearchTTL), Stale: or(p.Stale, DefaultStaleFor)}
+}
+
+// CachePolicy returns how long l keeps answers, as configured.
+func (l *Live) CachePolicy() CachePolicy {
+	c := l.cfg
+	return CachePolicy{Found: c.PositiveTTL, NotFound: c.NegativeTTL, Search: c.SearchTTL, Stale: c.StaleFor}.WithDefaults()
 }
 
 // Defaults of Config, used when the corresponding field is zero.

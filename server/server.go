@@ -83,8 +83,8 @@ type Config struct {
 	Metrics *Metrics
 	// Mirror, when set, reports the Directory mirror's state for /readyz.
 	Mirror func() MirrorStatus
-	// Cache is how long the registry keeps answers, for the documents' limits; zero
-	// fields are the registry's defaults.
+	// Cache is how long the registry keeps answers (registry.Live.CachePolicy), for
+	// the documents' limits; zero fields are the registry's defaults.
 	Cache registry.CachePolicy
 }
 
@@ -164,7 +164,7 @@ func New(cfg Config) (*Server, error) {
 		fixed:   fixedHeaders(),
 		metrics: cfg.Metrics,
 		mirror:  cfg.Mirror,
-		cache:   registry.Config{PositiveTTL: cfg.Cache.Found, NegativeTTL: cfg.Cache.NotFound, SearchTTL: cfg.Cache.Search, StaleFor: cfg.Cache.Stale}.CachePolicy(),
+		cache:   cfg.Cache.WithDefaults(),
 
 		trustedProxies:  cfg.TrustedProxies,
 		rateLimitExempt: cfg.RateLimitExempt,

@@ -328,7 +328,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Metrics:           metrics,
 		Mirror:            mirrorStatus(up.mirror, cfg.mirrorMaxAge, cfg.mirrorHardMaxAge, up.clock()),
-		Cache:             registry.Config{PositiveTTL: cfg.cacheTTL}.CachePolicy(),
+		Cache:             up.reg.CachePolicy(),
 		Ready: func(context.Context) error {
 			if draining.Load() {
 				return errors.New("shutting down")
