@@ -1,8 +1,6 @@
 package nlq
 
 import (
-	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
-	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
@@ -77,21 +74,7 @@ func TestAskCountByCountry(t *testing.T) {
 // Directory export; the live Directory it would fall back to is a closed port.
 func startMirrored(t *testing.T, n *livenet.Net) *registry.Live {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "mirror.db")
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, n.Net.DirectoryURL()+"/export/businesscards", nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec, err := export.NewDecoder(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mirror.Build(t.Context(), path, dec, mirror.BuildOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	store, err := mirror.OpenStore(path, nil)
+	store, err := mirror.OpenStore(livenet.BuildMirror(t, n.Net), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

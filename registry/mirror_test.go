@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
-	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
@@ -41,20 +41,7 @@ func startMirrorNet(t *testing.T, participants int, mirrorPath string) *mirrorNe
 	}
 	t.Cleanup(func() { n.Close() })
 	if mirrorPath == "" {
-		mirrorPath = filepath.Join(t.TempDir(), "mirror.db")
-		req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, n.DirectoryURL()+"/export/businesscards", nil)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		dec, err := export.NewDecoder(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := mirror.Build(t.Context(), mirrorPath, dec, mirror.BuildOptions{}); err != nil {
-			t.Fatal(err)
-		}
+		mirrorPath = livenet.BuildMirror(t, n)
 	}
 	store, err := mirror.OpenStore(mirrorPath, nil)
 	if err != nil {

@@ -1,14 +1,19 @@
 // Package livenet starts, for tests, the real registry over a simulated Peppol network
 // on loopback: netsim's DNS, SMP and Directory servers, the real sml/smp/directory
-// clients and registry.Live. It is for tests of the packages above the registry
-// (tools, nlq); the registry's own tests build theirs in-package.
+// clients and registry.Live, and a Directory mirror built from its export. It is for
+// tests of the packages above the registry (tools, nlq) and the registry's external
+// tests.
 package livenet
 
 import (
+	"net/http"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
@@ -64,4 +69,29 @@ func (n *Net) Name(id string) string {
 		return ""
 	}
 	return p.Card.Entities[0].Names[0].Name
+}
+
+// BuildMirror downloads the business-card export of n's Directory and builds a mirror
+// index from it in a temporary folder, as 'peppolgate mirror import' does; it returns
+// the index file. A failure fails the test.
+func BuildMirror(t testing.TB, n *netsim.Network) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, n.DirectoryURL()+"/export/businesscards", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	dec, err := export.NewDecoder(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mirror.Build(t.Context(), path, dec, mirror.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
