@@ -196,10 +196,7 @@ func (s *Server) API() discovery.API {
 	for _, rt := range s.table() {
 		api.Endpoints = append(api.Endpoints, rt.Endpoint)
 	}
-	for _, c := range Codes() {
-		spec := errorTable[c]
-		api.Errors = append(api.Errors, discovery.ErrorCode{Code: c, Status: spec.status, When: spec.when, Action: spec.action})
-	}
+	api.Errors = errorDocsByCode()
 	return api
 }
 

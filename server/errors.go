@@ -96,15 +96,21 @@ func Codes() []registry.Code {
 
 // ErrorDocs returns the error table as documentation: every code with its HTTP
 // status, when it is answered and what a client should do, ordered by status and
-// code. The README's error table comes from it; API gives the documents the same
-// table ordered by code.
+// code. The README's error table comes from it; the OpenAPI document and
+// llms-full.txt list the same table ordered by code (errorDocsByCode).
 func ErrorDocs() []discovery.ErrorCode {
+	out := errorDocsByCode()
+	slices.SortStableFunc(out, func(a, b discovery.ErrorCode) int { return a.Status - b.Status })
+	return out
+}
+
+// errorDocsByCode is the error table as documentation, ordered by code.
+func errorDocsByCode() []discovery.ErrorCode {
 	out := make([]discovery.ErrorCode, 0, len(errorTable))
 	for _, c := range Codes() {
 		spec := errorTable[c]
 		out = append(out, discovery.ErrorCode{Code: c, Status: spec.status, When: spec.when, Action: spec.action})
 	}
-	slices.SortStableFunc(out, func(a, b discovery.ErrorCode) int { return a.Status - b.Status })
 	return out
 }
 
