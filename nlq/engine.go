@@ -25,7 +25,8 @@ const followUps = 3
 
 // Config configures an Engine.
 type Config struct {
-	// Registry answers the tools. Required.
+	// Registry answers the tools, as one unnamed network: answers carry no network
+	// (a *registry.Networks answers from its default network). Required.
 	Registry registry.Registry
 	// Planner plans questions (RulePlanner{}), and answers them when there is no LLM
 	// or it fails. Required.
@@ -42,7 +43,9 @@ type Config struct {
 
 // Engine answers questions with the tools. It is safe for concurrent use.
 type Engine struct {
-	reg     registry.Registry
+	// reg is Config.Registry as the tools take it: one unnamed network, so answers
+	// carry no network and the planner offers none.
+	reg     *registry.Networks
 	planner Planner
 	llm     *LLM
 	baseURL string
@@ -59,7 +62,7 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Registry == nil || cfg.Planner == nil {
 		return nil, errors.New("nlq: Config.Registry and Config.Planner are required")
 	}
-	e := &Engine{reg: cfg.Registry, planner: cfg.Planner, llm: cfg.LLM,
+	e := &Engine{reg: registry.One(cfg.Registry), planner: cfg.Planner, llm: cfg.LLM,
 		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), version: cfg.Version, log: cfg.Logger}
 	e.tools = map[string]tools.Tool{}
 	for _, t := range tools.All() {

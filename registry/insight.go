@@ -212,7 +212,7 @@ func certificateWarnings(c *CertificateInfo, now time.Time) []Warning {
 // it. None when network is neither "production" nor "test", or the issuer is no
 // OpenPeppol CA (certificateWarnings says that).
 func caNetworkWarnings(c *CertificateInfo, network string) []Warning {
-	if c == nil || (network != "production" && network != "test") {
+	if c == nil || (network != NetworkProduction && network != NetworkTest) {
 		return nil
 	}
 	name, ok := peppolCA(c.Issuer)
@@ -221,9 +221,9 @@ func caNetworkWarnings(c *CertificateInfo, network string) []Warning {
 	}
 	isTest := strings.Contains(name, "TEST CA")
 	switch {
-	case network == "production" && isTest:
+	case network == NetworkProduction && isTest:
 		return []Warning{{Code: WarnCertificateNotPeppol, Message: "the access point certificate is issued by the OpenPeppol test CA (" + name + "), which production access points do not trust: delivery on the production network will fail; the participant's access point provider must register its production certificate in the SMP"}}
-	case network == "test" && !isTest:
+	case network == NetworkTest && !isTest:
 		return []Warning{{Code: WarnCertificateNotPeppol, Message: "the access point certificate is issued by the OpenPeppol production CA (" + name + "), which test network access points do not trust: delivery on the test network will fail; the participant's access point provider must register its test certificate in the SMP"}}
 	}
 	return nil

@@ -68,9 +68,7 @@ func (s *Server) docKit() docKit {
 			Schema:  &jsonschema.Schema{Type: "string", Pattern: tools.ParticipantIDPattern, MaxLength: ptr(len(peppol.ParticipantScheme) + 2 + peppol.MaxParticipantIDLength)},
 			Example: "0208:0677424046"},
 	}
-	if s.nets != nil {
-		k.networks = s.nets.Names()
-	}
+	k.networks = s.nets.Names()
 	return k
 }
 
@@ -87,14 +85,14 @@ func (k docKit) markdown(desc string) []discovery.Response {
 // network adds to params the optional parameter that picks the network, when the
 // server names its networks.
 func (k docKit) network(params ...discovery.Param) []discovery.Param {
-	if k.networks == nil {
+	if len(k.networks) == 0 {
 		return params
 	}
 	enum := make([]any, len(k.networks))
 	for i, n := range k.networks {
 		enum[i] = n
 	}
-	return append(params, discovery.Param{Name: "network", In: "query", Description: tools.NetworkDescription(k.networks),
+	return append(params, discovery.Param{Name: "network", In: "query", Description: registry.NetworkDescription(k.networks),
 		Schema: &jsonschema.Schema{Type: "string", Enum: enum}, Example: k.networks[len(k.networks)-1]})
 }
 
@@ -177,11 +175,7 @@ func spelledSize(n int) string {
 // API describes the service for the discovery documents, from the route table, the
 // error table and the tools.
 func (s *Server) API() discovery.API {
-	all := tools.All()
-	if s.nets != nil {
-		all = tools.ForNetworks(s.nets)
-	}
-	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: all, MCPPath: mcpPath,
+	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: tools.ForNetworks(s.nets), MCPPath: mcpPath,
 		Limits: []string{
 			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; at most %d results per search.", registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults),
 			fmt.Sprintf("POST /ask: body at most %s, query 1 to %d characters.", spelledSize(maxAskBody), nlq.MaxQueryLength),

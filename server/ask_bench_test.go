@@ -14,7 +14,7 @@ import (
 func BenchmarkAskCached(b *testing.B) {
 	p := samplePart("0208:0677424046")
 	p.SMP = &registry.SMPRecord{URL: "https://smp.example/iso6523-actorid-upis%3A%3A0208%3A0677424046", Hostname: "smp.example", ServiceCount: 2}
-	s, err := New(Config{BaseURL: "http://localhost:8080", Registry: &fakeRegistry{part: p, fresh: registry.Freshness{Cached: true, TTL: 15 * time.Minute}}})
+	s, err := New(Config{BaseURL: "http://localhost:8080", Networks: registry.One(&fakeRegistry{part: p, fresh: registry.Freshness{Cached: true, TTL: 15 * time.Minute}})})
 	if err != nil {
 		b.Fatal(err)
 	}

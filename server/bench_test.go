@@ -37,7 +37,7 @@ func BenchmarkTrivialHandler(b *testing.B) {
 func BenchmarkCachedParticipant(b *testing.B) {
 	p := samplePart("0208:0677424046")
 	p.SMP = &registry.SMPRecord{URL: "https://smp.example/iso6523-actorid-upis%3A%3A0208%3A0677424046", Hostname: "smp.example", ServiceCount: 2}
-	s, err := New(Config{BaseURL: "http://localhost:8080", Registry: &fakeRegistry{part: p, fresh: registry.Freshness{Cached: true, TTL: 15 * time.Minute}}})
+	s, err := New(Config{BaseURL: "http://localhost:8080", Networks: registry.One(&fakeRegistry{part: p, fresh: registry.Freshness{Cached: true, TTL: 15 * time.Minute}})})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,7 +50,7 @@ func BenchmarkCachedSearch(b *testing.B) {
 	for range registry.MaxSearchResults {
 		res.Results = append(res.Results, registry.SearchHit{ParticipantID: "0208:0677424046", Name: "Acme Installaties NV", CountryCode: "BE"})
 	}
-	s, err := New(Config{BaseURL: "http://localhost:8080", Registry: &fakeRegistry{result: res, fresh: registry.Freshness{Cached: true, TTL: 5 * time.Minute}}})
+	s, err := New(Config{BaseURL: "http://localhost:8080", Networks: registry.One(&fakeRegistry{result: res, fresh: registry.Freshness{Cached: true, TTL: 5 * time.Minute}})})
 	if err != nil {
 		b.Fatal(err)
 	}

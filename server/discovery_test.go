@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // TestDiscoveryDocuments fetches every discovery document the way a client does and
@@ -140,7 +142,7 @@ func TestDocumentsConditionalAndGzip(t *testing.T) {
 
 // BenchmarkOpenAPIDocument serves /openapi.json plain and gzip-compressed.
 func BenchmarkOpenAPIDocument(b *testing.B) {
-	s, err := New(Config{Registry: &fakeRegistry{}, BaseURL: "http://peppolgate.test"})
+	s, err := New(Config{Networks: registry.One(&fakeRegistry{}), BaseURL: "http://peppolgate.test"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -70,8 +70,7 @@ func startE2E(t testing.TB) *e2e {
 		t.Fatal(err)
 	}
 	testNet, testReg := startTestNetwork(t, clock)
-	s, err := New(Config{Registry: reg, BaseURL: "http://peppolgate.test",
-		Network: "production", Networks: map[string]registry.Registry{"test": testReg}})
+	s, err := New(Config{Networks: prodAndTest(t, reg, testReg), BaseURL: "http://peppolgate.test"})
 	if err != nil {
 		t.Fatal(err)
 	}

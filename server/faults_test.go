@@ -148,7 +148,7 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Registry: reg, BaseURL: "http://peppolgate.test", Logger: logger})
+	s, err := New(Config{Networks: registry.One(reg), BaseURL: "http://peppolgate.test", Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}

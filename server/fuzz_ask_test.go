@@ -43,7 +43,7 @@ func FuzzAsk(f *testing.F) {
 	failing := &fakeRegistry{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the Peppol network could not be queried"}}
 	var servers []*Server
 	for _, r := range []registry.Registry{reg, failing} {
-		s, err := New(Config{BaseURL: "http://localhost:8080", Registry: r})
+		s, err := New(Config{BaseURL: "http://localhost:8080", Networks: registry.One(r)})
 		if err != nil {
 			f.Fatal(err)
 		}

@@ -28,7 +28,7 @@ func FuzzRequest(f *testing.F) {
 	}
 	f.Add("POST", "/api/v1/search")
 	reg := &fakeRegistry{part: samplePart("0208:0677424046"), result: &registry.SearchResult{Query: "q", Results: []registry.SearchHit{}}}
-	s, err := New(Config{BaseURL: "http://localhost:8080", Registry: reg})
+	s, err := New(Config{BaseURL: "http://localhost:8080", Networks: registry.One(reg)})
 	f.Cleanup(func() { s.Close() })
 	if err != nil {
 		f.Fatal(err)

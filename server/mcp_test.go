@@ -88,7 +88,7 @@ func TestMCPGuardConfig(t *testing.T) {
 				t.Errorf("newMCPGuard(%q, %q): error %v, want error %v", tt.origins, tt.hosts, err, tt.wantErr)
 			}
 			// New reports the same configuration errors.
-			s, err := New(Config{Registry: &fakeRegistry{}, BaseURL: guardBase, MCPAllowedOrigins: tt.origins, MCPAllowedHosts: tt.hosts})
+			s, err := New(Config{Networks: registry.One(&fakeRegistry{}), BaseURL: guardBase, MCPAllowedOrigins: tt.origins, MCPAllowedHosts: tt.hosts})
 			if err == nil {
 				s.Close()
 			}

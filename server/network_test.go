@@ -116,36 +116,6 @@ func TestNetworkUnnamed(t *testing.T) {
 	}
 }
 
-// TestNetworkConfig: New refuses networks it cannot serve.
-func TestNetworkConfig(t *testing.T) {
-	t.Parallel()
-	f := &fakeRegistry{}
-	tests := []struct {
-		name string
-		cfg  Config
-		ok   bool
-	}{
-		{"registry only", Config{Registry: f}, true},
-		{"named default", Config{Registry: f, Network: "production"}, true},
-		{"default from networks", Config{Network: "test", Networks: map[string]registry.Registry{"test": f, "production": f}}, true},
-		{"networks without a name", Config{Registry: f, Networks: map[string]registry.Registry{"test": f}}, false},
-		{"unknown network", Config{Registry: f, Network: "production", Networks: map[string]registry.Registry{"staging": f}}, false},
-		{"no default registry", Config{Network: "production", Networks: map[string]registry.Registry{"test": f}}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.cfg.BaseURL = "http://localhost:8080"
-			s, err := New(tt.cfg)
-			if (err == nil) != tt.ok {
-				t.Fatalf("New: %v, want ok %v", err, tt.ok)
-			}
-			if s != nil {
-				s.Close()
-			}
-		})
-	}
-}
-
 // TestMCPNetwork: over /mcp, the tools take network like the REST API.
 func TestMCPNetwork(t *testing.T) {
 	t.Parallel()

@@ -324,7 +324,7 @@ func TestOpenAPIGolden(t *testing.T) {
 		c.BaseURL = "https://peppolgate.example"
 		c.Version = "v1.0.0"
 		// As the default deployment: production, and test per request.
-		c.Network, c.Networks = "production", map[string]registry.Registry{"test": &fakeRegistry{}}
+		c.Networks = prodAndTest(t, &fakeRegistry{}, &fakeRegistry{})
 	})
 	h := validating(t, s)
 	w := do(t, h, "GET", "/openapi.json")
@@ -511,7 +511,7 @@ func TestOpenAPIExamples(t *testing.T) {
 	t.Parallel()
 	e := startE2E(t)
 	s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
-		c.Network, c.Networks = "production", map[string]registry.Registry{"test": &fakeRegistry{}}
+		c.Networks = prodAndTest(t, &fakeRegistry{}, &fakeRegistry{})
 	})
 	v := newOpenAPIValidator(t, s)
 	limitedURL := startLimited(t)

@@ -30,7 +30,7 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeShared(w, r, http.StatusOK, p, network, func() any { return tools.ParticipantOn(p, network) })
+	s.writeShared(w, r, http.StatusOK, p, network, func() any { return p.On(network) })
 	return nil
 }
 
@@ -40,7 +40,7 @@ func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	doc, err := tools.ParseDocType(r.URL.Query().Get("docType"))
+	doc, err := registry.ParseDocType(r.URL.Query().Get("docType"))
 	if err != nil {
 		return err
 	}
@@ -53,24 +53,18 @@ func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeShared(w, r, http.StatusOK, res, network, func() any { return tools.ServicesOn(res, network) })
+	s.writeShared(w, r, http.StatusOK, res, network, func() any { return res.On(network) })
 	return nil
 }
 
 // network returns the registry of the network the request's network query parameter
 // names (the default when it names none) and its name ("" when the server names no
 // network). It returns a *registry.Error with CodeInvalidRequest, naming the offered
-// networks, for a network that is unknown or not offered (tools.ParseNetwork).
+// networks, for a network that is unknown or not offered (registry.ParseNetwork).
 func (s *Server) network(r *http.Request) (registry.Registry, string, error) {
 	raw, _, err := queryValue(r.URL.RawQuery, "network")
 	if err != nil {
 		return nil, "", err
-	}
-	if s.nets == nil {
-		if _, err := tools.ParseNetwork(raw, nil); err != nil {
-			return nil, "", err
-		}
-		return s.reg, "", nil
 	}
 	return s.nets.Select(raw)
 }
@@ -90,7 +84,7 @@ func participantParam(r *http.Request) (peppol.ParticipantID, error) {
 		}
 		raw = dec
 	}
-	return tools.ParseParticipantID(raw)
+	return registry.ParseParticipantID(raw)
 }
 
 // participantRoutes describes and serves the lookups of one participant (docs/INTERFACE.md §4).
@@ -121,7 +115,7 @@ func (s *Server) participantRoutes(k docKit) []route {
 			Params: k.network(k.participantID,
 				discovery.Param{Name: "docType", In: "query", Description: "Only this document type, `<scheme>::<value>`, e.g. the Peppol BIS Billing 3.0 invoice " +
 					"`busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1`.",
-					Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(3), MaxLength: ptr(tools.MaxDocTypeLength)},
+					Schema:  &jsonschema.Schema{Type: "string", MinLength: ptr(3), MaxLength: ptr(registry.MaxDocTypeLength)},
 					Example: "busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1"},
 			),
 			Responses: k.jsonOK("The participant's services.", tools.ServicesSchema()),

@@ -30,10 +30,10 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 	setFreshness(w.Header(), fresh)
 	if !sharedSearch(res) {
 		// A new value on every call: remembering its encoding would only churn the memo.
-		s.writeJSON(w, r, http.StatusOK, tools.SearchResultOn(res, network))
+		s.writeJSON(w, r, http.StatusOK, res.On(network))
 		return nil
 	}
-	s.writeShared(w, r, http.StatusOK, res, network, func() any { return tools.SearchResultOn(res, network) })
+	s.writeShared(w, r, http.StatusOK, res, network, func() any { return res.On(network) })
 	return nil
 }
 
@@ -53,7 +53,7 @@ func sharedSearch(res *registry.SearchResult) bool {
 }
 
 // parseSearchQuery reads q and country from the raw query string and validates them
-// as every adapter does (tools.ParseSearch).
+// as every adapter does (registry.ParseSearch).
 func parseSearchQuery(rawQuery string) (registry.SearchQuery, error) {
 	q, ok, err := queryValue(rawQuery, "q")
 	if err != nil {
@@ -63,7 +63,7 @@ func parseSearchQuery(rawQuery string) (registry.SearchQuery, error) {
 	if err != nil {
 		return registry.SearchQuery{}, err
 	}
-	return tools.ParseSearch(q, ok, country)
+	return registry.ParseSearch(q, ok, country)
 }
 
 // queryValue returns the first value of key in rawQuery, and whether key is there,

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"net/http"
 	"net/netip"
 	"net/url"
@@ -30,18 +29,13 @@ const readyTimeout = 5 * time.Second
 
 // Config configures a Server.
 type Config struct {
-	// Registry answers lookups and searches, over REST, MCP and POST /ask: the default
-	// network's registry. Required unless Networks[Network] is set.
-	Registry registry.Registry
-	// Network names the default network (production, test or demo): answers say which
-	// network answered, and the REST API's network parameter and the tools' network
-	// argument are offered. Empty: the network is unnamed, answers carry no network
-	// and network selection is refused.
-	Network string
-	// Networks are the registries of further networks by name, offered per request
-	// besides the default (Registry, which replaces Networks[Network] when both are
-	// set). POST /ask always answers from the default network. Needs Network.
-	Networks map[string]registry.Registry
+	// Networks answer lookups and searches, over REST, MCP and POST /ask (which
+	// always answers from the default network). When they offer networks by name
+	// (registry.NewNetworks), answers say which network answered and the REST API's
+	// network parameter and the tools' network argument pick one; a server of one
+	// unnamed network (registry.One) names none and refuses network selection.
+	// Required.
+	Networks *registry.Networks
 	// BaseURL is the public URL of the service (scheme, host, optional path), used for
 	// every absolute link in answers and discovery documents. Required.
 	BaseURL string
@@ -90,9 +84,8 @@ type Config struct {
 
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
 type Server struct {
-	reg registry.Registry
-	// nets are the networks offered per request; nil when the network is unnamed.
-	nets *tools.Networks
+	// nets are the networks answering, one or several.
+	nets *registry.Networks
 	nlq  *nlq.Engine
 	// baseURL has no trailing slash, so paths can be appended.
 	baseURL string
@@ -123,39 +116,23 @@ type Server struct {
 	rateLimitExempt []netip.Prefix
 }
 
-// New returns a Server for cfg. It returns an error when there is no registry for the
-// default network, when cfg.Networks is set without cfg.Network or names an unknown
-// network, or when cfg.BaseURL is not an absolute http or https URL. Request handlers
-// pass the request's context to the registry, which bounds its own upstream work (see
-// registry.Config.LookupTimeout); a client that goes away cancels its wait.
+// New returns a Server for cfg. It returns an error when cfg.Networks is nil or its
+// default network has no registry, or when cfg.BaseURL is not an absolute http or
+// https URL. Request handlers pass the request's context to the registry, which
+// bounds its own upstream work (see registry.Config.LookupTimeout); a client that
+// goes away cancels its wait.
 func New(cfg Config) (*Server, error) {
-	var nets *tools.Networks
-	switch {
-	case cfg.Network != "":
-		regs := maps.Clone(cfg.Networks)
-		if regs == nil {
-			regs = map[string]registry.Registry{}
-		}
-		if cfg.Registry != nil {
-			regs[cfg.Network] = cfg.Registry
-		}
-		n, err := tools.NewNetworks(cfg.Network, regs)
-		if err != nil {
-			return nil, fmt.Errorf("server: %w", err)
-		}
-		nets, cfg.Registry = n, regs[cfg.Network]
-	case len(cfg.Networks) > 0:
-		return nil, errors.New("server: Config.Networks needs Config.Network, the default network's name")
+	if cfg.Networks == nil {
+		return nil, errors.New("server: Config.Networks is nil")
 	}
-	if cfg.Registry == nil {
-		return nil, errors.New("server: Config.Registry is nil")
+	if reg, _, _ := cfg.Networks.Select(""); reg == nil {
+		return nil, errors.New("server: the default network has no registry")
 	}
 	if u, err := url.Parse(cfg.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("server: base URL %q is not an absolute http or https URL", cfg.BaseURL)
 	}
 	s := &Server{
-		reg:     cfg.Registry,
-		nets:    nets,
+		nets:    cfg.Networks,
 		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"),
 		log:     cfg.Logger,
 		ready:   cfg.Ready,
@@ -188,12 +165,12 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.nlq, err = nlq.New(nlq.Config{Registry: cfg.Registry, Planner: nlq.RulePlanner{}, LLM: cfg.LLM,
+	s.nlq, err = nlq.New(nlq.Config{Registry: cfg.Networks, Planner: nlq.RulePlanner{}, LLM: cfg.LLM,
 		BaseURL: s.baseURL, Version: cfg.Version, Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	mcp, err := tools.NewMCPServer(tools.MCPConfig{Registry: cfg.Registry, Networks: nets, Version: cfg.Version, Logger: s.log})
+	mcp, err := tools.NewMCPServer(tools.MCPConfig{Networks: cfg.Networks, Version: cfg.Version, Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

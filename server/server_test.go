@@ -97,12 +97,23 @@ func newTestServer(t *testing.T, reg registry.Registry, mod func(*Config)) (*Ser
 	return s, logs
 }
 
+// prodAndTest returns the networks of the default deployment: production (prod) the
+// default, and test per request.
+func prodAndTest(t testing.TB, prod, test registry.Registry) *registry.Networks {
+	t.Helper()
+	nets, err := registry.NewNetworks(registry.NetworkProduction, map[string]registry.Registry{registry.NetworkProduction: prod, registry.NetworkTest: test})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nets
+}
+
 // newUncheckedServer is newTestServer without the OpenAPI check, for tests that make
 // a route answer what it cannot (a fake registry's arbitrary errors).
 func newUncheckedServer(t *testing.T, reg registry.Registry, mod func(*Config)) (*Server, *bytes.Buffer) {
 	t.Helper()
 	var logs bytes.Buffer
-	cfg := Config{Registry: reg, Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: &logs}, nil)), BaseURL: "http://localhost:8080"}
+	cfg := Config{Networks: registry.One(reg), Logger: slog.New(slog.NewJSONHandler(&lockedWriter{w: &logs}, nil)), BaseURL: "http://localhost:8080"}
 	if mod != nil {
 		mod(&cfg)
 	}
@@ -153,10 +164,11 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		name string
 		cfg  Config
 	}{
-		{"nil registry", Config{}},
-		{"relative base URL", Config{Registry: &fakeRegistry{}, BaseURL: "/api"}},
-		{"ftp base URL", Config{Registry: &fakeRegistry{}, BaseURL: "ftp://example.com"}},
-		{"no base URL", Config{Registry: &fakeRegistry{}}},
+		{"no networks", Config{BaseURL: "http://localhost:8080"}},
+		{"no default registry", Config{Networks: registry.One(nil), BaseURL: "http://localhost:8080"}},
+		{"relative base URL", Config{Networks: registry.One(&fakeRegistry{}), BaseURL: "/api"}},
+		{"ftp base URL", Config{Networks: registry.One(&fakeRegistry{}), BaseURL: "ftp://example.com"}},
+		{"no base URL", Config{Networks: registry.One(&fakeRegistry{})}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

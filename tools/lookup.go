@@ -34,7 +34,7 @@ Errors: invalid_participant_id (fix the identifier's form and retry), not_found 
 	}
 }
 
-func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
+func callLookup(ctx context.Context, nets *registry.Networks, raw json.RawMessage) (*Result, error) {
 	var a LookupArgs
 	if err := decodeArgs("lookup_participant", raw, &a, "participantId and optionally network"); err != nil {
 		return nil, err
@@ -43,7 +43,7 @@ func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	reg, network, err := selectNetwork(reg, a.Network)
+	reg, network, err := nets.Select(a.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -51,7 +51,7 @@ func callLookup(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	p = ParticipantOn(p, network)
+	p = p.On(network)
 	return &Result{Value: p, Text: participantText(p), Freshness: fresh}, nil
 }
 
@@ -62,5 +62,5 @@ func participantArg(raw *string) (peppol.ParticipantID, error) {
 		return peppol.ParticipantID{}, &registry.Error{Code: registry.CodeInvalidParticipantID,
 			Message: "participantId is required: <scheme>:<value>, e.g. 0208:0677424046"}
 	}
-	return ParseParticipantID(*raw)
+	return registry.ParseParticipantID(*raw)
 }

@@ -31,11 +31,10 @@ Answers come from the live Peppol network (SML, SMPs, Peppol Directory) and are 
 
 // MCPConfig configures NewMCPServer.
 type MCPConfig struct {
-	// Registry answers the tools' lookups and searches. Required unless Networks is set.
-	Registry registry.Registry
-	// Networks, when set, answers instead of Registry: the tools take the argument
-	// network (ForNetworks) and answer from the network it names, else the default.
-	Networks *Networks
+	// Networks answer the tools' lookups and searches. When they offer networks by
+	// name, the tools take the argument network (ForNetworks) and answer from the
+	// network it names, else the default. Required.
+	Networks *registry.Networks
 	// Version is the server version reported to clients.
 	Version string
 	// Logger receives tool failures that are not the caller's fault; nil discards them.
@@ -47,17 +46,15 @@ type MCPConfig struct {
 // logging and completions (so clients that use them find them). Tool failures are
 // tool results with isError set, their text starting with the same error code and
 // message as the REST API; protocol errors are left for protocol problems (an unknown
-// tool). It returns an error when both cfg.Registry and cfg.Networks are nil.
+// tool). It returns an error when cfg.Networks is nil.
 func NewMCPServer(cfg MCPConfig) (*server.MCPServer, error) {
-	reg, all, instructions := cfg.Registry, All(), mcpInstructions
-	if cfg.Networks != nil {
-		reg, all = cfg.Networks, ForNetworks(cfg.Networks)
-		names := cfg.Networks.Names()
+	if cfg.Networks == nil {
+		return nil, errors.New("tools: MCPConfig.Networks is nil")
+	}
+	all, instructions := ForNetworks(cfg.Networks), mcpInstructions
+	if names := cfg.Networks.Names(); len(names) > 0 {
 		instructions += fmt.Sprintf("\n\nEvery tool answers for the Peppol %s network unless its argument network names another: %s.",
 			names[0], strings.Join(names, " or "))
-	}
-	if reg == nil {
-		return nil, errNoRegistry
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -84,7 +81,7 @@ func NewMCPServer(cfg MCPConfig) (*server.MCPServer, error) {
 		if err != nil {
 			return nil, err
 		}
-		s.AddTool(mt, toolHandler(t, reg, log))
+		s.AddTool(mt, toolHandler(t, cfg.Networks, log))
 	}
 	schemes, err := schemesResource()
 	if err != nil {
@@ -125,14 +122,14 @@ func MCPTool(t Tool) (mcp.Tool, error) {
 
 // toolHandler adapts t to mcp-go. Arguments travel as the raw JSON the client sent, so
 // they are decoded exactly once, by the tool.
-func toolHandler(t Tool, reg registry.Registry, log *slog.Logger) server.ToolHandlerFunc {
+func toolHandler(t Tool, nets *registry.Networks, log *slog.Logger) server.ToolHandlerFunc {
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		raw, err := rawArguments(req)
 		if err != nil {
 			return ErrorResult(&registry.Error{Code: registry.CodeInvalidRequest,
 				Message: "the arguments of " + t.Name + " must be a JSON object"}), nil
 		}
-		res, err := t.Call(ctx, reg, raw)
+		res, err := t.Call(ctx, nets, raw)
 		if err != nil {
 			var re *registry.Error
 			if !errors.As(err, &re) {

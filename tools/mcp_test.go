@@ -20,7 +20,7 @@ import (
 // mcpClient is an initialised in-process MCP client of a server over l's registry.
 func mcpClient(t *testing.T, l *livenet.Net) *client.Client {
 	t.Helper()
-	return mcpClientFor(t, MCPConfig{Registry: l.Reg, Version: "test"})
+	return mcpClientFor(t, MCPConfig{Networks: registry.One(l.Reg), Version: "test"})
 }
 
 // mcpClientFor is an initialised in-process MCP client of a server for cfg.
@@ -298,7 +298,7 @@ func TestMCPToolErrors(t *testing.T) {
 			wantPrefix: "invalid_participant_id: "},
 		{name: "services: docType not scheme::value", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownBelgian, "docType": "invoice"},
 			wantPrefix: "invalid_request: ", wantIn: "<scheme>::<value>"},
-		{name: "services: docType too long", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownBelgian, "docType": strings.Repeat("x", MaxDocTypeLength+1)},
+		{name: "services: docType too long", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownBelgian, "docType": strings.Repeat("x", registry.MaxDocTypeLength+1)},
 			wantPrefix: "invalid_request: "},
 		{name: "services: docType not listed", tool: "get_participant_services", args: map[string]any{"participantId": netsim.KnownBelgian, "docType": "busdox-docid-qns::urn:example:none"},
 			wantPrefix: "not_found: ", wantIn: "Peppol BIS Billing UBL Invoice V3"},

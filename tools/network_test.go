@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -15,83 +14,13 @@ import (
 // stubRegistry is a registry for tests that never call it (schemas, validation).
 type stubRegistry struct{ registry.Registry }
 
-func TestParseNetwork(t *testing.T) {
-	t.Parallel()
-	offered := []string{NetworkProduction, NetworkTest}
-	tests := []struct {
-		raw, offered string
-		want         string
-		wantErr      string
-	}{
-		{raw: "", want: ""},
-		{raw: "  ", want: ""},
-		{raw: "test", want: "test"},
-		{raw: " TEST ", want: "test"},
-		{raw: "production", want: "production"},
-		{raw: "demo", wantErr: `network "demo" is not offered by this server; it offers production, test`},
-		{raw: "staging", wantErr: `network "staging" is unknown; this server offers production, test`},
-		{raw: "test\n", want: "test"},
-		{raw: "x\x00y", wantErr: `network "x\x00y" is unknown`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.raw, func(t *testing.T) {
-			got, err := ParseNetwork(tt.raw, offered)
-			if tt.wantErr == "" {
-				if err != nil || got != tt.want {
-					t.Errorf("ParseNetwork(%q) = %q, %v; want %q", tt.raw, got, err, tt.want)
-				}
-				return
-			}
-			var re *registry.Error
-			if !errorAs(err, &re) || re.Code != registry.CodeInvalidRequest || !strings.Contains(re.Message, tt.wantErr) {
-				t.Errorf("ParseNetwork(%q) error %v; want invalid_request containing %q", tt.raw, err, tt.wantErr)
-			}
-		})
-	}
-	if _, err := ParseNetwork("test", nil); err == nil || !strings.Contains(err.Error(), "one network only") {
-		t.Errorf("no networks offered: %v", err)
-	}
-}
-
-func TestNewNetworks(t *testing.T) {
-	t.Parallel()
-	stub := stubRegistry{}
-	tests := []struct {
-		name      string
-		def       string
-		regs      map[string]registry.Registry
-		wantNames []string
-	}{
-		{"production and test", NetworkProduction, map[string]registry.Registry{NetworkTest: stub, NetworkProduction: stub}, []string{"production", "test"}},
-		{"test default", NetworkTest, map[string]registry.Registry{NetworkTest: stub, NetworkProduction: stub}, []string{"test", "production"}},
-		{"demo and test", NetworkDemo, map[string]registry.Registry{NetworkTest: stub, NetworkDemo: stub}, []string{"demo", "test"}},
-		{"default missing", NetworkProduction, map[string]registry.Registry{NetworkTest: stub}, nil},
-		{"unknown name", NetworkProduction, map[string]registry.Registry{NetworkProduction: stub, "staging": stub}, nil},
-		{"nil registry", NetworkProduction, map[string]registry.Registry{NetworkProduction: stub, NetworkTest: nil}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := NewNetworks(tt.def, tt.regs)
-			if tt.wantNames == nil {
-				if err == nil {
-					t.Error("no error")
-				}
-				return
-			}
-			if err != nil || !slices.Equal(n.Names(), tt.wantNames) || n.Default() != tt.def {
-				t.Errorf("got %v, %v", n, err)
-			}
-		})
-	}
-}
-
 // startNetworks starts a simulated production and test network and returns both
 // behind Networks, production the default.
-func startNetworks(t *testing.T) (*Networks, *livenet.Net, *livenet.Net) {
+func startNetworks(t *testing.T) (*registry.Networks, *livenet.Net, *livenet.Net) {
 	t.Helper()
 	prod := startNet(t)
 	test := livenet.Start(t, netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow})
-	nets, err := NewNetworks(NetworkProduction, map[string]registry.Registry{NetworkProduction: prod.Reg, NetworkTest: test.Reg})
+	nets, err := registry.NewNetworks(registry.NetworkProduction, map[string]registry.Registry{registry.NetworkProduction: prod.Reg, registry.NetworkTest: test.Reg})
 	if err != nil {
 		t.Fatal(err)
 	}

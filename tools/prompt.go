@@ -2,14 +2,15 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
-	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // RecipientPrompt is the name of the prompt that checks whether a company can receive
@@ -33,9 +34,10 @@ func recipientPromptHandler(ctx context.Context, req mcp.GetPromptRequest) (*mcp
 	if company == "" {
 		return nil, fmt.Errorf("argument company is required: a company name, VAT number or Peppol participant id")
 	}
-	country := strings.ToUpper(strings.TrimSpace(req.Params.Arguments["country"]))
-	if country != "" && !isAlpha2(country) {
-		return nil, fmt.Errorf("argument country must be a two-letter ISO 3166 code such as BE; got %s", phrase.Quote(country))
+	country, err := registry.ParseCountry(req.Params.Arguments["country"])
+	var re *registry.Error
+	if errors.As(err, &re) {
+		return nil, fmt.Errorf("argument %s", re.Message)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Can %q receive Peppol e-invoices?", company)

@@ -32,7 +32,7 @@ Errors: missing_query (give q, or country alone) or query_too_short (give q with
 	}
 }
 
-func callSearch(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
+func callSearch(ctx context.Context, nets *registry.Networks, raw json.RawMessage) (*Result, error) {
 	var a SearchArgs
 	if err := decodeArgs("search_directory", raw, &a, "q and/or country, and optionally network"); err != nil {
 		return nil, err
@@ -41,11 +41,11 @@ func callSearch(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	if a.Q != nil {
 		q = *a.Q
 	}
-	sq, err := ParseSearch(q, a.Q != nil, a.Country)
+	sq, err := registry.ParseSearch(q, a.Q != nil, a.Country)
 	if err != nil {
 		return nil, err
 	}
-	reg, network, err := selectNetwork(reg, a.Network)
+	reg, network, err := nets.Select(a.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +53,6 @@ func callSearch(ctx context.Context, reg registry.Registry, raw json.RawMessage)
 	if err != nil {
 		return nil, err
 	}
-	res = SearchResultOn(res, network)
+	res = res.On(network)
 	return &Result{Value: res, Text: searchText(res, sq.Country), Freshness: fresh}, nil
 }

@@ -21,10 +21,6 @@ type ServicesArgs struct {
 	Network       string  `json:"network"`
 }
 
-// MaxDocTypeLength bounds a docType argument, in bytes: Peppol document type
-// identifiers are at most 500 characters, plus the scheme.
-const MaxDocTypeLength = 600
-
 func getParticipantServices() Tool {
 	return Tool{
 		Name:  "get_participant_services",
@@ -64,23 +60,12 @@ func servicesInput() *jsonschema.Schema {
 		Description: "Optional: only this document type, as <scheme>::<value>, e.g. " +
 			"busdox-docid-qns::urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2::CreditNote##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1.",
 		MinLength: ptr(3),
-		MaxLength: ptr(MaxDocTypeLength),
+		MaxLength: ptr(registry.MaxDocTypeLength),
 	}
 	return s
 }
 
-// ParseDocType checks a docType argument or query parameter: empty (all document
-// types) or at most MaxDocTypeLength bytes. Its form is the registry's to check. It
-// returns an *registry.Error with CodeInvalidRequest.
-func ParseDocType(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if len(s) > MaxDocTypeLength {
-		return "", &registry.Error{Code: registry.CodeInvalidRequest, Message: fmt.Sprintf("docType must be at most %d characters: <scheme>::<value>", MaxDocTypeLength)}
-	}
-	return s, nil
-}
-
-func callServices(ctx context.Context, reg registry.Registry, raw json.RawMessage) (*Result, error) {
+func callServices(ctx context.Context, nets *registry.Networks, raw json.RawMessage) (*Result, error) {
 	var a ServicesArgs
 	if err := decodeArgs("get_participant_services", raw, &a, "participantId and optionally docType and network"); err != nil {
 		return nil, err
@@ -89,11 +74,11 @@ func callServices(ctx context.Context, reg registry.Registry, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	doc, err := ParseDocType(a.DocType)
+	doc, err := registry.ParseDocType(a.DocType)
 	if err != nil {
 		return nil, err
 	}
-	reg, network, err := selectNetwork(reg, a.Network)
+	reg, network, err := nets.Select(a.Network)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +86,7 @@ func callServices(ctx context.Context, reg registry.Registry, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	res = ServicesOn(res, network)
+	res = res.On(network)
 	return &Result{Value: res, Text: servicesText(res), Freshness: fresh}, nil
 }
 

@@ -1,8 +1,8 @@
 // Package tools holds peppolgate's operations as tools, each defined once: its name, a
 // description written for an LLM, input and output JSON Schemas, behaviour annotations
-// and a handler over a registry.Registry. The MCP server (mcp.go) serves them, /ask calls
-// them, the REST API validates its input with the same functions (args.go) and the
-// discovery documents publish the same schemas.
+// and a handler over the registry's networks. The MCP server (mcp.go) serves them, /ask
+// calls them, and the discovery documents publish the same schemas; every adapter
+// validates its input with the registry's validators (registry/validate.go).
 package tools
 
 import (
@@ -34,7 +34,7 @@ type Tool struct {
 	// Call runs the tool with the JSON arguments object args. It returns a
 	// *registry.Error for bad arguments (CodeInvalidParticipantID, CodeMissingQuery,
 	// CodeQueryTooShort, CodeInvalidRequest) and whatever the registry returns.
-	Call func(ctx context.Context, reg registry.Registry, args json.RawMessage) (*Result, error)
+	Call func(ctx context.Context, nets *registry.Networks, args json.RawMessage) (*Result, error)
 }
 
 // Annotations are MCP's tool behaviour hints. Every field is meant to be sent

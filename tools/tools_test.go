@@ -21,7 +21,7 @@ import (
 func TestToolSnapshot(t *testing.T) {
 	t.Parallel()
 	// As a server answering for production and test (the default) lists them.
-	nets, err := NewNetworks(NetworkProduction, map[string]registry.Registry{NetworkProduction: stubRegistry{}, NetworkTest: stubRegistry{}})
+	nets, err := registry.NewNetworks(registry.NetworkProduction, map[string]registry.Registry{registry.NetworkProduction: stubRegistry{}, registry.NetworkTest: stubRegistry{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,13 +26,6 @@ import (
 // envPrefix starts the environment variable of every flag.
 const envPrefix = "PEPPOLGATE_"
 
-// Networks -network accepts.
-const (
-	networkProduction = "production"
-	networkTest       = "test"
-	networkDemo       = "demo"
-)
-
 // Commands.
 const (
 	cmdServe  = "serve"
@@ -126,7 +119,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way)")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
-	fs.StringVar(&v.network, "network", networkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
+	fs.StringVar(&v.network, "network", registry.NetworkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
 	fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
 		"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone` of the -network network (default its own: production "+sml.ZoneProduction+", test "+sml.ZoneTest+"); not for the other -networks")
@@ -261,11 +254,11 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 
 	c.network = strings.ToLower(strings.TrimSpace(v.network))
 	switch c.network {
-	case networkProduction, networkTest, networkDemo:
+	case registry.NetworkProduction, registry.NetworkTest, registry.NetworkDemo:
 	default:
 		return c, usagef("-network %q is not one of production, test, demo", v.network)
 	}
-	if c.network == networkDemo {
+	if c.network == registry.NetworkDemo {
 		for _, name := range []string{"sml-zone", "dns-server", "directory-url"} {
 			if set[name] {
 				return c, usagef("-%s cannot be used with -network demo, which runs its own SML, SMPs and Directory", name)
@@ -281,7 +274,7 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	c.networks = networks
 
 	c.smlZone = strings.TrimSpace(v.smlZone)
-	if c.smlZone == "" && c.network != networkDemo {
+	if c.smlZone == "" && c.network != registry.NetworkDemo {
 		zone, err := sml.ZoneFor(c.network)
 		if err != nil {
 			return c, usagef("%v", err)
@@ -306,9 +299,9 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	c.directoryURL = strings.TrimSpace(v.directoryURL)
 	if c.directoryURL == "" {
 		switch c.network {
-		case networkProduction:
+		case registry.NetworkProduction:
 			c.directoryURL = directory.Production
-		case networkTest:
+		case registry.NetworkTest:
 			c.directoryURL = directory.Test
 		}
 	} else if u, err := url.Parse(c.directoryURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -355,7 +348,7 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 // for each other, test for demo). It returns a *usageError for a name that is not
 // one of them or a list without def.
 func parseNetworks(def, raw string) ([]string, error) {
-	companion := map[string]string{networkProduction: networkTest, networkTest: networkProduction, networkDemo: networkTest}[def]
+	companion := map[string]string{registry.NetworkProduction: registry.NetworkTest, registry.NetworkTest: registry.NetworkProduction, registry.NetworkDemo: registry.NetworkTest}[def]
 	names := splitList(strings.ToLower(raw))
 	if len(names) == 0 {
 		return []string{def, companion}, nil

@@ -7,12 +7,10 @@ import (
 	"io"
 	"log"
 	"log/slog"
-	"maps"
 	"strings"
 
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
-	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
 
@@ -26,13 +24,7 @@ func (p program) serveMCP(ctx context.Context, cfg config) error {
 	}
 	defer up.closeAll()
 	defer p.startKeepMirror(ctx, cfg, up, logger)()
-	regs := map[string]registry.Registry{cfg.network: up.reg}
-	maps.Copy(regs, up.others)
-	nets, err := tools.NewNetworks(cfg.network, regs)
-	if err != nil {
-		return err
-	}
-	m, err := tools.NewMCPServer(tools.MCPConfig{Networks: nets, Version: version(), Logger: logger})
+	m, err := tools.NewMCPServer(tools.MCPConfig{Networks: up.nets, Version: version(), Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
 )
 
@@ -90,7 +91,7 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 	if sub == "import" {
 		fs.BoolVar(&f.allowPrivate, "allow-private", false, "")
 	} else {
-		fs.StringVar(&f.network, "network", networkProduction, "")
+		fs.StringVar(&f.network, "network", registry.NetworkProduction, "")
 		fs.StringVar(&f.directoryURL, "directory-url", "", "")
 	}
 	usage := func(format string, a ...any) int {
@@ -164,9 +165,9 @@ func exportDirectoryURL(network, override string) (string, error) {
 		return strings.TrimSuffix(s, "/"), nil
 	}
 	switch strings.ToLower(strings.TrimSpace(network)) {
-	case networkProduction:
+	case registry.NetworkProduction:
 		return directory.Production, nil
-	case networkTest:
+	case registry.NetworkTest:
 		return directory.Test, nil
 	}
 	return "", fmt.Errorf("-network %q is not one of production, test", network)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -103,7 +104,9 @@ type upstream struct {
 	now func() time.Time
 	// others are the registries of the other networks offered per request (-networks)
 	// by name; demoTest is the simulated test network of -network demo, nil otherwise.
-	others   map[string]registry.Registry
+	others map[string]registry.Registry
+	// nets are every network offered, cfg.network the default.
+	nets     *registry.Networks
 	demoTest *netsim.Network
 	zone     string
 	dirURL   string
@@ -133,7 +136,7 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 	dirURL := cfg.directoryURL
 	dirRate := 0.0 // the registry's default: the real Directory's 2 requests/s
 	var demo *netsim.Network
-	if cfg.network == networkDemo {
+	if cfg.network == registry.NetworkDemo {
 		// The simulated network outlives ctx until the server has drained, so that
 		// requests in flight at shutdown still get answers.
 		n, err := startDemo(context.WithoutCancel(ctx), log)
@@ -161,7 +164,7 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 		AllowPrivate: cfg.allowPrivateSMP,
 		// Production SMPs are https-only since 2026-02-01; the test network still has
 		// http ones.
-		HTTPSOnly: cfg.network == networkProduction && !cfg.allowPrivateSMP,
+		HTTPSOnly: cfg.network == registry.NetworkProduction && !cfg.allowPrivateSMP,
 		Timeout:   upstreamTimeout,
 	})
 	var store *mirror.Store
@@ -198,6 +201,12 @@ func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs regi
 			return nil, err
 		}
 	}
+	regs := map[string]registry.Registry{cfg.network: up.reg}
+	maps.Copy(regs, up.others)
+	if up.nets, err = registry.NewNetworks(cfg.network, regs); err != nil {
+		up.closeAll()
+		return nil, err
+	}
 	return up, nil
 }
 
@@ -230,7 +239,7 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 	allowPrivate, dirRate := cfg.allowPrivateSMP, 0.0
 	var smlCfg sml.Config
 	var dirURL string
-	if cfg.network == networkDemo {
+	if cfg.network == registry.NetworkDemo {
 		ds := netsim.Generate(netsim.DatasetConfig{Seed: demoSeed, Network: netsim.NetworkTest, Now: demoNow})
 		n, err := netsim.Start(context.WithoutCancel(ctx), ds, netsim.Config{Logger: log.With("component", "netsim")})
 		if err != nil {
@@ -248,7 +257,7 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 		}
 		smlCfg.Zone = zone
 		dirURL = directory.Production
-		if name == networkTest {
+		if name == registry.NetworkTest {
 			dirURL = directory.Test
 		}
 	}
@@ -258,7 +267,7 @@ func (up *upstream) connectOther(ctx context.Context, cfg config, name string, l
 	}
 	smpHTTP := netguard.NewHTTPClient(netguard.Policy{
 		AllowPrivate: allowPrivate,
-		HTTPSOnly:    name == networkProduction && !allowPrivate,
+		HTTPSOnly:    name == registry.NetworkProduction && !allowPrivate,
 		Timeout:      upstreamTimeout,
 	})
 	reg, err := registry.NewLive(up.registryConfig(cfg, name, resolver, smpHTTP, dirURL, dirRate, log, obs))
@@ -312,9 +321,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 
 	var draining atomic.Bool
 	handler, err := server.New(server.Config{
-		Registry:          up.reg,
-		Network:           cfg.network,
-		Networks:          up.others,
+		Networks:          up.nets,
 		BaseURL:           baseURL,
 		Logger:            log,
 		Version:           version(),

@@ -88,7 +88,7 @@ func serveStack(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	// No per-client rate limits (zero RateLimit values), as the binary's run has them
 	// off: one load generator is one client, and the run measures the service, not the
 	// limiter.
-	h, err := server.New(server.Config{Registry: reg, BaseURL: baseURL, Logger: log, Version: "load-mix", Metrics: metrics})
+	h, err := server.New(server.Config{Networks: registry.One(reg), BaseURL: baseURL, Logger: log, Version: "load-mix", Metrics: metrics})
 	if err != nil {
 		ln.Close()
 		return err
