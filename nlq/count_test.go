@@ -7,13 +7,9 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/livenet"
-	"github.com/peppolgate/peppolgate/internal/netguard"
-	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/peppol/directory"
-	"github.com/peppolgate/peppolgate/peppol/sml"
-	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // TestAskCountByCountry counts a country's participants in Norwegian, from the live
@@ -74,21 +70,19 @@ func TestAskCountByCountry(t *testing.T) {
 // Directory export; the live Directory it would fall back to is a closed port.
 func startMirrored(t *testing.T, n *livenet.Net) *registry.Live {
 	t.Helper()
-	store, err := mirror.OpenStore(livenet.BuildMirror(t, n.Net), nil)
+	st, err := stack.Build(stack.Config{
+		Networks:    []stack.Network{{Sim: n.Net, DirectoryURL: "http://127.0.0.1:1", DirectoryRate: 1000, DirectoryBurst: 1000}},
+		MirrorPath:  livenet.BuildMirror(t, n.Net),
+		SMLTimeout:  time.Second,
+		SMLAttempts: 1,
+		// However old the export, the mirror answers.
+		MirrorMaxAge: 100000 * time.Hour, MirrorHardMaxAge: 100000 * time.Hour,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { store.Close() })
-	res, err := sml.New(sml.Config{Servers: []string{n.Net.DNSAddr()}, Zone: n.Net.Zone(), Timeout: time.Second, Attempts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	mirrored, err := registry.NewLive(registry.Config{Resolver: res, SMP: &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
-		Directory: &directory.Client{Base: "http://127.0.0.1:1", Timeout: time.Second}, DirectoryRate: 1000, DirectoryBurst: 1000,
-		Mirror: store, MirrorMaxAge: 100000 * time.Hour, MirrorHardMaxAge: 100000 * time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(st.Close)
+	mirrored := st.Default()
 	return mirrored
 }
 

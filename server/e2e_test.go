@@ -17,13 +17,10 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/clock"
-	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
-	"github.com/peppolgate/peppolgate/peppol/directory"
-	"github.com/peppolgate/peppolgate/peppol/sml"
-	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")
@@ -45,32 +42,28 @@ type e2e struct {
 func startE2E(t testing.TB) *e2e {
 	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
-	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { n.Close() })
-	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The registry reads the dataset's dates (certificates, service dates) at the
+	n := startSim(t, ds)
+	testNet := startSim(t, netsim.Generate(netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow}))
+	// The registries read the dataset's dates (certificates, service dates) at the
 	// dataset's own instant, so the warnings in the golden files do not change with time.
 	clock := clock.NewFake(datasetNow)
-	reg, err := registry.NewLive(registry.Config{
-		Resolver:  res,
-		SMP:       &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
-		Directory: &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
-		// The limiter is the registry's business; keep it out of the way here.
-		DirectoryRate:  1000,
-		DirectoryBurst: 1000,
-		Now:            clock.Now,
+	// As the binary builds them (stack.Build), production the default and test per
+	// request, with the Directory limiter out of the way (it is the registry's
+	// business).
+	st, err := stack.Build(stack.Config{
+		Networks: []stack.Network{
+			{Name: registry.NetworkProduction, Sim: n, DirectoryRate: 1000, DirectoryBurst: 1000},
+			{Name: registry.NetworkTest, Sim: testNet, DirectoryRate: 1000, DirectoryBurst: 1000},
+		},
+		SMLTimeout:  time.Second,
+		SMLAttempts: 1,
+		Now:         clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	testNet, testReg := startTestNetwork(t, clock)
-	s, err := New(Config{Networks: prodAndTest(t, reg, testReg), BaseURL: "http://peppolgate.test"})
+	t.Cleanup(st.Close)
+	s, err := New(Config{Networks: st.Networks, Cache: st.CachePolicy(), BaseURL: "http://peppolgate.test"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,32 +77,15 @@ func startE2E(t testing.TB) *e2e {
 	return &e2e{net: n, ds: ds, testNet: testNet, url: hs.URL, clock: clock}
 }
 
-// startTestNetwork starts netsim's test network (TestKnown* participants, served under
-// the test SML zone) and a registry over it, reading dates on clock.
-func startTestNetwork(t testing.TB, clock *clock.Fake) (*netsim.Network, *registry.Live) {
+// startSim starts netsim on ds until the test ends.
+func startSim(t testing.TB, ds *netsim.Dataset) *netsim.Network {
 	t.Helper()
-	ds := netsim.Generate(netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow})
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := registry.NewLive(registry.Config{
-		Resolver:       res,
-		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
-		Directory:      &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
-		DirectoryRate:  1000,
-		DirectoryBurst: 1000,
-		Now:            clock.Now,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n, reg
+	return n
 }
 
 func (e *e2e) get(t *testing.T, path string) (*http.Response, []byte) {

@@ -19,6 +19,7 @@ import (
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
@@ -76,7 +77,7 @@ type Config struct {
 	// cache decisions too.
 	Metrics *Metrics
 	// Mirror, when set, reports the Directory mirror's state for /readyz.
-	Mirror func() MirrorStatus
+	Mirror func() mirror.Status
 	// Cache is how long the registry keeps answers (registry.Live.CachePolicy), for
 	// the documents' limits; zero fields are the registry's defaults.
 	Cache registry.CachePolicy
@@ -103,7 +104,7 @@ type Server struct {
 	mcpSessions *mcpSessions
 	mcpStreams  *mcpStreams
 	metrics     *Metrics
-	mirror      func() MirrorStatus
+	mirror      func() mirror.Status
 	// cache is how long the registry keeps answers, for the documents.
 	cache registry.CachePolicy
 	// metricsPage serves /metrics.

@@ -1,43 +1,13 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
 )
-
-// The demo network is the same every run and every day, so the README's examples stay
-// true: a fixed seed, and validity and registration dates drawn around a fixed day
-// rather than today.
-const (
-	demoSeed         = 1
-	demoParticipants = 3000
-	// demoDirectoryRate is the client-side limit towards the simulated Directory.
-	demoDirectoryRate = 100
-)
-
-// demoNow is the reference day of the demo dataset's dates; a value, never written.
-var demoNow = time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
-
-// demoClock is the clock of the demo's registries: demoNow when the demo starts, moving
-// on at the real pace, so that the certificates and service dates built to trigger
-// warnings (netsim's showcase participants) give those warnings on any day.
-func demoClock() func() time.Time {
-	start := time.Now()
-	return func() time.Time { return demoNow.Add(time.Since(start)) }
-}
-
-// startDemo starts the simulated Peppol network of -network demo on 127.0.0.1.
-func startDemo(ctx context.Context, log *slog.Logger) (*netsim.Network, error) {
-	ds := netsim.Generate(netsim.DatasetConfig{Seed: demoSeed, Participants: demoParticipants, Now: demoNow})
-	return netsim.Start(ctx, ds, netsim.Config{Logger: log.With("component", "netsim")})
-}
 
 // printDemoBanner tells a first-time user what to try, with commands that work as
 // pasted. The examples come from the dataset, not from constants, so they cannot

@@ -12,20 +12,13 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
+
+	"github.com/peppolgate/peppolgate/stack"
 )
 
-// defaultGCPercent is the garbage collector's target when GOGC is not set. peppolgate's
-// live heap is small (the caches: tens of MB at most) while every request allocates a
-// few KB, so Go's default of 100 collects many times a second under load; 400 trades a
-// few tens of MB for about a tenth more throughput on cached answers (BENCHMARKS.md).
-const defaultGCPercent = 400
-
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
+	stack.SetGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	p := program{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	code := p.run(ctx, os.Args[1:])

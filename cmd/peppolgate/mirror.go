@@ -20,7 +20,6 @@ import (
 	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/registry"
-	"github.com/peppolgate/peppolgate/server"
 )
 
 // Mirror defaults and limits.
@@ -294,37 +293,11 @@ func indexNewer(path, exportPath string) bool {
 // `peppolgate mirror import` or `sync` in another process); a check is one stat.
 const mirrorReloadEvery = 30 * time.Second
 
-// mirrorStatus returns the /readyz report of store, or nil without a mirror.
-func mirrorStatus(store *mirror.Store, maxAge, hardMaxAge time.Duration, now func() time.Time) func() server.MirrorStatus {
-	if store == nil {
-		return nil
-	}
-	return func() server.MirrorStatus {
-		st := server.MirrorStatus{State: server.MirrorEmpty, MaxAgeSeconds: int64(maxAge / time.Second), HardMaxAgeSeconds: int64(hardMaxAge / time.Second)}
-		m, ok := store.Meta()
-		if !ok {
-			return st
-		}
-		asOf, imported := m.DataAsOf.UTC(), m.ImportedAt.UTC()
-		age := max(now().Sub(asOf), 0)
-		st.DataAsOf, st.ImportedAt, st.Cards, st.AgeSeconds = &asOf, &imported, m.Cards, int64(age/time.Second)
-		switch {
-		case age > hardMaxAge:
-			st.State = server.MirrorExpired
-		case age > maxAge:
-			st.State = server.MirrorStale
-		default:
-			st.State = server.MirrorOK
-		}
-		return st
-	}
-}
-
 // startKeepMirror runs keepMirror in the background when a mirror is configured and
 // returns the function that stops it and waits for it, which must run before the store
 // is closed.
 func (p program) startKeepMirror(ctx context.Context, cfg config, up *upstream, log *slog.Logger) (stop func()) {
-	if up.mirror == nil {
+	if up.Mirror == nil {
 		return func() {}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -349,7 +322,7 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 	var refresh <-chan time.Time
 	next := time.Now()
 	if cfg.mirrorRefresh > 0 {
-		if m, ok := up.mirror.Meta(); ok && time.Since(m.ImportedAt) < cfg.mirrorRefresh {
+		if m, ok := up.Mirror.Meta(); ok && time.Since(m.ImportedAt) < cfg.mirrorRefresh {
 			next = m.ImportedAt.Add(cfg.mirrorRefresh)
 		}
 		t := time.NewTimer(max(time.Until(next), 0))
@@ -362,10 +335,10 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 			case <-ctx.Done():
 				return
 			case <-reload.C:
-				p.reloadMirror(up.mirror, log)
+				p.reloadMirror(up.Mirror, log)
 			case <-refresh:
 				wait := cfg.mirrorRefresh
-				err := p.syncMirror(ctx, cfg.mirrorPath, up.dirURL, client, log, true)
+				err := p.syncMirror(ctx, cfg.mirrorPath, up.DirectoryURL, client, log, true)
 				var rl *mirror.RateLimitedError
 				switch {
 				case errors.As(err, &rl) && !rl.Until.IsZero():
@@ -375,7 +348,7 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 					wait = min(cfg.mirrorRefresh, time.Hour)
 					log.Warn("Directory mirror refresh failed; the mirror keeps its current data", "err", err, "retry_in", wait.String())
 				}
-				p.reloadMirror(up.mirror, log)
+				p.reloadMirror(up.Mirror, log)
 				t.Reset(wait)
 			}
 		}
@@ -385,7 +358,7 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 		case <-ctx.Done():
 			return
 		case <-reload.C:
-			p.reloadMirror(up.mirror, log)
+			p.reloadMirror(up.Mirror, log)
 		}
 	}
 }

@@ -15,9 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
-	"github.com/peppolgate/peppolgate/server"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 func TestMirrorUsageErrors(t *testing.T) {
@@ -155,8 +156,8 @@ func getJSON(t *testing.T, url string, v any) int {
 }
 
 type readyBody struct {
-	Status string               `json:"status"`
-	Mirror *server.MirrorStatus `json:"mirror"`
+	Status string         `json:"status"`
+	Mirror *mirror.Status `json:"mirror"`
 }
 
 // TestMirrorImportThenServe is the issue's "done when": `mirror import <generated
@@ -176,7 +177,7 @@ func TestMirrorImportThenServe(t *testing.T) {
 
 	base, _ := startServe(t, "-network", "demo", "-mirror", db)
 	var ready readyBody
-	if code := getJSON(t, base+"/readyz", &ready); code != 200 || ready.Mirror == nil || ready.Mirror.State != server.MirrorOK ||
+	if code := getJSON(t, base+"/readyz", &ready); code != 200 || ready.Mirror == nil || ready.Mirror.State != mirror.StateOK ||
 		ready.Mirror.Cards != 1500 || ready.Mirror.DataAsOf == nil || !ready.Mirror.DataAsOf.Equal(cfg.Created) {
 		t.Fatalf("readyz: %d %+v", code, ready.Mirror)
 	}
@@ -218,14 +219,14 @@ func TestMirrorStaleFallsBack(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	// Two days before the demo's day: past -mirror-max-age, within the hard limit.
-	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: demoNow.Add(-48 * time.Hour)}
+	cfg := netsim.ExportConfig{Seed: 7, Cards: 50, Created: stack.DemoNow().Add(-48 * time.Hour)}
 	db := filepath.Join(dir, "mirror.db")
 	if code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, writeExport(t, dir, cfg, false)); code != 0 {
 		t.Fatalf("import: %d %s", code, stderr)
 	}
 	base, _ := startServe(t, "-network", "demo", "-mirror", db, "-mirror-max-age", "24h")
 	var ready readyBody
-	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != server.MirrorStale {
+	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != mirror.StateStale {
 		t.Fatalf("readyz: %+v %+v", ready, ready.Mirror)
 	}
 	var res registry.SearchResult
@@ -254,7 +255,7 @@ func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
 
 	base, logs := startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down)
 	var ready readyBody
-	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != server.MirrorStale {
+	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != mirror.StateStale {
 		t.Fatalf("readyz: %+v %+v", ready, ready.Mirror)
 	}
 	var res registry.SearchResult
@@ -268,7 +269,7 @@ func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
 	}
 
 	base, _ = startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down, "-mirror-hard-max-age", "72h")
-	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != server.MirrorExpired {
+	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != mirror.StateExpired {
 		t.Fatalf("readyz past the hard limit: %+v", ready.Mirror)
 	}
 	var e struct{ Error struct{ Code string } }
@@ -295,7 +296,7 @@ func TestMirrorMissingFallsBack(t *testing.T) {
 	t.Parallel()
 	base, _ := startServe(t, "-network", "demo", "-mirror", filepath.Join(t.TempDir(), "none.db"))
 	var ready readyBody
-	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != server.MirrorEmpty || ready.Mirror.DataAsOf != nil {
+	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != mirror.StateEmpty || ready.Mirror.DataAsOf != nil {
 		t.Fatalf("readyz: %+v", ready.Mirror)
 	}
 	var res registry.SearchResult
@@ -383,7 +384,7 @@ func TestServeMirrorRefresh(t *testing.T) {
 	base, stderr := startServe(t, "-network", "demo", "-mirror", db, "-mirror-refresh", "24h")
 	var ready readyBody
 	deadline := time.Now().Add(60 * time.Second)
-	for getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != server.MirrorOK; getJSON(t, base+"/readyz", &ready) {
+	for getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != mirror.StateOK; getJSON(t, base+"/readyz", &ready) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the mirror is not filled after 60s: %+v\n%s", ready.Mirror, stderr.String())
 		}
@@ -446,7 +447,7 @@ func TestMirrorImportSources(t *testing.T) {
 }
 
 // TestServeDemoWarnings is issue 9's "done when": on the demo network, each participant
-// built to trigger a warning shows it in its lookup, whatever day it is (demoClock), and
+// built to trigger a warning shows it in its lookup, whatever day it is (stack.DemoClock), and
 // the lookup names the document types.
 func TestServeDemoWarnings(t *testing.T) {
 	t.Parallel()

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -16,30 +15,15 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/peppolgate/peppolgate/internal/netguard"
-	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
-	"github.com/peppolgate/peppolgate/peppol/directory"
-	"github.com/peppolgate/peppolgate/peppol/sml"
-	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
-// Timeouts of the HTTP server and the upstream clients. Upstream requests are also
-// bounded by the registry's per-lookup deadline.
-const (
-	readHeaderTimeout = 10 * time.Second
-	readTimeout       = 30 * time.Second
-	writeTimeout      = 60 * time.Second
-	idleTimeout       = 120 * time.Second
-	shutdownTimeout   = 20 * time.Second
-	upstreamTimeout   = 10 * time.Second
-	// maxHeaderBytes bounds a request's header block (net/http's default is 1 MiB);
-	// more is answered 431 by net/http itself.
-	maxHeaderBytes = 64 << 10
-)
+// shutdownTimeout bounds the drain of in-flight requests at shutdown.
+const shutdownTimeout = 20 * time.Second
 
 // program is the command with its environment, so tests can run it in-process.
 type program struct {
@@ -94,188 +78,77 @@ func (p program) run(ctx context.Context, args []string) int {
 	return 0
 }
 
-// upstream is the registry over the configured Peppol network, and the simulated
-// network behind it for -network demo (nil otherwise).
+// upstream is the stack over the configured Peppol networks, and the simulated
+// networks behind them for -network demo (none otherwise).
 type upstream struct {
-	reg    *registry.Live
-	mirror *mirror.Store // nil without -mirror
-	demo   *netsim.Network
-	// now is the registries' clock: nil (the real one) except for the demo (demoClock).
-	now func() time.Time
-	// others are the registries of the other networks offered per request (-networks)
-	// by name; demoTest is the simulated test network of -network demo, nil otherwise.
-	others map[string]registry.Registry
-	// nets are every network offered, cfg.network the default.
-	nets     *registry.Networks
-	demoTest *netsim.Network
-	zone     string
-	dirURL   string
-	closeAll func()
+	*stack.Stack
+	// demo and demoTest are the simulated networks of -network demo (demoTest with
+	// -networks test too); nil otherwise.
+	demo, demoTest *netsim.Network
+	stopDemo       func()
 }
 
-// clock is the registries' clock, so that /readyz judges the mirror's age as they do.
-func (up *upstream) clock() func() time.Time {
-	if up.now != nil {
-		return up.now
+// closeAll closes the stack, then stops the simulated networks.
+func (up *upstream) closeAll() {
+	up.Close()
+	if up.stopDemo != nil {
+		up.stopDemo()
 	}
-	return time.Now
 }
 
-// connect builds the registry for cfg, starting the simulated network first for
-// -network demo. The caller must call closeAll when done. Errors about the
+// connect builds the stack for cfg (stack.Build), starting the simulated networks
+// first for -network demo, with obs (the metrics; nil for none) observing the
+// registries. The caller must call closeAll when done. Errors about the
 // configuration are *usageError.
-func connect(ctx context.Context, cfg config, log *slog.Logger) (*upstream, error) {
-	return connectObserved(ctx, cfg, log, nil)
-}
-
-// connectObserved is connect with an observer of the registry's upstream calls and
-// cache decisions (the metrics); nil means none.
-func connectObserved(ctx context.Context, cfg config, log *slog.Logger, obs registry.Observer) (*upstream, error) {
-	up := &upstream{closeAll: func() {}}
-	smlCfg := sml.Config{Servers: cfg.dnsServers, Zone: cfg.smlZone}
-	dirURL := cfg.directoryURL
-	dirRate := 0.0 // the registry's default: the real Directory's 2 requests/s
-	var demo *netsim.Network
-	if cfg.network == registry.NetworkDemo {
-		// The simulated network outlives ctx until the server has drained, so that
-		// requests in flight at shutdown still get answers.
-		n, err := startDemo(context.WithoutCancel(ctx), log)
-		if err != nil {
-			return nil, fmt.Errorf("starting the demo network: %w", err)
-		}
-		up.closeAll = func() { n.Close() }
-		demo = n
-		up.now = demoClock()
-		smlCfg = sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()}
-		dirURL = n.DirectoryURL()
-		// The simulated Directory has no rate limit; keeping the real one's would only
-		// make the demo's first searches slow.
-		dirRate = demoDirectoryRate
-	}
-	resolver, err := sml.New(smlCfg)
-	if err != nil {
-		up.closeAll()
-		if len(smlCfg.Servers) == 0 {
-			return nil, &usageError{fmt.Sprintf("configuring SML lookups: %v; name a DNS server with -dns-server host:port", err)}
-		}
-		return nil, &usageError{fmt.Sprintf("configuring SML lookups: %v", err)}
-	}
-	smpHTTP := netguard.NewHTTPClient(netguard.Policy{
-		AllowPrivate: cfg.allowPrivateSMP,
-		// Production SMPs are https-only since 2026-02-01; the test network still has
-		// http ones.
-		HTTPSOnly: cfg.network == registry.NetworkProduction && !cfg.allowPrivateSMP,
-		Timeout:   upstreamTimeout,
-	})
-	var store *mirror.Store
-	if cfg.mirrorPath != "" {
-		st, err := mirror.OpenStore(cfg.mirrorPath, log)
-		if err != nil {
-			up.closeAll()
-			return nil, fmt.Errorf("opening the Directory mirror %s: %w", cfg.mirrorPath, err)
-		}
-		store = st
-		closeNet := up.closeAll
-		up.closeAll = func() { store.Close(); closeNet() }
-		if m, ok := store.Meta(); ok {
-			log.Info("Directory mirror opened", "path", cfg.mirrorPath, "cards", m.Cards, "data_as_of", m.DataAsOf.Format(time.RFC3339), "source", m.Source)
-		} else {
-			log.Warn("the Directory mirror holds no data yet; the live Directory answers until it does (run 'peppolgate mirror import' or 'mirror sync', or use -mirror-refresh)", "path", cfg.mirrorPath)
-		}
-	}
-	rcfg := up.registryConfig(cfg, cfg.network, resolver, smpHTTP, dirURL, dirRate, log, obs)
-	if store != nil {
-		// Assigned only when set: a nil *Store in the interface would not be nil.
-		rcfg.Mirror = store
-	}
-	reg, err := registry.NewLive(rcfg)
-	if err != nil {
-		up.closeAll()
-		return nil, fmt.Errorf("configuring the registry: %w", err)
-	}
-	up.reg, up.demo, up.zone, up.dirURL, up.mirror = reg, demo, resolver.Zone(), dirURL, store
-	up.others = map[string]registry.Registry{}
-	for _, name := range cfg.networks[1:] {
-		if err := up.connectOther(ctx, cfg, name, log, obs); err != nil {
-			up.closeAll()
-			return nil, err
-		}
-	}
-	regs := map[string]registry.Registry{cfg.network: up.reg}
-	maps.Copy(regs, up.others)
-	if up.nets, err = registry.NewNetworks(cfg.network, regs); err != nil {
-		up.closeAll()
-		return nil, err
-	}
-	return up, nil
-}
-
-// registryConfig is the registry configuration of one network: its SML resolver, SMP
-// HTTP client and Directory, and what every network shares (cache TTL, clock, logger,
-// observer). The mirror is the caller's to add.
-func (up *upstream) registryConfig(cfg config, network string, resolver *sml.Resolver, smpHTTP *http.Client, dirURL string, dirRate float64, log *slog.Logger, obs registry.Observer) registry.Config {
-	return registry.Config{
-		Resolver:         resolver,
-		SMP:              &smp.Client{HTTP: smpHTTP},
-		Directory:        &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: upstreamTimeout}},
-		PositiveTTL:      cfg.cacheTTL,
-		DirectoryRate:    dirRate,
-		Logger:           log,
-		Observer:         obs,
+func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Observer) (*upstream, error) {
+	scfg := stack.Config{
+		MirrorPath:       cfg.mirrorPath,
+		CacheTTL:         cfg.cacheTTL,
 		MirrorMaxAge:     cfg.mirrorMaxAge,
 		MirrorHardMaxAge: cfg.mirrorHardMaxAge,
-		Network:          network,
-		Now:              up.now,
+		Logger:           log,
+		Observer:         obs,
 	}
-}
-
-// connectOther adds the registry of network name, offered per request besides the
-// default: for -network demo, a second simulated network (netsim's test network)
-// in-process; otherwise the real network's own SML zone and Directory over the
-// system resolvers (-sml-zone, -dns-server, -directory-url and -mirror are the
-// default network's). Nothing is asked upstream until a request names the network.
-func (up *upstream) connectOther(ctx context.Context, cfg config, name string, log *slog.Logger, obs registry.Observer) error {
-	log = log.With("network", name)
-	allowPrivate, dirRate := cfg.allowPrivateSMP, 0.0
-	var smlCfg sml.Config
-	var dirURL string
+	up := &upstream{}
 	if cfg.network == registry.NetworkDemo {
-		ds := netsim.Generate(netsim.DatasetConfig{Seed: demoSeed, Network: netsim.NetworkTest, Now: demoNow})
-		n, err := netsim.Start(context.WithoutCancel(ctx), ds, netsim.Config{Logger: log.With("component", "netsim")})
+		nets, stop, err := stack.StartDemo(ctx, cfg.networks, log)
 		if err != nil {
-			return fmt.Errorf("starting the demo's %s network: %w", name, err)
+			return nil, err
 		}
-		closeRest := up.closeAll
-		up.closeAll = func() { n.Close(); closeRest() }
-		up.demoTest = n
-		smlCfg = sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()}
-		dirURL, dirRate, allowPrivate = n.DirectoryURL(), demoDirectoryRate, true
+		up.stopDemo, up.demo = stop, nets[0].Sim
+		if len(nets) > 1 {
+			up.demoTest = nets[1].Sim
+		}
+		scfg.Networks, scfg.Now = nets, stack.DemoClock()
 	} else {
-		zone, err := sml.ZoneFor(name)
-		if err != nil {
-			return &usageError{err.Error()}
+		scfg.Networks = []stack.Network{{Name: cfg.network, DNSServers: cfg.dnsServers, Zone: cfg.smlZone,
+			DirectoryURL: cfg.directoryURL, AllowPrivateSMP: cfg.allowPrivateSMP}}
+		// The other networks use their own SML zone and Directory over the system
+		// resolvers: -sml-zone, -dns-server, -directory-url and -mirror are the
+		// default network's.
+		for _, name := range cfg.networks[1:] {
+			scfg.Networks = append(scfg.Networks, stack.Network{Name: name, AllowPrivateSMP: cfg.allowPrivateSMP})
 		}
-		smlCfg.Zone = zone
-		dirURL = directory.Production
-		if name == registry.NetworkTest {
-			dirURL = directory.Test
+	}
+	st, err := stack.Build(scfg)
+	if err != nil {
+		if up.stopDemo != nil {
+			up.stopDemo()
+		}
+		var ce *stack.ConfigError
+		switch {
+		case !errors.As(err, &ce):
+			return nil, err
+		case ce.Network != cfg.network:
+			return nil, &usageError{fmt.Sprintf("the %s network: %v; offer only -network's with -networks %s", ce.Network, err, cfg.network)}
+		case ce.SML && len(cfg.dnsServers) == 0:
+			return nil, &usageError{fmt.Sprintf("%v; name a DNS server with -dns-server host:port", err)}
+		default:
+			return nil, &usageError{err.Error()}
 		}
 	}
-	resolver, err := sml.New(smlCfg)
-	if err != nil {
-		return &usageError{fmt.Sprintf("configuring SML lookups of the %s network: %v; offer only -network's with -networks %s", name, err, cfg.network)}
-	}
-	smpHTTP := netguard.NewHTTPClient(netguard.Policy{
-		AllowPrivate: allowPrivate,
-		HTTPSOnly:    name == registry.NetworkProduction && !allowPrivate,
-		Timeout:      upstreamTimeout,
-	})
-	reg, err := registry.NewLive(up.registryConfig(cfg, name, resolver, smpHTTP, dirURL, dirRate, log, obs))
-	if err != nil {
-		return fmt.Errorf("configuring the registry of the %s network: %w", name, err)
-	}
-	up.others[name] = reg
-	return nil
+	up.Stack = st
+	return up, nil
 }
 
 // serve wires the registry and the server for cfg and serves until ctx is done, then
@@ -300,7 +173,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	warnWideProxies(log, cfg.trustedProxies)
 	// One Metrics for the registry (upstream calls, cache) and the server (requests).
 	metrics := server.NewMetrics()
-	up, err := connectObserved(ctx, cfg, log, metrics)
+	up, err := connect(ctx, cfg, log, metrics)
 	if err != nil {
 		return err
 	}
@@ -321,7 +194,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 
 	var draining atomic.Bool
 	handler, err := server.New(server.Config{
-		Networks:          up.nets,
+		Networks:          up.Networks,
 		BaseURL:           baseURL,
 		Logger:            log,
 		Version:           version(),
@@ -334,8 +207,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		TrustedProxies:    cfg.trustedProxies,
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Metrics:           metrics,
-		Mirror:            mirrorStatus(up.mirror, cfg.mirrorMaxAge, cfg.mirrorHardMaxAge, up.clock()),
-		Cache:             up.reg.CachePolicy(),
+		Mirror:            up.MirrorStatus(),
+		Cache:             up.CachePolicy(),
 		Ready: func(context.Context) error {
 			if draining.Load() {
 				return errors.New("shutting down")
@@ -347,22 +220,14 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		return &usageError{err.Error()}
 	}
 	defer handler.Close()
-	srv := &http.Server{
-		Handler:           handler,
-		ReadHeaderTimeout: readHeaderTimeout,
-		ReadTimeout:       readTimeout,
-		WriteTimeout:      writeTimeout,
-		IdleTimeout:       idleTimeout,
-		MaxHeaderBytes:    maxHeaderBytes,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := stack.HTTPServer(handler, log)
 
 	defer p.startKeepMirror(ctx, cfg, up, log)()
 
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network, "networks", strings.Join(cfg.networks, ","),
-		"sml_zone", up.zone, "directory", up.dirURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
+		"sml_zone", up.Zone, "directory", up.DirectoryURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
 		"ask_planner", askPlanner(llm), "rate_limit", cfg.rateLimit.String(), "ask_rate_limit", cfg.askRateLimit.String(),
 		"mcp_rate_limit", cfg.mcpRateLimit.String(), "rate_limit_exempt", prefixes(cfg.rateLimitExempt), "trusted_proxies", prefixes(cfg.trustedProxies))
 	if up.demo != nil {

@@ -1,6 +1,7 @@
 // Package livenet starts, for tests, the real registry over a simulated Peppol network
-// on loopback: netsim's DNS, SMP and Directory servers, the real sml/smp/directory
-// clients and registry.Live, and a Directory mirror built from its export. It is for
+// on loopback: netsim's DNS, SMP and Directory servers and the stack over them
+// (stack.Build: the real sml/smp/directory clients and registry.Live), and a Directory
+// mirror built from its export. It is for
 // tests of the packages above the registry (tools, nlq) and the registry's external
 // tests.
 package livenet
@@ -11,14 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/peppol/directory"
-	"github.com/peppolgate/peppolgate/peppol/sml"
-	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // Net is a running simulated network and the registry over it.
@@ -29,8 +27,9 @@ type Net struct {
 }
 
 // Start generates the dataset of cfg, starts netsim on it and returns the registry over
-// it, with the Directory rate limit out of the way (the limiter is the registry's own
-// business). Everything stops when the test ends; a failure to start fails the test.
+// it as stack.Build builds it, with the Directory rate limit out of the way (the
+// limiter is the registry's own business). Everything stops when the test ends; a
+// failure to start fails the test.
 func Start(t testing.TB, cfg netsim.DatasetConfig) *Net {
 	t.Helper()
 	ds := netsim.Generate(cfg)
@@ -39,27 +38,21 @@ func Start(t testing.TB, cfg netsim.DatasetConfig) *Net {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: time.Second, Attempts: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The registry reads validity dates (certificates, services) at the dataset's
 	// instant, moving on from it at the real pace, so that a dataset pinned to a date
 	// gives the same warnings on any day.
 	start := time.Now()
-	now := func() time.Time { return ds.Now.Add(time.Since(start)) }
-	reg, err := registry.NewLive(registry.Config{
-		Now:            now,
-		Resolver:       res,
-		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
-		Directory:      &directory.Client{Base: n.DirectoryURL(), Timeout: 5 * time.Second},
-		DirectoryRate:  1000,
-		DirectoryBurst: 1000,
+	st, err := stack.Build(stack.Config{
+		Networks:    []stack.Network{{Sim: n, DirectoryRate: 1000, DirectoryBurst: 1000}},
+		SMLTimeout:  time.Second,
+		SMLAttempts: 1,
+		Now:         func() time.Time { return ds.Now.Add(time.Since(start)) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Net{Net: n, DS: ds, Reg: reg}
+	t.Cleanup(st.Close)
+	return &Net{Net: n, DS: ds, Reg: st.Default()}
 }
 
 // Name returns the first name on id's business card, or "" when it has none.

@@ -6,10 +6,11 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 func TestExplainOne(t *testing.T) {
-	ds := demoDataset()
+	ds := stack.DemoDataset()
 	affected := affectedBy(ds, 0)
 	var onHost0, onHost1 string
 	for _, p := range ds.Participants {

@@ -44,6 +44,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 func main() {
@@ -161,7 +162,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			f.Close()
 		}()
 	}
-	ds := demoDataset()
+	ds := stack.DemoDataset()
 	w := newWorkload(ds, o.seed, o.hot, need(o, askCold)*11/10)
 	for _, k := range []kind{lookupCold, searchCold, askCold} {
 		if n := need(o, k); len(w.cold[k]) < n {

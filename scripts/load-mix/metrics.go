@@ -13,6 +13,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // Series of the server's /metrics the report uses.
@@ -149,8 +150,8 @@ func directoryRateNote(w io.Writer, first, last snapshot, d time.Duration) {
 			calls += v - first.metrics[k]
 		}
 	}
-	if rate := calls / d.Seconds(); rate >= 0.9*stackDirectoryRate {
+	if rate := calls / d.Seconds(); rate >= 0.9*stack.DemoDirectoryRate {
 		fmt.Fprintf(w, "Note: the cold kinds called the Directory %.0f times per second, at the registry's own limit on the demo network (%d/s, queue of %d): failures now also come from that queue being full (\"busy\"), not only from upstream faults. Lower -rate to stay under it.\n",
-			rate, stackDirectoryRate, registry.DefaultDirectoryQueue)
+			rate, stack.DemoDirectoryRate, registry.DefaultDirectoryQueue)
 	}
 }

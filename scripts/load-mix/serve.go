@@ -10,32 +10,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/peppol/directory"
-	"github.com/peppolgate/peppolgate/peppol/sml"
-	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
-)
-
-// The settings of `peppolgate -network demo` (cmd/peppolgate/run.go and demo.go),
-// repeated because package main cannot be imported: the in-stack target must be the
-// binary's stack with a fault switch, nothing else.
-const (
-	stackReadHeaderTimeout = 10 * time.Second
-	stackReadTimeout       = 30 * time.Second
-	stackWriteTimeout      = 60 * time.Second
-	stackIdleTimeout       = 120 * time.Second
-	stackUpstreamTimeout   = 10 * time.Second
-	stackDirectoryRate     = 100
-	stackGCPercent         = 400
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // serveStack runs peppolgate's stack on the demo network in this process, the way
@@ -51,35 +33,23 @@ const (
 // The answer is "ok", the JSON, or "error: …". It returns an error when the stack
 // cannot start.
 func serveStack(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) error {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(stackGCPercent) // as cmd/peppolgate/main.go
-	}
+	stack.SetGC() // as the binary does
 	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	n, err := netsim.Start(ctx, demoDataset(), netsim.Config{Logger: log.With("component", "netsim")})
-	if err != nil {
-		return fmt.Errorf("starting the demo network: %w", err)
-	}
-	defer n.Close()
-	resolver, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone()})
+	sims, stopSims, err := stack.StartDemo(ctx, []string{registry.NetworkDemo}, log)
 	if err != nil {
 		return err
 	}
-	// One Metrics for the registry (upstream calls, cache) and the server (requests).
+	defer stopSims()
+	n := sims[0].Sim
+	// One Metrics for the registries (upstream calls, cache) and the server (requests).
 	metrics := server.NewMetrics()
-	reg, err := registry.NewLive(registry.Config{
-		Resolver: resolver,
-		// The demo allows private SMPs, which lifts https-only too.
-		SMP:           &smp.Client{HTTP: netguard.NewHTTPClient(netguard.Policy{AllowPrivate: true, Timeout: stackUpstreamTimeout})},
-		Directory:     &directory.Client{Base: n.DirectoryURL(), HTTP: &http.Client{Timeout: stackUpstreamTimeout}},
-		DirectoryRate: stackDirectoryRate,
-		Logger:        log,
-		Observer:      metrics,
-	})
+	st, err := stack.Build(stack.Config{Networks: sims, Now: stack.DemoClock(), Logger: log, Observer: metrics})
 	if err != nil {
 		return err
 	}
+	defer st.Close()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
@@ -88,20 +58,13 @@ func serveStack(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	// No per-client rate limits (zero RateLimit values), as the binary's run has them
 	// off: one load generator is one client, and the run measures the service, not the
 	// limiter.
-	h, err := server.New(server.Config{Networks: registry.One(reg), BaseURL: baseURL, Logger: log, Version: "load-mix", Metrics: metrics})
+	h, err := server.New(server.Config{Networks: st.Networks, Cache: st.CachePolicy(), BaseURL: baseURL, Logger: log, Version: "load-mix", Metrics: metrics})
 	if err != nil {
 		ln.Close()
 		return err
 	}
 	defer h.Close()
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: stackReadHeaderTimeout,
-		ReadTimeout:       stackReadTimeout,
-		WriteTimeout:      stackWriteTimeout,
-		IdleTimeout:       stackIdleTimeout,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	srv := stack.HTTPServer(h, log)
 	serveErr := make(chan error, 1)
 	go func() { serveErr <- srv.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", "demo (in-stack, load-mix)")

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // warmWorkers is how many warm-up requests are in flight at once: few, so the
@@ -129,7 +131,7 @@ func checkWarm(ctx context.Context, c *client, w *workload, rq request) (string,
 				got = body.Directory.Name
 			}
 			return "", fmt.Errorf("warm-up: %s is %q on the server but %q in netsim.Generate(seed %d, %d participants, %s): the demo network changed; update scripts/load-mix/workload.go",
-				rq.id, got, want, demoSeed, demoParticipants, demoNow().Format("2006-01-02"))
+				rq.id, got, want, stack.DemoSeed, stack.DemoParticipants, stack.DemoNow().Format("2006-01-02"))
 		}
 	case searchName, searchVAT:
 		if body.TotalCount == nil || *body.TotalCount == 0 {

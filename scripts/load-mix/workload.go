@@ -6,27 +6,10 @@ import (
 	"math/rand/v2"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
 )
-
-// The demo network of `peppolgate -network demo` (cmd/peppolgate/demo.go): the same
-// generator inputs give exactly its participants, so the load can name real ones.
-// newWorkload's callers check the server's answers against the dataset.
-const (
-	demoSeed         = 1
-	demoParticipants = 3000
-)
-
-// demoNow returns the demo dataset's reference day (demoNow in cmd/peppolgate/demo.go).
-func demoNow() time.Time { return time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC) }
-
-// demoDataset returns the demo network's dataset.
-func demoDataset() *netsim.Dataset {
-	return netsim.Generate(netsim.DatasetConfig{Seed: demoSeed, Participants: demoParticipants, Now: demoNow()})
-}
 
 // kind is one class of request in the mix.
 type kind int

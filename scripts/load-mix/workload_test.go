@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 func TestMixSequence(t *testing.T) {
@@ -63,7 +64,7 @@ func TestWorkloadPools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := newWorkload(demoDataset(), o.seed, o.hot, need(o, askCold)*11/10)
+	w := newWorkload(stack.DemoDataset(), o.seed, o.hot, need(o, askCold)*11/10)
 	for _, k := range []kind{lookupCold, searchCold, askCold} {
 		if n := need(o, k); len(w.cold[k]) < n {
 			t.Errorf("%s: pool of %d, the default run needs %d", k, len(w.cold[k]), n)

@@ -1,0 +1,282 @@
+// Package stack builds what peppolgate answers from, one way for every caller: the
+// command (serve and mcp), the load tool, the test helpers and the end-to-end tests.
+// From one Config it builds each Peppol network's SML resolver, SMP and Directory
+// clients (behind the SSRF guard) and live registry, the Directory mirror of the
+// default network, and the registry.Networks the server, the tools and /ask answer
+// from. The HTTP server's own timeouts are here too (HTTPServer). It starts the
+// simulated networks of the demo (StartDemo) but never builds the HTTP handler:
+// server.New takes the Stack's Networks, CachePolicy and MirrorStatus (see
+// docs/ARCHITECTURE.md §2).
+package stack
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/netguard"
+	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// UpstreamTimeout bounds one HTTP request to an SMP or the Directory. Lookups and
+// searches are also bounded by the registry's own deadlines.
+const UpstreamTimeout = 10 * time.Second
+
+// Network is one Peppol network to answer for.
+type Network struct {
+	// Name is production, test or demo; "" for the one unnamed network of a stack
+	// whose answers carry no network (tests).
+	Name string
+	// Sim, when set, answers for the network: the SML zone on its DNS server, its
+	// SMPs and its Directory, all on loopback (so private SMP addresses are allowed).
+	// Its lifetime is the caller's. DNSServers and Zone are then ignored;
+	// DirectoryURL, when set, replaces its Directory (e.g. with one that is down).
+	Sim *netsim.Network
+	// DNSServers are the DNS servers to ask (host:port); empty means the system's.
+	DNSServers []string
+	// Zone is the SML zone; empty means the named network's own.
+	Zone string
+	// DirectoryURL is the Peppol Directory's base URL; empty means the named
+	// network's own.
+	DirectoryURL string
+	// DirectoryRate and DirectoryBurst limit the requests to the Directory; zero
+	// means the registry's defaults (the real Directory's limit).
+	DirectoryRate  float64
+	DirectoryBurst int
+	// AllowPrivateSMP lets SMP addresses be private or loopback (and http on
+	// production), for private test networks.
+	AllowPrivateSMP bool
+}
+
+// Config configures a Stack.
+type Config struct {
+	// Networks are the networks to answer for, the default first. Required.
+	Networks []Network
+	// MirrorPath is the Directory mirror's index file of the default network; ""
+	// means none.
+	MirrorPath string
+	// CacheTTL is how long a found participant is cached; 0 means the registry's
+	// default.
+	CacheTTL time.Duration
+	// MirrorMaxAge and MirrorHardMaxAge are how old the mirror's data may be to
+	// answer first, and to answer when the live Directory fails; 0 means the
+	// registry's defaults.
+	MirrorMaxAge, MirrorHardMaxAge time.Duration
+	// SMLTimeout and SMLAttempts bound DNS lookups (sml.Config); 0 means sml's
+	// defaults.
+	SMLTimeout  time.Duration
+	SMLAttempts int
+	// Now is the registries' clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives the registries' and the mirror's logs; nil discards them.
+	Logger *slog.Logger
+	// Observer sees the registries' upstream calls and cache decisions (the
+	// server's Metrics); nil means none.
+	Observer registry.Observer
+}
+
+// ConfigError is a Config that cannot be built: a zone unknown for a network, no DNS
+// server where the system has none, a bad Directory URL. Network names the network
+// ("" for the default when it is unnamed).
+type ConfigError struct {
+	Network string
+	// SML says the SML resolver could not be configured (e.g. no DNS server given
+	// and none in the system's configuration).
+	SML bool
+	Err error
+}
+
+// Error says what is wrong.
+func (e *ConfigError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// Stack is what peppolgate answers from. Close it when done.
+type Stack struct {
+	// Networks answer lookups and searches, Config.Networks[0] by default.
+	Networks *registry.Networks
+	// Mirror is the default network's Directory mirror; nil without one.
+	Mirror *mirror.Store
+	// Zone and DirectoryURL are the default network's, for logs.
+	Zone, DirectoryURL string
+
+	lives           map[string]*registry.Live
+	def             string
+	now             func() time.Time
+	maxAge, hardAge time.Duration
+	closeFns        []func()
+}
+
+// Build builds the stack of cfg. Nothing is asked upstream until a request comes;
+// the mirror is opened. It returns a *ConfigError for a network that cannot be
+// configured, and an error when the mirror cannot be opened or cfg has no networks.
+func Build(cfg Config) (*Stack, error) {
+	if len(cfg.Networks) == 0 {
+		return nil, errors.New("stack: Config.Networks is empty")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Stack{lives: map[string]*registry.Live{}, def: cfg.Networks[0].Name, now: cfg.Now,
+		maxAge: cfg.MirrorMaxAge, hardAge: cfg.MirrorHardMaxAge}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.maxAge <= 0 {
+		s.maxAge = registry.DefaultMirrorMaxAge
+	}
+	if s.hardAge <= 0 {
+		s.hardAge = registry.DefaultMirrorHardMaxAge
+	}
+	if cfg.MirrorPath != "" {
+		st, err := mirror.OpenStore(cfg.MirrorPath, log)
+		if err != nil {
+			return nil, fmt.Errorf("opening the Directory mirror %s: %w", cfg.MirrorPath, err)
+		}
+		s.Mirror = st
+		s.closeFns = append(s.closeFns, func() { st.Close() })
+		if m, ok := st.Meta(); ok {
+			log.Info("Directory mirror opened", "path", cfg.MirrorPath, "cards", m.Cards, "data_as_of", m.DataAsOf.Format(time.RFC3339), "source", m.Source)
+		} else {
+			log.Warn("the Directory mirror holds no data yet; the live Directory answers until it does (run 'peppolgate mirror import' or 'mirror sync', or use -mirror-refresh)", "path", cfg.MirrorPath)
+		}
+	}
+	regs := map[string]registry.Registry{}
+	for i, n := range cfg.Networks {
+		nlog := log
+		if i > 0 {
+			nlog = log.With("network", n.Name)
+		}
+		live, zone, dirURL, err := s.live(cfg, n, i == 0, nlog)
+		if err != nil {
+			s.Close()
+			return nil, err
+		}
+		if i == 0 {
+			s.Zone, s.DirectoryURL = zone, dirURL
+		}
+		s.lives[n.Name] = live
+		regs[n.Name] = live
+	}
+	if len(cfg.Networks) == 1 && s.def == "" {
+		s.Networks = registry.One(s.lives[""])
+		return s, nil
+	}
+	nets, err := registry.NewNetworks(s.def, regs)
+	if err != nil {
+		s.Close()
+		return nil, &ConfigError{Err: err}
+	}
+	s.Networks = nets
+	return s, nil
+}
+
+// live builds the registry of n: its resolver, clients and, for the default network,
+// the mirror. It returns the SML zone and the Directory URL it uses.
+func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*registry.Live, string, string, error) {
+	smlCfg := sml.Config{Servers: n.DNSServers, Zone: n.Zone, Timeout: cfg.SMLTimeout, Attempts: cfg.SMLAttempts}
+	dirURL, allowPrivate := n.DirectoryURL, n.AllowPrivateSMP
+	// The OpenPeppol CAs whose certificates the registry expects: those of the network
+	// named. A simulated network's certificates are netsim's own, whatever it is
+	// named, so only their issuer's form is checked there.
+	caNetwork := n.Name
+	if n.Sim != nil {
+		caNetwork = ""
+		smlCfg.Servers, smlCfg.Zone, allowPrivate = []string{n.Sim.DNSAddr()}, n.Sim.Zone(), true
+		if dirURL == "" {
+			dirURL = n.Sim.DirectoryURL()
+		}
+	} else {
+		if smlCfg.Zone == "" {
+			zone, err := sml.ZoneFor(n.Name)
+			if err != nil {
+				return nil, "", "", &ConfigError{Network: n.Name, Err: err}
+			}
+			smlCfg.Zone = zone
+		}
+		if dirURL == "" {
+			switch n.Name {
+			case registry.NetworkProduction:
+				dirURL = directory.Production
+			case registry.NetworkTest:
+				dirURL = directory.Test
+			default:
+				return nil, "", "", &ConfigError{Network: n.Name, Err: fmt.Errorf("network %q has no Peppol Directory of its own; name one", n.Name)}
+			}
+		}
+	}
+	resolver, err := sml.New(smlCfg)
+	if err != nil {
+		return nil, "", "", &ConfigError{Network: n.Name, SML: true, Err: fmt.Errorf("configuring SML lookups: %w", err)}
+	}
+	rcfg := registry.Config{
+		Resolver: resolver,
+		SMP: &smp.Client{HTTP: netguard.NewHTTPClient(netguard.Policy{
+			AllowPrivate: allowPrivate,
+			// Production SMPs are https-only since 2026-02-01; the test network still
+			// has http ones.
+			HTTPSOnly: n.Name == registry.NetworkProduction && !allowPrivate,
+			Timeout:   UpstreamTimeout,
+		})},
+		Directory:        &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: UpstreamTimeout}},
+		PositiveTTL:      cfg.CacheTTL,
+		DirectoryRate:    n.DirectoryRate,
+		DirectoryBurst:   n.DirectoryBurst,
+		Logger:           log,
+		Observer:         cfg.Observer,
+		MirrorMaxAge:     cfg.MirrorMaxAge,
+		MirrorHardMaxAge: cfg.MirrorHardMaxAge,
+		Network:          caNetwork,
+		Now:              cfg.Now,
+	}
+	if isDefault && s.Mirror != nil {
+		// Assigned only when set: a nil *Store in the interface would not be nil.
+		rcfg.Mirror = s.Mirror
+	}
+	live, err := registry.NewLive(rcfg)
+	if err != nil {
+		return nil, "", "", &ConfigError{Network: n.Name, Err: fmt.Errorf("configuring the registry: %w", err)}
+	}
+	return live, resolver.Zone(), dirURL, nil
+}
+
+// Live returns the live registry of the network name ("" for an unnamed one), or nil
+// when the stack has none by that name.
+func (s *Stack) Live(name string) *registry.Live { return s.lives[name] }
+
+// Default returns the default network's live registry.
+func (s *Stack) Default() *registry.Live { return s.lives[s.def] }
+
+// Clock returns the registries' clock, so that others (the mirror's state) judge ages
+// as they do.
+func (s *Stack) Clock() func() time.Time { return s.now }
+
+// CachePolicy returns how long the registries keep answers, for the documents.
+func (s *Stack) CachePolicy() registry.CachePolicy { return s.Default().CachePolicy() }
+
+// Close closes the mirror. It does not stop the simulated networks, which are the
+// caller's.
+func (s *Stack) Close() {
+	for i := len(s.closeFns) - 1; i >= 0; i-- {
+		s.closeFns[i]()
+	}
+	s.closeFns = nil
+}
+
+// MirrorStatus returns the function that reports the mirror's state for /readyz, on
+// the registries' clock, or nil when the stack has no mirror.
+func (s *Stack) MirrorStatus() func() mirror.Status {
+	if s.Mirror == nil {
+		return nil
+	}
+	return func() mirror.Status { return s.Mirror.Status(s.maxAge, s.hardAge, s.now()) }
+}
