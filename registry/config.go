@@ -11,7 +11,8 @@ import (
 	"github.com/peppolgate/peppolgate/peppol/smp"
 )
 
-// CachePolicy is how long answers are kept, as the documents tell clients.
+// CachePolicy is how long answers are kept, and how often the Directory is asked, as
+// the documents tell clients.
 type CachePolicy struct {
 	// Found is how long a found participant is cached (Config.PositiveTTL).
 	Found time.Duration
@@ -22,6 +23,8 @@ type CachePolicy struct {
 	// Stale is how old a cached answer may be and still answer when the upstream
 	// fails (Config.StaleFor).
 	Stale time.Duration
+	// DirectoryRate is the most Directory requests per second (Config.DirectoryRate).
+	DirectoryRate float64
 }
 
 // WithDefaults returns p with each zero field set to Config's default for it.
@@ -32,14 +35,19 @@ func (p CachePolicy) WithDefaults() CachePolicy {
 		}
 		return d
 	}
+	rate := p.DirectoryRate
+	if rate <= 0 {
+		rate = DefaultDirectoryRate
+	}
 	return CachePolicy{Found: or(p.Found, DefaultPositiveTTL), NotFound: or(p.NotFound, DefaultNegativeTTL),
-		Search: or(p.Search, DefaultSearchTTL), Stale: or(p.Stale, DefaultStaleFor)}
+		Search: or(p.Search, DefaultSearchTTL), Stale: or(p.Stale, DefaultStaleFor), DirectoryRate: rate}
 }
 
-// CachePolicy returns how long l keeps answers, as configured.
+// CachePolicy returns how long l keeps answers and how often it asks the Directory, as
+// configured.
 func (l *Live) CachePolicy() CachePolicy {
 	c := l.cfg
-	return CachePolicy{Found: c.PositiveTTL, NotFound: c.NegativeTTL, Search: c.SearchTTL, Stale: c.StaleFor}.WithDefaults()
+	return CachePolicy{Found: c.PositiveTTL, NotFound: c.NegativeTTL, Search: c.SearchTTL, Stale: c.StaleFor, DirectoryRate: c.DirectoryRate}.WithDefaults()
 }
 
 // Defaults of Config, used when the corresponding field is zero.

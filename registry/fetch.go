@@ -199,11 +199,7 @@ func (l *Live) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) fetc
 	}
 	if p.SMP != nil && p.SMP.Endpoint != nil {
 		e := p.SMP.Endpoint
-		var ci *CertificateInfo
-		if e.Certificate != nil {
-			ci = &CertificateInfo{NotAfter: e.Certificate.NotAfter}
-		}
-		ttl = untilDateChange(ttl, l.cfg.Now(), endpointInstants(e.ActivationDate, e.ExpirationDate, ci))
+		ttl = untilDateChange(ttl, l.cfg.Now(), endpointInstants(e.ActivationDate, e.ExpirationDate, e.Certificate))
 	}
 	return fetchResult{p: p, ttl: ttl}
 }
@@ -275,8 +271,8 @@ func (l *Live) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcom
 	}
 	rec.Endpoint = pickEndpoint(doc, sm)
 	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, l.cfg.Now())...)
-	if rec.Endpoint != nil && rec.Endpoint.Certificate != nil {
-		out.warnings = append(out.warnings, caNetworkWarnings(&CertificateInfo{Issuer: rec.Endpoint.Certificate.Issuer}, l.cfg.Network)...)
+	if rec.Endpoint != nil {
+		out.warnings = append(out.warnings, caNetworkWarnings(rec.Endpoint.Certificate, l.cfg.Network)...)
 	}
 	return out
 }
@@ -318,9 +314,7 @@ func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *Endpoint {
 		URL:              ep.Address,
 		ActivationDate:   ep.ActivationDate,
 		ExpirationDate:   ep.ExpirationDate,
-	}
-	if c := ep.Certificate; c != nil {
-		out.Certificate = &Certificate{Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber, NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256}
+		Certificate:      certificate(ep.Certificate),
 	}
 	return out
 }

@@ -146,13 +146,28 @@ func certificateInfo(c *smp.Certificate, now time.Time) *CertificateInfo {
 		return nil
 	}
 	ci := &CertificateInfo{
-		Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber,
-		NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256,
+		Certificate:   *certificate(c),
 		DaysRemaining: daysUntil(c.NotAfter, now),
 		Expired:       expired(c.NotAfter, now),
 	}
 	ci.PeppolCAName, ci.PeppolCA = peppolCA(c.Issuer)
 	return ci
+}
+
+// certificate is c as the registry renders it; nil for nil.
+func certificate(c *smp.Certificate) *Certificate {
+	if c == nil {
+		return nil
+	}
+	return &Certificate{Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber, NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256}
+}
+
+// cert is the Certificate c checks; nil for nil.
+func (c *CertificateInfo) cert() *Certificate {
+	if c == nil {
+		return nil
+	}
+	return &c.Certificate
 }
 
 // daysUntil returns the whole days from now to t, rounded down (negative once t has
@@ -178,7 +193,7 @@ func endpointInfo(ep smp.Endpoint, now time.Time) EndpointInfo {
 // dates, URL and transport profile.
 func endpointWarnings(e EndpointInfo, now time.Time) []Warning {
 	var ws []Warning
-	ws = append(ws, certificateWarnings(e.Certificate, now)...)
+	ws = append(ws, certificateWarnings(e.Certificate.cert(), now)...)
 	ws = append(ws, serviceDateWarnings(e.ActivationDate, e.ExpirationDate, now)...)
 	ws = append(ws, endpointURLWarnings(e.URL)...)
 	ws = append(ws, transportProfileWarnings(e.TransportProfile)...)
@@ -188,7 +203,7 @@ func endpointWarnings(e EndpointInfo, now time.Time) []Warning {
 // certificateWarnings checks an access point certificate at now: expired, expiring
 // within 30 days, issuer not an OpenPeppol AP CA. None for nil (no certificate to
 // check).
-func certificateWarnings(c *CertificateInfo, now time.Time) []Warning {
+func certificateWarnings(c *Certificate, now time.Time) []Warning {
 	if c == nil {
 		return nil
 	}
@@ -211,7 +226,7 @@ func certificateWarnings(c *CertificateInfo, now time.Time) []Warning {
 // production one on the test network; the other network's access points do not trust
 // it. None when network is neither "production" nor "test", or the issuer is no
 // OpenPeppol CA (certificateWarnings says that).
-func caNetworkWarnings(c *CertificateInfo, network string) []Warning {
+func caNetworkWarnings(c *Certificate, network string) []Warning {
 	if c == nil || (network != NetworkProduction && network != NetworkTest) {
 		return nil
 	}
@@ -231,7 +246,7 @@ func caNetworkWarnings(c *CertificateInfo, network string) []Warning {
 
 // endpointInstants are the instants at which an endpoint's date checks change: its
 // activation and expiration, its certificate's expiry and the start of its last 30 days.
-func endpointInstants(activation, expiration *time.Time, c *CertificateInfo) []time.Time {
+func endpointInstants(activation, expiration *time.Time, c *Certificate) []time.Time {
 	var out []time.Time
 	if activation != nil {
 		out = append(out, *activation)
@@ -382,7 +397,7 @@ func recordEndpointWarnings(ep *Endpoint, now time.Time) []Warning {
 		ExpirationDate:   ep.ExpirationDate,
 	}
 	if c := ep.Certificate; c != nil {
-		ei.Certificate = certificateInfo(&smp.Certificate{Subject: c.Subject, Issuer: c.Issuer, SerialNumber: c.SerialNumber, NotBefore: c.NotBefore, NotAfter: c.NotAfter, SHA256: c.SHA256}, now)
+		ei.Certificate = &CertificateInfo{Certificate: *c} // the checks read only the certificate
 	}
 	return endpointWarnings(ei, now)
 }

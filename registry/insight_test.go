@@ -111,7 +111,7 @@ func TestCertificateWarnings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := certificateInfo(testCert(t, tt.issuer, tt.notAfter), testNow)
-			ws := certificateWarnings(c, testNow)
+			ws := certificateWarnings(&c.Certificate, testNow)
 			if got := codes(ws); !slices.Equal(got, tt.want) {
 				t.Fatalf("codes %v, want %v (%+v)", got, tt.want, ws)
 			}
@@ -368,12 +368,12 @@ func TestDaysUntil(t *testing.T) {
 
 func TestCANetworkWarnings(t *testing.T) {
 	t.Parallel()
-	prod := &CertificateInfo{Issuer: "CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE"}
-	test := &CertificateInfo{Issuer: "CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE"}
-	other := &CertificateInfo{Issuer: "CN=Example Corp Issuing CA,O=Example Corp"}
+	prod := &Certificate{Issuer: "CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE"}
+	test := &Certificate{Issuer: "CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE"}
+	other := &Certificate{Issuer: "CN=Example Corp Issuing CA,O=Example Corp"}
 	tests := []struct {
 		name    string
-		c       *CertificateInfo
+		c       *Certificate
 		network string
 		warn    bool
 	}{
@@ -415,7 +415,7 @@ func TestUntilDateChange(t *testing.T) {
 		}
 	}
 	exp := now.Add(40 * 24 * time.Hour)
-	if got := endpointInstants(nil, nil, &CertificateInfo{NotAfter: exp}); len(got) != 2 || !got[0].Equal(exp.Add(time.Nanosecond)) || !got[1].Equal(exp.Add(-30*24*time.Hour)) {
+	if got := endpointInstants(nil, nil, &Certificate{NotAfter: exp}); len(got) != 2 || !got[0].Equal(exp.Add(time.Nanosecond)) || !got[1].Equal(exp.Add(-30*24*time.Hour)) {
 		t.Errorf("certificate instants %v", got)
 	}
 }

@@ -111,7 +111,11 @@ type SMPRecord struct {
 	Endpoint *Endpoint `json:"endpoint" jsonschema:"the AS4 endpoint for the Peppol BIS Billing 3.0 invoice if offered, else the first endpoint of the first document type; null when there is none or it could not be fetched (see warnings)"`
 }
 
-// Endpoint is one access point endpoint from the SMP's ServiceMetadata.
+// Endpoint is one access point endpoint from the SMP's ServiceMetadata, as a lookup
+// shows it. A services answer shows endpoints as EndpointInfo instead: there the
+// transport profile is an object with its code-list state rather than a string, the
+// certificate is a CertificateInfo and warnings are added, so the two cannot share a
+// type without changing what either renders.
 type Endpoint struct {
 	DocumentType     string       `json:"documentType" jsonschema:"document type identifier with its scheme, e.g. busdox-docid-qns::urn:oasis:...##...::2.1"`
 	Process          string       `json:"process" jsonschema:"process identifier with its scheme, e.g. cenbii-procid-ubl::urn:fdc:peppol.eu:2017:poacc:billing:01:1.0"`

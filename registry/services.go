@@ -98,14 +98,10 @@ type TransportProfileInfo struct {
 	NonStandard bool   `json:"nonStandard" jsonschema:"true when the Peppol code list does not have the profile"`
 }
 
-// CertificateInfo is an endpoint's certificate with the checks applied to it.
+// CertificateInfo is an endpoint's Certificate with the checks applied to it; the
+// embedded Certificate's fields render first, as if declared here.
 type CertificateInfo struct {
-	Subject      string    `json:"subject" jsonschema:"subject distinguished name"`
-	Issuer       string    `json:"issuer" jsonschema:"issuer distinguished name"`
-	SerialNumber string    `json:"serialNumber" jsonschema:"serial number in decimal"`
-	NotBefore    time.Time `json:"notBefore" jsonschema:"start of validity (RFC 3339)"`
-	NotAfter     time.Time `json:"notAfter" jsonschema:"end of validity (RFC 3339)"`
-	SHA256       string    `json:"sha256" jsonschema:"SHA-256 fingerprint of the DER certificate in hexadecimal"`
+	Certificate
 	// DaysRemaining is negative when the certificate has expired.
 	DaysRemaining int  `json:"daysRemaining" jsonschema:"whole days until the certificate expires, rounded down; negative when it has expired"`
 	Expired       bool `json:"expired" jsonschema:"true when the certificate's validity has ended: senders will refuse this access point"`
@@ -258,7 +254,7 @@ func (l *Live) fetchServices(ctx context.Context, id peppol.ParticipantID, filte
 	for _, sv := range out.Services {
 		for _, p := range sv.Processes {
 			for _, e := range p.Endpoints {
-				instants = append(instants, endpointInstants(e.ActivationDate, e.ExpirationDate, e.Certificate)...)
+				instants = append(instants, endpointInstants(e.ActivationDate, e.ExpirationDate, e.Certificate.cert())...)
 			}
 		}
 	}
@@ -307,7 +303,7 @@ func (l *Live) fetchServiceMetadata(ctx context.Context, id peppol.ParticipantID
 				for j := range services[i].Processes {
 					for k := range services[i].Processes[j].Endpoints {
 						e := &services[i].Processes[j].Endpoints[k]
-						e.Warnings = append(e.Warnings, caNetworkWarnings(e.Certificate, l.cfg.Network)...)
+						e.Warnings = append(e.Warnings, caNetworkWarnings(e.Certificate.cert(), l.cfg.Network)...)
 					}
 				}
 			}

@@ -34,14 +34,14 @@ func TestWarningDocs(t *testing.T) {
 	}
 }
 
-// TestCachePolicy: a live registry reports the cache durations it was configured
-// with, defaults where none was given.
+// TestCachePolicy: a live registry reports the cache durations and Directory rate it
+// was configured with, defaults where none was given.
 func TestCachePolicy(t *testing.T) {
-	l, err := NewLive(Config{Resolver: &sml.Resolver{}, SMP: &smp.Client{}, Directory: &directory.Client{}, PositiveTTL: 2 * time.Hour})
+	l, err := NewLive(Config{Resolver: &sml.Resolver{}, SMP: &smp.Client{}, Directory: &directory.Client{}, PositiveTTL: 2 * time.Hour, DirectoryRate: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := CachePolicy{Found: 2 * time.Hour, NotFound: DefaultNegativeTTL, Search: DefaultSearchTTL, Stale: DefaultStaleFor}
+	want := CachePolicy{Found: 2 * time.Hour, NotFound: DefaultNegativeTTL, Search: DefaultSearchTTL, Stale: DefaultStaleFor, DirectoryRate: 100}
 	if got := l.CachePolicy(); got != want {
 		t.Errorf("CachePolicy() = %+v, want %+v", got, want)
 	}

@@ -161,6 +161,17 @@ func spelledDuration(d time.Duration) string {
 	return strconv.FormatInt(n, 10) + " " + unit + "s"
 }
 
+// spelledDirectoryRate writes the registry's Directory rate for people: "2 times per
+// second (its own limit)" at the default, which is the real Directory's limit per
+// client, else e.g. "100 times per second".
+func spelledDirectoryRate(rate float64) string {
+	s := strconv.FormatFloat(rate, 'f', -1, 64) + " times per second"
+	if rate == registry.DefaultDirectoryRate {
+		s += " (its own limit)"
+	}
+	return s
+}
+
 // spelledSize writes a size in bytes for people: "8 KiB", "1 MiB", "300 bytes".
 func spelledSize(n int) string {
 	switch {
@@ -180,7 +191,7 @@ func (s *Server) API() discovery.API {
 			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; at most %d results per search.", registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults),
 			fmt.Sprintf("POST /ask: body at most %s, query 1 to %d characters.", spelledSize(maxAskBody), nlq.MaxQueryLength),
 			fmt.Sprintf("/mcp: request body at most %s.", spelledSize(maxMCPBody)),
-			"Upstream: peppolgate asks the Peppol Directory at most 2 times per second (its own limit); searches beyond that queue briefly, then fail with search_failed and Retry-After.",
+			fmt.Sprintf("Upstream: peppolgate asks the Peppol Directory at most %s; searches beyond that queue briefly, then fail with search_failed and Retry-After.", spelledDirectoryRate(s.cache.DirectoryRate)),
 			fmt.Sprintf("Answers are cached: found participants %s, not-found %s, searches %s; a cached answer up to %s old is served (X-Cache: stale) when the upstream fails.",
 				spelledDuration(s.cache.Found), spelledDuration(s.cache.NotFound), spelledDuration(s.cache.Search), spelledDuration(s.cache.Stale)),
 		}}

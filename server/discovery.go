@@ -185,6 +185,18 @@ func prefersHTML(accept string) bool {
 
 // documentRoutes describes and serves the index and the discovery documents (docs/INTERFACE.md §4).
 func (s *Server) documentRoutes(k docKit) []route {
+	// doc is the route of a discovery document: a GET served from the documents built
+	// at start (buildDocuments).
+	doc := func(kind docKind, path, operationID, summary, description string, responses []discovery.Response) route {
+		return route{Endpoint: discovery.Endpoint{
+			Method: http.MethodGet, Path: path, OperationID: operationID, Tag: "discovery",
+			Summary: summary, Description: description, Responses: responses, Errors: commonErrors(),
+		}, handler: s.document(kind), class: classDocs}
+	}
+	// object answers with a JSON object and answers conditional GETs.
+	object := func(desc string) []discovery.Response {
+		return append(k.jsonOK(desc, &jsonschema.Schema{Type: "object"}), k.notModified)
+	}
 	return []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/", OperationID: "index", Tag: "discovery",
@@ -196,48 +208,12 @@ func (s *Server) documentRoutes(k docKit) []route {
 			},
 			Errors: commonErrors(),
 		}, handler: s.index, class: classDocs},
-		{Endpoint: discovery.Endpoint{
-			Method: http.MethodGet, Path: "/openapi.json", OperationID: "openapi", Tag: "discovery",
-			Summary: "This OpenAPI 3.1 description", Description: "This document: every endpoint with its parameters, bodies, responses and error codes; generated from the code at start.",
-			Responses: append(k.jsonOK("The OpenAPI document.", &jsonschema.Schema{Type: "object"}), k.notModified),
-			Errors:    commonErrors(),
-		}, handler: s.document(docOpenAPI), class: classDocs},
-		{Endpoint: discovery.Endpoint{
-			Method: http.MethodGet, Path: "/llms.txt", OperationID: "llmsTxt", Tag: "discovery",
-			Summary: "Agent manual, short (llms.txt)", Description: "What peppolgate is for and not for, and links to everything else, in the llmstxt.org format.",
-			Responses: k.markdown("llms.txt in the llmstxt.org format."),
-			Errors:    commonErrors(),
-		}, handler: s.document(docLLMs), class: classDocs},
-		{Endpoint: discovery.Endpoint{
-			Method: http.MethodGet, Path: "/llms-full.txt", OperationID: "llmsFullTxt", Tag: "discovery",
-			Summary: "Agent manual, complete", Description: "Generated from this description: every endpoint, parameter, response field and error code, MCP set-up for common clients, worked examples.",
-			Responses: k.markdown("Every endpoint, parameter, field and error code, MCP set-up and examples."),
-			Errors:    commonErrors(),
-		}, handler: s.document(docLLMsFull), class: classDocs},
-		{Endpoint: discovery.Endpoint{
-			Method: http.MethodGet, Path: "/.well-known/api-catalog", OperationID: "apiCatalog", Tag: "discovery",
-			Summary: "API catalog (RFC 9727)", Description: "A linkset pointing at this description, the manual and the metadata; HEAD answers with the Link header.",
-			Responses: []discovery.Response{{Status: http.StatusOK, Description: "The linkset.", MediaType: "application/linkset+json", Schema: &jsonschema.Schema{Type: "object"}}, k.notModified},
-			Errors:    commonErrors(),
-		}, handler: s.document(docAPICatalog), class: classDocs},
-		{Endpoint: discovery.Endpoint{
-			Method: http.MethodGet, Path: "/.well-known/oauth-protected-resource", OperationID: "protectedResource", Tag: "discovery",
-			Summary: "Protected-resource metadata (RFC 9728)", Description: "No authentication is needed; the document says so (agent_auth: anonymous, no credential).",
-			Responses: append(k.jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}), k.notModified),
-			Errors:    commonErrors(),
-		}, handler: s.document(docProtectedResource), class: classDocs},
-		{Endpoint: discovery.Endpoint{
-			Method: http.MethodGet, Path: "/.well-known/oauth-protected-resource/mcp", OperationID: "protectedResourceMCP", Tag: "discovery",
-			Summary:     "Protected-resource metadata of /mcp (RFC 9728)",
-			Description: "As /.well-known/oauth-protected-resource, for the MCP endpoint: resource is {base_url}/mcp.",
-			Responses:   append(k.jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}), k.notModified),
-			Errors:      commonErrors(),
-		}, handler: s.document(docProtectedResourceMCP), class: classDocs},
-		{Endpoint: discovery.Endpoint{
-			Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", OperationID: "authorizationServer", Tag: "discovery",
-			Summary: "Authorization-server metadata (RFC 8414)", Description: "Advertises only the anonymous flow: no grant, no token endpoint.",
-			Responses: append(k.jsonOK("The metadata.", &jsonschema.Schema{Type: "object"}), k.notModified),
-			Errors:    commonErrors(),
-		}, handler: s.document(docAuthorizationServer), class: classDocs},
+		doc(docOpenAPI, "/openapi.json", "openapi", "This OpenAPI 3.1 description", "This document: every endpoint with its parameters, bodies, responses and error codes; generated from the code at start.", object("The OpenAPI document.")),
+		doc(docLLMs, "/llms.txt", "llmsTxt", "Agent manual, short (llms.txt)", "What peppolgate is for and not for, and links to everything else, in the llmstxt.org format.", k.markdown("llms.txt in the llmstxt.org format.")),
+		doc(docLLMsFull, "/llms-full.txt", "llmsFullTxt", "Agent manual, complete", "Generated from this description: every endpoint, parameter, response field and error code, MCP set-up for common clients, worked examples.", k.markdown("Every endpoint, parameter, field and error code, MCP set-up and examples.")),
+		doc(docAPICatalog, "/.well-known/api-catalog", "apiCatalog", "API catalog (RFC 9727)", "A linkset pointing at this description, the manual and the metadata; HEAD answers with the Link header.", []discovery.Response{{Status: http.StatusOK, Description: "The linkset.", MediaType: "application/linkset+json", Schema: &jsonschema.Schema{Type: "object"}}, k.notModified}),
+		doc(docProtectedResource, "/.well-known/oauth-protected-resource", "protectedResource", "Protected-resource metadata (RFC 9728)", "No authentication is needed; the document says so (agent_auth: anonymous, no credential).", object("The metadata.")),
+		doc(docProtectedResourceMCP, "/.well-known/oauth-protected-resource/mcp", "protectedResourceMCP", "Protected-resource metadata of /mcp (RFC 9728)", "As /.well-known/oauth-protected-resource, for the MCP endpoint: resource is {base_url}/mcp.", object("The metadata.")),
+		doc(docAuthorizationServer, "/.well-known/oauth-authorization-server", "authorizationServer", "Authorization-server metadata (RFC 8414)", "Advertises only the anonymous flow: no grant, no token endpoint.", object("The metadata.")),
 	}
 }

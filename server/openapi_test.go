@@ -699,8 +699,9 @@ func volatile(b []byte) []byte {
 	return b
 }
 
-// TestDocumentsFollowCachePolicy: the cache durations the documents state are those
-// the registry is configured with (serve's -cache-ttl), not fixed text.
+// TestDocumentsFollowCachePolicy: the cache durations and the Directory rate the
+// documents state are those the registry is configured with (serve's -cache-ttl, the
+// demo network's higher rate), not fixed text.
 func TestDocumentsFollowCachePolicy(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -709,6 +710,8 @@ func TestDocumentsFollowCachePolicy(t *testing.T) {
 	}{
 		{registry.CachePolicy{}, "found participants 15 minutes, not-found 1 minute, searches 5 minutes; a cached answer up to 24 hours old"},
 		{registry.CachePolicy{Found: 2 * time.Hour, Search: 90 * time.Second}, "found participants 2 hours, not-found 1 minute, searches 90 seconds; a cached answer up to 24 hours old"},
+		{registry.CachePolicy{}, "the Peppol Directory at most 2 times per second (its own limit);"},
+		{registry.CachePolicy{DirectoryRate: 100}, "the Peppol Directory at most 100 times per second;"},
 	} {
 		s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) { c.Cache = tt.cache })
 		for _, path := range []string{"/openapi.json", "/llms-full.txt"} {

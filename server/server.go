@@ -78,8 +78,9 @@ type Config struct {
 	Metrics *Metrics
 	// Mirror, when set, reports the Directory mirror's state for /readyz.
 	Mirror func() mirror.Status
-	// Cache is how long the registry keeps answers (registry.Live.CachePolicy), for
-	// the documents' limits; zero fields are the registry's defaults.
+	// Cache is how long the registry keeps answers and how often it asks the Directory
+	// (registry.Live.CachePolicy), for the documents' limits; zero fields are the
+	// registry's defaults.
 	Cache registry.CachePolicy
 }
 
@@ -105,7 +106,8 @@ type Server struct {
 	mcpStreams  *mcpStreams
 	metrics     *Metrics
 	mirror      func() mirror.Status
-	// cache is how long the registry keeps answers, for the documents.
+	// cache is how long the registry keeps answers and its Directory rate, for the
+	// documents.
 	cache registry.CachePolicy
 	// metricsPage serves /metrics.
 	metricsPage http.Handler

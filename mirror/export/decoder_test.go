@@ -617,7 +617,8 @@ func TestScannerMatchesEncodingXML(t *testing.T) {
 	}
 }
 
-// TestUpstreamSamples decodes the real export excerpts in ../shared, when present.
+// TestUpstreamSamples decodes the real export excerpts in the shared upstream fixtures
+// beside the checkout, when present (see internal/fixtures).
 func TestUpstreamSamples(t *testing.T) {
 	dir := filepath.Join("..", "..", "..", "shared", "fixtures", "upstream", "directory-export")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.xml"))

@@ -9,7 +9,7 @@ import (
 	"github.com/peppolgate/peppolgate/internal/fixtures"
 )
 
-// derived returns the path of ../shared/fixtures/derived/<rel>, the sibling of the
+// derived returns the path of rel in the derived shared fixtures, the sibling of the
 // upstream tree that internal/fixtures locates, or skips when it is absent.
 func derived(t *testing.T, rel string) string {
 	t.Helper()

@@ -10,8 +10,9 @@ import (
 	"github.com/peppolgate/peppolgate/internal/fixtures"
 )
 
-// TestUpstreamServiceGroups parses the real ServiceGroups in ../shared (skipped when
-// absent) and checks the values they hold.
+// TestUpstreamServiceGroups parses the real ServiceGroups in the shared upstream
+// fixtures beside the checkout, when present (see internal/fixtures), and checks the
+// values they hold.
 func TestUpstreamServiceGroups(t *testing.T) {
 	tests := []struct {
 		file        string
@@ -80,8 +81,9 @@ func TestUpstreamServiceGroups(t *testing.T) {
 	}
 }
 
-// TestUpstreamServiceMetadata parses the real ServiceMetadata documents in ../shared
-// (skipped when absent). Certificate values were cross-checked with openssl x509.
+// TestUpstreamServiceMetadata parses the real ServiceMetadata documents in the shared
+// upstream fixtures beside the checkout, when present (see internal/fixtures).
+// Certificate values were cross-checked with openssl x509.
 func TestUpstreamServiceMetadata(t *testing.T) {
 	date := func(s string) time.Time { return *tm(s) }
 	tests := []struct {
