@@ -15,10 +15,6 @@ import (
 // Directory data, the Peppol code lists and an instant (Config.Now), shared by Services
 // and Lookup.
 
-// ExpiringWithin is how close to its end a certificate's validity draws a
-// WarnCertificateExpiring warning.
-const ExpiringWithin = 30 * 24 * time.Hour
-
 // peppolAPCAs are the common names of the OpenPeppol access point issuing CAs, upper
 // case, with what each is. The full subjects, as peppol-commons' trust stores hold them
 // (phax/peppol-commons, peppol-commons/src/main/resources/truststore/readme.md, and the

@@ -36,18 +36,6 @@ type mirrorError string
 
 func (e mirrorError) Error() string { return string(e) }
 
-// Warning codes of answers the mirror could not give as usual.
-const (
-	// WarnMirrorUnavailable: the mirror holds no data or could not be read; the live
-	// Directory answered.
-	WarnMirrorUnavailable = "mirror_unavailable"
-	// WarnMirrorStale: the mirror's data is older than Config.MirrorMaxAge. Either the
-	// live Directory answered, or it failed and the stale mirror answered instead (then
-	// the message says how old the data is); data older than Config.MirrorHardMaxAge is
-	// never used.
-	WarnMirrorStale = "mirror_stale"
-)
-
 // mirrorState is how far the mirror may be used at a given time.
 type mirrorState int
 

@@ -155,6 +155,9 @@ type SearchQuery struct {
 // MaxSearchResults is the most results one search returns (docs/INTERFACE.md §8).
 const MaxSearchResults = 25
 
+// MaxQueryLength is the longest accepted search query, in characters.
+const MaxQueryLength = 200
+
 // MinQueryLength is the shortest accepted search query, in characters (docs/INTERFACE.md §8).
 const MinQueryLength = 2
 

@@ -18,8 +18,6 @@ import (
 const missingQueryMessage = "the search query q is missing; give a company name or a registration number, e.g. q=Acme or q=BE0677424046, or a country alone (country=NO) to count and list that country's participants"
 
 const (
-	// MaxQueryLength is the longest accepted search query, in characters.
-	MaxQueryLength = 200
 	// maxExactCandidates bounds the exact participant= queries one search sends, because
 	// each costs a Directory request under the shared rate limit.
 	maxExactCandidates = 4

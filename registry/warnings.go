@@ -43,3 +43,78 @@ func WarningDocs() []WarningDoc {
 		{WarnMirrorStale, "the Directory mirror's data is old: the live Directory answered, or, when it failed, the mirror with the age of its data"},
 	}
 }
+
+// Warning codes a lookup may attach to a Participant.
+const (
+	// WarnDirectoryUnavailable: the Directory could not be asked, so Directory is nil
+	// although the participant may have a card.
+	WarnDirectoryUnavailable = "directory_unavailable"
+	// WarnSMPNotFound: the SML points to an SMP that answers 404 for the participant.
+	WarnSMPNotFound = "smp_not_found"
+	// WarnEndpointUnavailable: the ServiceMetadata could not be fetched, so
+	// SMP.Endpoint is nil although the participant may have one.
+	WarnEndpointUnavailable = "endpoint_unavailable"
+	// WarnEndpointNotFound: the SMP lists a document type whose ServiceMetadata it
+	// answers 404 for.
+	WarnEndpointNotFound = "endpoint_not_found"
+	// WarnSMLNoSMPService: the SML has NAPTR records for the participant but none points
+	// to a usable SMP, so SMP is nil; only given when the Directory has a card.
+	WarnSMLNoSMPService = "sml_no_smp_service"
+	// WarnIdentifier: the identifier's scheme is unknown, removed or deprecated in the
+	// Peppol code list, its value does not fit the scheme's syntax, or its check digit
+	// fails. The message says which, and what to use instead when the list says.
+	WarnIdentifier = "identifier"
+
+	// WarnCertificateExpired: an endpoint's access point certificate has expired.
+	WarnCertificateExpired = "certificate_expired"
+	// WarnCertificateExpiring: an endpoint's certificate expires within 30 days.
+	WarnCertificateExpiring = "certificate_expiring"
+	// WarnCertificateNotPeppol: an endpoint's certificate issuer is not named like an
+	// OpenPeppol access point CA (G3 or G2, production or test).
+	WarnCertificateNotPeppol = "certificate_not_peppol"
+	// WarnServiceNotYetActive: an endpoint's activation date is in the future.
+	WarnServiceNotYetActive = "service_not_yet_active"
+	// WarnServiceExpired: an endpoint's expiration date has passed.
+	WarnServiceExpired = "service_expired"
+	// WarnEndpointNotHTTPS: an endpoint address is not an https URL.
+	WarnEndpointNotHTTPS = "endpoint_not_https"
+	// WarnEndpointPort: an endpoint address names a port other than 443.
+	WarnEndpointPort = "endpoint_port"
+	// WarnTransportProfileDeprecated: an endpoint's transport profile is deprecated in
+	// the Peppol code list.
+	WarnTransportProfileDeprecated = "transport_profile_deprecated"
+	// WarnTransportProfileRemoved: an endpoint's transport profile has been removed from
+	// the Peppol code list (e.g. AS2).
+	WarnTransportProfileRemoved = "transport_profile_removed"
+	// WarnTransportProfileUnknown: an endpoint's transport profile is not in the Peppol
+	// code list.
+	WarnTransportProfileUnknown = "transport_profile_unknown"
+	// WarnDocumentTypeDeprecated: a document type is deprecated in the Peppol code list.
+	WarnDocumentTypeDeprecated = "document_type_deprecated"
+	// WarnDocumentTypeRemoved: a document type has been removed from the Peppol code list.
+	WarnDocumentTypeRemoved = "document_type_removed"
+	// WarnDocumentTypeNonStandard: a document type is not in the Peppol code list.
+	WarnDocumentTypeNonStandard = "document_type_nonstandard"
+	// WarnDirectoryCardMissing: the SML and SMP know the participant but the Directory
+	// has no business card for it (lookups only).
+	WarnDirectoryCardMissing = "directory_card_missing"
+	// WarnDirectoryDocTypesMismatch: the Directory card's document types differ from
+	// those of the SMP's ServiceGroup (lookups only).
+	WarnDirectoryDocTypesMismatch = "directory_doctypes_mismatch"
+)
+
+// Warning codes of answers the mirror could not give as usual.
+const (
+	// WarnMirrorUnavailable: the mirror holds no data or could not be read; the live
+	// Directory answered.
+	WarnMirrorUnavailable = "mirror_unavailable"
+	// WarnMirrorStale: the mirror's data is older than Config.MirrorMaxAge. Either the
+	// live Directory answered, or it failed and the stale mirror answered instead (then
+	// the message says how old the data is); data older than Config.MirrorHardMaxAge is
+	// never used.
+	WarnMirrorStale = "mirror_stale"
+)
+
+// ExpiringWithin is how close to its end a certificate's validity draws a
+// WarnCertificateExpiring warning.
+const ExpiringWithin = 30 * 24 * time.Hour
