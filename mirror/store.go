@@ -26,8 +26,6 @@ type Store struct {
 	closed bool
 }
 
-var _ registry.DirectoryMirror = (*Store)(nil)
-
 // handle is one opened Index with the number of calls using it.
 type handle struct {
 	ix      *Index

@@ -8,6 +8,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/stack"
 )
@@ -68,7 +69,7 @@ func TestAskCountByCountry(t *testing.T) {
 
 // startMirrored returns a registry whose Directory half is a mirror built from n's
 // Directory export; the live Directory it would fall back to is a closed port.
-func startMirrored(t *testing.T, n *livenet.Net) *registry.Live {
+func startMirrored(t *testing.T, n *livenet.Net) *peppolnet.Registry {
 	t.Helper()
 	st, err := stack.Build(stack.Config{
 		Networks:    []stack.Network{{Sim: n.Net, DirectoryURL: "http://127.0.0.1:1", DirectoryRate: 1000, DirectoryBurst: 1000}},

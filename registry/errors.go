@@ -51,3 +51,11 @@ func ErrorCode(err error) Code {
 	}
 	return ""
 }
+
+// ErrMirrorUnavailable says the Directory mirror holds no data (not imported yet, or
+// its file is missing).
+var ErrMirrorUnavailable = mirrorError("the Directory mirror holds no data")
+
+type mirrorError string
+
+func (e mirrorError) Error() string { return string(e) }

@@ -7,7 +7,7 @@ const (
 	UpstreamSML       = "sml"
 	UpstreamSMP       = "smp"
 	UpstreamDirectory = "directory"
-	// UpstreamMirror is the local Directory mirror (Config.Mirror).
+	// UpstreamMirror is the local Directory mirror (peppolnet.Config.Mirror).
 	UpstreamMirror = "mirror"
 )
 
@@ -33,11 +33,13 @@ const (
 const (
 	CacheLookup = "lookup"
 	CacheSearch = "search"
+	// CacheServices is the kind of Services calls.
+	CacheServices = "services"
 )
 
 // Observer is told what the registry does, for metrics. Implementations must be safe
-// for concurrent use and fast (they are called on every request); nil in Config means
-// nobody listens.
+// for concurrent use and fast (they are called on every request); nil in
+// peppolnet.Config means nobody listens.
 type Observer interface {
 	// Upstream reports one upstream call: kind is UpstreamSML, UpstreamSMP or
 	// UpstreamDirectory, outcome one of the Outcome constants, d its duration.
@@ -46,9 +48,3 @@ type Observer interface {
 	// CacheHit, CacheMiss, CacheStale.
 	Cache(kind, result string)
 }
-
-// nopObserver listens to nothing.
-type nopObserver struct{}
-
-func (nopObserver) Upstream(string, string, time.Duration) {}
-func (nopObserver) Cache(string, string)                   {}

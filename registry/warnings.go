@@ -108,9 +108,9 @@ const (
 	// WarnMirrorUnavailable: the mirror holds no data or could not be read; the live
 	// Directory answered.
 	WarnMirrorUnavailable = "mirror_unavailable"
-	// WarnMirrorStale: the mirror's data is older than Config.MirrorMaxAge. Either the
+	// WarnMirrorStale: the mirror's data is older than peppolnet.Config.MirrorMaxAge. Either the
 	// live Directory answered, or it failed and the stale mirror answered instead (then
-	// the message says how old the data is); data older than Config.MirrorHardMaxAge is
+	// the message says how old the data is); data older than peppolnet.Config.MirrorHardMaxAge is
 	// never used.
 	WarnMirrorStale = "mirror_stale"
 )

@@ -2,11 +2,6 @@ package registry
 
 import (
 	"testing"
-	"time"
-
-	"github.com/peppolgate/peppolgate/peppol/directory"
-	"github.com/peppolgate/peppolgate/peppol/sml"
-	"github.com/peppolgate/peppolgate/peppol/smp"
 )
 
 // TestWarningDocs: every warning code is documented once, with a meaning.
@@ -31,18 +26,5 @@ func TestWarningDocs(t *testing.T) {
 	}
 	if len(seen) != len(codes) {
 		t.Errorf("%d codes documented, %d defined", len(seen), len(codes))
-	}
-}
-
-// TestCachePolicy: a live registry reports the cache durations and Directory rate it
-// was configured with, defaults where none was given.
-func TestCachePolicy(t *testing.T) {
-	l, err := NewLive(Config{Resolver: &sml.Resolver{}, SMP: &smp.Client{}, Directory: &directory.Client{}, PositiveTTL: 2 * time.Hour, DirectoryRate: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := CachePolicy{Found: 2 * time.Hour, NotFound: DefaultNegativeTTL, Search: DefaultSearchTTL, Stale: DefaultStaleFor, DirectoryRate: 100}
-	if got := l.CachePolicy(); got != want {
-		t.Errorf("CachePolicy() = %+v, want %+v", got, want)
 	}
 }

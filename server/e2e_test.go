@@ -29,7 +29,7 @@ var update = flag.Bool("update", false, "rewrite testdata/*.golden from the curr
 var datasetNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
 
 // e2e is the real stack over a simulated network: netsim, the sml/smp/directory
-// clients, registry.Live and the Server, served by httptest.
+// clients, peppolnet.Registry and the Server, served by httptest.
 type e2e struct {
 	net *netsim.Network
 	// testNet is the test network, offered with ?network=test.

@@ -29,6 +29,7 @@ import (
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -61,7 +62,7 @@ type faultOptions struct {
 	lookupTimeout time.Duration
 }
 
-// faultE2E is the whole stack (netsim, the sml/smp/directory clients, registry.Live,
+// faultE2E is the whole stack (netsim, the sml/smp/directory clients, peppolnet.Registry,
 // the Server checked against its OpenAPI document) with short deadlines, and an HTTP
 // client of its own whose idle connections are closed when the test ends, so that
 // goroutine-leak checks see only what the server left behind.
@@ -134,7 +135,7 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 	if opts.lookupTimeout > 0 {
 		lookupTimeout = opts.lookupTimeout
 	}
-	reg, err := registry.NewLive(registry.Config{
+	reg, err := peppolnet.New(peppolnet.Config{
 		Resolver:       res,
 		SMP:            &smp.Client{HTTP: smpHTTP, Timeout: faultClientTimeout},
 		Directory:      &directory.Client{Base: n.DirectoryURL(), HTTP: dirHTTP, Timeout: faultClientTimeout},
@@ -769,7 +770,7 @@ func TestFaultHangKeepsServing(t *testing.T) {
 	before := goroutinesBefore()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
 	t.Run("hang", func(t *testing.T) {
-		e := startFaultE2E(t, ds, faultOptions{lookupTimeout: registry.DefaultLookupTimeout})
+		e := startFaultE2E(t, ds, faultOptions{lookupTimeout: peppolnet.DefaultLookupTimeout})
 		held := e.ds.MustLookup(netsim.KnownSwedish)
 		other := plainParticipant(t, ds, 0, func(host int) bool { return host != held.SMPHost })
 		warm := participantPath(netsim.KnownGLN)
@@ -811,12 +812,12 @@ func TestFaultHangKeepsServing(t *testing.T) {
 func TestAbortedRequestsDoNotOpenBreakers(t *testing.T) {
 	t.Parallel()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
-	e := startFaultE2E(t, ds, faultOptions{lookupTimeout: registry.DefaultLookupTimeout})
+	e := startFaultE2E(t, ds, faultOptions{lookupTimeout: peppolnet.DefaultLookupTimeout})
 	host := e.ds.MustLookup(netsim.KnownSwedish).SMPHost
 	onHost := func(h int) bool { return h == host }
 	e.net.SetFault(netsim.SMPHostTarget(host), netsim.Fault{Hang: true})
 	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{Hang: true})
-	const aborted = 2 * registry.DefaultBreakerFailures
+	const aborted = 2 * peppolnet.DefaultBreakerFailures
 	for i := range aborted {
 		before := e.net.Hits()
 		ctx, cancel := context.WithCancel(t.Context())

@@ -5,12 +5,11 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/peppolgate/peppolgate/registry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
-
-	"github.com/peppolgate/peppolgate/registry"
 )
 
 // metricsPath is where the Prometheus metrics are served.
@@ -33,7 +32,7 @@ func durationBuckets() []float64 {
 // Metrics holds peppolgate's Prometheus metrics in a registry of its own (never the
 // process-wide default one, so two servers in one process, as in tests, do not mix
 // their counts). It is the registry.Observer of upstream calls and cache decisions:
-// pass it to registry.Config.Observer and to Config.Metrics. It is safe for
+// pass it to peppolnet.Config.Observer and to Config.Metrics. It is safe for
 // concurrent use.
 type Metrics struct {
 	reg *prometheus.Registry

@@ -73,13 +73,13 @@ type Config struct {
 	// Empty means every client is limited.
 	RateLimitExempt []netip.Prefix
 	// Metrics collects what /metrics serves; nil means the server makes its own.
-	// Give the same Metrics to registry.Config.Observer to count upstream calls and
+	// Give the same Metrics to peppolnet.Config.Observer to count upstream calls and
 	// cache decisions too.
 	Metrics *Metrics
 	// Mirror, when set, reports the Directory mirror's state for /readyz.
 	Mirror func() mirror.Status
 	// Cache is how long the registry keeps answers and how often it asks the Directory
-	// (registry.Live.CachePolicy), for the documents' limits; zero fields are the
+	// (peppolnet.Registry.CachePolicy), for the documents' limits; zero fields are the
 	// registry's defaults.
 	Cache registry.CachePolicy
 }
@@ -122,7 +122,7 @@ type Server struct {
 // New returns a Server for cfg. It returns an error when cfg.Networks is nil or its
 // default network has no registry, or when cfg.BaseURL is not an absolute http or
 // https URL. Request handlers pass the request's context to the registry, which
-// bounds its own upstream work (see registry.Config.LookupTimeout); a client that
+// bounds its own upstream work (see peppolnet.Config.LookupTimeout); a client that
 // goes away cancels its wait.
 func New(cfg Config) (*Server, error) {
 	if cfg.Networks == nil {

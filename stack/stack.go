@@ -22,12 +22,16 @@ import (
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
 // UpstreamTimeout bounds one HTTP request to an SMP or the Directory. Lookups and
 // searches are also bounded by the registry's own deadlines.
 const UpstreamTimeout = 10 * time.Second
+
+// The mirror answers for the live registry's Directory.
+var _ peppolnet.DirectoryMirror = (*mirror.Store)(nil)
 
 // Network is one Peppol network to answer for.
 type Network struct {
@@ -108,7 +112,7 @@ type Stack struct {
 	// Zone and DirectoryURL are the default network's, for logs.
 	Zone, DirectoryURL string
 
-	lives           map[string]*registry.Live
+	lives           map[string]*peppolnet.Registry
 	def             string
 	now             func() time.Time
 	maxAge, hardAge time.Duration
@@ -126,16 +130,16 @@ func Build(cfg Config) (*Stack, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Stack{lives: map[string]*registry.Live{}, def: cfg.Networks[0].Name, now: cfg.Now,
+	s := &Stack{lives: map[string]*peppolnet.Registry{}, def: cfg.Networks[0].Name, now: cfg.Now,
 		maxAge: cfg.MirrorMaxAge, hardAge: cfg.MirrorHardMaxAge}
 	if s.now == nil {
 		s.now = time.Now
 	}
 	if s.maxAge <= 0 {
-		s.maxAge = registry.DefaultMirrorMaxAge
+		s.maxAge = peppolnet.DefaultMirrorMaxAge
 	}
 	if s.hardAge <= 0 {
-		s.hardAge = registry.DefaultMirrorHardMaxAge
+		s.hardAge = peppolnet.DefaultMirrorHardMaxAge
 	}
 	if cfg.MirrorPath != "" {
 		st, err := mirror.OpenStore(cfg.MirrorPath, log)
@@ -182,7 +186,7 @@ func Build(cfg Config) (*Stack, error) {
 
 // live builds the registry of n: its resolver, clients and, for the default network,
 // the mirror. It returns the SML zone and the Directory URL it uses.
-func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*registry.Live, string, string, error) {
+func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*peppolnet.Registry, string, string, error) {
 	smlCfg := sml.Config{Servers: n.DNSServers, Zone: n.Zone, Timeout: cfg.SMLTimeout, Attempts: cfg.SMLAttempts}
 	dirURL, allowPrivate := n.DirectoryURL, n.AllowPrivateSMP
 	// The OpenPeppol CAs whose certificates the registry expects: those of the network
@@ -218,7 +222,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 	if err != nil {
 		return nil, "", "", &ConfigError{Network: n.Name, SML: true, Err: fmt.Errorf("configuring SML lookups: %w", err)}
 	}
-	rcfg := registry.Config{
+	rcfg := peppolnet.Config{
 		Resolver: resolver,
 		SMP: &smp.Client{HTTP: netguard.NewHTTPClient(netguard.Policy{
 			AllowPrivate: allowPrivate,
@@ -242,7 +246,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 		// Assigned only when set: a nil *Store in the interface would not be nil.
 		rcfg.Mirror = s.Mirror
 	}
-	live, err := registry.NewLive(rcfg)
+	live, err := peppolnet.New(rcfg)
 	if err != nil {
 		return nil, "", "", &ConfigError{Network: n.Name, Err: fmt.Errorf("configuring the registry: %w", err)}
 	}
@@ -251,10 +255,10 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 
 // Live returns the live registry of the network name ("" for an unnamed one), or nil
 // when the stack has none by that name.
-func (s *Stack) Live(name string) *registry.Live { return s.lives[name] }
+func (s *Stack) Live(name string) *peppolnet.Registry { return s.lives[name] }
 
 // Default returns the default network's live registry.
-func (s *Stack) Default() *registry.Live { return s.lives[s.def] }
+func (s *Stack) Default() *peppolnet.Registry { return s.lives[s.def] }
 
 // Clock returns the registries' clock, so that others (the mirror's state) judge ages
 // as they do.

@@ -19,6 +19,7 @@ import (
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
 )
@@ -127,8 +128,8 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` of the -network network (default per network: production "+directory.Production+", test "+directory.Test+"); not for the other -networks")
 	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")
 	fs.StringVar(&v.mirror, "mirror", "", "Directory mirror index `file` built by 'peppolgate mirror import' or 'mirror sync': searches and the Directory half of lookups on the -network network are answered from it; empty for none (everything asks the live Directory)")
-	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", registry.DefaultMirrorMaxAge, "how old the mirror's data may be and still answer first, a positive `duration`; older, the live Directory answers, and the mirror only when the live Directory fails (with a mirror_stale warning)")
-	fs.DurationVar(&v.mirrorHardMaxAge, "mirror-hard-max-age", registry.DefaultMirrorHardMaxAge, "how old the mirror's data may be and still answer when the live Directory fails, a `duration` at least -mirror-max-age; older data is never used")
+	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", peppolnet.DefaultMirrorMaxAge, "how old the mirror's data may be and still answer first, a positive `duration`; older, the live Directory answers, and the mirror only when the live Directory fails (with a mirror_stale warning)")
+	fs.DurationVar(&v.mirrorHardMaxAge, "mirror-hard-max-age", peppolnet.DefaultMirrorHardMaxAge, "how old the mirror's data may be and still answer when the live Directory fails, a `duration` at least -mirror-max-age; older data is never used")
 	fs.DurationVar(&v.cacheTTL, "cache-ttl", 15*time.Minute, "how long a found participant is cached, a positive `duration`")
 	fs.StringVar(&v.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
 	return fs

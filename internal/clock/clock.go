@@ -1,5 +1,5 @@
 // Package clock holds a settable clock for tests of code that takes its time from a
-// Now func (registry.Config.Now, mirror.SyncConfig.Now, the server's rate limiter).
+// Now func (peppolnet.Config.Now, mirror.SyncConfig.Now, the server's rate limiter).
 package clock
 
 import (

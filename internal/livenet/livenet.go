@@ -1,6 +1,6 @@
 // Package livenet starts, for tests, the real registry over a simulated Peppol network
 // on loopback: netsim's DNS, SMP and Directory servers and the stack over them
-// (stack.Build: the real sml/smp/directory clients and registry.Live), and a Directory
+// (stack.Build: the real sml/smp/directory clients and peppolnet.Registry), and a Directory
 // mirror built from its export. It is for
 // tests of the packages above the registry (tools, nlq) and the registry's external
 // tests.
@@ -15,7 +15,7 @@ import (
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/stack"
 )
 
@@ -23,7 +23,7 @@ import (
 type Net struct {
 	Net *netsim.Network
 	DS  *netsim.Dataset
-	Reg *registry.Live
+	Reg *peppolnet.Registry
 }
 
 // Start generates the dataset of cfg, starts netsim on it and returns the registry over

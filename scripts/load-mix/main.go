@@ -7,7 +7,7 @@
 // Two runs, each against a fresh server:
 //
 //   - binary: the built binary, `peppolgate -network demo -addr 127.0.0.1:0`.
-//   - faults: the same stack (netsim, registry.Live, server.New, http.Server, wired
+//   - faults: the same stack (netsim, peppolnet.Registry, server.New, http.Server, wired
 //     as cmd/peppolgate wires the demo) in a child process of this program, whose
 //     simulated network takes fault commands; for part of the run SMP host 0 answers
 //     500 and the Directory 429 with Retry-After. Every 5xx must be one the faults
@@ -43,7 +43,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/stack"
 )
 
@@ -102,7 +102,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	o.faults.smpStatus, o.faults.dirStatus, o.faults.retryAfter = 500, 429, "2"
 	// The in-stack registry, like the binary's, runs with the default breaker.
-	o.faults.cooldown = registry.DefaultBreakerCooldown
+	o.faults.cooldown = peppolnet.DefaultBreakerCooldown
 	if o.faults.at == 0 {
 		o.faults.at = (o.duration / 3).Truncate(time.Second)
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/stack"
 )
 
@@ -152,6 +152,6 @@ func directoryRateNote(w io.Writer, first, last snapshot, d time.Duration) {
 	}
 	if rate := calls / d.Seconds(); rate >= 0.9*stack.DemoDirectoryRate {
 		fmt.Fprintf(w, "Note: the cold kinds called the Directory %.0f times per second, at the registry's own limit on the demo network (%d/s, queue of %d): failures now also come from that queue being full (\"busy\"), not only from upstream faults. Lower -rate to stay under it.\n",
-			rate, stack.DemoDirectoryRate, registry.DefaultDirectoryQueue)
+			rate, stack.DemoDirectoryRate, peppolnet.DefaultDirectoryQueue)
 	}
 }

@@ -1,0 +1,94 @@
+package peppolnet
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// errAllLeft is the cause of a fetch's cancellation when every caller waiting for it
+// has gone. A fetch that ends so must not cache what it got: parts of it were cut
+// short for nobody's sake, and the answer would be wrong for the next caller.
+var errAllLeft = errors.New("every caller waiting for this fetch has gone")
+
+// abandoned reports whether the fetch of fctx was cancelled because every caller left.
+func abandoned(fctx context.Context) bool {
+	return errors.Is(context.Cause(fctx), errAllLeft)
+}
+
+// flights coalesces identical concurrent upstream fetches, like singleflight, and
+// also cancels a fetch once every caller waiting for it has gone: a client that
+// disconnects stops the upstream work it alone asked for, while a fetch that other
+// callers still wait for goes on. A fetch runs detached from the first caller's
+// cancellation, bounded by its own timeout.
+type flights[T any] struct {
+	mu sync.Mutex
+	m  map[string]*flight[T]
+}
+
+type flight[T any] struct {
+	done    chan struct{}
+	val     T
+	waiters int
+	cancel  context.CancelCauseFunc
+}
+
+// do returns the result of fn for key, running fn once for all concurrent callers
+// with the same key. fn gets a context that ends after timeout or when every caller
+// has left (then abandoned(ctx) is true, and fn must not cache its result). When ctx
+// ends first, do returns ctx.Err() and the zero T; the fetch goes on as long as
+// another caller waits.
+func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, fn func(ctx context.Context) T) (T, error) {
+	if err := ctx.Err(); err != nil {
+		var zero T
+		return zero, err
+	}
+	g.mu.Lock()
+	if g.m == nil {
+		g.m = map[string]*flight[T]{}
+	}
+	f, ok := g.m[key]
+	if !ok {
+		cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+		fctx, cancelTimeout := context.WithTimeout(cctx, timeout)
+		f = &flight[T]{done: make(chan struct{}), cancel: cancel}
+		g.m[key] = f
+		go func() {
+			defer cancel(nil)
+			defer cancelTimeout()
+			v := fn(fctx)
+			g.mu.Lock()
+			f.val = v
+			if g.m[key] == f {
+				delete(g.m, key)
+			}
+			g.mu.Unlock()
+			close(f.done)
+		}()
+	}
+	f.waiters++
+	g.mu.Unlock()
+
+	select {
+	case <-f.done:
+		g.mu.Lock()
+		f.waiters--
+		g.mu.Unlock()
+		return f.val, nil
+	case <-ctx.Done():
+		g.mu.Lock()
+		f.waiters--
+		if f.waiters == 0 {
+			// Nobody wants the answer any more: stop the upstream work, and let the
+			// next caller start afresh rather than join a cancelled fetch.
+			f.cancel(errAllLeft)
+			if g.m[key] == f {
+				delete(g.m, key)
+			}
+		}
+		g.mu.Unlock()
+		var zero T
+		return zero, ctx.Err()
+	}
+}

@@ -1,0 +1,200 @@
+package peppolnet
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// errLimiterBusy is returned by limiter.wait when too many callers already wait (in
+// all, or for the same client), or when the caller's deadline comes before its turn
+// would.
+var errLimiterBusy = errors.New("registry: directory request queue is full")
+
+// limiter is a token bucket shared by every Directory call, so that lookups and
+// searches together stay under the Directory's per-IP rate limit, and shared fairly:
+// callers that find no token wait in their client's own queue, and each token that
+// comes goes to the next client in turn (round robin), not to whoever queued first, so
+// one client sending many uncached searches delays another client's request by at most
+// one token per busy client. At most maxWaiters wait at once and at most perClient per
+// client, so a burst is refused quickly instead of piling up goroutines and deadlines.
+type limiter struct {
+	now        func() time.Time
+	rate       float64 // tokens per second
+	burst      float64
+	maxWaiters int
+	perClient  int
+
+	mu      sync.Mutex
+	tokens  float64 // available now, at most burst
+	last    time.Time
+	queues  map[netip.Addr][]*ticket
+	ring    []netip.Addr // clients with a queue, in turn order
+	next    int          // ring index served next
+	waiters int
+	timer   *time.Timer // the pending dispatch, nil when none
+}
+
+// ticket is one waiting caller; granted is closed when its token comes.
+type ticket struct {
+	granted chan struct{}
+	done    bool // granted (under limiter.mu)
+}
+
+// perClientShare is the share of the queue one client may hold: a quarter, at least 2.
+func perClientShare(maxWaiters int) int { return max(2, maxWaiters/4) }
+
+func newLimiter(rate float64, burst, maxWaiters int, now func() time.Time) *limiter {
+	return &limiter{now: now, rate: rate, burst: float64(burst), maxWaiters: maxWaiters, perClient: perClientShare(maxWaiters),
+		tokens: float64(burst), last: now(), queues: map[netip.Addr][]*ticket{}}
+}
+
+// refill adds the tokens earned since last; l.mu is held.
+func (l *limiter) refill() {
+	now := l.now()
+	if el := now.Sub(l.last); el > 0 {
+		l.tokens = min(l.tokens+el.Seconds()*l.rate, l.burst)
+	}
+	l.last = now
+}
+
+// wait blocks until the caller may send one request. It returns errLimiterBusy when
+// the queue, or the client's share of it, is full or ctx's deadline would pass before
+// the caller's turn, and ctx.Err() when ctx ends while waiting.
+func (l *limiter) wait(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	client := registry.ClientOf(ctx)
+	l.mu.Lock()
+	l.refill()
+	if l.waiters == 0 && l.tokens >= 1 {
+		l.tokens--
+		l.mu.Unlock()
+		return nil
+	}
+	mine := len(l.queues[client])
+	if l.waiters >= l.maxWaiters || mine >= l.perClient {
+		l.mu.Unlock()
+		return errLimiterBusy
+	}
+	// In turn order, at most every busy client's next caller (one round per place
+	// this client already holds) is served first.
+	ahead := min(l.waiters, len(l.ring)*(mine+1))
+	if deadline, ok := ctx.Deadline(); ok {
+		wait := time.Duration((float64(ahead) + 1 - l.tokens) / l.rate * float64(time.Second))
+		if l.now().Add(wait).After(deadline) {
+			l.mu.Unlock()
+			return errLimiterBusy
+		}
+	}
+	t := l.enqueue(client)
+	l.schedule()
+	l.mu.Unlock()
+
+	select {
+	case <-t.granted:
+		return nil
+	case <-ctx.Done():
+		l.mu.Lock()
+		if t.done {
+			// Granted as ctx ended: hand the token back to those still waiting.
+			l.tokens = min(l.tokens+1, l.burst)
+			l.schedule()
+		} else {
+			l.remove(client, t)
+		}
+		l.mu.Unlock()
+		return ctx.Err()
+	}
+}
+
+// enqueue queues a caller of client; l.mu is held.
+func (l *limiter) enqueue(client netip.Addr) *ticket {
+	t := &ticket{granted: make(chan struct{})}
+	if len(l.queues[client]) == 0 {
+		l.ring = append(l.ring, client)
+	}
+	l.queues[client] = append(l.queues[client], t)
+	l.waiters++
+	return t
+}
+
+// schedule arms the dispatch for when the next token is due, unless one is armed or
+// nobody waits; l.mu is held.
+func (l *limiter) schedule() {
+	if l.timer != nil || l.waiters == 0 {
+		return
+	}
+	d := time.Duration(0)
+	if l.tokens < 1 {
+		d = time.Duration((1 - l.tokens) / l.rate * float64(time.Second))
+	}
+	l.timer = time.AfterFunc(d, l.dispatch)
+}
+
+// dispatch hands the tokens that have come to the waiting clients in turn.
+func (l *limiter) dispatch() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.timer = nil
+	l.refill()
+	for l.tokens >= 1 && l.waiters > 0 {
+		t := l.pop()
+		t.done = true
+		close(t.granted)
+		l.tokens--
+	}
+	l.schedule()
+}
+
+// pop takes the first caller of the client whose turn it is; l.mu is held and someone
+// waits.
+func (l *limiter) pop() *ticket {
+	if l.next >= len(l.ring) {
+		l.next = 0
+	}
+	c := l.ring[l.next]
+	q := l.queues[c]
+	t := q[0]
+	l.waiters--
+	if len(q) == 1 {
+		delete(l.queues, c)
+		l.ring = append(l.ring[:l.next], l.ring[l.next+1:]...)
+		// next now names the client after c.
+	} else {
+		l.queues[c] = q[1:]
+		l.next++
+	}
+	return t
+}
+
+// remove takes a caller that gave up out of its client's queue; l.mu is held.
+func (l *limiter) remove(c netip.Addr, t *ticket) {
+	q := l.queues[c]
+	for i, x := range q {
+		if x != t {
+			continue
+		}
+		l.waiters--
+		if len(q) == 1 {
+			delete(l.queues, c)
+			for j, rc := range l.ring {
+				if rc == c {
+					l.ring = append(l.ring[:j], l.ring[j+1:]...)
+					if j < l.next {
+						l.next--
+					}
+					break
+				}
+			}
+			return
+		}
+		l.queues[c] = append(q[:i:i], q[i+1:]...)
+		return
+	}
+}

@@ -1,0 +1,123 @@
+package peppolnet
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// DirectoryMirror is a local copy of the Peppol Directory (package mirror): search and
+// business cards answered from disk, without asking the Directory.
+type DirectoryMirror interface {
+	// Search answers a search from the mirror. text is trimmed and either between
+	// MinQueryLength and MaxQueryLength characters, or empty when country is set;
+	// country is "" or two upper-case letters. With an empty text it lists the cards
+	// having an entity in country, in export order. The result holds at most limit hits
+	// and the exact TotalCount (for a country alone, the number of such cards). It returns
+	// registry.ErrMirrorUnavailable when the mirror holds no data, and other errors when it
+	// cannot be read.
+	Search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error)
+	// Card returns the participant's business card, or nil and no error when the mirror
+	// has none. It returns registry.ErrMirrorUnavailable when the mirror holds no data.
+	Card(ctx context.Context, id peppol.ParticipantID) (*registry.DirectoryRecord, error)
+	// DataAsOf is when the mirrored data was exported by the Directory; zero when the
+	// mirror holds no data.
+	DataAsOf() time.Time
+}
+
+// mirrorState is how far the mirror may be used at a given time.
+type mirrorState int
+
+const (
+	mirrorNone    mirrorState = iota // no mirror configured
+	mirrorEmpty                      // configured, holds no data
+	mirrorFresh                      // answers first
+	mirrorStale                      // older than MirrorMaxAge: answers when the live Directory fails
+	mirrorExpired                    // older than MirrorHardMaxAge: never answers
+)
+
+// mirrorAt says how far the mirror may be used at now, with its data's export time.
+func (l *Registry) mirrorAt(now time.Time) (mirrorState, time.Time) {
+	if l.cfg.Mirror == nil {
+		return mirrorNone, time.Time{}
+	}
+	asOf := l.cfg.Mirror.DataAsOf()
+	switch age := now.Sub(asOf); {
+	case asOf.IsZero():
+		return mirrorEmpty, asOf
+	case age > l.cfg.MirrorHardMaxAge:
+		return mirrorExpired, asOf
+	case age > l.cfg.MirrorMaxAge:
+		return mirrorStale, asOf
+	}
+	return mirrorFresh, asOf
+}
+
+// mirrorSkipped is the warning of an answer the live Directory gave although a mirror
+// is configured, because the mirror is in state st (nil when no warning is due).
+func (l *Registry) mirrorSkipped(st mirrorState, asOf time.Time) *registry.Warning {
+	switch st {
+	case mirrorEmpty:
+		return &registry.Warning{Code: registry.WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory holds no data yet, so the live Directory answered (slower, rate limited)"}
+	case mirrorStale:
+		return &registry.Warning{Code: registry.WarnMirrorStale, Message: "peppolgate's copy of the Peppol Directory is from " + asOf.UTC().Format(time.RFC3339) + ", older than " + days(l.cfg.MirrorMaxAge) + ", so the live Directory answered (slower, rate limited) until it is refreshed"}
+	case mirrorExpired:
+		return &registry.Warning{Code: registry.WarnMirrorStale, Message: "peppolgate's copy of the Peppol Directory is from " + asOf.UTC().Format(time.RFC3339) + ", older than " + days(l.cfg.MirrorHardMaxAge) + ", so it is no longer used and the live Directory answered (slower, rate limited) until it is refreshed"}
+	}
+	return nil
+}
+
+// staleFallback is the warning of an answer a stale mirror (data as of asOf) gave
+// because the live Directory failed; what names what could not be done.
+func (l *Registry) staleFallback(asOf time.Time, what string) registry.Warning {
+	age := l.cfg.Now().Sub(asOf)
+	return registry.Warning{Code: registry.WarnMirrorStale, Message: "the Peppol Directory could not be " + what + ", so this comes from peppolgate's copy of the Directory exported on " +
+		asOf.UTC().Format(time.RFC3339) + " (" + days(age) + " old, older than the " + days(l.cfg.MirrorMaxAge) + " it is normally used for): cards published or changed since are missing or out of date; retry later for the live answer"}
+}
+
+// days renders an age for messages: "4 days", "1 day", "20 hours".
+func days(d time.Duration) string {
+	switch h := int(d / time.Hour); {
+	case h < 48:
+		return strconv.Itoa(h) + " hours"
+	default:
+		return strconv.Itoa(h/24) + " days"
+	}
+}
+
+// mirrorSearch answers a validated search from the mirror, whose data is as of asOf.
+// ok is false when the mirror could not answer; warn then says why.
+func (l *Registry) mirrorSearch(ctx context.Context, text, country string, asOf time.Time) (res *registry.SearchResult, ok bool, warn *registry.Warning) {
+	start := time.Now()
+	r, err := l.cfg.Mirror.Search(ctx, text, country, registry.MaxSearchResults)
+	l.observeCall(ctx, registry.UpstreamMirror, start, err, slog.String("query", text))
+	if err != nil {
+		return nil, false, &registry.Warning{Code: registry.WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory could not be searched, so the live Directory answered (slower, rate limited)"}
+	}
+	out := *r // the mirror's answer is ours to complete
+	out.Query = text
+	out.Source = registry.SourceMirror
+	if out.DataAsOf == nil { // the mirror sets it from the very file it searched
+		out.DataAsOf = &asOf
+	}
+	if out.Results == nil {
+		out.Results = []registry.SearchHit{}
+	}
+	return &out, true, nil
+}
+
+// mirrorCard answers the Directory half of a lookup from the mirror; ok is false when
+// the mirror could not answer.
+func (l *Registry) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec *registry.DirectoryRecord, ok bool) {
+	start := time.Now()
+	rec, err := l.cfg.Mirror.Card(ctx, id)
+	l.observeCall(ctx, registry.UpstreamMirror, start, err, slog.String("participant", id.String()))
+	if err != nil {
+		return nil, false
+	}
+	return rec, true
+}

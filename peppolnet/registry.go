@@ -1,0 +1,194 @@
+// Package peppolnet answers registry questions from the live Peppol network: the SML
+// over DNS, the participants' SMPs and the Peppol Directory (or its local mirror). It
+// is the adapter of the domain (package registry) to the network, holding the machinery
+// that makes it fast and polite: caches, coalescing of identical requests, circuit
+// breakers, the Directory's rate limiter, per-SMP-host gates and the SSRF-guarded
+// clients' deadlines (docs/ARCHITECTURE.md §2).
+package peppolnet
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Registry is the registry.Registry that queries the Peppol network: the SML and the participant's
+// SMP, and the Peppol Directory, with caching, coalescing of identical concurrent
+// requests and a shared client-side rate limit for the Directory. It caps the requests
+// in flight to each SMP host and keeps a circuit breaker per SMP host and one for the
+// Directory, so that a host that is down is not asked again until it has cooled down
+// (see Config). Every upstream call and cache decision is reported to Config.Observer.
+// It is safe for concurrent use.
+//
+// Answers are shared between callers and with the cache: callers must not modify the
+// *Participant or *SearchResult they receive.
+type Registry struct {
+	cfg           Config
+	smp           *smp.Client // cfg.SMP with the gate below
+	smpGates      *hostGates
+	dirLimit      *limiter
+	dirBreaker    *breaker
+	dirPause      pause // the Directory's last Retry-After
+	lookups       *cache[*registry.Participant]
+	searches      *cache[*registry.SearchResult]
+	lookupFlights flights[fetchResult]
+	searchFlights flights[searchOutcome]
+	// services and servicesFlights cache and coalesce Services calls (services.go).
+	services        *cache[*registry.ServicesResult]
+	servicesFlights flights[servicesFetch]
+}
+
+var _ registry.Registry = (*Registry)(nil)
+
+// New returns a Registry for cfg, with defaults for zero fields (see Config).
+// It returns an error when Resolver, SMP or Directory is nil or a duration, rate or
+// size is negative.
+func New(cfg Config) (*Registry, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	gates := newHostGates(cfg.SMPHostConcurrency, cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown, cfg.Now)
+	smpc := *cfg.SMP
+	smpc.Gate = gates
+	return &Registry{
+		cfg:      cfg,
+		smp:      &smpc,
+		smpGates: gates,
+		// The limiter sleeps on real timers, so it reads the real clock, not cfg.Now.
+		dirLimit:   newLimiter(cfg.DirectoryRate, cfg.DirectoryBurst, cfg.DirectoryQueue, time.Now),
+		dirBreaker: newBreaker(cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown),
+		lookups:    newCache[*registry.Participant](cfg.MaxCacheEntries),
+		searches:   newCache[*registry.SearchResult](cfg.MaxCacheEntries),
+		services:   newCache[*registry.ServicesResult](cfg.MaxCacheEntries),
+	}, nil
+}
+
+// maxDirectoryPause bounds how long a Directory Retry-After stops our requests, so a
+// wrong header cannot silence the Directory for hours.
+const maxDirectoryPause = 5 * time.Minute
+
+// directorySearch runs one Directory query under the shared rate limit and the
+// Directory's circuit breaker, and reports it to the Observer. A full queue or an open
+// breaker is reported as an ErrUnavailable-kind *directory.Error wrapping
+// errLimiterBusy or a *circuitOpenError, so callers treat it like any Directory
+// outage.
+func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*directory.Result, error) {
+	start := time.Now()
+	notSent := func(cause error) error {
+		l.cfg.Observer.Upstream(registry.UpstreamDirectory, registry.OutcomeRejected, time.Since(start))
+		return &directory.Error{Kind: directory.KindUnavailable, Err: cause}
+	}
+	// The Directory said to wait (429 with Retry-After): honour it without asking.
+	if wait := l.dirPause.remaining(time.Now()); wait > 0 {
+		l.cfg.Observer.Upstream(registry.UpstreamDirectory, registry.OutcomeRejected, time.Since(start))
+		return nil, &directory.Error{Kind: directory.KindRateLimited, Err: &directory.RateLimitError{RetryAfter: wait}}
+	}
+	// Checked before queueing, so that an open breaker costs no rate-limit token.
+	if e := l.dirBreaker.blocked(l.cfg.Now()); e != nil {
+		return nil, notSent(e)
+	}
+	if err := l.dirLimit.wait(ctx); err != nil {
+		return nil, notSent(err)
+	}
+	probe, refused := l.dirBreaker.allow(l.cfg.Now())
+	if refused != nil {
+		return nil, notSent(refused)
+	}
+	start = time.Now()
+	res, err := l.cfg.Directory.Search(ctx, q)
+	var rl *directory.RateLimitError
+	if errors.As(err, &rl) && rl.RetryAfter > 0 {
+		l.dirPause.extend(time.Now(), min(rl.RetryAfter, maxDirectoryPause))
+	}
+	h := directoryHealth(err)
+	if errors.Is(ctx.Err(), context.Canceled) {
+		// Every caller left (the cause is errAllLeft, which net/http returns in place
+		// of context.Canceled): a cut-short request says nothing about the Directory.
+		h = healthUnknown
+	}
+	l.dirBreaker.record(l.cfg.Now(), h, probe)
+	l.observeCall(ctx, registry.UpstreamDirectory, start, err, queryAttr(q))
+	return res, err
+}
+
+// queryAttr names a Directory query for logs.
+func queryAttr(q directory.Query) slog.Attr {
+	if !q.Participant.IsZero() {
+		return slog.String("participant", q.Participant.String())
+	}
+	return slog.String("query", strings.TrimSpace(q.Q+" "+q.Country))
+}
+
+// fetchResult is what one upstream round of a lookup produced: an answer (a
+// participant or a not_found *Error) with its ttl, or a failure.
+type fetchResult struct {
+	p   *registry.Participant
+	err error // *Error: CodeNotFound is an answer, CodeLookupFailed a failure
+	ttl time.Duration
+}
+
+// Lookup resolves id: the SML and SMP on one side and the Directory on the other, in
+// parallel, coalescing identical concurrent lookups and caching answers (see Config).
+//
+// Errors (*Error): CodeInvalidParticipantID for a zero id; CodeNotFound when the SML
+// says the participant is not registered and the Directory has no card for it;
+// CodeLookupFailed when DNS, the SMP, or (for a participant the SML does not know) the
+// Directory failed and no participant answer at most StaleFor old is cached — when one
+// is, it is returned with Freshness.Stale (a cached not_found is never served stale).
+// A Directory failure alone is not an error: the answer carries the
+// WarnDirectoryUnavailable warning and Directory nil. When the SML has records for id but
+// none points to a usable SMP, the answer is the Directory card with SMP nil and the
+// WarnSMLNoSMPService warning, or CodeLookupFailed when there is no card. A context that
+// ends first gives CodeLookupFailed wrapping ctx.Err().
+func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*registry.Participant, registry.Freshness, error) {
+	if id.IsZero() || id.ICD == "" || id.Value == "" {
+		return nil, registry.Freshness{}, &registry.Error{Code: registry.CodeInvalidParticipantID, Message: "the participant identifier is empty; use <4-digit scheme>:<value>, e.g. 0208:0677424046"}
+	}
+	id.Value = strings.ToLower(id.Value)
+	key := id.String()
+	now := l.cfg.Now()
+	cached, hit := l.lookups.get(key)
+	if hit {
+		if age := now.Sub(cached.fetched); age < cached.ttl {
+			l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheHit)
+			return cached.val, registry.Freshness{Cached: true, Age: age, TTL: cached.ttl}, cached.err
+		}
+	}
+
+	// Coalesced with identical lookups in flight; one caller giving up does not fail
+	// the others, and the fetch stops when all have gone.
+	r, err := l.lookupFlights.do(ctx, key, l.cfg.LookupTimeout, func(fctx context.Context) fetchResult {
+		r := l.fetch(fctx, id)
+		if registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx) {
+			l.lookups.put(key, cacheEntry[*registry.Participant]{val: r.p, err: r.err, fetched: l.cfg.Now(), ttl: r.ttl})
+		}
+		return r
+	})
+	if err != nil {
+		l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheMiss)
+		return nil, registry.Freshness{}, &registry.Error{Code: registry.CodeLookupFailed, Message: "the lookup of " + key + " was cancelled before the Peppol network answered; retry with exponential backoff", Err: err}
+	}
+	if registry.ErrorCode(r.err) == registry.CodeLookupFailed {
+		// Serve an older positive answer rather than a 502: the participant's
+		// registration rarely changes within a day.
+		if hit && cached.err == nil && cached.val != nil {
+			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
+				l.cfg.Logger.WarnContext(ctx, "lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)
+				l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheStale)
+				return cached.val, registry.Freshness{Cached: true, Stale: true, Age: age, TTL: cached.ttl}, nil
+			}
+		}
+		l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheMiss)
+		return nil, registry.Freshness{}, r.err
+	}
+	l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheMiss)
+	return r.p, registry.Freshness{TTL: r.ttl}, r.err
+}
