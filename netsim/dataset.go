@@ -354,6 +354,16 @@ func (d *Dataset) MustLookup(s string) *Participant {
 	return p
 }
 
+// CardName returns the first name on the business card of the participant s (as
+// MustLookup finds it), or "" when it is absent or has no card or name.
+func (d *Dataset) CardName(s string) string {
+	p := d.MustLookup(s)
+	if p == nil || p.Card == nil || len(p.Card.Entities) == 0 || len(p.Card.Entities[0].Names) == 0 {
+		return ""
+	}
+	return p.Card.Entities[0].Names[0].Name
+}
+
 // Countries returns the distinct participant countries in first-seen order.
 func (d *Dataset) Countries() []string {
 	seen := map[string]bool{}

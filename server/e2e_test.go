@@ -153,11 +153,11 @@ func checkGolden(t *testing.T, name string, body []byte) {
 
 func firstName(t *testing.T, ds *netsim.Dataset, id string) string {
 	t.Helper()
-	p := ds.MustLookup(id)
-	if p == nil || p.Card == nil || len(p.Card.Entities) == 0 || len(p.Card.Entities[0].Names) == 0 {
+	name := ds.CardName(id)
+	if name == "" {
 		t.Fatalf("%s has no business card name in the dataset", id)
 	}
-	return p.Card.Entities[0].Names[0].Name
+	return name
 }
 
 func TestE2EGolden(t *testing.T) {

@@ -35,20 +35,12 @@ func printDemoBanner(w io.Writer, n, test *netsim.Network, baseURL string) {
 			baseURL, netsim.TestKnownInvoice)
 	}
 	fmt.Fprintf(w, "\nSearches to try:\n")
-	if name := cardName(ds, netsim.KnownNorwegian); name != "" {
+	if name := ds.CardName(netsim.KnownNorwegian); name != "" {
 		fmt.Fprintf(w, "  by company name\n    curl -s '%s/api/v1/search?q=%s'\n", baseURL, url.QueryEscape(name))
 	}
 	vat := cardVAT(ds, netsim.KnownBelgian)
 	fmt.Fprintf(w, "  by VAT number\n    curl -s '%s/api/v1/search?q=%s'\n", baseURL, url.QueryEscape(vat))
 	fmt.Fprintf(w, "\nStop with Ctrl-C.\n")
-}
-
-func cardName(ds *netsim.Dataset, id string) string {
-	p := ds.MustLookup(id)
-	if p == nil || p.Card == nil || len(p.Card.Entities) == 0 || len(p.Card.Entities[0].Names) == 0 {
-		return ""
-	}
-	return p.Card.Entities[0].Names[0].Name
 }
 
 // cardVAT returns the VAT number on id's card, or the VAT-based identifier's value when

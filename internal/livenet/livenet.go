@@ -56,13 +56,7 @@ func Start(t testing.TB, cfg netsim.DatasetConfig) *Net {
 }
 
 // Name returns the first name on id's business card, or "" when it has none.
-func (n *Net) Name(id string) string {
-	p := n.DS.MustLookup(id)
-	if p == nil || p.Card == nil || len(p.Card.Entities) == 0 || len(p.Card.Entities[0].Names) == 0 {
-		return ""
-	}
-	return p.Card.Entities[0].Names[0].Name
-}
+func (n *Net) Name(id string) string { return n.DS.CardName(id) }
 
 // BuildMirror downloads the business-card export of n's Directory and builds a mirror
 // index from it in a temporary folder, as 'peppolgate mirror import' does; it returns

@@ -31,6 +31,21 @@ type bucket struct {
 
 func (b *bucket) n() int { return len(b.lat) }
 
+// add adds o's latencies and counts to b, whose maps must be made.
+func (b *bucket) add(o *bucket) {
+	b.lat = append(b.lat, o.lat...)
+	for c := range b.classes {
+		b.classes[c] += o.classes[c]
+	}
+	for c, n := range o.codes {
+		b.codes[c] += n
+	}
+	for c, n := range o.cache {
+		b.cache[c] += n
+	}
+	b.degraded += o.degraded
+}
+
 // failure is a request that counts against the "zero unexplained 5xx" rule: a 5xx, an
 // event stream whose complete event carries an error, or a transport failure.
 type failure struct {
@@ -129,18 +144,7 @@ func (r *recorder) merged(from, to int) [numKinds]bucket {
 	for k := range numKinds {
 		m := bucket{codes: map[string]int{}, cache: map[string]int{}}
 		for i := from; i < to; i++ {
-			b := &r.buckets[i][k]
-			m.lat = append(m.lat, b.lat...)
-			for c := range m.classes {
-				m.classes[c] += b.classes[c]
-			}
-			for c, n := range b.codes {
-				m.codes[c] += n
-			}
-			for c, n := range b.cache {
-				m.cache[c] += n
-			}
-			m.degraded += b.degraded
+			m.add(&r.buckets[i][k])
 		}
 		slices.Sort(m.lat)
 		out[k] = m

@@ -21,17 +21,7 @@ func writeTable(w io.Writer, b [numKinds]bucket, d time.Duration) {
 	for k := range numKinds {
 		x := &b[k]
 		writeRow(w, k.String(), fmt.Sprintf("%.1f %%", float64(sp[k].perMille)/10), x, d)
-		all.lat = append(all.lat, x.lat...)
-		for i := range all.classes {
-			all.classes[i] += x.classes[i]
-		}
-		for c, n := range x.codes {
-			all.codes[c] += n
-		}
-		for c, n := range x.cache {
-			all.cache[c] += n
-		}
-		all.degraded += x.degraded
+		all.add(x)
 	}
 	slices.Sort(all.lat)
 	writeRow(w, "**all**", "100 %", &all, d)
