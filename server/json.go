@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
-	"strconv"
-	"sync"
 )
 
 // writeJSON encodes v completely before writing anything, so that an encoding failure
@@ -18,11 +16,9 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 
 // writeShared writes an answer the registry shares from its cache (a pointer that is
 // never modified once returned), as answered by network ("" for unnamed): mark makes
-// the copy that says so, called only when the encoding is not remembered. The
-// encoding is remembered per answer and network, so a cached lookup costs a map read
-// instead of a copy and a JSON encoding.
+// the copy that says so. Its encoding is remembered (hotPath.sharedBody).
 func (s *Server) writeShared(w http.ResponseWriter, r *http.Request, status int, v any, network string, mark func() any) {
-	body, err := s.bodies.encode(memoKey{v: v, network: network}, mark)
+	body, err := s.hot.sharedBody(v, network, mark)
 	s.writeBody(w, r, status, body, err)
 }
 
@@ -39,12 +35,7 @@ func (s *Server) writeBody(w http.ResponseWriter, r *http.Request, status int, b
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
-	// net/http adds Content-Length itself to a body it buffered whole (up to 2 KiB),
-	// without a header-map entry; a map entry costs on every request, so it is set here
-	// only where net/http would not: longer bodies (else chunked) and HEAD.
-	if len(body) > netHTTPBufferedBody || r.Method == http.MethodHead {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
-	}
+	s.hot.setLength(h, len(body), r.Method == http.MethodHead)
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
 		_, _ = w.Write(body)
@@ -61,46 +52,4 @@ func encodeJSON(v any) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
-}
-
-// netHTTPBufferedBody is how much of a body net/http buffers before it must choose
-// between Content-Length and chunked encoding (bufferBeforeChunkingSize in net/http).
-const netHTTPBufferedBody = 2048
-
-// maxMemoBodies bounds bodyMemo; when it is full it starts afresh, which costs one
-// encoding per answer still in use.
-const maxMemoBodies = 4096
-
-// memoKey is a shared answer (by pointer identity) and the network it is marked with.
-type memoKey struct {
-	v       any
-	network string
-}
-
-// bodyMemo maps a shared answer and its network to its encoded JSON.
-type bodyMemo struct {
-	mu sync.Mutex
-	m  map[memoKey][]byte
-}
-
-// encode returns the encoding of value() remembered under key, encoding it first when
-// there is none.
-func (m *bodyMemo) encode(key memoKey, value func() any) ([]byte, error) {
-	m.mu.Lock()
-	b, ok := m.m[key]
-	m.mu.Unlock()
-	if ok {
-		return b, nil
-	}
-	b, err := encodeJSON(value())
-	if err != nil {
-		return nil, err
-	}
-	m.mu.Lock()
-	if m.m == nil || len(m.m) >= maxMemoBodies {
-		m.m = make(map[memoKey][]byte)
-	}
-	m.m[key] = b
-	m.mu.Unlock()
-	return b, nil
 }

@@ -62,7 +62,7 @@ func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
 // network). It returns a *registry.Error with CodeInvalidRequest, naming the offered
 // networks, for a network that is unknown or not offered (registry.ParseNetwork).
 func (s *Server) network(r *http.Request) (registry.Registry, string, error) {
-	raw, _, err := queryValue(r.URL.RawQuery, "network")
+	raw, _, err := s.hot.queryValue(r.URL.RawQuery, "network")
 	if err != nil {
 		return nil, "", err
 	}

@@ -14,9 +14,9 @@ var queryCases = []string{
 	"q=%", "q=a=b=c", "q=%%", "q=acme;corp", "q=acme%3Bcorp", "q=ok&q=%zz",
 }
 
-// queryValue must agree with url.ParseQuery, which it replaces on the hot path, but
-// for two things it does on purpose: ';' is an ordinary character, and a value of the
-// key that does not decode is an error rather than skipped.
+// hotPath.queryValue must agree with url.ParseQuery, which it replaces on the hot
+// path, but for two things it does on purpose: ';' is an ordinary character, and a
+// value of the key that does not decode is an error rather than skipped.
 func TestQueryValue(t *testing.T) {
 	t.Parallel()
 	for _, raw := range queryCases {
@@ -37,7 +37,7 @@ func checkQueryValue(t *testing.T, raw, key string) {
 	t.Helper()
 	v, perr := url.ParseQuery(strings.ReplaceAll(raw, ";", "%3B"))
 	want, wantOK := v[key]
-	got, ok, err := queryValue(raw, key)
+	got, ok, err := new(hotPath).queryValue(raw, key)
 	if err != nil {
 		if perr == nil || !ok {
 			t.Errorf("queryValue(%q, %q): %v, but url.ParseQuery decodes it", raw, key, err)
@@ -58,12 +58,12 @@ func TestSearchQueryErrors(t *testing.T) {
 		"q=acme%zzcorp": "q is not valid percent-encoding",
 		"country=%":     "country is not valid percent-encoding",
 	} {
-		_, err := parseSearchQuery(raw)
+		_, err := new(Server).parseSearchQuery(raw)
 		if registry.ErrorCode(err) != registry.CodeInvalidRequest || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want invalid_request saying %q", raw, err, want)
 		}
 	}
-	q, err := parseSearchQuery("q=acme;corp")
+	q, err := new(Server).parseSearchQuery("q=acme;corp")
 	if err != nil || q.Q != "acme;corp" {
 		t.Errorf("q=acme;corp: %+v %v", q, err)
 	}

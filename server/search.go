@@ -2,9 +2,7 @@ package server
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -15,7 +13,7 @@ import (
 
 // search serves GET /api/v1/search?q=&country=&network= (docs/INTERFACE.md §4.2).
 func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
-	q, err := parseSearchQuery(r.URL.RawQuery)
+	q, err := s.parseSearchQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
@@ -54,42 +52,16 @@ func sharedSearch(res *registry.SearchResult) bool {
 
 // parseSearchQuery reads q and country from the raw query string and validates them
 // as every adapter does (registry.ParseSearch).
-func parseSearchQuery(rawQuery string) (registry.SearchQuery, error) {
-	q, ok, err := queryValue(rawQuery, "q")
+func (s *Server) parseSearchQuery(rawQuery string) (registry.SearchQuery, error) {
+	q, ok, err := s.hot.queryValue(rawQuery, "q")
 	if err != nil {
 		return registry.SearchQuery{}, err
 	}
-	country, _, err := queryValue(rawQuery, "country")
+	country, _, err := s.hot.queryValue(rawQuery, "country")
 	if err != nil {
 		return registry.SearchQuery{}, err
 	}
 	return registry.ParseSearch(q, ok, country)
-}
-
-// queryValue returns the first value of key in rawQuery, and whether key is there,
-// without building the map of every parameter on each request. Unlike url.ParseQuery,
-// a ';' is an ordinary character ("acme;corp" is searched as typed, not dropped), and a
-// value of key that is not valid percent-encoding ("%%", "%zz") is an invalid_request
-// error saying so, not a missing parameter.
-func queryValue(rawQuery, key string) (string, bool, error) {
-	for rawQuery != "" {
-		var pair string
-		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, err := url.QueryUnescape(k)
-		if err != nil || k != key {
-			continue
-		}
-		if v, err = url.QueryUnescape(v); err != nil {
-			return "", true, &registry.Error{Code: registry.CodeInvalidRequest,
-				Message: key + " is not valid percent-encoding (a '%' must be followed by two hex digits; write % itself as %25)"}
-		}
-		return v, true, nil
-	}
-	return "", false, nil
 }
 
 // searchRoutes describes and serves the search (docs/INTERFACE.md §4).

@@ -97,7 +97,7 @@ type Server struct {
 	ready   func(ctx context.Context) error
 	router  *chi.Mux
 	handler http.Handler
-	bodies  bodyMemo
+	hot     hotPath
 	ids     *idSource
 	fixed   []headerValue
 	mcpHTTP *mcpserver.StreamableHTTPServer
