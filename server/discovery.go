@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"mime"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -119,7 +118,7 @@ func (s *Server) writeDocument(w http.ResponseWriter, r *http.Request, k docKind
 		h.Set("Content-Encoding", "gzip")
 		body = s.docs.gz[k]
 	}
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	s.hot.setLength(h, len(body), r.Method == http.MethodHead)
 	if r.Method == http.MethodHead {
 		return
 	}

@@ -431,9 +431,10 @@ func TestE2EHTTPBehaviour(t *testing.T) {
 		t.Errorf("HEAD: %d, %d body bytes, Content-Length %q (GET had %d)", head.StatusCode, len(headBody), head.Header.Get("Content-Length"), len(getBody))
 	}
 	// Every answer is sent with a Content-Length, never chunked: short bodies get it
-	// from net/http, longer ones from the server.
+	// from net/http, longer ones from the server (hotPath.setLength); a short discovery
+	// document and a JSON-RPC error of /mcp (GET without a session) too.
 	big := "/api/v1/participant/" + netsim.KnownManyDocTypes // 48 document types: over 2 KiB
-	for _, p := range []string{path, big, "/api/v1/search?q=BE0677424046", "/healthz", "/nowhere"} {
+	for _, p := range []string{path, big, "/api/v1/search?q=BE0677424046", "/healthz", "/nowhere", "/.well-known/oauth-protected-resource", "/mcp"} {
 		resp, body := e.get(t, p)
 		if resp.ContentLength != int64(len(body)) || len(resp.TransferEncoding) != 0 {
 			t.Errorf("%s: Content-Length %d, Transfer-Encoding %v for %d bytes", p, resp.ContentLength, resp.TransferEncoding, len(body))

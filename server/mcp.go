@@ -219,13 +219,13 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		}
 		if r.Method == http.MethodPost {
 			r.Body = http.MaxBytesReader(w, r.Body, maxMCPBody)
-			body, ok := readMCPBody(w, r)
+			body, ok := s.readMCPBody(w, r)
 			if !ok {
 				return nil
 			}
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
-		ew := &mcpErrorWriter{ResponseWriter: w}
+		ew := &mcpErrorWriter{ResponseWriter: w, s: s}
 		h.ServeHTTP(ew, r)
 		ew.finish()
 		return nil
@@ -254,11 +254,11 @@ func (o *openedStream) finish() {
 func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedStream, error) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
-		writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "GET /mcp opens the event stream of a session: send the Mcp-Session-Id that initialize returned")
+		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "GET /mcp opens the event stream of a session: send the Mcp-Session-Id that initialize returned")
 		return nil, nil
 	}
 	if terminated, err := s.mcpSessions.Validate(id); err != nil || terminated {
-		writeJSONRPCError(w, http.StatusNotFound, jsonrpcInvalidRequest, statusMessage(http.StatusNotFound))
+		s.writeJSONRPCError(w, http.StatusNotFound, jsonrpcInvalidRequest, statusMessage(http.StatusNotFound))
 		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), mcpStreamLifetime)

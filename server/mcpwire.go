@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -23,11 +22,11 @@ const maxMCPErrorMessage = 200
 
 // writeJSONRPCError answers an MCP request with a JSON-RPC error of fixed wording (no
 // Go error text, addresses or type names).
-func writeJSONRPCError(w http.ResponseWriter, status, code int, msg string) {
+func (s *Server) writeJSONRPCError(w http.ResponseWriter, status, code int, msg string) {
 	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)+1))
+	s.hot.setLength(h, len(b)+1, false)
 	w.WriteHeader(status)
 	_, _ = w.Write(append(b, '\n'))
 }
@@ -36,20 +35,20 @@ func writeJSONRPCError(w http.ResponseWriter, status, code int, msg string) {
 // message (a batch is not supported since protocol 2025-06-18), valid JSON, an id that
 // is a string, a number or null, a method that is a string. It answers the error itself
 // and returns ok false when the body is refused.
-func readMCPBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+func (s *Server) readMCPBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpcInvalidRequest, "the request body is larger than "+spelledSize(maxMCPBody))
+			s.writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpcInvalidRequest, "the request body is larger than "+spelledSize(maxMCPBody))
 		} else {
-			writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the request body could not be read in time; send it again")
+			s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the request body could not be read in time; send it again")
 		}
 		return nil, false
 	}
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "JSON-RPC batches are not supported; send one message per request")
+		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "JSON-RPC batches are not supported; send one message per request")
 		return nil, false
 	}
 	var msg struct {
@@ -57,15 +56,15 @@ func readMCPBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) 
 		Method json.RawMessage `json:"method"`
 	}
 	if !json.Valid(trimmed) || json.Unmarshal(trimmed, &msg) != nil {
-		writeJSONRPCError(w, http.StatusBadRequest, jsonrpcParseError, "the request body is not one JSON object")
+		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcParseError, "the request body is not one JSON object")
 		return nil, false
 	}
 	if len(msg.ID) > 0 && !jsonScalarID(msg.ID) {
-		writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the id must be a string, a number or null")
+		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the id must be a string, a number or null")
 		return nil, false
 	}
 	if len(msg.Method) > 0 && msg.Method[0] != '"' {
-		writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the method must be a string")
+		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the method must be a string")
 		return nil, false
 	}
 	return body, true
@@ -87,6 +86,7 @@ func jsonScalarID(raw json.RawMessage) bool {
 // streams and results pass straight through, flushes included.
 type mcpErrorWriter struct {
 	http.ResponseWriter
+	s      *Server
 	status int
 	held   bool // an error answer is being held
 	buf    bytes.Buffer
@@ -137,7 +137,7 @@ func (w *mcpErrorWriter) finish() {
 	}
 	body := w.buf.Bytes()
 	if w.status >= 400 && !bytes.HasPrefix(bytes.TrimSpace(body), []byte("{")) {
-		writeJSONRPCError(w.ResponseWriter, w.status, statusRPCCode(w.status), statusMessage(w.status))
+		w.s.writeJSONRPCError(w.ResponseWriter, w.status, statusRPCCode(w.status), statusMessage(w.status))
 		return
 	}
 	var m map[string]json.RawMessage
@@ -155,7 +155,7 @@ func (w *mcpErrorWriter) finish() {
 			}
 		}
 	}
-	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	w.s.hot.setLength(w.Header(), len(body), false)
 	w.ResponseWriter.WriteHeader(w.status)
 	_, _ = w.ResponseWriter.Write(body)
 }
