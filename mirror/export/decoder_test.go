@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/peppolgate/peppolgate/internal/fixtures"
 )
 
 const (
@@ -620,7 +622,7 @@ func TestScannerMatchesEncodingXML(t *testing.T) {
 // TestUpstreamSamples decodes the real export excerpts in the shared upstream fixtures
 // beside the checkout, when present (see internal/fixtures).
 func TestUpstreamSamples(t *testing.T) {
-	dir := filepath.Join("..", "..", "..", "shared", "fixtures", "upstream", "directory-export")
+	dir := fixtures.Upstream(t, "directory-export")
 	files, _ := filepath.Glob(filepath.Join(dir, "*.xml"))
 	if len(files) == 0 {
 		t.Skip("no upstream samples in", dir)
