@@ -1,7 +1,7 @@
 // Package mirror is peppolgate's local copy of the Peppol Directory: Build imports a bulk
 // export (package export) into an embedded SQLite index file, Index searches and reads
 // one such file, and Store serves the current file to the registry as a
-// registry.DirectoryMirror, swapping in a newly built file atomically.
+// peppolnet.DirectoryMirror, swapping in a newly built file atomically.
 //
 // The index file (schema version 2) holds
 //

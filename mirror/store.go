@@ -14,7 +14,7 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// Store is the live mirror a server uses: a registry.DirectoryMirror over the index file
+// Store is the live mirror a server uses: a peppolnet.DirectoryMirror over the index file
 // at one path. Reload swaps in a new file atomically under concurrent searches: calls in
 // flight finish on the old Index, which is closed when the last of them is done.
 type Store struct {

@@ -135,13 +135,13 @@ type Config struct {
 // first missing or negative field.
 func (c Config) withDefaults() (Config, error) {
 	if c.Resolver == nil {
-		return c, errors.New("registry: Config.Resolver is required")
+		return c, errors.New("peppolnet: Config.Resolver is required")
 	}
 	if c.SMP == nil {
-		return c, errors.New("registry: Config.SMP is required")
+		return c, errors.New("peppolnet: Config.SMP is required")
 	}
 	if c.Directory == nil {
-		return c, errors.New("registry: Config.Directory is required")
+		return c, errors.New("peppolnet: Config.Directory is required")
 	}
 	durs := []struct {
 		name string
@@ -163,7 +163,7 @@ func (c Config) withDefaults() (Config, error) {
 	hardSet := c.MirrorHardMaxAge != 0
 	for _, d := range durs {
 		if *d.v < 0 {
-			return c, errors.New("registry: Config." + d.name + " must not be negative")
+			return c, errors.New("peppolnet: Config." + d.name + " must not be negative")
 		}
 		if *d.v == 0 {
 			*d.v = d.def
@@ -171,12 +171,12 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MirrorHardMaxAge < c.MirrorMaxAge {
 		if hardSet {
-			return c, errors.New("registry: Config.MirrorHardMaxAge must not be shorter than MirrorMaxAge")
+			return c, errors.New("peppolnet: Config.MirrorHardMaxAge must not be shorter than MirrorMaxAge")
 		}
 		c.MirrorHardMaxAge = c.MirrorMaxAge
 	}
 	if c.DirectoryRate < 0 || c.DirectoryBurst < 0 || c.DirectoryQueue < 0 || c.MaxCacheEntries < 0 {
-		return c, errors.New("registry: Config.DirectoryRate, DirectoryBurst, DirectoryQueue and MaxCacheEntries must not be negative")
+		return c, errors.New("peppolnet: Config.DirectoryRate, DirectoryBurst, DirectoryQueue and MaxCacheEntries must not be negative")
 	}
 	if c.DirectoryRate == 0 {
 		c.DirectoryRate = registry.DefaultDirectoryRate
@@ -191,7 +191,7 @@ func (c Config) withDefaults() (Config, error) {
 		c.MaxCacheEntries = DefaultMaxCacheEntries
 	}
 	if c.SMPHostConcurrency < 0 || c.BreakerFailures < 0 || c.ServiceConcurrency < 0 {
-		return c, errors.New("registry: Config.SMPHostConcurrency, ServiceConcurrency and BreakerFailures must not be negative")
+		return c, errors.New("peppolnet: Config.SMPHostConcurrency, ServiceConcurrency and BreakerFailures must not be negative")
 	}
 	if c.ServiceConcurrency == 0 {
 		c.ServiceConcurrency = DefaultServiceConcurrency

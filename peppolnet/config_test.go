@@ -13,6 +13,7 @@ import (
 // TestCachePolicy: a live registry reports the cache durations and Directory rate it
 // was configured with, defaults where none was given.
 func TestCachePolicy(t *testing.T) {
+	t.Parallel()
 	l, err := New(Config{Resolver: &sml.Resolver{}, SMP: &smp.Client{}, Directory: &directory.Client{}, PositiveTTL: 2 * time.Hour, DirectoryRate: 100})
 	if err != nil {
 		t.Fatal(err)

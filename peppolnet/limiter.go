@@ -13,7 +13,7 @@ import (
 // errLimiterBusy is returned by limiter.wait when too many callers already wait (in
 // all, or for the same client), or when the caller's deadline comes before its turn
 // would.
-var errLimiterBusy = errors.New("registry: directory request queue is full")
+var errLimiterBusy = errors.New("peppolnet: directory request queue is full")
 
 // limiter is a token bucket shared by every Directory call, so that lookups and
 // searches together stay under the Directory's per-IP rate limit, and shared fairly:

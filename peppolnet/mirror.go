@@ -57,6 +57,17 @@ func (l *Registry) mirrorAt(now time.Time) (mirrorState, time.Time) {
 	return mirrorFresh, asOf
 }
 
+// MirrorState says how far the Directory mirror may be used at now, as lookups and
+// searches judge it: registry.MirrorOK, MirrorStale, MirrorExpired or MirrorEmpty, or
+// "" without a mirror; and the ages it judges by (Config.MirrorMaxAge and
+// MirrorHardMaxAge, defaults applied).
+func (l *Registry) MirrorState(now time.Time) (state string, maxAge, hardMaxAge time.Duration) {
+	st, _ := l.mirrorAt(now)
+	state = map[mirrorState]string{mirrorEmpty: registry.MirrorEmpty, mirrorFresh: registry.MirrorOK,
+		mirrorStale: registry.MirrorStale, mirrorExpired: registry.MirrorExpired}[st]
+	return state, l.cfg.MirrorMaxAge, l.cfg.MirrorHardMaxAge
+}
+
 // mirrorSkipped is the warning of an answer the live Directory gave although a mirror
 // is configured, because the mirror is in state st (nil when no warning is due).
 func (l *Registry) mirrorSkipped(st mirrorState, asOf time.Time) *registry.Warning {

@@ -73,6 +73,9 @@ func StartDemo(ctx context.Context, names []string, log *slog.Logger) ([]Network
 		n, err := netsim.Start(context.WithoutCancel(ctx), ds, netsim.Config{Logger: nlog.With("component", "netsim")})
 		if err != nil {
 			stop()
+			if name == registry.NetworkDemo {
+				return nil, nil, fmt.Errorf("starting the demo network: %w", err)
+			}
 			return nil, nil, fmt.Errorf("starting the demo's %s network: %w", name, err)
 		}
 		stops = append(stops, func() { n.Close() })

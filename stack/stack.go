@@ -86,19 +86,26 @@ type Config struct {
 	Observer registry.Observer
 }
 
-// ConfigError is a Config that cannot be built: a zone unknown for a network, no DNS
-// server where the system has none, a bad Directory URL. Network names the network
-// ("" for the default when it is unnamed).
+// ConfigError is a network of a Config that cannot be configured: a name given twice,
+// no SML zone or Directory known for its name, or an SML resolver that cannot be made
+// (SML; e.g. no DNS server given and none in the system's configuration). Network
+// names the network ("" for an unnamed one).
 type ConfigError struct {
 	Network string
-	// SML says the SML resolver could not be configured (e.g. no DNS server given
-	// and none in the system's configuration).
-	SML bool
-	Err error
+	SML     bool
+	Err     error
 }
 
-// Error says what is wrong.
-func (e *ConfigError) Error() string { return e.Err.Error() }
+// Error says what is wrong, and with which network.
+func (e *ConfigError) Error() string {
+	switch {
+	case e.SML && e.Network != "":
+		return fmt.Sprintf("configuring SML lookups of the %s network: %v", e.Network, e.Err)
+	case e.SML:
+		return fmt.Sprintf("configuring SML lookups: %v", e.Err)
+	}
+	return e.Err.Error()
+}
 
 // Unwrap returns the cause.
 func (e *ConfigError) Unwrap() error { return e.Err }
@@ -109,19 +116,20 @@ type Stack struct {
 	Networks *registry.Networks
 	// Mirror is the default network's Directory mirror; nil without one.
 	Mirror *mirror.Store
-	// Zone and DirectoryURL are the default network's, for logs.
+	// Zone and DirectoryURL are the default network's SML zone and Directory, for logs
+	// and the mirror's sync.
 	Zone, DirectoryURL string
 
-	lives           map[string]*peppolnet.Registry
-	def             string
-	now             func() time.Time
-	maxAge, hardAge time.Duration
-	closeFns        []func()
+	lives    map[string]*peppolnet.Registry
+	def      string
+	now      func() time.Time
+	closeFns []func()
 }
 
 // Build builds the stack of cfg. Nothing is asked upstream until a request comes;
 // the mirror is opened. It returns a *ConfigError for a network that cannot be
-// configured, and an error when the mirror cannot be opened or cfg has no networks.
+// configured, and another error when cfg has no networks, the mirror cannot be opened
+// or a registry refuses its configuration (a negative duration).
 func Build(cfg Config) (*Stack, error) {
 	if len(cfg.Networks) == 0 {
 		return nil, errors.New("stack: Config.Networks is empty")
@@ -130,16 +138,9 @@ func Build(cfg Config) (*Stack, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Stack{lives: map[string]*peppolnet.Registry{}, def: cfg.Networks[0].Name, now: cfg.Now,
-		maxAge: cfg.MirrorMaxAge, hardAge: cfg.MirrorHardMaxAge}
+	s := &Stack{lives: map[string]*peppolnet.Registry{}, def: cfg.Networks[0].Name, now: cfg.Now}
 	if s.now == nil {
 		s.now = time.Now
-	}
-	if s.maxAge <= 0 {
-		s.maxAge = peppolnet.DefaultMirrorMaxAge
-	}
-	if s.hardAge <= 0 {
-		s.hardAge = peppolnet.DefaultMirrorHardMaxAge
 	}
 	if cfg.MirrorPath != "" {
 		st, err := mirror.OpenStore(cfg.MirrorPath, log)
@@ -156,6 +157,10 @@ func Build(cfg Config) (*Stack, error) {
 	}
 	regs := map[string]registry.Registry{}
 	for i, n := range cfg.Networks {
+		if _, dup := regs[n.Name]; dup {
+			s.Close()
+			return nil, &ConfigError{Network: n.Name, Err: fmt.Errorf("network %q is given twice", n.Name)}
+		}
 		nlog := log
 		if i > 0 {
 			nlog = log.With("network", n.Name)
@@ -178,7 +183,7 @@ func Build(cfg Config) (*Stack, error) {
 	nets, err := registry.NewNetworks(s.def, regs)
 	if err != nil {
 		s.Close()
-		return nil, &ConfigError{Err: err}
+		return nil, &ConfigError{Network: s.def, Err: err}
 	}
 	s.Networks = nets
 	return s, nil
@@ -220,7 +225,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 	}
 	resolver, err := sml.New(smlCfg)
 	if err != nil {
-		return nil, "", "", &ConfigError{Network: n.Name, SML: true, Err: fmt.Errorf("configuring SML lookups: %w", err)}
+		return nil, "", "", &ConfigError{Network: n.Name, SML: true, Err: err}
 	}
 	rcfg := peppolnet.Config{
 		Resolver: resolver,
@@ -248,21 +253,13 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 	}
 	live, err := peppolnet.New(rcfg)
 	if err != nil {
-		return nil, "", "", &ConfigError{Network: n.Name, Err: fmt.Errorf("configuring the registry: %w", err)}
+		return nil, "", "", fmt.Errorf("configuring the registry of the %s network: %w", n.Name, err)
 	}
 	return live, resolver.Zone(), dirURL, nil
 }
 
-// Live returns the live registry of the network name ("" for an unnamed one), or nil
-// when the stack has none by that name.
-func (s *Stack) Live(name string) *peppolnet.Registry { return s.lives[name] }
-
 // Default returns the default network's live registry.
 func (s *Stack) Default() *peppolnet.Registry { return s.lives[s.def] }
-
-// Clock returns the registries' clock, so that others (the mirror's state) judge ages
-// as they do.
-func (s *Stack) Clock() func() time.Time { return s.now }
 
 // CachePolicy returns how long the registries keep answers, for the documents.
 func (s *Stack) CachePolicy() registry.CachePolicy { return s.Default().CachePolicy() }
@@ -276,11 +273,22 @@ func (s *Stack) Close() {
 	s.closeFns = nil
 }
 
-// MirrorStatus returns the function that reports the mirror's state for /readyz, on
-// the registries' clock, or nil when the stack has no mirror.
+// MirrorStatus returns the function that reports the mirror's state for /readyz, as
+// the default network's registry judges it on its clock, or nil when the stack has no
+// mirror.
 func (s *Stack) MirrorStatus() func() mirror.Status {
 	if s.Mirror == nil {
 		return nil
 	}
-	return func() mirror.Status { return s.Mirror.Status(s.maxAge, s.hardAge, s.now()) }
+	return func() mirror.Status {
+		now := s.now()
+		state, maxAge, hardMaxAge := s.Default().MirrorState(now)
+		st := mirror.Status{State: state, MaxAgeSeconds: int64(maxAge / time.Second), HardMaxAgeSeconds: int64(hardMaxAge / time.Second)}
+		if m, ok := s.Mirror.Meta(); ok {
+			asOf, imported := m.DataAsOf.UTC(), m.ImportedAt.UTC()
+			st.DataAsOf, st.ImportedAt, st.Cards = &asOf, &imported, m.Cards
+			st.AgeSeconds = int64(max(now.Sub(asOf), 0) / time.Second)
+		}
+		return st
+	}
 }

@@ -2,6 +2,7 @@ package stack
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -29,9 +30,11 @@ func TestBuild(t *testing.T) {
 		{name: "production and test", cfg: Config{Networks: []Network{{Name: registry.NetworkProduction, Sim: sim}, {Name: registry.NetworkTest, Sim: sim}}},
 			wantNames: []string{"production", "test"}},
 		{name: "no networks", cfg: Config{}, wantErr: true},
-		{name: "a zone nobody knows", cfg: Config{Networks: []Network{{Name: "staging", DNSServers: []string{"127.0.0.1:1"}}}}, wantErr: true},
-		{name: "a name twice", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, Sim: sim}, {Name: "staging", Sim: sim}}}, wantErr: true},
-		{name: "no DNS server", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, DNSServers: []string{"not an address"}}}}, wantErr: true, sml: true},
+		{name: "a network with no zone of its own", cfg: Config{Networks: []Network{{Name: "staging", DNSServers: []string{"127.0.0.1:1"}}}}, wantErr: true},
+		{name: "a network name that is no Peppol network", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, Sim: sim}, {Name: "staging", Sim: sim}}}, wantErr: true},
+		{name: "a network twice", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, Sim: sim}, {Name: registry.NetworkTest, Sim: sim}}}, wantErr: true},
+		{name: "a DNS server that is no address", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, DNSServers: []string{"not an address"}}}}, wantErr: true, sml: true},
+		{name: "a mirror file that cannot be opened", cfg: Config{Networks: []Network{{Sim: sim}}, MirrorPath: t.TempDir()}, wantErr: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,8 +42,8 @@ func TestBuild(t *testing.T) {
 			st, err := Build(tt.cfg)
 			if tt.wantErr {
 				var ce *ConfigError
-				if err == nil || (tt.sml && (!errors.As(err, &ce) || !ce.SML)) {
-					t.Fatalf("Build: %v; want an error (SML %v)", err, tt.sml)
+				if err == nil || st != nil || (tt.sml && (!errors.As(err, &ce) || !ce.SML)) {
+					t.Fatalf("Build: %v, %v; want an error (SML %v)", st, err, tt.sml)
 				}
 				return
 			}
@@ -63,6 +66,45 @@ func TestBuild(t *testing.T) {
 				t.Errorf("lookup over the stack: %v", err)
 			}
 		})
+	}
+}
+
+// TestMirrorStatus: with a mirror, /readyz's report is the registry's judgement of
+// its data's age, with the ages the registry uses (here: a hard limit raised to the
+// max age, as the registry raises it).
+func TestMirrorStatus(t *testing.T) {
+	t.Parallel()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 3, Participants: 20})
+	sim, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	st, err := Build(Config{Networks: []Network{{Sim: sim}}, MirrorPath: path, MirrorMaxAge: 1000 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got := st.MirrorStatus()()
+	if got.State != registry.MirrorEmpty || got.MaxAgeSeconds != 3600000 || got.HardMaxAgeSeconds != 3600000 || got.DataAsOf != nil {
+		t.Errorf("status of an empty mirror: %+v", got)
+	}
+}
+
+// TestStartDemo starts the demo's networks and refuses one it does not simulate.
+func TestStartDemo(t *testing.T) {
+	t.Parallel()
+	nets, stop, err := StartDemo(t.Context(), []string{registry.NetworkDemo, registry.NetworkTest}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if len(nets) != 2 || nets[0].Name != registry.NetworkDemo || nets[1].Sim == nil || nets[0].DirectoryRate != DemoDirectoryRate {
+		t.Errorf("demo networks %+v", nets)
+	}
+	if _, _, err := StartDemo(t.Context(), []string{registry.NetworkProduction}, nil); err == nil {
+		t.Error("StartDemo(production) succeeded")
 	}
 }
 

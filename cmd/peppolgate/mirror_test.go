@@ -177,7 +177,7 @@ func TestMirrorImportThenServe(t *testing.T) {
 
 	base, _ := startServe(t, "-network", "demo", "-mirror", db)
 	var ready readyBody
-	if code := getJSON(t, base+"/readyz", &ready); code != 200 || ready.Mirror == nil || ready.Mirror.State != mirror.StateOK ||
+	if code := getJSON(t, base+"/readyz", &ready); code != 200 || ready.Mirror == nil || ready.Mirror.State != registry.MirrorOK ||
 		ready.Mirror.Cards != 1500 || ready.Mirror.DataAsOf == nil || !ready.Mirror.DataAsOf.Equal(cfg.Created) {
 		t.Fatalf("readyz: %d %+v", code, ready.Mirror)
 	}
@@ -226,7 +226,7 @@ func TestMirrorStaleFallsBack(t *testing.T) {
 	}
 	base, _ := startServe(t, "-network", "demo", "-mirror", db, "-mirror-max-age", "24h")
 	var ready readyBody
-	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != mirror.StateStale {
+	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != registry.MirrorStale {
 		t.Fatalf("readyz: %+v %+v", ready, ready.Mirror)
 	}
 	var res registry.SearchResult
@@ -255,7 +255,7 @@ func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
 
 	base, logs := startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down)
 	var ready readyBody
-	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != mirror.StateStale {
+	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != registry.MirrorStale {
 		t.Fatalf("readyz: %+v %+v", ready, ready.Mirror)
 	}
 	var res registry.SearchResult
@@ -269,7 +269,7 @@ func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
 	}
 
 	base, _ = startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down, "-mirror-hard-max-age", "72h")
-	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != mirror.StateExpired {
+	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != registry.MirrorExpired {
 		t.Fatalf("readyz past the hard limit: %+v", ready.Mirror)
 	}
 	var e struct{ Error struct{ Code string } }
@@ -296,7 +296,7 @@ func TestMirrorMissingFallsBack(t *testing.T) {
 	t.Parallel()
 	base, _ := startServe(t, "-network", "demo", "-mirror", filepath.Join(t.TempDir(), "none.db"))
 	var ready readyBody
-	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != mirror.StateEmpty || ready.Mirror.DataAsOf != nil {
+	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != registry.MirrorEmpty || ready.Mirror.DataAsOf != nil {
 		t.Fatalf("readyz: %+v", ready.Mirror)
 	}
 	var res registry.SearchResult
@@ -384,7 +384,7 @@ func TestServeMirrorRefresh(t *testing.T) {
 	base, stderr := startServe(t, "-network", "demo", "-mirror", db, "-mirror-refresh", "24h")
 	var ready readyBody
 	deadline := time.Now().Add(60 * time.Second)
-	for getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != mirror.StateOK; getJSON(t, base+"/readyz", &ready) {
+	for getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != registry.MirrorOK; getJSON(t, base+"/readyz", &ready) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the mirror is not filled after 60s: %+v\n%s", ready.Mirror, stderr.String())
 		}

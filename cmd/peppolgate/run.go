@@ -135,17 +135,7 @@ func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Obs
 		if up.stopDemo != nil {
 			up.stopDemo()
 		}
-		var ce *stack.ConfigError
-		switch {
-		case !errors.As(err, &ce):
-			return nil, err
-		case ce.Network != cfg.network:
-			return nil, &usageError{fmt.Sprintf("the %s network: %v; offer only -network's with -networks %s", ce.Network, err, cfg.network)}
-		case ce.SML && len(cfg.dnsServers) == 0:
-			return nil, &usageError{fmt.Sprintf("%v; name a DNS server with -dns-server host:port", err)}
-		default:
-			return nil, &usageError{err.Error()}
-		}
+		return nil, configError(cfg, err)
 	}
 	up.Stack = st
 	return up, nil
@@ -310,5 +300,22 @@ func warnWideProxies(log *slog.Logger, trusted []netip.Prefix) {
 			log.Warn("-trust-proxy names a wide or public range: any client in it may set X-Forwarded-For and so choose its own rate-limit bucket; name only your proxies' addresses",
 				"prefix", p.String(), "wide", wide, "public", public)
 		}
+	}
+}
+
+// configError is the error of connect when stack.Build fails with err: a usage error
+// (exit 2) saying which flag to change for a network that cannot be configured,
+// else err.
+func configError(cfg config, err error) error {
+	var ce *stack.ConfigError
+	switch {
+	case !errors.As(err, &ce):
+		return err
+	case ce.Network != cfg.network:
+		return &usageError{fmt.Sprintf("%v; offer only -network's with -networks %s", err, cfg.network)}
+	case ce.SML && len(cfg.dnsServers) == 0 && cfg.network != registry.NetworkDemo:
+		return &usageError{fmt.Sprintf("%v; name a DNS server with -dns-server host:port", err)}
+	default:
+		return &usageError{err.Error()}
 	}
 }
