@@ -365,7 +365,7 @@ func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, winners []uint3
 		if c := bytes.Compare(key(ra), key(rb)); c != 0 {
 			return c
 		}
-		return cmpInt64(tb.rowid[ra.seq-1], tb.rowid[rb.seq-1])
+		return compareInts(tb.rowid[ra.seq-1], tb.rowid[rb.seq-1])
 	})
 	mi, err := newMultiInsert(ctx, tx, "INSERT INTO ident(key, card) VALUES", 2)
 	if err != nil {
@@ -388,17 +388,7 @@ func (tb *termBuilder) writeIDs(ctx context.Context, tx *sql.Tx, winners []uint3
 }
 
 // compareInts is cmp.Compare for integers (the package has its own cmp).
-func compareInts[T uint32 | uint64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-func cmpInt64(a, b int64) int {
+func compareInts[T uint32 | uint64 | int64](a, b T) int {
 	switch {
 	case a < b:
 		return -1

@@ -319,39 +319,20 @@ func (p program) startKeepMirror(ctx context.Context, cfg config, up *upstream, 
 func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *slog.Logger) {
 	reload := time.NewTicker(mirrorReloadEvery)
 	defer reload.Stop()
+	// refresh stays nil, and never fires, without -mirror-refresh.
 	var refresh <-chan time.Time
-	next := time.Now()
+	var t *time.Timer
+	var client *http.Client
 	if cfg.mirrorRefresh > 0 {
+		next := time.Now()
 		if m, ok := up.Mirror.Meta(); ok && time.Since(m.ImportedAt) < cfg.mirrorRefresh {
 			next = m.ImportedAt.Add(cfg.mirrorRefresh)
 		}
-		t := time.NewTimer(max(time.Until(next), 0))
+		t = time.NewTimer(max(time.Until(next), 0))
 		defer t.Stop()
 		refresh = t.C
-		client := netguard.NewHTTPClient(netguard.Policy{AllowPrivate: cfg.allowPrivateSMP, Timeout: importHeaderTimeout})
+		client = netguard.NewHTTPClient(netguard.Policy{AllowPrivate: cfg.allowPrivateSMP, Timeout: importHeaderTimeout})
 		client.Timeout = 0 // Sync bounds the whole download itself
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-reload.C:
-				p.reloadMirror(up.Mirror, log)
-			case <-refresh:
-				wait := cfg.mirrorRefresh
-				err := p.syncMirror(ctx, cfg.mirrorPath, up.DirectoryURL, client, log, true)
-				var rl *mirror.RateLimitedError
-				switch {
-				case errors.As(err, &rl) && !rl.Until.IsZero():
-					wait = max(time.Until(rl.Until), time.Minute)
-					log.Warn("Directory mirror refresh postponed: the export download limit is reached", "until", rl.Until.Format(time.RFC3339))
-				case err != nil && ctx.Err() == nil:
-					wait = min(cfg.mirrorRefresh, time.Hour)
-					log.Warn("Directory mirror refresh failed; the mirror keeps its current data", "err", err, "retry_in", wait.String())
-				}
-				p.reloadMirror(up.Mirror, log)
-				t.Reset(wait)
-			}
-		}
 	}
 	for {
 		select {
@@ -359,6 +340,20 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 			return
 		case <-reload.C:
 			p.reloadMirror(up.Mirror, log)
+		case <-refresh:
+			wait := cfg.mirrorRefresh
+			err := p.syncMirror(ctx, cfg.mirrorPath, up.DirectoryURL, client, log, true)
+			var rl *mirror.RateLimitedError
+			switch {
+			case errors.As(err, &rl) && !rl.Until.IsZero():
+				wait = max(time.Until(rl.Until), time.Minute)
+				log.Warn("Directory mirror refresh postponed: the export download limit is reached", "until", rl.Until.Format(time.RFC3339))
+			case err != nil && ctx.Err() == nil:
+				wait = min(cfg.mirrorRefresh, time.Hour)
+				log.Warn("Directory mirror refresh failed; the mirror keeps its current data", "err", err, "retry_in", wait.String())
+			}
+			p.reloadMirror(up.Mirror, log)
+			t.Reset(wait)
 		}
 	}
 }
