@@ -10,15 +10,22 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// TestBuild builds stacks as their callers do and checks what each gets.
-func TestBuild(t *testing.T) {
-	t.Parallel()
+// startSim starts a small simulated network until the test ends.
+func startSim(t *testing.T) (*netsim.Dataset, *netsim.Network) {
+	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 3, Participants: 20})
 	sim, err := netsim.Start(t.Context(), ds, netsim.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { sim.Close() })
+	return ds, sim
+}
+
+// TestBuild builds stacks as their callers do and checks what each gets.
+func TestBuild(t *testing.T) {
+	t.Parallel()
+	ds, sim := startSim(t)
 	tests := []struct {
 		name      string
 		cfg       Config
@@ -74,12 +81,7 @@ func TestBuild(t *testing.T) {
 // max age, as the registry raises it).
 func TestMirrorStatus(t *testing.T) {
 	t.Parallel()
-	ds := netsim.Generate(netsim.DatasetConfig{Seed: 3, Participants: 20})
-	sim, err := netsim.Start(t.Context(), ds, netsim.Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { sim.Close() })
+	_, sim := startSim(t)
 	path := filepath.Join(t.TempDir(), "mirror.db")
 	st, err := Build(Config{Networks: []Network{{Sim: sim}}, MirrorPath: path, MirrorMaxAge: 1000 * time.Hour})
 	if err != nil {
