@@ -1,0 +1,241 @@
+// Package pki says whether a certificate was issued under the OpenPeppol PKI, and on
+// which network: an SMP's signing certificate must chain to the SMP CA of the network
+// asked, an access point's certificate to its AP CA. The OpenPeppol root and issuing CA
+// certificates (production and test; G3, G2 and the expired 2010 generation) ship with
+// the binary (certs/, with their provenance); further anchors, for the demo, netsim or
+// a private test network, are added per network with the same code path (Add).
+package pki
+
+import (
+	"crypto/x509"
+	"embed"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"time"
+)
+
+// Chain names the PKI a certificate chains to.
+type Chain string
+
+// The chains.
+const (
+	// Production: the OpenPeppol production PKI.
+	Production Chain = "peppol-production"
+	// Test: the OpenPeppol test PKI.
+	Test Chain = "peppol-test"
+	// Other: neither, or the chain does not verify.
+	Other Chain = "other"
+)
+
+// Role is what a certificate is for: signing SMP answers or running an access point.
+type Role int
+
+// The roles.
+const (
+	SMP Role = iota
+	AccessPoint
+)
+
+func (r Role) String() string {
+	if r == SMP {
+		return "SMP"
+	}
+	return "access point"
+}
+
+//go:embed certs/*.pem
+var certFiles embed.FS
+
+// Anchors are the trust anchors of each chain: its roots, and its issuing CAs by role.
+// The zero value trusts nothing. It is safe for concurrent use once built.
+type Anchors struct {
+	chains map[Chain]*anchorSet
+}
+
+type anchorSet struct {
+	roots []*x509.Certificate
+	cas   map[Role][]*x509.Certificate
+}
+
+// Peppol returns the anchors of the OpenPeppol PKI that ship with the binary. It
+// returns an error only when an embedded file cannot be read, which a test guards.
+func Peppol() (*Anchors, error) {
+	a := &Anchors{}
+	files, err := fs.Glob(certFiles, "certs/*.pem")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := certFiles.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		name := strings.TrimSuffix(path.Base(f), ".pem")
+		chain := Production
+		if strings.HasPrefix(name, "test-") {
+			chain = Test
+		}
+		kind, role := "ca", AccessPoint
+		switch {
+		case strings.Contains(name, "-root-"):
+			kind = "root"
+		case strings.Contains(name, "-smp-"):
+			role = SMP
+		}
+		certs, err := ParsePEM(b)
+		if err != nil {
+			return nil, fmt.Errorf("pki: %s: %w", f, err)
+		}
+		for _, c := range certs {
+			if kind == "root" {
+				a.AddRoot(chain, c)
+			} else {
+				a.AddCA(chain, role, c)
+			}
+		}
+	}
+	return a, nil
+}
+
+// ParsePEM returns the certificates of PEM data. It returns an error for data that
+// holds none or a block that is not a readable certificate.
+func ParsePEM(data []byte) ([]*x509.Certificate, error) {
+	var out []*x509.Certificate
+	for {
+		var b *pem.Block
+		b, data = pem.Decode(data)
+		if b == nil {
+			break
+		}
+		if b.Type != "CERTIFICATE" {
+			return nil, fmt.Errorf("a PEM block of type %q is not a certificate", b.Type)
+		}
+		c, err := x509.ParseCertificate(b.Bytes)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, errors.New("no PEM certificate found")
+	}
+	return out, nil
+}
+
+func (a *Anchors) set(chain Chain) *anchorSet {
+	if a.chains == nil {
+		a.chains = map[Chain]*anchorSet{}
+	}
+	s := a.chains[chain]
+	if s == nil {
+		s = &anchorSet{cas: map[Role][]*x509.Certificate{}}
+		a.chains[chain] = s
+	}
+	return s
+}
+
+// AddRoot trusts root as a root of chain. Call it before the anchors are shared.
+func (a *Anchors) AddRoot(chain Chain, root *x509.Certificate) {
+	s := a.set(chain)
+	s.roots = append(s.roots, root)
+}
+
+// AddCA trusts ca as an issuing CA of chain for role, when it chains to one of the
+// chain's roots. Call it before the anchors are shared.
+func (a *Anchors) AddCA(chain Chain, role Role, ca *x509.Certificate) {
+	s := a.set(chain)
+	s.cas[role] = append(s.cas[role], ca)
+}
+
+// Verify says which chain cert belongs to for role at the instant at: Production or
+// Test when it was issued by one of that chain's CAs for role (not another role's) and
+// chains to one of its roots, every certificate valid at at. Weak says the chain
+// holds a SHA-1 signature (the 2010 generation). It returns Other and an error saying
+// why when no chain verifies.
+func (a *Anchors) Verify(cert *x509.Certificate, role Role, at time.Time) (chain Chain, weak bool, err error) {
+	var errs []error
+	for _, ch := range []Chain{Production, Test} {
+		s := a.chains[ch]
+		if s == nil || len(s.cas[role]) == 0 {
+			continue
+		}
+		weak, err := s.verify(cert, role, at)
+		if err == nil {
+			return ch, weak, nil
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) == 0 {
+		return Other, false, fmt.Errorf("no %s CA is trusted", role)
+	}
+	return Other, false, fmt.Errorf("the certificate does not chain to an OpenPeppol %s CA: %w", role, firstError(errs))
+}
+
+// firstError prefers an error that says more than "unknown authority".
+func firstError(errs []error) error {
+	for _, err := range errs {
+		var ua x509.UnknownAuthorityError
+		if !errors.As(err, &ua) {
+			return err
+		}
+	}
+	return errs[0]
+}
+
+// verify checks cert against the set with crypto/x509, or, when a SHA-1 signature in
+// the chain makes crypto/x509 refuse it, link by link (legacy).
+func (s *anchorSet) verify(cert *x509.Certificate, role Role, at time.Time) (weak bool, err error) {
+	roots, inter := x509.NewCertPool(), x509.NewCertPool()
+	for _, r := range s.roots {
+		roots.AddCert(r)
+	}
+	for _, c := range s.cas[role] {
+		inter.AddCert(c)
+	}
+	_, err = cert.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, CurrentTime: at,
+		// Peppol certificates carry clientAuth only; the usage is the CA's to say.
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
+	if err == nil {
+		return false, nil
+	}
+	if sha1, lerr := s.verifyLegacy(cert, role, at); lerr != nil || !sha1 {
+		// A chain without SHA-1 is crypto/x509's to judge, whatever the links say.
+		return false, err
+	}
+	return true, nil
+}
+
+// isSHA1 says whether c is signed with SHA-1.
+func isSHA1(c *x509.Certificate) bool {
+	return c.SignatureAlgorithm == x509.SHA1WithRSA || c.SignatureAlgorithm == x509.ECDSAWithSHA1
+}
+
+// verifyLegacy checks the two links leaf → CA → root of a chain that crypto/x509
+// refuses for its SHA-1 signatures: each signature with the issuer's key (CheckSignature
+// accepts SHA-1), names chained by their raw bytes, the CA a CA, and every certificate
+// valid at at. sha1 says whether the chain found holds a SHA-1 signature.
+func (s *anchorSet) verifyLegacy(cert *x509.Certificate, role Role, at time.Time) (sha1 bool, err error) {
+	valid := func(c *x509.Certificate) bool { return !at.Before(c.NotBefore) && !at.After(c.NotAfter) }
+	signedBy := func(child, parent *x509.Certificate) bool {
+		return string(child.RawIssuer) == string(parent.RawSubject) &&
+			parent.CheckSignature(child.SignatureAlgorithm, child.RawTBSCertificate, child.Signature) == nil
+	}
+	if !valid(cert) {
+		return false, errors.New("the certificate is not valid at that time")
+	}
+	for _, ca := range s.cas[role] {
+		if !ca.IsCA || !valid(ca) || !signedBy(cert, ca) {
+			continue
+		}
+		for _, root := range s.roots {
+			if valid(root) && signedBy(ca, root) {
+				return isSHA1(cert) || isSHA1(ca), nil
+			}
+		}
+	}
+	return false, errors.New("no legacy chain")
+}
