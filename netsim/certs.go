@@ -11,11 +11,12 @@ import (
 	"time"
 )
 
-// pki holds the certificates of a running network: a test CA for access points, one
-// for SMPs, a non-Peppol CA, an ECDSA P-256 certificate per access point and a signing
+// pki holds the certificates of a running network: a simulated root, and under it a
+// test CA for access points and one for SMPs; a non-Peppol CA; an ECDSA P-256 certificate per access point and a signing
 // key and certificate per SMP host. Keys are random (crypto/rand), so certificates
 // differ between runs; their subjects, serials and validity come from the Dataset.
 type pki struct {
+	root    []byte   // DER of the simulated root, issuer of apCA and smpCA
 	apCA    []byte   // DER
 	smpCA   []byte   // DER
 	otherCA []byte   // DER of the non-Peppol CA of AccessPoint.NonPeppolCA
@@ -40,9 +41,11 @@ type pki struct {
 //	test SMP CA:       CN=PEPPOL SERVICE METADATA PUBLISHER TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE
 //	test root:         CN=PEPPOL Root TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE
 //
-// netsim's CAs are self-signed (there is no simulated root), so only their subjects
-// match: a chain check against the real trust store fails, as it must.
+// netsim's root is its own (rootName, under the same organisation), so only the CAs'
+// subjects match the real ones: a chain check against the real trust store fails, as it
+// must, and one against netsim's anchors (Network.TrustAnchors) passes.
 const (
+	rootName  = "NETSIM Root TEST CA"
 	apCAName  = "PEPPOL ACCESS POINT TEST CA - G3"
 	smpCAName = "PEPPOL SERVICE METADATA PUBLISHER TEST CA - G3"
 	caOU      = "FOR TEST ONLY"
@@ -59,22 +62,26 @@ func newPKI(ds *Dataset) (*pki, error) {
 	p := &pki{}
 	notBefore := ds.Now.AddDate(-3, 0, 0)
 	notAfter := ds.Now.AddDate(7, 0, 0)
-	apCA, apCAKey, err := selfSigned(peppolCASubject(apCAName), notBefore, notAfter)
+	root, rootKey, err := newCA(nil, nil, 1, peppolCASubject(rootName), notBefore, notAfter)
 	if err != nil {
 		return nil, err
 	}
-	smpCA, smpCAKey, err := selfSigned(peppolCASubject(smpCAName), notBefore, notAfter)
+	apCA, apCAKey, err := newCA(root, rootKey, 2, peppolCASubject(apCAName), notBefore, notAfter)
 	if err != nil {
 		return nil, err
 	}
-	p.apCA, p.smpCA = apCA.Raw, smpCA.Raw
+	smpCA, smpCAKey, err := newCA(root, rootKey, 3, peppolCASubject(smpCAName), notBefore, notAfter)
+	if err != nil {
+		return nil, err
+	}
+	p.root, p.apCA, p.smpCA = root.Raw, apCA.Raw, smpCA.Raw
 	var otherCA *x509.Certificate
 	var otherCAKey *ecdsa.PrivateKey
 	for _, a := range ds.AccessPoints {
 		ca, caKey := apCA, apCAKey
 		if a.NonPeppolCA {
 			if otherCA == nil {
-				otherCA, otherCAKey, err = selfSigned(pkix.Name{CommonName: otherCAName,
+				otherCA, otherCAKey, err = newCA(nil, nil, 1, pkix.Name{CommonName: otherCAName,
 					Organization: []string{otherCAOrg}, Country: []string{otherCACountry}}, notBefore, notAfter)
 				if err != nil {
 					return nil, err
@@ -119,13 +126,15 @@ func peppolCASubject(cn string) pkix.Name {
 	return pkix.Name{CommonName: cn, OrganizationalUnit: []string{caOU}, Organization: []string{caOrg}, Country: []string{caCountry}}
 }
 
-func selfSigned(subject pkix.Name, notBefore, notAfter time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
+// newCA makes a CA certificate for subject, issued by parent with parentKey, or
+// self-signed (a root) when parent is nil.
+func newCA(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, serial int64, subject pkix.Name, notBefore, notAfter time.Time) (*x509.Certificate, *ecdsa.PrivateKey, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("netsim: generate CA key: %w", err)
 	}
 	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
+		SerialNumber:          big.NewInt(serial),
 		Subject:               subject,
 		NotBefore:             notBefore,
 		NotAfter:              notAfter,
@@ -133,7 +142,10 @@ func selfSigned(subject pkix.Name, notBefore, notAfter time.Time) (*x509.Certifi
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
 	if err != nil {
 		return nil, nil, fmt.Errorf("netsim: create CA certificate: %w", err)
 	}

@@ -180,6 +180,13 @@ func (n *Network) APCertificate(i int) []byte {
 // every access point certificate but those of AccessPoint.NonPeppolCA access points.
 func (n *Network) APCACertificate() []byte { return n.pki.apCA }
 
+// TrustAnchors returns the DER certificates a verifier must trust for this network
+// as it would the OpenPeppol test PKI: the simulated root, and under it the SMP CA
+// that issued every SMP signing certificate and the AP CA of the access points.
+func (n *Network) TrustAnchors() (root, smpCA, apCA []byte) {
+	return n.pki.root, n.pki.smpCA, n.pki.apCA
+}
+
 // NonPeppolCACertificate returns the DER certificate of the self-made "Example Corp
 // Issuing CA" that issued the certificates of AccessPoint.NonPeppolCA access points, or
 // nil when the dataset has none.

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/beevik/etree"
+	dsig "github.com/russellhaering/goxmldsig"
+
 	"github.com/peppolgate/peppolgate/peppol"
 )
 
@@ -207,7 +210,6 @@ func serviceMetadataXML(h SMPHost, p *Participant, s *ServiceInfo, aps [][]byte,
 	w := &xw{style: h.Style, indent: h.Indent}
 	w.declaration()
 	w.start(nsSMP, "SignedServiceMetadata")
-	mdStart := w.b.Len()
 	w.start(nsSMP, "ServiceMetadata")
 	w.start(nsSMP, "ServiceInformation")
 	w.leaf(nsIDs, "ParticipantIdentifier", p.ID.String(), false, "scheme", peppol.ParticipantScheme)
@@ -226,10 +228,9 @@ func serviceMetadataXML(h SMPHost, p *Participant, s *ServiceInfo, aps [][]byte,
 	w.end()
 	w.end()
 	w.end()
-	md := w.b.String()[mdStart:]
-	w.signature(h, md, key, certDER)
+	w.signature(h, certDER)
 	w.end()
-	return w.b.Bytes()
+	return seal(w.b.Bytes(), key)
 }
 
 // redirectXML renders a SignedServiceMetadata whose ServiceMetadata is a Redirect to
@@ -238,16 +239,14 @@ func redirectXML(h, to SMPHost, target string, key *ecdsa.PrivateKey, certDER []
 	w := &xw{style: h.Style, indent: h.Indent}
 	w.declaration()
 	w.start(nsSMP, "SignedServiceMetadata")
-	mdStart := w.b.Len()
 	w.start(nsSMP, "ServiceMetadata")
 	w.start(nsSMP, "Redirect", "href", target)
 	w.leaf(nsSMP, "CertificateUID", smpCertificateUID(to), false)
 	w.end()
 	w.end()
-	md := w.b.String()[mdStart:]
-	w.signature(h, md, key, certDER)
+	w.signature(h, certDER)
 	w.end()
-	return w.b.Bytes()
+	return seal(w.b.Bytes(), key)
 }
 
 func (w *xw) endpoint(h SMPHost, e Endpoint, aps [][]byte) {
@@ -304,41 +303,30 @@ func (w *xw) certificate(h SMPHost, der []byte) {
 	}
 }
 
-// signature writes an enveloped XMLDSig element. The digest is SHA-256 over the
-// ServiceMetadata bytes as written (not canonicalised) and the signature is a real
-// ECDSA P-256 signature over the SignedInfo bytes: realistic in shape and content,
-// but not verifiable by a strict XMLDSig validator.
-func (w *xw) signature(h SMPHost, serviceMetadata string, key *ecdsa.PrivateKey, certDER []byte) {
-	digest := sha256.Sum256([]byte(serviceMetadata))
-	sub := &xw{style: w.style}
-	sub.stack = []xwFrame{{defaultNS: nsDS}}
-	sub.start(nsDS, "SignedInfo")
-	sub.empty(nsDS, "CanonicalizationMethod", "Algorithm", "http://www.w3.org/TR/2001/REC-xml-c14n-20010315")
-	sub.empty(nsDS, "SignatureMethod", "Algorithm", "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256")
-	sub.start(nsDS, "Reference", "URI", "")
-	sub.start(nsDS, "Transforms")
-	sub.empty(nsDS, "Transform", "Algorithm", "http://www.w3.org/2000/09/xmldsig#enveloped-signature")
-	sub.end()
-	sub.empty(nsDS, "DigestMethod", "Algorithm", "http://www.w3.org/2001/04/xmlenc#sha256")
-	sub.leaf(nsDS, "DigestValue", base64.StdEncoding.EncodeToString(digest[:]), false)
-	sub.end()
-	sub.end()
-	signedInfo := sub.b.String()
+// The DigestValue and SignatureValue that signature writes, for seal to fill in.
+const (
+	digestPlaceholder    = "NETSIM-DIGEST"
+	signaturePlaceholder = "NETSIM-SIGNATURE"
+)
 
-	var sigValue string
-	if key != nil {
-		sum := sha256.Sum256([]byte(signedInfo))
-		if r, s, err := ecdsa.Sign(rand.Reader, key, sum[:]); err == nil {
-			raw := make([]byte, 64)
-			r.FillBytes(raw[:32])
-			s.FillBytes(raw[32:])
-			sigValue = base64.StdEncoding.EncodeToString(raw)
-		}
-	}
-
+// signature writes an enveloped XMLDSig element as Peppol SMPs write it (one Reference
+// to the whole document with the enveloped-signature transform, inclusive C14N 1.0,
+// ECDSA P-256 with SHA-256, the signer's certificate in KeyInfo), with placeholders for
+// the digest and the signature value: seal fills them in once the document is whole.
+func (w *xw) signature(h SMPHost, certDER []byte) {
 	w.start(nsDS, "Signature")
-	w.b.WriteString(signedInfo)
-	w.leaf(nsDS, "SignatureValue", sigValue, false)
+	w.start(nsDS, "SignedInfo")
+	w.empty(nsDS, "CanonicalizationMethod", "Algorithm", "http://www.w3.org/TR/2001/REC-xml-c14n-20010315")
+	w.empty(nsDS, "SignatureMethod", "Algorithm", "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256")
+	w.start(nsDS, "Reference", "URI", "")
+	w.start(nsDS, "Transforms")
+	w.empty(nsDS, "Transform", "Algorithm", "http://www.w3.org/2000/09/xmldsig#enveloped-signature")
+	w.end()
+	w.empty(nsDS, "DigestMethod", "Algorithm", "http://www.w3.org/2001/04/xmlenc#sha256")
+	w.leaf(nsDS, "DigestValue", digestPlaceholder, false)
+	w.end()
+	w.end()
+	w.leaf(nsDS, "SignatureValue", signaturePlaceholder, false)
 	w.start(nsDS, "KeyInfo")
 	w.start(nsDS, "X509Data")
 	w.leaf(nsDS, "X509SubjectName", smpCertificateUID(h), false)
@@ -348,6 +336,61 @@ func (w *xw) signature(h SMPHost, serviceMetadata string, key *ecdsa.PrivateKey,
 	w.end()
 	w.end()
 	w.end()
+}
+
+// seal signs doc, written with signature's placeholders, with key: the digest of the
+// document without its Signature, canonicalised by inclusive C14N 1.0, and an ECDSA
+// signature (r and s side by side, RFC 6931) over SignedInfo canonicalised where it
+// stands, both computed with goxmldsig's canonicaliser as a verifier computes them.
+// With a nil key, or a document it cannot read, the signature value stays empty.
+func seal(doc []byte, key *ecdsa.PrivateKey) []byte {
+	digest, sigValue := "", ""
+	if key != nil {
+		digest, sigValue = sealValues(doc, key)
+	}
+	doc = bytes.Replace(doc, []byte(digestPlaceholder), []byte(digest), 1)
+	return bytes.Replace(doc, []byte(signaturePlaceholder), []byte(sigValue), 1)
+}
+
+func sealValues(doc []byte, key *ecdsa.PrivateKey) (digest, sigValue string) {
+	d := etree.NewDocument()
+	if err := d.ReadFromBytes(doc); err != nil || d.Root() == nil {
+		return "", ""
+	}
+	root := d.Root()
+	sig := root.SelectElement("Signature")
+	if sig == nil {
+		return "", ""
+	}
+	unsigned := etree.NewDocument()
+	unsigned.SetRoot(root.Copy())
+	unsigned.Root().RemoveChildAt(sig.Index())
+	c14n := dsig.MakeC14N10RecCanonicalizer()
+	ref, err := c14n.Canonicalize(unsigned.Root())
+	if err != nil {
+		return "", ""
+	}
+	sum := sha256.Sum256(ref)
+	digest = base64.StdEncoding.EncodeToString(sum[:])
+	si := sig.SelectElement("SignedInfo")
+	dv := si.FindElement("./Reference/DigestValue")
+	if dv == nil {
+		return "", ""
+	}
+	dv.SetText(digest)
+	signedInfo, err := c14n.Canonicalize(si)
+	if err != nil {
+		return "", ""
+	}
+	h := sha256.Sum256(signedInfo)
+	r, s, err := ecdsa.Sign(rand.Reader, key, h[:])
+	if err != nil {
+		return digest, ""
+	}
+	raw := make([]byte, 64)
+	r.FillBytes(raw[:32])
+	s.FillBytes(raw[32:])
+	return digest, base64.StdEncoding.EncodeToString(raw)
 }
 
 func boolText(b bool) string {
