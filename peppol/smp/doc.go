@@ -18,6 +18,7 @@
 // document, and it bounds nesting depth when decoding. Work and memory still grow with
 // the input, so callers must cap the size of what they hand in; Client does (MaxBody).
 //
-// Signatures are not verified: ServiceMetadata.Signed only says that an XML-DSig
-// Signature element is present.
+// Each ServiceMetadata's XML-DSig signature is verified over the document as received
+// (ServiceMetadata.Signature, package peppol/smpsig); whether its signer is trusted is
+// the caller's to judge (package peppol/pki).
 package smp

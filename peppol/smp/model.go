@@ -1,6 +1,10 @@
 package smp
 
-import "time"
+import (
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/smpsig"
+)
 
 // Dialect names the SMP specification a document follows.
 type Dialect string
@@ -47,9 +51,13 @@ type ServiceMetadata struct {
 	Processes    []Process
 	// Redirect is set when the SMP delegates this document type to another SMP.
 	Redirect *Redirect
-	// Signed reports that the document carries an XML-DSig Signature element. The
-	// signature is not verified.
+	// Signed reports that the document carries an XML-DSig Signature element.
 	Signed bool
+	// Signature is the verdict on that signature over the document as received
+	// (package peppol/smpsig): valid, invalid, missing or unverifiable, with the
+	// algorithm and the signer. Whether the signer is trusted is the caller's to
+	// judge (package peppol/pki).
+	Signature smpsig.Result
 	// SignerCertificate is the first X509Certificate in the signature's KeyInfo, when it
 	// decodes; it says who claims to have signed (compare with Redirect.CertificateUID).
 	SignerCertificate *Certificate

@@ -8,6 +8,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/smpsig"
 )
 
 // ErrMalformed is wrapped by every error ParseServiceGroup and ParseServiceMetadata
@@ -114,8 +116,18 @@ func (sg *ServiceGroup) skipExcess(first string, total int) {
 // wrapping ErrMalformed when the XML is not well-formed, the root element or namespace
 // is not one of those, or it has neither a Redirect nor a ServiceInformation with
 // participant and document type, or has more than MaxProcesses processes or
-// MaxEndpoints endpoints.
+// MaxEndpoints endpoints. The document's signature is verified over data as it is
+// (ServiceMetadata.Signature).
 func ParseServiceMetadata(data []byte) (*ServiceMetadata, error) {
+	sm, err := parseServiceMetadata(data)
+	if err != nil {
+		return nil, err
+	}
+	sm.Signature = smpsig.Verify(data)
+	return sm, nil
+}
+
+func parseServiceMetadata(data []byte) (*ServiceMetadata, error) {
 	dec, root, err := openRoot(data)
 	if err != nil {
 		return nil, err
