@@ -23,6 +23,12 @@ type pki struct {
 	ap      [][]byte // DER per Dataset.AccessPoints entry
 	smp     [][]byte // DER per Dataset.SMPHosts entry
 	smpKy   []*ecdsa.PrivateKey
+	// For the signature faults: a key no certificate holds; an SMP certificate of the
+	// SMP CA that has expired, and one from a CA outside the network's PKI, each with
+	// its key.
+	wrongKey                *ecdsa.PrivateKey
+	expiredSMP, otherSMP    []byte
+	expiredKey, otherSMPKey *ecdsa.PrivateKey
 }
 
 // CA subjects. The simulated Peppol CAs carry the subjects of the real OpenPeppol PKI
@@ -106,6 +112,20 @@ func newPKI(ds *Dataset) (*pki, error) {
 		}
 		p.smp = append(p.smp, der)
 		p.smpKy = append(p.smpKy, key)
+	}
+	if p.wrongKey, err = ecdsa.GenerateKey(elliptic.P256(), rand.Reader); err != nil {
+		return nil, fmt.Errorf("netsim: generate key: %w", err)
+	}
+	faulty := pkix.Name{CommonName: "PTEST999999", OrganizationalUnit: []string{"PEPPOL TEST SMP"}, Organization: []string{"NetSim SMP faults"}, Country: []string{"BE"}}
+	if p.expiredSMP, p.expiredKey, err = leaf(smpCA, smpCAKey, 5999, faulty, notBefore, ds.Now.AddDate(0, -1, 0)); err != nil {
+		return nil, err
+	}
+	otherSMPCA, otherSMPCAKey, err := newCA(nil, nil, 1, pkix.Name{CommonName: "Example SMP CA", Organization: []string{otherCAOrg}, Country: []string{otherCACountry}}, notBefore, notAfter)
+	if err != nil {
+		return nil, err
+	}
+	if p.otherSMP, p.otherSMPKey, err = leaf(otherSMPCA, otherSMPCAKey, 5998, faulty, notBefore, notAfter); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

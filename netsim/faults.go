@@ -83,6 +83,24 @@ const (
 	DNSTruncate
 )
 
+// SignatureFault is a misbehaviour of an SMP's signature on its ServiceMetadata.
+type SignatureFault int
+
+const (
+	// SignatureNone signs as usual.
+	SignatureNone SignatureFault = iota
+	// SignatureTampered changes a byte of the signed content after signing.
+	SignatureTampered
+	// SignatureWrongKey signs with another key than the certificate's in KeyInfo.
+	SignatureWrongKey
+	// SignatureUnsigned leaves the Signature out.
+	SignatureUnsigned
+	// SignatureExpiredSigner signs with a certificate of the SMP CA that has expired.
+	SignatureExpiredSigner
+	// SignatureOtherCA signs with a certificate from a CA outside the network's PKI.
+	SignatureOtherCA
+)
+
 // Fault is a misbehaviour injected into the network at run time. Zero fields are
 // inactive; several may be combined (Latency is applied first, then Hang, then
 // HTTPStatus or DNS, then body faults).
@@ -107,6 +125,9 @@ type Fault struct {
 	// OversizeBody pads the body with white space (still valid XML or JSON) to this
 	// many bytes.
 	OversizeBody int64
+	// Signature is how an SMP signs its ServiceMetadata (SMP host and participant
+	// targets).
+	Signature SignatureFault
 }
 
 // faultSet is a copy-on-write map so that request paths read it without locking.

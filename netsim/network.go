@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -10,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	ppki "github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 )
 
@@ -185,6 +187,25 @@ func (n *Network) APCACertificate() []byte { return n.pki.apCA }
 // that issued every SMP signing certificate and the AP CA of the access points.
 func (n *Network) TrustAnchors() (root, smpCA, apCA []byte) {
 	return n.pki.root, n.pki.smpCA, n.pki.apCA
+}
+
+// Anchors returns TrustAnchors as the anchors of the OpenPeppol test chain (netsim's
+// CAs stand in for the test PKI's), for a registry over this network. It returns an
+// error only when a certificate it made cannot be read back.
+func (n *Network) Anchors() (*ppki.Anchors, error) {
+	var certs [3]*x509.Certificate
+	for i, der := range [][]byte{n.pki.root, n.pki.smpCA, n.pki.apCA} {
+		c, err := x509.ParseCertificate(der)
+		if err != nil {
+			return nil, fmt.Errorf("netsim: reading its own CA certificate: %w", err)
+		}
+		certs[i] = c
+	}
+	a := &ppki.Anchors{}
+	a.AddRoot(ppki.Test, certs[0])
+	a.AddCA(ppki.Test, ppki.SMP, certs[1])
+	a.AddCA(ppki.Test, ppki.AccessPoint, certs[2])
+	return a, nil
 }
 
 // NonPeppolCACertificate returns the DER certificate of the self-made "Example Corp

@@ -120,17 +120,18 @@ func (n *Network) serveSMP(s *smpServer, w http.ResponseWriter, r *http.Request)
 		return
 	}
 	var body []byte
+	key, cert := n.pki.signer(s.host, f.Signature)
 	if base, ok := n.overrides.redirectFor(p.ID); ok {
 		target := strings.TrimRight(base, "/") + "/" + peppol.PathEscape(p.ID.URI()) + "/services/" + peppol.PathEscape(svc.DocumentType.URI())
-		body = redirectXML(host, host, target, n.pki.smpKy[s.host], n.pki.smp[s.host])
+		body = redirectXML(host, host, target, key, cert)
 	} else if p.RedirectHost >= 0 && p.RedirectHost != s.host {
 		to := n.smp[p.RedirectHost]
 		target := to.url + "/" + peppol.PathEscape(p.ID.URI()) + "/services/" + peppol.PathEscape(svc.DocumentType.URI())
-		body = redirectXML(host, n.ds.SMPHosts[p.RedirectHost], target, n.pki.smpKy[s.host], n.pki.smp[s.host])
+		body = redirectXML(host, n.ds.SMPHosts[p.RedirectHost], target, key, cert)
 	} else {
-		body = serviceMetadataXML(host, p, svc, n.pki.ap, n.pki.smpKy[s.host], n.pki.smp[s.host])
+		body = serviceMetadataXML(host, p, svc, n.pki.ap, key, cert)
 	}
-	n.write(w, r, f, http.StatusOK, smpContentType, body)
+	n.write(w, r, f, http.StatusOK, smpContentType, afterSigning(body, f.Signature))
 }
 
 // smpParticipant returns the participant an SMP host serves for the escaped path

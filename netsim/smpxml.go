@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/xml"
+	"regexp"
 	"strings"
 	"time"
 
@@ -411,4 +412,44 @@ func smpDate(style XMLStyle, t time.Time) string {
 		return t.In(cet).Format("2006-01-02T15:04:05.000Z07:00")
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// signer returns the key and certificate SMP host signs with under fault f.
+func (p *pki) signer(host int, f SignatureFault) (*ecdsa.PrivateKey, []byte) {
+	switch f {
+	case SignatureWrongKey:
+		return p.wrongKey, p.smp[host]
+	case SignatureExpiredSigner:
+		return p.expiredKey, p.expiredSMP
+	case SignatureOtherCA:
+		return p.otherSMPKey, p.otherSMP
+	}
+	return p.smpKy[host], p.smp[host]
+}
+
+// signedValue finds a byte of signed content to change that a client reads without
+// rejecting the document: the first character of an endpoint's ServiceDescription, or
+// of a Redirect's CertificateUID.
+var signedValue = regexp.MustCompile(`(ServiceDescription>|CertificateUID>)[^<]`)
+
+// signatureElement is the whole XMLDSig Signature element of a document.
+var signatureElement = regexp.MustCompile(`(?s)<([A-Za-z0-9]+:)?Signature[\s>].*</([A-Za-z0-9]+:)?Signature>`)
+
+// afterSigning applies the faults that act on the signed document: a byte of its
+// content changed, or its Signature removed.
+func afterSigning(doc []byte, f SignatureFault) []byte {
+	switch f {
+	case SignatureTampered:
+		if loc := signedValue.FindIndex(doc); loc != nil {
+			doc = bytes.Clone(doc)
+			if doc[loc[1]-1] == '0' {
+				doc[loc[1]-1] = '1'
+			} else {
+				doc[loc[1]-1] = '0'
+			}
+		}
+	case SignatureUnsigned:
+		doc = signatureElement.ReplaceAll(doc, nil)
+	}
+	return doc
 }

@@ -106,7 +106,11 @@ var german = tongue{
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "das Access-Point-Zertifikat ist abgelaufen",
 		registry.WarnCertificateExpiring:        "das Access-Point-Zertifikat läuft bald ab",
-		registry.WarnCertificateNotPeppol:       "das Access-Point-Zertifikat stammt nicht von einer OpenPeppol-CA",
+		registry.WarnCertificateChainInvalid:    "das Access-Point-Zertifikat ist nicht von der OpenPeppol-CA dieses Netzwerks ausgestellt",
+		registry.WarnSMPSignatureInvalid:        "die Signatur der SMP-Antwort ist ungültig",
+		registry.WarnSMPSignatureMissing:        "die SMP-Antwort ist nicht signiert",
+		registry.WarnSMPCertificateNotPeppol:    "das Signaturzertifikat des SMP stammt nicht von der OpenPeppol-SMP-CA dieses Netzwerks",
+		registry.WarnSignatureAlgorithmWeak:     "die Signatur verwendet das veraltete SHA-1",
 		registry.WarnServiceNotYetActive:        "der Endpoint ist noch nicht aktiv",
 		registry.WarnServiceExpired:             "der Endpoint ist abgelaufen",
 		registry.WarnTransportProfileRemoved:    "das Transportprofil des Endpoints wurde aus Peppol entfernt",

@@ -106,7 +106,11 @@ var french = tongue{
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "le certificat du point d'accès a expiré",
 		registry.WarnCertificateExpiring:        "le certificat du point d'accès expire bientôt",
-		registry.WarnCertificateNotPeppol:       "le certificat du point d'accès n'est pas délivré par une AC OpenPeppol",
+		registry.WarnCertificateChainInvalid:    "le certificat du point d'accès n'est pas délivré par l'AC OpenPeppol de ce réseau",
+		registry.WarnSMPSignatureInvalid:        "la signature de la réponse du SMP n'est pas valide",
+		registry.WarnSMPSignatureMissing:        "la réponse du SMP n'est pas signée",
+		registry.WarnSMPCertificateNotPeppol:    "le certificat de signature du SMP n'est pas délivré par l'AC SMP OpenPeppol de ce réseau",
+		registry.WarnSignatureAlgorithmWeak:     "la signature utilise SHA-1, qui n'est plus sûr",
 		registry.WarnServiceNotYetActive:        "l'endpoint n'est pas encore actif",
 		registry.WarnServiceExpired:             "l'endpoint a expiré",
 		registry.WarnTransportProfileRemoved:    "le profil de transport de l'endpoint a été retiré de Peppol",

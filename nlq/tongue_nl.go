@@ -106,7 +106,11 @@ var dutch = tongue{
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "het access point-certificaat is verlopen",
 		registry.WarnCertificateExpiring:        "het access point-certificaat verloopt binnenkort",
-		registry.WarnCertificateNotPeppol:       "het access point-certificaat is niet uitgegeven door een OpenPeppol-CA",
+		registry.WarnCertificateChainInvalid:    "het access point-certificaat is niet uitgegeven door de OpenPeppol-CA van dit netwerk",
+		registry.WarnSMPSignatureInvalid:        "de handtekening van het SMP-antwoord is ongeldig",
+		registry.WarnSMPSignatureMissing:        "het SMP-antwoord is niet ondertekend",
+		registry.WarnSMPCertificateNotPeppol:    "het ondertekeningscertificaat van de SMP komt niet van de OpenPeppol SMP-CA van dit netwerk",
+		registry.WarnSignatureAlgorithmWeak:     "de handtekening gebruikt SHA-1, dat niet meer veilig is",
 		registry.WarnServiceNotYetActive:        "het endpoint is nog niet actief",
 		registry.WarnServiceExpired:             "het endpoint is verlopen",
 		registry.WarnTransportProfileRemoved:    "het transportprofiel van het endpoint is uit Peppol verwijderd",

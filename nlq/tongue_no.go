@@ -105,7 +105,11 @@ var norwegian = tongue{
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "aksesspunktsertifikatet har utløpt",
 		registry.WarnCertificateExpiring:        "aksesspunktsertifikatet utløper snart",
-		registry.WarnCertificateNotPeppol:       "aksesspunktsertifikatet er ikke utstedt av en OpenPeppol-CA",
+		registry.WarnCertificateChainInvalid:    "aksesspunktsertifikatet er ikke utstedt av OpenPeppol-CA-en for dette nettverket",
+		registry.WarnSMPSignatureInvalid:        "signaturen på SMP-svaret er ugyldig",
+		registry.WarnSMPSignatureMissing:        "SMP-svaret er ikke signert",
+		registry.WarnSMPCertificateNotPeppol:    "SMP-ens signeringssertifikat er ikke utstedt av OpenPeppol sin SMP-CA for dette nettverket",
+		registry.WarnSignatureAlgorithmWeak:     "signaturen bruker SHA-1, som ikke lenger er trygt",
 		registry.WarnServiceNotYetActive:        "endepunktet er ikke aktivt ennå",
 		registry.WarnServiceExpired:             "endepunktet har utløpt",
 		registry.WarnTransportProfileRemoved:    "transportprofilen til endepunktet er fjernet fra Peppol",

@@ -106,7 +106,11 @@ var swedish = tongue{
 	gists: map[string]string{
 		registry.WarnCertificateExpired:         "accesspunktscertifikatet har gått ut",
 		registry.WarnCertificateExpiring:        "accesspunktscertifikatet går snart ut",
-		registry.WarnCertificateNotPeppol:       "accesspunktscertifikatet är inte utfärdat av en OpenPeppol-CA",
+		registry.WarnCertificateChainInvalid:    "accesspunktscertifikatet är inte utfärdat av OpenPeppol-CA:n för detta nätverk",
+		registry.WarnSMPSignatureInvalid:        "signaturen på SMP-svaret är ogiltig",
+		registry.WarnSMPSignatureMissing:        "SMP-svaret är inte signerat",
+		registry.WarnSMPCertificateNotPeppol:    "SMP:ns signeringscertifikat är inte utfärdat av OpenPeppols SMP-CA för detta nätverk",
+		registry.WarnSignatureAlgorithmWeak:     "signaturen använder SHA-1, som inte längre är säkert",
 		registry.WarnServiceNotYetActive:        "endpointen är inte aktiv än",
 		registry.WarnServiceExpired:             "endpointen har gått ut",
 		registry.WarnTransportProfileRemoved:    "endpointens transportprofil har tagits bort från Peppol",

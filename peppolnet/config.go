@@ -2,11 +2,13 @@ package peppolnet
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
@@ -118,10 +120,13 @@ type Config struct {
 	// so in their warnings.
 	Mirror DirectoryMirror
 	// Network names the Peppol network this registry queries: "production" or "test"
-	// make certificates of the other network's OpenPeppol CA a warning
-	// (certificate_not_peppol); any other value (e.g. "" or "demo") checks only that the
-	// issuer is an OpenPeppol CA.
+	// expect SMP signers and access point certificates to chain to that network's CAs
+	// (smp_certificate_not_peppol, certificate_chain_invalid otherwise); any other
+	// value (e.g. "" or "demo") accepts either network's.
 	Network string
+	// Anchors are the CAs certificates must chain to (package peppol/pki); nil means
+	// the OpenPeppol PKI that ships with the binary.
+	Anchors *pki.Anchors
 	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
 	// still be used first (72h). Older data is stale: the live Directory is asked, and
 	// when it fails the stale mirror answers with a mirror_stale warning.
@@ -139,6 +144,13 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.SMP == nil {
 		return c, errors.New("peppolnet: Config.SMP is required")
+	}
+	if c.Anchors == nil {
+		a, err := pki.Peppol()
+		if err != nil {
+			return c, fmt.Errorf("peppolnet: the OpenPeppol certificates: %w", err)
+		}
+		c.Anchors = a
 	}
 	if c.Directory == nil {
 		return c, errors.New("peppolnet: Config.Directory is required")

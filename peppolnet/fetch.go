@@ -211,17 +211,22 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 		out.warnings = append(out.warnings, registry.Warning{Code: registry.WarnEndpointUnavailable, Message: endpointWarning(err)})
 		return out
 	}
-	rec.Endpoint = pickEndpoint(doc, sm)
-	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, l.cfg.Now())...)
+	now := l.cfg.Now()
+	var ep *smp.Endpoint
+	rec.Endpoint, ep = pickEndpoint(doc, sm)
+	var sigWarnings []registry.Warning
+	rec.Signature, sigWarnings = l.signatureOf(sm, "document type "+doc.String(), now)
+	out.warnings = append(out.warnings, sigWarnings...)
+	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, now)...)
 	if rec.Endpoint != nil {
-		out.warnings = append(out.warnings, caNetworkWarnings(rec.Endpoint.Certificate, l.cfg.Network)...)
+		out.warnings = append(out.warnings, l.checkAPChain(ep.Certificate, rec.Endpoint.Certificate, nil, now)...)
 	}
 	return out
 }
 
 // pickEndpoint returns the AS4 endpoint of sm if there is one, else the first endpoint
-// of the first process, else nil.
-func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *registry.Endpoint {
+// of the first process, else nil; and the endpoint as the SMP gave it.
+func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) (*registry.Endpoint, *smp.Endpoint) {
 	var (
 		proc  smp.Identifier
 		ep    *smp.Endpoint
@@ -247,7 +252,7 @@ func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *registry.Endpoin
 		}
 	}
 	if ep == nil {
-		return nil
+		return nil, nil
 	}
 	out := &registry.Endpoint{
 		DocumentType:     doc.String(),
@@ -258,7 +263,7 @@ func pickEndpoint(doc smp.Identifier, sm *smp.ServiceMetadata) *registry.Endpoin
 		ExpirationDate:   ep.ExpirationDate,
 		Certificate:      certificate(ep.Certificate),
 	}
-	return out
+	return out, ep
 }
 
 // dirBranch asks the Directory for id's business card.

@@ -39,7 +39,12 @@ func newLive(tb testing.TB, n *netsim.Network, edit func(*Config)) (*Registry, *
 		tb.Fatalf("sml.New: %v", err)
 	}
 	clock := clock.NewFake(testNow)
+	anchors, err := n.Anchors()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	cfg := Config{
+		Anchors:        anchors,
 		Resolver:       res,
 		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
 		Directory:      &directory.Client{Base: n.DirectoryURL()},

@@ -16,80 +16,6 @@ import (
 // Directory data, the Peppol code lists and an instant (Config.Now), shared by Services
 // and Lookup.
 
-// peppolAPCAs are the common names of the OpenPeppol access point issuing CAs, upper
-// case, with what each is. The full subjects, as peppol-commons' trust stores hold them
-// (phax/peppol-commons, peppol-commons/src/main/resources/truststore/readme.md, and the
-// issuer/subject assertions of its trust store tests for Config2018 and Config2025):
-//
-//	CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE                           (production, 2025-2035)
-//	CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE     (test, 2025-2035)
-//	CN=PEPPOL ACCESS POINT CA - G2,O=OpenPEPPOL AISBL,C=BE                           (production, 2018-2028)
-//	CN=PEPPOL ACCESS POINT TEST CA - G2,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE     (test, 2018-2028)
-//
-// G2 is kept: its certificates stay valid while the network migrates to G3. Only the
-// common name is compared, because without the CA certificates the chain is not
-// verified anyway, so matching the other attributes would add no assurance (and
-// simulated test PKIs such as netsim's name their organisation differently).
-var peppolAPCAs = map[string]string{
-	"PEPPOL ACCESS POINT CA - G3":      "PEPPOL ACCESS POINT CA - G3 (production)",
-	"PEPPOL ACCESS POINT TEST CA - G3": "PEPPOL ACCESS POINT TEST CA - G3 (test network)",
-	"PEPPOL ACCESS POINT CA - G2":      "PEPPOL ACCESS POINT CA - G2 (production, previous generation)",
-	"PEPPOL ACCESS POINT TEST CA - G2": "PEPPOL ACCESS POINT TEST CA - G2 (test network, previous generation)",
-}
-
-// peppolCA returns the description of the OpenPeppol AP CA named by the issuer DN, and
-// whether it names one.
-func peppolCA(issuer string) (string, bool) {
-	cn := strings.ToUpper(strings.Join(strings.Fields(dnAttribute(issuer, "CN")), " "))
-	name, ok := peppolAPCAs[cn]
-	return name, ok
-}
-
-// dnAttribute returns the value of the first attribute typ (e.g. "CN") of an RFC 4514
-// distinguished name, unescaped; "" when there is none. Separators are ',' or ';'
-// outside quotes and not escaped.
-func dnAttribute(dn, typ string) string {
-	var (
-		parts  []string
-		cur    strings.Builder
-		quoted bool
-	)
-	for i := 0; i < len(dn); i++ {
-		c := dn[i]
-		switch {
-		case c == '\\' && i+1 < len(dn):
-			cur.WriteByte(c)
-			cur.WriteByte(dn[i+1])
-			i++
-		case c == '"':
-			quoted = !quoted
-			cur.WriteByte(c)
-		case (c == ',' || c == ';' || c == '+') && !quoted:
-			parts = append(parts, cur.String())
-			cur.Reset()
-		default:
-			cur.WriteByte(c)
-		}
-	}
-	parts = append(parts, cur.String())
-	for _, p := range parts {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok || !strings.EqualFold(strings.TrimSpace(k), typ) {
-			continue
-		}
-		v = strings.Trim(strings.TrimSpace(v), `"`)
-		var b strings.Builder
-		for i := 0; i < len(v); i++ {
-			if v[i] == '\\' && i+1 < len(v) {
-				i++
-			}
-			b.WriteByte(v[i])
-		}
-		return b.String()
-	}
-	return ""
-}
-
 // documentTypeInfo is id with what the document type code list says about it.
 func documentTypeInfo(id smp.Identifier) registry.CodeInfo {
 	ci := registry.CodeInfo{ID: id.String(), Scheme: id.Scheme, Value: id.Value}
@@ -147,7 +73,6 @@ func certificateInfo(c *smp.Certificate, now time.Time) *registry.CertificateInf
 		DaysRemaining: daysUntil(c.NotAfter, now),
 		Expired:       expired(c.NotAfter, now),
 	}
-	ci.PeppolCAName, ci.PeppolCA = peppolCA(c.Issuer)
 	return ci
 }
 
@@ -212,33 +137,7 @@ func certificateWarnings(c *registry.Certificate, now time.Time) []registry.Warn
 	case c.NotAfter.Sub(now) <= registry.ExpiringWithin:
 		ws = append(ws, registry.Warning{Code: registry.WarnCertificateExpiring, Message: fmt.Sprintf("the access point certificate expires on %s (in %s): delivery will fail from then unless the access point provider renews it and updates the SMP in time", day, plural(daysUntil(c.NotAfter, now), "day"))})
 	}
-	if _, ok := peppolCA(c.Issuer); !ok && strings.TrimSpace(c.Issuer) != "" {
-		ws = append(ws, registry.Warning{Code: registry.WarnCertificateNotPeppol, Message: "the access point certificate is issued by " + c.Issuer + ", not by an OpenPeppol access point CA (PEPPOL ACCESS POINT CA - G3 or its test CA): Peppol access points will not trust it; check the endpoint with the participant's access point provider"})
-	}
 	return ws
-}
-
-// caNetworkWarnings warns when an access point certificate comes from the OpenPeppol
-// CA of the other network: a test CA certificate on the production network, or a
-// production one on the test network; the other network's access points do not trust
-// it. None when network is neither "production" nor "test", or the issuer is no
-// OpenPeppol CA (certificateWarnings says that).
-func caNetworkWarnings(c *registry.Certificate, network string) []registry.Warning {
-	if c == nil || (network != registry.NetworkProduction && network != registry.NetworkTest) {
-		return nil
-	}
-	name, ok := peppolCA(c.Issuer)
-	if !ok {
-		return nil
-	}
-	isTest := strings.Contains(name, "TEST CA")
-	switch {
-	case network == registry.NetworkProduction && isTest:
-		return []registry.Warning{{Code: registry.WarnCertificateNotPeppol, Message: "the access point certificate is issued by the OpenPeppol test CA (" + name + "), which production access points do not trust: delivery on the production network will fail; the participant's access point provider must register its production certificate in the SMP"}}
-	case network == registry.NetworkTest && !isTest:
-		return []registry.Warning{{Code: registry.WarnCertificateNotPeppol, Message: "the access point certificate is issued by the OpenPeppol production CA (" + name + "), which test network access points do not trust: delivery on the test network will fail; the participant's access point provider must register its test certificate in the SMP"}}
-	}
-	return nil
 }
 
 // endpointInstants are the instants at which an endpoint's date checks change: its

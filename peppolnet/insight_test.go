@@ -21,7 +21,7 @@ import (
 // insightCodes are the warning codes of the checks in insight.go: they depend on the
 // data's dates and contents rather than on upstream behaviour.
 var insightCodes = map[string]bool{
-	registry.WarnCertificateExpired: true, registry.WarnCertificateExpiring: true, registry.WarnCertificateNotPeppol: true,
+	registry.WarnCertificateExpired: true, registry.WarnCertificateExpiring: true, registry.WarnCertificateChainInvalid: true,
 	registry.WarnServiceNotYetActive: true, registry.WarnServiceExpired: true,
 	registry.WarnEndpointNotHTTPS: true, registry.WarnEndpointPort: true,
 	registry.WarnTransportProfileDeprecated: true, registry.WarnTransportProfileRemoved: true, registry.WarnTransportProfileUnknown: true,
@@ -74,28 +74,25 @@ func codes(ws []registry.Warning) []string {
 }
 
 var (
-	caG3      = pkix.Name{CommonName: "PEPPOL ACCESS POINT CA - G3", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
-	caG3Test  = pkix.Name{CommonName: "PEPPOL ACCESS POINT TEST CA - G3", OrganizationalUnit: []string{"FOR TEST ONLY"}, Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
-	caG2      = pkix.Name{CommonName: "PEPPOL ACCESS POINT CA - G2", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
-	caSMPG3   = pkix.Name{CommonName: "PEPPOL SERVICE METADATA PUBLISHER CA - G3", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
-	caExample = pkix.Name{CommonName: "Example Corp Issuing CA", Organization: []string{"Example Corp"}, Country: []string{"US"}}
+	caG3     = pkix.Name{CommonName: "PEPPOL ACCESS POINT CA - G3", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
+	caG3Test = pkix.Name{CommonName: "PEPPOL ACCESS POINT TEST CA - G3", OrganizationalUnit: []string{"FOR TEST ONLY"}, Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
+	caG2     = pkix.Name{CommonName: "PEPPOL ACCESS POINT CA - G2", Organization: []string{"OpenPEPPOL AISBL"}, Country: []string{"BE"}}
 )
 
 func TestCertificateWarnings(t *testing.T) {
 	t.Parallel()
 	day := 24 * time.Hour
 	tests := []struct {
-		name       string
-		issuer     pkix.Name
-		notAfter   time.Time
-		want       []string
-		wantMsg    []string
-		wantDays   int
-		wantCAName string
+		name     string
+		issuer   pkix.Name
+		notAfter time.Time
+		want     []string
+		wantMsg  []string
+		wantDays int
 	}{
-		{name: "valid G3", issuer: caG3, notAfter: testNow.Add(400 * day), want: []string{}, wantDays: 400, wantCAName: "PEPPOL ACCESS POINT CA - G3 (production)"},
-		{name: "valid G3 test", issuer: caG3Test, notAfter: testNow.Add(400 * day), want: []string{}, wantDays: 400, wantCAName: "PEPPOL ACCESS POINT TEST CA - G3 (test network)"},
-		{name: "valid G2", issuer: caG2, notAfter: testNow.Add(100 * day), want: []string{}, wantDays: 100, wantCAName: "PEPPOL ACCESS POINT CA - G2 (production, previous generation)"},
+		{name: "valid G3", issuer: caG3, notAfter: testNow.Add(400 * day), want: []string{}, wantDays: 400},
+		{name: "valid G3 test", issuer: caG3Test, notAfter: testNow.Add(400 * day), want: []string{}, wantDays: 400},
+		{name: "valid G2", issuer: caG2, notAfter: testNow.Add(100 * day), want: []string{}, wantDays: 100},
 		{name: "expired", issuer: caG3, notAfter: testNow.Add(-15 * day), want: []string{registry.WarnCertificateExpired}, wantMsg: []string{"2026-08-17", "15 days ago"}, wantDays: -15},
 		// notAfter is inclusive (RFC 5280, the reference): valid at that instant,
 		// expired a nanosecond later.
@@ -105,9 +102,6 @@ func TestCertificateWarnings(t *testing.T) {
 		{name: "expiring in 1 day", issuer: caG3, notAfter: testNow.Add(day + time.Hour), want: []string{registry.WarnCertificateExpiring}, wantMsg: []string{"(in 1 day)"}, wantDays: 1},
 		{name: "expiring in exactly 30 days", issuer: caG3, notAfter: testNow.Add(30 * day), want: []string{registry.WarnCertificateExpiring}, wantDays: 30},
 		{name: "31 days left", issuer: caG3, notAfter: testNow.Add(31 * day), want: []string{}, wantDays: 31},
-		{name: "not a Peppol CA", issuer: caExample, notAfter: testNow.Add(400 * day), want: []string{registry.WarnCertificateNotPeppol}, wantMsg: []string{"Example Corp Issuing CA"}, wantDays: 400},
-		{name: "SMP CA, not AP CA", issuer: caSMPG3, notAfter: testNow.Add(400 * day), want: []string{registry.WarnCertificateNotPeppol}, wantDays: 400},
-		{name: "expired and not Peppol", issuer: caExample, notAfter: testNow.Add(-time.Hour), want: []string{registry.WarnCertificateExpired, registry.WarnCertificateNotPeppol}, wantDays: -1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,38 +118,10 @@ func TestCertificateWarnings(t *testing.T) {
 			if c.DaysRemaining != tt.wantDays || c.Expired != testNow.After(tt.notAfter) {
 				t.Errorf("days %d expired %v, want %d", c.DaysRemaining, c.Expired, tt.wantDays)
 			}
-			wantPeppol := !slices.Contains(tt.want, registry.WarnCertificateNotPeppol)
-			if c.PeppolCA != wantPeppol || tt.wantCAName != "" && c.PeppolCAName != tt.wantCAName || !wantPeppol && c.PeppolCAName != "" {
-				t.Errorf("peppolCA %v %q, want %q", c.PeppolCA, c.PeppolCAName, tt.wantCAName)
-			}
 		})
 	}
 	if ws := certificateWarnings(nil, testNow); ws != nil {
 		t.Errorf("no certificate: %+v", ws)
-	}
-}
-
-func TestPeppolCAName(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		issuer string
-		want   bool
-	}{
-		{"CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE", true},
-		{"C=BE, O=OpenPEPPOL AISBL, CN=PEPPOL ACCESS POINT CA - G3", true},
-		{"CN=peppol access point test ca - g3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE", true},
-		{"CN=PEPPOL  ACCESS POINT CA -  G3;O=OpenPEPPOL AISBL", true},
-		{`CN="PEPPOL ACCESS POINT CA - G3",O=OpenPEPPOL AISBL`, true},
-		{`O=Evil\, CN=PEPPOL ACCESS POINT CA - G3,CN=Evil CA`, false},
-		{"CN=PEPPOL ACCESS POINT CA - G4,O=OpenPEPPOL AISBL,C=BE", false},
-		{"O=OpenPEPPOL AISBL,C=BE", false},
-		{"", false},
-		{"garbage without equals", false},
-	}
-	for _, tt := range tests {
-		if _, got := peppolCA(tt.issuer); got != tt.want {
-			t.Errorf("peppolCA(%q) = %v, want %v", tt.issuer, got, tt.want)
-		}
 	}
 }
 
@@ -363,34 +329,6 @@ func TestDaysUntil(t *testing.T) {
 	for _, tt := range tests {
 		if got := daysUntil(testNow.Add(tt.d), testNow); got != tt.want {
 			t.Errorf("daysUntil(now%+v) = %d, want %d", tt.d, got, tt.want)
-		}
-	}
-}
-
-func TestCANetworkWarnings(t *testing.T) {
-	t.Parallel()
-	prod := &registry.Certificate{Issuer: "CN=PEPPOL ACCESS POINT CA - G3,O=OpenPEPPOL AISBL,C=BE"}
-	test := &registry.Certificate{Issuer: "CN=PEPPOL ACCESS POINT TEST CA - G3,OU=FOR TEST ONLY,O=OpenPEPPOL AISBL,C=BE"}
-	other := &registry.Certificate{Issuer: "CN=Example Corp Issuing CA,O=Example Corp"}
-	tests := []struct {
-		name    string
-		c       *registry.Certificate
-		network string
-		warn    bool
-	}{
-		{"production CA on production", prod, "production", false},
-		{"test CA on production", test, "production", true},
-		{"test CA on test", test, "test", false},
-		{"production CA on test", prod, "test", true},
-		{"test CA on the demo network", test, "demo", false},
-		{"test CA, network unknown", test, "", false},
-		{"not an OpenPeppol CA (certificateWarnings says so)", other, "production", false},
-		{"no certificate", nil, "production", false},
-	}
-	for _, tt := range tests {
-		ws := caNetworkWarnings(tt.c, tt.network)
-		if got := len(ws) == 1 && ws[0].Code == registry.WarnCertificateNotPeppol; got != tt.warn || (!tt.warn && len(ws) != 0) {
-			t.Errorf("%s: warnings %v, want warning %v", tt.name, ws, tt.warn)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/peppol/smpsig"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -149,7 +150,9 @@ func (l *Registry) fetchServices(ctx context.Context, id peppol.ParticipantID, f
 	}
 
 	out.Services = make([]registry.Service, len(docs))
-	degraded := l.fetchServiceMetadata(ctx, id, base, docs, out.Services)
+	sigs := make([]*registry.Signature, len(docs))
+	degraded := l.fetchServiceMetadata(ctx, id, base, docs, out.Services, sigs)
+	out.SMP.Signature = firstNotValid(sigs)
 	out.Warnings = summarise(out.Services)
 	for _, n := range identifierNotes(id) {
 		out.Warnings = append(out.Warnings, registry.Warning{Code: registry.WarnIdentifier, Message: n})
@@ -171,8 +174,9 @@ func (l *Registry) fetchServices(ctx context.Context, id peppol.ParticipantID, f
 
 // fetchServiceMetadata fills services[i] for docs[i], fetching at most
 // Config.ServiceConcurrency ServiceMetadata at once. It reports whether one failed for
-// a reason other than 404 (the answer is degraded and cached briefly).
-func (l *Registry) fetchServiceMetadata(ctx context.Context, id peppol.ParticipantID, base string, docs []smp.Identifier, services []registry.Service) (degraded bool) {
+// a reason other than 404 (the answer is degraded and cached briefly). sigs[i] is set
+// to the verdict on docs[i]'s signature when its ServiceMetadata was read.
+func (l *Registry) fetchServiceMetadata(ctx context.Context, id peppol.ParticipantID, base string, docs []smp.Identifier, services []registry.Service, sigs []*registry.Signature) (degraded bool) {
 	now := l.cfg.Now()
 	var (
 		wg  sync.WaitGroup
@@ -207,11 +211,16 @@ func (l *Registry) fetchServiceMetadata(ctx context.Context, id peppol.Participa
 				mu.Unlock()
 				services[i].Warnings = append(services[i].Warnings, registry.Warning{Code: registry.WarnEndpointUnavailable, Message: endpointWarning(err)})
 			default:
+				var sigWarnings []registry.Warning
+				sigs[i], sigWarnings = l.signatureOf(sm, "this document type", now)
+				services[i].Warnings = append(services[i].Warnings, sigWarnings...)
 				services[i].Processes = processInfos(sm, now)
 				for j := range services[i].Processes {
 					for k := range services[i].Processes[j].Endpoints {
 						e := &services[i].Processes[j].Endpoints[k]
-						e.Warnings = append(e.Warnings, caNetworkWarnings(certOf(e.Certificate), l.cfg.Network)...)
+						if e.Certificate != nil {
+							e.Warnings = append(e.Warnings, l.checkAPChain(sm.Processes[j].Endpoints[k].Certificate, &e.Certificate.Certificate, e.Certificate, now)...)
+						}
 					}
 				}
 			}
@@ -219,6 +228,24 @@ func (l *Registry) fetchServiceMetadata(ctx context.Context, id peppol.Participa
 	}
 	wg.Wait()
 	return degraded
+}
+
+// firstNotValid returns the first verdict that is not valid, else the first; nil when
+// there is none.
+func firstNotValid(sigs []*registry.Signature) *registry.Signature {
+	var first *registry.Signature
+	for _, s := range sigs {
+		if s == nil {
+			continue
+		}
+		if s.Status != string(smpsig.Valid) {
+			return s
+		}
+		if first == nil {
+			first = s
+		}
+	}
+	return first
 }
 
 // processInfos maps the processes and endpoints of sm, with the endpoint checks

@@ -436,7 +436,7 @@ func TestShowcaseWarnings(t *testing.T) {
 		{id: netsim.KnownCertValid, lookup: []string{}, svcs: []string{}},
 		{id: netsim.KnownCertExpired, lookup: []string{registry.WarnCertificateExpired}, svcs: []string{registry.WarnCertificateExpired}},
 		{id: netsim.KnownCertExpiring, lookup: []string{registry.WarnCertificateExpiring}, svcs: []string{registry.WarnCertificateExpiring}},
-		{id: netsim.KnownCertNonPeppolCA, lookup: []string{registry.WarnCertificateNotPeppol}, svcs: []string{registry.WarnCertificateNotPeppol}},
+		{id: netsim.KnownCertNonPeppolCA, lookup: []string{registry.WarnCertificateChainInvalid}, svcs: []string{registry.WarnCertificateChainInvalid}},
 		{id: netsim.KnownServiceNotYetActive, lookup: []string{registry.WarnServiceNotYetActive}, svcs: []string{registry.WarnServiceNotYetActive}},
 		{id: netsim.KnownServiceExpired, lookup: []string{registry.WarnServiceExpired}, svcs: []string{registry.WarnServiceExpired}},
 		{id: netsim.KnownHTTPEndpoint, lookup: []string{registry.WarnEndpointNotHTTPS}, svcs: []string{registry.WarnEndpointNotHTTPS}},

@@ -106,6 +106,9 @@ type SMPRecord struct {
 	// DocumentTypes are the document types the ServiceGroup lists, named from the
 	// Peppol code lists (no further request: the endpoints are Services' business).
 	DocumentTypes []CodeInfo `json:"documentTypes" jsonschema:"the document types the SMP lists for the participant, in its order, with their names and code-list states; get_participant_services (GET …/services) adds each one's processes and endpoints"`
+	// Signature is the verdict on the signature of the ServiceMetadata the endpoint was
+	// read from; nil when none was read.
+	Signature *Signature `json:"signature,omitempty" jsonschema:"the verdict on the signature of the SMP answer the endpoint was read from; absent when no service metadata was read"`
 	// Endpoint is the AS4 endpoint for the Peppol BIS Billing 3.0 invoice if offered,
 	// else the first endpoint of the first service; nil when there is none.
 	Endpoint *Endpoint `json:"endpoint" jsonschema:"the AS4 endpoint for the Peppol BIS Billing 3.0 invoice if offered, else the first endpoint of the first document type; null when there is none or it could not be fetched (see warnings)"`
@@ -134,6 +137,24 @@ type Certificate struct {
 	NotBefore    time.Time `json:"notBefore" jsonschema:"start of validity (RFC 3339)"`
 	NotAfter     time.Time `json:"notAfter" jsonschema:"end of validity (RFC 3339)"`
 	SHA256       string    `json:"sha256" jsonschema:"SHA-256 fingerprint of the DER certificate in hexadecimal"`
+	// Chain says whose PKI issued the certificate; "" when it was not checked.
+	Chain string `json:"chain,omitempty" jsonschema:"the PKI the certificate chains to: peppol-production or peppol-test (OpenPeppol's access point CA of that network, or the CA configured for this network), or other"`
+}
+
+// Signature is the verdict on the XML signature of an SMP answer, checked over the
+// answer as received, and on its signer's certificate.
+type Signature struct {
+	Status    string  `json:"status" jsonschema:"valid: the answer is as its SMP signed it; invalid: it was changed after signing, signed with another key, or its signer's certificate was not valid at the time (senders refuse it); missing: it is not signed; unverifiable: a signature is there but cannot be checked (senders refuse it)"`
+	Algorithm string  `json:"algorithm,omitempty" jsonschema:"the signature method, e.g. rsa-sha256, ecdsa-sha256 or rsa-sha1 (weak); absent when missing"`
+	Signer    *Signer `json:"signer,omitempty" jsonschema:"the signing certificate; absent when missing or unreadable"`
+	Chain     string  `json:"chain,omitempty" jsonschema:"the PKI the signer's certificate chains to: peppol-production, peppol-test or other; absent without a signer"`
+}
+
+// Signer is the certificate an SMP answer was signed with.
+type Signer struct {
+	Subject  string    `json:"subject" jsonschema:"subject distinguished name, in the certificate's own order"`
+	Issuer   string    `json:"issuer" jsonschema:"issuer distinguished name, in the certificate's own order"`
+	NotAfter time.Time `json:"notAfter" jsonschema:"end of validity (RFC 3339)"`
 }
 
 // Warning is a machine code and a sentence about something a caller should know.

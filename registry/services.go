@@ -26,6 +26,9 @@ type ServicesResult struct {
 type ServicesSMP struct {
 	URL      string `json:"url" jsonschema:"the participant's ServiceGroup URL at its SMP, the identifier percent-encoded"`
 	Hostname string `json:"hostname" jsonschema:"host name of the SMP"`
+	// Signature is the verdict on the signatures of the ServiceMetadata read: the
+	// first that is not valid, else the first.
+	Signature *Signature `json:"signature,omitempty" jsonschema:"the verdict on the signatures of the SMP answers read: the first one that is not valid (the document type's warnings say which), else the first; absent when none was read"`
 }
 
 // Service is one document type with the processes and endpoints its ServiceMetadata
@@ -85,9 +88,9 @@ type CertificateInfo struct {
 	// DaysRemaining is negative when the certificate has expired.
 	DaysRemaining int  `json:"daysRemaining" jsonschema:"whole days until the certificate expires, rounded down; negative when it has expired"`
 	Expired       bool `json:"expired" jsonschema:"true when the certificate's validity has ended: senders will refuse this access point"`
-	// PeppolCA reports whether the issuer's name is one of the OpenPeppol access point
-	// CAs (G2 or G3, production or test); the signature is not verified.
-	PeppolCA bool `json:"peppolCA" jsonschema:"true when the issuer is named like an OpenPeppol access point CA (G3 or G2, production or test); the signature chain is not verified"`
-	// PeppolCAName is the CA's common name when PeppolCA is true.
-	PeppolCAName string `json:"peppolCAName,omitempty" jsonschema:"the OpenPeppol CA's name, e.g. PEPPOL ACCESS POINT CA - G3 (production) or PEPPOL ACCESS POINT TEST CA - G3 (test network); absent when peppolCA is false"`
+	// PeppolCA reports whether the certificate chains to an OpenPeppol access point CA
+	// (Chain is peppol-production or peppol-test).
+	PeppolCA bool `json:"peppolCA" jsonschema:"true when the certificate chains to an OpenPeppol access point CA, production or test (see chain)"`
+	// PeppolCAName is the issuing CA's common name when PeppolCA is true.
+	PeppolCAName string `json:"peppolCAName,omitempty" jsonschema:"the issuing CA's name, e.g. PEPPOL ACCESS POINT CA - G3 (production) or PEPPOL ACCESS POINT TEST CA - G3 (test network); absent when peppolCA is false"`
 }

@@ -20,7 +20,11 @@ func WarningDocs() []WarningDoc {
 	return []WarningDoc{
 		{WarnCertificateExpired, "an endpoint's access point certificate has expired: senders refuse it"},
 		{WarnCertificateExpiring, "an endpoint's certificate expires within " + strconv.Itoa(int(ExpiringWithin/(24*time.Hour))) + " days"},
-		{WarnCertificateNotPeppol, "an endpoint's certificate issuer is not named like an OpenPeppol access point CA of the network asked"},
+		{WarnCertificateChainInvalid, "an endpoint's certificate does not chain to the OpenPeppol access point CA of the network asked: senders refuse it"},
+		{WarnSMPSignatureInvalid, "the SMP answer's signature does not verify, cannot be verified, or its signer's certificate was not valid: senders refuse the answer"},
+		{WarnSMPSignatureMissing, "the SMP answer is not signed: senders refuse it"},
+		{WarnSMPCertificateNotPeppol, "the SMP signed with a certificate that does not chain to the OpenPeppol SMP CA of the network asked"},
+		{WarnSignatureAlgorithmWeak, "the SMP signature or a certificate chain uses SHA-1, no longer considered safe"},
 		{WarnServiceNotYetActive, "an endpoint's activation date is in the future"},
 		{WarnServiceExpired, "an endpoint's expiration date has passed"},
 		{WarnEndpointNotHTTPS, "an endpoint address is not an https URL"},
@@ -69,9 +73,21 @@ const (
 	WarnCertificateExpired = "certificate_expired"
 	// WarnCertificateExpiring: an endpoint's certificate expires within 30 days.
 	WarnCertificateExpiring = "certificate_expiring"
-	// WarnCertificateNotPeppol: an endpoint's certificate issuer is not named like an
-	// OpenPeppol access point CA (G3 or G2, production or test).
-	WarnCertificateNotPeppol = "certificate_not_peppol"
+	// WarnCertificateChainInvalid: an endpoint's certificate does not chain to the
+	// OpenPeppol access point CA of the network asked (another CA, or the other
+	// network's).
+	WarnCertificateChainInvalid = "certificate_chain_invalid"
+	// WarnSMPSignatureInvalid: the SMP answer's signature does not verify (the answer
+	// was changed after signing, or signed with another key), cannot be verified, or its
+	// signer's certificate was not valid at the time.
+	WarnSMPSignatureInvalid = "smp_signature_invalid"
+	// WarnSMPSignatureMissing: the SMP answer is not signed.
+	WarnSMPSignatureMissing = "smp_signature_missing"
+	// WarnSMPCertificateNotPeppol: the SMP signed with a certificate that does not
+	// chain to the OpenPeppol SMP CA of the network asked.
+	WarnSMPCertificateNotPeppol = "smp_certificate_not_peppol"
+	// WarnSignatureAlgorithmWeak: the SMP signature, or a certificate chain, uses SHA-1.
+	WarnSignatureAlgorithmWeak = "signature_algorithm_weak"
 	// WarnServiceNotYetActive: an endpoint's activation date is in the future.
 	WarnServiceNotYetActive = "service_not_yet_active"
 	// WarnServiceExpired: an endpoint's expiration date has passed.

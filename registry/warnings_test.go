@@ -8,7 +8,8 @@ import (
 func TestWarningDocs(t *testing.T) {
 	t.Parallel()
 	codes := []string{WarnDirectoryUnavailable, WarnSMPNotFound, WarnEndpointUnavailable, WarnEndpointNotFound,
-		WarnSMLNoSMPService, WarnIdentifier, WarnCertificateExpired, WarnCertificateExpiring, WarnCertificateNotPeppol,
+		WarnSMLNoSMPService, WarnIdentifier, WarnCertificateExpired, WarnCertificateExpiring, WarnCertificateChainInvalid,
+		WarnSMPSignatureInvalid, WarnSMPSignatureMissing, WarnSMPCertificateNotPeppol, WarnSignatureAlgorithmWeak,
 		WarnServiceNotYetActive, WarnServiceExpired, WarnEndpointNotHTTPS, WarnEndpointPort, WarnTransportProfileDeprecated,
 		WarnTransportProfileRemoved, WarnTransportProfileUnknown, WarnDocumentTypeDeprecated, WarnDocumentTypeRemoved,
 		WarnDocumentTypeNonStandard, WarnDirectoryCardMissing, WarnDirectoryDocTypesMismatch, WarnMirrorUnavailable, WarnMirrorStale}

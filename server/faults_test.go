@@ -135,7 +135,12 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 	if opts.lookupTimeout > 0 {
 		lookupTimeout = opts.lookupTimeout
 	}
+	anchors, err := n.Anchors()
+	if err != nil {
+		t.Fatal(err)
+	}
 	reg, err := peppolnet.New(peppolnet.Config{
+		Anchors:        anchors,
 		Resolver:       res,
 		SMP:            &smp.Client{HTTP: smpHTTP, Timeout: faultClientTimeout},
 		Directory:      &directory.Client{Base: n.DirectoryURL(), HTTP: dirHTTP, Timeout: faultClientTimeout},
@@ -718,7 +723,7 @@ func checkFaultAnswer(t *testing.T, tc faultCase, r reply) {
 	// Warnings about the id's form and about the participant's own registration
 	// (certificates, dates, code lists) are not about the network's faults.
 	notFaults := []string{registry.WarnIdentifier,
-		registry.WarnCertificateExpired, registry.WarnCertificateExpiring, registry.WarnCertificateNotPeppol,
+		registry.WarnCertificateExpired, registry.WarnCertificateExpiring, registry.WarnCertificateChainInvalid,
 		registry.WarnServiceNotYetActive, registry.WarnServiceExpired, registry.WarnEndpointNotHTTPS, registry.WarnEndpointPort,
 		registry.WarnTransportProfileDeprecated, registry.WarnTransportProfileRemoved, registry.WarnTransportProfileUnknown,
 		registry.WarnDocumentTypeDeprecated, registry.WarnDocumentTypeRemoved, registry.WarnDocumentTypeNonStandard,

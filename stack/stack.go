@@ -20,6 +20,7 @@ import (
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/peppolnet"
@@ -194,12 +195,17 @@ func Build(cfg Config) (*Stack, error) {
 func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*peppolnet.Registry, string, string, error) {
 	smlCfg := sml.Config{Servers: n.DNSServers, Zone: n.Zone, Timeout: cfg.SMLTimeout, Attempts: cfg.SMLAttempts}
 	dirURL, allowPrivate := n.DirectoryURL, n.AllowPrivateSMP
-	// The OpenPeppol CAs whose certificates the registry expects: those of the network
-	// named. A simulated network's certificates are netsim's own, whatever it is
-	// named, so only their issuer's form is checked there.
+	// The CAs certificates must chain to: OpenPeppol's of the network named (nil: the
+	// registry's default). A simulated network's certificates are netsim's own,
+	// whatever it is named: they chain to its anchors, as the test PKI's would.
 	caNetwork := n.Name
+	var anchors *pki.Anchors
 	if n.Sim != nil {
-		caNetwork = ""
+		a, err := n.Sim.Anchors()
+		if err != nil {
+			return nil, "", "", err
+		}
+		caNetwork, anchors = "", a
 		smlCfg.Servers, smlCfg.Zone, allowPrivate = []string{n.Sim.DNSAddr()}, n.Sim.Zone(), true
 		if dirURL == "" {
 			dirURL = n.Sim.DirectoryURL()
@@ -245,6 +251,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 		MirrorMaxAge:     cfg.MirrorMaxAge,
 		MirrorHardMaxAge: cfg.MirrorHardMaxAge,
 		Network:          caNetwork,
+		Anchors:          anchors,
 		Now:              cfg.Now,
 	}
 	if isDefault && s.Mirror != nil {

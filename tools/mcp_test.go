@@ -193,7 +193,7 @@ func TestMCPServices(t *testing.T) {
 	for _, tt := range []struct{ id, warning string }{
 		{netsim.KnownCertExpired, registry.WarnCertificateExpired},
 		{netsim.KnownCertExpiring, registry.WarnCertificateExpiring},
-		{netsim.KnownCertNonPeppolCA, registry.WarnCertificateNotPeppol},
+		{netsim.KnownCertNonPeppolCA, registry.WarnCertificateChainInvalid},
 		{netsim.KnownServiceNotYetActive, registry.WarnServiceNotYetActive},
 		{netsim.KnownAS2Only, registry.WarnTransportProfileRemoved},
 		{netsim.KnownDeprecatedDocType, registry.WarnDocumentTypeDeprecated},

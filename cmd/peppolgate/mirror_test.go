@@ -455,7 +455,7 @@ func TestServeDemoWarnings(t *testing.T) {
 	for _, tt := range []struct{ id, want string }{
 		{netsim.KnownCertExpired, registry.WarnCertificateExpired},
 		{netsim.KnownCertExpiring, registry.WarnCertificateExpiring},
-		{netsim.KnownCertNonPeppolCA, registry.WarnCertificateNotPeppol},
+		{netsim.KnownCertNonPeppolCA, registry.WarnCertificateChainInvalid},
 		{netsim.KnownServiceNotYetActive, registry.WarnServiceNotYetActive},
 		{netsim.KnownServiceExpired, registry.WarnServiceExpired},
 		{netsim.KnownHTTPEndpoint, registry.WarnEndpointNotHTTPS},

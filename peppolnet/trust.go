@@ -1,0 +1,141 @@
+package peppolnet
+
+import (
+	"crypto/x509"
+	"fmt"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol/pki"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+	"github.com/peppolgate/peppolgate/peppol/smpsig"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// expectedChain is the chain the certificates of network must chain to: that of
+// production or test; "" (any OpenPeppol chain) for another network name.
+func expectedChain(network string) pki.Chain {
+	switch network {
+	case registry.NetworkProduction:
+		return pki.Production
+	case registry.NetworkTest:
+		return pki.Test
+	}
+	return ""
+}
+
+// chainOf returns the chain c chains to for role. It is judged at now, or at the end
+// of c's validity when c has expired (or its start when it is not valid yet): whether
+// the network's CA issued a certificate is another question than whether it is still
+// valid, which has warnings of its own.
+func (l *Registry) chainOf(c *x509.Certificate, role pki.Role, now time.Time) (pki.Chain, bool, error) {
+	at := now
+	switch {
+	case now.After(c.NotAfter):
+		at = c.NotAfter
+	case now.Before(c.NotBefore):
+		at = c.NotBefore
+	}
+	return l.cfg.Anchors.Verify(c, role, at)
+}
+
+// accepted reports whether chain is the one expected of this registry's network.
+func (l *Registry) accepted(chain pki.Chain) bool {
+	want := expectedChain(l.cfg.Network)
+	return chain == want || (want == "" && chain != pki.Other)
+}
+
+// networkName names this registry's network for messages.
+func (l *Registry) networkName() string {
+	if l.cfg.Network == "" {
+		return "this"
+	}
+	return "the " + l.cfg.Network
+}
+
+// checkAPChain sets rc.Chain (and, for a services answer, the CA fields of ci) from c,
+// the access point certificate as the SMP gave it, and returns the warning when it does
+// not chain to the access point CA of this registry's network. None for a certificate
+// that cannot be read (its own warning says so).
+func (l *Registry) checkAPChain(c *smp.Certificate, rc *registry.Certificate, ci *registry.CertificateInfo, now time.Time) []registry.Warning {
+	if c == nil || rc == nil {
+		return nil
+	}
+	cert, err := x509.ParseCertificate(c.Raw)
+	if err != nil {
+		return nil
+	}
+	chain, weak, err := l.chainOf(cert, pki.AccessPoint, now)
+	rc.Chain = string(chain)
+	if ci != nil {
+		ci.Chain = rc.Chain
+		ci.PeppolCA = chain != pki.Other
+		ci.PeppolCAName = ""
+		if ci.PeppolCA {
+			ci.PeppolCAName = cert.Issuer.CommonName
+		}
+	}
+	var ws []registry.Warning
+	switch {
+	case chain == pki.Other:
+		ws = append(ws, registry.Warning{Code: registry.WarnCertificateChainInvalid, Message: fmt.Sprintf(
+			"the access point certificate (issued by %s) does not chain to the OpenPeppol access point CA of %s network (%v): Peppol access points will not trust it; check the endpoint with the participant's access point provider", c.Issuer, l.networkName(), err)})
+	case !l.accepted(chain):
+		ws = append(ws, registry.Warning{Code: registry.WarnCertificateChainInvalid, Message: fmt.Sprintf(
+			"the access point certificate is issued by the OpenPeppol %s CA (%s), which %s network's access points do not trust: delivery will fail; the participant's access point provider must register the certificate of %s network in the SMP",
+			chainWord(chain), cert.Issuer.CommonName, l.networkName(), l.networkName())})
+	}
+	if weak {
+		ws = append(ws, registry.Warning{Code: registry.WarnSignatureAlgorithmWeak, Message: "the access point certificate's chain is signed with SHA-1, which is no longer considered safe"})
+	}
+	return ws
+}
+
+// chainWord names a chain in a sentence.
+func chainWord(c pki.Chain) string {
+	switch c {
+	case pki.Production:
+		return "production"
+	case pki.Test:
+		return "test"
+	}
+	return string(c)
+}
+
+// signatureOf is the verdict on sm's signature, with its signer's chain, and the
+// warnings it calls for; what names the document for the messages.
+func (l *Registry) signatureOf(sm *smp.ServiceMetadata, what string, now time.Time) (*registry.Signature, []registry.Warning) {
+	r := sm.Signature
+	sig := &registry.Signature{Status: string(r.Status), Algorithm: r.Algorithm}
+	var ws []registry.Warning
+	switch r.Status {
+	case smpsig.Missing:
+		return sig, []registry.Warning{{Code: registry.WarnSMPSignatureMissing, Message: "the SMP's answer for " + what + " is not signed: Peppol access points refuse unsigned SMP answers, so senders cannot deliver; the participant's SMP provider must sign it"}}
+	case smpsig.Invalid, smpsig.Unverifiable:
+		ws = append(ws, registry.Warning{Code: registry.WarnSMPSignatureInvalid, Message: "the signature of the SMP's answer for " + what + " is not valid (" + r.Reason + "): senders refuse such an answer, so they cannot deliver; the participant's SMP provider must fix it"})
+	}
+	if r.Signer != nil {
+		sig.Signer = &registry.Signer{NotAfter: r.Signer.NotAfter.UTC()}
+		if c := sm.SignerCertificate; c != nil {
+			sig.Signer.Subject, sig.Signer.Issuer = c.Subject, c.Issuer
+		}
+		if sig.Status == string(smpsig.Valid) && (now.After(r.Signer.NotAfter) || now.Before(r.Signer.NotBefore)) {
+			sig.Status = string(smpsig.Invalid)
+			ws = append(ws, registry.Warning{Code: registry.WarnSMPSignatureInvalid, Message: fmt.Sprintf("the SMP's answer for %s is signed with a certificate valid only from %s to %s: senders refuse it, so they cannot deliver; the participant's SMP provider must sign with a current certificate",
+				what, r.Signer.NotBefore.UTC().Format(time.DateOnly), r.Signer.NotAfter.UTC().Format(time.DateOnly))})
+		}
+		chain, weak, err := l.chainOf(r.Signer, pki.SMP, now)
+		sig.Chain = string(chain)
+		if !l.accepted(chain) {
+			reason := "it chains to the OpenPeppol " + chainWord(chain) + " PKI"
+			if err != nil {
+				reason = err.Error()
+			}
+			ws = append(ws, registry.Warning{Code: registry.WarnSMPCertificateNotPeppol, Message: "the SMP's answer for " + what + " is signed with a certificate that does not chain to the OpenPeppol SMP CA of " + l.networkName() + " network (" + reason + "): senders do not trust it"})
+		}
+		r.Weak = r.Weak || weak
+	}
+	if r.Weak {
+		ws = append(ws, registry.Warning{Code: registry.WarnSignatureAlgorithmWeak, Message: "the SMP's answer for " + what + " is signed with SHA-1 (" + r.Algorithm + "), which is no longer considered safe"})
+	}
+	return sig, ws
+}
