@@ -58,6 +58,11 @@ type Network struct {
 	// AllowPrivateSMP lets SMP addresses be private or loopback (and http on
 	// production), for private test networks.
 	AllowPrivateSMP bool
+	// TrustPEM are further CA certificates (PEM) the network's SMP signers and access
+	// point certificates may chain to, besides OpenPeppol's (or the simulated
+	// network's), sorted as pki.Anchors.AddPEM says; they count as the network's own
+	// chain (production for production, test otherwise).
+	TrustPEM []byte
 }
 
 // Config configures a Stack.
@@ -227,6 +232,22 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 			default:
 				return nil, "", "", &ConfigError{Network: n.Name, Err: fmt.Errorf("network %q has no Peppol Directory of its own; name one", n.Name)}
 			}
+		}
+	}
+	if len(n.TrustPEM) > 0 {
+		if anchors == nil {
+			a, err := pki.Peppol()
+			if err != nil {
+				return nil, "", "", err
+			}
+			anchors = a
+		}
+		chain := pki.Test
+		if n.Name == registry.NetworkProduction {
+			chain = pki.Production
+		}
+		if err := anchors.AddPEM(chain, n.TrustPEM); err != nil {
+			return nil, "", "", &ConfigError{Network: n.Name, Err: fmt.Errorf("the trusted CA certificates: %w", err)}
 		}
 	}
 	resolver, err := sml.New(smlCfg)

@@ -1,6 +1,7 @@
 package stack
 
 import (
+	"encoding/pem"
 	"errors"
 	"path/filepath"
 	"testing"
@@ -22,6 +23,18 @@ func startSim(t *testing.T) (*netsim.Dataset, *netsim.Network) {
 	return ds, sim
 }
 
+// caPEM returns the simulated network's CA certificates as PEM, as a private network's
+// operator would give them with -trust-ca.
+func caPEM(t *testing.T, sim *netsim.Network) []byte {
+	t.Helper()
+	root, smpCA, apCA := sim.TrustAnchors()
+	var out []byte
+	for _, der := range [][]byte{root, smpCA, apCA} {
+		out = append(out, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})...)
+	}
+	return out
+}
+
 // TestBuild builds stacks as their callers do and checks what each gets.
 func TestBuild(t *testing.T) {
 	t.Parallel()
@@ -34,6 +47,8 @@ func TestBuild(t *testing.T) {
 		sml       bool
 	}{
 		{name: "one unnamed simulated network", cfg: Config{Networks: []Network{{Sim: sim}}}, wantNames: nil},
+		{name: "a network trusting its own CAs besides OpenPeppol's", cfg: Config{Networks: []Network{{Name: registry.NetworkProduction, Sim: sim, TrustPEM: caPEM(t, sim)}}},
+			wantNames: []string{"production"}},
 		{name: "production and test", cfg: Config{Networks: []Network{{Name: registry.NetworkProduction, Sim: sim}, {Name: registry.NetworkTest, Sim: sim}}},
 			wantNames: []string{"production", "test"}},
 		{name: "no networks", cfg: Config{}, wantErr: true},
@@ -41,6 +56,7 @@ func TestBuild(t *testing.T) {
 		{name: "a network name that is no Peppol network", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, Sim: sim}, {Name: "staging", Sim: sim}}}, wantErr: true},
 		{name: "a network twice", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, Sim: sim}, {Name: registry.NetworkTest, Sim: sim}}}, wantErr: true},
 		{name: "a DNS server that is no address", cfg: Config{Networks: []Network{{Name: registry.NetworkTest, DNSServers: []string{"not an address"}}}}, wantErr: true, sml: true},
+		{name: "trusted CA certificates that are none", cfg: Config{Networks: []Network{{Sim: sim, TrustPEM: []byte("not PEM")}}}, wantErr: true},
 		{name: "a mirror file that cannot be opened", cfg: Config{Networks: []Network{{Sim: sim}}, MirrorPath: t.TempDir()}, wantErr: true},
 	}
 	for _, tt := range tests {

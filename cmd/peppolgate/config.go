@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"os"
 	"slices"
 	"sort"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
@@ -64,6 +66,8 @@ type config struct {
 	// live Directory fails, mirrorRefresh how often serve syncs it (0 never).
 	mirrorPath                                    string
 	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh time.Duration
+	// trustCA are the extra CA certificates (PEM) each network trusts (-trust-ca).
+	trustCA map[string][]byte
 	// drainDelay is how long serve answers /readyz 503 before it stops listening.
 	drainDelay time.Duration
 }
@@ -89,6 +93,7 @@ type flagValues struct {
 	llmTimeout                                          time.Duration
 	network, smlZone, dnsServer, directoryURL, logLevel string
 	networks                                            string
+	trustCA                                             string
 	allowPrivateSMP                                     bool
 	cacheTTL                                            time.Duration
 	rateLimit, askRateLimit, mcpRateLimit, trustProxy   string
@@ -121,6 +126,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	fs.StringVar(&v.network, "network", registry.NetworkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
+	fs.StringVar(&v.trustCA, "trust-ca", "", "extra CA certificates SMP signers and access point certificates may chain to, for a private or simulated network: `[network=]file` of PEM certificates, comma-separated; a file without network= is the -network network's. A self-signed certificate is a root; an issuing CA whose name says SMP or SERVICE METADATA PUBLISHER issues SMP certificates, any other access point ones. The OpenPeppol CAs are always trusted")
 	fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
 		"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone` of the -network network (default its own: production "+sml.ZoneProduction+", test "+sml.ZoneTest+"); not for the other -networks")
@@ -273,6 +279,9 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		return c, err
 	}
 	c.networks = networks
+	if c.trustCA, err = parseTrustCA(c.network, c.networks, v.trustCA); err != nil {
+		return c, err
+	}
 
 	c.smlZone = strings.TrimSpace(v.smlZone)
 	if c.smlZone == "" && c.network != registry.NetworkDemo {
@@ -348,6 +357,32 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 // per request, def first. Empty means def and its companion (production and test
 // for each other, test for demo). It returns a *usageError for a name that is not
 // one of them or a list without def.
+// parseTrustCA reads -trust-ca: [network=]file items, a file without network being
+// def's, each network one of offered; every file must hold CA certificates. It returns
+// the PEM data by network, or a usage error saying what is wrong.
+func parseTrustCA(def string, offered []string, raw string) (map[string][]byte, error) {
+	out := map[string][]byte{}
+	for _, item := range splitList(raw) {
+		network, file, ok := strings.Cut(item, "=")
+		if !ok {
+			network, file = def, item
+		}
+		network, file = strings.ToLower(strings.TrimSpace(network)), strings.TrimSpace(file)
+		if !slices.Contains(offered, network) {
+			return nil, usagef("-trust-ca %q names network %q, which is not offered (-networks %s)", item, network, strings.Join(offered, ","))
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, usagef("-trust-ca: %v", err)
+		}
+		if err := (&pki.Anchors{}).AddPEM(pki.Test, data); err != nil {
+			return nil, usagef("-trust-ca %s: %v; give PEM CA certificates", file, err)
+		}
+		out[network] = append(out[network], data...)
+	}
+	return out, nil
+}
+
 func parseNetworks(def, raw string) ([]string, error) {
 	companion := map[string]string{registry.NetworkProduction: registry.NetworkTest, registry.NetworkTest: registry.NetworkProduction, registry.NetworkDemo: registry.NetworkTest}[def]
 	names := splitList(strings.ToLower(raw))
@@ -505,7 +540,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
 		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
-		"network", "networks", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
+		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
 		if n == name {
 			return i
 		}

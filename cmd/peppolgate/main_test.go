@@ -155,6 +155,9 @@ func TestUsageErrors(t *testing.T) {
 		{"unknown network offered", []string{"-networks", "production,staging"}, nil, `"staging" cannot be offered`},
 		{"demo with dns server", []string{"-network", "demo", "-dns-server", "1.1.1.1:53"}, nil, "-dns-server cannot be used with -network demo"},
 		{"demo with zone from env", []string{"-network", "demo"}, map[string]string{"PEPPOLGATE_SML_ZONE": "x.example"}, "-sml-zone cannot be used with -network demo"},
+		{"trust-ca for a network not offered", []string{"-networks", "production", "-trust-ca", "test=ca.pem"}, nil, `-trust-ca "test=ca.pem" names network "test", which is not offered`},
+		{"trust-ca file missing", []string{"-trust-ca", "/nonexistent/ca.pem"}, nil, "-trust-ca: open /nonexistent/ca.pem"},
+		{"trust-ca file without certificates", []string{"-trust-ca", "main_test.go"}, nil, "-trust-ca main_test.go: no PEM certificate found; give PEM CA certificates"},
 		{"stray argument", []string{"-addr", ":1", "now"}, nil, `unexpected argument "now"`},
 		{"unknown command", []string{"start"}, nil, `unknown command "start"`},
 		{"llm without model", []string{"-llm", "openai"}, nil, "-llm openai needs -llm-model"},
@@ -230,8 +233,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 26 {
-			t.Errorf("%d flags, want 26", n)
+		if n != 27 {
+			t.Errorf("%d flags, want 27", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {

@@ -119,15 +119,18 @@ func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Obs
 		if len(nets) > 1 {
 			up.demoTest = nets[1].Sim
 		}
+		for i := range nets {
+			nets[i].TrustPEM = cfg.trustCA[nets[i].Name]
+		}
 		scfg.Networks, scfg.Now = nets, stack.DemoClock()
 	} else {
 		scfg.Networks = []stack.Network{{Name: cfg.network, DNSServers: cfg.dnsServers, Zone: cfg.smlZone,
-			DirectoryURL: cfg.directoryURL, AllowPrivateSMP: cfg.allowPrivateSMP}}
+			DirectoryURL: cfg.directoryURL, AllowPrivateSMP: cfg.allowPrivateSMP, TrustPEM: cfg.trustCA[cfg.network]}}
 		// The other networks use their own SML zone and Directory over the system
 		// resolvers: -sml-zone, -dns-server, -directory-url and -mirror are the
 		// default network's.
 		for _, name := range cfg.networks[1:] {
-			scfg.Networks = append(scfg.Networks, stack.Network{Name: name, AllowPrivateSMP: cfg.allowPrivateSMP})
+			scfg.Networks = append(scfg.Networks, stack.Network{Name: name, AllowPrivateSMP: cfg.allowPrivateSMP, TrustPEM: cfg.trustCA[name]})
 		}
 	}
 	st, err := stack.Build(scfg)

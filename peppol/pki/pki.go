@@ -126,6 +126,36 @@ func ParsePEM(data []byte) ([]*x509.Certificate, error) {
 	return out, nil
 }
 
+// AddPEM trusts the CA certificates of PEM data for chain, sorted as a private
+// network's PKI is expected to be laid out: a self-signed certificate is a root; an
+// issuing CA whose common name says SMP or SERVICE METADATA PUBLISHER issues SMP
+// certificates; any other issuing CA, access point certificates. It returns an error
+// for data without certificates or with one that is not a CA's. Call it before the
+// anchors are shared.
+func (a *Anchors) AddPEM(chain Chain, data []byte) error {
+	certs, err := ParsePEM(data)
+	if err != nil {
+		return err
+	}
+	for _, c := range certs {
+		if !c.IsCA {
+			return fmt.Errorf("%s is not a CA certificate", c.Subject)
+		}
+	}
+	for _, c := range certs {
+		cn := strings.ToUpper(c.Subject.CommonName)
+		switch {
+		case string(c.RawIssuer) == string(c.RawSubject) && c.CheckSignatureFrom(c) == nil:
+			a.AddRoot(chain, c)
+		case strings.Contains(cn, "SERVICE METADATA PUBLISHER") || strings.Contains(cn, "SMP"):
+			a.AddCA(chain, SMP, c)
+		default:
+			a.AddCA(chain, AccessPoint, c)
+		}
+	}
+	return nil
+}
+
 func (a *Anchors) set(chain Chain) *anchorSet {
 	if a.chains == nil {
 		a.chains = map[Chain]*anchorSet{}

@@ -1,6 +1,8 @@
 package pki
 
 import (
+	"crypto/x509"
+	"encoding/pem"
 	"os"
 	"strings"
 	"testing"
@@ -124,5 +126,40 @@ func TestAdd(t *testing.T) {
 	}
 	if ch, _, err := a.Verify(leaf, AccessPoint, time.Now()); ch != Other || err == nil {
 		t.Errorf("as an access point: %s, %v", ch, err)
+	}
+}
+
+// TestAddPEM: a private network's PEM bundle is sorted into roots and CAs by role, and
+// certificates that are no CA's are refused.
+func TestAddPEM(t *testing.T) {
+	t.Parallel()
+	root, rootKey := newCA(t, nil, nil, "Private Root CA")
+	smpCA, smpKey := newCA(t, root, rootKey, "Private SMP CA")
+	apCA, apKey := newCA(t, root, rootKey, "Private Access Point CA")
+	smpLeaf, _ := newCA(t, smpCA, smpKey, "")
+	apLeaf, _ := newCA(t, apCA, apKey, "")
+	var bundle []byte
+	for _, c := range []*x509.Certificate{root, smpCA, apCA} {
+		bundle = append(bundle, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Raw})...)
+	}
+	a := &Anchors{}
+	if err := a.AddPEM(Test, bundle); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cert *x509.Certificate
+		role Role
+		want Chain
+	}{{smpLeaf, SMP, Test}, {apLeaf, AccessPoint, Test}, {smpLeaf, AccessPoint, Other}, {apLeaf, SMP, Other}} {
+		if ch, _, _ := a.Verify(tt.cert, tt.role, time.Now()); ch != tt.want {
+			t.Errorf("%s as %s: %s, want %s", tt.cert.Issuer.CommonName, tt.role, ch, tt.want)
+		}
+	}
+	leafPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: apLeaf.Raw})
+	if err := a.AddPEM(Test, leafPEM); err == nil || !strings.Contains(err.Error(), "not a CA") {
+		t.Errorf("a leaf: %v", err)
+	}
+	if err := a.AddPEM(Test, []byte("no pem")); err == nil {
+		t.Error("no certificates accepted")
 	}
 }
