@@ -16,13 +16,16 @@ import (
 // key and certificate per SMP host. Keys are random (crypto/rand), so certificates
 // differ between runs; their subjects, serials and validity come from the Dataset.
 type pki struct {
-	root    []byte   // DER of the simulated root, issuer of apCA and smpCA
-	apCA    []byte   // DER
-	smpCA   []byte   // DER
-	otherCA []byte   // DER of the non-Peppol CA of AccessPoint.NonPeppolCA
-	ap      [][]byte // DER per Dataset.AccessPoints entry
-	smp     [][]byte // DER per Dataset.SMPHosts entry
-	smpKy   []*ecdsa.PrivateKey
+	// apCACert and apCAKey sign the OCSP responder's answers about access points.
+	apCACert *x509.Certificate
+	apCAKey  *ecdsa.PrivateKey
+	root     []byte   // DER of the simulated root, issuer of apCA and smpCA
+	apCA     []byte   // DER
+	smpCA    []byte   // DER
+	otherCA  []byte   // DER of the non-Peppol CA of AccessPoint.NonPeppolCA
+	ap       [][]byte // DER per Dataset.AccessPoints entry
+	smp      [][]byte // DER per Dataset.SMPHosts entry
+	smpKy    []*ecdsa.PrivateKey
 	// For the signature faults: a key no certificate holds; an SMP certificate of the
 	// SMP CA that has expired, and one from a CA outside the network's PKI, each with
 	// its key.
@@ -64,7 +67,9 @@ const (
 	otherCACountry = "NL"
 )
 
-func newPKI(ds *Dataset) (*pki, error) {
+// newPKI makes the certificates of ds; the access points' name ocspURL as their OCSP
+// responder ("" for none).
+func newPKI(ds *Dataset, ocspURL string) (*pki, error) {
 	p := &pki{}
 	notBefore := ds.Now.AddDate(-3, 0, 0)
 	notAfter := ds.Now.AddDate(7, 0, 0)
@@ -81,6 +86,7 @@ func newPKI(ds *Dataset) (*pki, error) {
 		return nil, err
 	}
 	p.root, p.apCA, p.smpCA = root.Raw, apCA.Raw, smpCA.Raw
+	p.apCACert, p.apCAKey = apCA, apCAKey
 	var otherCA *x509.Certificate
 	var otherCAKey *ecdsa.PrivateKey
 	for _, a := range ds.AccessPoints {
@@ -99,7 +105,7 @@ func newPKI(ds *Dataset) (*pki, error) {
 		der, _, err := leaf(ca, caKey, a.Serial, pkix.Name{
 			CommonName: a.SeatID, OrganizationalUnit: []string{"PEPPOL TEST AP"},
 			Organization: []string{a.Organisation}, Country: []string{a.Country},
-		}, a.NotBefore, a.NotAfter)
+		}, a.NotBefore, a.NotAfter, ocspURL)
 		if err != nil {
 			return nil, err
 		}
@@ -176,7 +182,9 @@ func newCA(parent *x509.Certificate, parentKey *ecdsa.PrivateKey, serial int64, 
 	return cert, key, nil
 }
 
-func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, subject pkix.Name, notBefore, notAfter time.Time) ([]byte, *ecdsa.PrivateKey, error) {
+// leaf makes a certificate for subject issued by ca, naming ocsp (when any) as its
+// OCSP responder.
+func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, subject pkix.Name, notBefore, notAfter time.Time, ocsp ...string) ([]byte, *ecdsa.PrivateKey, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("netsim: generate key: %w", err)
@@ -188,6 +196,11 @@ func leaf(ca *x509.Certificate, caKey *ecdsa.PrivateKey, serial int64, subject p
 		NotAfter:     notAfter,
 		KeyUsage:     x509.KeyUsageDigitalSignature | x509.KeyUsageKeyAgreement,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
+	}
+	for _, u := range ocsp {
+		if u != "" {
+			tmpl.OCSPServer = append(tmpl.OCSPServer, u)
+		}
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
 	if err != nil {

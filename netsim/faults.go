@@ -25,6 +25,9 @@ const (
 	// and Latency) and SMP requests for it (HTTP fields and Latency). It does not affect
 	// the Directory. It takes precedence over a DNS or SMP host fault.
 	TargetParticipant
+	// TargetOCSP is the OCSP responder of the access point CA: every request
+	// (HTTPStatus, Hang and Latency).
+	TargetOCSP
 )
 
 // Target names what a Fault applies to. Build it with DNSTarget, DirectoryTarget,
@@ -46,6 +49,9 @@ func DirectoryTarget() Target { return Target{Kind: TargetDirectory} }
 // SMPHostTarget returns the target of SMP host i (an index of Dataset.SMPHosts).
 func SMPHostTarget(i int) Target { return Target{Kind: TargetSMPHost, Host: i} }
 
+// OCSPTarget returns the target of the OCSP responder.
+func OCSPTarget() Target { return Target{Kind: TargetOCSP} }
+
 // ParticipantTarget returns the target of one participant.
 func ParticipantTarget(id peppol.ParticipantID) Target {
 	return Target{Kind: TargetParticipant, Participant: participantKey(id)}
@@ -62,6 +68,8 @@ func (t Target) String() string {
 		return "directory"
 	case TargetParticipant:
 		return "participant " + t.Participant
+	case TargetOCSP:
+		return "ocsp"
 	}
 	return "unknown target"
 }

@@ -15,6 +15,8 @@ type HitCounts struct {
 	SMP []SMPHits
 	// Directory counts Directory requests.
 	Directory DirectoryHits
+	// OCSP counts requests to the OCSP responder, faulted ones included.
+	OCSP int64
 	// Abandoned counts HTTP requests (SMP or Directory) whose client went away while
 	// a Latency or Hang fault held the answer back: proof that a caller cancelled its
 	// upstream work.
@@ -89,6 +91,7 @@ type hitCounters struct {
 	dirLimit  atomic.Int64
 	dirOther  atomic.Int64
 	abandoned atomic.Int64
+	ocsp      atomic.Int64
 
 	exportRedirects, exportLimited, exportDownloads atomic.Int64
 }
@@ -115,6 +118,7 @@ func (h *hitCounters) snapshot() HitCounts {
 		Directory: DirectoryHits{Search: h.dirSearch.Load(), RateLimited: h.dirLimit.Load(), Other: h.dirOther.Load(),
 			ExportRedirects: h.exportRedirects.Load(), ExportLimited: h.exportLimited.Load(), ExportDownloads: h.exportDownloads.Load()},
 		Abandoned: h.abandoned.Load(),
+		OCSP:      h.ocsp.Load(),
 	}
 	for i := range h.byType {
 		n := h.byType[i].Load()
@@ -136,6 +140,7 @@ func (h *hitCounters) snapshot() HitCounts {
 func (h *hitCounters) reset() {
 	h.udp.Store(0)
 	h.tcp.Store(0)
+	h.ocsp.Store(0)
 	for i := range h.byType {
 		h.byType[i].Store(0)
 	}

@@ -55,6 +55,9 @@ type Network struct {
 	closeOnce sync.Once
 	closeErr  error
 	stopCtx   func() bool
+	// revoked are the access points (by index) whose certificates the OCSP responder
+	// says are revoked, with when.
+	revoked sync.Map
 }
 
 // Start starts the network for ds on 127.0.0.1 with free ports and returns once every
@@ -89,10 +92,17 @@ func Start(ctx context.Context, ds *Dataset, cfg Config) (*Network, error) {
 	}
 	n.hits.smp = make([]smpCounters, len(ds.SMPHosts))
 	n.export.perDay = DefaultExportLimit
-	var err error
-	if n.pki, err = newPKI(ds); err != nil {
+	// The OCSP responder's address goes into the access point certificates, so it
+	// listens before they are made.
+	ocspLn, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("netsim: listen: %w", err)
+	}
+	if n.pki, err = newPKI(ds, "http://"+ocspLn.Addr().String()+"/ocsp"); err != nil {
+		ocspLn.Close()
 		return nil, err
 	}
+	n.serveHTTPOn(ocspLn, http.HandlerFunc(n.serveOCSP))
 	n.naptr = make(map[string]int)
 	for i := range ds.Participants {
 		if ds.Participants[i].InSML {
@@ -124,6 +134,11 @@ func (n *Network) serveHTTP(h http.Handler) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("netsim: listen: %w", err)
 	}
+	return n.serveHTTPOn(ln, h), nil
+}
+
+// serveHTTPOn serves h on ln until the network closes and returns its base URL.
+func (n *Network) serveHTTPOn(ln net.Listener, h http.Handler) string {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -136,7 +151,7 @@ func (n *Network) serveHTTP(h http.Handler) (string, error) {
 			n.log.Error("netsim: http server stopped", "err", err)
 		}
 	}()
-	return "http://" + ln.Addr().String(), nil
+	return "http://" + ln.Addr().String()
 }
 
 // Dataset returns the dataset the network serves.

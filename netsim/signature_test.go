@@ -16,7 +16,7 @@ import (
 func TestSignedAnswers(t *testing.T) {
 	t.Parallel()
 	ds := Generate(DatasetConfig{Seed: 5, Participants: 120})
-	p, err := newPKI(ds)
+	p, err := newPKI(ds, "")
 	if err != nil {
 		t.Fatal(err)
 	}

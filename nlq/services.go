@@ -31,6 +31,7 @@ var serviceCodes = map[string]bool{
 	registry.WarnEndpointUnavailable: true, registry.WarnEndpointNotFound: true,
 	registry.WarnCertificateExpired: true, registry.WarnCertificateExpiring: true, registry.WarnCertificateChainInvalid: true,
 	registry.WarnSMPSignatureInvalid: true, registry.WarnSMPSignatureMissing: true, registry.WarnSMPCertificateNotPeppol: true, registry.WarnSignatureAlgorithmWeak: true,
+	registry.WarnCertificateRevoked: true, registry.WarnCertificateRevocationUnknown: true,
 	registry.WarnServiceNotYetActive: true, registry.WarnServiceExpired: true,
 	registry.WarnEndpointNotHTTPS: true, registry.WarnEndpointPort: true,
 	registry.WarnTransportProfileDeprecated: true, registry.WarnTransportProfileRemoved: true, registry.WarnTransportProfileUnknown: true,
@@ -220,14 +221,14 @@ func warningsText(t *tongue, docs []DocumentInfo) string {
 }
 
 // blockingCodes are the warnings that make sending to an endpoint fail now: its
-// certificate expired or not issued by the network's access point CA, its service not
+// certificate expired, revoked or not issued by the network's access point CA, its service not
 // active yet or expired, its transport profile removed from the network, or the SMP
 // answer it was read from not validly signed (senders' access points refuse it).
 var blockingCodes = map[string]bool{
 	registry.WarnCertificateExpired: true, registry.WarnServiceNotYetActive: true,
 	registry.WarnServiceExpired: true, registry.WarnTransportProfileRemoved: true,
 	registry.WarnCertificateChainInvalid: true, registry.WarnSMPSignatureInvalid: true,
-	registry.WarnSMPSignatureMissing: true,
+	registry.WarnSMPSignatureMissing: true, registry.WarnCertificateRevoked: true,
 }
 
 // blocked returns why no endpoint of the document types of kind doc in svc can be

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/peppolgate/peppolgate/peppol/directory"
@@ -127,6 +128,9 @@ type Config struct {
 	// Anchors are the CAs certificates must chain to (package peppol/pki); nil means
 	// the OpenPeppol PKI that ships with the binary.
 	Anchors *pki.Anchors
+	// OCSP asks access point certificates' OCSP responders whether they are revoked;
+	// give it the same SSRF guard as the SMP client's. Nil means no revocation checks.
+	OCSP *http.Client
 	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
 	// still be used first (72h). Older data is stale: the live Directory is asked, and
 	// when it fails the stale mirror answers with a mirror_stale warning.

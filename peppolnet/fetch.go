@@ -219,7 +219,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 	out.warnings = append(out.warnings, sigWarnings...)
 	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, now)...)
 	if rec.Endpoint != nil {
-		out.warnings = append(out.warnings, l.checkAPChain(ep.Certificate, rec.Endpoint.Certificate, nil, now)...)
+		out.warnings = append(out.warnings, l.checkAPChain(ctx, ep.Certificate, rec.Endpoint.Certificate, nil, now)...)
 	}
 	return out
 }

@@ -45,6 +45,7 @@ func newLive(tb testing.TB, n *netsim.Network, edit func(*Config)) (*Registry, *
 	}
 	cfg := Config{
 		Anchors:        anchors,
+		OCSP:           netguard.HTTPClient(true, 5*time.Second),
 		Resolver:       res,
 		SMP:            &smp.Client{HTTP: netguard.HTTPClient(true, 5*time.Second)},
 		Directory:      &directory.Client{Base: n.DirectoryURL()},

@@ -43,6 +43,8 @@ type Registry struct {
 	// services and servicesFlights cache and coalesce Services calls (services.go).
 	services        *cache[*registry.ServicesResult]
 	servicesFlights flights[servicesFetch]
+	// ocsp remembers OCSP answers (revocation.go).
+	ocsp revocations
 }
 
 var _ registry.Registry = (*Registry)(nil)

@@ -219,7 +219,7 @@ func (l *Registry) fetchServiceMetadata(ctx context.Context, id peppol.Participa
 					for k := range services[i].Processes[j].Endpoints {
 						e := &services[i].Processes[j].Endpoints[k]
 						if e.Certificate != nil {
-							e.Warnings = append(e.Warnings, l.checkAPChain(sm.Processes[j].Endpoints[k].Certificate, &e.Certificate.Certificate, e.Certificate, now)...)
+							e.Warnings = append(e.Warnings, l.checkAPChain(ctx, sm.Processes[j].Endpoints[k].Certificate, &e.Certificate.Certificate, e.Certificate, now)...)
 						}
 					}
 				}

@@ -1,12 +1,14 @@
 package peppolnet
 
 import (
+	"net/http"
 	"os"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/fixtures"
+	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/smp"
@@ -111,10 +113,74 @@ func TestCheckAPChain(t *testing.T) {
 	for _, tt := range tests {
 		l := &Registry{cfg: Config{Network: tt.network, Anchors: anchors}}
 		rc := &registry.Certificate{}
-		ws := l.checkAPChain(tt.cert, rc, nil, time.Date(2019, 8, 10, 0, 0, 0, 0, time.UTC))
+		ws := l.checkAPChain(t.Context(), tt.cert, rc, nil, time.Date(2019, 8, 10, 0, 0, 0, 0, time.UTC))
 		got := len(ws) == 1 && ws[0].Code == registry.WarnCertificateChainInvalid
 		if rc.Chain != tt.chain || got != tt.warn || (!tt.warn && len(ws) != 0) {
 			t.Errorf("%s on %s: chain %q, warnings %+v; want %q, warning %v", tt.cert.Issuer, tt.network, rc.Chain, ws, tt.chain, tt.warn)
 		}
+	}
+}
+
+// TestRevocation: the access point certificate's OCSP responder (netsim's) is asked: a
+// good certificate says so, a revoked one is certificate_revoked, and a responder that
+// is down is certificate_revocation_unknown, not a failure; answers are remembered.
+func TestRevocation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		setup  func(n *netsim.Network, ap int)
+		status string
+		warn   string
+	}{
+		{"good", func(*netsim.Network, int) {}, "good", ""},
+		{"revoked", func(n *netsim.Network, ap int) { n.RevokeAccessPoint(ap) }, "revoked", registry.WarnCertificateRevoked},
+		{"responder down", func(n *netsim.Network, _ int) {
+			n.SetFault(netsim.OCSPTarget(), netsim.Fault{HTTPStatus: http.StatusServiceUnavailable})
+		}, "unknown", registry.WarnCertificateRevocationUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			n := startNet(t, 50)
+			id := mustID(t, netsim.KnownCertValid)
+			p := n.Dataset().MustLookup(netsim.KnownCertValid)
+			tt.setup(n, p.Services[0].Processes[0].Endpoints[0].AccessPoint)
+			l, _ := newLive(t, n, nil)
+			part, _, err := l.Lookup(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c := part.SMP.Endpoint.Certificate
+			has := slices.ContainsFunc(part.Warnings, func(w registry.Warning) bool { return w.Code == tt.warn })
+			if c.Revocation != tt.status || (tt.warn != "") != has {
+				t.Errorf("lookup: revocation %q, warnings %+v; want %q, %q", c.Revocation, part.Warnings, tt.status, tt.warn)
+			}
+			svc, _, err := l.Services(t.Context(), id, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := svc.Services[0].Processes[0].Endpoints[0]
+			if e.Certificate.Revocation != tt.status {
+				t.Errorf("services: revocation %q", e.Certificate.Revocation)
+			}
+			if got := n.Hits().OCSP; got != 1 {
+				t.Errorf("OCSP asked %d times for one certificate, want 1 (remembered)", got)
+			}
+		})
+	}
+}
+
+// TestRevocationSSRFGuard: an OCSP responder on a private address is not asked when
+// the guard refuses private addresses, as for SMPs: the revocation is unknown.
+func TestRevocationSSRFGuard(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 50)
+	l, _ := newLive(t, n, func(c *Config) { c.OCSP = netguard.HTTPClient(false, 5*time.Second) })
+	p, _, err := l.Lookup(t.Context(), mustID(t, netsim.KnownCertValid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := p.SMP.Endpoint.Certificate; c.Revocation != "unknown" || n.Hits().OCSP != 0 {
+		t.Errorf("revocation %q, OCSP asked %d times; want unknown and never", c.Revocation, n.Hits().OCSP)
 	}
 }

@@ -1,6 +1,7 @@
 package peppolnet
 
 import (
+	"context"
 	"crypto/x509"
 	"fmt"
 	"time"
@@ -52,11 +53,12 @@ func (l *Registry) networkName() string {
 	return "the " + l.cfg.Network
 }
 
-// checkAPChain sets rc.Chain (and, for a services answer, the CA fields of ci) from c,
-// the access point certificate as the SMP gave it, and returns the warning when it does
-// not chain to the access point CA of this registry's network. None for a certificate
-// that cannot be read (its own warning says so).
-func (l *Registry) checkAPChain(c *smp.Certificate, rc *registry.Certificate, ci *registry.CertificateInfo, now time.Time) []registry.Warning {
+// checkAPChain sets rc.Chain and rc.Revocation (and, for a services answer, the CA
+// fields of ci) from c, the access point certificate as the SMP gave it, and returns
+// the warnings when it does not chain to the access point CA of this registry's
+// network, is revoked or its revocation is unknown. None for a certificate that cannot
+// be read (its own warning says so).
+func (l *Registry) checkAPChain(ctx context.Context, c *smp.Certificate, rc *registry.Certificate, ci *registry.CertificateInfo, now time.Time) []registry.Warning {
 	if c == nil || rc == nil {
 		return nil
 	}
@@ -86,6 +88,20 @@ func (l *Registry) checkAPChain(c *smp.Certificate, rc *registry.Certificate, ci
 	}
 	if weak {
 		ws = append(ws, registry.Warning{Code: registry.WarnSignatureAlgorithmWeak, Message: "the access point certificate's chain is signed with SHA-1, which is no longer considered safe"})
+	}
+	if chain == pki.Other {
+		return ws
+	}
+	status, reason := l.revocationOf(ctx, cert, l.cfg.Anchors.Issuer(cert, pki.AccessPoint))
+	rc.Revocation = status
+	if ci != nil {
+		ci.Revocation = status
+	}
+	switch status {
+	case revocationRevoked:
+		ws = append(ws, registry.Warning{Code: registry.WarnCertificateRevoked, Message: "the access point certificate is revoked (" + reason + "), its CA's OCSP responder says: senders' access points refuse it; the participant's access point provider must register a new certificate in the SMP"})
+	case revocationUnknown:
+		ws = append(ws, registry.Warning{Code: registry.WarnCertificateRevocationUnknown, Message: "whether the access point certificate is revoked is unknown (" + reason + "); senders ask the responder themselves"})
 	}
 	return ws
 }

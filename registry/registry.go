@@ -139,6 +139,8 @@ type Certificate struct {
 	SHA256       string    `json:"sha256" jsonschema:"SHA-256 fingerprint of the DER certificate in hexadecimal"`
 	// Chain says whose PKI issued the certificate; "" when it was not checked.
 	Chain string `json:"chain,omitempty" jsonschema:"the PKI the certificate chains to: peppol-production or peppol-test (OpenPeppol's access point CA of that network, or the CA configured for this network), or other"`
+	// Revocation is what the issuing CA's OCSP responder says; "" when not asked.
+	Revocation string `json:"revocation,omitempty" jsonschema:"what the issuing CA's OCSP responder says: good, revoked, or unknown (it could not be asked or does not know the certificate); absent when the certificate names no responder or does not chain"`
 }
 
 // Signature is the verdict on the XML signature of an SMP answer, checked over the

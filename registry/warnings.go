@@ -24,6 +24,8 @@ func WarningDocs() []WarningDoc {
 		{WarnSMPSignatureInvalid, "the SMP answer's signature does not verify, cannot be verified, or its signer's certificate was not valid: senders refuse the answer"},
 		{WarnSMPSignatureMissing, "the SMP answer is not signed: senders refuse it"},
 		{WarnSMPCertificateNotPeppol, "the SMP signed with a certificate that does not chain to the OpenPeppol SMP CA of the network asked"},
+		{WarnCertificateRevoked, "an endpoint's certificate is revoked, its CA's OCSP responder says: senders refuse it"},
+		{WarnCertificateRevocationUnknown, "whether an endpoint's certificate is revoked is unknown: its CA's OCSP responder could not be asked or does not know it"},
 		{WarnSignatureAlgorithmWeak, "the SMP signature or a certificate chain uses SHA-1, no longer considered safe"},
 		{WarnServiceNotYetActive, "an endpoint's activation date is in the future"},
 		{WarnServiceExpired, "an endpoint's expiration date has passed"},
@@ -86,6 +88,12 @@ const (
 	// WarnSMPCertificateNotPeppol: the SMP signed with a certificate that does not
 	// chain to the OpenPeppol SMP CA of the network asked.
 	WarnSMPCertificateNotPeppol = "smp_certificate_not_peppol"
+	// WarnCertificateRevoked: an endpoint's certificate is revoked, its CA's OCSP
+	// responder says.
+	WarnCertificateRevoked = "certificate_revoked"
+	// WarnCertificateRevocationUnknown: the OCSP responder of an endpoint
+	// certificate's CA could not be asked, or does not know the certificate.
+	WarnCertificateRevocationUnknown = "certificate_revocation_unknown"
 	// WarnSignatureAlgorithmWeak: the SMP signature, or a certificate chain, uses SHA-1.
 	WarnSignatureAlgorithmWeak = "signature_algorithm_weak"
 	// WarnServiceNotYetActive: an endpoint's activation date is in the future.

@@ -10,6 +10,7 @@ func TestWarningDocs(t *testing.T) {
 	codes := []string{WarnDirectoryUnavailable, WarnSMPNotFound, WarnEndpointUnavailable, WarnEndpointNotFound,
 		WarnSMLNoSMPService, WarnIdentifier, WarnCertificateExpired, WarnCertificateExpiring, WarnCertificateChainInvalid,
 		WarnSMPSignatureInvalid, WarnSMPSignatureMissing, WarnSMPCertificateNotPeppol, WarnSignatureAlgorithmWeak,
+		WarnCertificateRevoked, WarnCertificateRevocationUnknown,
 		WarnServiceNotYetActive, WarnServiceExpired, WarnEndpointNotHTTPS, WarnEndpointPort, WarnTransportProfileDeprecated,
 		WarnTransportProfileRemoved, WarnTransportProfileUnknown, WarnDocumentTypeDeprecated, WarnDocumentTypeRemoved,
 		WarnDocumentTypeNonStandard, WarnDirectoryCardMissing, WarnDirectoryDocTypesMismatch, WarnMirrorUnavailable, WarnMirrorStale}

@@ -70,3 +70,50 @@ func TestE2ESignatureFaults(t *testing.T) {
 		})
 	}
 }
+
+// TestE2ERevocation: a revoked access point certificate, and an OCSP responder that
+// is down, through REST, MCP and /ask: revoked blocks sending, an unknown revocation is
+// only a warning.
+func TestE2ERevocation(t *testing.T) {
+	t.Parallel()
+	id := netsim.KnownCertValid
+	tests := []struct {
+		name       string
+		setup      func(n *netsim.Network, ap int)
+		revocation string
+		code       string
+		blocks     bool
+	}{
+		{"revoked", func(n *netsim.Network, ap int) { n.RevokeAccessPoint(ap) }, "revoked", registry.WarnCertificateRevoked, true},
+		{"responder down", func(n *netsim.Network, _ int) { n.SetFault(netsim.OCSPTarget(), netsim.Fault{HTTPStatus: http.StatusBadGateway}) },
+			"unknown", registry.WarnCertificateRevocationUnknown, false},
+	}
+	hasCode := func(ws []registry.Warning, code string) bool {
+		return slices.ContainsFunc(ws, func(w registry.Warning) bool { return w.Code == code })
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := startE2E(t)
+			p := e.ds.MustLookup(id)
+			tt.setup(e.net, p.Services[0].Processes[0].Endpoints[0].AccessPoint)
+
+			_, body := e.get(t, "/api/v1/participant/"+id)
+			rp := decodeJSON[registry.Participant](t, body)
+			if rp.SMP == nil || rp.SMP.Endpoint == nil || rp.SMP.Endpoint.Certificate.Revocation != tt.revocation || !hasCode(rp.Warnings, tt.code) {
+				t.Errorf("REST: %+v, warnings %+v", rp.SMP, rp.Warnings)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), mcpTestTimeout)
+			defer cancel()
+			c, _ := connectMCP(t, ctx, e.url, mcpClientVariants()[0])
+			_, sv := structured[registry.ServicesResult](t, callTool(t, ctx, c, "get_participant_services", map[string]any{"participantId": id}))
+			if len(sv.Services) == 0 || sv.Services[0].Processes[0].Endpoints[0].Certificate.Revocation != tt.revocation || !hasCode(sv.Warnings, tt.code) {
+				t.Errorf("MCP services: %+v", sv)
+			}
+			a := decodeJSON[nlq.Answer](t, readAll(t, e.postAsk(t, t.Context(), `{"query":"Can `+id+` receive invoices?"}`, "Content-Type", "application/json")))
+			if len(a.Results) == 0 || a.Results[0].Peppol == nil || a.Results[0].Peppol.CanReceive == nil || *a.Results[0].Peppol.CanReceive == tt.blocks {
+				t.Fatalf("/ask: %+v", a)
+			}
+		})
+	}
+}

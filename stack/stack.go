@@ -254,15 +254,19 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 	if err != nil {
 		return nil, "", "", &ConfigError{Network: n.Name, SML: true, Err: err}
 	}
+	guarded := netguard.NewHTTPClient(netguard.Policy{
+		AllowPrivate: allowPrivate,
+		// Production SMPs are https-only since 2026-02-01; the test network still has
+		// http ones.
+		HTTPSOnly: n.Name == registry.NetworkProduction && !allowPrivate,
+		Timeout:   UpstreamTimeout,
+	})
 	rcfg := peppolnet.Config{
 		Resolver: resolver,
-		SMP: &smp.Client{HTTP: netguard.NewHTTPClient(netguard.Policy{
-			AllowPrivate: allowPrivate,
-			// Production SMPs are https-only since 2026-02-01; the test network still
-			// has http ones.
-			HTTPSOnly: n.Name == registry.NetworkProduction && !allowPrivate,
-			Timeout:   UpstreamTimeout,
-		})},
+		SMP:      &smp.Client{HTTP: guarded},
+		// OCSP responders are asked through the same SSRF guard as SMPs, but over
+		// plain http, as OCSP is.
+		OCSP:             netguard.NewHTTPClient(netguard.Policy{AllowPrivate: allowPrivate, Timeout: UpstreamTimeout}),
 		Directory:        &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: UpstreamTimeout}},
 		PositiveTTL:      cfg.CacheTTL,
 		DirectoryRate:    n.DirectoryRate,

@@ -205,6 +205,23 @@ func (a *Anchors) Verify(cert *x509.Certificate, role Role, at time.Time) (chain
 	return Other, false, fmt.Errorf("the certificate does not chain to an OpenPeppol %s CA: %w", role, firstError(errs))
 }
 
+// Issuer returns the trusted CA of role that issued cert (its name and its signature
+// match), for an OCSP request about cert; nil when no trusted CA did.
+func (a *Anchors) Issuer(cert *x509.Certificate, role Role) *x509.Certificate {
+	for _, ch := range []Chain{Production, Test} {
+		s := a.chains[ch]
+		if s == nil {
+			continue
+		}
+		for _, ca := range s.cas[role] {
+			if string(ca.RawSubject) == string(cert.RawIssuer) && ca.CheckSignature(cert.SignatureAlgorithm, cert.RawTBSCertificate, cert.Signature) == nil {
+				return ca
+			}
+		}
+	}
+	return nil
+}
+
 // firstError prefers an error that says more than "unknown authority".
 func firstError(errs []error) error {
 	for _, err := range errs {
