@@ -85,7 +85,9 @@ func TestE2ERevocation(t *testing.T) {
 		blocks     bool
 	}{
 		{"revoked", func(n *netsim.Network, ap int) { n.RevokeAccessPoint(ap) }, "revoked", registry.WarnCertificateRevoked, true},
-		{"responder down", func(n *netsim.Network, _ int) { n.SetFault(netsim.OCSPTarget(), netsim.Fault{HTTPStatus: http.StatusBadGateway}) },
+		{"responder down", func(n *netsim.Network, _ int) {
+			n.SetFault(netsim.OCSPTarget(), netsim.Fault{HTTPStatus: http.StatusBadGateway})
+		},
 			"unknown", registry.WarnCertificateRevocationUnknown, false},
 	}
 	hasCode := func(ws []registry.Warning, code string) bool {
