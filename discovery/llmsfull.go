@@ -44,6 +44,7 @@ func LLMsFullTxt(api API) ([]byte, error) {
 	fullNotFor(w)
 	fullEndpoints(w, api, base, codes)
 	fullErrors(w, api)
+	fullWarnings(w)
 	fullLimits(w, api)
 	fullMCP(w, api, base)
 	fullExamples(w, api, base)
@@ -271,6 +272,21 @@ func mdSentence(s string) string {
 		return s
 	}
 	return s + "."
+}
+
+// fullWarnings lists every warning code an answer may carry (registry.WarningDocs).
+func fullWarnings(w *mdWriter) {
+	w.line("## Warnings")
+	w.line()
+	w.line("Answers carry `warnings` (`{code, message}` each) about things a caller should know; the answer is still right. " +
+		"Act on the code; the message says what it means for this participant.")
+	w.line()
+	w.line("| code | meaning |")
+	w.line("|---|---|")
+	for _, d := range registry.WarningDocs() {
+		w.line(fmt.Sprintf("| `%s` | %s |", d.Code, mdCell(d.Meaning)))
+	}
+	w.line()
 }
 
 func fullErrors(w *mdWriter, api API) {
