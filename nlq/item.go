@@ -51,7 +51,7 @@ type PeppolInfo struct {
 	CanReceive *bool `json:"canReceive,omitempty" jsonschema:"for a can-it-receive question, or an access point question naming a document: whether it is registered and its SMP lists that document kind"`
 	// Blocked, when CanReceive is false although the SMP lists the document kind, are
 	// the warning codes that make sending fail right now on every endpoint of it.
-	Blocked []string `json:"blocked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: why sending fails right now on every endpoint of it, as warning codes (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing)"`
+	Blocked []string `json:"blocked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: why sending fails right now on every endpoint of it, as warning codes (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
 	// Warnings are the lookup's warnings.
 	Warnings []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
 	// Documents are, for a question naming a document kind, the document types of

@@ -223,12 +223,14 @@ func warningsText(t *tongue, docs []DocumentInfo) string {
 // blockingCodes are the warnings that make sending to an endpoint fail now: its
 // certificate expired, revoked or not issued by the network's access point CA, its service not
 // active yet or expired, its transport profile removed from the network, or the SMP
-// answer it was read from not validly signed (senders' access points refuse it).
+// answer it was read from not validly signed, or signed by a certificate not of the
+// network's SMP CA (senders' access points refuse it).
 var blockingCodes = map[string]bool{
 	registry.WarnCertificateExpired: true, registry.WarnServiceNotYetActive: true,
 	registry.WarnServiceExpired: true, registry.WarnTransportProfileRemoved: true,
 	registry.WarnCertificateChainInvalid: true, registry.WarnSMPSignatureInvalid: true,
 	registry.WarnSMPSignatureMissing: true, registry.WarnCertificateRevoked: true,
+	registry.WarnSMPCertificateNotPeppol: true,
 }
 
 // blocked returns why no endpoint of the document types of kind doc in svc can be

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -29,6 +31,8 @@ const (
 	// ocspUnknownFor is how long "unknown" after a failure is kept, so that a
 	// responder that is down is not asked on every lookup.
 	ocspUnknownFor = time.Minute
+	// ocspClockSkew is how far an answer's update times may stray from the clock.
+	ocspClockSkew = 5 * time.Minute
 	// maxOCSPEntries bounds the remembered answers; when full it starts afresh.
 	maxOCSPEntries = 10000
 )
@@ -53,7 +57,8 @@ type revocationEntry struct {
 
 // revocationOf returns what cert's OCSP responder says about it (issuer being its CA),
 // and for unknown why. The answer is remembered as the responder allows. It asks
-// nothing when no client is configured or cert names no responder ("", "").
+// nothing when no client is configured or cert names no responder ("", ""). Times are
+// the real clock's, not Config.Now: OCSP answers are about the present.
 func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certificate) (status, reason string) {
 	if l.cfg.OCSP == nil || len(cert.OCSPServer) == 0 || issuer == nil {
 		return "", ""
@@ -67,6 +72,10 @@ func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certific
 		return e.status, e.reason
 	}
 	status, reason, until := l.askOCSP(ctx, cert, issuer, now)
+	if ctx.Err() != nil {
+		// The caller went away: that says nothing about the responder.
+		return status, reason
+	}
 	l.ocsp.mu.Lock()
 	if l.ocsp.m == nil || len(l.ocsp.m) >= maxOCSPEntries {
 		l.ocsp.m = map[string]revocationEntry{}
@@ -110,6 +119,17 @@ func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, 
 	r, err := ocsp.ParseResponseForCert(body, cert, issuer)
 	if err != nil {
 		return unknown(fmt.Errorf("the OCSP answer cannot be read or is not signed by the CA: %w", err))
+	}
+	// x/crypto checks that a delegated responder's certificate comes from the CA, not
+	// that the CA made it a responder: any certificate of that CA (every access point
+	// has one) could otherwise vouch for any other (RFC 6960 §4.2.2.2).
+	if r.Certificate != nil && !slices.Contains(r.Certificate.ExtKeyUsage, x509.ExtKeyUsageOCSPSigning) {
+		return unknown(errors.New("the OCSP answer is signed by a certificate the CA did not make an OCSP responder"))
+	}
+	// A replayed old answer, or one from a responder whose clock is wrong, says
+	// nothing about now. OCSP is about the present, so the real clock judges it.
+	if r.ThisUpdate.After(now.Add(ocspClockSkew)) || (!r.NextUpdate.IsZero() && r.NextUpdate.Before(now.Add(-ocspClockSkew))) {
+		return unknown(fmt.Errorf("the OCSP answer is not current (this update %s, next update %s)", r.ThisUpdate.UTC().Format(time.RFC3339), r.NextUpdate.UTC().Format(time.RFC3339)))
 	}
 	until = now.Add(ocspDefaultFor)
 	if !r.NextUpdate.IsZero() {

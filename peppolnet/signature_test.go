@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -182,5 +183,27 @@ func TestRevocationSSRFGuard(t *testing.T) {
 	}
 	if c := p.SMP.Endpoint.Certificate; c.Revocation != "unknown" || n.Hits().OCSP != 0 {
 		t.Errorf("revocation %q, OCSP asked %d times; want unknown and never", c.Revocation, n.Hits().OCSP)
+	}
+}
+
+// TestRedirectSignature: the answer that redirects to another SMP is judged too: when
+// it is not signed, the verdict is missing and senders would refuse it, even though
+// the target's answer is validly signed.
+func TestRedirectSignature(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 50)
+	p := n.Dataset().MustLookup(netsim.KnownRedirect)
+	n.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{Signature: netsim.SignatureUnsigned})
+	l, _ := newLive(t, n, nil)
+	part, _, err := l.Lookup(t.Context(), mustID(t, netsim.KnownRedirect))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sig := part.SMP.Signature
+	if sig == nil || sig.Status != "missing" || sig.Signer == nil ||
+		!slices.ContainsFunc(part.Warnings, func(w registry.Warning) bool {
+			return w.Code == registry.WarnSMPSignatureMissing && strings.Contains(w.Message, "redirected")
+		}) {
+		t.Errorf("signature %+v, warnings %+v", sig, part.Warnings)
 	}
 }

@@ -1,6 +1,7 @@
 package peppolnet
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"fmt"
@@ -129,9 +130,21 @@ func (l *Registry) signatureOf(sm *smp.ServiceMetadata, what string, now time.Ti
 	case smpsig.Invalid, smpsig.Unverifiable:
 		ws = append(ws, registry.Warning{Code: registry.WarnSMPSignatureInvalid, Message: "the signature of the SMP's answer for " + what + " is not valid (" + r.Reason + "): senders refuse such an answer, so they cannot deliver; the participant's SMP provider must fix it"})
 	}
+	if rd := sm.FollowedRedirect; rd != nil && rd.Signature.Status != smpsig.Valid {
+		// The answer that redirected here vouches for the target: when it is not validly
+		// signed, neither is the chain of answers.
+		sig.Status = string(rd.Signature.Status)
+		code, why := registry.WarnSMPSignatureInvalid, "is not validly signed ("+rd.Signature.Reason+")"
+		if rd.Signature.Status == smpsig.Missing {
+			code, why = registry.WarnSMPSignatureMissing, "is not signed"
+		}
+		ws = append(ws, registry.Warning{Code: code, Message: "the SMP answer that redirected to another SMP for " + what + " " + why + ": senders refuse such an answer, so they cannot deliver; the participant's SMP provider must fix it"})
+	}
 	if r.Signer != nil {
-		sig.Signer = &registry.Signer{NotAfter: r.Signer.NotAfter.UTC()}
-		if c := sm.SignerCertificate; c != nil {
+		sig.Signer = &registry.Signer{NotAfter: r.Signer.NotAfter.UTC(), Subject: r.Signer.Subject.String(), Issuer: r.Signer.Issuer.String()}
+		// The parser's reading of the same certificate prints names in the
+		// certificate's own order; use it when it is the certificate verified.
+		if c := sm.SignerCertificate; c != nil && bytes.Equal(c.Raw, r.Signer.Raw) {
 			sig.Signer.Subject, sig.Signer.Issuer = c.Subject, c.Issuer
 		}
 		if sig.Status == string(smpsig.Valid) && (now.After(r.Signer.NotAfter) || now.Before(r.Signer.NotBefore)) {

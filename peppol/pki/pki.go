@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -174,8 +175,9 @@ func (a *Anchors) AddRoot(chain Chain, root *x509.Certificate) {
 	s.roots = append(s.roots, root)
 }
 
-// AddCA trusts ca as an issuing CA of chain for role, when it chains to one of the
-// chain's roots. Call it before the anchors are shared.
+// AddCA trusts ca as an issuing CA of chain for role; certificates it issued verify
+// only when it chains to one of the chain's roots. Call it before the anchors are
+// shared.
 func (a *Anchors) AddCA(chain Chain, role Role, ca *x509.Certificate) {
 	s := a.set(chain)
 	s.cas[role] = append(s.cas[role], ca)
@@ -243,11 +245,18 @@ func (s *anchorSet) verify(cert *x509.Certificate, role Role, at time.Time) (wea
 	for _, c := range s.cas[role] {
 		inter.AddCert(c)
 	}
-	_, err = cert.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, CurrentTime: at,
+	chains, err := cert.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, CurrentTime: at,
 		// Peppol certificates carry clientAuth only; the usage is the CA's to say.
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
 	if err == nil {
-		return false, nil
+		// The role is its issuing CA's: a certificate a root signed directly is no
+		// SMP's or access point's.
+		for _, ch := range chains {
+			if len(ch) >= 3 && slices.ContainsFunc(s.cas[role], ch[1].Equal) {
+				return false, nil
+			}
+		}
+		return false, fmt.Errorf("the certificate is not issued by an OpenPeppol %s CA", role)
 	}
 	if sha1, lerr := s.verifyLegacy(cert, role, at); lerr != nil || !sha1 {
 		// A chain without SHA-1 is crypto/x509's to judge, whatever the links say.
@@ -261,10 +270,12 @@ func isSHA1(c *x509.Certificate) bool {
 	return c.SignatureAlgorithm == x509.SHA1WithRSA || c.SignatureAlgorithm == x509.ECDSAWithSHA1
 }
 
-// verifyLegacy checks the two links leaf → CA → root of a chain that crypto/x509
-// refuses for its SHA-1 signatures: each signature with the issuer's key (CheckSignature
-// accepts SHA-1), names chained by their raw bytes, the CA a CA, and every certificate
-// valid at at. sha1 says whether the chain found holds a SHA-1 signature.
+// verifyLegacy checks the two links leaf → CA → root of a chain of the 2010
+// generation, whose CAs crypto/x509 refuses for their SHA-1 signatures: only a CA that
+// is itself signed with SHA-1 is considered (a SHA-1 leaf under a SHA-2 CA stays
+// refused); each signature is checked with the issuer's key (CheckSignature accepts
+// SHA-1), names chained by their raw bytes, the CA a CA and the leaf not, and every
+// certificate valid at at. sha1 says whether the chain found holds a SHA-1 signature.
 func (s *anchorSet) verifyLegacy(cert *x509.Certificate, role Role, at time.Time) (sha1 bool, err error) {
 	valid := func(c *x509.Certificate) bool { return !at.Before(c.NotBefore) && !at.After(c.NotAfter) }
 	signedBy := func(child, parent *x509.Certificate) bool {
@@ -274,8 +285,11 @@ func (s *anchorSet) verifyLegacy(cert *x509.Certificate, role Role, at time.Time
 	if !valid(cert) {
 		return false, errors.New("the certificate is not valid at that time")
 	}
+	if cert.IsCA {
+		return false, errors.New("the certificate is a CA's")
+	}
 	for _, ca := range s.cas[role] {
-		if !ca.IsCA || !valid(ca) || !signedBy(cert, ca) {
+		if !ca.IsCA || !isSHA1(ca) || !valid(ca) || !signedBy(cert, ca) {
 			continue
 		}
 		for _, root := range s.roots {

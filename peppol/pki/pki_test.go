@@ -163,3 +163,21 @@ func TestAddPEM(t *testing.T) {
 		t.Error("no certificates accepted")
 	}
 }
+
+// TestRootSignedLeaf: a certificate a root signed directly has no issuing CA, so no
+// role: it verifies as neither an SMP's nor an access point's.
+func TestRootSignedLeaf(t *testing.T) {
+	t.Parallel()
+	root, rootKey := newCA(t, nil, nil, "Private Root CA")
+	ca, _ := newCA(t, root, rootKey, "Private SMP CA")
+	leaf, _ := newCA(t, root, rootKey, "")
+	a := &Anchors{}
+	a.AddRoot(Test, root)
+	a.AddCA(Test, SMP, ca)
+	a.AddCA(Test, AccessPoint, ca)
+	for _, role := range []Role{SMP, AccessPoint} {
+		if ch, _, err := a.Verify(leaf, role, time.Now()); ch != Other || err == nil {
+			t.Errorf("as %s: %s, %v", role, ch, err)
+		}
+	}
+}

@@ -119,6 +119,7 @@ func (c *Client) ServiceMetadata(ctx context.Context, base string, id peppol.Par
 	if err := checkSubject(next, target, id, docType); err != nil {
 		return nil, err
 	}
+	sm.Redirect.Signature = sm.Signature
 	next.FollowedRedirect = sm.Redirect
 	return next, nil
 }

@@ -59,7 +59,7 @@ type ServiceMetadata struct {
 	// judge (package peppol/pki).
 	Signature smpsig.Result
 	// SignerCertificate is the first X509Certificate in the signature's KeyInfo, when it
-	// decodes; it says who claims to have signed (compare with Redirect.CertificateUID).
+	// decodes; it says who claims to have signed.
 	SignerCertificate *Certificate
 	// FollowedRedirect is the Redirect that Client.ServiceMetadata followed to reach this
 	// document; nil when the first SMP answered directly. Parsers never set it.
@@ -124,4 +124,7 @@ type Certificate struct {
 type Redirect struct {
 	Href           string
 	CertificateUID string
+	// Signature is the verdict on the redirecting answer's own signature, set when
+	// Client.ServiceMetadata followed the redirect.
+	Signature smpsig.Result
 }
