@@ -12,6 +12,11 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
+// hasCode reports whether ws holds a warning with code.
+func hasCode(ws []registry.Warning, code string) bool {
+	return slices.ContainsFunc(ws, func(w registry.Warning) bool { return w.Code == code })
+}
+
 // TestE2ESignatureFaults: an SMP that signs badly is reported the same through REST,
 // MCP and /ask, end to end over netsim: the signature's verdict, its warning, and for
 // a signature senders refuse, /ask's "not right now" with the reason.
@@ -35,9 +40,6 @@ func TestE2ESignatureFaults(t *testing.T) {
 		{"expired signer", netsim.SignatureExpiredSigner, "invalid", registry.WarnSMPSignatureInvalid, true},
 		// Cryptographically sound, but by a key from nowhere: senders refuse it too.
 		{"signer from another CA", netsim.SignatureOtherCA, "valid", registry.WarnSMPCertificateNotPeppol, true},
-	}
-	hasCode := func(ws []registry.Warning, code string) bool {
-		return slices.ContainsFunc(ws, func(w registry.Warning) bool { return w.Code == code })
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,9 +92,6 @@ func TestE2ERevocation(t *testing.T) {
 			n.SetFault(netsim.OCSPTarget(), netsim.Fault{HTTPStatus: http.StatusBadGateway})
 		},
 			"unknown", registry.WarnCertificateRevocationUnknown, false},
-	}
-	hasCode := func(ws []registry.Warning, code string) bool {
-		return slices.ContainsFunc(ws, func(w registry.Warning) bool { return w.Code == code })
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
