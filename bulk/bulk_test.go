@@ -1,0 +1,130 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/livenet"
+	"github.com/peppolgate/peppolgate/netsim"
+)
+
+var datasetNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
+
+// run checks rows with cfg and returns the results by index.
+func run(t *testing.T, cfg Config, rows ...Row) map[int]Result {
+	t.Helper()
+	in, out := make(chan Row), make(chan Result)
+	errc := make(chan error, 1)
+	go func() { errc <- Check(t.Context(), cfg, in, out) }()
+	go func() {
+		defer close(in)
+		for i, r := range rows {
+			r.Index = i
+			in <- r
+		}
+	}()
+	got := map[int]Result{}
+	for r := range out {
+		if _, dup := got[r.Index]; dup {
+			t.Fatalf("row %d answered twice", r.Index)
+		}
+		got[r.Index] = r
+	}
+	if err := <-errc; err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(rows) {
+		t.Fatalf("%d results for %d rows", len(got), len(rows))
+	}
+	return got
+}
+
+// TestStatuses: every status, from the inputs a ledger holds, over a simulated network.
+func TestStatuses(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 200, Now: datasetNow})
+	tests := []struct {
+		row    Row
+		docs   []string
+		status Status
+		id     string
+	}{
+		{row: Row{Input: netsim.KnownBelgian, Reference: "C-1"}, status: Receives, id: netsim.KnownBelgian},
+		{row: Row{Input: "BE 0677.424.046"}, status: Receives, id: netsim.KnownBelgian},
+		{row: Row{Input: "0677424046", Country: "be"}, status: Receives, id: netsim.KnownBelgian},
+		{row: Row{Input: netsim.KnownBelgian}, docs: []string{"invoice", "Order"}, status: RegisteredWithoutDocument, id: netsim.KnownBelgian},
+		{row: Row{Input: netsim.KnownDirectoryOnly}, status: NotRegistered},
+		{row: Row{Input: "0208:0000000097"}, status: NotRegistered},
+		{row: Row{Input: "hello world"}, status: Invalid},
+		{row: Row{Input: ""}, status: Invalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.row.Input+"/"+tt.row.Country, func(t *testing.T) {
+			t.Parallel()
+			r := run(t, Config{Registry: n.Reg, Documents: tt.docs}, tt.row)[0]
+			if r.Status != tt.status || r.ParticipantID != tt.id || r.Reference != tt.row.Reference || r.Input != tt.row.Input {
+				t.Fatalf("%+v, want %s as %q", r, tt.status, tt.id)
+			}
+			switch tt.status {
+			case Receives, RegisteredWithoutDocument:
+				if r.Name == "" || r.AccessPoint == "" || len(r.Documents) != max(len(tt.docs), 2) || len(r.Tried) == 0 {
+					t.Errorf("answer %+v", r)
+				}
+			case Invalid:
+				if r.Error == nil || r.Error.Retryable || len(r.Tried) != 0 {
+					t.Errorf("error %+v", r.Error)
+				}
+			}
+		})
+	}
+}
+
+// TestFailedAndDuplicates: a failing SMP host fails its rows as retryable without
+// stalling the others, and rows naming the same participant ask the network once.
+func TestFailedAndDuplicates(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 200, Now: datasetNow})
+	failing := n.DS.MustLookup(netsim.KnownNorwegian)
+	n.Net.SetFault(netsim.SMPHostTarget(failing.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
+	var rows []Row
+	for range 50 {
+		rows = append(rows, Row{Input: netsim.KnownBelgian})
+	}
+	rows = append(rows, Row{Input: netsim.KnownNorwegian})
+	n.Net.ResetHits()
+	got := run(t, Config{Registry: n.Reg, Concurrency: 8}, rows...)
+	for i := range 50 {
+		if got[i].Status != Receives {
+			t.Fatalf("row %d: %+v", i, got[i])
+		}
+	}
+	if r := got[50]; r.Status != Failed || r.Error == nil || !r.Error.Retryable {
+		t.Errorf("failing host: %+v", r)
+	}
+	belgian := n.DS.MustLookup(netsim.KnownBelgian)
+	if failing.SMPHost != belgian.SMPHost {
+		if sg := n.Net.Hits().SMP[belgian.SMPHost].ServiceGroup; sg != 1 {
+			t.Errorf("50 rows of one participant asked its ServiceGroup %d times, want 1", sg)
+		}
+	}
+}
+
+// TestCancel: Check stops when its context is done and says so.
+func TestCancel(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 50, Now: datasetNow})
+	ctx, cancel := context.WithCancel(t.Context())
+	in, out := make(chan Row), make(chan Result)
+	errc := make(chan error, 1)
+	go func() { errc <- Check(ctx, Config{Registry: n.Reg}, in, out) }()
+	in <- Row{Input: netsim.KnownBelgian}
+	cancel()
+	for range out {
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Check after cancel: %v", err)
+	}
+}
