@@ -43,8 +43,9 @@ type Registry struct {
 	// services and servicesFlights cache and coalesce Services calls (services.go).
 	services        *cache[*registry.ServicesResult]
 	servicesFlights flights[servicesFetch]
-	// ocsp remembers OCSP answers (revocation.go).
-	ocsp revocations
+	// ocsp remembers OCSP answers and ocspFlights coalesces the requests (revocation.go).
+	ocsp        revocations
+	ocspFlights flights[revocationEntry]
 }
 
 var _ registry.Registry = (*Registry)(nil)

@@ -71,18 +71,27 @@ func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certific
 	if ok && now.Before(e.until) {
 		return e.status, e.reason
 	}
-	status, reason, until := l.askOCSP(ctx, cert, issuer, now)
-	if ctx.Err() != nil {
-		// The caller went away: that says nothing about the responder.
-		return status, reason
+	// Concurrent checks of one certificate (the document types of one /services call
+	// share their access point's) ask once.
+	e, err := l.ocspFlights.do(ctx, key, ocspTimeout, func(fctx context.Context) revocationEntry {
+		status, reason, until := l.askOCSP(fctx, cert, issuer, time.Now())
+		e := revocationEntry{status: status, reason: reason, until: until}
+		if abandoned(fctx) {
+			// Every caller went away: that says nothing about the responder.
+			return e
+		}
+		l.ocsp.mu.Lock()
+		if l.ocsp.m == nil || len(l.ocsp.m) >= maxOCSPEntries {
+			l.ocsp.m = map[string]revocationEntry{}
+		}
+		l.ocsp.m[key] = e
+		l.ocsp.mu.Unlock()
+		return e
+	})
+	if err != nil {
+		return revocationUnknown, "the lookup ended before the OCSP responder answered"
 	}
-	l.ocsp.mu.Lock()
-	if l.ocsp.m == nil || len(l.ocsp.m) >= maxOCSPEntries {
-		l.ocsp.m = map[string]revocationEntry{}
-	}
-	l.ocsp.m[key] = revocationEntry{status: status, reason: reason, until: until}
-	l.ocsp.mu.Unlock()
-	return status, reason
+	return e.status, e.reason
 }
 
 // askOCSP asks cert's first responder; it returns the status, why it is unknown, and

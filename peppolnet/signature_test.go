@@ -207,3 +207,28 @@ func TestRedirectSignature(t *testing.T) {
 		t.Errorf("signature %+v, warnings %+v", sig, part.Warnings)
 	}
 }
+
+// TestRevocationCoalesced: the document types of one services call share their access
+// point's certificate, and its OCSP responder is asked once, not once per type.
+func TestRevocationCoalesced(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 50)
+	l, _ := newLive(t, n, func(c *Config) { c.ServiceConcurrency = 16; c.SMPHostConcurrency = 64 })
+	n.SetFault(netsim.OCSPTarget(), netsim.Fault{Latency: 50 * time.Millisecond})
+	svc, _, err := l.Services(t.Context(), mustID(t, netsim.KnownManyDocTypes), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(svc.Services) < 5 || n.Hits().OCSP != 1 {
+		t.Errorf("%d document types asked the OCSP responder %d times, want once", len(svc.Services), n.Hits().OCSP)
+	}
+	for _, s := range svc.Services {
+		for _, p := range s.Processes {
+			for _, e := range p.Endpoints {
+				if e.Certificate != nil && e.Certificate.Revocation != "good" {
+					t.Errorf("revocation %q", e.Certificate.Revocation)
+				}
+			}
+		}
+	}
+}
