@@ -16,16 +16,17 @@ import (
 // key and certificate per SMP host. Keys are random (crypto/rand), so certificates
 // differ between runs; their subjects, serials and validity come from the Dataset.
 type pki struct {
-	// apCACert and apCAKey sign the OCSP responder's answers about access points.
-	apCACert *x509.Certificate
-	apCAKey  *ecdsa.PrivateKey
-	root     []byte   // DER of the simulated root, issuer of apCA and smpCA
-	apCA     []byte   // DER
-	smpCA    []byte   // DER
-	otherCA  []byte   // DER of the non-Peppol CA of AccessPoint.NonPeppolCA
-	ap       [][]byte // DER per Dataset.AccessPoints entry
-	smp      [][]byte // DER per Dataset.SMPHosts entry
-	smpKy    []*ecdsa.PrivateKey
+	// apCACert and apCAKey sign the OCSP responder's answers about access points,
+	// smpCACert and smpCAKey those about SMP signing certificates.
+	apCACert, smpCACert *x509.Certificate
+	apCAKey, smpCAKey   *ecdsa.PrivateKey
+	root                []byte   // DER of the simulated root, issuer of apCA and smpCA
+	apCA                []byte   // DER
+	smpCA               []byte   // DER
+	otherCA             []byte   // DER of the non-Peppol CA of AccessPoint.NonPeppolCA
+	ap                  [][]byte // DER per Dataset.AccessPoints entry
+	smp                 [][]byte // DER per Dataset.SMPHosts entry
+	smpKy               []*ecdsa.PrivateKey
 	// For the signature faults: a key no certificate holds; an SMP certificate of the
 	// SMP CA that has expired, and one from a CA outside the network's PKI, each with
 	// its key.
@@ -86,7 +87,7 @@ func newPKI(ds *Dataset, ocspURL string) (*pki, error) {
 		return nil, err
 	}
 	p.root, p.apCA, p.smpCA = root.Raw, apCA.Raw, smpCA.Raw
-	p.apCACert, p.apCAKey = apCA, apCAKey
+	p.apCACert, p.apCAKey, p.smpCACert, p.smpCAKey = apCA, apCAKey, smpCA, smpCAKey
 	var otherCA *x509.Certificate
 	var otherCAKey *ecdsa.PrivateKey
 	for _, a := range ds.AccessPoints {
@@ -112,7 +113,7 @@ func newPKI(ds *Dataset, ocspURL string) (*pki, error) {
 		p.ap = append(p.ap, der)
 	}
 	for i, h := range ds.SMPHosts {
-		der, key, err := leaf(smpCA, smpCAKey, int64(5000+i), smpSubject(h), notBefore, notAfter)
+		der, key, err := leaf(smpCA, smpCAKey, int64(smpSerialBase+i), smpSubject(h), notBefore, notAfter, ocspURL)
 		if err != nil {
 			return nil, err
 		}
@@ -135,6 +136,10 @@ func newPKI(ds *Dataset, ocspURL string) (*pki, error) {
 	}
 	return p, nil
 }
+
+// smpSerialBase is the serial number of SMP host 0's signing certificate; host i's is
+// smpSerialBase+i.
+const smpSerialBase = 5000
 
 func smpSubject(h SMPHost) pkix.Name {
 	return pkix.Name{CommonName: h.SeatID, OrganizationalUnit: []string{"PEPPOL TEST SMP"},

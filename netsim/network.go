@@ -58,6 +58,9 @@ type Network struct {
 	// revoked are the access points (by index) whose certificates the OCSP responder
 	// says are revoked, with when.
 	revoked sync.Map
+	// revokedSMP are the SMP hosts (by index) whose signing certificates it says are
+	// revoked, with when.
+	revokedSMP sync.Map
 }
 
 // Start starts the network for ds on 127.0.0.1 with free ports and returns once every

@@ -11,16 +11,22 @@ import (
 	"golang.org/x/crypto/ocsp"
 )
 
+// RevokeSMPHost makes the OCSP responder answer "revoked" for the signing certificate
+// of SMP host i (an index of Dataset.SMPHosts) from now on.
+func (n *Network) RevokeSMPHost(i int) {
+	n.revokedSMP.Store(i, time.Now().UTC().Truncate(time.Second))
+}
+
 // RevokeAccessPoint makes the OCSP responder answer "revoked" for the certificate of
 // access point i (an index of Dataset.AccessPoints) from now on.
 func (n *Network) RevokeAccessPoint(i int) {
 	n.revoked.Store(i, time.Now().UTC().Truncate(time.Second))
 }
 
-// serveOCSP is the OCSP responder of the access point CA (RFC 6960, over HTTP POST or
-// GET): "good" for its access point certificates, "revoked" for those
-// RevokeAccessPoint names, "unknown" for any other serial; answers signed by the CA,
-// valid for an hour. OCSPTarget faults apply.
+// serveOCSP is the OCSP responder of the access point and SMP CAs (RFC 6960, over HTTP
+// POST or GET): "good" for their certificates, "revoked" for those RevokeAccessPoint
+// and RevokeSMPHost name, "unknown" for any other serial; answers signed by the CA
+// that issued the certificate, valid for an hour. OCSPTarget faults apply.
 func (n *Network) serveOCSP(w http.ResponseWriter, r *http.Request) {
 	n.hits.ocsp.Add(1)
 	f := n.faults.get(OCSPTarget())
@@ -69,6 +75,16 @@ func (n *Network) serveOCSP(w http.ResponseWriter, r *http.Request) {
 	}
 	now := time.Now().UTC().Truncate(time.Second)
 	tmpl := ocsp.Response{Status: ocsp.Unknown, SerialNumber: req.SerialNumber, ThisUpdate: now, NextUpdate: now.Add(time.Hour)}
+	ca, caKey := n.pki.apCACert, n.pki.apCAKey
+	for i := range n.ds.SMPHosts {
+		if req.SerialNumber.Cmp(big.NewInt(int64(smpSerialBase+i))) != 0 {
+			continue
+		}
+		ca, caKey, tmpl.Status = n.pki.smpCACert, n.pki.smpCAKey, ocsp.Good
+		if at, ok := n.revokedSMP.Load(i); ok {
+			tmpl.Status, tmpl.RevokedAt, tmpl.RevocationReason = ocsp.Revoked, at.(time.Time), ocsp.KeyCompromise
+		}
+	}
 	for i, a := range n.ds.AccessPoints {
 		if a.NonPeppolCA || req.SerialNumber.Cmp(big.NewInt(a.Serial)) != 0 {
 			continue
@@ -79,7 +95,7 @@ func (n *Network) serveOCSP(w http.ResponseWriter, r *http.Request) {
 		}
 		break
 	}
-	der, err := ocsp.CreateResponse(n.pki.apCACert, n.pki.apCACert, tmpl, n.pki.apCAKey)
+	der, err := ocsp.CreateResponse(ca, ca, tmpl, caKey)
 	if err != nil {
 		w.WriteHeader(http.StatusInternalServerError)
 		return

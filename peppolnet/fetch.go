@@ -215,7 +215,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 	var ep *smp.Endpoint
 	rec.Endpoint, ep = pickEndpoint(doc, sm)
 	var sigWarnings []registry.Warning
-	rec.Signature, sigWarnings = l.signatureOf(sm, "document type "+doc.String(), now)
+	rec.Signature, sigWarnings = l.signatureOf(ctx, sm, "document type "+doc.String(), now)
 	out.warnings = append(out.warnings, sigWarnings...)
 	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, now)...)
 	if rec.Endpoint != nil {

@@ -212,7 +212,7 @@ func (l *Registry) fetchServiceMetadata(ctx context.Context, id peppol.Participa
 				services[i].Warnings = append(services[i].Warnings, registry.Warning{Code: registry.WarnEndpointUnavailable, Message: endpointWarning(err)})
 			default:
 				var sigWarnings []registry.Warning
-				sigs[i], sigWarnings = l.signatureOf(sm, "this document type", now)
+				sigs[i], sigWarnings = l.signatureOf(ctx, sm, "this document type", now)
 				services[i].Warnings = append(services[i].Warnings, sigWarnings...)
 				services[i].Processes = processInfos(sm, now)
 				for j := range services[i].Processes {

@@ -164,8 +164,9 @@ func TestRevocation(t *testing.T) {
 			if e.Certificate.Revocation != tt.status {
 				t.Errorf("services: revocation %q", e.Certificate.Revocation)
 			}
-			if got := n.Hits().OCSP; got != 1 {
-				t.Errorf("OCSP asked %d times for one certificate, want 1 (remembered)", got)
+			// Two certificates: the access point's and the SMP's signing one.
+			if got := n.Hits().OCSP; got != 2 {
+				t.Errorf("OCSP asked %d times for two certificates, want 2 (remembered)", got)
 			}
 		})
 	}
@@ -209,7 +210,8 @@ func TestRedirectSignature(t *testing.T) {
 }
 
 // TestRevocationCoalesced: the document types of one services call share their access
-// point's certificate, and its OCSP responder is asked once, not once per type.
+// point's certificate and their SMP's signing one, and the OCSP responder is asked once
+// about each, not once per type.
 func TestRevocationCoalesced(t *testing.T) {
 	t.Parallel()
 	n := startNet(t, 50)
@@ -219,8 +221,8 @@ func TestRevocationCoalesced(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(svc.Services) < 5 || n.Hits().OCSP != 1 {
-		t.Errorf("%d document types asked the OCSP responder %d times, want once", len(svc.Services), n.Hits().OCSP)
+	if len(svc.Services) < 5 || n.Hits().OCSP != 2 {
+		t.Errorf("%d document types asked the OCSP responder %d times, want twice", len(svc.Services), n.Hits().OCSP)
 	}
 	for _, s := range svc.Services {
 		for _, p := range s.Processes {
@@ -230,5 +232,33 @@ func TestRevocationCoalesced(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRevokedSMPSigner: an SMP signing with a certificate its CA revoked makes the
+// signature invalid, as senders judge it; a good one says so on the signer.
+func TestRevokedSMPSigner(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 50)
+	id := mustID(t, netsim.KnownCertValid)
+	l, _ := newLive(t, n, nil)
+	p, _, err := l.Lookup(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.SMP.Signature; s.Status != "valid" || s.Signer.Revocation != "good" {
+		t.Fatalf("before revocation: %+v", s.Signer)
+	}
+	n.RevokeSMPHost(n.Dataset().MustLookup(netsim.KnownCertValid).SMPHost)
+	l, _ = newLive(t, n, nil)
+	p, _, err = l.Lookup(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := p.SMP.Signature; s.Status != "invalid" || s.Signer.Revocation != "revoked" ||
+		!slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool {
+			return w.Code == registry.WarnSMPSignatureInvalid && strings.Contains(w.Message, "revoked")
+		}) {
+		t.Errorf("revoked signer: %+v, warnings %+v", s, p.Warnings)
 	}
 }

@@ -120,7 +120,7 @@ func chainWord(c pki.Chain) string {
 
 // signatureOf is the verdict on sm's signature, with its signer's chain, and the
 // warnings it calls for; what names the document for the messages.
-func (l *Registry) signatureOf(sm *smp.ServiceMetadata, what string, now time.Time) (*registry.Signature, []registry.Warning) {
+func (l *Registry) signatureOf(ctx context.Context, sm *smp.ServiceMetadata, what string, now time.Time) (*registry.Signature, []registry.Warning) {
 	r := sm.Signature
 	sig := &registry.Signature{Status: string(r.Status), Algorithm: r.Algorithm}
 	var ws []registry.Warning
@@ -160,6 +160,14 @@ func (l *Registry) signatureOf(sm *smp.ServiceMetadata, what string, now time.Ti
 				reason = err.Error()
 			}
 			ws = append(ws, registry.Warning{Code: registry.WarnSMPCertificateNotPeppol, Message: "the SMP's answer for " + what + " is signed with a certificate that does not chain to the OpenPeppol SMP CA of " + l.networkName() + " network (" + reason + "): senders do not trust it"})
+		}
+		if chain != pki.Other {
+			status, reason := l.revocationOf(ctx, r.Signer, l.cfg.Anchors.Issuer(r.Signer, pki.SMP))
+			sig.Signer.Revocation = status
+			if status == revocationRevoked {
+				sig.Status = string(smpsig.Invalid)
+				ws = append(ws, registry.Warning{Code: registry.WarnSMPSignatureInvalid, Message: "the SMP's answer for " + what + " is signed with a revoked certificate (" + reason + "), its CA's OCSP responder says: senders refuse it, so they cannot deliver; the participant's SMP provider must sign with a valid certificate"})
+			}
 		}
 		r.Weak = r.Weak || weak
 	}

@@ -157,6 +157,8 @@ type Signer struct {
 	Subject  string    `json:"subject" jsonschema:"subject distinguished name, in the certificate's own order"`
 	Issuer   string    `json:"issuer" jsonschema:"issuer distinguished name, in the certificate's own order"`
 	NotAfter time.Time `json:"notAfter" jsonschema:"end of validity (RFC 3339)"`
+	// Revocation is what the SMP CA's OCSP responder says; "" when not asked.
+	Revocation string `json:"revocation,omitempty" jsonschema:"what the SMP CA's OCSP responder says about the signing certificate: good, revoked or unknown; absent when the certificate names no responder or does not chain"`
 }
 
 // Warning is a machine code and a sentence about something a caller should know.

@@ -74,31 +74,33 @@ func TestE2ESignatureFaults(t *testing.T) {
 	}
 }
 
-// TestE2ERevocation: a revoked access point certificate, and an OCSP responder that
-// is down, through REST, MCP and /ask: revoked blocks sending, an unknown revocation is
-// only a warning.
+// TestE2ERevocation: a revoked access point certificate, a revoked SMP signing
+// certificate, and an OCSP responder that is down, through REST, MCP and /ask: revoked
+// blocks sending, an unknown revocation is only a warning.
 func TestE2ERevocation(t *testing.T) {
 	t.Parallel()
 	id := netsim.KnownCertValid
 	tests := []struct {
 		name       string
-		setup      func(n *netsim.Network, ap int)
+		setup      func(n *netsim.Network, p *netsim.Participant)
 		revocation string
 		code       string
 		blocks     bool
 	}{
-		{"revoked", func(n *netsim.Network, ap int) { n.RevokeAccessPoint(ap) }, "revoked", registry.WarnCertificateRevoked, true},
-		{"responder down", func(n *netsim.Network, _ int) {
+		{"revoked", func(n *netsim.Network, p *netsim.Participant) {
+			n.RevokeAccessPoint(p.Services[0].Processes[0].Endpoints[0].AccessPoint)
+		}, "revoked", registry.WarnCertificateRevoked, true},
+		{"SMP signer revoked", func(n *netsim.Network, p *netsim.Participant) { n.RevokeSMPHost(p.SMPHost) },
+			"good", registry.WarnSMPSignatureInvalid, true},
+		{"responder down", func(n *netsim.Network, _ *netsim.Participant) {
 			n.SetFault(netsim.OCSPTarget(), netsim.Fault{HTTPStatus: http.StatusBadGateway})
-		},
-			"unknown", registry.WarnCertificateRevocationUnknown, false},
+		}, "unknown", registry.WarnCertificateRevocationUnknown, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := startE2E(t)
-			p := e.ds.MustLookup(id)
-			tt.setup(e.net, p.Services[0].Processes[0].Endpoints[0].AccessPoint)
+			tt.setup(e.net, e.ds.MustLookup(id))
 
 			_, body := e.get(t, "/api/v1/participant/"+id)
 			rp := decodeJSON[registry.Participant](t, body)
