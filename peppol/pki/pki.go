@@ -60,6 +60,11 @@ type Anchors struct {
 type anchorSet struct {
 	roots []*x509.Certificate
 	cas   map[Role][]*x509.Certificate
+	// rootPool and caPools hold the same certificates as the pools crypto/x509
+	// verifies with, kept up to date by AddRoot and AddCA rather than rebuilt for
+	// every certificate checked.
+	rootPool *x509.CertPool
+	caPools  map[Role]*x509.CertPool
 }
 
 // Peppol returns the anchors of the OpenPeppol PKI that ship with the binary. It
@@ -163,7 +168,7 @@ func (a *Anchors) set(chain Chain) *anchorSet {
 	}
 	s := a.chains[chain]
 	if s == nil {
-		s = &anchorSet{cas: map[Role][]*x509.Certificate{}}
+		s = &anchorSet{cas: map[Role][]*x509.Certificate{}, rootPool: x509.NewCertPool(), caPools: map[Role]*x509.CertPool{}}
 		a.chains[chain] = s
 	}
 	return s
@@ -173,6 +178,7 @@ func (a *Anchors) set(chain Chain) *anchorSet {
 func (a *Anchors) AddRoot(chain Chain, root *x509.Certificate) {
 	s := a.set(chain)
 	s.roots = append(s.roots, root)
+	s.rootPool.AddCert(root)
 }
 
 // AddCA trusts ca as an issuing CA of chain for role; certificates it issued verify
@@ -181,6 +187,10 @@ func (a *Anchors) AddRoot(chain Chain, root *x509.Certificate) {
 func (a *Anchors) AddCA(chain Chain, role Role, ca *x509.Certificate) {
 	s := a.set(chain)
 	s.cas[role] = append(s.cas[role], ca)
+	if s.caPools[role] == nil {
+		s.caPools[role] = x509.NewCertPool()
+	}
+	s.caPools[role].AddCert(ca)
 }
 
 // Verify says which chain cert belongs to for role at the instant at: Production or
@@ -238,14 +248,7 @@ func firstError(errs []error) error {
 // verify checks cert against the set with crypto/x509, or, when a SHA-1 signature in
 // the chain makes crypto/x509 refuse it, link by link (legacy).
 func (s *anchorSet) verify(cert *x509.Certificate, role Role, at time.Time) (weak bool, err error) {
-	roots, inter := x509.NewCertPool(), x509.NewCertPool()
-	for _, r := range s.roots {
-		roots.AddCert(r)
-	}
-	for _, c := range s.cas[role] {
-		inter.AddCert(c)
-	}
-	chains, err := cert.Verify(x509.VerifyOptions{Roots: roots, Intermediates: inter, CurrentTime: at,
+	chains, err := cert.Verify(x509.VerifyOptions{Roots: s.rootPool, Intermediates: s.caPools[role], CurrentTime: at,
 		// Peppol certificates carry clientAuth only; the usage is the CA's to say.
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}})
 	if err == nil {
