@@ -4,10 +4,12 @@ import (
 	"encoding/pem"
 	"errors"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -47,8 +49,6 @@ func TestBuild(t *testing.T) {
 		sml       bool
 	}{
 		{name: "one unnamed simulated network", cfg: Config{Networks: []Network{{Sim: sim}}}, wantNames: nil},
-		{name: "a network trusting its own CAs besides OpenPeppol's", cfg: Config{Networks: []Network{{Name: registry.NetworkProduction, Sim: sim, TrustPEM: caPEM(t, sim)}}},
-			wantNames: []string{"production"}},
 		{name: "production and test", cfg: Config{Networks: []Network{{Name: registry.NetworkProduction, Sim: sim}, {Name: registry.NetworkTest, Sim: sim}}},
 			wantNames: []string{"production", "test"}},
 		{name: "no networks", cfg: Config{}, wantErr: true},
@@ -89,6 +89,49 @@ func TestBuild(t *testing.T) {
 				t.Errorf("lookup over the stack: %v", err)
 			}
 		})
+	}
+}
+
+// TestTrustPEM: a private network reached as a real one (its DNS server, SMPs and
+// Directory named, not simulated in-process) has certificates OpenPeppol's CAs did not
+// issue: they chain to nothing and are warned about, until its own CAs are trusted
+// with TrustPEM (-trust-ca), on the same code path.
+func TestTrustPEM(t *testing.T) {
+	t.Parallel()
+	_, sim := startSim(t)
+	private := Network{Name: registry.NetworkTest, DNSServers: []string{sim.DNSAddr()}, Zone: sim.Zone(),
+		DirectoryURL: sim.DirectoryURL(), AllowPrivateSMP: true}
+	id, err := peppol.ParseParticipantID(netsim.KnownCertValid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name  string
+		trust []byte
+		chain string
+		warn  bool
+	}{
+		{"OpenPeppol's CAs only", nil, "other", true},
+		{"its own CAs trusted", caPEM(t, sim), "peppol-test", false},
+	} {
+		n := private
+		n.TrustPEM = tt.trust
+		st, err := Build(Config{Networks: []Network{n}, SMLTimeout: time.Second, SMLAttempts: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		p, _, err := st.Default().Lookup(t.Context(), id)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		warned := slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool {
+			return w.Code == registry.WarnCertificateChainInvalid || w.Code == registry.WarnSMPCertificateNotPeppol
+		})
+		if p.SMP.Signature.Chain != tt.chain || p.SMP.Endpoint.Certificate.Chain != tt.chain || warned != tt.warn {
+			t.Errorf("%s: signer chain %q, endpoint chain %q, warnings %+v; want %q, warned %v",
+				tt.name, p.SMP.Signature.Chain, p.SMP.Endpoint.Certificate.Chain, p.Warnings, tt.chain, tt.warn)
+		}
 	}
 }
 
