@@ -44,6 +44,9 @@ const (
 // code list's categories of the invoice and the credit note.
 func DefaultDocuments() []string { return []string{"Invoice", "Credit Note"} }
 
+// codeUnreadable is the error code of a row the input's format does not allow.
+const codeUnreadable = string(registry.CodeInvalidRequest)
+
 // DefaultConcurrency is how many rows are checked at once unless Config says otherwise.
 const DefaultConcurrency = 32
 
@@ -58,6 +61,8 @@ type Row struct {
 	Country string
 	// Reference is the caller's own key for the row (e.g. a customer number), echoed.
 	Reference string
+	// Record is the row's whole CSV record, echoed for a CSV answer; nil otherwise.
+	Record []string
 }
 
 // Document says whether a participant can receive one document kind.
@@ -77,6 +82,7 @@ type RowError struct {
 type Result struct {
 	Index         int                `json:"index" jsonschema:"the row's position in the input, from 0"`
 	Input         string             `json:"input" jsonschema:"the row's input as given"`
+	CountryHint   string             `json:"countryHint,omitempty" jsonschema:"the row's country hint as given"`
 	Reference     string             `json:"reference,omitempty" jsonschema:"the row's reference as given"`
 	Status        Status             `json:"status" jsonschema:"receives, registered_without_that_document, not_registered, invalid or failed"`
 	ParticipantID string             `json:"participantId,omitempty" jsonschema:"the participant identifier that matched, <scheme>:<value>"`
@@ -86,7 +92,9 @@ type Result struct {
 	Documents     []Document         `json:"documents,omitempty" jsonschema:"each document kind asked about, and whether the participant can receive it"`
 	AccessPoint   string             `json:"accessPoint,omitempty" jsonschema:"the access point endpoint URL the SMP names"`
 	Warnings      []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
-	Error         *RowError          `json:"error,omitempty" jsonschema:"for failed: why, and whether a retry may help"`
+	Error         *RowError          `json:"error,omitempty" jsonschema:"for failed and invalid: why, and whether a retry may help"`
+	// Record is the row's CSV record, echoed.
+	Record []string `json:"-"`
 }
 
 // Config configures Check.
@@ -149,7 +157,7 @@ func Check(ctx context.Context, cfg Config, rows <-chan Row, results chan<- Resu
 // checkRow answers one row: it reads the input as participant identifiers and looks
 // them up in order until one is registered.
 func checkRow(ctx context.Context, reg registry.Registry, docs []string, row Row) Result {
-	res := Result{Index: row.Index, Input: row.Input, Reference: row.Reference}
+	res := Result{Index: row.Index, Input: row.Input, CountryHint: row.Country, Reference: row.Reference, Record: row.Record}
 	cands := candidates(row.Input, row.Country)
 	if len(cands) == 0 {
 		res.Status = Invalid
