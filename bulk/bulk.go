@@ -99,75 +99,304 @@ type Result struct {
 
 // Config configures Check.
 type Config struct {
-	// Registry answers the lookups. Required.
+	// Registry answers the lookups. Required. When it is a registry.Locator, each row's
+	// SMP host is found first (the SML alone) and rows wait in their host's lane, so
+	// that a slow or failing host holds up only its own rows.
 	Registry registry.Registry
 	// Documents are the document kinds asked about (code-list categories, any case);
 	// empty means DefaultDocuments.
 	Documents []string
-	// Concurrency is how many rows are checked at once; 0 means DefaultConcurrency.
+	// Concurrency is how many rows are located at once, and looked up at once when the
+	// registry is no Locator; 0 means DefaultConcurrency.
 	Concurrency int
+	// PerHost is how many rows of one SMP host are looked up at once; 0 means
+	// DefaultPerHost, the registry's own cap per SMP host.
+	PerHost int
+	// InFlight bounds the rows read and not yet answered; 0 means DefaultInFlight.
+	InFlight int
 }
+
+// DefaultPerHost is Config.PerHost's default: peppolnet's requests in flight per SMP
+// host, so that a lane keeps its host's slots busy and no more.
+const DefaultPerHost = 8
+
+// DefaultInFlight is Config.InFlight's default.
+const DefaultInFlight = 4096
+
+// memoSize is how many answers Check remembers for later rows naming the same
+// participants (the rows in flight are coalesced besides).
+const memoSize = 4096
 
 // Check checks every row read from rows, sending each Result to results as it is done
 // (not in input order: Result.Index says which row), until rows is closed and every
-// row is answered, or ctx is done. It closes results when it returns. It returns
-// ctx's error when cut short, and an error when cfg has no Registry.
+// row is answered, or ctx is done. Rows that read as the same participant
+// identifiers are resolved once, and share the slices of their answers: callers must
+// not modify a Result's slices. It closes results when it returns. It returns ctx's
+// error when cut short, and an error when cfg has no Registry.
 func Check(ctx context.Context, cfg Config, rows <-chan Row, results chan<- Result) error {
 	defer close(results)
 	if cfg.Registry == nil {
 		return errors.New("bulk: Config.Registry is nil")
 	}
-	docs := cfg.Documents
-	if len(docs) == 0 {
-		docs = DefaultDocuments()
-	}
-	n := cfg.Concurrency
-	if n <= 0 {
-		n = DefaultConcurrency
-	}
+	e := newEngine(ctx, cfg, results)
 	var wg sync.WaitGroup
-	for range n {
+	for range e.concurrency {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
+				select {
+				case <-ctx.Done():
+					return
+				case e.slots <- struct{}{}:
+				}
 				var row Row
 				var ok bool
 				select {
 				case <-ctx.Done():
+					<-e.slots
 					return
 				case row, ok = <-rows:
 					if !ok {
+						<-e.slots
 						return
 					}
 				}
-				r := checkRow(ctx, cfg.Registry, docs, row)
-				select {
-				case <-ctx.Done():
-					return
-				case results <- r:
-				}
+				e.admit(row)
 			}
 		}()
 	}
 	wg.Wait()
+	e.lanesDone.Wait()
 	return ctx.Err()
 }
 
-// checkRow answers one row: it reads the input as participant identifiers and looks
-// them up in order until one is registered.
-func checkRow(ctx context.Context, reg registry.Registry, docs []string, row Row) Result {
-	res := Result{Index: row.Index, Input: row.Input, CountryHint: row.Country, Reference: row.Reference, Record: row.Record}
+// engine is one Check's state: the rows in flight by key, the answers remembered, and
+// a lane per SMP host.
+type engine struct {
+	ctx         context.Context
+	reg         registry.Registry
+	loc         registry.Locator // nil when the registry cannot locate
+	docs        []string
+	concurrency int
+	perHost     int
+	results     chan<- Result
+	// slots bounds the rows admitted and not yet answered.
+	slots chan struct{}
+
+	mu      sync.Mutex
+	flights map[string]*flight
+	memo    map[string]Result
+	memoQ   []string // memo's keys, oldest first
+	lanes   map[string]*lane
+
+	lanesDone sync.WaitGroup
+}
+
+// flight is the rows in flight that read as the same identifiers: the first is looked
+// up, the others wait for its answer.
+type flight struct {
+	rows []Row
+}
+
+// lane is one SMP host's queue of rows and the count of its workers.
+type lane struct {
+	queue   []job
+	workers int
+}
+
+// job is a located row: its identifiers, which of them the SML names, and what was
+// tried and failed before it.
+type job struct {
+	key     string
+	cands   []peppol.ParticipantID
+	at      int
+	failure error
+}
+
+func newEngine(ctx context.Context, cfg Config, results chan<- Result) *engine {
+	e := &engine{ctx: ctx, reg: cfg.Registry, docs: cfg.Documents, concurrency: cfg.Concurrency, perHost: cfg.PerHost,
+		results: results, flights: map[string]*flight{}, memo: map[string]Result{}, lanes: map[string]*lane{}}
+	e.loc, _ = cfg.Registry.(registry.Locator)
+	if len(e.docs) == 0 {
+		e.docs = DefaultDocuments()
+	}
+	if e.concurrency <= 0 {
+		e.concurrency = DefaultConcurrency
+	}
+	if e.perHost <= 0 {
+		e.perHost = DefaultPerHost
+	}
+	if e.loc == nil {
+		// One lane for every row, as wide as the pool.
+		e.perHost = e.concurrency
+	}
+	inflight := cfg.InFlight
+	if inflight <= 0 {
+		inflight = DefaultInFlight
+	}
+	e.slots = make(chan struct{}, max(inflight, e.concurrency))
+	return e
+}
+
+// admit answers row at once when it is invalid or answered before, joins it to the
+// flight of its identifiers when one is on, and else locates it and queues it in its
+// host's lane. It runs on a locating worker, which holds the row's slot.
+func (e *engine) admit(row Row) {
 	cands := candidates(row.Input, row.Country)
 	if len(cands) == 0 {
+		res := rowResult(row)
 		res.Status = Invalid
 		res.Error = &RowError{Code: string(registry.CodeInvalidParticipantID), Message: invalidMessage(row)}
-		return res
+		e.send(res)
+		return
 	}
-	var failure error
-	for _, id := range cands {
+	key := keyOf(cands)
+	e.mu.Lock()
+	if r, ok := e.memo[key]; ok {
+		e.mu.Unlock()
+		e.send(answerFor(row, r))
+		return
+	}
+	if f, ok := e.flights[key]; ok {
+		f.rows = append(f.rows, row)
+		e.mu.Unlock()
+		return
+	}
+	e.flights[key] = &flight{rows: []Row{row}}
+	e.mu.Unlock()
+
+	j := job{key: key, cands: cands}
+	host := ""
+	if e.loc != nil {
+		j.at = -1
+	locate:
+		for i, id := range cands {
+			h, err := e.loc.SMPHost(e.ctx, id)
+			switch {
+			case registry.ErrorCode(err) == registry.CodeNotFound:
+				continue
+			case err != nil:
+				if j.failure == nil {
+					j.failure = err
+				}
+				continue
+			}
+			j.at, host = i, h
+			break locate
+		}
+		if j.at < 0 {
+			// No identifier is in the SML: the answer needs no SMP.
+			e.finish(j.key, e.unregistered(cands, len(cands), j.failure))
+			return
+		}
+	}
+	e.enqueue(host, j)
+}
+
+// enqueue puts j in host's lane, starting a worker when the lane has fewer than
+// perHost.
+func (e *engine) enqueue(host string, j job) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	l := e.lanes[host]
+	if l == nil {
+		l = &lane{}
+		e.lanes[host] = l
+	}
+	l.queue = append(l.queue, j)
+	if l.workers < e.perHost {
+		l.workers++
+		e.lanesDone.Add(1)
+		go e.work(host, l)
+	}
+}
+
+// work looks up the jobs of host's lane until it is empty.
+func (e *engine) work(host string, l *lane) {
+	defer e.lanesDone.Done()
+	for {
+		e.mu.Lock()
+		if len(l.queue) == 0 {
+			l.workers--
+			if l.workers == 0 {
+				delete(e.lanes, host)
+			}
+			e.mu.Unlock()
+			return
+		}
+		j := l.queue[0]
+		l.queue[0] = job{}
+		l.queue = l.queue[1:]
+		e.mu.Unlock()
+		e.finish(j.key, e.lookup(j))
+	}
+}
+
+// finish sends r to every row of key's flight and remembers it.
+func (e *engine) finish(key string, r Result) {
+	e.mu.Lock()
+	f := e.flights[key]
+	delete(e.flights, key)
+	if len(e.memoQ) >= memoSize {
+		delete(e.memo, e.memoQ[0])
+		e.memoQ[0] = ""
+		e.memoQ = e.memoQ[1:]
+	}
+	e.memo[key] = r
+	e.memoQ = append(e.memoQ, key)
+	e.mu.Unlock()
+	for _, row := range f.rows {
+		e.send(answerFor(row, r))
+	}
+}
+
+// send delivers r and frees its row's slot; it drops r when the check is cut short.
+func (e *engine) send(r Result) {
+	select {
+	case e.results <- r:
+	case <-e.ctx.Done():
+	}
+	<-e.slots
+}
+
+// keyOf is the flight and memo key of a row's identifiers.
+func keyOf(cands []peppol.ParticipantID) string {
+	var b strings.Builder
+	for i, id := range cands {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strings.ToLower(id.String()))
+	}
+	return b.String()
+}
+
+// rowResult is a Result echoing row, not yet answered.
+func rowResult(row Row) Result {
+	return Result{Index: row.Index, Input: row.Input, CountryHint: row.Country, Reference: row.Reference, Record: row.Record}
+}
+
+// answerFor is the answer r, found for another row of the same identifiers, as the
+// answer for row.
+func answerFor(row Row, r Result) Result {
+	out := rowResult(row)
+	out.Status, out.ParticipantID, out.Tried, out.Name, out.Country = r.Status, r.ParticipantID, r.Tried, r.Name, r.Country
+	out.Documents, out.AccessPoint, out.Warnings, out.Error = r.Documents, r.AccessPoint, r.Warnings, r.Error
+	return out
+}
+
+// lookup answers j: it looks up its identifiers in order from the one located, until
+// one is registered. The Result's row fields are left for answerFor.
+func (e *engine) lookup(j job) Result {
+	res := Result{}
+	for _, id := range j.cands[:max(j.at, 0)] {
 		res.Tried = append(res.Tried, id.String())
-		p, _, err := reg.Lookup(ctx, id)
+	}
+	failure := j.failure
+	for _, id := range j.cands[max(j.at, 0):] {
+		res.Tried = append(res.Tried, id.String())
+		p, _, err := e.reg.Lookup(e.ctx, id)
 		switch {
 		case registry.ErrorCode(err) == registry.CodeNotFound:
 			continue
@@ -184,12 +413,12 @@ func checkRow(ctx context.Context, reg registry.Registry, docs []string, row Row
 		if d := p.Directory; d != nil {
 			res.Name, res.Country = d.Name, d.CountryCode
 		}
-		if e := p.SMP.Endpoint; e != nil {
-			res.AccessPoint = e.URL
+		if ep := p.SMP.Endpoint; ep != nil {
+			res.AccessPoint = ep.URL
 		}
 		res.Warnings = p.Warnings
 		res.Status = Receives
-		for _, kind := range docs {
+		for _, kind := range e.docs {
 			d := Document{Kind: kind, Receives: lists(p.SMP.DocumentTypes, kind)}
 			if !d.Receives {
 				res.Status = RegisteredWithoutDocument
@@ -198,10 +427,22 @@ func checkRow(ctx context.Context, reg registry.Registry, docs []string, row Row
 		}
 		return res
 	}
+	out := e.unregistered(j.cands, 0, failure)
+	out.Tried = res.Tried
+	return out
+}
+
+// unregistered is the answer when no identifier is registered: failed when asking
+// one failed, else not registered; tried are the first n identifiers.
+func (e *engine) unregistered(cands []peppol.ParticipantID, n int, failure error) Result {
+	var res Result
+	for _, id := range cands[:n] {
+		res.Tried = append(res.Tried, id.String())
+	}
 	if failure != nil {
 		res.Status = Failed
-		var re *registry.Error
 		res.Error = &RowError{Code: string(registry.CodeLookupFailed), Message: failure.Error(), Retryable: true}
+		var re *registry.Error
 		if errors.As(failure, &re) {
 			res.Error.Code, res.Error.Message = string(re.Code), re.Message
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"testing"
 	"time"
 
@@ -126,5 +127,101 @@ func TestCancel(t *testing.T) {
 	}
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Errorf("Check after cancel: %v", err)
+	}
+}
+
+// TestSlowHostOwnLane: rows of an SMP host that does not answer wait in its own lane,
+// at most PerHost of them asking it, while every other host's rows are answered; the
+// held host's rows come last (here: never, until the check is cancelled).
+func TestSlowHostOwnLane(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 300, Now: datasetNow})
+	held := n.DS.MustLookup(netsim.KnownNorwegian).SMPHost
+	n.Net.SetFault(netsim.SMPHostTarget(held), netsim.Fault{Hang: true})
+	var heldRows, others int
+	var rows []Row
+	for _, p := range n.DS.Participants {
+		if !p.InSML || p.SMPNotFound || p.RedirectHost >= 0 {
+			continue
+		}
+		if p.SMPHost == held {
+			heldRows++
+		} else if others < 40 {
+			others++
+		} else {
+			continue
+		}
+		rows = append(rows, Row{Index: len(rows), Input: p.ID.String(), Reference: strconv.Itoa(p.SMPHost)})
+	}
+	if heldRows < 3 || others == 0 {
+		t.Fatalf("dataset has %d rows on the held host and %d on others", heldRows, others)
+	}
+	in := make(chan Row)
+	go func() {
+		defer close(in)
+		for _, r := range rows {
+			in <- r
+		}
+	}()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	out := make(chan Result)
+	const perHost = 2
+	errc := make(chan error, 1)
+	go func() { errc <- Check(ctx, Config{Registry: n.Reg, Concurrency: 8, PerHost: perHost}, in, out) }()
+	answered := 0
+	for r := range out {
+		if r.Reference == strconv.Itoa(held) {
+			t.Fatalf("a row of the held host was answered (%+v) before the others (%d of %d answered)", r, answered, others)
+		}
+		if r.Status == Failed {
+			t.Errorf("row of a healthy host failed: %+v", r)
+		}
+		answered++
+		if answered == others {
+			break
+		}
+	}
+	if hits := n.Net.Hits().SMP[held]; hits.MaxInFlight > perHost || hits.ServiceGroup > perHost {
+		t.Errorf("held host got %+v, want at most %d in flight", hits, perHost)
+	}
+	cancel()
+	for range out {
+	}
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Errorf("Check: %v", err)
+	}
+}
+
+// TestDuplicatesOnce: rows of the same identifiers, in any notation, are resolved once,
+// a failure included, and each keeps its own index, input and reference.
+func TestDuplicatesOnce(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 200, Now: datasetNow})
+	failing := n.DS.MustLookup(netsim.KnownNorwegian)
+	n.Net.SetFault(netsim.SMPHostTarget(failing.SMPHost), netsim.Fault{HTTPStatus: http.StatusServiceUnavailable})
+	var rows []Row
+	for i := range 20 {
+		rows = append(rows, Row{Input: netsim.KnownNorwegian, Reference: "N" + strconv.Itoa(i)})
+	}
+	rows = append(rows, Row{Input: "0208:0677424046"}, Row{Input: "0208:0677424046 "}, Row{Input: "iso6523-actorid-upis::0208:0677424046"})
+	n.Net.ResetHits()
+	got := run(t, Config{Registry: n.Reg, Concurrency: 4}, rows...)
+	for i := range 20 {
+		if r := got[i]; r.Status != Failed || r.Reference != "N"+strconv.Itoa(i) || r.Index != i {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	for i := 20; i < 23; i++ {
+		if r := got[i]; r.Status != Receives || r.Input != rows[i].Input {
+			t.Errorf("row %d: %+v", i, r)
+		}
+	}
+	hits := n.Net.Hits()
+	if sg := hits.SMP[failing.SMPHost].ServiceGroup; sg != 1 {
+		t.Errorf("20 rows of a failing participant asked its SMP %d times, want 1", sg)
+	}
+	if b := n.DS.MustLookup(netsim.KnownBelgian).SMPHost; b != failing.SMPHost && hits.SMP[b].ServiceGroup != 1 {
+		t.Errorf("3 notations of one participant asked its SMP %d times, want 1", hits.SMP[b].ServiceGroup)
 	}
 }

@@ -64,6 +64,19 @@ func (c *cache[V]) put(key string, e cacheEntry[V]) {
 	c.items[key] = c.order.PushFront(&cacheItem[V]{key: key, entry: e})
 }
 
+// take returns the entry under key and removes it.
+func (c *cache[V]) take(key string) (cacheEntry[V], bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[key]
+	if !ok {
+		return cacheEntry[V]{}, false
+	}
+	c.order.Remove(el)
+	delete(c.items, key)
+	return el.Value.(*cacheItem[V]).entry, true
+}
+
 // len returns the number of entries.
 func (c *cache[V]) len() int {
 	c.mu.Lock()

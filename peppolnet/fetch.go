@@ -150,9 +150,7 @@ func (l *Registry) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) 
 // ServiceMetadata, and applies the insight checks: every listed document type against
 // the code list, the shown endpoint's certificate, dates, URL and transport profile.
 func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOutcome {
-	start := time.Now()
-	res, err := l.cfg.Resolver.Lookup(ctx, id)
-	l.observeCall(ctx, registry.UpstreamSML, start, err, slog.String("participant", id.String()))
+	res, err := l.resolve(ctx, id)
 	if err != nil {
 		if errors.Is(err, sml.ErrNotRegistered) {
 			return smpOutcome{notRegistered: true}
@@ -169,7 +167,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 	if u, err := url.Parse(base); err == nil {
 		rec.Hostname = u.Hostname()
 	}
-	start = time.Now()
+	start := time.Now()
 	sg, err := l.smp.ServiceGroup(ctx, base, id)
 	l.observeCall(ctx, registry.UpstreamSMP, start, err, slog.String("participant", id.String()))
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -46,6 +47,8 @@ type Registry struct {
 	// ocsp remembers OCSP answers and ocspFlights coalesces the requests (revocation.go).
 	ocsp        revocations
 	ocspFlights flights[revocationEntry]
+	// handoff holds the SML answers SMPHost got for the lookups that follow (locate.go).
+	handoff *cache[*sml.Result]
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -71,6 +74,7 @@ func New(cfg Config) (*Registry, error) {
 		lookups:    newCache[*registry.Participant](cfg.MaxCacheEntries),
 		searches:   newCache[*registry.SearchResult](cfg.MaxCacheEntries),
 		services:   newCache[*registry.ServicesResult](cfg.MaxCacheEntries),
+		handoff:    newCache[*sml.Result](cfg.MaxCacheEntries),
 	}, nil
 }
 

@@ -219,3 +219,15 @@ type SearchHit struct {
 	Name          string `json:"name" jsonschema:"company name"`
 	CountryCode   string `json:"countryCode" jsonschema:"ISO 3166 alpha-2 country code"`
 }
+
+// Locator is implemented by a Registry that can tell which SMP host serves a
+// participant from the SML alone, without asking the SMP or the Directory. The bulk
+// engine uses it to spread its lookups over SMP hosts, so that one slow host holds up
+// only its own rows.
+type Locator interface {
+	// SMPHost returns the host name of the SMP the SML names for id ("" when the SML
+	// has records but none usable). It returns an *Error with CodeNotFound when the
+	// SML says id is not registered, and CodeLookupFailed when the SML could not be
+	// asked.
+	SMPHost(ctx context.Context, id peppol.ParticipantID) (string, error)
+}

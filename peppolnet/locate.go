@@ -1,0 +1,89 @@
+package peppolnet
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+var _ registry.Locator = (*Registry)(nil)
+
+// handoffTTL is how long an SML answer SMPHost got waits for the lookup of the same
+// participant that usually follows, so that the lookup does not ask the SML again.
+const handoffTTL = 30 * time.Second
+
+// SMPHost implements registry.Locator: the host (with its port, when the URL has one)
+// of the SMP the SML names for id, from
+// a fresh cached lookup when there is one, else from the SML, whose answer the next
+// Lookup of id then uses instead of asking again (within handoffTTL). It returns an
+// *registry.Error with CodeNotFound when the SML says id is not registered (or a
+// cached lookup found it on no SMP), CodeInvalidParticipantID for an empty id and
+// CodeLookupFailed when the SML gave no definite answer.
+func (l *Registry) SMPHost(ctx context.Context, id peppol.ParticipantID) (string, error) {
+	if id.IsZero() || id.ICD == "" || id.Value == "" {
+		return "", &registry.Error{Code: registry.CodeInvalidParticipantID, Message: "the participant identifier is empty; use <4-digit scheme>:<value>, e.g. 0208:0677424046"}
+	}
+	id.Value = strings.ToLower(id.Value)
+	key := id.String()
+	now := l.cfg.Now()
+	if c, ok := l.lookups.get(key); ok && now.Sub(c.fetched) < c.ttl {
+		switch {
+		case c.err != nil:
+			return "", c.err
+		case c.val.SMP == nil:
+			return "", notInSML(key)
+		}
+		return hostOf(c.val.SMP.URL), nil
+	}
+	start := time.Now()
+	res, err := l.cfg.Resolver.Lookup(ctx, id)
+	l.observeCall(ctx, registry.UpstreamSML, start, err, slog.String("participant", key))
+	switch {
+	case err == nil, errors.Is(err, sml.ErrNotRegistered), errors.Is(err, sml.ErrNoSMPService):
+		l.handoff.put(key, cacheEntry[*sml.Result]{val: res, err: err, fetched: now, ttl: handoffTTL})
+	}
+	switch {
+	case errors.Is(err, sml.ErrNotRegistered):
+		return "", notInSML(key)
+	case errors.Is(err, sml.ErrNoSMPService):
+		return "", nil
+	case err != nil:
+		return "", &registry.Error{Code: registry.CodeLookupFailed, Message: "the Peppol network could not be queried for " + key + ": the SML (DNS) did not give a definite answer; retry with exponential backoff", Err: err}
+	}
+	return hostOf(res.BaseURL), nil
+}
+
+// hostOf is the host (and port, when given) of an SMP URL, lower-case, as the SMP
+// host gates key their slots; "" when raw is no URL.
+func hostOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
+}
+
+// notInSML is SMPHost's answer for a participant the SML does not name.
+func notInSML(key string) error {
+	return &registry.Error{Code: registry.CodeNotFound, Message: "participant " + key + " is not registered in the SML, so it cannot receive documents over Peppol"}
+}
+
+// resolve asks the SML for id, taking the answer SMPHost left for this lookup when it
+// is still fresh (each answer is used once).
+func (l *Registry) resolve(ctx context.Context, id peppol.ParticipantID) (*sml.Result, error) {
+	key := id.String()
+	if e, ok := l.handoff.take(key); ok && l.cfg.Now().Sub(e.fetched) < e.ttl {
+		return e.val, e.err
+	}
+	start := time.Now()
+	res, err := l.cfg.Resolver.Lookup(ctx, id)
+	l.observeCall(ctx, registry.UpstreamSML, start, err, slog.String("participant", key))
+	return res, err
+}
