@@ -12,6 +12,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // evalCase is one question of testdata/eval.json with the plan the rule planner must
@@ -162,7 +163,7 @@ func TestEvalSetWellFormed(t *testing.T) {
 			t.Errorf("no questions in %s", l)
 		}
 	}
-	for _, i := range []Intent{IntentLookup, IntentSearch, IntentCanReceive, IntentAccessPoint, IntentCount, IntentOnPeppol, IntentUnknown, IntentCertificate, IntentDocumentTypes} {
+	for _, i := range []Intent{IntentLookup, IntentSearch, IntentCanReceive, IntentAccessPoint, IntentCount, IntentOnPeppol, IntentUnknown, IntentCertificate, IntentDocumentTypes, IntentCheck} {
 		if !intents[i] {
 			t.Errorf("no questions of intent %s", i)
 		}
@@ -222,6 +223,41 @@ func checkCalls(p Plan) error {
 				if k != "q" && k != "country" {
 					return fmt.Errorf("search argument %q", k)
 				}
+			}
+		case ruleToolCheck:
+			if p.Intent != IntentCheck || len(p.Calls) != 1 {
+				return fmt.Errorf("a check_participants call in a %s plan of %d calls", p.Intent, len(p.Calls))
+			}
+			rows, _ := c.Arguments["rows"].([]any)
+			if len(rows) < 2 || len(rows) > tools.MaxCheckRows {
+				return fmt.Errorf("%d rows", len(rows))
+			}
+			for _, r := range rows {
+				row, _ := r.(map[string]any)
+				in, _ := row["input"].(string)
+				if strings.TrimSpace(in) == "" || len(in) > peppol.MaxCandidateInput {
+					return fmt.Errorf("row %v", r)
+				}
+				if len(peppol.Candidates(in)) == 0 {
+					return fmt.Errorf("row input %q is no identifier or number", in)
+				}
+				if cc, ok := row["country"]; ok && cc != p.Country {
+					return fmt.Errorf("row country %v, plan country %q", cc, p.Country)
+				}
+				if len(row) != 1+len(p.Country)/2 {
+					return fmt.Errorf("row %v", row)
+				}
+			}
+			if docs, ok := c.Arguments["documents"]; ok {
+				list, _ := docs.([]any)
+				if len(list) != 1 || list[0] != checkKinds[p.Document] {
+					return fmt.Errorf("documents %v for a question about %q", docs, p.Document)
+				}
+			} else if p.Document != DocAny {
+				return fmt.Errorf("no documents for a question about %q", p.Document)
+			}
+			if len(c.Arguments) > 2 {
+				return fmt.Errorf("check arguments %v", c.Arguments)
 			}
 		default:
 			return fmt.Errorf("unknown tool %q", c.Tool)
@@ -537,8 +573,8 @@ func FuzzRulePlanner(f *testing.F) {
 		if p.Country != "" && (len(p.Country) != 2 || strings.ToUpper(p.Country) != p.Country) {
 			t.Fatalf("Plan(%q): country %q", q, p.Country)
 		}
-		if p.Document != DocAny && p.Intent != IntentCanReceive && p.Intent != IntentAccessPoint {
-			t.Fatalf("Plan(%q): document %q without can_receive or access_point", q, p.Document)
+		if p.Document != DocAny && p.Intent != IntentCanReceive && p.Intent != IntentAccessPoint && p.Intent != IntentCheck {
+			t.Fatalf("Plan(%q): document %q without can_receive, access_point or check", q, p.Document)
 		}
 	})
 }
