@@ -41,7 +41,7 @@ type rulePiece struct {
 // Peppol:\n0208:0677424046\n0192:923609016"). It returns the longest such run, the
 // first of equals, with the tokens it covers.
 func (s *ruleScan) findList() (items []ruleListItem, lo, hi int, ok bool) {
-	if !strings.ContainsAny(s.q, "0123456789") {
+	if !strings.ContainsAny(s.q, "0123456789") || !s.mayList() {
 		return nil, 0, 0, false
 	}
 	seps := ruleListSeparator.FindAllStringIndex(s.q, -1)
@@ -85,6 +85,24 @@ func (s *ruleScan) findList() (items []ruleListItem, lo, hi int, ok bool) {
 	}
 	lo, hi = s.tokensIn(items[0].start, items[len(items)-1].end)
 	return items, lo, hi, true
+}
+
+// ruleListWords are the words ruleListSeparator separates items with, folded.
+var ruleListWords = map[string]bool{"and": true, "or": true, "et": true, "ou": true, "und": true, "oder": true,
+	"en": true, "og": true, "eller": true, "och": true, "samt": true, "&": true}
+
+// mayList reports whether the question has a list separator at all, cheaply, before
+// the separators are looked for.
+func (s *ruleScan) mayList() bool {
+	if strings.ContainsAny(s.q, ",;\n\r") {
+		return true
+	}
+	for _, t := range s.toks {
+		if ruleListWords[t.key] {
+			return true
+		}
+	}
+	return false
 }
 
 // piece reads the text of the question between bytes start and end: the identifier
