@@ -68,6 +68,12 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 			for _, h := range v.Results {
 				add(e.hitItem(h))
 			}
+		case *tools.CheckResult:
+			for _, row := range v.Results {
+				if row.ParticipantID != "" {
+					add(e.newItem(row.ParticipantID, row.Name, row.Country))
+				}
+			}
 		}
 		b, err := json.Marshal(res.Value)
 		if err != nil {

@@ -97,7 +97,7 @@ type Answer struct {
 	Meta  Meta   `json:"_meta" jsonschema:"how the answer was made"`
 	Query string `json:"query" jsonschema:"the question as received, trimmed"`
 	// Intent is what the rule planner understood; absent for LLM answers.
-	Intent  Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, on_peppol or unknown; absent for LLM answers"`
+	Intent  Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers) or unknown; absent for LLM answers"`
 	Answer  string `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
 	Calls   []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 	Results []Item `json:"results" jsonschema:"the participants found, as schema.org Organizations"`
@@ -131,7 +131,7 @@ type Events interface {
 type StartEvent struct {
 	Meta   Meta   `json:"_meta" jsonschema:"how the answer was made"`
 	Query  string `json:"query" jsonschema:"the question as received, trimmed"`
-	Intent Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, on_peppol or unknown; absent for LLM answers"`
+	Intent Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers) or unknown; absent for LLM answers"`
 	Calls  []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 }
 
@@ -276,6 +276,9 @@ func (r *run) run(ctx context.Context) error {
 		return nil
 	}
 	c := plan.Calls[0]
+	if c.Tool == ruleToolCheck {
+		return r.check(ctx, c)
+	}
 	if c.Tool != ruleToolSearch {
 		// Calls about one participant (its lookup and maybe its services) run
 		// together.

@@ -209,6 +209,15 @@ type tongue struct {
 	gone           string // who
 	partial        string // what could not be checked
 	notFound       string // id, docs
+	// check answers: a summary, then "- <input>: <verdict>" per identifier.
+	chkReceive   string // n that can, n identifiers, docs
+	chkOnPeppol  string // n on Peppol, n identifiers
+	chkFailedSum string // n that could not be checked
+	chkYes       string // who
+	chkWithout   string // who, docs
+	chkNotReg    string
+	chkInvalid   string
+	chkFailed    string
 	// certificate and document type answers.
 	certValid    string // who, subject organisation, expiry date, n days left
 	certExpired  string // verdict (notNow), who, expiry date, n days ago

@@ -14,7 +14,7 @@ const MaxQueryLength = 500
 
 // Call is one tool call: a tool of package tools and its JSON arguments object.
 type Call struct {
-	Tool      string         `json:"tool" jsonschema:"tool name: lookup_participant, search_directory or get_participant_services"`
+	Tool      string         `json:"tool" jsonschema:"tool name: lookup_participant, search_directory, get_participant_services or check_participants"`
 	Arguments map[string]any `json:"arguments" jsonschema:"the tool's arguments"`
 }
 
@@ -39,6 +39,9 @@ const (
 	IntentDocumentTypes Intent = "document_types"
 	// IntentOnPeppol: is X on Peppol / registered.
 	IntentOnPeppol Intent = "on_peppol"
+	// IntentCheck: can these receive invoices, are these on Peppol, for a list of
+	// participant ids or numbers ("can these receive invoices: A, B, C?").
+	IntentCheck Intent = "check"
 	// IntentUnknown: the question was not understood; Calls is empty.
 	IntentUnknown Intent = "unknown"
 )
@@ -65,15 +68,16 @@ type Plan struct {
 	// Language is the language the question is written in (LangEnglish, LangFrench,
 	// ...), the language of the answer.
 	Language string `json:"language,omitempty"`
-	// Document is the document kind a can_receive or access_point question names
-	// (DocInvoice, DocCreditNote, DocOrder), DocAny otherwise.
+	// Document is the document kind a can_receive, check or access_point question
+	// names (DocInvoice, DocCreditNote, DocOrder), DocAny otherwise.
 	Document string `json:"document,omitempty"`
 	// Calls are the first tool calls to run: lookup_participant {participantId} when
 	// the subject is a participant id, followed by get_participant_services
 	// {participantId} when the plan needs its services (a can_receive, certificate
 	// or document_types question, or an access_point question naming a document),
 	// else search_directory {q[, country]}, or {country} alone for a count of a whole
-	// country. Empty for IntentUnknown.
+	// country; for a list of identifiers (IntentCheck) one check_participants
+	// {rows[, documents]}. Empty for IntentUnknown.
 	Calls []Call `json:"calls"`
 }
 

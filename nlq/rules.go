@@ -16,6 +16,8 @@ const (
 	// question is whether it can receive a document, or which access point receives
 	// a named document for it.
 	ruleToolServices = "get_participant_services"
+	// ruleToolCheck is planned for a list of participant ids or numbers.
+	ruleToolCheck = "check_participants"
 )
 
 // RulePlanner is the default planner: word lists and a few rules, no model. It reads
@@ -24,6 +26,14 @@ const (
 //
 // How a question becomes a plan:
 //
+//   - A list. Two or more participant ids or numbers one after another, separated by
+//     commas, semicolons, line breaks or "and" ("can these receive invoices:
+//     0208:0677424046, BE 0677.424.046 and NO 923 609 016 MVA?"), are checked at
+//     once: IntentCheck, one check_participants call with a row per identifier (ids
+//     canonical, numbers as written, each with the country the question names),
+//     asking about the document named (else the default kinds); see findList. A
+//     question about a list's counts, certificates, document types or access points
+//     is planned as about its first identifier.
 //   - Subject. A participant id in any form ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046", any case, URL-encoded) is the subject,
 //     canonical, and is looked up (and its services listed with
@@ -189,6 +199,11 @@ func (s *ruleScan) hasRole(i int, r lexRole) bool {
 }
 
 func (s *ruleScan) plan() Plan {
+	if items, lo, hi, ok := s.findList(); ok {
+		if p, ok := s.planList(items, lo, hi); ok {
+			return p
+		}
+	}
 	if sp, ok := s.findID(); ok {
 		return s.planSpan(sp, ruleID)
 	}

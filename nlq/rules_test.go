@@ -12,6 +12,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // evalCase is one question of testdata/eval.json with the plan the rule planner must
@@ -24,17 +25,21 @@ type evalCase struct {
 	Country  string `json:"country"`
 	Document string `json:"document"`
 	Calls    []Call `json:"calls"`
+	// file is the evaluation set the question is from.
+	file string
 }
 
 func (c evalCase) plan() Plan {
 	return Plan{Intent: c.Intent, Subject: c.Subject, Country: c.Country, Language: c.Lang, Document: c.Document, Calls: c.Calls}
 }
 
-// evalFiles are the evaluation sets: the first one, and the questions added for /ask
-// v2 (plurals, counts by country, certificates, SMPs, document types, ids with
-// separators, typos, exact names, answers in the asker's language), written and scored
-// before the rules were changed for them.
-var evalFiles = []string{"testdata/eval.json", "testdata/eval-issue15.json"}
+// evalFiles are the evaluation sets: the first one, the questions added for /ask v2
+// (plurals, counts by country, certificates, SMPs, document types, ids with
+// separators, typos, exact names, answers in the asker's language), and those added
+// for the bulk check (lists of ids and numbers in the six languages, and questions
+// about one that must stay what they were), each written and scored before the rules
+// were changed for them.
+var evalFiles = []string{"testdata/eval.json", "testdata/eval-issue15.json", "testdata/eval-issue18.json"}
 
 func loadEval(t testing.TB) []evalCase {
 	t.Helper()
@@ -47,6 +52,9 @@ func loadEval(t testing.TB) []evalCase {
 		var more []evalCase
 		if err := json.Unmarshal(b, &more); err != nil {
 			t.Fatalf("%s: %v", f, err)
+		}
+		for i := range more {
+			more[i].file = f
 		}
 		cases = append(cases, more...)
 	}
@@ -83,6 +91,7 @@ func TestEvalRulePlanner(t *testing.T) {
 	}
 	perLang := map[string][2]int{}
 	perIntent := map[Intent][2]int{}
+	perFile := map[string][2]int{}
 	hits := 0
 	for _, c := range cases {
 		got := RulePlanner{}.Plan(c.Query)
@@ -92,14 +101,16 @@ func TestEvalRulePlanner(t *testing.T) {
 		} else {
 			t.Errorf("miss [%s] %q\n\tgot  %s\n\twant %s", c.Lang, c.Query, planString(got), planString(c.plan()))
 		}
-		l, i := perLang[c.Lang], perIntent[c.Intent]
+		l, i, f := perLang[c.Lang], perIntent[c.Intent], perFile[c.file]
 		l[1]++
 		i[1]++
+		f[1]++
 		if ok {
 			l[0]++
 			i[0]++
+			f[0]++
 		}
-		perLang[c.Lang], perIntent[c.Intent] = l, i
+		perLang[c.Lang], perIntent[c.Intent], perFile[c.file] = l, i, f
 	}
 	acc := 100 * float64(hits) / float64(len(cases))
 	t.Logf("rule planner exact-plan accuracy: %d/%d = %.1f %%", hits, len(cases), acc)
@@ -109,6 +120,7 @@ func TestEvalRulePlanner(t *testing.T) {
 		byIntent[string(k)] = v
 	}
 	t.Logf("by intent: %s", breakdown(byIntent))
+	t.Logf("by set: %s", breakdown(perFile))
 	if acc < 95 {
 		t.Fatalf("accuracy %.1f %% is below 95 %%", acc)
 	}
@@ -151,7 +163,7 @@ func TestEvalSetWellFormed(t *testing.T) {
 			t.Errorf("no questions in %s", l)
 		}
 	}
-	for _, i := range []Intent{IntentLookup, IntentSearch, IntentCanReceive, IntentAccessPoint, IntentCount, IntentOnPeppol, IntentUnknown, IntentCertificate, IntentDocumentTypes} {
+	for _, i := range []Intent{IntentLookup, IntentSearch, IntentCanReceive, IntentAccessPoint, IntentCount, IntentOnPeppol, IntentUnknown, IntentCertificate, IntentDocumentTypes, IntentCheck} {
 		if !intents[i] {
 			t.Errorf("no questions of intent %s", i)
 		}
@@ -211,6 +223,41 @@ func checkCalls(p Plan) error {
 				if k != "q" && k != "country" {
 					return fmt.Errorf("search argument %q", k)
 				}
+			}
+		case ruleToolCheck:
+			if p.Intent != IntentCheck || len(p.Calls) != 1 {
+				return fmt.Errorf("a check_participants call in a %s plan of %d calls", p.Intent, len(p.Calls))
+			}
+			rows, _ := c.Arguments["rows"].([]any)
+			if len(rows) < 2 || len(rows) > tools.MaxCheckRows {
+				return fmt.Errorf("%d rows", len(rows))
+			}
+			for _, r := range rows {
+				row, _ := r.(map[string]any)
+				in, _ := row["input"].(string)
+				if strings.TrimSpace(in) == "" || len(in) > peppol.MaxCandidateInput {
+					return fmt.Errorf("row %v", r)
+				}
+				if len(peppol.Candidates(in)) == 0 {
+					return fmt.Errorf("row input %q is no identifier or number", in)
+				}
+				if cc, ok := row["country"]; ok && cc != p.Country {
+					return fmt.Errorf("row country %v, plan country %q", cc, p.Country)
+				}
+				if len(row) != 1+len(p.Country)/2 {
+					return fmt.Errorf("row %v", row)
+				}
+			}
+			if docs, ok := c.Arguments["documents"]; ok {
+				list, _ := docs.([]any)
+				if len(list) != 1 || list[0] != checkKinds[p.Document] {
+					return fmt.Errorf("documents %v for a question about %q", docs, p.Document)
+				}
+			} else if p.Document != DocAny {
+				return fmt.Errorf("no documents for a question about %q", p.Document)
+			}
+			if len(c.Arguments) > 2 {
+				return fmt.Errorf("check arguments %v", c.Arguments)
 			}
 		default:
 			return fmt.Errorf("unknown tool %q", c.Tool)
@@ -526,8 +573,8 @@ func FuzzRulePlanner(f *testing.F) {
 		if p.Country != "" && (len(p.Country) != 2 || strings.ToUpper(p.Country) != p.Country) {
 			t.Fatalf("Plan(%q): country %q", q, p.Country)
 		}
-		if p.Document != DocAny && p.Intent != IntentCanReceive && p.Intent != IntentAccessPoint {
-			t.Fatalf("Plan(%q): document %q without can_receive or access_point", q, p.Document)
+		if p.Document != DocAny && p.Intent != IntentCanReceive && p.Intent != IntentAccessPoint && p.Intent != IntentCheck {
+			t.Fatalf("Plan(%q): document %q without can_receive, access_point or check", q, p.Document)
 		}
 	})
 }

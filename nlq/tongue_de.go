@@ -94,6 +94,15 @@ var german = tongue{
 	partial:        "Nicht geprüft: %s; das Peppol-Netzwerk hat nicht rechtzeitig geantwortet, eine spätere erneute Anfrage kann helfen.",
 	notFound:       "%[1]s ist nicht bei Peppol: die SML kennt die Kennung nicht und das Peppol Directory hat keine Visitenkarte dafür, daher können unter dieser Kennung keine %[2]s über Peppol empfangen werden. Prüfen Sie Schema und Nummer oder suchen Sie nach dem Firmennamen.",
 
+	chkReceive:   "%[1]d von %[2]d können %[3]s über Peppol empfangen.",
+	chkOnPeppol:  "%[1]d von %[2]d sind bei Peppol.",
+	chkFailedSum: " %d konnten gerade nicht geprüft werden; später erneut fragen kann helfen.",
+	chkYes:       "ja, als %s",
+	chkWithout:   "nein: bei Peppol als %[1]s, empfängt aber keine %[2]s",
+	chkNotReg:    "nein, nicht bei Peppol",
+	chkInvalid:   "weder eine Teilnehmerkennung noch eine Nummer, die ich lesen kann",
+	chkFailed:    "konnte gerade nicht geprüft werden",
+
 	certValid:    "Das Access-Point-Zertifikat von %[1]s (ausgestellt auf %[2]s) ist bis %[3]s gültig, also noch %[4]s.",
 	certExpired:  "%[1]s: Das Access-Point-Zertifikat von %[2]s ist am %[3]s abgelaufen, das ist %[4]s her; das Senden dorthin schlägt daher gerade fehl.",
 	certNone:     "%[1]s ist beim SMP %[2]s registriert, aber dort konnte kein Access-Point-Zertifikat gelesen werden.",

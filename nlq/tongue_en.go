@@ -65,6 +65,15 @@ var english = tongue{
 	partial:        "Not checked: %s; the Peppol network did not answer in time, so asking again later may help.",
 	notFound:       "%[1]s is not on Peppol: the SML does not know it and the Peppol Directory has no card for it, so it cannot receive %[2]s over Peppol. Check the scheme and number, or search by company name.",
 
+	chkReceive:   "%[1]d of %[2]d can receive %[3]s over Peppol.",
+	chkOnPeppol:  "%[1]d of %[2]d are on Peppol.",
+	chkFailedSum: " %d could not be checked just now; asking again later may help.",
+	chkYes:       "yes, as %s",
+	chkWithout:   "no: on Peppol as %[1]s, but it does not receive %[2]s",
+	chkNotReg:    "no, not on Peppol",
+	chkInvalid:   "not a participant identifier or number I can read",
+	chkFailed:    "could not be checked just now",
+
 	certValid:    "The access point certificate of %[1]s (issued to %[2]s) is valid until %[3]s, %[4]s from now.",
 	certExpired:  "%[1]s: the access point certificate of %[2]s expired on %[3]s, %[4]s ago, so sending to it fails right now.",
 	certNone:     "%[1]s is registered with the SMP %[2]s, but no access point certificate could be read from it.",

@@ -94,6 +94,15 @@ var french = tongue{
 	partial:        "Non vérifié : %s ; le réseau Peppol n'a pas répondu à temps, reposer la question plus tard peut aider.",
 	notFound:       "%[1]s n'est pas sur Peppol : le SML ne le connaît pas et l'annuaire Peppol n'a pas de carte pour lui, il ne peut donc pas recevoir les %[2]s via Peppol. Vérifiez le schéma et le numéro, ou recherchez par nom d'entreprise.",
 
+	chkReceive:   "%[1]d sur %[2]d peuvent recevoir des %[3]s via Peppol.",
+	chkOnPeppol:  "%[1]d sur %[2]d sont sur Peppol.",
+	chkFailedSum: " %d n'ont pas pu être vérifiés pour le moment ; réessayer plus tard peut aider.",
+	chkYes:       "oui, en tant que %s",
+	chkWithout:   "non : sur Peppol en tant que %[1]s, mais ne reçoit pas les %[2]s",
+	chkNotReg:    "non, pas sur Peppol",
+	chkInvalid:   "ni un identifiant de participant ni un numéro que je sais lire",
+	chkFailed:    "n'a pas pu être vérifié pour le moment",
+
 	certValid:    "Le certificat du point d'accès de %[1]s (délivré à %[2]s) est valide jusqu'au %[3]s, soit encore %[4]s.",
 	certExpired:  "%[1]s : le certificat du point d'accès de %[2]s a expiré le %[3]s, il y a %[4]s ; l'envoi vers ce participant échoue donc en ce moment.",
 	certNone:     "%[1]s est enregistré auprès du SMP %[2]s, mais aucun certificat de point d'accès n'a pu y être lu.",

@@ -94,6 +94,15 @@ var dutch = tongue{
 	partial:        "Niet gecontroleerd: %s; het Peppol-netwerk antwoordde niet op tijd, dus later opnieuw vragen kan helpen.",
 	notFound:       "%[1]s is niet op Peppol: de SML kent het niet en de Peppol Directory heeft er geen kaart voor, dus het kan geen %[2]s ontvangen via Peppol. Controleer het schema en het nummer, of zoek op bedrijfsnaam.",
 
+	chkReceive:   "%[1]d van de %[2]d kunnen %[3]s via Peppol ontvangen.",
+	chkOnPeppol:  "%[1]d van de %[2]d staan op Peppol.",
+	chkFailedSum: " %d konden nu niet worden gecontroleerd; later opnieuw vragen kan helpen.",
+	chkYes:       "ja, als %s",
+	chkWithout:   "nee: op Peppol als %[1]s, maar ontvangt geen %[2]s",
+	chkNotReg:    "nee, niet op Peppol",
+	chkInvalid:   "geen deelnemer-ID of nummer dat ik kan lezen",
+	chkFailed:    "kon nu niet worden gecontroleerd",
+
 	certValid:    "Het access point-certificaat van %[1]s (uitgegeven aan %[2]s) is geldig tot %[3]s, nog %[4]s.",
 	certExpired:  "%[1]s: het access point-certificaat van %[2]s is verlopen op %[3]s, %[4]s geleden, dus versturen naar dit bedrijf mislukt op dit moment.",
 	certNone:     "%[1]s is geregistreerd bij de SMP %[2]s, maar daaruit kon geen access point-certificaat gelezen worden.",

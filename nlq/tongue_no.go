@@ -93,6 +93,15 @@ var norwegian = tongue{
 	partial:        "Ikke sjekket: %s; Peppol-nettverket svarte ikke i tide, så det kan hjelpe å spørre igjen senere.",
 	notFound:       "%[1]s er ikke på Peppol: SML kjenner den ikke, og Peppol-katalogen har ikke noe visittkort for den, så den kan ikke motta %[2]s via Peppol. Sjekk skjema og nummer, eller søk på firmanavn.",
 
+	chkReceive:   "%[1]d av %[2]d kan motta %[3]s via Peppol.",
+	chkOnPeppol:  "%[1]d av %[2]d er på Peppol.",
+	chkFailedSum: " %d kunne ikke sjekkes akkurat nå; å spørre igjen senere kan hjelpe.",
+	chkYes:       "ja, som %s",
+	chkWithout:   "nei: på Peppol som %[1]s, men mottar ikke %[2]s",
+	chkNotReg:    "nei, ikke på Peppol",
+	chkInvalid:   "verken en deltaker-ID eller et nummer jeg kan lese",
+	chkFailed:    "kunne ikke sjekkes akkurat nå",
+
 	certValid:    "Aksesspunktsertifikatet til %[1]s (utstedt til %[2]s) er gyldig til %[3]s, altså %[4]s igjen.",
 	certExpired:  "%[1]s: aksesspunktsertifikatet til %[2]s utløp %[3]s, for %[4]s siden, så sending dit feiler akkurat nå.",
 	certNone:     "%[1]s er registrert hos SMP-en %[2]s, men det gikk ikke å lese noe aksesspunktsertifikat derfra.",

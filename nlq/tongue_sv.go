@@ -94,6 +94,15 @@ var swedish = tongue{
 	partial:        "Inte kontrollerat: %s; Peppol-nätverket svarade inte i tid, så det kan hjälpa att fråga igen senare.",
 	notFound:       "%[1]s finns inte på Peppol: SML känner inte till den och Peppol-katalogen har inget visitkort för den, så den kan inte ta emot %[2]s via Peppol. Kontrollera schema och nummer, eller sök på företagsnamn.",
 
+	chkReceive:   "%[1]d av %[2]d kan ta emot %[3]s via Peppol.",
+	chkOnPeppol:  "%[1]d av %[2]d finns på Peppol.",
+	chkFailedSum: " %d kunde inte kontrolleras just nu; att fråga igen senare kan hjälpa.",
+	chkYes:       "ja, som %s",
+	chkWithout:   "nej: på Peppol som %[1]s, men tar inte emot %[2]s",
+	chkNotReg:    "nej, inte på Peppol",
+	chkInvalid:   "varken ett deltagar-ID eller ett nummer jag kan läsa",
+	chkFailed:    "kunde inte kontrolleras just nu",
+
 	certValid:    "Accesspunktscertifikatet för %[1]s (utfärdat till %[2]s) är giltigt till %[3]s, alltså %[4]s kvar.",
 	certExpired:  "%[1]s: accesspunktscertifikatet för %[2]s gick ut %[3]s, för %[4]s sedan, så det går inte att skicka dit just nu.",
 	certNone:     "%[1]s är registrerad hos SMP:n %[2]s, men inget accesspunktscertifikat kunde läsas därifrån.",

@@ -131,7 +131,7 @@ func TestMCPToolsInProcess(t *testing.T) {
 	l := startNet(t)
 	c := mcpClient(t, l)
 	schemas := outputSchemas(t, c)
-	if len(schemas) != 3 {
+	if len(schemas) != 4 {
 		t.Fatalf("%d tools listed", len(schemas))
 	}
 

@@ -58,7 +58,8 @@ func readOnly() Annotations {
 // Result is what a tool found.
 type Result struct {
 	// Value is the structured answer, the same value the REST API renders as its body
-	// (*registry.Participant or *registry.SearchResult).
+	// (*registry.Participant, *registry.SearchResult, *registry.ServicesResult or
+	// *CheckResult).
 	Value any
 	// Text is a short plain-language rendering of Value for readers without a JSON view.
 	Text string
@@ -68,5 +69,5 @@ type Result struct {
 
 // All returns every tool, in the order they are listed to clients.
 func All() []Tool {
-	return []Tool{lookupParticipant(), searchDirectory(), getParticipantServices()}
+	return []Tool{lookupParticipant(), searchDirectory(), getParticipantServices(), checkParticipants()}
 }

@@ -123,8 +123,8 @@ func TestToolInventory(t *testing.T) {
 			}
 		})
 	}
-	if len(names) != 3 {
-		t.Errorf("%d tools, want 3", len(names))
+	if len(names) != 4 {
+		t.Errorf("%d tools, want 4", len(names))
 	}
 }
 
@@ -164,7 +164,7 @@ func TestDescriptionExamples(t *testing.T) {
 // description on every property, so that generated documents explain each field.
 func TestSchemasDescribeEveryField(t *testing.T) {
 	t.Parallel()
-	for name, s := range map[string]*jsonschema.Schema{"participant": ParticipantSchema(), "search": SearchResultSchema()} {
+	for name, s := range map[string]*jsonschema.Schema{"participant": ParticipantSchema(), "search": SearchResultSchema(), "services": ServicesSchema(), "check": CheckResultSchema()} {
 		var check func(path string, s *jsonschema.Schema)
 		check = func(path string, s *jsonschema.Schema) {
 			for k, p := range s.Properties {

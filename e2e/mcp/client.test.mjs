@@ -19,7 +19,7 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-const TOOL_NAMES = ['get_participant_services', 'lookup_participant', 'search_directory'];
+const TOOL_NAMES = ['check_participants', 'get_participant_services', 'lookup_participant', 'search_directory'];
 
 // Every tool is read-only; the hints must be explicit because mcp-go's defaults say the
 // opposite (destructive, not idempotent).
@@ -137,7 +137,7 @@ for (const transport of transports) {
       assert.ok(instructions.length > 0, 'server instructions empty');
     });
 
-    test('lists exactly the three tools', () => {
+    test('lists exactly the four tools', () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
     });
 
@@ -234,6 +234,48 @@ for (const transport of transports) {
       assert.equal(res.structuredContent.participantId, DEMO.vatId);
     });
 
+    test('check_participants answers rows in mixed notations, in input order, with counts', async () => {
+      const tool = tools.find((t) => t.name === 'check_participants');
+      const rows = [
+        { input: DEMO.id, reference: 'C-1' },
+        { input: 'BE 0677.424.046' },
+        { input: DEMO.absentId },
+        { input: 'hello' },
+      ];
+      const res = await call('check_participants', { rows });
+      assert.notEqual(res.isError, true, `unexpected error: ${JSON.stringify(res.content)}`);
+      const sc = res.structuredContent;
+      assertValid(tool.outputSchema, sc, 'structuredContent');
+      assert.deepEqual(sc.documents, ['Invoice', 'Credit Note']);
+      assert.deepEqual(
+        sc.results.map((r) => [r.index, r.input, r.status, r.participantId]),
+        [
+          [0, DEMO.id, 'receives', DEMO.id],
+          [1, 'BE 0677.424.046', 'receives', DEMO.id],
+          [2, DEMO.absentId, 'not_registered', undefined],
+          [3, 'hello', 'invalid', undefined],
+        ],
+      );
+      assert.equal(sc.results[0].reference, 'C-1');
+      assert.equal(sc.results[0].name, DEMO.name);
+      assert.equal(sc.results[0].country, DEMO.country);
+      assert.match(sc.results[0].accessPoint ?? '', /^https:\/\//);
+      assert.deepEqual(sc.results[0].documents, [
+        { kind: 'Invoice', receives: true },
+        { kind: 'Credit Note', receives: true },
+      ]);
+      assert.equal(sc.results[3].error?.code, 'invalid_participant_id');
+      assert.equal(sc.summary.total, 4);
+      assert.deepEqual(sc.summary.counts, {
+        receives: 2,
+        registered_without_that_document: 0,
+        not_registered: 1,
+        invalid: 1,
+        failed: 0,
+      });
+      assert.ok(firstText(res).startsWith('Checked 4 rows'), `text: ${firstText(res)}`);
+    });
+
     const searchCases = [
       {
         name: 'by company name',
@@ -292,6 +334,9 @@ for (const transport of transports) {
       { tool: 'lookup_participant', args: {}, code: 'invalid_participant_id' },
       { tool: 'search_directory', args: { q: 'a' }, code: 'query_too_short' },
       { tool: 'search_directory', args: { q: DEMO.searchQuery, country: 'BEL' }, code: 'invalid_request' },
+      { tool: 'check_participants', args: { rows: [] }, code: 'invalid_request' },
+      { tool: 'check_participants', args: { rows: Array(101).fill({ input: DEMO.id }) }, code: 'invalid_request' },
+      { tool: 'check_participants', args: { rows: [{ input: DEMO.id }], documents: ['Receipt'] }, code: 'invalid_request' },
     ];
     for (const c of errorCases) {
       test(`${c.tool} ${JSON.stringify(c.args)} is an isError result with ${c.code}`, async () => {

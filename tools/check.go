@@ -1,0 +1,355 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/peppolgate/peppolgate/bulk"
+	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/peppol/codelist"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// MaxCheckRows is the most rows check_participants takes in one call; longer lists go
+// to POST /api/v1/check or the command peppolgate check.
+const MaxCheckRows = 100
+
+// maxReferenceLength is the longest reference a check row may carry, in characters.
+const maxReferenceLength = 200
+
+// CheckRow is one row of check_participants.
+type CheckRow struct {
+	Input     *string `json:"input"`
+	Country   string  `json:"country"`
+	Reference string  `json:"reference"`
+}
+
+// CheckArgs are the arguments of check_participants.
+type CheckArgs struct {
+	Rows      []CheckRow `json:"rows"`
+	Documents []string   `json:"documents"`
+	Network   string     `json:"network"`
+}
+
+// CheckResult is the answer of check_participants: every row's answer in input order,
+// and a summary.
+type CheckResult struct {
+	Network   string        `json:"network,omitempty" jsonschema:"the Peppol network that answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
+	Documents []string      `json:"documents" jsonschema:"the document kinds asked about, as the Peppol code list spells its categories"`
+	Results   []bulk.Result `json:"results" jsonschema:"one answer per row, in input order"`
+	Summary   CheckSummary  `json:"summary" jsonschema:"how many rows got each status, and how long the check took"`
+}
+
+// CheckSummary counts a check's rows by status.
+type CheckSummary struct {
+	Total            int          `json:"total" jsonschema:"the number of rows checked"`
+	Counts           StatusCounts `json:"counts" jsonschema:"how many rows got each status"`
+	ElapsedMillisecs int64        `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
+}
+
+// StatusCounts are the rows of each status.
+type StatusCounts struct {
+	Receives                  int `json:"receives" jsonschema:"rows whose participant can receive every document kind asked about"`
+	RegisteredWithoutDocument int `json:"registered_without_that_document" jsonschema:"rows whose participant is registered but lacks a document kind asked about"`
+	NotRegistered             int `json:"not_registered" jsonschema:"rows no reading of which is registered in the SML"`
+	Invalid                   int `json:"invalid" jsonschema:"rows that are no participant identifier and no number peppolgate can read"`
+	Failed                    int `json:"failed" jsonschema:"rows the Peppol network did not answer for; retrying them later may help"`
+}
+
+// add counts one row of status st.
+func (c *StatusCounts) add(st bulk.Status) {
+	switch st {
+	case bulk.Receives:
+		c.Receives++
+	case bulk.RegisteredWithoutDocument:
+		c.RegisteredWithoutDocument++
+	case bulk.NotRegistered:
+		c.NotRegistered++
+	case bulk.Invalid:
+		c.Invalid++
+	case bulk.Failed:
+		c.Failed++
+	}
+}
+
+func checkParticipants() Tool {
+	return Tool{
+		Name:  "check_participants",
+		Title: "Check a list of customers against Peppol",
+		Description: `Check up to ` + fmt.Sprint(MaxCheckRows) + ` customers at once: for each row (a Peppol participant identifier, or a VAT or company registration number in any notation) whether it is registered on Peppol, under which participant identifier, and whether its SMP lists the document kinds asked about (by default Invoice and Credit Note), with its name and country from the Peppol Directory and its access point endpoint.
+
+Use it when you have several identifiers or numbers to check, e.g. "can these receive invoices: BE0677424046, 0192:923609016, NL859238567B01?", or a customer list. Numbers are read in every notation peppolgate knows (BE 0677.424.046, NO 923 609 016 MVA, NL859238567B01, SIREN/SIRET, GLN, KvK, Swedish organisation numbers) and each reading is looked up until one is registered; give a row's country (ISO 3166 alpha-2) when the number alone is ambiguous. Rows naming the same participant are looked up once.
+
+Do not use it to find a company by name (use search_directory: rows must be identifiers or numbers), for one participant's full record (use lookup_participant) or for every document type and endpoint it lists (use get_participant_services). For more than ` + fmt.Sprint(MaxCheckRows) + ` rows use the REST API (POST /api/v1/check) or the command peppolgate check.
+
+Each row's status is receives (registered, and its SMP lists every document kind asked about), registered_without_that_document (registered, but documents says which kind is missing), not_registered (no reading of the input is registered in the SML: it cannot receive over Peppol), invalid (not an identifier or number peppolgate can read; fix the row) or failed (the Peppol network did not answer for it; error.retryable says whether checking it again later may help). Results come in input order, with the summary's counts per status.
+
+documents, optional, are document kinds, categories of the Peppol code list such as Invoice, Credit Note, Order, Order Response, Despatch Advice (any case).
+
+Errors: invalid_request (no rows, more than ` + fmt.Sprint(MaxCheckRows) + ` rows, a row without input, a country that is not two letters, or an unknown document kind: the message lists the known ones). A failing upstream fails only its rows (status failed), not the call.`,
+		Input:       checkInput(),
+		Output:      CheckResultSchema(),
+		Annotations: readOnly(),
+		Call:        callCheck,
+	}
+}
+
+// CheckResultSchema returns the JSON Schema (draft 2020-12) of the answer of
+// check_participants, derived from CheckResult. Each call returns a new schema.
+func CheckResultSchema() *jsonschema.Schema {
+	s := outputSchema[CheckResult]()
+	s.Description = "The answer for every row of a list of participant identifiers and company or VAT numbers checked against Peppol, in input order, with counts per status."
+	s.Properties["results"].MaxItems = ptr(MaxCheckRows)
+	row := s.Properties["results"].Items
+	row.Properties["status"].Enum = []any{string(bulk.Receives), string(bulk.RegisteredWithoutDocument), string(bulk.NotRegistered), string(bulk.Invalid), string(bulk.Failed)}
+	row.Properties["participantId"].Pattern = canonicalIDPattern
+	return s
+}
+
+// checkInput is the input schema of check_participants.
+func checkInput() *jsonschema.Schema {
+	return &jsonschema.Schema{
+		Type: "object",
+		Properties: map[string]*jsonschema.Schema{
+			"rows": {
+				Type:        "array",
+				Description: fmt.Sprintf("The rows to check, 1 to %d, each an object with input and optionally country and reference.", MaxCheckRows),
+				MinItems:    ptr(1),
+				MaxItems:    ptr(MaxCheckRows),
+				Items: &jsonschema.Schema{
+					Type: "object",
+					Properties: map[string]*jsonschema.Schema{
+						"input": {
+							Type: "string",
+							Description: "A Peppol participant identifier (0208:0677424046) or a VAT or company registration number in any notation " +
+								"(BE 0677.424.046, BE0677424046, NO 923 609 016 MVA, NL859238567B01, 5790000435975).",
+							MaxLength: ptr(max(peppol.MaxCandidateInput, maxParticipantIDArg)),
+							Examples:  []any{"0208:0677424046", "BE 0677.424.046", "NO 923 609 016 MVA"},
+						},
+						"country": {
+							Type:        "string",
+							Description: "Optional: the ISO 3166 alpha-2 country of the number (BE, NO, ...), to keep only its readings in that country.",
+							Pattern:     CountryPattern,
+						},
+						"reference": {
+							Type:        "string",
+							Description: "Optional: your own key for the row (e.g. a customer number), echoed in its answer.",
+							MaxLength:   ptr(maxReferenceLength),
+						},
+					},
+					Required:             []string{"input"},
+					AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+				},
+			},
+			"documents": {
+				Type: "array",
+				Description: "Optional: the document kinds to ask about, categories of the Peppol code list; " +
+					"default Invoice and Credit Note.",
+				Items:    &jsonschema.Schema{Type: "string", Enum: documentKindsEnum()},
+				MinItems: ptr(1),
+				Examples: []any{[]any{"Invoice", "Credit Note"}, []any{"Order"}},
+			},
+		},
+		Required:             []string{"rows"},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+}
+
+// DocumentKinds returns the document kinds a check may ask about: the categories of
+// the Peppol code list's document types, sorted.
+func DocumentKinds() []string {
+	var kinds []string
+	for _, d := range codelist.DocumentTypes() {
+		if d.Category != "" && !slices.Contains(kinds, d.Category) {
+			kinds = append(kinds, d.Category)
+		}
+	}
+	slices.Sort(kinds)
+	return kinds
+}
+
+func documentKindsEnum() []any {
+	kinds := DocumentKinds()
+	out := make([]any, len(kinds))
+	for i, k := range kinds {
+		out[i] = k
+	}
+	return out
+}
+
+// ParseDocumentKinds checks document kinds against the code list's categories (any
+// case, surrounding space ignored) and returns them as the code list spells them,
+// without duplicates; none gives bulk.DefaultDocuments. It returns a *registry.Error
+// with CodeInvalidRequest naming the known kinds for one it does not know.
+func ParseDocumentKinds(raw []string) ([]string, error) {
+	if len(raw) == 0 {
+		return bulk.DefaultDocuments(), nil
+	}
+	known := DocumentKinds()
+	var out []string
+	for _, r := range raw {
+		i := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, strings.TrimSpace(r)) })
+		if i < 0 {
+			return nil, &registry.Error{Code: registry.CodeInvalidRequest,
+				Message: fmt.Sprintf("unknown document kind %q; the Peppol code list's kinds are %s", r, strings.Join(known, ", "))}
+		}
+		if !slices.Contains(out, known[i]) {
+			out = append(out, known[i])
+		}
+	}
+	return out, nil
+}
+
+// checkRows validates the rows argument and returns them as bulk rows. It returns a
+// *registry.Error with CodeInvalidRequest for no rows, too many, a row without input,
+// a bad country or a reference too long.
+func checkRows(rows []CheckRow) ([]bulk.Row, error) {
+	bad := func(format string, a ...any) error {
+		return &registry.Error{Code: registry.CodeInvalidRequest, Message: fmt.Sprintf(format, a...)}
+	}
+	switch {
+	case len(rows) == 0:
+		return nil, bad(`rows is required: 1 to %d rows, each {"input": "<participant id or VAT/company number>"}, e.g. {"rows": [{"input": "0208:0677424046"}, {"input": "NO 923 609 016 MVA"}]}`, MaxCheckRows)
+	case len(rows) > MaxCheckRows:
+		return nil, bad("check_participants takes at most %d rows per call; got %d. Split the list, or check it in one go with the REST API (POST /api/v1/check) or the command peppolgate check", MaxCheckRows, len(rows))
+	}
+	out := make([]bulk.Row, len(rows))
+	for i, r := range rows {
+		if r.Input == nil {
+			return nil, bad("rows[%d].input is required: a participant identifier or a VAT or company number", i)
+		}
+		if utf8.RuneCountInString(r.Reference) > maxReferenceLength {
+			return nil, bad("rows[%d].reference must have at most %d characters", i, maxReferenceLength)
+		}
+		country, err := registry.ParseCountry(r.Country)
+		if err != nil {
+			return nil, bad("rows[%d].country must be a two-letter ISO 3166 code such as BE or NO; got %q", i, r.Country)
+		}
+		out[i] = bulk.Row{Index: i, Input: *r.Input, Country: country, Reference: r.Reference}
+	}
+	return out, nil
+}
+
+func callCheck(ctx context.Context, nets *registry.Networks, raw json.RawMessage) (*Result, error) {
+	start := time.Now()
+	var a CheckArgs
+	if err := decodeArgs("check_participants", raw, &a, "rows and optionally documents and network"); err != nil {
+		return nil, err
+	}
+	rows, err := checkRows(a.Rows)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := ParseDocumentKinds(a.Documents)
+	if err != nil {
+		return nil, err
+	}
+	reg, network, err := nets.Select(a.Network)
+	if err != nil {
+		return nil, err
+	}
+	in, out := make(chan bulk.Row), make(chan bulk.Result)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- bulk.Check(ctx, bulk.Config{Registry: reg, Documents: docs}, in, out)
+	}()
+	go func() {
+		defer close(in)
+		for _, r := range rows {
+			select {
+			case in <- r:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	res := &CheckResult{Network: network, Documents: docs, Results: make([]bulk.Result, len(rows))}
+	for r := range out {
+		res.Results[r.Index] = r
+	}
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	res.Summary.Total = len(rows)
+	for _, r := range res.Results {
+		res.Summary.Counts.add(r.Status)
+	}
+	res.Summary.ElapsedMillisecs = time.Since(start).Milliseconds()
+	return &Result{Value: res, Text: checkText(res)}, nil
+}
+
+// checkText renders a check: the counts, then one line per row.
+func checkText(r *CheckResult) string {
+	var b strings.Builder
+	c := r.Summary.Counts
+	kinds := strings.Join(r.Documents, " and ")
+	var parts []string
+	for _, p := range []struct {
+		n    int
+		what string
+	}{
+		{c.Receives, "can receive them"}, {c.RegisteredWithoutDocument, "registered without one of them"},
+		{c.NotRegistered, "not registered"}, {c.Invalid, "invalid"}, {c.Failed, "failed"},
+	} {
+		if p.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+		}
+	}
+	fmt.Fprintf(&b, "Checked %s for %s: %s.", phrase.Plural(r.Summary.Total, "row"), kinds, strings.Join(parts, ", "))
+	for _, row := range r.Results {
+		if row.Input == "" {
+			b.WriteString("\n- (empty)")
+		} else {
+			fmt.Fprintf(&b, "\n- %s", row.Input)
+		}
+		if row.Reference != "" {
+			fmt.Fprintf(&b, " [%s]", row.Reference)
+		}
+		b.WriteString(": ")
+		switch row.Status {
+		case bulk.Receives, bulk.RegisteredWithoutDocument:
+			b.WriteString(row.ParticipantID)
+			if row.Name != "" {
+				fmt.Fprintf(&b, " %s", row.Name)
+			}
+			if row.Country != "" {
+				fmt.Fprintf(&b, " (%s)", row.Country)
+			}
+			if row.Status == bulk.Receives {
+				fmt.Fprintf(&b, " receives %s", kinds)
+			} else {
+				var missing []string
+				for _, d := range row.Documents {
+					if !d.Receives {
+						missing = append(missing, d.Kind)
+					}
+				}
+				fmt.Fprintf(&b, " is registered but does not receive %s", strings.Join(missing, " or "))
+			}
+			if row.AccessPoint != "" {
+				fmt.Fprintf(&b, "; access point %s", row.AccessPoint)
+			}
+		case bulk.NotRegistered:
+			fmt.Fprintf(&b, "not registered on Peppol (tried %s)", strings.Join(row.Tried, ", "))
+		case bulk.Invalid:
+			b.WriteString("invalid")
+			if row.Error != nil {
+				fmt.Fprintf(&b, ": %s", row.Error.Message)
+			}
+		case bulk.Failed:
+			b.WriteString("failed")
+			if row.Error != nil {
+				fmt.Fprintf(&b, " (%s): %s", row.Error.Code, row.Error.Message)
+			}
+		}
+	}
+	return b.String()
+}
