@@ -417,26 +417,52 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 
 // Summary counts a check's rows by status.
 type Summary struct {
-	Rows    int            `json:"rows" jsonschema:"the number of rows checked"`
-	Counts  map[Status]int `json:"counts" jsonschema:"the number of rows of each status"`
-	Elapsed time.Duration  `json:"-"`
-	// ElapsedMS is Elapsed in milliseconds, for JSON.
-	ElapsedMS int64 `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
+	Rows   int    `json:"rows" jsonschema:"the number of rows checked"`
+	Counts Counts `json:"counts" jsonschema:"how many rows got each status"`
+	// Elapsed is how long the check took; ElapsedMS says it in JSON (SetElapsed).
+	Elapsed   time.Duration `json:"-"`
+	ElapsedMS int64         `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
 }
 
-// NewSummary returns a Summary with every status counted as 0.
-func NewSummary() Summary {
-	s := Summary{Counts: map[Status]int{}}
-	for _, st := range Statuses() {
-		s.Counts[st] = 0
-	}
-	return s
+// Counts are the rows of each status.
+type Counts struct {
+	Receives                  int `json:"receives" jsonschema:"rows whose participant can receive every document kind asked about"`
+	RegisteredWithoutDocument int `json:"registered_without_that_document" jsonschema:"rows whose participant is registered but lacks a document kind asked about"`
+	NotRegistered             int `json:"not_registered" jsonschema:"rows no reading of which is registered in the SML"`
+	Invalid                   int `json:"invalid" jsonschema:"rows that are no participant identifier and no number peppolgate can read"`
+	Failed                    int `json:"failed" jsonschema:"rows the Peppol network did not answer for; checking them again later may help"`
 }
+
+// of returns the count of st.
+func (c *Counts) of(st Status) *int {
+	switch st {
+	case Receives:
+		return &c.Receives
+	case RegisteredWithoutDocument:
+		return &c.RegisteredWithoutDocument
+	case NotRegistered:
+		return &c.NotRegistered
+	case Invalid:
+		return &c.Invalid
+	}
+	return &c.Failed
+}
+
+// Of returns how many rows got status st.
+func (c Counts) Of(st Status) int { return *c.of(st) }
+
+// NewSummary returns an empty Summary.
+func NewSummary() Summary { return Summary{} }
 
 // Add counts r.
 func (s *Summary) Add(r Result) {
 	s.Rows++
-	s.Counts[r.Status]++
+	*s.Counts.of(r.Status)++
+}
+
+// SetElapsed sets Elapsed and ElapsedMS to d.
+func (s *Summary) SetElapsed(d time.Duration) {
+	s.Elapsed, s.ElapsedMS = d, d.Milliseconds()
 }
 
 // Statuses are the statuses in the order documents list them.
@@ -445,11 +471,11 @@ func Statuses() []Status {
 }
 
 // String is the summary in a line: "3 rows: 1 receives, 1 not_registered, 1 invalid
-// in 120 ms", statuses without rows left out.
+// in 120ms", statuses without rows left out.
 func (s Summary) String() string {
 	var parts []string
 	for _, st := range Statuses() {
-		if n := s.Counts[st]; n > 0 {
+		if n := s.Counts.Of(st); n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+string(st))
 		}
 	}
@@ -491,7 +517,6 @@ func (n *NDJSONWriter) Flush() error { return n.w.Flush() }
 
 // Close writes the summary line and flushes.
 func (n *NDJSONWriter) Close(s Summary) error {
-	s.ElapsedMS = s.Elapsed.Milliseconds()
 	if err := n.enc.Encode(struct {
 		Summary Summary `json:"summary"`
 	}{s}); err != nil {

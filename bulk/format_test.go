@@ -173,7 +173,7 @@ func TestRunCSV(t *testing.T) {
 				t.Errorf("ordered=%v: %s is %q, want %q (%q)", ordered, k, status[k], v, recs)
 			}
 		}
-		if sum.Rows != 3 || sum.Counts[Invalid] != 1 {
+		if sum.Rows != 3 || sum.Counts.Invalid != 1 {
 			t.Errorf("summary %+v", sum)
 		}
 	}

@@ -108,7 +108,7 @@ func Run(ctx context.Context, cfg Config, next func() (Row, error), w Writer, op
 			emit(it)
 		}
 	}
-	sum.Elapsed = time.Since(start)
+	sum.SetElapsed(time.Since(start))
 	rerr, cerr := <-readErr, <-checkErr
 	switch {
 	case werr != nil:

@@ -24,7 +24,7 @@ func (r *run) check(ctx context.Context, c Call) error {
 	if cr == nil {
 		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("check_participants returned no check result")}
 	}
-	if n := cr.Summary.Counts.Failed; n > 0 && n == cr.Summary.Total {
+	if n := cr.Summary.Counts.Failed; n > 0 && n == cr.Summary.Rows {
 		first := cr.Results[0].Error
 		return &registry.Error{Code: CodeAskFailed, Message: "the Peppol network did not answer (" + first.Message + ")", Err: errors.New(first.Message)}
 	}
@@ -56,9 +56,9 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 	var b strings.Builder
 	c := cr.Summary.Counts
 	if plan.Document == DocAny {
-		fmt.Fprintf(&b, t.chkOnPeppol, c.Receives+c.RegisteredWithoutDocument, cr.Summary.Total)
+		fmt.Fprintf(&b, t.chkOnPeppol, c.Receives+c.RegisteredWithoutDocument, cr.Summary.Rows)
 	} else {
-		fmt.Fprintf(&b, t.chkReceive, c.Receives, cr.Summary.Total, t.docs[plan.Document])
+		fmt.Fprintf(&b, t.chkReceive, c.Receives, cr.Summary.Rows, t.docs[plan.Document])
 	}
 	if c.Failed > 0 {
 		fmt.Fprintf(&b, t.chkFailedSum, c.Failed)

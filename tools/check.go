@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -14,7 +13,6 @@ import (
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol"
-	"github.com/peppolgate/peppolgate/peppol/codelist"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -45,39 +43,7 @@ type CheckResult struct {
 	Network   string        `json:"network,omitempty" jsonschema:"the Peppol network that answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
 	Documents []string      `json:"documents" jsonschema:"the document kinds asked about, as the Peppol code list spells its categories"`
 	Results   []bulk.Result `json:"results" jsonschema:"one answer per row, in input order"`
-	Summary   CheckSummary  `json:"summary" jsonschema:"how many rows got each status, and how long the check took"`
-}
-
-// CheckSummary counts a check's rows by status.
-type CheckSummary struct {
-	Total            int          `json:"total" jsonschema:"the number of rows checked"`
-	Counts           StatusCounts `json:"counts" jsonschema:"how many rows got each status"`
-	ElapsedMillisecs int64        `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
-}
-
-// StatusCounts are the rows of each status.
-type StatusCounts struct {
-	Receives                  int `json:"receives" jsonschema:"rows whose participant can receive every document kind asked about"`
-	RegisteredWithoutDocument int `json:"registered_without_that_document" jsonschema:"rows whose participant is registered but lacks a document kind asked about"`
-	NotRegistered             int `json:"not_registered" jsonschema:"rows no reading of which is registered in the SML"`
-	Invalid                   int `json:"invalid" jsonschema:"rows that are no participant identifier and no number peppolgate can read"`
-	Failed                    int `json:"failed" jsonschema:"rows the Peppol network did not answer for; retrying them later may help"`
-}
-
-// add counts one row of status st.
-func (c *StatusCounts) add(st bulk.Status) {
-	switch st {
-	case bulk.Receives:
-		c.Receives++
-	case bulk.RegisteredWithoutDocument:
-		c.RegisteredWithoutDocument++
-	case bulk.NotRegistered:
-		c.NotRegistered++
-	case bulk.Invalid:
-		c.Invalid++
-	case bulk.Failed:
-		c.Failed++
-	}
+	Summary   bulk.Summary  `json:"summary" jsonschema:"how many rows got each status, and how long the check took"`
 }
 
 func checkParticipants() Tool {
@@ -163,49 +129,13 @@ func checkInput() *jsonschema.Schema {
 	}
 }
 
-// DocumentKinds returns the document kinds a check may ask about: the categories of
-// the Peppol code list's document types, sorted.
-func DocumentKinds() []string {
-	var kinds []string
-	for _, d := range codelist.DocumentTypes() {
-		if d.Category != "" && !slices.Contains(kinds, d.Category) {
-			kinds = append(kinds, d.Category)
-		}
-	}
-	slices.Sort(kinds)
-	return kinds
-}
-
 func documentKindsEnum() []any {
-	kinds := DocumentKinds()
+	kinds := bulk.Kinds()
 	out := make([]any, len(kinds))
 	for i, k := range kinds {
 		out[i] = k
 	}
 	return out
-}
-
-// ParseDocumentKinds checks document kinds against the code list's categories (any
-// case, surrounding space ignored) and returns them as the code list spells them,
-// without duplicates; none gives bulk.DefaultDocuments. It returns a *registry.Error
-// with CodeInvalidRequest naming the known kinds for one it does not know.
-func ParseDocumentKinds(raw []string) ([]string, error) {
-	if len(raw) == 0 {
-		return bulk.DefaultDocuments(), nil
-	}
-	known := DocumentKinds()
-	var out []string
-	for _, r := range raw {
-		i := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, strings.TrimSpace(r)) })
-		if i < 0 {
-			return nil, &registry.Error{Code: registry.CodeInvalidRequest,
-				Message: fmt.Sprintf("unknown document kind %q; the Peppol code list's kinds are %s", r, strings.Join(known, ", "))}
-		}
-		if !slices.Contains(out, known[i]) {
-			out = append(out, known[i])
-		}
-	}
-	return out, nil
 }
 
 // checkRows validates the rows argument and returns them as bulk rows. It returns a
@@ -248,7 +178,7 @@ func callCheck(ctx context.Context, nets *registry.Networks, raw json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	docs, err := ParseDocumentKinds(a.Documents)
+	docs, err := bulk.ParseDocuments(a.Documents)
 	if err != nil {
 		return nil, err
 	}
@@ -271,18 +201,17 @@ func callCheck(ctx context.Context, nets *registry.Networks, raw json.RawMessage
 			}
 		}
 	}()
-	res := &CheckResult{Network: network, Documents: docs, Results: make([]bulk.Result, len(rows))}
+	res := &CheckResult{Network: network, Documents: docs, Results: make([]bulk.Result, len(rows)), Summary: bulk.NewSummary()}
 	for r := range out {
 		res.Results[r.Index] = r
 	}
 	if err := <-errc; err != nil {
 		return nil, err
 	}
-	res.Summary.Total = len(rows)
 	for _, r := range res.Results {
-		res.Summary.Counts.add(r.Status)
+		res.Summary.Add(r)
 	}
-	res.Summary.ElapsedMillisecs = time.Since(start).Milliseconds()
+	res.Summary.SetElapsed(time.Since(start))
 	return &Result{Value: res, Text: checkText(res)}, nil
 }
 
@@ -303,7 +232,7 @@ func checkText(r *CheckResult) string {
 			parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
 		}
 	}
-	fmt.Fprintf(&b, "Checked %s for %s: %s.", phrase.Plural(r.Summary.Total, "row"), kinds, strings.Join(parts, ", "))
+	fmt.Fprintf(&b, "Checked %s for %s: %s.", phrase.Plural(r.Summary.Rows, "row"), kinds, strings.Join(parts, ", "))
 	for _, row := range r.Results {
 		if row.Input == "" {
 			b.WriteString("\n- (empty)")

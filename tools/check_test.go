@@ -66,13 +66,13 @@ func TestMCPCheck(t *testing.T) {
 	}
 	r := call(t, c, "check_participants", map[string]any{"rows": rowsArg(inputs...)})
 	res := checkStructured[CheckResult](t, r, schema)
-	if len(res.Results) != len(rows) || res.Summary.Total != len(rows) {
-		t.Fatalf("%d results, total %d, for %d rows", len(res.Results), res.Summary.Total, len(rows))
+	if len(res.Results) != len(rows) || res.Summary.Rows != len(rows) {
+		t.Fatalf("%d results, total %d, for %d rows", len(res.Results), res.Summary.Rows, len(rows))
 	}
-	var counts StatusCounts
+	var counts bulk.Counts
 	for i, want := range rows {
 		got := res.Results[i]
-		counts.add(got.Status)
+		counts = addCount(counts, got.Status)
 		in, _, _ := strings.Cut(want.input, "|")
 		if got.Index != i || got.Input != in || got.Status != want.status || got.ParticipantID != want.id {
 			t.Errorf("row %d (%q): %+v; want %s as %q", i, in, got, want.status, want.id)
@@ -126,8 +126,8 @@ func TestMCPCheck(t *testing.T) {
 		many[i] = fmt.Sprintf("0208:%010d", i)
 	}
 	r = call(t, c, "check_participants", map[string]any{"rows": rowsArg(many...)})
-	if res = checkStructured[CheckResult](t, r, schema); res.Summary.Total != MaxCheckRows || len(res.Results) != MaxCheckRows {
-		t.Errorf("%d rows: total %d", MaxCheckRows, res.Summary.Total)
+	if res = checkStructured[CheckResult](t, r, schema); res.Summary.Rows != MaxCheckRows || len(res.Results) != MaxCheckRows {
+		t.Errorf("%d rows: total %d", MaxCheckRows, res.Summary.Rows)
 	}
 }
 
@@ -176,28 +176,9 @@ func TestMCPCheckErrors(t *testing.T) {
 	}
 }
 
-// TestDocumentKinds: the kinds are the code list's categories, once each, and parse
-// back to themselves.
-func TestDocumentKinds(t *testing.T) {
-	t.Parallel()
-	kinds := DocumentKinds()
-	seen := map[string]bool{}
-	for _, k := range kinds {
-		if seen[k] {
-			t.Errorf("%q twice", k)
-		}
-		seen[k] = true
-	}
-	for _, want := range []string{"Invoice", "Credit Note", "Order", "Order Response", "Despatch Advice"} {
-		if !seen[want] {
-			t.Errorf("no kind %q in %v", want, kinds)
-		}
-	}
-	got, err := ParseDocumentKinds(kinds)
-	if err != nil || strings.Join(got, "|") != strings.Join(kinds, "|") {
-		t.Errorf("ParseDocumentKinds(every kind) = %v, %v", got, err)
-	}
-	if got, err := ParseDocumentKinds(nil); err != nil || strings.Join(got, "|") != strings.Join(bulk.DefaultDocuments(), "|") {
-		t.Errorf("ParseDocumentKinds(nil) = %v, %v", got, err)
-	}
+// addCount is c with one more row of status st.
+func addCount(c bulk.Counts, st bulk.Status) bulk.Counts {
+	s := bulk.Summary{Counts: c}
+	s.Add(bulk.Result{Status: st})
+	return s.Counts
 }

@@ -265,7 +265,7 @@ for (const transport of transports) {
         { kind: 'Credit Note', receives: true },
       ]);
       assert.equal(sc.results[3].error?.code, 'invalid_participant_id');
-      assert.equal(sc.summary.total, 4);
+      assert.equal(sc.summary.rows, 4);
       assert.deepEqual(sc.summary.counts, {
         receives: 2,
         registered_without_that_document: 0,
