@@ -163,6 +163,21 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 				w.line()
 				w.code("json", mdIndentJSON(b.Examples[name]))
 			}
+			for _, mt := range b.MediaTypes {
+				tb, ok := b.Text[mt]
+				if !ok {
+					continue
+				}
+				if tb.Schema != nil && tb.Schema.Description != "" {
+					w.line("As ", mt, ": ", mdOneLine(tb.Schema.Description))
+					w.line()
+				}
+				for _, name := range mdSortedKeys(tb.Examples) {
+					w.line("Example body (", name, ", ", mt, "):")
+					w.line()
+					w.code("", tb.Examples[name])
+				}
+			}
 		}
 		for _, r := range ep.Responses {
 			head := fmt.Sprintf("Response %d", r.Status)
@@ -501,6 +516,18 @@ func mdCurl(ep Endpoint, base string) []mdCommand {
 				cmd:  "curl -s " + mdShellQuote(u) + " -H 'Content-Type: " + mt + "' -d " + mdShellQuote(mdJSON(ep.Body.Examples[name])),
 				note: ", example " + name,
 			})
+		}
+		for _, tmt := range ep.Body.MediaTypes {
+			tb, ok := ep.Body.Text[tmt]
+			if !ok {
+				continue
+			}
+			for _, name := range mdSortedKeys(tb.Examples) {
+				out = append(out, mdCommand{
+					cmd:  "curl -s " + mdShellQuote(u) + " -H 'Content-Type: " + tmt + "' --data-binary " + mdShellQuote(tb.Examples[name]),
+					note: ", example " + name,
+				})
+			}
 		}
 		if slices.ContainsFunc(ep.Responses, func(r Response) bool { return r.MediaType == "text/event-stream" }) {
 			out = append(out, mdCommand{

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -200,7 +201,57 @@ func (v *openAPIValidator) check(r *http.Request, status int, header http.Header
 		},
 	}
 	in.SetBodyBytes(body)
-	return openapi3filter.ValidateResponse(context.Background(), in)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		return err
+	}
+	if head || len(content) == 0 {
+		return nil
+	}
+	switch mt, _, _ := mime.ParseMediaType(ct); mt {
+	case "application/x-ndjson":
+		return checkLines(content.Get(ct), body)
+	case "text/csv":
+		return checkCSV(body)
+	}
+	return nil
+}
+
+// checkLines validates each line of an NDJSON body against the items of its media
+// type's contentSchema (one of the documented kinds of line).
+func checkLines(media *openapi3.MediaType, body []byte) error {
+	if media == nil || media.Schema == nil || media.Schema.Value == nil || media.Schema.Value.ContentSchema == nil ||
+		media.Schema.Value.ContentSchema.Value.Items == nil {
+		return errors.New("an NDJSON response without a contentSchema of its lines")
+	}
+	items := media.Schema.Value.ContentSchema.Value.Items.Value
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		return errors.New("the NDJSON body does not end in a newline")
+	}
+	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
+		if len(body) == 0 {
+			break
+		}
+		var v any
+		if err := json.Unmarshal(line, &v); err != nil {
+			return fmt.Errorf("NDJSON line %d is not JSON: %v: %s", i+1, err, line)
+		}
+		if err := items.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+			return fmt.Errorf("NDJSON line %d does not match the document: %v: %s", i+1, err, line)
+		}
+	}
+	return nil
+}
+
+// checkCSV checks a CSV body: a header, and every record as wide as it.
+func checkCSV(body []byte) error {
+	recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	switch {
+	case err != nil:
+		return fmt.Errorf("the CSV body does not parse: %v", err)
+	case len(recs) == 0:
+		return errors.New("the CSV body has no header")
+	}
+	return nil
 }
 
 // shared is a route for a request no operation matches, answered by the shared

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -134,6 +135,16 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// String returns what was written, when w is a fmt.Stringer (a bytes.Buffer).
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s, ok := l.w.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return ""
 }
 
 func do(t *testing.T, h http.Handler, method, target string, hdr ...string) *httptest.ResponseRecorder {
