@@ -572,6 +572,13 @@ func summaryField(sum bulk.Summary) string {
 // checkCost is how many requests of the REST API's rate limit a check of rows costs.
 func checkCost(rows int) int { return int(math.Ceil(float64(rows) / checkRowsPerRequest)) }
 
+// checkExampleCSV is the CSV body of the documents' example, as captured in
+// discovery/examples/checkParticipants.200.csv.
+const checkExampleCSV = "Customer number;Name;VAT number;Country\n" +
+	"C-1001;Vandelanotte;BE0677424046;BE\n" +
+	"C-1003;Svensk Bygg;556036-0793;SE\n" +
+	"C-1004;Nobody;0208:0999999999;\n"
+
 // checkSummaryLine is the last line of an NDJSON answer.
 type checkSummaryLine struct {
 	Summary bulk.Summary `json:"summary" jsonschema:"the check's summary: rows, the rows of each status, the time taken"`
@@ -666,16 +673,17 @@ func (s *Server) checkRoutes(k docKit) []route {
 					"ledger": map[string]any{"documents": []any{"Invoice", "Credit Note"}, "rows": []any{
 						map[string]any{"input": "BE 0677.424.046", "reference": "C-1001"},
 						map[string]any{"input": "0192:923609016", "reference": "C-1002"},
-						map[string]any{"input": "54441587", "country": "NL", "reference": "C-1003"},
+						map[string]any{"input": "556036-0793", "country": "SE", "reference": "C-1003"},
+						map[string]any{"input": "0208:0999999999", "reference": "C-1004"},
 						"hello world",
 					}},
 				},
 				Text: map[string]discovery.TextBody{
 					mediaNDJSON: {Schema: ndjsonRows, Examples: map[string]string{
-						"ledger": "{\"input\": \"BE 0677.424.046\", \"reference\": \"C-1001\"}\n\"0192:923609016\"\n",
+						"ledger": "{\"input\": \"BE 0677.424.046\", \"reference\": \"C-1001\"}\n\"0192:923609016\"\n{\"input\": \"556036-0793\", \"country\": \"SE\"}\n",
 					}},
 					mediaCSV: {Schema: csvRows, Examples: map[string]string{
-						"ledger": "Customer number;Name;VAT number;Country\nC-1001;Vandelanotte;BE0677424046;BE\nC-1003;Bakkerij;54441587;NL\n",
+						"ledger": checkExampleCSV,
 					}},
 				}},
 			Responses: []discovery.Response{

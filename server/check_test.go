@@ -445,7 +445,7 @@ func TestCheckRefused(t *testing.T) {
 	t.Parallel()
 	reg := &fakeRegistry{part: samplePart(netsim.KnownBelgian)}
 	s, _ := newTestServer(t, reg, func(c *Config) {
-		c.Bulk = BulkLimits{Rows: 4, Body: 200}
+		c.Bulk = BulkLimits{Rows: 5, Body: 200}
 		c.Networks = prodAndTest(t, reg, reg)
 	})
 	tests := []struct {
@@ -459,8 +459,8 @@ func TestCheckRefused(t *testing.T) {
 		{name: "xml", ct: "application/xml", body: `<rows/>`, status: 415, code: CodeUnsupportedMediaType, msg: "application/x-ndjson"},
 		{name: "latin-1 CSV", ct: "text/csv; charset=iso-8859-1", body: "id\nx\n", status: 415, code: CodeUnsupportedMediaType, msg: "UTF-8"},
 		{name: "gzip", ct: "text/csv", hdr: []string{"Content-Encoding", "gzip"}, body: "id\nx\n", status: 415, code: CodeUnsupportedMediaType, msg: "Content-Encoding"},
-		{name: "too many rows", ct: "application/json", body: `{"rows":["a","b","c","d","e"]}`, status: 413, code: CodeTooManyRows, msg: "at most 4 rows"},
-		{name: "too many NDJSON rows", ct: "application/x-ndjson", body: "\"a\"\n\"b\"\n\"c\"\n\"d\"\n\"e\"\n", status: 413, code: CodeTooManyRows, msg: "4 rows"},
+		{name: "too many rows", ct: "application/json", body: `{"rows":["a","b","c","d","e","f"]}`, status: 413, code: CodeTooManyRows, msg: "at most 5 rows"},
+		{name: "too many NDJSON rows", ct: "application/x-ndjson", body: "\"a\"\n\"b\"\n\"c\"\n\"d\"\n\"e\"\n\"f\"\n", status: 413, code: CodeTooManyRows, msg: "5 rows"},
 		{name: "body too large", ct: "text/csv", body: "id\n" + strings.Repeat("0208:0677424046\n", 13), status: 413, code: CodeBodyTooLarge, msg: "200 bytes"},
 		{name: "no rows", ct: "application/json", body: `{"rows":[]}`, status: 400, code: registry.CodeInvalidRequest, msg: "no rows"},
 		{name: "empty NDJSON", ct: "application/x-ndjson", body: "\n\n", status: 400, code: registry.CodeInvalidRequest, msg: "no rows"},

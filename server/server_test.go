@@ -382,7 +382,8 @@ func TestStatusTable(t *testing.T) {
 		"method_not_allowed": 405, "rate_limited": 429, "lookup_failed": 502,
 		"search_failed": 502, "internal_error": 500, "forbidden": 403,
 		"unsupported_media_type": 415, "ask_failed": 502,
-		"service_unavailable": 503,
+		"service_unavailable": 503, "body_too_large": 413, "too_many_rows": 413,
+		"too_many_bulk_requests": 429,
 	}
 	codes := Codes()
 	if len(codes) != len(want) {
