@@ -187,7 +187,7 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 			w.line(head, ": ", mdOneLine(r.Description))
 			w.line()
 			fullFields(w, r.Schema, false)
-			fullEvents(w, r.Events)
+			fullEvents(w, r.MediaType, r.Events)
 			if r.Example != nil {
 				w.line("Example:")
 				w.line()
@@ -217,16 +217,22 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 	}
 }
 
-// fullEvents lists the events of a stream, in the order they are sent, each with the
-// fields of its data.
-func fullEvents(w *mdWriter, events []Event) {
+// fullEvents lists the events of a stream, in the order they are sent, or the kinds
+// of line of an NDJSON body, each with the fields of its data.
+func fullEvents(w *mdWriter, mediaType string, events []Event) {
 	if len(events) == 0 {
 		return
 	}
-	w.line("Each event is `event: <name>` and one `data:` line of JSON. Events, in order:")
+	kind := "Event"
+	if mediaType == ndjsonType {
+		kind = "Line"
+		w.line("Each line is one JSON value. Kinds of line:")
+	} else {
+		w.line("Each event is `event: <name>` and one `data:` line of JSON. Events, in order:")
+	}
 	w.line()
 	for _, e := range events {
-		w.line("Event `", e.Name, "`: ", mdSentence(mdOneLine(e.Description)))
+		w.line(kind, " `", e.Name, "`: ", mdSentence(mdOneLine(e.Description)))
 		w.line()
 		fullFields(w, e.Schema, false)
 	}
