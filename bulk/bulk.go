@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,7 +26,8 @@ type Status string
 
 // The statuses.
 const (
-	// Receives: registered, and its SMP lists every document kind asked about.
+	// Receives: registered, and its SMP lists every document kind asked about. When
+	// Result.Blocked is set, sending to it fails right now all the same.
 	Receives Status = "receives"
 	// RegisteredWithoutDocument: registered, but its SMP lacks a document kind asked
 	// about (Documents says which).
@@ -91,6 +93,7 @@ type Result struct {
 	Country       string             `json:"country,omitempty" jsonschema:"the country on the participant's Peppol Directory card"`
 	Documents     []Document         `json:"documents,omitempty" jsonschema:"each document kind asked about, and whether the participant can receive it"`
 	AccessPoint   string             `json:"accessPoint,omitempty" jsonschema:"the access point endpoint URL the SMP names"`
+	Blocked       []string           `json:"blocked,omitempty" jsonschema:"when set, sending to the participant fails right now although it is registered: the codes of the warnings that block the access point endpoint shown (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
 	Warnings      []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
 	Error         *RowError          `json:"error,omitempty" jsonschema:"for failed and invalid: why, and whether a retry may help"`
 	// Record is the row's CSV record, echoed.
@@ -382,7 +385,7 @@ func rowResult(row Row) Result {
 func answerFor(row Row, r Result) Result {
 	out := rowResult(row)
 	out.Status, out.ParticipantID, out.Tried, out.Name, out.Country = r.Status, r.ParticipantID, r.Tried, r.Name, r.Country
-	out.Documents, out.AccessPoint, out.Warnings, out.Error = r.Documents, r.AccessPoint, r.Warnings, r.Error
+	out.Documents, out.AccessPoint, out.Blocked, out.Warnings, out.Error = r.Documents, r.AccessPoint, r.Blocked, r.Warnings, r.Error
 	return out
 }
 
@@ -417,6 +420,11 @@ func (e *engine) lookup(j job) Result {
 			res.AccessPoint = ep.URL
 		}
 		res.Warnings = p.Warnings
+		for _, w := range p.Warnings {
+			if registry.Blocking(w.Code) && !slices.Contains(res.Blocked, w.Code) {
+				res.Blocked = append(res.Blocked, w.Code)
+			}
+		}
 		res.Status = Receives
 		for _, kind := range e.docs {
 			d := Document{Kind: kind, Receives: lists(p.SMP.DocumentTypes, kind)}

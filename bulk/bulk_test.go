@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -223,5 +224,20 @@ func TestDuplicatesOnce(t *testing.T) {
 	}
 	if b := n.DS.MustLookup(netsim.KnownBelgian).SMPHost; b != failing.SMPHost && hits.SMP[b].ServiceGroup != 1 {
 		t.Errorf("3 notations of one participant asked its SMP %d times, want 1", hits.SMP[b].ServiceGroup)
+	}
+}
+
+// TestBlocked: a participant registered for the documents whose access point refuses
+// deliveries right now (an expired certificate) is marked blocked, with the codes; one
+// without blocking warnings is not.
+func TestBlocked(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 50, Now: datasetNow})
+	got := run(t, Config{Registry: n.Reg}, Row{Input: netsim.KnownCertExpired}, Row{Input: netsim.KnownCertValid})
+	if r := got[0]; r.Status != Receives || !slices.Contains(r.Blocked, "certificate_expired") {
+		t.Errorf("expired certificate: %+v", r)
+	}
+	if r := got[1]; r.Status != Receives || r.Blocked != nil {
+		t.Errorf("valid certificate: %+v", r)
 	}
 }

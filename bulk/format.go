@@ -549,7 +549,7 @@ func AnswerColumns(docs []string) []string {
 	for _, d := range docs {
 		cols = append(cols, "receives_"+strings.ReplaceAll(strings.ToLower(strings.TrimSpace(d)), " ", "_"))
 	}
-	return append(cols, "access_point", "tried", "warnings", "error_code", "error", "retryable")
+	return append(cols, "access_point", "blocked", "tried", "warnings", "error_code", "error", "retryable")
 }
 
 // WriteHeader writes the header line unless written; Write does it first.
@@ -600,7 +600,7 @@ func (c *CSVWriter) Write(r Result) error {
 	if r.Error != nil {
 		code, msg, retry = r.Error.Code, r.Error.Message, strconv.FormatBool(r.Error.Retryable)
 	}
-	rec = append(rec, r.AccessPoint, strings.Join(r.Tried, " "), strings.Join(warnings, " "), code, msg, retry)
+	rec = append(rec, r.AccessPoint, strings.Join(r.Blocked, " "), strings.Join(r.Tried, " "), strings.Join(warnings, " "), code, msg, retry)
 	c.record = rec
 	return c.w.Write(rec)
 }

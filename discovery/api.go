@@ -83,6 +83,19 @@ type Body struct {
 	Schema *jsonschema.Schema
 	// Examples are real bodies by name.
 	Examples map[string]any
+	// Text describes the media types of MediaTypes that are not JSON (e.g. text/csv,
+	// application/x-ndjson), each with its own schema and examples; Schema and
+	// Examples describe the others.
+	Text map[string]TextBody
+}
+
+// TextBody is a request body in a media type that is not JSON.
+type TextBody struct {
+	// Schema is its JSON Schema: a string, with contentMediaType and, when its
+	// content is a list of JSON values (NDJSON), contentSchema.
+	Schema *jsonschema.Schema
+	// Examples are real bodies by name.
+	Examples map[string]string
 }
 
 // Response is one success response.
@@ -99,11 +112,13 @@ type Response struct {
 	// Example is a real body (a value for JSON, a string for text).
 	Example any
 	// Events are the events of a "text/event-stream" response, in the order they are
-	// sent; nil for other media types.
+	// sent, or the kinds of line of an "application/x-ndjson" response (one JSON
+	// value per line); nil for other media types.
 	Events []Event
 }
 
-// Event is one kind of server-sent event in a "text/event-stream" response.
+// Event is one kind of server-sent event in a "text/event-stream" response, or one
+// kind of line in an "application/x-ndjson" one.
 type Event struct {
 	// Name is the event's "event:" field, e.g. "result".
 	Name string

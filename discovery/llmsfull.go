@@ -163,6 +163,21 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 				w.line()
 				w.code("json", mdIndentJSON(b.Examples[name]))
 			}
+			for _, mt := range b.MediaTypes {
+				tb, ok := b.Text[mt]
+				if !ok {
+					continue
+				}
+				if tb.Schema != nil && tb.Schema.Description != "" {
+					w.line("As ", mt, ": ", mdOneLine(tb.Schema.Description))
+					w.line()
+				}
+				for _, name := range mdSortedKeys(tb.Examples) {
+					w.line("Example body (", name, ", ", mt, "):")
+					w.line()
+					w.code("", tb.Examples[name])
+				}
+			}
 		}
 		for _, r := range ep.Responses {
 			head := fmt.Sprintf("Response %d", r.Status)
@@ -172,7 +187,7 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 			w.line(head, ": ", mdOneLine(r.Description))
 			w.line()
 			fullFields(w, r.Schema, false)
-			fullEvents(w, r.Events)
+			fullEvents(w, r.MediaType, r.Events)
 			if r.Example != nil {
 				w.line("Example:")
 				w.line()
@@ -202,16 +217,22 @@ func fullEndpoints(w *mdWriter, api API, base string, codes map[registry.Code]Er
 	}
 }
 
-// fullEvents lists the events of a stream, in the order they are sent, each with the
-// fields of its data.
-func fullEvents(w *mdWriter, events []Event) {
+// fullEvents lists the events of a stream, in the order they are sent, or the kinds
+// of line of an NDJSON body, each with the fields of its data.
+func fullEvents(w *mdWriter, mediaType string, events []Event) {
 	if len(events) == 0 {
 		return
 	}
-	w.line("Each event is `event: <name>` and one `data:` line of JSON. Events, in order:")
+	kind := "Event"
+	if mediaType == ndjsonType {
+		kind = "Line"
+		w.line("Each line is one JSON value. Kinds of line:")
+	} else {
+		w.line("Each event is `event: <name>` and one `data:` line of JSON. Events, in order:")
+	}
 	w.line()
 	for _, e := range events {
-		w.line("Event `", e.Name, "`: ", mdSentence(mdOneLine(e.Description)))
+		w.line(kind, " `", e.Name, "`: ", mdSentence(mdOneLine(e.Description)))
 		w.line()
 		fullFields(w, e.Schema, false)
 	}
@@ -501,6 +522,18 @@ func mdCurl(ep Endpoint, base string) []mdCommand {
 				cmd:  "curl -s " + mdShellQuote(u) + " -H 'Content-Type: " + mt + "' -d " + mdShellQuote(mdJSON(ep.Body.Examples[name])),
 				note: ", example " + name,
 			})
+		}
+		for _, tmt := range ep.Body.MediaTypes {
+			tb, ok := ep.Body.Text[tmt]
+			if !ok {
+				continue
+			}
+			for _, name := range mdSortedKeys(tb.Examples) {
+				out = append(out, mdCommand{
+					cmd:  "curl -s " + mdShellQuote(u) + " -H 'Content-Type: " + tmt + "' --data-binary " + mdShellQuote(tb.Examples[name]),
+					note: ", example " + name,
+				})
+			}
 		}
 		if slices.ContainsFunc(ep.Responses, func(r Response) bool { return r.MediaType == "text/event-stream" }) {
 			out = append(out, mdCommand{

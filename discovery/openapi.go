@@ -214,6 +214,25 @@ func (b *openAPIBuilder) requestBody(e Endpoint) (map[string]any, error) {
 	}
 	content := map[string]any{}
 	for _, mt := range e.Body.MediaTypes {
+		if tb, ok := e.Body.Text[mt]; ok {
+			media := map[string]any{"schema": map[string]any{"type": "string"}}
+			if tb.Schema != nil {
+				s, err := b.inline(tb.Schema)
+				if err != nil {
+					return nil, fmt.Errorf("discovery: %s: request body %s: %w", e.OperationID, mt, err)
+				}
+				media["schema"] = s
+			}
+			if len(tb.Examples) > 0 {
+				examples := map[string]any{}
+				for name, v := range tb.Examples {
+					examples[name] = map[string]any{"value": v}
+				}
+				media["examples"] = examples
+			}
+			content[mt] = media
+			continue
+		}
 		media := map[string]any{"schema": schema}
 		if len(e.Body.Examples) > 0 {
 			examples := map[string]any{}
@@ -306,6 +325,14 @@ func (b *openAPIBuilder) media(e Endpoint, r Response) (map[string]any, error) {
 		for k, v := range stream {
 			media[k] = v
 		}
+	case r.MediaType == ndjsonType:
+		lines, err := b.lineStream(e, r)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range lines {
+			media[k] = v
+		}
 	case r.Schema != nil:
 		s, err := b.component(r.Schema, upperFirst(e.OperationID)+"Response")
 		if err != nil {
@@ -327,7 +354,7 @@ func (b *openAPIBuilder) media(e Endpoint, r Response) (map[string]any, error) {
 // examples are real response bodies, captured from the whole stack on the simulated
 // network by server/openapi_test.go (TestOpenAPIExamples, rewritten with -update,
 // checked against the server otherwise): <operationId>.<status>.json and .sse for
-// success bodies, <operationId>.<code>.json for error bodies, error.<code>.json for
+// success bodies (.ndjson and .csv for those media types), <operationId>.<code>.json for error bodies, error.<code>.json for
 // the shared responses; {base_url} where the service's base URL goes.
 //
 //go:embed examples
@@ -343,6 +370,10 @@ func (b *openAPIBuilder) responseExample(e Endpoint, r Response) (any, error) {
 	switch {
 	case r.MediaType == "text/event-stream":
 		ext = "sse"
+	case r.MediaType == ndjsonType:
+		ext = "ndjson"
+	case r.MediaType == "text/csv":
+		ext = "csv"
 	case r.MediaType == "application/json" || strings.HasSuffix(r.MediaType, "+json"):
 		ext = "json"
 	default:
@@ -419,6 +450,45 @@ func (b *openAPIBuilder) eventStream(e Endpoint, r Response) (map[string]any, er
 	media := map[string]any{"schema": schema}
 	if len(events) > 0 {
 		media["x-events"] = events
+	}
+	return media, nil
+}
+
+// ndjsonType is the media type of newline-delimited JSON: one JSON value per line.
+const ndjsonType = "application/x-ndjson"
+
+// lineStream describes an application/x-ndjson body: a string whose contentSchema is
+// the body read as a list of JSON values, one per line, each one of the kinds of line
+// in Response.Events (their schemas are components). The same is in x-lines (name →
+// description and schema) and in the description.
+func (b *openAPIBuilder) lineStream(e Endpoint, r Response) (map[string]any, error) {
+	desc := "Newline-delimited JSON: one JSON value per line, each line ending in a newline."
+	lines := map[string]any{}
+	var items []string
+	var variants []any
+	for _, ev := range r.Events {
+		s, err := b.component(ev.Schema, upperFirst(e.OperationID)+upperFirst(ev.Name)+"Line")
+		if err != nil {
+			return nil, fmt.Errorf("discovery: %s: line %s: %w", e.OperationID, ev.Name, err)
+		}
+		lines[ev.Name] = map[string]any{"description": ev.Description, "schema": s}
+		variants = append(variants, s)
+		item := "- " + ev.Name + ": " + sentence(ev.Description)
+		if ref, ok := s["$ref"].(string); ok {
+			item += " Schema: `" + strings.TrimPrefix(ref, "#/components/schemas/") + "`."
+		}
+		items = append(items, item)
+	}
+	schema := map[string]any{"type": "string", "contentMediaType": ndjsonType}
+	if len(items) > 0 {
+		desc += " Lines:\n\n" + strings.Join(items, "\n") +
+			"\n\n`contentSchema` gives the body as a list of its lines' values, `x-lines` each kind of line's schema by name."
+		schema["contentSchema"] = map[string]any{"type": "array", "items": map[string]any{"oneOf": variants}}
+	}
+	schema["description"] = desc
+	media := map[string]any{"schema": schema}
+	if len(lines) > 0 {
+		media["x-lines"] = lines
 	}
 	return media, nil
 }
@@ -507,15 +577,18 @@ func (b *openAPIBuilder) errorResponse(operationID string, status int, codes []r
 		"description": http.StatusText(status) + ":\n\n" + strings.Join(lines, "\n"),
 		"content":     map[string]any{"application/json": media},
 	}
-	if h := errorHeaders(status); len(h) > 0 {
+	if h := errorHeaders(status, codes); len(h) > 0 {
 		resp["headers"] = h
 	}
 	return resp, nil
 }
 
 // errorHeaders are the headers an error status carries: Retry-After on 429 always
-// and on 502 when the Peppol network asked peppolgate to wait; Allow on 405.
-func errorHeaders(status int) map[string]any {
+// and on 502 when the Peppol network asked peppolgate to wait; Allow on 405. The
+// rate-limit headers are required on a 429 whose only code is rate_limited; a 429
+// that may also be another limit (too many bulk requests at once) carries them when
+// rate limits are on.
+func errorHeaders(status int, codes []registry.Code) map[string]any {
 	retryAfter := func(required bool, desc string) map[string]any {
 		return map[string]any{
 			"description": desc,
@@ -525,12 +598,13 @@ func errorHeaders(status int) map[string]any {
 	}
 	switch status {
 	case http.StatusTooManyRequests:
+		required := len(codes) == 1 && codes[0] == codeRateLimited
 		return map[string]any{
 			"Retry-After": retryAfter(true, "Seconds to wait before retrying."),
 			"RateLimit": map[string]any{"description": "The client's remaining quota (draft-ietf-httpapi-ratelimit-headers): `\"<class>\";r=0;t=<seconds until the bucket is full>`.",
-				"required": true, "schema": map[string]any{"type": "string"}},
+				"required": required, "schema": map[string]any{"type": "string"}},
 			"RateLimit-Policy": map[string]any{"description": "The limit that applies (draft-ietf-httpapi-ratelimit-headers): `\"<class>\";q=<burst>;w=<seconds to refill>`.",
-				"required": true, "schema": map[string]any{"type": "string"}},
+				"required": required, "schema": map[string]any{"type": "string"}},
 		}
 	case http.StatusBadGateway:
 		return map[string]any{"Retry-After": retryAfter(false, "Seconds to wait before retrying; sent when the Peppol network rate-limited peppolgate, is busy, or a failing upstream host is being left alone for a while (circuit breaker).")}
@@ -549,6 +623,8 @@ func errorHeaders(status int) map[string]any {
 const (
 	codeRouteNotFound    registry.Code = "route_not_found"
 	codeMethodNotAllowed registry.Code = "method_not_allowed"
+	// codeRateLimited is the server's code for a client over its rate limit.
+	codeRateLimited registry.Code = "rate_limited"
 )
 
 // sharedResponseName is the name of the shared response whose only code is codes'

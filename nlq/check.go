@@ -58,7 +58,7 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 	if plan.Document == DocAny {
 		fmt.Fprintf(&b, t.chkOnPeppol, c.Receives+c.RegisteredWithoutDocument, cr.Summary.Rows)
 	} else {
-		fmt.Fprintf(&b, t.chkReceive, c.Receives, cr.Summary.Rows, t.docs[plan.Document])
+		fmt.Fprintf(&b, t.chkReceive, c.Receives-blockedRows(cr), cr.Summary.Rows, t.docs[plan.Document])
 	}
 	if c.Failed > 0 {
 		fmt.Fprintf(&b, t.chkFailedSum, c.Failed)
@@ -67,6 +67,8 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 		who := label(row.Name, row.ParticipantID, row.Country)
 		var v string
 		switch {
+		case row.Status == bulk.Receives && len(row.Blocked) > 0 && plan.Document != DocAny:
+			v = fmt.Sprintf(t.chkBlocked, who, strings.Join(row.Blocked, ", "))
 		case row.Status == bulk.Receives, row.Status == bulk.RegisteredWithoutDocument && plan.Document == DocAny:
 			v = fmt.Sprintf(t.chkYes, who)
 		case row.Status == bulk.RegisteredWithoutDocument:
@@ -81,4 +83,16 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 		fmt.Fprintf(&b, "\n- %s%s%s", row.Input, t.colon, v)
 	}
 	return b.String()
+}
+
+// blockedRows counts the rows that receive the documents asked about but cannot be sent
+// to right now.
+func blockedRows(cr *tools.CheckResult) int {
+	n := 0
+	for _, r := range cr.Results {
+		if r.Status == bulk.Receives && len(r.Blocked) > 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -135,7 +135,7 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 					// Its services could not be listed: the lookup's one endpoint is
 					// all that is known.
 					for _, w := range p.Warnings {
-						if blockingCodes[w.Code] && !slices.Contains(info.Blocked, w.Code) {
+						if registry.Blocking(w.Code) && !slices.Contains(info.Blocked, w.Code) {
 							info.Blocked = append(info.Blocked, w.Code)
 						}
 					}

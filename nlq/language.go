@@ -215,6 +215,7 @@ type tongue struct {
 	chkFailedSum string // n that could not be checked
 	chkYes       string // who
 	chkWithout   string // who, docs
+	chkBlocked   string // who, the blocking warning codes
 	chkNotReg    string
 	chkInvalid   string
 	chkFailed    string

@@ -220,19 +220,6 @@ func warningsText(t *tongue, docs []DocumentInfo) string {
 	return b.String()
 }
 
-// blockingCodes are the warnings that make sending to an endpoint fail now: its
-// certificate expired, revoked or not issued by the network's access point CA, its service not
-// active yet or expired, its transport profile removed from the network, or the SMP
-// answer it was read from not validly signed, or signed by a certificate not of the
-// network's SMP CA (senders' access points refuse it).
-var blockingCodes = map[string]bool{
-	registry.WarnCertificateExpired: true, registry.WarnServiceNotYetActive: true,
-	registry.WarnServiceExpired: true, registry.WarnTransportProfileRemoved: true,
-	registry.WarnCertificateChainInvalid: true, registry.WarnSMPSignatureInvalid: true,
-	registry.WarnSMPSignatureMissing: true, registry.WarnCertificateRevoked: true,
-	registry.WarnSMPCertificateNotPeppol: true,
-}
-
 // blocked returns why no endpoint of the document types of kind doc in svc can be
 // sent to right now (the blocking warning codes, each once), or nil when at least one
 // can, or when svc lists no such type.
@@ -245,7 +232,7 @@ func blocked(svc *registry.ServicesResult, doc string) []string {
 		}
 		var svcWhy []string
 		for _, w := range s.Warnings {
-			if blockingCodes[w.Code] {
+			if registry.Blocking(w.Code) {
 				svcWhy = append(svcWhy, w.Code)
 			}
 		}
@@ -254,7 +241,7 @@ func blocked(svc *registry.ServicesResult, doc string) []string {
 				endpoints = true
 				epWhy := slices.Clone(svcWhy)
 				for _, w := range e.Warnings {
-					if blockingCodes[w.Code] {
+					if registry.Blocking(w.Code) {
 						epWhy = append(epWhy, w.Code)
 					}
 				}

@@ -99,6 +99,7 @@ var german = tongue{
 	chkFailedSum: " %d konnten gerade nicht geprüft werden; später erneut fragen kann helfen.",
 	chkYes:       "ja, als %s",
 	chkWithout:   "nein: bei Peppol als %[1]s, empfängt aber keine %[2]s",
+	chkBlocked:   "derzeit nicht: auf Peppol als %[1]s, aber der Versand schlägt fehl (%[2]s)",
 	chkNotReg:    "nein, nicht bei Peppol",
 	chkInvalid:   "weder eine Teilnehmerkennung noch eine Nummer, die ich lesen kann",
 	chkFailed:    "konnte gerade nicht geprüft werden",

@@ -70,6 +70,7 @@ var english = tongue{
 	chkFailedSum: " %d could not be checked just now; asking again later may help.",
 	chkYes:       "yes, as %s",
 	chkWithout:   "no: on Peppol as %[1]s, but it does not receive %[2]s",
+	chkBlocked:   "not right now: on Peppol as %[1]s, but sending to it fails (%[2]s)",
 	chkNotReg:    "no, not on Peppol",
 	chkInvalid:   "not a participant identifier or number I can read",
 	chkFailed:    "could not be checked just now",

@@ -99,6 +99,7 @@ var french = tongue{
 	chkFailedSum: " %d n'ont pas pu être vérifiés pour le moment ; réessayer plus tard peut aider.",
 	chkYes:       "oui, en tant que %s",
 	chkWithout:   "non : sur Peppol en tant que %[1]s, mais ne reçoit pas les %[2]s",
+	chkBlocked:   "pas pour l'instant : sur Peppol en tant que %[1]s, mais l'envoi échoue (%[2]s)",
 	chkNotReg:    "non, pas sur Peppol",
 	chkInvalid:   "ni un identifiant de participant ni un numéro que je sais lire",
 	chkFailed:    "n'a pas pu être vérifié pour le moment",

@@ -99,6 +99,7 @@ var dutch = tongue{
 	chkFailedSum: " %d konden nu niet worden gecontroleerd; later opnieuw vragen kan helpen.",
 	chkYes:       "ja, als %s",
 	chkWithout:   "nee: op Peppol als %[1]s, maar ontvangt geen %[2]s",
+	chkBlocked:   "nu niet: op Peppol als %[1]s, maar verzenden mislukt (%[2]s)",
 	chkNotReg:    "nee, niet op Peppol",
 	chkInvalid:   "geen deelnemer-ID of nummer dat ik kan lezen",
 	chkFailed:    "kon nu niet worden gecontroleerd",

@@ -98,6 +98,7 @@ var norwegian = tongue{
 	chkFailedSum: " %d kunne ikke sjekkes akkurat nå; å spørre igjen senere kan hjelpe.",
 	chkYes:       "ja, som %s",
 	chkWithout:   "nei: på Peppol som %[1]s, men mottar ikke %[2]s",
+	chkBlocked:   "ikke akkurat nå: på Peppol som %[1]s, men sending feiler (%[2]s)",
 	chkNotReg:    "nei, ikke på Peppol",
 	chkInvalid:   "verken en deltaker-ID eller et nummer jeg kan lese",
 	chkFailed:    "kunne ikke sjekkes akkurat nå",

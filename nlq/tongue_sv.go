@@ -99,6 +99,7 @@ var swedish = tongue{
 	chkFailedSum: " %d kunde inte kontrolleras just nu; att fråga igen senare kan hjälpa.",
 	chkYes:       "ja, som %s",
 	chkWithout:   "nej: på Peppol som %[1]s, men tar inte emot %[2]s",
+	chkBlocked:   "inte just nu: på Peppol som %[1]s, men sändning misslyckas (%[2]s)",
 	chkNotReg:    "nej, inte på Peppol",
 	chkInvalid:   "varken ett deltagar-ID eller ett nummer jag kan läsa",
 	chkFailed:    "kunde inte kontrolleras just nu",

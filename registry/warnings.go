@@ -142,3 +142,19 @@ const (
 // ExpiringWithin is how close to its end a certificate's validity draws a
 // WarnCertificateExpiring warning.
 const ExpiringWithin = 30 * 24 * time.Hour
+
+// Blocking reports whether a warning with code makes sending to the endpoint it is
+// about fail right now: its certificate expired, revoked or not issued by the
+// network's access point CA, its service not active yet or expired, its transport
+// profile removed from the network, or the SMP answer it was read from not validly
+// signed, or signed by a certificate not of the network's SMP CA (senders' access
+// points refuse it).
+func Blocking(code string) bool {
+	switch code {
+	case WarnCertificateExpired, WarnServiceNotYetActive, WarnServiceExpired, WarnTransportProfileRemoved,
+		WarnCertificateChainInvalid, WarnSMPSignatureInvalid, WarnSMPSignatureMissing, WarnCertificateRevoked,
+		WarnSMPCertificateNotPeppol:
+		return true
+	}
+	return false
+}

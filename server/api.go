@@ -101,7 +101,7 @@ func (k docKit) network(params ...discovery.Param) []discovery.Param {
 func (s *Server) table() []route {
 	k := s.docKit()
 	var routes []route
-	for _, group := range [][]route{s.participantRoutes(k), s.searchRoutes(k), s.askRoutes(k), s.mcpRoutes(k), s.healthRoutes(k), s.documentRoutes(k)} {
+	for _, group := range [][]route{s.participantRoutes(k), s.searchRoutes(k), s.checkRoutes(k), s.askRoutes(k), s.mcpRoutes(k), s.healthRoutes(k), s.documentRoutes(k)} {
 		routes = append(routes, group...)
 	}
 	for i := range routes {
@@ -191,6 +191,10 @@ func (s *Server) API() discovery.API {
 			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; at most %d results per search.", registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults),
 			fmt.Sprintf("POST /ask: body at most %s, query 1 to %d characters.", spelledSize(maxAskBody), nlq.MaxQueryLength),
 			fmt.Sprintf("/mcp: request body at most %s.", spelledSize(maxMCPBody)),
+			fmt.Sprintf("POST /api/v1/check: 1 to %d rows, body at most %s; at most %d checks at once per client (too_many_bulk_requests beyond), %d in all (service_unavailable beyond); "+
+				"a check costs ⌈rows/%d⌉ requests of the REST API's rate limit, the first on arrival and the rest once its rows are read, which may leave the client's quota below zero until it refills; "+
+				"its answer streams for as long as rows keep finishing (each line moves the connection's write deadline %s ahead).",
+				s.bulkLimits.Rows, spelledSize(s.bulkLimits.Body), s.bulkLimits.PerClient, s.bulkLimits.Total, checkRowsPerRequest, spelledDuration(checkIdleTimeout)),
 			fmt.Sprintf("Upstream: peppolgate asks the Peppol Directory at most %s; searches beyond that queue briefly, then fail with search_failed and Retry-After.", spelledDirectoryRate(s.cache.DirectoryRate)),
 			fmt.Sprintf("Answers are cached: found participants %s, not-found %s, searches %s; a cached answer up to %s old is served (X-Cache: stale) when the upstream fails.",
 				spelledDuration(s.cache.Found), spelledDuration(s.cache.NotFound), spelledDuration(s.cache.Search), spelledDuration(s.cache.Stale)),

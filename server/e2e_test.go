@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -37,9 +38,18 @@ type e2e struct {
 	ds      *netsim.Dataset
 	url     string
 	clock   *clock.Fake
+	// logs are the server's log lines, JSON.
+	logs *lockedWriter
 }
 
 func startE2E(t testing.TB) *e2e {
+	t.Helper()
+	return startE2EWith(t, nil, nil)
+}
+
+// startE2EWith is startE2E with the server's config changed by mod and its HTTP
+// server by srv before it starts (either may be nil).
+func startE2EWith(t testing.TB, mod func(*Config), srv func(*http.Server)) *e2e {
 	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
 	n := startSim(t, ds)
@@ -63,7 +73,13 @@ func startE2E(t testing.TB) *e2e {
 		t.Fatal(err)
 	}
 	t.Cleanup(st.Close)
-	s, err := New(Config{Networks: st.Networks, Cache: st.CachePolicy(), BaseURL: "http://peppolgate.test"})
+	logs := &lockedWriter{w: &bytes.Buffer{}}
+	cfg := Config{Networks: st.Networks, Cache: st.CachePolicy(), BaseURL: "http://peppolgate.test",
+		Logger: slog.New(slog.NewJSONHandler(logs, nil))}
+	if mod != nil {
+		mod(&cfg)
+	}
+	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,9 +88,13 @@ func startE2E(t testing.TB) *e2e {
 	if _, bench := t.(*testing.B); !bench { // benchmarks measure the server, not the check
 		h = validating(t, s)
 	}
-	hs := httptest.NewServer(h)
+	hs := httptest.NewUnstartedServer(h)
+	if srv != nil {
+		srv(hs.Config)
+	}
+	hs.Start()
 	t.Cleanup(hs.Close)
-	return &e2e{net: n, ds: ds, testNet: testNet, url: hs.URL, clock: clock}
+	return &e2e{net: n, ds: ds, testNet: testNet, url: hs.URL, clock: clock, logs: logs}
 }
 
 // startSim starts netsim on ds until the test ends.

@@ -26,8 +26,17 @@ const (
 	// CodeForbidden answers a request /mcp refuses to serve because its Origin or Host
 	// is not allowed (403; DNS-rebinding protection).
 	CodeForbidden registry.Code = "forbidden"
-	// CodeUnsupportedMediaType answers a POST /ask body that is not JSON (415).
+	// CodeUnsupportedMediaType answers a POST /ask body that is not JSON, or a POST
+	// /api/v1/check body that is not JSON, NDJSON or CSV (415).
 	CodeUnsupportedMediaType registry.Code = "unsupported_media_type"
+	// CodeBodyTooLarge answers a POST /api/v1/check body over the size limit (413).
+	CodeBodyTooLarge registry.Code = "body_too_large"
+	// CodeTooManyRows answers a POST /api/v1/check with more rows than one check
+	// takes (413).
+	CodeTooManyRows registry.Code = "too_many_rows"
+	// CodeTooManyBulkRequests answers a POST /api/v1/check from a client that runs as
+	// many checks at once as it may (429, with Retry-After).
+	CodeTooManyBulkRequests registry.Code = "too_many_bulk_requests"
 	// CodeUnavailable answers a request the service cannot take now: it is shutting
 	// down, or at a global limit (503, with Retry-After).
 	CodeUnavailable registry.Code = "service_unavailable"
@@ -56,7 +65,7 @@ var errorTable = map[registry.Code]errorSpec{
 	registry.CodeQueryTooShort: {http.StatusBadRequest, "public, max-age=3600",
 		"q is shorter than 2 characters", "supply at least 2 characters"},
 	registry.CodeInvalidRequest: {http.StatusBadRequest, "public, max-age=3600",
-		"a parameter or body is invalid: q over 200 characters, country not two letters, an /ask body that is not {\"query\": \"…\"} or a query over 500 characters, an MCP argument unknown or of the wrong type", "fix the request as the message says"},
+		"a parameter or body is invalid: q over 200 characters, country not two letters, an /ask body that is not {\"query\": \"…\"} or a query over 500 characters, a check body without rows or that cannot be read, a document kind the code list does not have, an MCP argument unknown or of the wrong type", "fix the request as the message says"},
 	// The registry caches "not registered" for about a minute; match it.
 	registry.CodeNotFound: {http.StatusNotFound, "public, max-age=60",
 		"the participant is not on the Peppol network: the SML does not know it and the Peppol Directory has no card", "do not retry; check the scheme and number, or search by name"},
@@ -65,14 +74,22 @@ var errorTable = map[registry.Code]errorSpec{
 	CodeMethodNotAllowed: {http.StatusMethodNotAllowed, "public, max-age=300",
 		"the method is not supported on the path; Allow lists those that are", "use a method from Allow"},
 	CodeUnsupportedMediaType: {http.StatusUnsupportedMediaType, "no-store",
-		"the POST /ask body is not JSON", "send Content-Type: application/json"},
+		"the POST /ask body is not JSON; the POST /api/v1/check body is not JSON, NDJSON or CSV, not UTF-8, or compressed",
+		"send Content-Type: application/json (for /api/v1/check also application/x-ndjson or text/csv), UTF-8, without Content-Encoding"},
+	CodeBodyTooLarge: {http.StatusRequestEntityTooLarge, "no-store",
+		"the POST /api/v1/check body is over its size limit (see Limits)", "split the rows into several checks"},
+	CodeTooManyRows: {http.StatusRequestEntityTooLarge, "no-store",
+		"the POST /api/v1/check body holds more rows than one check takes (see Limits)", "split the rows into several checks"},
+	CodeTooManyBulkRequests: {http.StatusTooManyRequests, "no-store",
+		"this client (its IP address, an IPv6 client's /64) already runs as many POST /api/v1/check requests at once as it may (see Limits)",
+		"wait for a running check to finish, or Retry-After seconds; send more rows per check instead of more checks"},
 	CodeForbidden: {http.StatusForbidden, "no-store",
 		"/mcp refuses the request's Origin or Host (DNS-rebinding protection)", "use the service's own address; the operator can allow other origins and hosts"},
 	CodeRateLimited: {http.StatusTooManyRequests, "no-store",
 		"this client (its IP address, an IPv6 client's /64) made more requests to the endpoint's class (REST API, /ask, /mcp or the documents) than its rate limit allows; RateLimit-Policy names the limit",
 		"wait Retry-After seconds, then retry; pace requests by the RateLimit header (r requests left, full again in t seconds)"},
 	CodeUnavailable: {http.StatusServiceUnavailable, "no-store",
-		"the service is shutting down, or at a global limit (e.g. of open MCP event streams)", "retry after Retry-After seconds; another instance may answer"},
+		"the service is shutting down, or at a global limit (e.g. of open MCP event streams, of bulk checks running)", "retry after Retry-After seconds; another instance may answer"},
 	registry.CodeLookupFailed: {http.StatusBadGateway, "no-store",
 		"the Peppol network (SML DNS, the SMP or the Directory) failed during a lookup", "retry with exponential backoff"},
 	registry.CodeSearchFailed: {http.StatusBadGateway, "no-store",

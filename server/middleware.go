@@ -187,7 +187,7 @@ func preflight(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// preflightPost answers a CORS preflight for POST /ask.
+// preflightPost answers a CORS preflight for a POST endpoint (/ask, /api/v1/check).
 func preflightPost(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
 	h.Set("Allow", "POST, OPTIONS")

@@ -2,12 +2,15 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -200,7 +203,57 @@ func (v *openAPIValidator) check(r *http.Request, status int, header http.Header
 		},
 	}
 	in.SetBodyBytes(body)
-	return openapi3filter.ValidateResponse(context.Background(), in)
+	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+		return err
+	}
+	if head || len(content) == 0 {
+		return nil
+	}
+	switch mt, _, _ := mime.ParseMediaType(ct); mt {
+	case "application/x-ndjson":
+		return checkLines(content.Get(ct), body)
+	case "text/csv":
+		return checkCSV(body)
+	}
+	return nil
+}
+
+// checkLines validates each line of an NDJSON body against the items of its media
+// type's contentSchema (one of the documented kinds of line).
+func checkLines(media *openapi3.MediaType, body []byte) error {
+	if media == nil || media.Schema == nil || media.Schema.Value == nil || media.Schema.Value.ContentSchema == nil ||
+		media.Schema.Value.ContentSchema.Value.Items == nil {
+		return errors.New("an NDJSON response without a contentSchema of its lines")
+	}
+	items := media.Schema.Value.ContentSchema.Value.Items.Value
+	if len(body) > 0 && body[len(body)-1] != '\n' {
+		return errors.New("the NDJSON body does not end in a newline")
+	}
+	for i, line := range bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n")) {
+		if len(body) == 0 {
+			break
+		}
+		var v any
+		if err := json.Unmarshal(line, &v); err != nil {
+			return fmt.Errorf("NDJSON line %d is not JSON: %v: %s", i+1, err, line)
+		}
+		if err := items.VisitJSON(v, openapi3.EnableJSONSchema2020()); err != nil {
+			return fmt.Errorf("NDJSON line %d does not match the document: %v: %s", i+1, err, line)
+		}
+	}
+	return nil
+}
+
+// checkCSV checks a CSV body: a header, and every record as wide as it.
+func checkCSV(body []byte) error {
+	recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	switch {
+	case err != nil:
+		return fmt.Errorf("the CSV body does not parse: %v", err)
+	case len(recs) == 0:
+		return errors.New("the CSV body has no header")
+	}
+	return nil
 }
 
 // shared is a route for a request no operation matches, answered by the shared
@@ -536,6 +589,18 @@ func TestOpenAPIExamples(t *testing.T) {
 			hdr: []string{"Content-Type", "application/json"}, status: 200},
 		{file: "ask.200.sse", method: "POST", path: "/ask", body: `{"query": "Which access point serves BE0677424046?"}`,
 			hdr: []string{"Content-Type", "application/json", "Accept", "text/event-stream"}, status: 200},
+		{file: "checkParticipants.200.ndjson", method: "POST", path: "/api/v1/check", body: checkExampleJSON,
+			hdr: []string{"Content-Type", "application/json"}, status: 200},
+		{file: "checkParticipants.200.csv", method: "POST", path: "/api/v1/check?documents=Invoice,Credit%20Note", body: checkExampleCSV,
+			hdr: []string{"Content-Type", "text/csv", "Accept", "text/csv"}, status: 200},
+		{file: "checkParticipants.unsupported_media_type.json", method: "POST", path: "/api/v1/check", body: "<rows/>",
+			hdr: []string{"Content-Type", "application/xml"}, status: 415},
+		{file: "checkParticipants.invalid_request.json", method: "POST", path: "/api/v1/check?documents=Invoice,Bill", body: `"BE0677424046"`,
+			hdr: []string{"Content-Type", "application/x-ndjson"}, status: 400},
+		{file: "checkParticipants.too_many_rows.json", method: "POST", path: "/api/v1/check", body: strings.Repeat("\"BE0677424046\"\n", DefaultCheckRows+1),
+			hdr: []string{"Content-Type", "application/x-ndjson"}, status: 413},
+		{file: "checkParticipants.body_too_large.json", method: "POST", path: "/api/v1/check", body: "VAT\n" + strings.Repeat("BE0677424046\n", DefaultCheckBody/13+1),
+			hdr: []string{"Content-Type", "text/csv"}, status: 413},
 		{file: "getParticipant.invalid_participant_id.json", method: "GET", path: "/api/v1/participant/0208-0677424046", status: 400},
 		{file: "getParticipant.not_found.json", method: "GET", path: "/api/v1/participant/" + absent, status: 404},
 		{file: "getParticipant.invalid_request.json", method: "GET", path: "/api/v1/participant/" + netsim.KnownBelgian + "?network=staging", status: 400},
@@ -668,11 +733,37 @@ func startLimited(t *testing.T) string {
 	return hs.URL
 }
 
-// exampleFile is a captured body as stored: JSON indented, the test server's URL and
-// base URL replaced by the placeholder.
+// The JSON body of the bulk check's example: a ledger in mixed notations, with an
+// invalid row and one nobody registered (the CSV's is checkExampleCSV).
+const (
+	checkExampleJSON = `{"documents": ["Invoice", "Credit Note"], "rows": [
+		{"input": "BE 0677.424.046", "reference": "C-1001"},
+		{"input": "0192:923609016", "reference": "C-1002"},
+		{"input": "556036-0793", "country": "SE", "reference": "C-1003"},
+		{"input": "0208:0999999999", "reference": "C-1004"},
+		"hello world"]}`
+)
+
+// exampleFile is a captured body as stored: JSON indented, NDJSON lines in input
+// order (they come as rows finish), the test server's URL and base URL replaced by
+// the placeholder.
 func exampleFile(t *testing.T, name string, body []byte, serverURL string) []byte {
 	t.Helper()
 	out := body
+	if strings.HasSuffix(name, ".ndjson") {
+		lines := bytes.Split(bytes.TrimSuffix(body, []byte("\n")), []byte("\n"))
+		index := func(line []byte) int {
+			var v struct {
+				Index *int `json:"index"`
+			}
+			if json.Unmarshal(line, &v) != nil || v.Index == nil {
+				return math.MaxInt // the summary, last
+			}
+			return *v.Index
+		}
+		slices.SortStableFunc(lines, func(a, b []byte) int { return cmp.Compare(index(a), index(b)) })
+		out = append(bytes.Join(lines, []byte("\n")), '\n')
+	}
 	if strings.HasSuffix(name, ".json") {
 		var buf bytes.Buffer
 		if err := json.Indent(&buf, body, "", "  "); err != nil {
@@ -690,6 +781,7 @@ var volatilePatterns = []*regexp.Regexp{
 	loopbackPort,
 	regexp.MustCompile(`"sha256": ?"[0-9a-fA-F:]+"`),
 	regexp.MustCompile(`"processing_time_ms": ?[0-9]+`),
+	regexp.MustCompile(`"elapsedMs": ?[0-9]+`),
 }
 
 func volatile(b []byte) []byte {

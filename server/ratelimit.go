@@ -191,6 +191,30 @@ func (l *limiter) take(key netip.Addr) decision {
 	return d
 }
 
+// charge spends n more tokens of key's bucket after a request was admitted (a bulk
+// check's cost beyond its first request), below zero if need be: the client's next
+// requests are refused until the bucket has earned the debt back. It returns the
+// bucket's state for the RateLimit header.
+func (l *limiter) charge(key netip.Addr, n float64) decision {
+	now := int64(l.now().Sub(l.epoch))
+	b16 := key.As16()
+	sh := &l.shards[maphash.Bytes(l.seed, b16[:])%limiterShards]
+	sh.mu.Lock()
+	b, ok := sh.buckets[key]
+	if ok {
+		b = l.refill(b, now)
+	} else {
+		if len(sh.buckets) >= l.perShard {
+			l.makeRoom(sh, now)
+		}
+		b = bucket{tokens: l.burst, at: now}
+	}
+	b.tokens -= n
+	sh.buckets[key] = b
+	sh.mu.Unlock()
+	return decision{allowed: true, remaining: max(0, int(b.tokens)), full: l.timeToEarn(l.burst - b.tokens)}
+}
+
 // timeToEarn is how long the bucket takes to earn tokens, rounded up to the
 // nanosecond so that a client that waits it is never a hair early.
 func (l *limiter) timeToEarn(tokens float64) time.Duration {

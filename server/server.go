@@ -78,6 +78,9 @@ type Config struct {
 	Metrics *Metrics
 	// Mirror, when set, reports the Directory mirror's state for /readyz.
 	Mirror func() mirror.Status
+	// Bulk bounds POST /api/v1/check: rows and bytes per check, checks at once per
+	// client and in all; zero fields are the defaults.
+	Bulk BulkLimits
 	// Cache is how long the registry keeps answers and how often it asks the Directory
 	// (peppolnet.Registry.CachePolicy), for the documents' limits; zero fields are the
 	// registry's defaults.
@@ -117,6 +120,9 @@ type Server struct {
 	limitDocs       *limiter
 	trustedProxies  []netip.Prefix
 	rateLimitExempt []netip.Prefix
+	// bulkLimits bound POST /api/v1/check; checks counts the checks running.
+	bulkLimits BulkLimits
+	checks     *checkGate
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Networks is nil or its
@@ -148,7 +154,9 @@ func New(cfg Config) (*Server, error) {
 
 		trustedProxies:  cfg.TrustedProxies,
 		rateLimitExempt: cfg.RateLimitExempt,
+		bulkLimits:      cfg.Bulk.withDefaults(),
 	}
+	s.checks = newCheckGate(s.bulkLimits)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -216,8 +224,8 @@ func (s *Server) adapt(h handlerFunc) http.HandlerFunc {
 
 func (s *Server) routeNotFound(w http.ResponseWriter, r *http.Request) error {
 	return apiError(CodeRouteNotFound, fmt.Sprintf(
-		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/participant/{participantId}/services, GET %s/api/v1/search?q=, POST %s/ask and MCP at %s/mcp (all of them: %s/openapi.json)",
-		phrase.Quote(r.URL.Path), s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL))
+		"there is no %s; the endpoints are GET %s/api/v1/participant/{participantId}, GET %s/api/v1/participant/{participantId}/services, GET %s/api/v1/search?q=, POST %s/api/v1/check, POST %s/ask and MCP at %s/mcp (all of them: %s/openapi.json)",
+		phrase.Quote(r.URL.Path), s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL, s.baseURL))
 }
 
 // allMethods are the methods probed to build the Allow header of a 405.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -134,6 +135,16 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// String returns what was written, when w is a fmt.Stringer (a bytes.Buffer).
+func (l *lockedWriter) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s, ok := l.w.(fmt.Stringer); ok {
+		return s.String()
+	}
+	return ""
 }
 
 func do(t *testing.T, h http.Handler, method, target string, hdr ...string) *httptest.ResponseRecorder {
@@ -371,7 +382,8 @@ func TestStatusTable(t *testing.T) {
 		"method_not_allowed": 405, "rate_limited": 429, "lookup_failed": 502,
 		"search_failed": 502, "internal_error": 500, "forbidden": 403,
 		"unsupported_media_type": 415, "ask_failed": 502,
-		"service_unavailable": 503,
+		"service_unavailable": 503, "body_too_large": 413, "too_many_rows": 413,
+		"too_many_bulk_requests": 429,
 	}
 	codes := Codes()
 	if len(codes) != len(want) {

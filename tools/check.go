@@ -56,7 +56,7 @@ Use it when you have several identifiers or numbers to check, e.g. "can these re
 
 Do not use it to find a company by name (use search_directory: rows must be identifiers or numbers), for one participant's full record (use lookup_participant) or for every document type and endpoint it lists (use get_participant_services). For more than ` + fmt.Sprint(MaxCheckRows) + ` rows use the REST API (POST /api/v1/check) or the command peppolgate check.
 
-Each row's status is receives (registered, and its SMP lists every document kind asked about), registered_without_that_document (registered, but documents says which kind is missing), not_registered (no reading of the input is registered in the SML: it cannot receive over Peppol), invalid (not an identifier or number peppolgate can read; fix the row) or failed (the Peppol network did not answer for it; error.retryable says whether checking it again later may help). Results come in input order, with the summary's counts per status.
+Each row's status is receives (registered, and its SMP lists every document kind asked about; when blocked is set, sending to it fails right now all the same, e.g. its access point certificate expired), registered_without_that_document (registered, but documents says which kind is missing), not_registered (no reading of the input is registered in the SML: it cannot receive over Peppol), invalid (not an identifier or number peppolgate can read; fix the row) or failed (the Peppol network did not answer for it; error.retryable says whether checking it again later may help). Results come in input order, with the summary's counts per status.
 
 documents, optional, are document kinds, categories of the Peppol code list such as Invoice, Credit Note, Order, Order Response, Despatch Advice (any case).
 
@@ -220,12 +220,19 @@ func checkText(r *CheckResult) string {
 	var b strings.Builder
 	c := r.Summary.Counts
 	kinds := strings.Join(r.Documents, " and ")
+	blockedRows := 0
+	for _, row := range r.Results {
+		if row.Status == bulk.Receives && len(row.Blocked) > 0 {
+			blockedRows++
+		}
+	}
 	var parts []string
 	for _, p := range []struct {
 		n    int
 		what string
 	}{
-		{c.Receives, "can receive them"}, {c.RegisteredWithoutDocument, "registered without one of them"},
+		{c.Receives - blockedRows, "can receive them"}, {blockedRows, "registered for them but cannot be sent to right now"},
+		{c.RegisteredWithoutDocument, "registered without one of them"},
 		{c.NotRegistered, "not registered"}, {c.Invalid, "invalid"}, {c.Failed, "failed"},
 	} {
 		if p.n > 0 {
@@ -262,6 +269,9 @@ func checkText(r *CheckResult) string {
 					}
 				}
 				fmt.Fprintf(&b, " is registered but does not receive %s", strings.Join(missing, " or "))
+			}
+			if len(row.Blocked) > 0 {
+				fmt.Fprintf(&b, ", but sending to it fails right now (%s)", strings.Join(row.Blocked, ", "))
 			}
 			if row.AccessPoint != "" {
 				fmt.Fprintf(&b, "; access point %s", row.AccessPoint)

@@ -92,12 +92,12 @@ func TestMCPCheck(t *testing.T) {
 	}
 	text := resultText(r)
 	lines := strings.Split(text, "\n")
-	if len(lines) != len(rows)+1 || !strings.HasPrefix(lines[0], "Checked 10 rows for Invoice and Credit Note: 5 can receive them") {
+	if len(lines) != len(rows)+1 || !strings.HasPrefix(lines[0], "Checked 10 rows for Invoice and Credit Note: 5 registered for them but cannot be sent to right now") {
 		t.Fatalf("text:\n%s", text)
 	}
 	name := l.Name(netsim.KnownBelgian)
 	for i, want := range []string{
-		"- " + netsim.KnownBelgian + " [C-1]: " + netsim.KnownBelgian + " " + name + " (BE) receives Invoice and Credit Note; access point https://",
+		"- " + netsim.KnownBelgian + " [C-1]: " + netsim.KnownBelgian + " " + name + " (BE) receives Invoice and Credit Note, but sending to it fails right now (certificate_expired, service_expired); access point https://",
 		"- " + netsim.KnownDirectoryOnly + ": not registered on Peppol (tried " + netsim.KnownDirectoryOnly + ")",
 		"- hello world: invalid: ",
 		"- " + netsim.KnownNorwegian + ": failed (lookup_failed): ",
