@@ -136,7 +136,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.StringVar(&v.trustCA, "trust-ca", "", "extra CA certificates SMP signers and access point certificates may chain to, for a private or simulated network: `[network=]file` of PEM certificates, comma-separated; a file without network= is the -network network's. A self-signed certificate is a root; an issuing CA whose name says SMP or SERVICE METADATA PUBLISHER issues SMP certificates, any other access point ones. The OpenPeppol CAs are always trusted")
 	if cmd != cmdCheck {
 		fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
-		"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
+			"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
 	}
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone` of the -network network (default its own: production "+sml.ZoneProduction+", test "+sml.ZoneTest+"); not for the other -networks")
 	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for the -network network's SML lookups, host:port, comma-separated (default the system resolvers); not for the other -networks")
