@@ -16,10 +16,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/peppol/codelist"
+	"github.com/peppolgate/peppolgate/peppolnet"
 )
 
 // Output formats of check.
@@ -27,6 +29,16 @@ const (
 	formatCSV   = "csv"
 	formatJSONL = "jsonl"
 )
+
+// defaultCheckConcurrency is -concurrency's default: the most lookups of one client
+// the Directory's rate limiter lets wait (a quarter of its queue). More rows at once
+// would have lookups turned away by it, answered without the Directory card (a
+// directory_unavailable warning), unless -mirror answers for the Directory.
+const defaultCheckConcurrency = peppolnet.DefaultDirectoryQueue / 4
+
+// checkFlushEvery is how often, at least, a check's output is pushed to its file, so
+// that a check killed outright (not interrupted) leaves its rows there to resume from.
+const checkFlushEvery = time.Second
 
 // maxCheckConcurrency bounds -concurrency: the per-SMP-host limits are what keep a
 // check polite; more rows at once than this only queue behind them.
@@ -80,7 +92,8 @@ func (f *checkFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.column, "column", "", "CSV `column` with the participant id, VAT or company number (default the first named like one, e.g. participant id, VAT number, company number, identifier)")
 	fs.StringVar(&f.countryColumn, "country-column", "", "CSV `column` with the country (ISO 3166 code) that numbers without a country prefix are read in (default the one named country, if any); - for none")
 	fs.StringVar(&f.referenceColumn, "reference-column", "", "CSV `column` with your reference, echoed in JSON Lines (default the one named e.g. customer number or reference, if any); - for none")
-	fs.IntVar(&f.concurrency, "concurrency", bulk.DefaultConcurrency, "how many rows are checked at once, 1 to "+strconv.Itoa(maxCheckConcurrency)+"; the per-SMP-host limits keep the check polite whatever the number")
+	fs.IntVar(&f.concurrency, "concurrency", defaultCheckConcurrency, "how many rows are checked at once, 1 to "+strconv.Itoa(maxCheckConcurrency)+"; the per-SMP-host limits keep the check polite whatever the number. "+
+		"The default is the most lookups the Directory's rate limiter lets one client queue: more give directory_unavailable warnings (rows without the Directory's name), unless -mirror answers for the Directory")
 	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted check from its -o file: keep the rows in it, drop a torn last line, check the rest and append them. Give the same input and flags as the first run")
 }
 
@@ -280,7 +293,9 @@ func phraseRows(n int) string {
 // what is written stays a prefix of the input that -resume can continue), and counts
 // every row of the output, those an earlier run wrote included.
 type checkSink struct {
-	ctx   context.Context
+	ctx context.Context
+	// mu serialises Write and flush (every checkFlushEvery, from another goroutine).
+	mu    sync.Mutex
 	w     flushWriter
 	sum   bulk.Summary // the output's rows: the earlier run's and this run's
 	wrote int          // rows this run wrote
@@ -294,6 +309,8 @@ type flushWriter interface {
 }
 
 func (s *checkSink) Write(r bulk.Result) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.cut || s.ctx.Err() != nil {
 		s.cut = true
 		return nil
@@ -306,9 +323,38 @@ func (s *checkSink) Write(r bulk.Result) error {
 	return nil
 }
 
+// flush pushes what is written to the file.
+func (s *checkSink) flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Flush()
+}
+
+// flushEvery flushes s every checkFlushEvery until the returned function is called,
+// which waits for it to stop.
+func (s *checkSink) flushEvery() (stop func()) {
+	done, stopped := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(stopped)
+		t := time.NewTicker(checkFlushEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				_ = s.flush() // an error comes again at the final flush
+			}
+		}
+	}()
+	return func() { close(done); <-stopped }
+}
+
 // Close writes the end of the output (the JSON Lines summary) with the counts of
 // every row in it and this run's time.
 func (s *checkSink) Close(run bulk.Summary) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	sum := s.sum
 	sum.Elapsed = run.Elapsed
 	return s.w.Close(sum)
@@ -634,6 +680,7 @@ func (p program) check(ctx context.Context, cfg config) error {
 	defer up.closeAll()
 
 	sink := &checkSink{ctx: ctx, w: out.w, sum: prior.sum}
+	stopFlushing := sink.flushEvery()
 	tty := isTerminal(p.stderr)
 	bar := newProgress(p.stderr, tty, nil, "")
 	state := progressState{Unit: "rows", Frac: -1, Base: int64(prior.rows), Done: int64(prior.rows)}
@@ -659,6 +706,7 @@ func (p program) check(ctx context.Context, cfg config) error {
 			bar.show(state)
 		},
 	})
+	stopFlushing()
 	flushErr := out.w.Flush()
 	closeErr := out.close()
 	closed = true
