@@ -539,3 +539,33 @@ func TestProgressRedraw(t *testing.T) {
 		t.Errorf("without a terminal: %q", none.String())
 	}
 }
+
+// TestREADMECheckExample runs the README's check example on the demo network and
+// compares what it shows with what the command writes: the summary lines on stderr
+// (but for the time taken) and the first lines of the answer.
+func TestREADMECheckExample(t *testing.T) {
+	t.Parallel()
+	blocks, _ := readmeBlocks(t)
+	i := slices.IndexFunc(blocks, func(b readmeBlock) bool {
+		return b.info == "sh" && len(b.lines) == 1 && strings.HasPrefix(b.lines[0], "go run ./cmd/peppolgate check ")
+	})
+	if i < 0 || i+3 >= len(blocks) {
+		t.Fatal("the README has no check example followed by its output")
+	}
+	cmd, outFile, ok := strings.Cut(strings.TrimPrefix(blocks[i].lines[0], "go run ./cmd/peppolgate check "), " > ")
+	head := regexp.MustCompile(`^head -([0-9]+) (\S+)$`).FindStringSubmatch(strings.Join(blocks[i+2].lines, "\n"))
+	if !ok || head == nil || head[2] != outFile {
+		t.Fatalf("README line %d: the example is not 'check … > FILE' then 'head -N FILE'", blocks[i].at)
+	}
+	args := strings.Fields(cmd)
+	args[len(args)-1] = "../../" + args[len(args)-1]
+	_, stdout, stderr := runCheck(t, nil, args...)
+	took := regexp.MustCompile(` in [0-9.]+m?s\n`)
+	if got, want := took.ReplaceAllString(stderr, " in …\n"), took.ReplaceAllString(strings.Join(blocks[i+1].lines, "\n")+"\n", " in …\n"); got != want {
+		t.Errorf("README line %d shows\n%s\nbut the command says\n%s", blocks[i+1].at, want, got)
+	}
+	n, _ := strconv.Atoi(head[1])
+	if got, want := strings.Join(strings.Split(stdout, "\n")[:n], "\n"), strings.Join(blocks[i+3].lines, "\n"); got != want {
+		t.Errorf("README line %d shows\n%s\nbut the command writes\n%s", blocks[i+3].at, want, got)
+	}
+}
