@@ -2,11 +2,15 @@ package stack
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -38,8 +42,54 @@ func DemoDataset() *netsim.Dataset {
 	return netsim.Generate(netsim.DatasetConfig{Seed: DemoSeed, Participants: DemoParticipants, Now: DemoNow()})
 }
 
+// DemoFailingSMP returns the demo participants whose SML records point to an SMP host
+// that answers every request 503 Service Unavailable, so that the demo shows what a
+// lookup on a failing SMP gives (lookup_failed, retryable). They are ordinary
+// generated companies, each with one identifier, a Directory card and no other role
+// in the demo; their Directory cards are served as usual.
+func DemoFailingSMP() []string {
+	return []string{"0208:1085544222", "0007:5583718357", "0106:49639162", "9930:de383868473", "0192:816142482"}
+}
+
+// failingSMPBody is what the demo's failing SMP host answers.
+const failingSMPBody = "503 Service Unavailable: this SMP is failing (a simulated outage of the demo network)\n"
+
+// startFailingSMP starts on 127.0.0.1 the demo's failing SMP host, answering every
+// request 503, and points the SML records of DemoFailingSMP at it. It returns the
+// function that stops the host.
+func startFailingSMP(n *netsim.Network, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("starting the demo's failing SMP host: %w", err)
+	}
+	srv := &http.Server{
+		Handler: http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			_, _ = w.Write([]byte(failingSMPBody))
+		}),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("the demo's failing SMP host stopped", "err", err)
+		}
+	}()
+	base := "http://" + ln.Addr().String() + "/"
+	for _, s := range DemoFailingSMP() {
+		id, err := peppol.ParseParticipantID(s)
+		if err != nil {
+			srv.Close()
+			return nil, fmt.Errorf("the demo's failing SMP participant %q: %w", s, err)
+		}
+		n.SetNAPTR(id, base)
+	}
+	return func() { srv.Close() }, nil
+}
+
 // StartDemo starts on 127.0.0.1 the simulated networks of the demo named by names:
-// demo (DemoDataset) and test (netsim's test network, a second one offered per
+// demo (DemoDataset, with the failing SMP host of DemoFailingSMP) and test (netsim's test network, a second one offered per
 // request). It returns them as Networks, in the order of names, and the function
 // that stops them; they run until then, whatever happens to ctx's cancellation, so
 // that requests in flight at shutdown still get answers. It returns an error for
@@ -79,6 +129,14 @@ func StartDemo(ctx context.Context, names []string, log *slog.Logger) ([]Network
 			return nil, nil, fmt.Errorf("starting the demo's %s network: %w", name, err)
 		}
 		stops = append(stops, func() { n.Close() })
+		if name == registry.NetworkDemo {
+			stopSMP, err := startFailingSMP(n, nlog.With("component", "failing-smp"))
+			if err != nil {
+				stop()
+				return nil, nil, err
+			}
+			stops = append(stops, stopSMP)
+		}
 		nets = append(nets, Network{Name: name, Sim: n, DirectoryRate: DemoDirectoryRate})
 	}
 	return nets, stop, nil

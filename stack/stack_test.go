@@ -177,3 +177,45 @@ func TestDemoClock(t *testing.T) {
 		t.Errorf("demo clock is %v from the demo's day", d)
 	}
 }
+
+// TestDemoFailingSMP: the demo's failing-SMP participants are registered companies of
+// the demo dataset with a card, and on the started demo their lookups fail (retryable)
+// while their Directory cards and every other participant answer as before.
+func TestDemoFailingSMP(t *testing.T) {
+	t.Parallel()
+	ds := DemoDataset()
+	showcase := netsim.ShowcaseParticipants()
+	for _, id := range DemoFailingSMP() {
+		p := ds.MustLookup(id)
+		if p == nil || !p.InSML || p.SMPNotFound || p.RedirectHost != -1 || p.Card == nil || slices.Contains(showcase, id) {
+			t.Errorf("%s is not a plain registered demo participant with a card: %+v", id, p)
+		}
+	}
+	nets, stop, err := StartDemo(t.Context(), []string{registry.NetworkDemo}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	st, err := Build(Config{Networks: nets, Now: DemoClock()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, tt := range []struct {
+		id   string
+		fail bool
+	}{{DemoFailingSMP()[0], true}, {DemoFailingSMP()[4], true}, {netsim.KnownBelgian, false}, {netsim.KnownNorwegian, false}} {
+		id, err := peppol.ParseParticipantID(tt.id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, _, err := st.Default().Lookup(t.Context(), id)
+		var re *registry.Error
+		switch {
+		case tt.fail && (!errors.As(err, &re) || re.Code != registry.CodeLookupFailed):
+			t.Errorf("%s: %v, want lookup_failed", tt.id, err)
+		case !tt.fail && (err != nil || p.SMP == nil):
+			t.Errorf("%s: %+v %v, want its SMP record", tt.id, p, err)
+		}
+	}
+}

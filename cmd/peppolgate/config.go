@@ -34,6 +34,7 @@ const (
 	cmdServe  = "serve"
 	cmdMCP    = "mcp"
 	cmdMirror = "mirror"
+	cmdCheck  = "check"
 )
 
 // config is the validated configuration of the serve and mcp commands.
@@ -70,6 +71,8 @@ type config struct {
 	trustCA map[string][]byte
 	// drainDelay is how long serve answers /readyz 503 before it stops listening.
 	drainDelay time.Duration
+	// check is the check command's own configuration.
+	check checkConfig
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -101,6 +104,7 @@ type flagValues struct {
 	mirror                                              string
 	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh       time.Duration
 	drainDelay                                          time.Duration
+	check                                               checkFlags
 }
 
 // newFlagSet returns the flags of cmd: the upstream flags for both commands, the
@@ -125,10 +129,15 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way)")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
+	if cmd == cmdCheck {
+		v.check.define(fs)
+	}
 	fs.StringVar(&v.network, "network", registry.NetworkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
 	fs.StringVar(&v.trustCA, "trust-ca", "", "extra CA certificates SMP signers and access point certificates may chain to, for a private or simulated network: `[network=]file` of PEM certificates, comma-separated; a file without network= is the -network network's. A self-signed certificate is a root; an issuing CA whose name says SMP or SERVICE METADATA PUBLISHER issues SMP certificates, any other access point ones. The OpenPeppol CAs are always trusted")
-	fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
-		"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
+	if cmd != cmdCheck {
+		fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
+			"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
+	}
 	fs.StringVar(&v.smlZone, "sml-zone", "", "SML DNS `zone` of the -network network (default its own: production "+sml.ZoneProduction+", test "+sml.ZoneTest+"); not for the other -networks")
 	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for the -network network's SML lookups, host:port, comma-separated (default the system resolvers); not for the other -networks")
 	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` of the -network network (default per network: production "+directory.Production+", test "+directory.Test+"); not for the other -networks")
@@ -137,22 +146,36 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", peppolnet.DefaultMirrorMaxAge, "how old the mirror's data may be and still answer first, a positive `duration`; older, the live Directory answers, and the mirror only when the live Directory fails (with a mirror_stale warning)")
 	fs.DurationVar(&v.mirrorHardMaxAge, "mirror-hard-max-age", peppolnet.DefaultMirrorHardMaxAge, "how old the mirror's data may be and still answer when the live Directory fails, a `duration` at least -mirror-max-age; older data is never used")
 	fs.DurationVar(&v.cacheTTL, "cache-ttl", 15*time.Minute, "how long a found participant is cached, a positive `duration`")
-	fs.StringVar(&v.logLevel, "log-level", "info", "log `level`: debug, info, warn or error")
+	logLevel := "info"
+	if cmd == cmdCheck {
+		logLevel = "error" // the rows say what failed upstream, the summary what was done
+	}
+	fs.StringVar(&v.logLevel, "log-level", logLevel, "log `level`: debug, info, warn or error")
 	return fs
 }
 
-// parseConfig parses the arguments and environment of cmd (serve or mcp). Flags set on the
-// command line win; a flag left unset takes its environment variable when that is
-// non-empty. It returns flag.ErrHelp for -h and a *usageError saying what is wrong
-// for anything else.
+// parseConfig parses the arguments and environment of cmd (serve, mcp or check). Flags
+// set on the command line win; a flag left unset takes its environment variable when
+// that is non-empty (check's own flags have none). Only check takes an argument (its
+// input), before or after the flags. It returns flag.ErrHelp for -h and a *usageError
+// saying what is wrong for anything else.
 func parseConfig(cmd string, args []string, getenv func(string) string) (config, error) {
 	var v flagValues
 	fs := newFlagSet(&v, cmd)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return config{}, err
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return config{}, err
+			}
+			return config{}, usagef("%v", err)
 		}
-		return config{}, usagef("%v", err)
+		if fs.NArg() == 0 || cmd != cmdCheck {
+			break
+		}
+		// An argument, then maybe more flags: "check ledger.csv -o out.csv".
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
 	if fs.NArg() > 0 {
 		return config{}, usagef("unexpected argument %q; flags go before it and %s takes no arguments", fs.Arg(0), cmd)
@@ -161,7 +184,7 @@ func parseConfig(cmd string, args []string, getenv func(string) string) (config,
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
-		if set[f.Name] || envErr != nil {
+		if set[f.Name] || envErr != nil || isCheckFlag(f.Name) {
 			return
 		}
 		val := getenv(envName(f.Name))
@@ -178,6 +201,9 @@ func parseConfig(cmd string, args []string, getenv func(string) string) (config,
 		return config{}, envErr
 	}
 	c, err := v.validate(cmd, set)
+	if err == nil && cmd == cmdCheck {
+		c.check, err = v.check.validate(rest, set)
+	}
 	if err == nil && c.llm != "" {
 		c.llmKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
 	}
@@ -279,6 +305,9 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		return c, err
 	}
 	c.networks = networks
+	if cmd == cmdCheck {
+		c.networks = networks[:1] // a check asks one network
+	}
 	if c.trustCA, err = parseTrustCA(c.network, c.networks, v.trustCA); err != nil {
 		return c, err
 	}
@@ -494,6 +523,7 @@ func printUsage(w io.Writer) {
 	fs := newFlagSet(&v, cmdServe)
 	fmt.Fprintf(w, `Usage: peppolgate [serve] [flags]
        peppolgate mcp [flags]
+       peppolgate check [flags] <customers.csv> (see 'peppolgate check -h')
        peppolgate mirror import|sync [flags] (see 'peppolgate mirror -h')
 
 peppolgate answers Peppol participant lookups and directory searches as JSON and over MCP:
@@ -510,6 +540,8 @@ Commands:
   mcp      speak MCP over stdin/stdout, for MCP clients that start a local command;
            logs go to stderr. Takes the same flags except -addr, -base-url, -mcp-allowed-*, -llm*,
            the rate limits, -trust-proxy and -mirror-refresh.
+  check    check a whole customer list (CSV, JSON or NDJSON) against Peppol in-process, no
+           server: which rows can receive invoices, under which id (see 'peppolgate check -h')
   mirror   build and refresh a local copy of the Peppol Directory for -mirror:
            'mirror import <export>' or 'mirror sync' (see 'peppolgate mirror -h')
 

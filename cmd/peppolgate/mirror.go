@@ -186,9 +186,10 @@ func (p program) importExport(ctx context.Context, f mirrorFlags, src string, lo
 	h := dec.Header()
 	log.Info("importing the Directory export", "source", src, "format", string(h.Format), "gzip", h.Gzip,
 		"created", h.Created.Format(time.RFC3339), "announced_cards", h.Count, "index", f.path)
-	bar := newProgress(p.stderr, log, size, dec.BytesRead, !f.logOnly && isTerminal(p.stderr))
-	stats, err := mirror.Build(ctx, f.path, dec, mirror.BuildOptions{Progress: bar.update, Logger: log, Source: src})
-	bar.done()
+	bar := newProgress(p.stderr, !f.logOnly && isTerminal(p.stderr), log, "import progress: ")
+	update, last := importProgress(bar, size, dec.BytesRead)
+	stats, err := mirror.Build(ctx, f.path, dec, mirror.BuildOptions{Progress: update, Logger: log, Source: src})
+	bar.done(last())
 	if err != nil {
 		return stats, fmt.Errorf("importing %s: %w (the previous index, if any, is unchanged)", src, err)
 	}

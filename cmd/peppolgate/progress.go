@@ -12,25 +12,46 @@ import (
 	"github.com/peppolgate/peppolgate/mirror"
 )
 
-// progress reports an import: a bar with rate and ETA redrawn in place on a terminal,
-// a log line every progressEvery otherwise (CI, systemd, redirected output).
-type progress struct {
-	mu       sync.Mutex
-	w        io.Writer
-	log      *slog.Logger
-	tty      bool
-	total    int64        // bytes expected, 0 when unknown
-	read     func() int64 // bytes consumed so far
-	last     time.Time    // last log line (non-terminal)
-	drawn    bool
-	lastLine mirror.Progress
+// progressRedraw is how often, at most, a progress bar is redrawn.
+const progressRedraw = 100 * time.Millisecond
+
+// progressState is what a progress line shows: how many items (cards, rows) are done,
+// out of how many, at what rate, and how long the rest takes.
+type progressState struct {
+	// Done is the number of items done, Base of them before this run (a resumed
+	// check's rows), which the rate leaves out.
+	Done, Base int64
+	// Total is the number of items expected in all; 0 when unknown.
+	Total int64
+	// Frac is the share done when Total is unknown but the share is not (bytes of an
+	// import read); negative when unknown too.
+	Frac float64
+	// Unit names the items, plural: "cards", "rows".
+	Unit string
+	// Skipped counts items left out (malformed cards); shown when not 0.
+	Skipped int64
+	// Elapsed is the time since this run started.
+	Elapsed time.Duration
 }
 
-// newProgress returns the progress reporter of an import whose source has total bytes
-// (0 when unknown), read so far as read() says; with bar, a bar redrawn on w, else log
-// lines.
-func newProgress(w io.Writer, log *slog.Logger, total int64, read func() int64, bar bool) *progress {
-	return &progress{w: w, log: log, tty: bar, total: total, read: read, last: time.Now()}
+// progress reports a long run on w (stderr): a bar with rate and ETA redrawn in place
+// on a terminal, at most every progressRedraw; otherwise, with log, a log line every
+// progressEvery (CI, systemd, redirected output), and without, nothing.
+type progress struct {
+	mu        sync.Mutex
+	w         io.Writer
+	log       *slog.Logger
+	logPrefix string
+	tty       bool
+	lastLog   time.Time // last log line (non-terminal)
+	lastDraw  time.Time // last redraw (terminal)
+	drawn     bool
+}
+
+// newProgress returns a progress reporter on w: a bar with bar, else log lines starting
+// with logPrefix on log (none when log is nil).
+func newProgress(w io.Writer, bar bool, log *slog.Logger, logPrefix string) *progress {
+	return &progress{w: w, log: log, logPrefix: logPrefix, tty: bar, lastLog: time.Now()}
 }
 
 // isTerminal reports whether w is a character device (a terminal).
@@ -43,42 +64,77 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }
 
-// update is mirror.BuildOptions.Progress.
-func (p *progress) update(pr mirror.Progress) {
+// show reports s, unless it reported less than progressRedraw (bar) or progressEvery
+// (log lines) ago.
+func (p *progress) show(s progressState) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.lastLine = pr
+	now := time.Now()
 	if p.tty {
-		fmt.Fprintf(p.w, "\r%s\x1b[K", p.line(pr, true))
-		p.drawn = true
+		if p.drawn && now.Sub(p.lastDraw) < progressRedraw {
+			return
+		}
+		p.lastDraw, p.drawn = now, true
+		fmt.Fprintf(p.w, "\r%s\x1b[K", progressLine(s, true))
 		return
 	}
-	if time.Since(p.last) >= progressEvery {
-		p.last = time.Now()
-		p.log.Info("import progress: " + p.line(pr, false))
+	if p.log != nil && now.Sub(p.lastLog) >= progressEvery {
+		p.lastLog = now
+		p.log.Info(p.logPrefix + progressLine(s, false))
 	}
 }
 
-// done ends the bar's line on a terminal.
-func (p *progress) done() {
+// done draws s, the final state, and ends the bar's line on a terminal; it writes
+// nothing otherwise.
+func (p *progress) done(s progressState) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.tty && p.drawn {
-		fmt.Fprintln(p.w)
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s\x1b[K\n", progressLine(s, true))
 	}
 }
 
-// line renders pr: cards, rate, share of the input read, ETA.
-func (p *progress) line(pr mirror.Progress, bar bool) string {
+// importProgress returns the mirror.BuildOptions.Progress of an import whose source
+// has total bytes (0 when unknown), read so far as read() says, reporting on p, and
+// the function that returns the last state reported (for done).
+func importProgress(p *progress, total int64, read func() int64) (update func(mirror.Progress), last func() progressState) {
+	var mu sync.Mutex
+	cur := progressState{Unit: "cards", Frac: -1}
+	state := func(pr mirror.Progress) progressState {
+		s := progressState{Done: int64(pr.Cards), Skipped: int64(pr.Skipped), Elapsed: pr.Elapsed, Unit: "cards", Frac: -1}
+		if total > 0 && read != nil {
+			s.Frac = min(float64(read())/float64(total), 1)
+		}
+		return s
+	}
+	update = func(pr mirror.Progress) {
+		s := state(pr)
+		mu.Lock()
+		cur = s
+		mu.Unlock()
+		p.show(s)
+	}
+	last = func() progressState {
+		mu.Lock()
+		defer mu.Unlock()
+		return cur
+	}
+	return update, last
+}
+
+// progressLine renders s: with bar a bar of the share done, then the share, the items
+// done (of the total when known), the rate, the skipped ones, the ETA and the time
+// elapsed: "[=====     ] 45% 1,234/2,742 rows, 500 rows/s, ETA 3s, 2s elapsed".
+func progressLine(s progressState, bar bool) string {
 	rate := 0.0
-	if s := pr.Elapsed.Seconds(); s > 0 {
-		rate = float64(pr.Cards) / s
+	if sec := s.Elapsed.Seconds(); sec > 0 {
+		rate = float64(s.Done-s.Base) / sec
+	}
+	frac := s.Frac
+	if s.Total > 0 {
+		frac = min(float64(s.Done)/float64(s.Total), 1)
 	}
 	var b strings.Builder
-	frac := -1.0
-	if p.total > 0 && p.read != nil {
-		frac = min(float64(p.read())/float64(p.total), 1)
-	}
 	if bar && frac >= 0 {
 		const width = 30
 		n := int(frac * width)
@@ -87,15 +143,25 @@ func (p *progress) line(pr mirror.Progress, bar bool) string {
 	if frac >= 0 {
 		fmt.Fprintf(&b, "%3.0f%% ", frac*100)
 	}
-	fmt.Fprintf(&b, "%s cards, %s cards/s", grouped(int64(pr.Cards)), grouped(int64(rate)))
-	if pr.Skipped > 0 {
-		fmt.Fprintf(&b, ", %s skipped", grouped(int64(pr.Skipped)))
+	b.WriteString(grouped(s.Done))
+	if s.Total > 0 {
+		b.WriteString("/" + grouped(s.Total))
 	}
-	if frac > 0.001 && frac < 1 {
-		eta := time.Duration(float64(pr.Elapsed) * (1 - frac) / frac)
+	fmt.Fprintf(&b, " %s, %s %s/s", s.Unit, grouped(int64(rate)), s.Unit)
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, ", %s skipped", grouped(s.Skipped))
+	}
+	var eta time.Duration
+	switch {
+	case s.Total > 0 && rate > 0 && s.Done < s.Total:
+		eta = time.Duration(float64(s.Total-s.Done) / rate * float64(time.Second))
+	case s.Total == 0 && frac > 0.001 && frac < 1:
+		eta = time.Duration(float64(s.Elapsed) * (1 - frac) / frac)
+	}
+	if eta > 0 {
 		fmt.Fprintf(&b, ", ETA %s", eta.Round(time.Second))
 	}
-	fmt.Fprintf(&b, ", %s elapsed", pr.Elapsed.Round(time.Second))
+	fmt.Fprintf(&b, ", %s elapsed", s.Elapsed.Round(time.Second))
 	return b.String()
 }
 

@@ -42,7 +42,7 @@ func (p program) run(ctx context.Context, args []string) int {
 	cmd := cmdServe
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		switch args[0] {
-		case cmdServe, cmdMCP:
+		case cmdServe, cmdMCP, cmdCheck:
 			cmd, args = args[0], args[1:]
 		case cmdMirror:
 			return p.runMirror(ctx, args[1:])
@@ -50,22 +50,30 @@ func (p program) run(ctx context.Context, args []string) int {
 			printUsage(p.stdout)
 			return 0
 		default:
-			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the commands are serve (the default), mcp and mirror\nRun 'peppolgate -h' for usage.\n", args[0])
+			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the commands are serve (the default), mcp, check and mirror\nRun 'peppolgate -h' for usage.\n", args[0])
 			return 2
 		}
 	}
 	cfg, err := parseConfig(cmd, args, p.getenv)
+	help, usage := printUsage, "peppolgate -h"
+	if cmd == cmdCheck {
+		help, usage = printCheckUsage, "peppolgate check -h"
+	}
 	if errors.Is(err, flag.ErrHelp) {
-		printUsage(p.stdout)
+		help(p.stdout)
 		return 0
 	}
 	if err != nil {
-		fmt.Fprintf(p.stderr, "peppolgate: %v\nRun 'peppolgate -h' for usage.\n", err)
+		fmt.Fprintf(p.stderr, "peppolgate: %v\nRun '%s' for usage.\n", err, usage)
 		return 2
 	}
 	run := p.serve
-	if cmd == cmdMCP {
+	switch cmd {
+	case cmdMCP:
 		run = p.serveMCP
+	case cmdCheck:
+		cfg.check.args = args
+		run = p.check
 	}
 	if err := run(ctx, cfg); err != nil {
 		fmt.Fprintf(p.stderr, "peppolgate: %v\n", err)

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // kind is one class of request in the mix.
@@ -99,7 +101,7 @@ type company struct {
 	ids    []string
 	name   string // first name of the first entity; "" without a card
 	vat    string // VAT number, else the first other identifier; "" when none
-	sml    bool   // every id is in the SML and served by its SMP
+	sml    bool   // every id is in the SML and served by its SMP (not the demo's failing one)
 }
 
 // newWorkload builds the workload from ds: hotCompanies companies (the dataset's
@@ -236,7 +238,7 @@ func companies(ds *netsim.Dataset) []company {
 		}
 		c := &out[j]
 		c.ids = append(c.ids, p.ID.String())
-		if !p.InSML || p.SMPNotFound {
+		if !p.InSML || p.SMPNotFound || slices.Contains(stack.DemoFailingSMP(), p.ID.String()) {
 			c.sml = false
 		}
 	}
