@@ -419,6 +419,9 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 type Summary struct {
 	Rows   int    `json:"rows" jsonschema:"the number of rows checked"`
 	Counts Counts `json:"counts" jsonschema:"how many rows got each status"`
+	// Blocked counts the rows that receive the documents but cannot be sent to right
+	// now (Result.Blocked).
+	Blocked int `json:"blocked" jsonschema:"how many of the receives rows cannot be sent to right now (their blocked is set: e.g. the access point certificate expired)"`
 	// Elapsed is how long the check took; ElapsedMS says it in JSON (SetElapsed).
 	Elapsed   time.Duration `json:"-"`
 	ElapsedMS int64         `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
@@ -458,6 +461,9 @@ func NewSummary() Summary { return Summary{} }
 func (s *Summary) Add(r Result) {
 	s.Rows++
 	*s.Counts.of(r.Status)++
+	if r.Status == Receives && len(r.Blocked) > 0 {
+		s.Blocked++
+	}
 }
 
 // SetElapsed sets Elapsed and ElapsedMS to d.
@@ -470,13 +476,17 @@ func Statuses() []Status {
 	return []Status{Receives, RegisteredWithoutDocument, NotRegistered, Invalid, Failed}
 }
 
-// String is the summary in a line: "3 rows: 1 receives, 1 not_registered, 1 invalid
-// in 120ms", statuses without rows left out.
+// String is the summary in a line: "3 rows: 1 receives (1 blocked right now), 1
+// not_registered, 1 invalid in 120ms", statuses without rows left out.
 func (s Summary) String() string {
 	var parts []string
 	for _, st := range Statuses() {
 		if n := s.Counts.Of(st); n > 0 {
-			parts = append(parts, strconv.Itoa(n)+" "+string(st))
+			part := strconv.Itoa(n) + " " + string(st)
+			if st == Receives && s.Blocked > 0 {
+				part += " (" + strconv.Itoa(s.Blocked) + " blocked right now)"
+			}
+			parts = append(parts, part)
 		}
 	}
 	out := phrase.Plural(s.Rows, "row")

@@ -58,7 +58,7 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 	if plan.Document == DocAny {
 		fmt.Fprintf(&b, t.chkOnPeppol, c.Receives+c.RegisteredWithoutDocument, cr.Summary.Rows)
 	} else {
-		fmt.Fprintf(&b, t.chkReceive, c.Receives-blockedRows(cr), cr.Summary.Rows, t.docs[plan.Document])
+		fmt.Fprintf(&b, t.chkReceive, c.Receives-cr.Summary.Blocked, cr.Summary.Rows, t.docs[plan.Document])
 	}
 	if c.Failed > 0 {
 		fmt.Fprintf(&b, t.chkFailedSum, c.Failed)
@@ -83,16 +83,4 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 		fmt.Fprintf(&b, "\n- %s%s%s", row.Input, t.colon, v)
 	}
 	return b.String()
-}
-
-// blockedRows counts the rows that receive the documents asked about but cannot be sent
-// to right now.
-func blockedRows(cr *tools.CheckResult) int {
-	n := 0
-	for _, r := range cr.Results {
-		if r.Status == bulk.Receives && len(r.Blocked) > 0 {
-			n++
-		}
-	}
-	return n
 }

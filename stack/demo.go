@@ -24,6 +24,12 @@ const (
 	// of its own: keeping the real one's would only make the demo's first searches
 	// slow.
 	DemoDirectoryRate = 100
+	// DemoDirectoryQueue is how many Directory requests may wait for the demo's
+	// limiter: at DemoDirectoryRate the queue clears within 2.6 s, so every lookup of
+	// a bulk check (a lane of 8 per SMP host) gets its business card, as a real
+	// network's check does with a mirror, instead of a Directory warning that depends
+	// on timing.
+	DemoDirectoryQueue = 256
 )
 
 // DemoNow returns the reference day of the demo dataset's dates.
@@ -137,7 +143,7 @@ func StartDemo(ctx context.Context, names []string, log *slog.Logger) ([]Network
 			}
 			stops = append(stops, stopSMP)
 		}
-		nets = append(nets, Network{Name: name, Sim: n, DirectoryRate: DemoDirectoryRate})
+		nets = append(nets, Network{Name: name, Sim: n, DirectoryRate: DemoDirectoryRate, DirectoryQueue: DemoDirectoryQueue})
 	}
 	return nets, stop, nil
 }

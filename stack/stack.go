@@ -55,6 +55,9 @@ type Network struct {
 	// means the registry's defaults (the real Directory's limit).
 	DirectoryRate  float64
 	DirectoryBurst int
+	// DirectoryQueue is how many Directory requests may wait for the limiter; zero
+	// means the registry's default.
+	DirectoryQueue int
 	// AllowPrivateSMP lets SMP addresses be private or loopback (and http on
 	// production), for private test networks.
 	AllowPrivateSMP bool
@@ -271,6 +274,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 		PositiveTTL:      cfg.CacheTTL,
 		DirectoryRate:    n.DirectoryRate,
 		DirectoryBurst:   n.DirectoryBurst,
+		DirectoryQueue:   n.DirectoryQueue,
 		Logger:           log,
 		Observer:         cfg.Observer,
 		MirrorMaxAge:     cfg.MirrorMaxAge,

@@ -220,12 +220,7 @@ func checkText(r *CheckResult) string {
 	var b strings.Builder
 	c := r.Summary.Counts
 	kinds := strings.Join(r.Documents, " and ")
-	blockedRows := 0
-	for _, row := range r.Results {
-		if row.Status == bulk.Receives && len(row.Blocked) > 0 {
-			blockedRows++
-		}
-	}
+	blockedRows := r.Summary.Blocked
 	var parts []string
 	for _, p := range []struct {
 		n    int

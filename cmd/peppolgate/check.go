@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/bulk"
-	"github.com/peppolgate/peppolgate/peppol/codelist"
 	"github.com/peppolgate/peppolgate/peppolnet"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // Output formats of check.
@@ -211,29 +211,17 @@ func outputFormat(flagValue, output string, in bulk.Format) (string, error) {
 }
 
 // documentKinds reads -documents: code-list categories, comma-separated, any case,
-// returned as the code list spells them.
+// returned as the code list spells them (bulk.ParseDocuments).
 func documentKinds(raw string) ([]string, error) {
-	var known []string
-	for _, d := range codelist.DocumentTypes() {
-		if d.Category != "" && !slices.Contains(known, d.Category) {
-			known = append(known, d.Category)
-		}
-	}
-	var out []string
-	for _, item := range splitList(raw) {
-		i := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, item) })
-		if i < 0 {
-			slices.Sort(known)
-			return nil, usagef("-documents: %q is no document kind of the Peppol code list; the kinds are %s", item, strings.Join(known, ", "))
-		}
-		if !slices.Contains(out, known[i]) {
-			out = append(out, known[i])
-		}
-	}
-	if len(out) == 0 {
+	items := splitList(raw)
+	if len(items) == 0 {
 		return nil, usagef("-documents names no document kind; e.g. -documents Invoice,Credit Note")
 	}
-	return out, nil
+	docs, err := bulk.ParseDocuments(items)
+	if err != nil {
+		return nil, usagef("-documents: %s", errorMessage(err))
+	}
+	return docs, nil
 }
 
 // printCheckUsage writes `peppolgate check -h`: what it does, then its flags, its own
@@ -392,7 +380,7 @@ type resumeState struct {
 // header line header (as this run writes it): the rows complete in it, each numbered
 // in order. It returns a *usageError when the file's header is not header or its rows
 // are not numbered 0, 1, 2, …
-func scanCSVOutput(f io.ReaderAt, size int64, header []byte, indexCol int) (resumeState, error) {
+func scanCSVOutput(f io.ReaderAt, size int64, header []byte, indexCol, blockedCol int) (resumeState, error) {
 	st := resumeState{sum: bulk.NewSummary()}
 	first := make([]byte, min(size, int64(len(header))))
 	if _, err := f.ReadAt(first, 0); err != nil && !errors.Is(err, io.EOF) {
@@ -423,14 +411,14 @@ func scanCSVOutput(f io.ReaderAt, size int64, header []byte, indexCol int) (resu
 		if _, err := f.ReadAt(last, off-1); err != nil || last[0] != '\n' {
 			return st, nil // the last record has no line end: torn
 		}
-		if len(rec) <= statusCol || rec[indexCol] != strconv.Itoa(st.rows) {
+		if len(rec) <= blockedCol || rec[indexCol] != strconv.Itoa(st.rows) {
 			got := "none"
 			if len(rec) > indexCol {
 				got = strconv.Quote(rec[indexCol])
 			}
 			return st, usagef("row %d of the output file has the index %s, not %d: it is not the output of a check of this input in input order; give another -o", st.rows+1, got, st.rows)
 		}
-		st.sum.Add(bulk.Result{Status: bulk.Status(rec[statusCol])})
+		st.sum.Add(bulk.Result{Status: bulk.Status(rec[statusCol]), Blocked: strings.Fields(rec[blockedCol])})
 		st.rows++
 		st.keep = off
 	}
@@ -451,6 +439,7 @@ func scanJSONLOutput(r io.Reader, docs []string) (resumeState, error) {
 		var res struct {
 			Index     *int             `json:"index"`
 			Status    bulk.Status      `json:"status"`
+			Blocked   []string         `json:"blocked"`
 			Documents []bulk.Document  `json:"documents"`
 			Summary   *json.RawMessage `json:"summary"`
 		}
@@ -475,7 +464,7 @@ func scanJSONLOutput(r io.Reader, docs []string) (resumeState, error) {
 					strings.Join(kinds, ", "), strings.Join(docs, ", "))
 			}
 		}
-		st.sum.Add(bulk.Result{Status: res.Status})
+		st.sum.Add(bulk.Result{Status: res.Status, Blocked: res.Blocked})
 		st.rows++
 		st.keep += int64(len(b))
 	}
@@ -548,7 +537,7 @@ func (p program) openCheckOutput(c checkConfig, header, docs []string) (*checkOu
 		if header == nil {
 			index = 3 // input, country, reference
 		}
-		st, err = scanCSVOutput(f, fi.Size(), want.Bytes(), index)
+		st, err = scanCSVOutput(f, fi.Size(), want.Bytes(), index, index+slices.Index(bulk.AnswerColumns(docs), "blocked"))
 	} else {
 		st, err = scanJSONLOutput(io.NewSectionReader(f, 0, fi.Size()), docs)
 	}
@@ -748,7 +737,7 @@ func (p program) check(ctx context.Context, cfg config) error {
 		line += fmt.Sprintf(" (%s of them checked before, resumed from %s)", grouped(int64(prior.rows)), c.output)
 	}
 	fmt.Fprintln(p.stderr, line)
-	if n := sum.Counts[bulk.Failed]; n > 0 {
+	if n := sum.Counts.Failed; n > 0 {
 		return &rowsFailedError{failed: n}
 	}
 	return nil
@@ -760,4 +749,14 @@ func areOrIs(n int) string {
 		return "is"
 	}
 	return "are"
+}
+
+// errorMessage is err's message for the client: a *registry.Error's Message, else
+// err's text.
+func errorMessage(err error) string {
+	var re *registry.Error
+	if errors.As(err, &re) {
+		return re.Message
+	}
+	return err.Error()
 }

@@ -162,7 +162,7 @@ func TestCheckJSONL(t *testing.T) {
 	var sum struct {
 		Summary bulk.Summary `json:"summary"`
 	}
-	if err := json.Unmarshal([]byte(lines[12]), &sum); err != nil || sum.Summary.Rows != 12 || sum.Summary.Counts[bulk.Receives] != 9 || sum.Summary.Counts[bulk.Failed] != 0 {
+	if err := json.Unmarshal([]byte(lines[12]), &sum); err != nil || sum.Summary.Rows != 12 || sum.Summary.Counts.Receives != 9 || sum.Summary.Counts.Failed != 0 {
 		t.Errorf("summary %s (%v)", lines[12], err)
 	}
 }
@@ -420,7 +420,7 @@ func TestCheckUsageErrors(t *testing.T) {
 		{"bad -format", []string{"-format", "xlsx", ledger}, `-format "xlsx" is not one of csv, jsonl`},
 		{"resume to stdout", []string{"-resume", ledger}, "-resume continues the check in -o's file; give -o FILE"},
 		{"concurrency", []string{"-concurrency", "0", ledger}, "-concurrency must be between 1 and 256"},
-		{"unknown document kind", []string{"-documents", "Invoice,Bill", ledger}, `-documents: "Bill" is no document kind of the Peppol code list; the kinds are `},
+		{"unknown document kind", []string{"-documents", "Invoice,Bill", ledger}, `-documents: unknown document kind "Bill"; the Peppol code list's kinds are `},
 		{"missing list", []string{filepath.Join(t.TempDir(), "none.csv")}, "cannot read the list: open "},
 		{"no identifier column", []string{noColumn}, `no column of the header ("Name", "Street") is named like an identifier column`},
 		{"column not there", []string{"-column", "Tax", ledger}, `the header has no column "Tax"`},
