@@ -52,8 +52,8 @@ type childResult struct {
 	Cached passResult `json:"cached"`
 
 	// Peak RSS in KB: after the setup (dataset, netsim, mirror, stack), after the cold
-	// pass, and during the cached pass alone (the peak reset before it; -1 when the
-	// kernel does not let it be reset, and then the peak of the whole run).
+	// pass, and during the cached pass alone (the peak reset before it, at
+	// CachedStartKB; -1 when the kernel does not let it be reset).
 	SetupHWMKB  int64 `json:"setupHWMKB"`
 	ColdHWMKB   int64 `json:"coldHWMKB"`
 	CachedHWMKB int64 `json:"cachedHWMKB"`
@@ -61,6 +61,9 @@ type childResult struct {
 	// LiveHeapKB is the Go heap in use after the cold pass and a collection: mostly the
 	// registry's cache of the distinct participants.
 	LiveHeapKB int64 `json:"liveHeapKB"`
+	// CachedStartKB is the RSS the cached pass starts from, once the cold pass's
+	// garbage has been collected and returned to the system.
+	CachedStartKB int64 `json:"cachedStartKB"`
 	// MaxRSSKB is the child's peak RSS from its rusage, filled in by the parent.
 	MaxRSSKB int64 `json:"maxRSSKB"`
 
@@ -197,7 +200,9 @@ func runChild(ctx context.Context, o options, logw io.Writer) (childResult, erro
 	if res.ColdHWMKB, err = statusKB("VmHWM"); err != nil {
 		return res, err
 	}
-	runtime.GC()
+	// The cached pass starts from the live heap, its garbage returned to the system, so
+	// that its own peak shows what it needs rather than what the cold pass left.
+	debug.FreeOSMemory()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	res.LiveHeapKB = int64(ms.HeapAlloc / 1024)
@@ -205,6 +210,9 @@ func runChild(ctx context.Context, o options, logw io.Writer) (childResult, erro
 		if err := writeHeapProfile(o.memProfile); err != nil {
 			return res, err
 		}
+	}
+	if res.CachedStartKB, err = statusKB("VmRSS"); err != nil {
+		return res, err
 	}
 	res.HWMReset = resetPeakRSS() == nil
 

@@ -75,20 +75,20 @@ func report(w io.Writer, o options, e env, rs []childResult) {
 	fmt.Fprintf(w, "Bound of the cold pass: rows ÷ (busiest host's SMP requests × %s ÷ %d); with the rows spread evenly, %d hosts × %d ÷ (2 × %s) = %.0f rows/s.\n\n",
 		r0.SMPLatency, r0.HostCap, r0.Hosts, r0.HostCap, r0.SMPLatency, r0.NominalBound)
 
-	fmt.Fprintln(w, "| rows | distinct | concurrency | cold rows/s | bound | % of bound | cold p50 / p95 | cached rows/s | cached p50 / p95 | peak RSS: setup / + cold / cached pass |")
+	fmt.Fprintln(w, "| rows | distinct | concurrency | cold rows/s | bound | % of bound | cold p50 / p95 | cached rows/s | cached p50 / p95 | peak RSS: setup / cold / cached pass (from) |")
 	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---|---:|---|---|")
 	for _, r := range rs {
 		cachedRSS := mb(r.CachedHWMKB)
 		if !r.HWMReset {
 			cachedRSS = "— (whole run " + mb(r.MaxRSSKB) + ")"
 		}
-		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | **%.0f %%** | %s / %s | %s | %s / %s | %s / %s / **%s** |\n",
+		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | **%.0f %%** | %s / %s | %s | %s / %s | %s / %s / **%s** (%s) |\n",
 			thousands(r.Rows), thousands(r.Distinct), r.Concurrency, r.Cold.RowsPerSec, r.Bound, 100*r.Cold.RowsPerSec/r.Bound,
 			msText(r.Cold.P50MS), msText(r.Cold.P95MS), thousands(int(r.Cached.RowsPerSec)), msText(r.Cached.P50MS), msText(r.Cached.P95MS),
-			mb(r.SetupHWMKB), mb(r.ColdHWMKB), cachedRSS)
+			mb(r.SetupHWMKB), mb(r.ColdHWMKB), cachedRSS, mb(r.CachedStartKB))
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Per-row latency runs from the engine taking the row off its input channel to its result. Peak RSS is VmHWM; it is reset before the cached pass (/proc/self/clear_refs), so the last column is that pass's own peak.")
+	fmt.Fprintln(w, "Per-row latency runs from the engine taking the row off its input channel to its result. Peak RSS is VmHWM. Before the cached pass the cold pass's garbage is collected and returned to the system (debug.FreeOSMemory; the RSS it leaves is in brackets) and the peak is reset (/proc/self/clear_refs), so the last figure is the cached pass's own peak.")
 	fmt.Fprintln(w)
 
 	fmt.Fprintln(w, "What the cold pass asked upstream, how busy it kept each SMP host (requests the host was answering, sampled every 10 ms: mean, and the most seen; the cap is the most), and how the rows sat in the engine (mean rows of each host between being taken and answered, and the share of the time fewer than the cap):")
