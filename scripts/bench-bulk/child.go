@@ -61,6 +61,9 @@ type childResult struct {
 	// LiveHeapKB is the Go heap in use after the cold pass and a collection: mostly the
 	// registry's cache of the distinct participants.
 	LiveHeapKB int64 `json:"liveHeapKB"`
+	// LiveHeapEndKB is the Go heap in use after the cached pass and a collection: more
+	// than LiveHeapKB only if the engine keeps something per row.
+	LiveHeapEndKB int64 `json:"liveHeapEndKB"`
 	// CachedStartKB is the RSS the cached pass starts from, once the cold pass's
 	// garbage has been collected and returned to the system.
 	CachedStartKB int64 `json:"cachedStartKB"`
@@ -229,6 +232,9 @@ func runChild(ctx context.Context, o options, logw io.Writer) (childResult, erro
 	if !res.HWMReset {
 		res.CachedHWMKB = -1
 	}
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	res.LiveHeapEndKB = int64(ms.HeapAlloc / 1024)
 	res.Problems = check(res)
 	return res, nil
 }

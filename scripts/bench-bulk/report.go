@@ -93,7 +93,7 @@ func report(w io.Writer, o options, e env, rs []childResult) {
 
 	fmt.Fprintln(w, "What the cold pass asked upstream, how busy it kept each SMP host (requests the host was answering, sampled every 10 ms: mean, and the most seen; the cap is the most), and how the rows sat in the engine (mean rows of each host between being taken and answered, and the share of the time fewer than the cap):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| rows | concurrency | SMP requests per host | requests in flight per host: mean (most) | DNS | OCSP | Directory | rows per host in the engine: mean (time under the cap) | CPU cores cold / cached | other processes' cores cold / cached | live heap after cold |")
+	fmt.Fprintln(w, "| rows | concurrency | SMP requests per host | requests in flight per host: mean (most) | DNS | OCSP | Directory | rows per host in the engine: mean (time under the cap) | CPU cores cold / cached | other processes' cores cold / cached | live heap after cold / cached |")
 	fmt.Fprintln(w, "|---:|---:|---|---|---:|---:|---:|---|---|---|---:|")
 	for _, r := range rs {
 		var hostRows, served []string
@@ -101,10 +101,10 @@ func report(w io.Writer, o options, e env, rs []childResult) {
 			hostRows = append(hostRows, fmt.Sprintf("%.1f (%.0f %%)", r.Cold.HostRowsMean[h], 100*r.Cold.HostRowsUnder[h]))
 			served = append(served, fmt.Sprintf("%.1f (%d)", r.Cold.SMPInFlightMean[h], r.Cold.SMPMaxInFlight[h]))
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %d | %d | %d | %s | %.2f / %.2f | %.2f / %.2f | %s |\n",
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %d | %d | %d | %s | %.2f / %.2f | %.2f / %.2f | %s / %s |\n",
 			thousands(r.Rows), r.Concurrency, joinInts(r.Cold.SMPRequests), strings.Join(served, " · "),
 			r.Cold.DNSQueries, r.Cold.OCSPRequests, r.Cold.DirRequests, strings.Join(hostRows, " · "),
-			r.Cold.CPUSeconds/r.Cold.Seconds, r.Cached.CPUSeconds/r.Cached.Seconds, r.Cold.OtherCores, r.Cached.OtherCores, mb(r.LiveHeapKB))
+			r.Cold.CPUSeconds/r.Cold.Seconds, r.Cached.CPUSeconds/r.Cached.Seconds, r.Cold.OtherCores, r.Cached.OtherCores, mb(r.LiveHeapKB), mb(r.LiveHeapEndKB))
 	}
 	fmt.Fprintln(w)
 	for _, r := range rs {
