@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint bench fuzz load bench-mirror
+.PHONY: test fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint bench fuzz load bench-mirror bench-bulk
 
 ## test: format check, go vet, staticcheck, the whole test suite with the race detector
 ## and a short run of every fuzz target
@@ -66,6 +66,23 @@ bench-mirror:
 	@mkdir -p $(BENCH_DIR)
 	$(GO) build -o $(BENCH_DIR)/bench-mirror ./scripts/bench-mirror
 	$(BENCH_DIR)/bench-mirror -cards $(BENCH_CARDS) -queries $(BENCH_QUERIES) -dir $(BENCH_DIR) -pg=$(BENCH_PG)
+
+## bench-bulk: the bulk check of issue 18 (BENCHMARKS.md; not part of `make test`; needs
+## only Go): over netsim with 20 ms per DNS answer and 50 ms per SMP request on 4 SMP
+## hosts, BULK_DISTINCT participants cold through bulk.Check, against the bound the
+## registry's per-host caps allow, then BULK_SIZES rows each (comma-separated) on the
+## cached answers, every size in a child process of its own for its peak RSS.
+## BULK_CONCURRENCY is bulk.Config.Concurrency; BULK_SWEEP adds runs of BULK_DISTINCT rows
+## at other concurrencies (e.g. 32,64,256). Markdown tables on stdout. More flags in
+## BULK_FLAGS (bin/bench-bulk -h), e.g. BULK_FLAGS='-order hosts -quiet-wait 5m'.
+BULK_SIZES ?= 10000,100000,1000000
+BULK_DISTINCT ?= 10000
+BULK_CONCURRENCY ?= 128
+BULK_SWEEP ?=
+BULK_FLAGS ?=
+bench-bulk:
+	$(GO) build -o bin/bench-bulk ./scripts/bench-bulk
+	bin/bench-bulk -sizes '$(BULK_SIZES)' -distinct $(BULK_DISTINCT) -concurrency $(BULK_CONCURRENCY) -sweep '$(BULK_SWEEP)' $(BULK_FLAGS)
 
 ## fuzz: every fuzz target (each func Fuzz… of a _test.go file) for FUZZTIME (default
 ## 20s) each, FUZZ_JOBS targets at a time (default: one per CPU) with one fuzzing worker

@@ -44,6 +44,10 @@ type SMPHits struct {
 	// arrival until its answer starts (a client holding the whole answer is counted
 	// out; a slow-dripping body is not counted).
 	MaxInFlight int64
+	// InFlight is how many requests the host holds at the moment of the snapshot,
+	// counted as MaxInFlight counts them; sampled over time it shows how busy the
+	// host is kept.
+	InFlight int64
 }
 
 // DirectoryHits counts Directory requests.
@@ -132,7 +136,7 @@ func (h *hitCounters) snapshot() HitCounts {
 		c.DNS.ByType[name] = n
 	}
 	for i := range h.smp {
-		c.SMP[i] = SMPHits{ServiceGroup: h.smp[i].sg.Load(), ServiceMetadata: h.smp[i].sm.Load(), Other: h.smp[i].other.Load(), MaxInFlight: h.smp[i].maxInFlight.Load()}
+		c.SMP[i] = SMPHits{ServiceGroup: h.smp[i].sg.Load(), ServiceMetadata: h.smp[i].sm.Load(), Other: h.smp[i].other.Load(), MaxInFlight: h.smp[i].maxInFlight.Load(), InFlight: h.smp[i].inFlight.Load()}
 	}
 	return c
 }

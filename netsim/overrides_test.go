@@ -185,8 +185,8 @@ func TestSMPMaxInFlight(t *testing.T) {
 	h := n.Hits().SMP[p.SMPHost]
 	cancel()
 	wg.Wait()
-	if h.MaxInFlight != parallel || h.ServiceGroup != parallel {
-		t.Errorf("hits %+v; want %d ServiceGroup requests, all in flight at once", h, parallel)
+	if h.MaxInFlight != parallel || h.InFlight != parallel || h.ServiceGroup != parallel {
+		t.Errorf("hits %+v; want %d ServiceGroup requests, all in flight at once and still", h, parallel)
 	}
 	// The handlers see the cancellation on their own time.
 	for n.hits.smp[p.SMPHost].inFlight.Load() != 0 && time.Now().Before(deadline) {
@@ -198,7 +198,7 @@ func TestSMPMaxInFlight(t *testing.T) {
 	}
 	n.ClearFaults()
 	get(t, url)
-	if got := n.Hits().SMP[p.SMPHost].MaxInFlight; got != 1 {
-		t.Errorf("MaxInFlight after one request = %d", got)
+	if got := n.Hits().SMP[p.SMPHost]; got.MaxInFlight != 1 || got.InFlight != 0 {
+		t.Errorf("after one answered request: MaxInFlight %d, InFlight %d; want 1 and 0", got.MaxInFlight, got.InFlight)
 	}
 }
