@@ -354,13 +354,17 @@ func (e *engine) finish(key string, r Result) {
 	}
 }
 
-// send delivers r and frees its row's slot; it drops r when the check is cut short.
+// send delivers r and frees its row's slot. It drops r when the check is cut short,
+// so that a row whose lookup the cancellation broke off is never reported failed.
 func (e *engine) send(r Result) {
+	defer func() { <-e.slots }()
+	if e.ctx.Err() != nil {
+		return
+	}
 	select {
 	case e.results <- r:
 	case <-e.ctx.Done():
 	}
-	<-e.slots
 }
 
 // keyOf is the flight and memo key of a row's identifiers.
@@ -408,8 +412,9 @@ func (e *engine) lookup(j job) Result {
 				failure = err
 			}
 			continue
-		case p.SMP == nil:
-			// A Directory card without an SML registration cannot receive.
+		case p.SMP == nil, smpDoesNotKnow(p):
+			// A Directory card without an SML registration cannot receive, nor can a
+			// participant whose SMP does not know it (a stale SML record).
 			continue
 		}
 		res.ParticipantID = id.String()
@@ -438,6 +443,11 @@ func (e *engine) lookup(j job) Result {
 	out := e.unregistered(j.cands, 0, failure)
 	out.Tried = res.Tried
 	return out
+}
+
+// smpDoesNotKnow reports whether p's SMP answered that it does not know p.
+func smpDoesNotKnow(p *registry.Participant) bool {
+	return slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool { return w.Code == registry.WarnSMPNotFound })
 }
 
 // unregistered is the answer when no identifier is registered: failed when asking

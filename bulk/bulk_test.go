@@ -241,3 +241,23 @@ func TestBlocked(t *testing.T) {
 		t.Errorf("valid certificate: %+v", r)
 	}
 }
+
+// TestSMPDoesNotKnow: a participant the SML names but whose SMP does not know it (a
+// stale registration) cannot receive: not registered.
+func TestSMPDoesNotKnow(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 300, Now: datasetNow})
+	var id string
+	for _, p := range n.DS.Participants {
+		if p.InSML && p.SMPNotFound {
+			id = p.ID.String()
+			break
+		}
+	}
+	if id == "" {
+		t.Fatal("the dataset has no participant whose SMP does not know it")
+	}
+	if r := run(t, Config{Registry: n.Reg}, Row{Input: id})[0]; r.Status != NotRegistered || len(r.Tried) != 1 {
+		t.Errorf("%+v, want not_registered", r)
+	}
+}

@@ -346,12 +346,18 @@ func sniffDelimiter(line []byte) rune {
 }
 
 func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
-	first, _ := br.Peek(maxLine)
-	if i := bytes.IndexByte(first, '\n'); i >= 0 {
-		first = first[:i]
+	// The header line is read on its own, so that a list fed slowly through a pipe
+	// is checked as its lines come.
+	first, err := br.ReadSlice('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			err = fmt.Errorf("the header line is longer than %d KiB", br.Size()>>10)
+		}
+		return &ReadError{Line: 1, Err: err, Fatal: true}
 	}
-	cr := csv.NewReader(br)
-	cr.Comma = sniffDelimiter(first)
+	head := bytes.Clone(first)
+	cr := csv.NewReader(io.MultiReader(bytes.NewReader(head), br))
+	cr.Comma = sniffDelimiter(head)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
 	header, err := cr.Read()
@@ -582,7 +588,9 @@ func (c *CSVWriter) Write(r Result) error {
 	}
 	rec := c.record[:0]
 	if c.input != nil {
-		rec = append(rec, r.Record...)
+		// As many input columns as the header has, so that the answer's columns stay
+		// under their names.
+		rec = append(rec, r.Record[:min(len(r.Record), len(c.input))]...)
 		for len(rec) < len(c.input) {
 			rec = append(rec, "")
 		}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/netsim"
@@ -231,5 +232,63 @@ func TestRunCancel(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), "summary") {
 		t.Errorf("a cancelled run wrote its summary: %s", buf.String())
+	}
+}
+
+// TestReaderPipe: a CSV fed slowly through a pipe gives its rows as their lines come,
+// not once 64 KiB or the end arrived.
+func TestReaderPipe(t *testing.T) {
+	t.Parallel()
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	got := make(chan Row, 1)
+	go func() {
+		rd, err := NewReader(pr, CSV, ReadOptions{})
+		if err != nil {
+			t.Error(err)
+			close(got)
+			return
+		}
+		row, err := rd.Next()
+		if err != nil {
+			t.Error(err)
+		}
+		got <- row
+	}()
+	if _, err := io.WriteString(pw, "vat;country\nBE0677424046;BE\n"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case row := <-got:
+		if row.Input != "BE0677424046" || row.Country != "BE" {
+			t.Errorf("row %+v", row)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no row from a pipe that has sent its header and first row")
+	}
+}
+
+// TestCSVWriterColumns: a record with more fields than the header keeps the answer
+// under its column names; one with fewer is padded.
+func TestCSVWriterColumns(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewCSVWriter(&buf, []string{"vat", "ref"}, []string{"Invoice"})
+	for _, rec := range [][]string{{"a", "b", "extra"}, {"c"}} {
+		if err := w.Write(Result{Status: NotRegistered, Record: rec}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs[1:] {
+		if len(r) != len(recs[0]) || r[3] != string(NotRegistered) {
+			t.Errorf("record %q under header %q", r, recs[0])
+		}
 	}
 }
