@@ -42,23 +42,25 @@ func ledgerCandidates(input, country string) []string {
 }
 
 // resolvesTo reports whether checking input in country on ds reaches one of ids first:
-// the first of its candidates registered in the SML (or in ids) is in ids.
+// the first of its candidates registered (in the SML, and known to its SMP) or in ids
+// is in ids.
 func resolvesTo(ds *netsim.Dataset, input, country string, ids []string) bool {
 	for _, c := range ledgerCandidates(input, country) {
 		if slices.Contains(ids, c) {
 			return true
 		}
-		if p := ds.MustLookup(c); p != nil && p.InSML {
+		if p := ds.MustLookup(c); p != nil && p.InSML && !p.SMPNotFound {
 			return false
 		}
 	}
 	return false
 }
 
-// resolvesNowhere reports whether no candidate of input in country is in ds's SML.
+// resolvesNowhere reports whether no candidate of input in country is registered: in
+// ds's SML and known to its SMP.
 func resolvesNowhere(ds *netsim.Dataset, input, country string) bool {
 	for _, c := range ledgerCandidates(input, country) {
-		if p := ds.MustLookup(c); p != nil && p.InSML {
+		if p := ds.MustLookup(c); p != nil && p.InSML && !p.SMPNotFound {
 			return false
 		}
 	}
@@ -153,7 +155,7 @@ func demoLedgerRows() []ledgerRow {
 	for len(registered) < 230 {
 		i := r.IntN(len(ds.Participants))
 		p := &ds.Participants[i]
-		if seen[p.Company] || !p.InSML || p.Card == nil || slices.Contains(failing, p.ID.String()) {
+		if seen[p.Company] || !p.InSML || p.SMPNotFound || p.Card == nil || slices.Contains(failing, p.ID.String()) {
 			continue
 		}
 		seen[p.Company] = true

@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -58,6 +59,7 @@ var readmeVolatile = []struct {
 	{regexp.MustCompile(`"sha256":"[0-9a-f…]+"`), `"sha256":"…"`},
 	{regexp.MustCompile(`"processing_time_ms":[0-9]+`), `"processing_time_ms":0`},
 	{regexp.MustCompile(`"version":"[^"]*"`), `"version":"dev"`},
+	{regexp.MustCompile(`"elapsedMs":[0-9]+`), `"elapsedMs":0`},
 }
 
 func normaliseDemo(s string) string {
@@ -101,7 +103,8 @@ func TestREADMEExamples(t *testing.T) {
 		}
 	}
 
-	curl := regexp.MustCompile(`^curl -s (?:-N )?(?:-H '([^']*)' )?'?(http://localhost:8080[^' ]*)'?(?: -d '(.*)')?$`)
+	curl := regexp.MustCompile(`^curl -s (?:-N )?((?:-H '[^']*' )*)(?:--data-binary @(\S+) )?'?(http://localhost:8080[^' ]*)'?(?: -d '(.*)')?(?: \| head -([0-9]+))?$`)
+	header := regexp.MustCompile(`-H '([^']*)'`)
 	calls := regexp.MustCompile(`\{"tool":"([a-z_]+)","arguments":(\{[^}]*\})\}`)
 	for i, b := range blocks {
 		if b.info != "sh" || len(b.lines) != 1 || !strings.HasPrefix(b.lines[0], "curl ") {
@@ -112,7 +115,19 @@ func TestREADMEExamples(t *testing.T) {
 			t.Errorf("README line %d: curl command %q not understood by this test", b.at, b.lines[0])
 			continue
 		}
-		status, body := demoRequest(t, base, m[1], strings.Replace(m[2], "http://localhost:8080", base, 1), m[3])
+		var headers []string
+		for _, h := range header.FindAllStringSubmatch(m[1], -1) {
+			headers = append(headers, h[1])
+		}
+		reqBody := m[4]
+		if m[2] != "" {
+			file, err := os.ReadFile("../../" + m[2])
+			if err != nil {
+				t.Fatalf("README line %d: %v", b.at, err)
+			}
+			reqBody = string(file)
+		}
+		status, body := demoRequest(t, base, headers, strings.Replace(m[3], "http://localhost:8080", base, 1), reqBody)
 		if status >= 500 {
 			t.Errorf("README line %d: %s answered %d %s", b.at, b.lines[0], status, body)
 		}
@@ -121,7 +136,24 @@ func TestREADMEExamples(t *testing.T) {
 		}
 		shown := strings.Join(blocks[i+1].lines, "\n")
 		got := normaliseDemo(strings.TrimSpace(string(body)))
+		if n, _ := strconv.Atoi(m[5]); n > 0 {
+			got = strings.Join(strings.SplitN(got, "\n", n+1)[:min(n, strings.Count(got, "\n")+1)], "\n")
+		}
 		switch {
+		case blocks[i+1].info == "csv":
+			if normaliseDemo(shown) != got {
+				t.Errorf("README line %d: %s shows\n%s\nbut the demo answers\n%s", blocks[i+1].at, b.lines[0], shown, got)
+			}
+		case blocks[i+1].info == "ndjson":
+			// Lines as rows finish: in any order, the summary last.
+			sortedLines := func(s string) string {
+				l := strings.Split(s, "\n")
+				slices.Sort(l[:len(l)-1])
+				return strings.Join(l, "\n")
+			}
+			if sortedLines(normaliseDemo(shown)) != sortedLines(got) {
+				t.Errorf("README line %d: %s shows\n%s\nbut the demo answers\n%s", blocks[i+1].at, b.lines[0], shown, got)
+			}
 		case blocks[i+1].info == "json" && !strings.HasPrefix(shown, "{\n"):
 			// One line of JSON, as the service writes it.
 			if shown != got {
@@ -157,9 +189,10 @@ func countCalls(answer string) int {
 	return -1
 }
 
-// demoRequest sends what a README curl command sends: GET, or POST of body (curl -d,
-// whose default Content-Type is application/x-www-form-urlencoded).
-func demoRequest(t *testing.T, base, header, url, body string) (int, []byte) {
+// demoRequest sends what a README curl command sends: GET, or POST of body (curl -d
+// or --data-binary, whose default Content-Type is application/x-www-form-urlencoded),
+// with headers ("Name: value").
+func demoRequest(t *testing.T, base string, headers []string, url, body string) (int, []byte) {
 	t.Helper()
 	method := http.MethodGet
 	var rd io.Reader
@@ -173,8 +206,10 @@ func demoRequest(t *testing.T, base, header, url, body string) (int, []byte) {
 	if body != "" {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
-	if k, v, ok := strings.Cut(header, ": "); ok {
-		req.Header.Set(k, v)
+	for _, h := range headers {
+		if k, v, ok := strings.Cut(h, ": "); ok {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
