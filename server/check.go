@@ -524,15 +524,15 @@ func (c *checkWriter) extend(now time.Time) {
 }
 
 // summaryField is a check's summary as a structured field dictionary (RFC 8941):
-// rows, the rows of each status, and elapsed_ms, e.g. "rows=3, receives=1,
+// rows, the rows of each status, blocked and elapsed_ms, e.g. "rows=3, receives=1,
 // registered_without_that_document=0, not_registered=1, invalid=1, failed=0,
-// elapsed_ms=120".
+// blocked=0, elapsed_ms=120".
 func summaryField(sum bulk.Summary) string {
 	parts := []string{"rows=" + strconv.Itoa(sum.Rows)}
 	for _, st := range bulk.Statuses() {
 		parts = append(parts, string(st)+"="+strconv.Itoa(sum.Counts.Of(st)))
 	}
-	parts = append(parts, "elapsed_ms="+strconv.FormatInt(sum.Elapsed.Milliseconds(), 10))
+	parts = append(parts, "blocked="+strconv.Itoa(sum.Blocked), "elapsed_ms="+strconv.FormatInt(sum.Elapsed.Milliseconds(), 10))
 	return strings.Join(parts, ", ")
 }
 

@@ -238,7 +238,7 @@ func TestCheckCSV(t *testing.T) {
 	if rec := recs[5]; rec[col("error_code")] != string(registry.CodeInvalidRequest) || !strings.Contains(rec[col("error")], "quote") {
 		t.Errorf("the unreadable line: %v", rec)
 	}
-	if got := resp.Trailer.Get(checkSummaryTrailer); !strings.HasPrefix(got, "rows=7, receives=5, registered_without_that_document=0, not_registered=1, invalid=1, failed=0, elapsed_ms=") {
+	if got := resp.Trailer.Get(checkSummaryTrailer); !strings.HasPrefix(got, "rows=7, receives=5, registered_without_that_document=0, not_registered=1, invalid=1, failed=0, blocked=") {
 		t.Errorf("trailer %q (declared %q)", got, resp.Header.Get("Trailer"))
 	}
 	// Six rows name the Belgian company: its SMP was asked once.

@@ -530,9 +530,11 @@ peppolgate answers Peppol participant lookups and directory searches as JSON and
   GET /api/v1/participant/{participantId}            e.g. /api/v1/participant/0208:0677424046
   GET /api/v1/participant/{participantId}/services   every document type, process and endpoint
   GET /api/v1/search?q=&country=                     e.g. /api/v1/search?q=BE0677424046
+  POST /api/v1/check                                 a whole customer list (JSON, NDJSON or CSV), streamed
   POST /ask  {"query": "..."}                        questions in plain language, JSON or server-sent events
   POST /mcp                                          MCP (streamable HTTP): lookup_participant,
-                                                     get_participant_services, search_directory
+                                                     get_participant_services, search_directory,
+                                                     check_participants
 Try it offline with: peppolgate -network demo
 
 Commands:
