@@ -20,7 +20,6 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/bulk"
-	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -30,11 +29,11 @@ const (
 	formatJSONL = "jsonl"
 )
 
-// defaultCheckConcurrency is -concurrency's default: the most lookups of one client
-// the Directory's rate limiter lets wait (a quarter of its queue). More rows at once
-// would have lookups turned away by it, answered without the Directory card (a
-// directory_unavailable warning), unless -mirror answers for the Directory.
-const defaultCheckConcurrency = peppolnet.DefaultDirectoryQueue / 4
+// defaultCheckConcurrency is -concurrency's default: how many rows are located (their
+// SML asked) at once. Each SMP host's rows are then looked up in a lane of their own, at
+// most the registry's cap per host at a time, so this only needs to keep the lanes fed:
+// 8 reaches 86 % of the bound the per-host caps allow (BENCHMARKS.md, issue 18).
+const defaultCheckConcurrency = 8
 
 // checkFlushEvery is how often, at least, a check's output is pushed to its file, so
 // that a check killed outright (not interrupted) leaves its rows there to resume from.
@@ -58,8 +57,8 @@ their names, or named with -column, -country-column and -reference-column; comma
 tab separated), JSON ({"rows": [...], "documents": [...]}) or NDJSON (one row a line: an object
 {"input", "country", "reference"} or a string), from a file or standard input (-). The output,
 in input order, is CSV (the input's columns, then the answer's: index, status, participant_id,
-name, country, receives_<kind> per document kind, access_point, tried, warnings, error_code,
-error, retryable) or JSON Lines (one result a line, then {"summary": ...}). On a terminal a
+name, country, receives_<kind> per document kind, access_point, blocked, tried, warnings,
+error_code, error, retryable) or JSON Lines (one result a line, then {"summary": ...}). On a terminal a
 progress bar shows on stderr; the summary line ends the run.
 
 Ctrl-C stops cleanly: the rows done are in -o's file, and 'check -resume' with the same flags
@@ -92,8 +91,8 @@ func (f *checkFlags) define(fs *flag.FlagSet) {
 	fs.StringVar(&f.column, "column", "", "CSV `column` with the participant id, VAT or company number (default the first named like one, e.g. participant id, VAT number, company number, identifier)")
 	fs.StringVar(&f.countryColumn, "country-column", "", "CSV `column` with the country (ISO 3166 code) that numbers without a country prefix are read in (default the one named country, if any); - for none")
 	fs.StringVar(&f.referenceColumn, "reference-column", "", "CSV `column` with your reference, echoed in JSON Lines (default the one named e.g. customer number or reference, if any); - for none")
-	fs.IntVar(&f.concurrency, "concurrency", defaultCheckConcurrency, "how many rows are checked at once, 1 to "+strconv.Itoa(maxCheckConcurrency)+"; the per-SMP-host limits keep the check polite whatever the number. "+
-		"The default is the most lookups the Directory's rate limiter lets one client queue: more give directory_unavailable warnings (rows without the Directory's name), unless -mirror answers for the Directory")
+	fs.IntVar(&f.concurrency, "concurrency", defaultCheckConcurrency, "how many rows are located at once (their SML asked), 1 to "+strconv.Itoa(maxCheckConcurrency)+"; each SMP host's rows are then looked up in a lane of their own, a few at a time, so the check stays polite whatever the number and a slow SMP holds up only its own rows. "+
+		"Without -mirror each lookup also asks the Directory for its card, at the Directory's rate: rows beyond what its limiter lets wait come back without the name, with a directory_unavailable warning")
 	fs.BoolVar(&f.resume, "resume", false, "continue an interrupted check from its -o file: keep the rows in it, drop a torn last line, check the rest and append them. Give the same input and flags as the first run")
 }
 
