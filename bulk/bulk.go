@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -117,7 +118,13 @@ type Config struct {
 	PerHost int
 	// InFlight bounds the rows read and not yet answered; 0 means DefaultInFlight.
 	InFlight int
+	// Lookups bounds the lookups in flight over every lane, so that a list spread over
+	// many SMP hosts does not ask them all at once; 0 means DefaultLookups.
+	Lookups int
 }
+
+// DefaultLookups is Config.Lookups' default: the lanes of 8 SMP hosts at full speed.
+const DefaultLookups = 64
 
 // DefaultPerHost is Config.PerHost's default: peppolnet's requests in flight per SMP
 // host, so that a lane keeps its host's slots busy and no more.
@@ -184,8 +191,10 @@ type engine struct {
 	concurrency int
 	perHost     int
 	results     chan<- Result
-	// slots bounds the rows admitted and not yet answered.
-	slots chan struct{}
+	// slots bounds the rows admitted and not yet answered; lookups the lookups in
+	// flight.
+	slots   chan struct{}
+	lookups chan struct{}
 
 	mu      sync.Mutex
 	flights map[string]*flight
@@ -239,6 +248,11 @@ func newEngine(ctx context.Context, cfg Config, results chan<- Result) *engine {
 		inflight = DefaultInFlight
 	}
 	e.slots = make(chan struct{}, max(inflight, e.concurrency))
+	lookups := cfg.Lookups
+	if lookups <= 0 {
+		lookups = DefaultLookups
+	}
+	e.lookups = make(chan struct{}, lookups)
 	return e
 }
 
@@ -246,7 +260,16 @@ func newEngine(ctx context.Context, cfg Config, results chan<- Result) *engine {
 // flight of its identifiers when one is on, and else locates it and queues it in its
 // host's lane. It runs on a locating worker, which holds the row's slot.
 func (e *engine) admit(row Row) {
-	cands := candidates(row.Input, row.Country)
+	if c := strings.TrimSpace(row.Country); c != "" {
+		if _, err := registry.ParseCountry(c); err != nil {
+			res := rowResult(row)
+			res.Status = Invalid
+			res.Error = &RowError{Code: string(registry.CodeInvalidRequest), Message: fmt.Sprintf("the country %s is no two-letter ISO 3166 code such as BE or NO; fix it or leave it empty", phrase.Quote(row.Country))}
+			e.send(res)
+			return
+		}
+	}
+	cands := Candidates(row.Input, row.Country)
 	if len(cands) == 0 {
 		res := rowResult(row)
 		res.Status = Invalid
@@ -332,7 +355,10 @@ func (e *engine) work(host string, l *lane) {
 		l.queue[0] = job{}
 		l.queue = l.queue[1:]
 		e.mu.Unlock()
-		e.finish(j.key, e.lookup(j))
+		e.lookups <- struct{}{}
+		r := e.lookup(j)
+		<-e.lookups
+		e.finish(j.key, r)
 	}
 }
 
@@ -459,29 +485,45 @@ func (e *engine) unregistered(cands []peppol.ParticipantID, n int, failure error
 	}
 	if failure != nil {
 		res.Status = Failed
-		res.Error = &RowError{Code: string(registry.CodeLookupFailed), Message: failure.Error(), Retryable: true}
+		res.Error = &RowError{Code: string(registry.CodeLookupFailed), Message: failure.Error()}
 		var re *registry.Error
 		if errors.As(failure, &re) {
 			res.Error.Code, res.Error.Message = string(re.Code), re.Message
 		}
+		// Only an upstream failure may go away; anything else is the row's own.
+		res.Error.Retryable = res.Error.Code == string(registry.CodeLookupFailed)
 		return res
 	}
 	res.Status = NotRegistered
 	return res
 }
 
-// candidates are the participant identifiers input may mean, in the order to try
-// them, those of country only when it is given.
-func candidates(input, country string) []peppol.ParticipantID {
+// Candidates are the participant identifiers a row's input may mean, in the order a
+// check tries them (peppol.Candidates). A country hint keeps only the readings of
+// national schemes of that country: an input that is a participant identifier is
+// never narrowed, nor are readings in schemes of no country (GLN, DUNS, EU ones).
+func Candidates(input, country string) []peppol.ParticipantID {
 	var out []peppol.ParticipantID
 	country = strings.ToUpper(strings.TrimSpace(country))
+	_, err := peppol.ParseParticipantID(strings.TrimSpace(input))
+	explicit := err == nil
 	for _, c := range peppol.Candidates(input) {
-		if country != "" && c.SchemeID != "" && !strings.HasPrefix(c.SchemeID, country+":") {
+		if country != "" && !explicit && !inCountry(c.SchemeID, country) {
 			continue
 		}
 		out = append(out, c.ID)
 	}
 	return out
+}
+
+// inCountry reports whether a scheme (its code-list id, e.g. "BE:EN") may hold numbers of
+// country: it is that country's, or no country's ("GLN", "EU:VAT", "").
+func inCountry(scheme, country string) bool {
+	prefix, _, ok := strings.Cut(scheme, ":")
+	if !ok || len(prefix) != 2 || prefix == "EU" {
+		return true
+	}
+	return prefix == country
 }
 
 // invalidMessage says why a row's input cannot be checked.
@@ -490,9 +532,9 @@ func invalidMessage(row Row) string {
 		return "the row has no identifier or number"
 	}
 	if row.Country != "" {
-		return fmt.Sprintf("%q is no participant identifier and no company or VAT number of %s peppolgate can read", row.Input, strings.ToUpper(row.Country))
+		return fmt.Sprintf("%s is no participant identifier and no company or VAT number of %s peppolgate can read", phrase.Quote(row.Input), strings.ToUpper(row.Country))
 	}
-	return fmt.Sprintf("%q is no participant identifier and no company or VAT number peppolgate can read; give it as <scheme>:<value>, e.g. 0208:0677424046", row.Input)
+	return fmt.Sprintf("%s is no participant identifier and no company or VAT number peppolgate can read; give it as <scheme>:<value>, e.g. 0208:0677424046", phrase.Quote(row.Input))
 }
 
 // lists reports whether types holds a document type of kind (a code-list category,

@@ -6,11 +6,13 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 var datasetNow = time.Date(2026, 3, 2, 0, 0, 0, 0, time.UTC)
@@ -259,5 +261,45 @@ func TestSMPDoesNotKnow(t *testing.T) {
 	}
 	if r := run(t, Config{Registry: n.Reg}, Row{Input: id})[0]; r.Status != NotRegistered || len(r.Tried) != 1 {
 		t.Errorf("%+v, want not_registered", r)
+	}
+}
+
+// TestCandidates: a country hint narrows the readings of a national number to that
+// country's schemes, but never an input that is a participant identifier, nor the
+// readings in schemes of no country (GLN).
+func TestCandidates(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		input, country string
+		want           []string
+	}{
+		{"0088:5790000435975", "DK", []string{"0088:5790000435975"}},
+		{"iso6523-actorid-upis::0208:0677424046", "NL", []string{"0208:0677424046"}},
+		{"5790000435975", "DK", []string{"0088:5790000435975"}},
+		{"BE0677424046", "NL", nil},
+		{"0677424046", "BE", []string{"0208:0677424046", "9925:be0677424046"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, id := range Candidates(tt.input, tt.country) {
+			got = append(got, id.String())
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("Candidates(%q, %q) = %v, want %s among them", tt.input, tt.country, got, w)
+			}
+		}
+		if tt.want == nil && len(got) > 0 {
+			t.Errorf("Candidates(%q, %q) = %v, want none", tt.input, tt.country, got)
+		}
+	}
+}
+
+// TestBadCountry: a row whose country is no ISO 3166 code is invalid, saying so.
+func TestBadCountry(t *testing.T) {
+	t.Parallel()
+	r := run(t, Config{Registry: registry.One(nil)}, Row{Input: "0677424046", Country: "Belgium"})[0]
+	if r.Status != Invalid || r.Error == nil || !strings.Contains(r.Error.Message, `the country "Belgium" is no two-letter ISO 3166 code`) {
+		t.Errorf("%+v", r)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -59,7 +60,7 @@ var (
 // Columns is the list of column names the CSV reader looks for, for messages and
 // documents: the identifier's, the country's and the reference's.
 func Columns() (id, country, reference []string) {
-	return idColumns, countryColumns, referenceColumns
+	return slices.Clone(idColumns), slices.Clone(countryColumns), slices.Clone(referenceColumns)
 }
 
 // ReadError is returned by Reader.Next for input it cannot read.
@@ -86,19 +87,31 @@ type Reader struct {
 	next   func() (Row, error)
 	header []string
 	docs   []string
-	index  int
+	// docsFirst says docs were read before the rows, wherever the body has them.
+	docsFirst bool
+	index     int
 }
 
 // NewReader returns a Reader of r in format f. For CSV it reads the header and finds the
 // columns (opts); for JSON it reads up to the rows, taking "documents" when it comes
-// first. It returns a *ReadError when the header has no identifier column or the JSON
+// first, or wherever it is when r is an io.ReadSeeker (read twice, rows never held). It returns a *ReadError when the header has no identifier column or the JSON
 // does not start as it must.
 func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
+	rd := &Reader{}
+	if rs, ok := r.(io.ReadSeeker); ok && f == JSON {
+		// A body or a file can be read twice: "documents" may then come after
+		// "rows", as well as before.
+		if docs, found := documentsOf(rs); found {
+			rd.docs, rd.docsFirst = docs, true
+		}
+		if _, err := rs.Seek(0, io.SeekStart); err != nil {
+			return nil, &ReadError{Err: err, Fatal: true}
+		}
+	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\ufeff")) {
 		_, _ = br.Discard(3)
 	}
-	rd := &Reader{}
 	switch f {
 	case CSV:
 		return rd, rd.startCSV(br, opts)
@@ -115,8 +128,9 @@ func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
 // answer repeats.
 func (rd *Reader) Header() []string { return rd.header }
 
-// Documents are the document kinds a JSON body names (its "documents" member, when it
-// comes before "rows"); nil otherwise.
+// Documents are the document kinds a JSON body names (its "documents" member: before
+// "rows", or anywhere when the body can be read twice, an io.ReadSeeker such as a file);
+// nil otherwise.
 func (rd *Reader) Documents() []string { return rd.docs }
 
 // Next returns the next row, with Index counting from 0, and io.EOF after the last. A
@@ -164,8 +178,32 @@ func decodeRow(raw json.RawMessage) (Row, error) {
 	return Row{Input: *w.Input, Country: w.Country, Reference: w.Reference}, nil
 }
 
-// maxLine is the longest NDJSON or CSV line read; a longer one is an error.
+// maxLine is the longest NDJSON line read; a longer one is an error.
 const maxLine = 64 << 10
+
+// maxRecord is about the most bytes one CSV record may span (quoted fields may hold line
+// breaks); a longer one is an error, the sign of a quote left open.
+const maxRecord = 1 << 20
+
+// errRecordTooLong is what recordLimit returns once a record has read maxRecord bytes.
+var errRecordTooLong = fmt.Errorf("a record runs over %d MiB: a quote left open swallows the lines after it; close the quote", maxRecord>>20)
+
+// recordLimit counts the bytes the CSV reader takes for one record (with its read-ahead)
+// and fails once they pass maxRecord, so that a quote left open cannot make one record
+// of the rest of the input.
+type recordLimit struct {
+	r io.Reader
+	n int
+}
+
+func (l *recordLimit) Read(p []byte) (int, error) {
+	if l.n > maxRecord {
+		return 0, errRecordTooLong
+	}
+	n, err := l.r.Read(p)
+	l.n += n
+	return n, err
+}
 
 func (rd *Reader) startNDJSON(br *bufio.Reader) {
 	line := 0
@@ -197,7 +235,7 @@ func (rd *Reader) startNDJSON(br *bufio.Reader) {
 func (rd *Reader) startJSON(br *bufio.Reader) error {
 	dec := json.NewDecoder(br)
 	fail := func(err error) error {
-		return &ReadError{Err: fmt.Errorf(`%v; the body is {"rows": [...], "documents": [...]}`, err), Fatal: true}
+		return &ReadError{Err: fmt.Errorf(`%v; the body is {"documents": [...], "rows": [...]}`, err), Fatal: true}
 	}
 	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
 		if err == nil {
@@ -216,8 +254,12 @@ func (rd *Reader) startJSON(br *bufio.Reader) error {
 		key, _ := t.(string)
 		switch key {
 		case "documents":
-			if err := dec.Decode(&rd.docs); err != nil {
+			var docs []string
+			if err := dec.Decode(&docs); err != nil {
 				return fail(fmt.Errorf(`"documents" is a list of document kinds, e.g. ["Invoice", "Credit Note"]: %v`, err))
+			}
+			if !rd.docsFirst {
+				rd.docs = docs
 			}
 			continue
 		case "rows":
@@ -239,14 +281,21 @@ func (rd *Reader) startJSON(br *bufio.Reader) error {
 			if _, err := dec.Token(); err != nil { // ]
 				return Row{}, fail(err)
 			}
-			// Nothing may follow "rows": "documents" would come too late to apply.
-			if dec.More() {
+			// After "rows" only "documents" may come, and only when it was read first
+			// (a stream read once would apply it too late).
+			for dec.More() {
 				t, err := dec.Token()
 				switch {
 				case err != nil:
 					return Row{}, fail(err)
+				case t == "documents" && rd.docsFirst:
+					var skip json.RawMessage
+					if err := dec.Decode(&skip); err != nil {
+						return Row{}, fail(err)
+					}
+					continue
 				case t == "documents":
-					return Row{}, fail(errors.New(`"documents" must come before "rows"`))
+					return Row{}, fail(errors.New(`"documents" comes after "rows" in a list read once (standard input); put it first`))
 				}
 				return Row{}, fail(fmt.Errorf("unknown member %q", t))
 			}
@@ -277,6 +326,52 @@ func quoteAll(names []string) string {
 		q = append(q, phrase.Quote(n))
 	}
 	return strings.Join(q, ", ")
+}
+
+// documentsOf reads the "documents" member of a JSON body wherever it is, skipping
+// the rest token by token (rows are never held); found is false when the body has none
+// or is not an object (the reading proper says what is wrong then).
+func documentsOf(r io.Reader) (docs []string, found bool) {
+	dec := json.NewDecoder(bufio.NewReaderSize(r, 64<<10))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, false
+		}
+		if t == "documents" {
+			if err := dec.Decode(&docs); err != nil {
+				return nil, false
+			}
+			return docs, true
+		}
+		if skipValue(dec) != nil {
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+// skipValue reads past the next JSON value of dec, token by token.
+func skipValue(dec *json.Decoder) error {
+	depth := 0
+	for {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		switch t {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+		if depth == 0 {
+			return nil
+		}
+	}
 }
 
 // columnKey is a column name reduced to its lower-case letters and digits.
@@ -356,7 +451,8 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 		return &ReadError{Line: 1, Err: err, Fatal: true}
 	}
 	head := bytes.Clone(first)
-	cr := csv.NewReader(io.MultiReader(bytes.NewReader(head), br))
+	limit := &recordLimit{r: io.MultiReader(bytes.NewReader(head), br)}
+	cr := csv.NewReader(limit)
 	cr.Comma = sniffDelimiter(head)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
@@ -401,6 +497,7 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 	}
 	rd.next = func() (Row, error) {
 		for {
+			limit.n = 0
 			rec, err := cr.Read()
 			if err == io.EOF {
 				return Row{}, io.EOF
@@ -408,6 +505,12 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 			if err != nil {
 				var pe *csv.ParseError
 				if errors.As(err, &pe) {
+					if errors.Is(pe.Err, errRecordTooLong) || pe.Line > pe.StartLine+1 {
+						// A quote opened at StartLine ran over the lines after it: what
+						// follows cannot be told apart, so nothing more is read.
+						return Row{}, &ReadError{Line: pe.StartLine, Fatal: true,
+							Err: fmt.Errorf("a quoted field opened here runs to line %d: %v; close the quote", pe.Line, pe.Err)}
+					}
 					return Row{}, &ReadError{Line: pe.StartLine, Err: pe.Err}
 				}
 				return Row{}, &ReadError{Err: err, Fatal: true}
@@ -597,6 +700,7 @@ func (c *CSVWriter) Write(r Result) error {
 	} else {
 		rec = append(rec, r.Input, r.CountryHint, r.Reference)
 	}
+	answer := len(rec)
 	rec = append(rec, strconv.Itoa(r.Index), string(r.Status), r.ParticipantID, r.Name, r.Country)
 	for _, d := range c.docs {
 		v := ""
@@ -619,8 +723,22 @@ func (c *CSVWriter) Write(r Result) error {
 		code, msg, retry = r.Error.Code, r.Error.Message, strconv.FormatBool(r.Error.Retryable)
 	}
 	rec = append(rec, r.AccessPoint, strings.Join(r.Blocked, " "), strings.Join(r.Tried, " "), strings.Join(warnings, " "), code, msg, retry)
+	for i := answer; i < len(rec); i++ {
+		rec[i] = inert(rec[i])
+	}
 	c.record = rec
 	return c.w.Write(rec)
+}
+
+// inert keeps a cell of the answer from being read as a formula by a spreadsheet (CSV
+// injection): names and URLs come from Directory cards and SMPs, which anyone may write,
+// and messages quote the input. A cell that starts with =, +, -, @, a tab or a carriage
+// return gets a leading apostrophe, which spreadsheets show as text.
+func inert(cell string) string {
+	if cell != "" && strings.ContainsRune("=+-@\t\r", rune(cell[0])) {
+		return "'" + cell
+	}
+	return cell
 }
 
 // Flush pushes the buffered lines to the underlying writer.

@@ -14,12 +14,17 @@ import (
 
 	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // readAll reads every row of in, the unreadable ones as their error text.
-func readAll(t *testing.T, f Format, opts ReadOptions, in string) ([]Row, []string, error) {
+func readAll(t *testing.T, f Format, opts ReadOptions, in string, once bool) ([]Row, []string, error) {
 	t.Helper()
-	rd, err := NewReader(strings.NewReader(in), f, opts)
+	var r io.Reader = strings.NewReader(in)
+	if once {
+		r = struct{ io.Reader }{r} // no Seek: read once, like standard input
+	}
+	rd, err := NewReader(r, f, opts)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,6 +51,7 @@ func TestReader(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name   string
+		once   bool
 		f      Format
 		opts   ReadOptions
 		in     string
@@ -61,7 +67,8 @@ func TestReader(t *testing.T) {
 		{name: "json unknown row member", f: JSON, in: `{"rows":[{"input":"x","vat":"y"}]}`, bad: []string{`unknown field "vat"`}},
 		{name: "json not an object", f: JSON, in: `["x"]`, errHas: "not a JSON object"},
 		{name: "json no rows", f: JSON, in: `{"documents":[]}`, errHas: `no "rows"`},
-		{name: "json documents after rows", f: JSON, in: `{"rows":["x"],"documents":["Order"]}`, want: []Row{{Input: "x"}}, errHas: `"documents" must come before "rows"`},
+		{name: "json documents after rows", f: JSON, in: `{"rows":["x"],"documents":["Order"]}`, want: []Row{{Input: "x"}}},
+		{name: "json documents after rows read once", once: true, f: JSON, in: `{"rows":["x"],"documents":["Order"]}`, want: []Row{{Input: "x"}}, errHas: `"documents" comes after "rows" in a list read once`},
 		{name: "json unknown member", f: JSON, in: `{"row":["x"]}`, errHas: `unknown member "row"`},
 		{name: "json cut short", f: JSON, in: `{"rows":["x",`, want: []Row{{Input: "x"}}, errHas: "EOF"},
 		{name: "ndjson", f: NDJSON, in: "\"0208:0677424046\"\n\n{\"input\":\"BE 0677.424.046\",\"reference\":\"r\"}\nnope\n\"last\"",
@@ -76,14 +83,15 @@ func TestReader(t *testing.T) {
 		{name: "csv column missing", f: CSV, opts: ReadOptions{Column: "nope"}, in: "a,b\n1,2\n", errHas: `no column "nope"; its columns are "a", "b"`},
 		{name: "csv no id column", f: CSV, in: "a,b\n1,2\n", errHas: `no column of the header ("a", "b") is named like an identifier`},
 		{name: "csv empty", f: CSV, in: "", errHas: "the CSV is empty"},
-		{name: "csv bad quote goes on", f: CSV, in: "vat\n\"BE0677424046\n", errHas: "", bad: []string{"line 2"}},
+		{name: "csv bad quote goes on", f: CSV, in: "vat,ref\nBE0677424046,\"a\"b\nBE0677424046,c\n", want: []Row{{Index: 1, Input: "BE0677424046", Reference: "c"}}, bad: []string{"line 2"}},
+		{name: "csv quote left open stops", f: CSV, in: "vat\n\"BE0677424046\nBE1\nBE2\n", errHas: "line 2: a quoted field opened here runs to line 4"},
 		{name: "csv short record", f: CSV, in: "ref,vat,country\nC-9\n", want: []Row{{Reference: "C-9"}}},
 		{name: "unknown format", f: "xml", errHas: `unknown format "xml"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rows, bad, err := readAll(t, tt.f, tt.opts, tt.in)
+			rows, bad, err := readAll(t, tt.f, tt.opts, tt.in, tt.once)
 			if tt.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errHas) {
 					t.Fatalf("error %v, want one containing %q", err, tt.errHas)
@@ -111,7 +119,8 @@ func TestReader(t *testing.T) {
 	}
 }
 
-// TestReaderDocuments: a JSON body's documents come with its reader.
+// TestReaderDocuments: a JSON body's documents come with its reader, before or (from
+// a body read twice) after its rows.
 func TestReaderDocuments(t *testing.T) {
 	t.Parallel()
 	rd, err := NewReader(strings.NewReader(`{"documents":["Order"],"rows":[]}`), JSON, ReadOptions{})
@@ -123,6 +132,10 @@ func TestReaderDocuments(t *testing.T) {
 	}
 	if _, err := rd.Next(); !errors.Is(err, io.EOF) {
 		t.Errorf("empty rows: %v", err)
+	}
+	rd, err = NewReader(strings.NewReader(`{"rows":["x"],"documents":["Credit Note"]}`), JSON, ReadOptions{})
+	if err != nil || !slices.Equal(rd.Documents(), []string{"Credit Note"}) {
+		t.Errorf("documents after rows: %q, %v", rd.Documents(), err)
 	}
 }
 
@@ -290,5 +303,59 @@ func TestCSVWriterColumns(t *testing.T) {
 		if len(r) != len(recs[0]) || r[3] != string(NotRegistered) {
 			t.Errorf("record %q under header %q", r, recs[0])
 		}
+	}
+}
+
+// TestCSVInert: answer cells a spreadsheet would read as formulas (a Directory name is
+// anyone's to write) come out as text; the input's own cells are left as they are.
+func TestCSVInert(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := NewCSVWriter(&buf, []string{"vat"}, nil)
+	if err := w.Write(Result{Status: Receives, Name: `=HYPERLINK("http://evil.example","x")`, AccessPoint: "@SUM(1)", Record: []string{"=1+1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(Summary{}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := recs[1]
+	if row[0] != "=1+1" || row[4] != `'=HYPERLINK("http://evil.example","x")` || row[6] != "'@SUM(1)" {
+		t.Errorf("record %q", row)
+	}
+}
+
+// TestRunCancelBlockedReader: cancelling a run whose input blocks (a terminal, a pipe
+// that sends nothing) returns at once.
+func TestRunCancelBlockedReader(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(t.Context())
+	release := make(chan struct{})
+	defer close(release)
+	first := true
+	next := func() (Row, error) {
+		if first {
+			first = false
+			return Row{Input: "hello"}, nil
+		}
+		cancel()
+		<-release
+		return Row{}, io.EOF
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := Run(ctx, Config{Registry: registry.One(nil)}, next, NewNDJSONWriter(io.Discard), RunOptions{})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Run: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Run did not return after its context was cancelled while its input blocked")
 	}
 }

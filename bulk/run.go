@@ -36,7 +36,8 @@ type item struct {
 // to w, then calls w.Close with the summary. next must number its rows 0, 1, 2, … in
 // Row.Index, as Reader.Next does. A row next cannot read (a non-fatal *ReadError) is
 // written as an invalid row saying why. It returns the summary and the first of: a
-// w's error, a fatal error from next, ctx's error when cut short (w is not closed then).
+// w's error, a fatal error from next, ctx's error when cut short (w is not closed then;
+// a next blocked reading, e.g. a terminal, is left to return on its own).
 func Run(ctx context.Context, cfg Config, next func() (Row, error), w Writer, opts RunOptions) (Summary, error) {
 	start := time.Now()
 	sum := NewSummary()
@@ -94,6 +95,14 @@ func Run(ctx context.Context, cfg Config, next func() (Row, error), w Writer, op
 	}
 	for results != nil || direct != nil {
 		select {
+		case <-ctx.Done():
+			// next may be blocked reading (a pipe, a terminal): do not wait for it.
+			sum.SetElapsed(time.Since(start))
+			<-checkErr
+			if werr != nil {
+				return sum, werr
+			}
+			return sum, ctx.Err()
 		case r, ok := <-results:
 			if !ok {
 				results = nil

@@ -167,12 +167,3 @@ func NetworkDescription(offered []string) string {
 	return fmt.Sprintf("Optional: the Peppol network that answers, one of %s; default %s (this server's default network). "+
 		"The answer's network field says which one answered.", strings.Join(offered, ", "), offered[0])
 }
-
-// SMPHost locates id on the default network (Locator), when its registry can; else it
-// returns "" and no error, so that a caller looks id up as it would anyway.
-func (n *Networks) SMPHost(ctx context.Context, id peppol.ParticipantID) (string, error) {
-	if loc, ok := n.regs[n.def].(Locator); ok {
-		return loc.SMPHost(ctx, id)
-	}
-	return "", nil
-}

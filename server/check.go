@@ -607,7 +607,7 @@ func (s *Server) checkRoutes(k docKit) []route {
 		Description: "a header line, then one row per line; the delimiter (comma, semicolon or tab) is read from the header. The identifier column is found by its name (" +
 			strings.Join(idCols[:8], ", ") + ", …) unless `column` names it; the country column (" + strings.Join(countryCols, ", ") +
 			") and the reference column (" + strings.Join(refCols[:6], ", ") + ", …) likewise, or `countryColumn` and `referenceColumn` (`-` for none). " +
-			"A line the CSV cannot hold (a bad quote) is answered as an invalid row"}
+			"A line the CSV cannot hold (a stray quote) is answered as an invalid row; a quote left open that swallows the lines after it is a 400 invalid_request naming its line"}
 	return []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodPost, Path: "/api/v1/check", OperationID: "checkParticipants", Tag: "participants",
@@ -669,7 +669,7 @@ func (s *Server) checkRoutes(k docKit) []route {
 			Headers: map[string]string{
 				"Trailer": "CSV answers: `" + checkSummaryTrailer + "`, the trailer sent after the body",
 				checkSummaryTrailer: "CSV answers, as an HTTP trailer after the body: the summary as a structured-field dictionary (RFC 8941), " +
-					"e.g. `rows=3, receives=1, registered_without_that_document=0, not_registered=1, invalid=1, failed=0, elapsed_ms=120`",
+					"e.g. `rows=3, receives=1, registered_without_that_document=0, not_registered=1, invalid=1, failed=0, blocked=0, elapsed_ms=120`",
 			},
 		}, handler: s.check, class: classREST},
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
-	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/stack"
 )
 
@@ -29,14 +28,11 @@ type ledgerRow struct {
 }
 
 // ledgerCandidates are the participant ids a check tries for input in country, in
-// order, as bulk reads a row (peppol.Candidates, those of country only when given).
+// order (bulk.Candidates).
 func ledgerCandidates(input, country string) []string {
 	var out []string
-	for _, c := range peppol.Candidates(input) {
-		if country != "" && c.SchemeID != "" && !strings.HasPrefix(c.SchemeID, country+":") {
-			continue
-		}
-		out = append(out, c.ID.String())
+	for _, id := range bulk.Candidates(input, country) {
+		out = append(out, id.String())
 	}
 	return out
 }
