@@ -162,8 +162,10 @@ func newLimiter(class, what string, lim RateLimit, now func() time.Time, maxClie
 	return l
 }
 
-// take spends one token of key's bucket when it has one.
-func (l *limiter) take(key netip.Addr) decision {
+// bucketOf locks key's shard and returns it with key's bucket as of now: refilled, or
+// full for a client not seen (room made for it). The caller stores the bucket back and
+// unlocks the shard.
+func (l *limiter) bucketOf(key netip.Addr) (*limiterShard, bucket) {
 	now := int64(l.now().Sub(l.epoch))
 	b16 := key.As16()
 	sh := &l.shards[maphash.Bytes(l.seed, b16[:])%limiterShards]
@@ -177,6 +179,12 @@ func (l *limiter) take(key netip.Addr) decision {
 		}
 		b = bucket{tokens: l.burst, at: now}
 	}
+	return sh, b
+}
+
+// take spends one token of key's bucket when it has one.
+func (l *limiter) take(key netip.Addr) decision {
+	sh, b := l.bucketOf(key)
 	d := decision{allowed: b.tokens >= 1}
 	if d.allowed {
 		b.tokens--
@@ -196,19 +204,7 @@ func (l *limiter) take(key netip.Addr) decision {
 // requests are refused until the bucket has earned the debt back. It returns the
 // bucket's state for the RateLimit header.
 func (l *limiter) charge(key netip.Addr, n float64) decision {
-	now := int64(l.now().Sub(l.epoch))
-	b16 := key.As16()
-	sh := &l.shards[maphash.Bytes(l.seed, b16[:])%limiterShards]
-	sh.mu.Lock()
-	b, ok := sh.buckets[key]
-	if ok {
-		b = l.refill(b, now)
-	} else {
-		if len(sh.buckets) >= l.perShard {
-			l.makeRoom(sh, now)
-		}
-		b = bucket{tokens: l.burst, at: now}
-	}
+	sh, b := l.bucketOf(key)
 	b.tokens -= n
 	sh.buckets[key] = b
 	sh.mu.Unlock()

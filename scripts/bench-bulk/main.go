@@ -44,6 +44,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/peppolgate/peppolgate/internal/benchenv"
 )
 
 func main() {
@@ -233,7 +235,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench-bulk: interrupted")
 		return 1
 	}
-	env.loadEnd = loadAvg()
+	env.loadEnd = benchenv.LoadAvg()
 	report(stdout, o, env, results)
 	if !ok {
 		return 1

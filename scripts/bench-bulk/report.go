@@ -13,6 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/peppolgate/peppolgate/internal/benchenv"
 )
 
 // spawn runs one child with args and returns its result, its peak RSS from rusage
@@ -49,8 +51,8 @@ type env struct {
 }
 
 func describeEnv(ctx context.Context) env {
-	return env{cpus: runtime.NumCPU(), cpuModel: cpuModel(), goVersion: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
-		commit: gitCommit(ctx), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadStart: loadAvg()}
+	return env{cpus: runtime.NumCPU(), cpuModel: benchenv.CPUModel(), goVersion: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
+		commit: benchenv.GitCommit(ctx, ""), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"), loadStart: benchenv.LoadAvg()}
 }
 
 // report writes the Markdown tables of the runs.
@@ -151,41 +153,4 @@ func thousands(n int) string {
 		s = s[:i] + "," + s[i:]
 	}
 	return s
-}
-
-// loadAvg is the 1-minute load average, "" when unknown.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	if f := strings.Fields(string(b)); len(f) > 0 {
-		return f[0]
-	}
-	return ""
-}
-
-// cpuModel is the CPU's model name from /proc/cpuinfo, "" when unknown.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// gitCommit describes the working directory's git HEAD, "" when unknown.
-func gitCommit(ctx context.Context) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "describe", "--always", "--dirty").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }

@@ -31,7 +31,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -39,6 +38,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/peppolgate/peppolgate/internal/benchenv"
 )
 
 func main() {
@@ -125,10 +126,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 
-	e := env{cards: src.cards, queries: len(qs), cpus: runtime.NumCPU(), cpuModel: cpuModel(),
+	e := env{cards: src.cards, queries: len(qs), cpus: runtime.NumCPU(), cpuModel: benchenv.CPUModel(),
 		goVersion: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
-		commit:    gitCommit(ctx, o.repo), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
-		seed: o.seed, loadAvg: loadAvg()}
+		commit:    benchenv.GitCommit(ctx, o.repo), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
+		seed: o.seed, loadAvg: benchenv.LoadAvg()}
 	gate, pg := side{skipped: "-gate=false"}, side{skipped: "-pg=false (BENCH_PG=0)"}
 	if o.gate {
 		gate = benchGate(ctx, &cs, o, src, qs, &e, stderr)
@@ -140,7 +141,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "bench-mirror: interrupted")
 		return 1
 	}
-	e.loadAvgEnd = loadAvg()
+	e.loadAvgEnd = benchenv.LoadAvg()
 	var buf bytes.Buffer
 	report(&buf, e, qs, gate, pg)
 	stdout.Write(buf.Bytes())
@@ -292,43 +293,6 @@ func writeMix(path string, qs []query) error {
 		fmt.Fprintf(&b, "%s\t%s\t%s\t%d\t%s\n", q.kind, q.text, q.country, q.card, q.pid)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
-}
-
-// loadAvg is the 1-minute load average, "" when unknown.
-func loadAvg() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	if f := strings.Fields(string(b)); len(f) > 0 {
-		return f[0]
-	}
-	return ""
-}
-
-// cpuModel is the CPU's model name from /proc/cpuinfo, "" when unknown.
-func cpuModel() string {
-	b, err := os.ReadFile("/proc/cpuinfo")
-	if err != nil {
-		return ""
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return ""
-}
-
-// gitCommit describes the repository's HEAD, "" when unknown.
-func gitCommit(ctx context.Context, repo string) string {
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	out, err := exec.CommandContext(ctx, "git", "-C", repo, "describe", "--always", "--dirty").Output()
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(string(out))
 }
 
 // writeSlowest writes the n slowest queries of each system's measured pass.
