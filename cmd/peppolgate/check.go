@@ -652,6 +652,10 @@ func (p program) check(ctx context.Context, cfg config) error {
 	prior := out.prior
 	if prior.complete {
 		fmt.Fprintf(p.stderr, "%s is complete: it ends with the summary of its %s; nothing to resume\n", c.output, phraseRows(prior.rows))
+		// The exit status says what the finished check said: whether a row failed.
+		if n := prior.sum.Counts.Failed; n > 0 {
+			return &rowsFailedError{failed: n}
+		}
 		return nil
 	}
 	closed := false

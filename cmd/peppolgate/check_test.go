@@ -571,3 +571,16 @@ func TestREADMECheckExample(t *testing.T) {
 		t.Errorf("README line %d shows\n%s\nbut the command writes\n%s", blocks[i+3].at, want, got)
 	}
 }
+
+// TestCheckResumeFinishedFailed: resuming a finished check whose rows failed says it is
+// complete and exits 1, as the finished check did.
+func TestCheckResumeFinishedFailed(t *testing.T) {
+	t.Parallel()
+	in := writeFile(t, "list.csv", "vat\n0192:923609016\n")
+	out := writeFile(t, "out.jsonl", `{"index":0,"input":"0192:923609016","status":"failed","tried":["0192:923609016"],"error":{"code":"lookup_failed","message":"x","retryable":true}}`+"\n"+
+		`{"summary":{"rows":1,"counts":{"receives":0,"registered_without_that_document":0,"not_registered":0,"invalid":0,"failed":1},"blocked":0,"elapsedMs":1}}`+"\n")
+	code, _, stderr := runCheck(t, nil, "-network", "demo", "-o", out, "-resume", in)
+	if code != 1 || !strings.Contains(stderr, "is complete") || !strings.Contains(stderr, "1 row failed") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
