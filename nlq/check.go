@@ -32,7 +32,11 @@ func (r *run) check(ctx context.Context, c Call) error {
 	for _, row := range cr.Results {
 		var failed *FailedCall
 		if row.Status == bulk.Failed && row.Error != nil {
-			args := map[string]any{"rows": []any{map[string]any{"input": row.Input}}}
+			again := map[string]any{"input": row.Input}
+			if row.CountryHint != "" {
+				again["country"] = row.CountryHint
+			}
+			args := map[string]any{"rows": []any{again}}
 			if docs, ok := c.Arguments["documents"]; ok {
 				args["documents"] = docs
 			}
