@@ -1,0 +1,97 @@
+// peppolgate's one script: progressive enhancement of the ask page. Without it the
+// form is a GET to /ask, answered on the server; with it the answer streams from
+// POST /ask (server-sent events) and the results appear as they come. Nothing here
+// writes HTML: every upstream string goes through textContent.
+(function () {
+  'use strict';
+  var form = document.getElementById('ask-form');
+  if (!form || !window.fetch || !window.TextDecoder || !window.ReadableStream) { return; }
+  var out = document.getElementById('answer');
+  var root = form.getAttribute('data-root') || '';
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) { e.className = cls; }
+    if (text !== undefined) { e.textContent = text; }
+    return e;
+  }
+  function card(item) {
+    var li = el('li');
+    var a = el('a', '', item.name || item.identifier);
+    a.href = root + '/participant/' + encodeURIComponent(item.identifier);
+    li.appendChild(a);
+    li.appendChild(document.createTextNode(' '));
+    li.appendChild(el('span', 'id', item.identifier));
+    if (item.address && item.address.addressCountry) {
+      li.appendChild(document.createTextNode(' · ' + item.address.addressCountry));
+    }
+    if (item.peppol) {
+      li.appendChild(el('p', 'hint', item.peppol.registered ? 'On Peppol' : 'Not registered on Peppol'));
+    }
+    return li;
+  }
+  function handle(name, data, state) {
+    if (name === 'start') {
+      state.status.textContent = 'Looking it up…';
+    } else if (name === 'result') {
+      state.list.appendChild(card(data.item));
+    } else if (name === 'complete') {
+      if (data.error) {
+        state.status.textContent = data.error.message + ' Please try again in a minute.';
+      } else {
+        state.status.textContent = data.answer;
+      }
+      if (data.approximate) { state.status.appendChild(el('span', 'tag', 'approximate match')); }
+    }
+  }
+  function run(q) {
+    while (out.firstChild) { out.removeChild(out.firstChild); }
+    out.appendChild(el('h2', '', 'Answer'));
+    var state = { status: el('p', '', 'Asking…'), list: el('ul', 'cards') };
+    out.appendChild(state.status);
+    out.appendChild(state.list);
+    fetch(root + '/ask', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'Accept': 'text/event-stream' },
+      body: JSON.stringify({ query: q })
+    }).then(function (resp) {
+      if (!resp.ok || !resp.body) {
+        return resp.json().then(function (b) {
+          state.status.textContent = (b && b.error ? b.error.message : 'The question could not be answered.') + ' Please try again in a minute.';
+        });
+      }
+      var reader = resp.body.getReader();
+      var dec = new TextDecoder();
+      var buf = '';
+      function pump() {
+        return reader.read().then(function (r) {
+          if (r.done) { return; }
+          buf += dec.decode(r.value, { stream: true });
+          var i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            var block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            var name = 'message', data = '';
+            block.split('\n').forEach(function (line) {
+              if (line.indexOf('event: ') === 0) { name = line.slice(7); }
+              if (line.indexOf('data: ') === 0) { data += line.slice(6); }
+            });
+            try { handle(name, JSON.parse(data), state); } catch (e) { /* skip a malformed event */ }
+          }
+          return pump();
+        });
+      }
+      return pump();
+    }).catch(function () {
+      state.status.textContent = 'The connection failed. Please try again in a minute.';
+    });
+  }
+  form.addEventListener('submit', function (ev) {
+    var q = form.elements.q.value.trim();
+    if (!q) { return; }
+    ev.preventDefault();
+    if (window.history && history.replaceState) {
+      history.replaceState(null, '', root + '/ask?q=' + encodeURIComponent(q));
+    }
+    run(q);
+  });
+}());

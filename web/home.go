@@ -1,0 +1,112 @@
+package web
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"unicode"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// questionWords start a question in the six languages nlq reads (English, French,
+// Dutch, German, Norwegian, Swedish), folded to lower case.
+var questionWords = map[string]bool{
+	// English
+	"can": true, "does": true, "do": true, "is": true, "are": true, "which": true, "what": true, "who": true, "how": true, "where": true, "when": true, "list": true, "find": true, "show": true,
+	// French
+	"est-ce": true, "peut-il": true, "peut-elle": true, "peut": true, "quel": true, "quelle": true, "quels": true, "quelles": true, "qui": true, "comment": true, "combien": true, "où": true,
+	// Dutch
+	"kan": true, "welke": true, "wat": true, "wie": true, "hoe": true, "hoeveel": true, "waar": true, "heeft": true, "ontvangt": true,
+	// German
+	"kann": true, "welche": true, "welcher": true, "was": true, "wer": true, "wieviele": true, "wo": true, "hat": true, "empfängt": true, "ist": true,
+	// Norwegian
+	"hvilke": true, "hvilken": true, "hva": true, "hvem": true, "hvordan": true, "hvor": true, "har": true, "mottar": true,
+	// Swedish
+	"vilka": true, "vilken": true, "vad": true, "vem": true, "hur": true, "var": true, "tar": true,
+}
+
+// Destination is where the start page's box sends an input.
+type Destination int
+
+const (
+	// ToParticipant: the input is a participant id.
+	ToParticipant Destination = iota
+	// ToAsk: the input reads as a question.
+	ToAsk
+	// ToSearch: anything else, a name or a number in any notation (the search turns
+	// numbers into exact participants first).
+	ToSearch
+)
+
+// Route says where the box sends q: a participant id to its page; a question (ends
+// with '?', starts with a question word of the six languages, or has five words or
+// more) to the ask page; anything else to the search.
+func Route(q string) Destination {
+	q = strings.TrimSpace(q)
+	if strings.Contains(q, ":") && !strings.ContainsFunc(q, unicode.IsSpace) {
+		if _, err := registry.ParseParticipantID(q); err == nil {
+			return ToParticipant
+		}
+	}
+	if strings.HasSuffix(q, "?") {
+		return ToAsk
+	}
+	words := strings.Fields(q)
+	if len(words) >= 5 {
+		return ToAsk
+	}
+	if len(words) > 1 && questionWords[strings.ToLower(words[0])] {
+		return ToAsk
+	}
+	return ToSearch
+}
+
+type networkOption struct {
+	Name     string
+	Selected bool
+}
+
+type homeData struct {
+	base
+	Networks []networkOption
+}
+
+// Home writes the start page: one box for a name, a number, an id or a question.
+func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
+	d := homeData{base: p.base(r, "Peppol participant lookup")}
+	d.Home = true
+	if names := p.nets.Names(); len(names) > 1 {
+		def := p.nets.Default()
+		for _, n := range names {
+			d.Networks = append(d.Networks, networkOption{Name: n, Selected: n == def})
+		}
+	}
+	d.Network = "" // the select carries it
+	return p.render(w, r, http.StatusOK, "home", d, "private, max-age=300")
+}
+
+// Go serves GET /go?q=: it redirects (303) to the participant page, the ask page or
+// the search, as Route says, keeping the network. An empty box goes back to the start
+// page.
+func (p *Pages) Go(w http.ResponseWriter, r *http.Request) error {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	network := r.URL.Query().Get("network")
+	if network == p.nets.Default() {
+		network = ""
+	}
+	var to string
+	switch {
+	case q == "":
+		to = p.link("/")
+	case Route(q) == ToParticipant:
+		to = p.link("/participant/"+url.PathEscape(q), "network", network)
+	case Route(q) == ToAsk:
+		to = p.link("/ask", "q", q)
+	default:
+		to = p.link("/search", "q", q, "network", network)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, to, http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,268 @@
+package web
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Document kinds the verdict is about: the code list's categories of the invoice and
+// the credit note.
+const (
+	kindInvoice    = "Invoice"
+	kindCreditNote = "Credit Note"
+)
+
+type verdict struct {
+	// Class is ok, partial, no or unknown (the stylesheet's colours).
+	Class    string
+	Headline string
+	Details  []string
+}
+
+type warningLine struct {
+	Code, Message string
+	Blocking      bool
+}
+
+type serviceRow struct {
+	Document, Kind, State, Process, URL, Transport, Certificate string
+}
+
+type participantData struct {
+	base
+	ID, Name, Country string
+	Verdict           verdict
+	Warnings          []warningLine
+	Card              *registry.DirectoryRecord
+	SMP               *registry.SMPRecord
+	Services          []serviceRow
+	ServicesNote      string
+	JSONLink          string
+	ServicesLink      string
+}
+
+// Participant serves GET /participant/{id}?network=: the verdict in plain words (can
+// it receive invoices and credit notes), every warning explained, the Directory card,
+// the SMP and the services table. A participant the network does not know is a page
+// too ("Not on Peppol", status 404). It returns *registry.Error with
+// CodeInvalidParticipantID or CodeInvalidRequest for bad input and CodeLookupFailed
+// when the network failed.
+func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
+	raw := strings.TrimPrefix(r.URL.EscapedPath(), p.root+"/participant/")
+	dec, err := url.PathUnescape(raw)
+	if err != nil {
+		return &registry.Error{Code: registry.CodeInvalidParticipantID, Message: "participant id is not correctly percent-encoded; expected <scheme>:<value>, e.g. 0208:0677424046"}
+	}
+	id, err := registry.ParseParticipantID(dec)
+	if err != nil {
+		return err
+	}
+	reg, _, err := p.network(r)
+	if err != nil {
+		return err
+	}
+	netParam := r.URL.Query().Get("network")
+	d := participantData{base: p.base(r, "Participant "+id.String()), ID: id.String(),
+		JSONLink:     p.link("/api/v1/participant/"+url.PathEscape(id.String()), "network", netParam),
+		ServicesLink: p.link("/api/v1/participant/"+url.PathEscape(id.String())+"/services", "network", netParam)}
+	d.Box = id.String()
+	part, _, err := reg.Lookup(r.Context(), id)
+	if registry.ErrorCode(err) == registry.CodeNotFound {
+		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
+			"The Peppol network does not know " + id.String() + ": its SML has no registration and the Peppol Directory no card. Nobody can send it documents over Peppol.",
+			"Check the scheme and the number, or search by the company's name."}}
+		return p.render(w, r, http.StatusNotFound, "participant", d, pageCacheControl)
+	}
+	if err != nil {
+		return err
+	}
+	d.Card, d.SMP = part.Directory, part.SMP
+	if part.Directory != nil {
+		d.Name, d.Country = part.Directory.Name, countryName(part.Directory.CountryCode)
+		d.Title = d.Name
+	}
+	d.addWarnings(part.Warnings)
+	if part.SMP == nil {
+		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
+			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol.",
+			"The Peppol Directory has a business card for it, but a card alone does not make a company reachable."}}
+		return p.render(w, r, http.StatusOK, "participant", d, pageCacheControl)
+	}
+	res, _, err := reg.Services(r.Context(), id, "")
+	var re *registry.Error
+	switch {
+	case err == nil:
+		d.addWarnings(res.Warnings)
+		d.Services = serviceRows(res.Services)
+		d.Verdict = servicesVerdict(res.Services)
+	case errors.As(err, &re):
+		// The lookup answered; the detail did not. Judge from the lookup's list.
+		d.ServicesNote = "The detailed services could not be read right now (" + re.Message + "). Reload the page in a minute."
+		d.Verdict = listVerdict(part)
+	default:
+		return err
+	}
+	return p.render(w, r, http.StatusOK, "participant", d, pageCacheControl)
+}
+
+// addWarnings adds ws to the page's, once per code and message.
+func (d *participantData) addWarnings(ws []registry.Warning) {
+	for _, w := range ws {
+		line := warningLine{Code: w.Code, Message: w.Message, Blocking: registry.Blocking(w.Code)}
+		if !slices.Contains(d.Warnings, line) {
+			d.Warnings = append(d.Warnings, line)
+		}
+	}
+}
+
+// kindState is what the services say of one document kind.
+type kindState struct {
+	listed, usable bool
+	blocked        []string
+}
+
+// servicesVerdict judges from every service: a kind can be received when an endpoint
+// of a document type of that kind has no blocking warning (registry.Blocking).
+func servicesVerdict(services []registry.Service) verdict {
+	states := map[string]*kindState{}
+	var others []string
+	for _, s := range services {
+		kind := s.DocumentType.Category
+		st := states[kind]
+		if st == nil {
+			st = &kindState{}
+			states[kind] = st
+			if kind != kindInvoice && kind != kindCreditNote && kind != "" {
+				others = append(others, kind)
+			}
+		}
+		st.listed = true
+		svcBlocked := blockingCodes(s.Warnings)
+		for _, proc := range s.Processes {
+			for _, e := range proc.Endpoints {
+				codes := append(slices.Clone(svcBlocked), blockingCodes(e.Warnings)...)
+				if len(codes) == 0 {
+					st.usable = true
+				}
+				for _, c := range codes {
+					if !slices.Contains(st.blocked, c) {
+						st.blocked = append(st.blocked, c)
+					}
+				}
+			}
+		}
+	}
+	inv, cn := states[kindInvoice], states[kindCreditNote]
+	v := judge(inv != nil && inv.usable, cn != nil && cn.usable, inv != nil && inv.listed, cn != nil && cn.listed)
+	for _, st := range []*kindState{inv, cn} {
+		if st != nil && st.listed && !st.usable && len(st.blocked) > 0 {
+			v.Details = append(v.Details, "Sending fails right now: "+strings.Join(st.blocked, ", ")+" (explained below).")
+			break
+		}
+	}
+	if len(others) > 0 {
+		v.Details = append(v.Details, "It also receives: "+strings.Join(others, ", ")+".")
+	}
+	return v
+}
+
+// listVerdict judges from the lookup's list of document types alone, when the
+// services could not be read.
+func listVerdict(part *registry.Participant) verdict {
+	var inv, cn bool
+	for _, t := range part.SMP.DocumentTypes {
+		inv = inv || t.Category == kindInvoice
+		cn = cn || t.Category == kindCreditNote
+	}
+	blocked := blockingCodes(part.Warnings)
+	v := judge(inv && len(blocked) == 0, cn && len(blocked) == 0, inv, cn)
+	v.Details = append(v.Details, "Judged from the document types its SMP lists; the endpoints could not be checked.")
+	return v
+}
+
+// judge phrases the verdict on invoices and credit notes.
+func judge(invoice, creditNote, invoiceListed, creditNoteListed bool) verdict {
+	switch {
+	case invoice && creditNote:
+		return verdict{Class: "ok", Headline: "Can receive invoices and credit notes"}
+	case invoice:
+		return verdict{Class: "partial", Headline: "Can receive invoices, but not credit notes"}
+	case creditNote:
+		return verdict{Class: "partial", Headline: "Can receive credit notes, but not invoices"}
+	case invoiceListed || creditNoteListed:
+		return verdict{Class: "no", Headline: "Registered, but sending invoices would fail right now"}
+	}
+	return verdict{Class: "partial", Headline: "Registered, but not for invoices or credit notes"}
+}
+
+// blockingCodes are the codes of ws that make sending fail.
+func blockingCodes(ws []registry.Warning) []string {
+	var out []string
+	for _, w := range ws {
+		if registry.Blocking(w.Code) {
+			out = append(out, w.Code)
+		}
+	}
+	return out
+}
+
+// serviceRows flattens the services into one row per endpoint.
+func serviceRows(services []registry.Service) []serviceRow {
+	var rows []serviceRow
+	for _, s := range services {
+		doc := serviceRow{Document: nameOr(s.DocumentType.Name, s.DocumentType.Value), Kind: s.DocumentType.Category}
+		if s.DocumentType.State == "deprecated" || s.DocumentType.State == "removed" {
+			doc.State = s.DocumentType.State
+		}
+		if len(s.Processes) == 0 {
+			doc.Process, doc.URL = "—", "could not be read"
+			rows = append(rows, doc)
+			continue
+		}
+		for _, proc := range s.Processes {
+			for _, e := range proc.Endpoints {
+				row := doc
+				row.Process = nameOr(proc.Process.Name, proc.Process.Value)
+				row.URL = e.URL
+				row.Transport = nameOr(e.TransportProfile.Name, e.TransportProfile.ID)
+				row.Certificate = certificateText(e.Certificate)
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows
+}
+
+func nameOr(name, id string) string {
+	if name != "" {
+		return name
+	}
+	return id
+}
+
+// certificateText says how long a certificate is valid and who issued it.
+func certificateText(c *registry.CertificateInfo) string {
+	if c == nil {
+		return "none that can be read"
+	}
+	var s string
+	switch {
+	case c.Expired:
+		s = "expired " + phrase.Plural(-c.DaysRemaining, "day") + " ago"
+	default:
+		s = "valid, " + phrase.Plural(c.DaysRemaining, "day") + " left"
+	}
+	if c.PeppolCA {
+		s += fmt.Sprintf(" (%s)", c.PeppolCAName)
+	} else {
+		s += " (not issued by the Peppol access point CA)"
+	}
+	return s
+}

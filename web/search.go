@@ -1,0 +1,165 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// perPage is how many hits a search page shows; the API's 25 make three pages.
+const perPage = 10
+
+type searchHit struct {
+	Name, ID, Country, Link string
+	Approximate             bool
+}
+
+type countryOption struct {
+	Code, Name string
+	Selected   bool
+}
+
+type pageLink struct {
+	Number  int
+	Link    string
+	Current bool
+}
+
+type searchData struct {
+	base
+	Q         string
+	Countries []countryOption
+	Summary   string
+	Hits      []searchHit
+	First     int
+	Pages     []pageLink
+	More      bool
+	Total     int
+	Shown     int
+	Warnings  []registry.Warning
+	JSONLink  string
+}
+
+// Search serves GET /search?q=&country=&network=&page=: the Directory's matches by
+// name, id and country, ten a page over the at most 25 the API returns, with the
+// total. It returns the registry's errors: *registry.Error with CodeMissingQuery,
+// CodeQueryTooShort or CodeInvalidRequest for bad input, CodeSearchFailed upstream.
+func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
+	qv := r.URL.Query()
+	raw, has := qv["q"]
+	q := ""
+	if has {
+		q = strings.TrimSpace(raw[0])
+	}
+	country := strings.ToUpper(strings.TrimSpace(qv.Get("country")))
+	sq, err := registry.ParseSearch(q, q != "", country)
+	if err != nil {
+		return err
+	}
+	reg, network, err := p.network(r)
+	if err != nil {
+		return err
+	}
+	res, _, err := reg.Search(r.Context(), sq)
+	if err != nil {
+		return err
+	}
+	page, _ := strconv.Atoi(qv.Get("page"))
+	pages := (len(res.Results) + perPage - 1) / perPage
+	if page < 1 || page > pages {
+		page = 1
+	}
+	d := searchData{base: p.base(r, "Search"), Q: q, Total: res.TotalCount, Shown: len(res.Results), Warnings: res.Warnings}
+	d.Box = q
+	netParam := qv.Get("network")
+	d.JSONLink = p.link("/api/v1/search", "q", q, "country", country, "network", netParam)
+	d.Countries = countryOptions(country)
+	lo, hi := (page-1)*perPage, min(page*perPage, len(res.Results))
+	d.First = lo + 1
+	for _, h := range res.Results[lo:hi] {
+		d.Hits = append(d.Hits, searchHit{Name: h.Name, ID: h.ParticipantID, Country: countryName(h.CountryCode),
+			Link:        p.link("/participant/"+url.PathEscape(h.ParticipantID), "network", netParam),
+			Approximate: approximate(q, h)})
+	}
+	if pages > 1 {
+		for i := 1; i <= pages; i++ {
+			d.Pages = append(d.Pages, pageLink{Number: i, Current: i == page,
+				Link: p.link("/search", "q", q, "country", country, "network", netParam, "page", strconv.Itoa(i))})
+		}
+	}
+	d.More = res.TotalCount > len(res.Results)
+	switch {
+	case len(res.Results) == 0:
+		d.Summary = "No matches"
+	case res.TotalCount == 1:
+		d.Summary = "1 match"
+	default:
+		d.Summary = fmt.Sprintf("%d matches", res.TotalCount)
+	}
+	if network != "" && network != p.nets.Default() {
+		d.Summary += " on the " + network + " network"
+	}
+	return p.render(w, r, http.StatusOK, "search", d, pageCacheControl)
+}
+
+// approximate reports whether hit matches q only loosely: its id is not the number
+// asked for and its name holds not every word of q (the Directory's full-text
+// search also matches on other fields and on parts of words).
+func approximate(q string, h registry.SearchHit) bool {
+	if q == "" {
+		return false
+	}
+	fold := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '.' || r == ' ' || r == '-' || r == '/' {
+				return -1
+			}
+			return r
+		}, strings.ToLower(s))
+	}
+	id := fold(h.ParticipantID)
+	if _, value, ok := strings.Cut(id, ":"); ok && strings.Contains(fold(q), value) {
+		return false
+	}
+	name := strings.ToLower(h.Name)
+	for _, word := range strings.Fields(strings.ToLower(q)) {
+		if !strings.Contains(name, word) {
+			return true
+		}
+	}
+	return false
+}
+
+func countryOptions(selected string) []countryOption {
+	out := make([]countryOption, 0, len(countries))
+	for _, c := range countries {
+		out = append(out, countryOption{Code: c[0], Name: c[1], Selected: c[0] == selected})
+	}
+	return out
+}
+
+// countryName returns "Belgium (BE)" for BE, the code alone for a country not listed.
+func countryName(code string) string {
+	for _, c := range countries {
+		if c[0] == code {
+			return c[1] + " (" + code + ")"
+		}
+	}
+	return code
+}
+
+// countries are the countries of the Peppol network's participants, by name.
+var countries = [...][2]string{
+	{"AU", "Australia"}, {"AT", "Austria"}, {"BE", "Belgium"}, {"BG", "Bulgaria"}, {"CA", "Canada"},
+	{"HR", "Croatia"}, {"CY", "Cyprus"}, {"CZ", "Czechia"}, {"DK", "Denmark"}, {"EE", "Estonia"},
+	{"FI", "Finland"}, {"FR", "France"}, {"DE", "Germany"}, {"GR", "Greece"}, {"HU", "Hungary"},
+	{"IS", "Iceland"}, {"IE", "Ireland"}, {"IT", "Italy"}, {"JP", "Japan"}, {"LV", "Latvia"},
+	{"LI", "Liechtenstein"}, {"LT", "Lithuania"}, {"LU", "Luxembourg"}, {"MY", "Malaysia"}, {"MT", "Malta"},
+	{"NL", "Netherlands"}, {"NZ", "New Zealand"}, {"NO", "Norway"}, {"PL", "Poland"}, {"PT", "Portugal"},
+	{"RO", "Romania"}, {"SG", "Singapore"}, {"SK", "Slovakia"}, {"SI", "Slovenia"}, {"ES", "Spain"},
+	{"SE", "Sweden"}, {"CH", "Switzerland"}, {"AE", "United Arab Emirates"}, {"GB", "United Kingdom"}, {"US", "United States"},
+}

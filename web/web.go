@@ -1,0 +1,270 @@
+// Package web is peppolgate's front door for people: server-rendered pages (Go
+// html/template, embedded) for the start page, the search, a participant's verdict and
+// services, and the ask page, with one stylesheet and one small script as embedded
+// assets. Every page works without JavaScript; the script only streams the ask page's
+// answer. The pages answer from the same registry.Networks as the REST API, so they
+// share its caches; the server mounts them behind its rate limits and maps their
+// errors through its one error table (docs/ARCHITECTURE.md §4) to ErrorPage.
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+//go:embed templates/*.html assets/*
+var files embed.FS
+
+// CSP is the Content-Security-Policy of every page: only the service's own stylesheet,
+// script and connections, no inline script or style, no framing.
+const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+
+// pageCacheControl lets the browser keep a page briefly (back and forward without a
+// new lookup); shared caches never keep it.
+const pageCacheControl = "private, max-age=60"
+
+// assetCacheControl keeps an asset for a year: its name carries its content's hash.
+const assetCacheControl = "public, max-age=31536000, immutable"
+
+// Asker answers a question (nlq.Engine); ev may be nil.
+type Asker interface {
+	Ask(ctx context.Context, query string, ev nlq.Events) (*nlq.Answer, error)
+}
+
+// Config configures Pages.
+type Config struct {
+	// Networks answer the lookups and searches. Required.
+	Networks *registry.Networks
+	// Asker answers the ask page's questions. Required.
+	Asker Asker
+	// BaseURL is the service's public URL; its path (if any) prefixes every link.
+	BaseURL string
+}
+
+// Pages renders and serves the pages. It is safe for concurrent use.
+type Pages struct {
+	nets  *registry.Networks
+	asker Asker
+	root  string
+	pages map[string]*template.Template
+	// assets by their hashed name; assetNames maps a plain name to its hashed one.
+	assets     map[string]asset
+	assetNames map[string]string
+}
+
+type asset struct {
+	body  []byte
+	ctype string
+	etag  string
+}
+
+// New returns Pages for cfg. It returns an error when Networks or Asker is nil,
+// BaseURL does not parse, or a template does not parse (a bug).
+func New(cfg Config) (*Pages, error) {
+	if cfg.Networks == nil || cfg.Asker == nil {
+		return nil, errors.New("web: Config.Networks and Config.Asker are required")
+	}
+	u, err := url.Parse(cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("web: base URL: %w", err)
+	}
+	p := &Pages{nets: cfg.Networks, asker: cfg.Asker, root: strings.TrimSuffix(u.Path, "/"),
+		pages: map[string]*template.Template{}, assets: map[string]asset{}, assetNames: map[string]string{}}
+	names, err := fs.Glob(files, "assets/*")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range names {
+		b, err := files.ReadFile(name)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b)
+		h := hex.EncodeToString(sum[:6])
+		base := path.Base(name)
+		ext := path.Ext(base)
+		hashed := strings.TrimSuffix(base, ext) + "." + h + ext
+		ctype := "text/css; charset=utf-8"
+		if ext == ".js" {
+			ctype = "text/javascript; charset=utf-8"
+		}
+		p.assets[hashed] = asset{body: b, ctype: ctype, etag: `"` + h + `"`}
+		p.assetNames[base] = hashed
+	}
+	funcs := template.FuncMap{
+		"asset": func(name string) (string, error) {
+			h, ok := p.assetNames[name]
+			if !ok {
+				return "", fmt.Errorf("web: no asset %q", name)
+			}
+			return p.root + "/assets/" + h, nil
+		},
+		"deref": func(s *string) string {
+			if s == nil {
+				return ""
+			}
+			return *s
+		},
+	}
+	for _, name := range []string{"home", "search", "participant", "ask", "error"} {
+		t, err := template.New("layout").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("web: %w", err)
+		}
+		p.pages[name] = t
+	}
+	return p, nil
+}
+
+// base is what every page's layout shows.
+type base struct {
+	Title string
+	Root  string
+	// Network is the network the request named ("" for the default), carried to
+	// every form and link.
+	Network string
+	// Box prefills the header's box.
+	Box string
+	// Home hides the header's box on the start page, which is one.
+	Home bool
+}
+
+// render writes page name with data and status. The page is rendered whole before
+// anything is written, so a template failure is an error, never half a page.
+func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data any, cacheControl string) error {
+	var buf bytes.Buffer
+	if err := p.pages[name].ExecuteTemplate(&buf, "layout", data); err != nil {
+		return fmt.Errorf("web: rendering %s: %w", name, err)
+	}
+	h := w.Header()
+	SetHeaders(h)
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", cacheControl)
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	w.WriteHeader(status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(buf.Bytes())
+	}
+	return nil
+}
+
+// SetHeaders sets the security headers of a page on h: the CSP and the referrer
+// policy (X-Content-Type-Options is the server's on every answer).
+func SetHeaders(h http.Header) {
+	h.Set("Content-Security-Policy", CSP)
+	h.Set("Referrer-Policy", "same-origin")
+	h.Set("X-Content-Type-Options", "nosniff")
+}
+
+// base returns the layout's data for r.
+func (p *Pages) base(r *http.Request, title string) base {
+	return base{Title: title, Root: p.root, Network: r.URL.Query().Get("network")}
+}
+
+// network returns the registry r's network parameter names. It returns a
+// *registry.Error with CodeInvalidRequest for a network not offered.
+func (p *Pages) network(r *http.Request) (registry.Registry, string, error) {
+	return p.nets.Select(r.URL.Query().Get("network"))
+}
+
+// link returns the page path with query parameters (empty values left out).
+func (p *Pages) link(pathname string, kv ...string) string {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	if len(q) == 0 {
+		return p.root + pathname
+	}
+	return p.root + pathname + "?" + q.Encode()
+}
+
+// Asset serves GET /assets/{name}: the stylesheet and the script, named by their
+// content's hash and kept a year. It returns a *registry.Error with CodeNotFound for
+// an unknown name.
+func (p *Pages) Asset(w http.ResponseWriter, r *http.Request) error {
+	a, ok := p.assets[path.Base(r.URL.Path)]
+	if !ok {
+		return &registry.Error{Code: registry.CodeNotFound, Message: "there is no such asset"}
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Set("Cache-Control", assetCacheControl)
+	h.Set("ETag", a.etag)
+	if strings.Contains(r.Header.Get("If-None-Match"), a.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Length", strconv.Itoa(len(a.body)))
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(a.body)
+	}
+	return nil
+}
+
+// ErrorPage is an error as a page shows it; the server fills it from its error table.
+type ErrorPage struct {
+	// Status is the HTTP status.
+	Status int
+	// Code is the error code, e.g. lookup_failed.
+	Code registry.Code
+	// Message says what went wrong, for people.
+	Message string
+	// CacheControl is the answer's Cache-Control.
+	CacheControl string
+	// RetryAfter, when above zero, is how many seconds to wait before retrying.
+	RetryAfter int64
+	// RequestID names the request, for a report.
+	RequestID string
+}
+
+type errorData struct {
+	base
+	ErrorPage
+	Heading, Advice string
+}
+
+// Error writes e as a page: a heading by its kind, the message and what to do.
+func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
+	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
+	d.Box = r.URL.Query().Get("q")
+	switch {
+	case e.Status == http.StatusTooManyRequests:
+		d.Heading, d.Advice = "Too many requests", "Wait a moment, then reload the page."
+	case e.Status >= 500:
+		d.Heading, d.Advice = "Could not be checked right now", "The Peppol network did not answer in time or failed. This is usually temporary: reload the page in a minute."
+		if e.Status == http.StatusInternalServerError {
+			d.Heading, d.Advice = "Something went wrong on our side", "Reload the page in a minute; if it keeps failing, report the request id below."
+		}
+	case e.Status == http.StatusNotFound:
+		d.Heading, d.Advice = "Not found", "Check the address, or search by name from the start page."
+	default:
+		d.Heading, d.Advice = "That did not work", "Correct what the message says and try again; a company name or number works in the box above."
+	}
+	d.Title = d.Heading
+	if e.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.FormatInt(e.RetryAfter, 10))
+	}
+	if err := p.render(w, r, e.Status, "error", d, e.CacheControl); err != nil {
+		// The error page is a fixed template over plain strings: it cannot fail but for
+		// a bug, and then a plain text answer is all that is left.
+		http.Error(w, e.Message, e.Status)
+	}
+}
