@@ -249,6 +249,7 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 			r.Options(rt.Path, s.route(rt.Path, nil, http.HandlerFunc(preflightPost)).ServeHTTP)
 		}
 	}
+	s.pageRoutes(r)
 	r.NotFound(s.adapt(s.routeNotFound))
 	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
 	return r

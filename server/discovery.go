@@ -150,17 +150,20 @@ func acceptsGzip(header string) bool {
 	return false
 }
 
-// index serves GET /: JSON for API clients, HTML for browsers (Accept: text/html
-// before any JSON type), with the Link header that points at the API catalog.
+// index serves GET /: JSON for API clients, the start page for browsers (Accept:
+// text/html before any JSON type), with the Link header that points at the API
+// catalog.
 func (s *Server) index(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Link", discovery.APICatalogLink(s.baseURL))
 	h.Add("Vary", "Accept")
-	k := docIndexJSON
 	if prefersHTML(r.Header.Get("Accept")) {
-		k = docIndexHTML
+		// Browsers get the start page (package web); the generated HTML index stays
+		// a discovery document.
+		s.servePage(w, r, s.web.Home)
+		return nil
 	}
-	s.writeDocument(w, r, k)
+	s.writeDocument(w, r, docIndexJSON)
 	return nil
 }
 

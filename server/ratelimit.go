@@ -295,9 +295,19 @@ func (l *limiter) rateLimitHeader(d decision, retry int64) string {
 // before the end of the effective window). A client in Config.RateLimitExempt is
 // neither charged nor told about limits. It reports whether r may proceed.
 func (s *Server) admit(w http.ResponseWriter, r *http.Request, l *limiter) bool {
+	if err := s.charge(w, r, l); err != nil {
+		s.writeError(w, r, err)
+		return false
+	}
+	return true
+}
+
+// charge is admit without the refusal's answer: it sets the headers and returns the
+// *registry.Error with CodeRateLimited that refuses r, or nil when r may proceed.
+func (s *Server) charge(w http.ResponseWriter, r *http.Request, l *limiter) error {
 	client := clientAddr(r, s.trustedProxies)
 	if isTrusted(client, s.rateLimitExempt) {
-		return true
+		return nil
 	}
 	key := bucketKey(client)
 	d := l.take(key)
@@ -309,15 +319,14 @@ func (s *Server) admit(w http.ResponseWriter, r *http.Request, l *limiter) bool 
 	h["Ratelimit-Policy"] = l.policy
 	h["Ratelimit"] = []string{l.rateLimitHeader(d, retry)}
 	if d.allowed {
-		return true
+		return nil
 	}
 	s.metrics.rateLimited.WithLabelValues(l.class).Inc()
-	s.writeError(w, r, &registry.Error{
+	return &registry.Error{
 		Code:       CodeRateLimited,
 		Message:    describeClient(key) + l.message + strconv.FormatInt(retry, 10) + " s",
 		RetryAfter: time.Duration(retry) * time.Second,
-	})
-	return false
+	}
 }
 
 // describeClient names the client a limit applies to: its address, or its /64 for

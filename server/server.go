@@ -23,6 +23,7 @@ import (
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
+	"github.com/peppolgate/peppolgate/web"
 )
 
 // readyTimeout bounds one readiness check, so /readyz answers even when Ready hangs.
@@ -117,7 +118,9 @@ type Server struct {
 	// limitREST, limitAsk and limitMCP are the rate limits by class; nil means none.
 	limitREST, limitAsk, limitMCP *limiter
 	// limitDocs limits the discovery documents and /metrics (classDocs).
-	limitDocs       *limiter
+	limitDocs *limiter
+	// web renders the pages for people (pages.go).
+	web             *web.Pages
 	trustedProxies  []netip.Prefix
 	rateLimitExempt []netip.Prefix
 	// bulkLimits bound POST /api/v1/check; checks counts the checks running.
@@ -181,6 +184,10 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
+	s.web, err = web.New(web.Config{Networks: cfg.Networks, Asker: s.nlq, BaseURL: s.baseURL})
+	if err != nil {
+		return nil, fmt.Errorf("server: %w", err)
+	}
 	mcp, err := tools.NewMCPServer(tools.MCPConfig{Networks: cfg.Networks, Version: cfg.Version, Logger: s.log})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
@@ -233,6 +240,9 @@ var allMethods = []string{http.MethodGet, http.MethodHead, http.MethodPost, http
 	http.MethodPatch, http.MethodDelete, http.MethodOptions}
 
 func (s *Server) methodNotAllowed(w http.ResponseWriter, r *http.Request) error {
+	if s.askPage(w, r) {
+		return nil
+	}
 	// chi does not hand the allowed methods to a custom 405 handler, so ask the router.
 	path := r.URL.RawPath
 	if path == "" {
