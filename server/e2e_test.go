@@ -51,7 +51,17 @@ func startE2E(t testing.TB) *e2e {
 // server by srv before it starts (either may be nil).
 func startE2EWith(t testing.TB, mod func(*Config), srv func(*http.Server)) *e2e {
 	t.Helper()
+	return startE2EOn(t, nil, mod, srv)
+}
+
+// startE2EOn is startE2EWith with the production dataset changed by edit (nil: as
+// generated) before the network starts.
+func startE2EOn(t testing.TB, edit func(*netsim.Dataset), mod func(*Config), srv func(*http.Server)) *e2e {
+	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: datasetNow})
+	if edit != nil {
+		edit(ds)
+	}
 	n := startSim(t, ds)
 	testNet := startSim(t, netsim.Generate(netsim.DatasetConfig{Seed: 1, Network: netsim.NetworkTest, Now: datasetNow}))
 	// The registries read the dataset's dates (certificates, service dates) at the

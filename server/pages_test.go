@@ -1,0 +1,245 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/web"
+)
+
+// maxPageSize is the heaviest a page may be (issue 19).
+const maxPageSize = 60 << 10
+
+// hostileName and hostileGeo are Directory card fields an attacker controls.
+const (
+	hostileName = `<script>alert(1)</script> Evil Corp`
+	hostileGeo  = `"><img src=x onerror=alert(2)>`
+)
+
+// getPage GETs path as a browser does (Accept: text/html first).
+func (e *e2e) getPage(t *testing.T, path string) (*http.Response, []byte) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "GET", e.url+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8")
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(resp.Body); err != nil {
+		t.Fatal(err)
+	}
+	return resp, buf.Bytes()
+}
+
+var (
+	// inlineScript is a script element with content (every script must be src=).
+	inlineScript = regexp.MustCompile(`(?is)<script[^>]*>\s*[^<\s]`)
+	// inlineHandler is an event handler attribute, style an inline style.
+	inlineHandler = regexp.MustCompile(`(?i)<[^>]+\son[a-z]+\s*=`)
+	inlineStyle   = regexp.MustCompile(`(?i)<style|<[^>]+\sstyle\s*=`)
+)
+
+// checkPage checks what every page must be: HTML, the CSP and the security headers,
+// no inline script or style, at most 60 KB, the language declared.
+func checkPage(t *testing.T, resp *http.Response, body []byte) {
+	t.Helper()
+	h := resp.Header
+	if !strings.HasPrefix(h.Get("Content-Type"), "text/html") {
+		t.Errorf("Content-Type %q", h.Get("Content-Type"))
+	}
+	if h.Get("Content-Security-Policy") != web.CSP {
+		t.Errorf("CSP %q", h.Get("Content-Security-Policy"))
+	}
+	if h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Referrer-Policy") == "" || h.Get("Cache-Control") == "" {
+		t.Errorf("headers %v", h)
+	}
+	if len(body) > maxPageSize {
+		t.Errorf("page weighs %d bytes, over %d", len(body), maxPageSize)
+	}
+	for name, re := range map[string]*regexp.Regexp{"inline script": inlineScript, "event handler": inlineHandler, "inline style": inlineStyle} {
+		if m := re.Find(body); m != nil {
+			t.Errorf("%s: %s", name, m)
+		}
+	}
+	if !bytes.Contains(body, []byte(`<html lang="en">`)) || !bytes.Contains(body, []byte(`<main id="main">`)) {
+		t.Errorf("no lang or main landmark")
+	}
+	if bytes.Contains(body, []byte("goroutine ")) || bytes.Contains(body, []byte("panic")) {
+		t.Errorf("page leaks internals")
+	}
+}
+
+func TestPagesRender(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	belgianName := e.ds.CardName(netsim.KnownBelgian)
+	tests := []struct {
+		name, path string
+		status     int
+		wantIn     []string
+	}{
+		{"home", "/", 200, []string{"<h1>Can I send them an invoice", `action="/go"`, `<label for="q">`}},
+		{"participant", "/participant/" + netsim.KnownCertValid, 200, []string{"Can receive invoices", "What it can receive", "/api/v1/participant/" + netsim.KnownCertValid, "lookup_participant", "days left"}},
+		{"participant percent-encoded", "/participant/" + url.PathEscape(netsim.KnownCertValid), 200, []string{"Can receive invoices"}},
+		// Seed 7 gives the Belgian an access point whose certificate has expired.
+		{"participant blocked", "/participant/" + netsim.KnownBelgian, 200, []string{"sending invoices would fail right now", "certificate_expired", "/api/v1/participant/0208:0677424046/services"}},
+		{"participant on the test network", "/participant/" + netsim.KnownBelgian + "?network=test", 0, nil},
+		{"participant expired certificate", "/participant/" + netsim.KnownCertExpired, 200, []string{"certificate_expired", "Sending fails"}},
+		{"participant directory only", "/participant/" + netsim.KnownDirectoryOnly, 200, []string{"Not on Peppol", "business card"}},
+		{"participant sml only", "/participant/" + netsim.KnownSMLOnly, 200, []string{"has no business card"}},
+		{"participant not found", "/participant/0208:0000000097", 404, []string{"Not on Peppol"}},
+		{"participant malformed", "/participant/nonsense", 400, []string{"invalid_participant_id", "What to do"}},
+		{"search by name", "/search?q=" + url.QueryEscape(belgianName), 200, []string{netsim.KnownBelgian, "match"}},
+		{"search by VAT", "/search?q=BE0677424046", 200, []string{netsim.KnownBelgian}},
+		{"search country alone", "/search?country=NO", 200, []string{"matches", `<option value="NO" selected>`}},
+		{"search page 2", "/search?country=NO&page=2", 200, []string{`aria-current="page">Page 2`}},
+		{"search too short", "/search?q=a", 400, []string{"query_too_short"}},
+		{"search bad network", "/search?q=acme&network=moon", 400, []string{"invalid_request"}},
+		{"ask empty", "/ask", 200, []string{`id="ask-form"`}},
+		{"ask", "/ask?q=" + url.QueryEscape("can "+netsim.KnownBelgian+" receive invoices?"), 200, []string{"<h2>Answer</h2>", netsim.KnownBelgian}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			resp, body := e.getPage(t, tt.path)
+			if tt.status != 0 && resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, body)
+			}
+			checkPage(t, resp, body)
+			for _, w := range tt.wantIn {
+				if !bytes.Contains(body, []byte(w)) {
+					t.Errorf("no %q in the page:\n%s", w, body)
+				}
+			}
+		})
+	}
+}
+
+func TestPagesEscapeHostileCards(t *testing.T) {
+	t.Parallel()
+	e := startE2EOn(t, func(ds *netsim.Dataset) {
+		p := ds.MustLookup(netsim.KnownBelgian)
+		p.Card.Entities[0].Names[0].Name = hostileName
+		p.Card.Entities[0].GeoInfo = hostileGeo
+		p.Card.Entities[0].Websites = []string{"javascript:alert(3)"}
+	}, nil, nil)
+	for _, path := range []string{"/participant/" + netsim.KnownBelgian, "/search?q=BE0677424046", "/search?q=" + url.QueryEscape(`<script>alert(1)</script>`)} {
+		resp, body := e.getPage(t, path)
+		checkPage(t, resp, body)
+		for _, bad := range []string{"<script>alert", "<img src=x", `href="javascript:`} {
+			if bytes.Contains(body, []byte(bad)) {
+				t.Errorf("%s: %q unescaped", path, bad)
+			}
+		}
+	}
+	_, body := e.getPage(t, "/participant/"+netsim.KnownBelgian)
+	if !bytes.Contains(body, []byte("&lt;script&gt;alert(1)&lt;/script&gt; Evil Corp")) {
+		t.Errorf("the hostile name is not shown escaped")
+	}
+}
+
+func TestPageUpstreamFailure(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
+	resp, body := e.getPage(t, "/participant/"+netsim.KnownNorwegian)
+	checkPage(t, resp, body)
+	if resp.StatusCode != Status("lookup_failed") {
+		t.Errorf("status %d, want %d", resp.StatusCode, Status("lookup_failed"))
+	}
+	if !bytes.Contains(body, []byte("Could not be checked right now")) || !bytes.Contains(body, []byte("reload the page in a minute")) {
+		t.Errorf("no retry advice: %s", body)
+	}
+	if resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("Cache-Control %q", resp.Header.Get("Cache-Control"))
+	}
+}
+
+func TestPagesKeepJSONClients(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	for _, accept := range []string{"", "application/json", "*/*", "application/json, text/html"} {
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", e.url+"/", nil)
+		if accept != "" {
+			req.Header.Set("Accept", accept)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+			t.Errorf("Accept %q: Content-Type %q", accept, resp.Header.Get("Content-Type"))
+		}
+	}
+	// GET /ask stays a 405 for anything but a browser.
+	resp, _ := e.get(t, "/ask")
+	if resp.StatusCode != 405 || resp.Header.Get("Allow") != "POST, OPTIONS" {
+		t.Errorf("GET /ask: %d Allow %q", resp.StatusCode, resp.Header.Get("Allow"))
+	}
+}
+
+func TestPageGoRoutes(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	tests := []struct{ q, want string }{
+		{netsim.KnownBelgian, "/participant/0208:0677424046"},
+		{"BE0677424046", "/search?q=BE0677424046"},
+		{"can 0192:923609016 receive invoices?", "/ask?q="},
+		{"acme", "/search?q=acme"},
+		{"", "/"},
+	}
+	for _, tt := range tests {
+		resp, _ := e.getPage(t, "/go?q="+url.QueryEscape(tt.q))
+		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), tt.want) {
+			t.Errorf("%q: %d Location %q, want %q", tt.q, resp.StatusCode, resp.Header.Get("Location"), tt.want)
+		}
+	}
+}
+
+func TestPageAssets(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	_, home := e.getPage(t, "/")
+	links := regexp.MustCompile(`(?:href|src)="(/assets/[^"]+)"`).FindAllSubmatch(home, -1)
+	if len(links) != 2 {
+		t.Fatalf("assets linked: %q", links)
+	}
+	for _, l := range links {
+		resp, body := e.get(t, string(l[1]))
+		if resp.StatusCode != 200 || len(body) == 0 || !strings.Contains(resp.Header.Get("Cache-Control"), "immutable") {
+			t.Errorf("%s: %d %q", l[1], resp.StatusCode, resp.Header.Get("Cache-Control"))
+		}
+	}
+	resp, _ := e.getPage(t, "/assets/nothing.css")
+	if resp.StatusCode != 404 {
+		t.Errorf("unknown asset: %d", resp.StatusCode)
+	}
+}
+
+// isPageRequest reports whether r asks for a page for people rather than the API: a
+// GET or HEAD of a page path, or of /ask by a browser.
+func isPageRequest(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := r.URL.Path
+	switch {
+	case p == "/go" || p == "/search" || strings.HasPrefix(p, "/participant/") || strings.HasPrefix(p, "/assets/"):
+		return true
+	case p == "/ask":
+		return prefersHTML(r.Header.Get("Accept"))
+	}
+	return false
+}
