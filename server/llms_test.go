@@ -84,7 +84,13 @@ func TestDocumentLinksResolve(t *testing.T) {
 			continue
 		}
 		for _, a := range n.Attr {
-			if a.Key == "href" {
+			switch {
+			case a.Key != "href" || strings.HasPrefix(a.Val, "#"):
+			case strings.HasPrefix(a.Val, "/"):
+				// The start page links root-relative, so that it works behind any
+				// proxy; resolve against the base URL.
+				links["index.html"] = append(links["index.html"], base+a.Val)
+			default:
 				links["index.html"] = append(links["index.html"], a.Val)
 			}
 		}

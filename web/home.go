@@ -83,7 +83,8 @@ func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	d.Network = "" // the select carries it
-	return p.render(w, r, http.StatusOK, "home", d, "private, max-age=300")
+	// The page depends only on the configuration, as the discovery documents do.
+	return p.render(w, r, http.StatusOK, "home", d, "public, max-age=3600")
 }
 
 // Go serves GET /go?q=: it redirects (303) to the participant page, the ask page or
