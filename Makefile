@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint bench fuzz load bench-mirror bench-bulk
+.PHONY: test fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint web-e2e bench fuzz load bench-mirror bench-bulk
 
 ## test: format check, go vet, staticcheck, the whole test suite with the race detector
 ## and a short run of every fuzz target
@@ -33,6 +33,15 @@ mcp-e2e:
 ## against the same document (server/openapi_test.go).
 openapi-lint:
 	e2e/openapi/lint.sh
+
+## web-e2e: the web pages of issue 19 in Debian's Chromium (headless, driven by the
+## pinned playwright-core; no browser is downloaded) against the built binary on the demo
+## network: axe-core finds no violations, JavaScript on and off, desktop and phone sizes;
+## full-page screenshots in .artifacts/web/. Not part of `make test` yet. Needs npm and
+## apt-get (first run installs chromium with apt-get, as root or through sudo, and pinned
+## Node 22, playwright-core and axe-core into .tools/web-e2e)
+web-e2e:
+	e2e/web/run.sh
 
 ## bench: the benchmarks recorded in BENCHMARKS.md
 bench:
