@@ -77,7 +77,7 @@ keep=1
 
 status=0
 WEB_URL="http://127.0.0.1:$port" WEB_ARTIFACTS=$artifacts CHROMIUM=$chromium \
-  node --test --test-reporter=spec --test-timeout=60000 "$here/pages.test.mjs" \
+  node --test --test-reporter=spec --test-timeout=300000 "$here/pages.test.mjs" \
   >"$work/node.txt" 2>&1 || status=1
 if [ $status -ne 0 ]; then
   echo "web-e2e: browser tests failed:"

@@ -14,6 +14,13 @@
     if (text !== undefined) { e.textContent = text; }
     return e;
   }
+  // country names a country code as the server's pages do: "Belgium (BE)".
+  var regions = window.Intl && Intl.DisplayNames ? new Intl.DisplayNames(['en'], { type: 'region' }) : null;
+  function country(code) {
+    var name = '';
+    try { name = regions ? regions.of(code) : ''; } catch (e) { name = ''; }
+    return name && name !== code ? name + ' (' + code + ')' : code;
+  }
   function card(item) {
     var li = el('li');
     var a = el('a', '', item.name || item.identifier);
@@ -22,7 +29,7 @@
     li.appendChild(document.createTextNode(' '));
     li.appendChild(el('span', 'id', item.identifier));
     if (item.address && item.address.addressCountry) {
-      li.appendChild(document.createTextNode(' · ' + item.address.addressCountry));
+      li.appendChild(document.createTextNode(' · ' + country(item.address.addressCountry)));
     }
     if (item.peppol) {
       li.appendChild(el('p', 'hint', item.peppol.registered ? 'On Peppol' : 'Not registered on Peppol'));
