@@ -1,15 +1,16 @@
 // Browser tests of peppolgate's web pages (issue 19): Debian's Chromium, driven headless by
-// Playwright (playwright-core), against a running `peppolgate -network demo`. Every page is
-// opened through visit(), which gives it a fresh browser context (JavaScript on or off,
-// desktop or phone), saves a full-page screenshot, runs axe-core on it (zero violations),
-// and fails on anything the browser complained about: a console error or warning (a CSP
-// violation is one), an uncaught exception, a failed request, or a request to anywhere but
-// peppolgate itself. The demo network is simulated and seeded, so the values asserted
-// below are the demo's data, not guesses.
+// Playwright (playwright-core), against a running `peppolgate -network demo`. Each flow runs
+// once per variant (JavaScript on or off, desktop or phone; the variants concurrently), in a
+// session: a fresh browser context with its cache off, reaching the pages as a person does
+// (typing in the boxes, pressing Enter, clicking). Every page reached is inspected where it
+// lands (session.land): a full-page screenshot, its status, axe-core (zero violations), no
+// wider than a phone, at most 60 KB transferred, and nothing the browser complained about:
+// a console error or warning (a CSP violation is one), an uncaught exception, a failed
+// request, or a request to anywhere but peppolgate itself. The demo network is simulated
+// and seeded (dates relative to today), so the values asserted are the demo's data.
 //
-// Adding a page: write a test that calls visit() once per variant (VARIANTS), with a check
-// callback for what the page must show; the placeholders at the end name the flows of
-// issue 19 still to write.
+// Adding a page: reach it in a flow (or write a flow()) and call s.land('<name>') there,
+// then assert what the page must show.
 //
 // Environment (set by run.sh):
 //   WEB_URL        the server, e.g. http://127.0.0.1:PORT (no trailing slash)
