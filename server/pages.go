@@ -64,8 +64,14 @@ func (s *Server) servePage(w http.ResponseWriter, r *http.Request, h handlerFunc
 
 // writePageError is writeError for people: the same status, Cache-Control and
 // Retry-After from the error table, and the same logging, as an HTML page with what
-// to do.
+// to do. A client that does not prefer HTML (a program, curl) gets the API's JSON
+// error instead.
 func (s *Server) writePageError(w http.ResponseWriter, r *http.Request, err error) {
+	if !prefersHTML(r.Header.Get("Accept")) {
+		// A program that asked a page's address gets the API's JSON error.
+		s.writeError(w, r, err)
+		return
+	}
 	var re *registry.Error
 	spec, known := errorSpec{}, false
 	if errors.As(err, &re) {
