@@ -49,7 +49,7 @@ Errors: statistics_unavailable (this server or this network has no copy of the D
 			AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 		},
 		Output:      StatsSchema(),
-		Annotations: Annotations{ReadOnly: true, Destructive: false, Idempotent: true, OpenWorld: false},
+		Annotations: readOnly(), // its data is the Peppol Directory's, as of the mirror's export
 		Call:        callStats,
 	}
 }

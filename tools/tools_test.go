@@ -116,9 +116,7 @@ func TestToolInventory(t *testing.T) {
 			if err := json.Unmarshal(b, &wire); err != nil {
 				t.Fatal(err)
 			}
-			// network_statistics counts peppolgate's own copy of the Directory: it asks
-			// nothing outside.
-			want := map[string]any{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": tool.Name != "network_statistics"}
+			want := map[string]any{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": true}
 			for k, v := range want {
 				if wire.Annotations[k] != v {
 					t.Errorf("annotation %s = %v, want %v (explicitly)", k, wire.Annotations[k], v)

@@ -121,7 +121,7 @@ func New(cfg Config) (*Pages, error) {
 			return *s
 		},
 	}
-	for _, name := range []string{"home", "search", "participant", "ask", "error"} {
+	for _, name := range []string{"home", "search", "participant", "ask", "error", "stats"} {
 		t, err := template.New("layout").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: %w", err)
@@ -246,6 +246,8 @@ func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
 	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
 	d.Box = r.URL.Query().Get("q")
 	switch {
+	case e.Code == registry.CodeStatsUnavailable:
+		d.Heading, d.Advice = "Network statistics are not available here", "They are counted from peppolgate's copy of the Peppol Directory (a mirror), which this server or this network does not have or has not loaded yet. Search and lookups still work."
 	case e.Status == http.StatusTooManyRequests:
 		d.Heading, d.Advice = "Too many requests", "Wait a moment, then reload the page."
 	case e.Status >= 500:
