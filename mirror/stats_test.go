@@ -58,11 +58,11 @@ func TestIndexStats(t *testing.T) {
 	if st.Participants != 9 || st.Source != registry.SourceMirror || !st.DataAsOf.Equal(testCreated) {
 		t.Errorf("participants %d, source %q, dataAsOf %v", st.Participants, st.Source, st.DataAsOf)
 	}
-	wantCountries := []registry.CountryCount{{"BE", 4}, {"GB", 2}, {"NL", 1}, {"NO", 1}}
+	wantCountries := []registry.CountryCount{{Country: "BE", Count: 4}, {Country: "GB", Count: 2}, {Country: "NL", Count: 1}, {Country: "NO", Count: 1}}
 	if !slices.Equal(st.Countries, wantCountries) || st.OtherCountries != 0 || st.WithoutCountry != 1 {
 		t.Errorf("countries %v other %d without %d, want %v 0 1", st.Countries, st.OtherCountries, st.WithoutCountry, wantCountries)
 	}
-	wantKinds := []registry.KindCount{{"Invoice", 5}, {"Credit Note", 3}, {registry.KindOther, 2}}
+	wantKinds := []registry.KindCount{{Kind: "Invoice", Count: 5}, {Kind: "Credit Note", Count: 3}, {Kind: registry.KindOther, Count: 2}}
 	if !slices.Equal(st.DocumentKinds, wantKinds) || st.WithoutDocumentTypes != 1 {
 		t.Errorf("kinds %v without %d, want %v 1", st.DocumentKinds, st.WithoutDocumentTypes, wantKinds)
 	}

@@ -160,4 +160,5 @@ func (l *Registry) Stats(ctx context.Context) (*registry.Stats, error) {
 	}
 	return st, err
 }
+
 var _ registry.StatsSource = (*Registry)(nil)

@@ -67,7 +67,7 @@ func callStats(ctx context.Context, nets *registry.Networks, raw json.RawMessage
 	if err != nil {
 		return nil, err
 	}
-	return &Result{Value: st, Text: statsText(st), }, nil
+	return &Result{Value: st, Text: statsText(st)}, nil
 }
 
 // statsText renders the statistics in a few sentences.
