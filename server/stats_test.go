@@ -92,7 +92,7 @@ var svgChart = regexp.MustCompile(`<svg class="chart" role="img" aria-labelledby
 
 // TestStatsPage: /stats draws three SVG charts, each role="img" with a title, the
 // numbers in tables, no inline style or script, under the size limit; linked from the
-// start page; without a mirror a 503 page saying why.
+// start page when there is a mirror; without one a 503 page saying why.
 func TestStatsPage(t *testing.T) {
 	t.Parallel()
 	m := startMirrored(t)
@@ -124,6 +124,9 @@ func TestStatsPage(t *testing.T) {
 	_, home := m.getPage(t, "/")
 	if !bytes.Contains(home, []byte(`href="/stats"`)) {
 		t.Error("the start page does not link to /stats")
+	}
+	if _, home := plain.getPage(t, "/"); bytes.Contains(home, []byte(`href="/stats"`)) {
+		t.Error("the start page of a server without a mirror links to /stats")
 	}
 	for _, tt := range []struct {
 		name string
