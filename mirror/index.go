@@ -86,6 +86,9 @@ type Index struct {
 
 	terms   *termIndex
 	bitmaps sync.Pool // of *bitmaps sized for terms
+
+	statsMu sync.Mutex
+	stats   *statsCall // the statistics, computed once (stats.go)
 }
 
 // readConns is the number of connections an Index keeps: searches on both cores and a

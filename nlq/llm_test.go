@@ -116,7 +116,7 @@ func TestLLMAnswer(t *testing.T) {
 				answer(final)),
 			answer: final, calls: []Call{lookupCall}, ran: []string{"lookup_participant " + lookupArgs},
 			requests: 3,
-			feedback: []string{`invalid_request: unknown tool "delete_participant"; the tools are lookup_participant, search_directory, get_participant_services, check_participants`, lookupText},
+			feedback: []string{`invalid_request: unknown tool "delete_participant"; the tools are lookup_participant, search_directory, get_participant_services, check_participants, network_statistics`, lookupText},
 		},
 		{
 			name:   "tool error text is fed back",

@@ -2,6 +2,7 @@ package peppolnet
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strconv"
 	"time"
@@ -132,3 +133,32 @@ func (l *Registry) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec
 	}
 	return rec, true
 }
+
+// statsMirror is a DirectoryMirror that counts its cards (mirror.Store is one).
+type statsMirror interface {
+	Stats(ctx context.Context) (*registry.Stats, error)
+}
+
+// Stats returns the counts over the Directory mirror's cards (registry.StatsSource),
+// whatever the age of its data (DataAsOf says it). It returns a *registry.Error with
+// CodeStatsUnavailable when the registry has no mirror that counts, or its mirror holds
+// no data or cannot be read, and ctx's error.
+func (l *Registry) Stats(ctx context.Context) (*registry.Stats, error) {
+	m, ok := l.cfg.Mirror.(statsMirror)
+	if !ok {
+		return nil, registry.ErrNoStatsMirror()
+	}
+	start := time.Now()
+	st, err := m.Stats(ctx)
+	l.observeCall(ctx, registry.UpstreamMirror, start, err, slog.String("query", "statistics"))
+	switch {
+	case errors.Is(err, registry.ErrMirrorUnavailable):
+		return nil, registry.ErrStatsMirrorEmpty(err)
+	case err != nil && ctx.Err() == nil:
+		return nil, &registry.Error{Code: registry.CodeStatsUnavailable, RetryAfter: time.Minute, Err: err,
+			Message: "the Directory mirror could not be read to count its cards; retry later"}
+	}
+	return st, err
+}
+
+var _ registry.StatsSource = (*Registry)(nil)

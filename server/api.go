@@ -101,7 +101,7 @@ func (k docKit) network(params ...discovery.Param) []discovery.Param {
 func (s *Server) table() []route {
 	k := s.docKit()
 	var routes []route
-	for _, group := range [][]route{s.participantRoutes(k), s.searchRoutes(k), s.checkRoutes(k), s.askRoutes(k), s.mcpRoutes(k), s.healthRoutes(k), s.documentRoutes(k)} {
+	for _, group := range [][]route{s.participantRoutes(k), s.searchRoutes(k), s.statsRoutes(k), s.checkRoutes(k), s.askRoutes(k), s.mcpRoutes(k), s.healthRoutes(k), s.documentRoutes(k)} {
 		routes = append(routes, group...)
 	}
 	for i := range routes {

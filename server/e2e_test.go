@@ -220,6 +220,7 @@ func TestE2EGolden(t *testing.T) {
 		{"search_missing_query", "/api/v1/search", 400},
 		{"search_query_too_short", "/api/v1/search?q=x", 400},
 		{"route_not_found", "/api/v1/participants", 404},
+		{"stats_no_mirror", "/api/v1/stats", 503},
 		{"services_cert_expiring", "/api/v1/participant/" + netsim.KnownCertExpiring + "/services", 200},
 		{"services_as2_only", "/api/v1/participant/" + netsim.KnownAS2Only + "/services", 200},
 		{"services_deprecated_doctype", "/api/v1/participant/" + netsim.KnownDeprecatedDocType + "/services", 200},

@@ -289,7 +289,7 @@ func (s *Server) mcpRoutes(k docKit) []route {
 			Method: http.MethodPost, Path: mcpPath, OperationID: "mcp", Tag: "mcp",
 			Summary: "MCP (streamable HTTP)",
 			Description: "The Model Context Protocol endpoint (streamable HTTP transport; GET opens the event stream, DELETE ends a session): " +
-				"tools lookup_participant, search_directory, get_participant_services and check_participants, the resource peppolgate://schemes, the prompt check_invoice_recipient. " +
+				"tools lookup_participant, search_directory, get_participant_services, check_participants and network_statistics, the resource peppolgate://schemes, the prompt check_invoice_recipient. " +
 				"Requests from a browser origin or Host that is not allowed get 403 (DNS-rebinding protection).",
 			Body: &discovery.Body{Required: true, Description: "A JSON-RPC 2.0 message of the MCP protocol.", MediaTypes: []string{"application/json"},
 				Schema: &jsonschema.Schema{Type: "object"}},

@@ -411,8 +411,8 @@ func testMCPStreamableHTTP(t *testing.T, v mcpClientVariant) {
 			t.Errorf("%s: description %q, inputSchema type %q", tool.Name, tool.Description, tool.InputSchema.Type)
 		}
 	}
-	if !slices.Equal(names, []string{"check_participants", "get_participant_services", "lookup_participant", "search_directory"}) {
-		t.Fatalf("tools %q, want check_participants, get_participant_services, lookup_participant and search_directory", names)
+	if !slices.Equal(names, []string{"check_participants", "get_participant_services", "lookup_participant", "network_statistics", "search_directory"}) {
+		t.Fatalf("tools %q, want check_participants, get_participant_services, lookup_participant, network_statistics and search_directory", names)
 	}
 	schemas := outputSchemas(t, list.Tools)
 	validate := func(t *testing.T, tool string, v any) {

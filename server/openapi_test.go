@@ -612,6 +612,7 @@ func TestOpenAPIExamples(t *testing.T) {
 		{file: "searchDirectory.missing_query.json", method: "GET", path: "/api/v1/search", status: 400},
 		{file: "searchDirectory.query_too_short.json", method: "GET", path: "/api/v1/search?q=x", status: 400},
 		{file: "searchDirectory.invalid_request.json", method: "GET", path: "/api/v1/search?q=acme&country=BEL", status: 400},
+		{file: "networkStatistics.statistics_unavailable.json", method: "GET", path: "/api/v1/stats", status: 503},
 		{file: "error.route_not_found.json", method: "GET", path: "/api/v1/participants", status: 404},
 		{file: "error.method_not_allowed.json", method: "DELETE", path: "/api/v1/search", status: 405},
 		{file: "ask.unsupported_media_type.json", method: "POST", path: "/ask", body: `<query>acme</query>`,

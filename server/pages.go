@@ -16,7 +16,7 @@ import (
 // API calls they make, and their errors take their status from the one error table.
 
 // pageRoutes mounts the pages on r: GET and HEAD of /go, /search, /participant/{id}
-// and /assets/{name}. GET / (for browsers) and GET /ask (for browsers) are served by
+// /stats and /assets/{name}. GET / (for browsers) and GET /ask (for browsers) are served by
 // the index and by methodNotAllowed, so JSON clients keep their answers there.
 func (s *Server) pageRoutes(r interface {
 	Get(pattern string, h http.HandlerFunc)
@@ -30,6 +30,7 @@ func (s *Server) pageRoutes(r interface {
 		{"/go", s.limitDocs, s.web.Go},
 		{"/search", s.limitREST, s.web.Search},
 		{"/participant/{participantId}", s.limitREST, s.web.Participant},
+		{"/stats", s.limitREST, s.web.Stats},
 		{"/assets/{name}", s.limitDocs, s.web.Asset},
 	} {
 		h := s.routePage(p.pattern, p.l, p.h)

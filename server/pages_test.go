@@ -236,7 +236,7 @@ func isPageRequest(r *http.Request) bool {
 	}
 	p := r.URL.Path
 	switch {
-	case p == "/go" || p == "/search" || strings.HasPrefix(p, "/participant/") || strings.HasPrefix(p, "/assets/"):
+	case p == "/go" || p == "/search" || p == "/stats" || strings.HasPrefix(p, "/participant/") || strings.HasPrefix(p, "/assets/"):
 		return true
 	case p == "/ask":
 		return prefersHTML(r.Header.Get("Accept"))

@@ -184,7 +184,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.web, err = web.New(web.Config{Networks: cfg.Networks, Asker: s.nlq, BaseURL: s.baseURL})
+	s.web, err = web.New(web.Config{Networks: cfg.Networks, Asker: s.nlq, BaseURL: s.baseURL, Stats: cfg.Mirror != nil})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

@@ -26,6 +26,7 @@ const mcpInstructions = `peppolgate answers questions about the Peppol e-invoici
 - To check a participant identifier (can it receive Peppol documents, which SMP and access point serve it, which document types it accepts), call lookup_participant.
 - To see everything it can receive (every document type with its processes, endpoints, certificates and warnings, or one document type), call get_participant_services.
 - To check several identifiers or VAT/company numbers at once (up to 100: can these customers receive invoices, are they on Peppol), call check_participants.
+- To count the network's participants (by country, by kind of document they accept, by month of registration), call network_statistics; it needs the server's copy of the Peppol Directory.
 - The resource peppolgate://schemes lists the participant identifier schemes (the 4-digit codes before the colon) with their countries and states.
 
 Answers come from the live Peppol network (SML, SMPs, Peppol Directory) and are cached for a few minutes. A tool error starts with its code: invalid_* means fix the input; not_found means the participant is not on Peppol; *_failed means the network did not answer: retry later.`

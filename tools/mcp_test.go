@@ -131,7 +131,7 @@ func TestMCPToolsInProcess(t *testing.T) {
 	l := startNet(t)
 	c := mcpClient(t, l)
 	schemas := outputSchemas(t, c)
-	if len(schemas) != 4 {
+	if len(schemas) != 5 {
 		t.Fatalf("%d tools listed", len(schemas))
 	}
 

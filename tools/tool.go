@@ -69,5 +69,5 @@ type Result struct {
 
 // All returns every tool, in the order they are listed to clients.
 func All() []Tool {
-	return []Tool{lookupParticipant(), searchDirectory(), getParticipantServices(), checkParticipants()}
+	return []Tool{lookupParticipant(), searchDirectory(), getParticipantServices(), checkParticipants(), networkStatistics()}
 }

@@ -54,6 +54,9 @@ type Config struct {
 	Asker Asker
 	// BaseURL is the service's public URL; its path (if any) prefixes every link.
 	BaseURL string
+	// Stats says the default network has a Directory mirror: the header links to the
+	// statistics page (which says why it is empty without one).
+	Stats bool
 }
 
 // Pages renders and serves the pages. It is safe for concurrent use.
@@ -61,6 +64,7 @@ type Pages struct {
 	nets  *registry.Networks
 	asker Asker
 	root  string
+	stats bool
 	pages map[string]*template.Template
 	// assets by their hashed name; assetNames maps a plain name to its hashed one.
 	assets     map[string]asset
@@ -83,7 +87,7 @@ func New(cfg Config) (*Pages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: base URL: %w", err)
 	}
-	p := &Pages{nets: cfg.Networks, asker: cfg.Asker, root: strings.TrimSuffix(u.Path, "/"),
+	p := &Pages{nets: cfg.Networks, asker: cfg.Asker, root: strings.TrimSuffix(u.Path, "/"), stats: cfg.Stats,
 		pages: map[string]*template.Template{}, assets: map[string]asset{}, assetNames: map[string]string{}}
 	names, err := fs.Glob(files, "assets/*")
 	if err != nil {
@@ -121,7 +125,7 @@ func New(cfg Config) (*Pages, error) {
 			return *s
 		},
 	}
-	for _, name := range []string{"home", "search", "participant", "ask", "error"} {
+	for _, name := range []string{"home", "search", "participant", "ask", "error", "stats"} {
 		t, err := template.New("layout").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, fmt.Errorf("web: %w", err)
@@ -142,6 +146,8 @@ type base struct {
 	Box string
 	// Home hides the header's box on the start page, which is one.
 	Home bool
+	// Stats shows the link to the statistics page.
+	Stats bool
 }
 
 // render writes page name with data and status. The page is rendered whole before
@@ -173,7 +179,7 @@ func SetHeaders(h http.Header) {
 
 // base returns the layout's data for r.
 func (p *Pages) base(r *http.Request, title string) base {
-	return base{Title: title, Root: p.root, Network: r.URL.Query().Get("network")}
+	return base{Title: title, Root: p.root, Network: r.URL.Query().Get("network"), Stats: p.stats}
 }
 
 // network returns the registry r's network parameter names. It returns a
@@ -246,6 +252,8 @@ func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
 	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
 	d.Box = r.URL.Query().Get("q")
 	switch {
+	case e.Code == registry.CodeStatsUnavailable:
+		d.Heading, d.Advice = "Network statistics are not available here", "They are counted from peppolgate's copy of the Peppol Directory (a mirror), which this server or this network does not have or has not loaded yet. Search and lookups still work."
 	case e.Status == http.StatusTooManyRequests:
 		d.Heading, d.Advice = "Too many requests", "Wait a moment, then reload the page."
 	case e.Status >= 500:

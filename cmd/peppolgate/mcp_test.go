@@ -68,7 +68,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("server info %+v", res.ServerInfo)
 	}
 	list, err := c.ListTools(ctx, mcp.ListToolsRequest{})
-	if err != nil || len(list.Tools) != 4 {
+	if err != nil || len(list.Tools) != 5 {
 		t.Fatalf("tools/list: %v %v", list, err)
 	}
 	var call mcp.CallToolRequest

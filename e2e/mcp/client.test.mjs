@@ -19,7 +19,7 @@ import Ajv from 'ajv';
 import Ajv2020 from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 
-const TOOL_NAMES = ['check_participants', 'get_participant_services', 'lookup_participant', 'search_directory'];
+const TOOL_NAMES = ['check_participants', 'get_participant_services', 'lookup_participant', 'network_statistics', 'search_directory'];
 
 // Every tool is read-only; the hints must be explicit because mcp-go's defaults say the
 // opposite (destructive, not idempotent).
@@ -137,7 +137,7 @@ for (const transport of transports) {
       assert.ok(instructions.length > 0, 'server instructions empty');
     });
 
-    test('lists exactly the four tools', () => {
+    test('lists exactly the five tools', () => {
       assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
     });
 

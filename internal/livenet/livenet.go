@@ -32,6 +32,18 @@ type Net struct {
 // failure to start fails the test.
 func Start(t testing.TB, cfg netsim.DatasetConfig) *Net {
 	t.Helper()
+	return start(t, cfg, false)
+}
+
+// StartWithMirror is Start with a Directory mirror built from the network's export
+// (BuildMirror) answering for the registry, as -mirror does.
+func StartWithMirror(t testing.TB, cfg netsim.DatasetConfig) *Net {
+	t.Helper()
+	return start(t, cfg, true)
+}
+
+func start(t testing.TB, cfg netsim.DatasetConfig, withMirror bool) *Net {
+	t.Helper()
 	ds := netsim.Generate(cfg)
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
 	if err != nil {
@@ -41,8 +53,13 @@ func Start(t testing.TB, cfg netsim.DatasetConfig) *Net {
 	// The registry reads validity dates (certificates, services) at the dataset's
 	// instant, moving on from it at the real pace, so that a dataset pinned to a date
 	// gives the same warnings on any day.
+	mirrorPath := ""
+	if withMirror {
+		mirrorPath = BuildMirror(t, n)
+	}
 	start := time.Now()
 	st, err := stack.Build(stack.Config{
+		MirrorPath:  mirrorPath,
 		Networks:    []stack.Network{{Sim: n, DirectoryRate: 1000, DirectoryBurst: 1000}},
 		SMLTimeout:  time.Second,
 		SMLAttempts: 1,

@@ -1,0 +1,126 @@
+package web
+
+import (
+	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
+)
+
+// The charts are SVG drawn here, inline in the page: presentation attributes only (the
+// CSP allows no inline style), every text escaped, role="img" with a title naming what
+// the chart shows. The page repeats the numbers in tables.
+
+// Chart colours: the bars' blue and the text's near-black both have a contrast of at
+// least 4.5:1 on white.
+const (
+	barFill  = "#1f5fa8"
+	textFill = "#1a1a1a"
+	axisLine = "#767676"
+)
+
+// bar is one bar of a chart: its label and its value.
+type bar struct {
+	Label string
+	Value int
+}
+
+// esc escapes s for SVG text and attribute values.
+func esc(s string) string { return template.HTMLEscapeString(s) }
+
+// hbarChart draws bars as a horizontal bar chart, one labelled row per bar with its
+// value after it. id names the chart's title element.
+func hbarChart(id, title string, bars []bar) template.HTML {
+	const (
+		width  = 640
+		labelW = 150
+		valueW = 70
+		rowH   = 24
+		barH   = 16
+	)
+	maxV := 1
+	for _, b := range bars {
+		maxV = max(maxV, b.Value)
+	}
+	height := rowH*len(bars) + 4
+	var s strings.Builder
+	fmt.Fprintf(&s, `<svg class="chart" role="img" aria-labelledby="%s" viewBox="0 0 %d %d" width="100%%" font-family="system-ui, sans-serif" font-size="13">`, id, width, height)
+	fmt.Fprintf(&s, `<title id="%s">%s</title>`, id, esc(title))
+	for i, b := range bars {
+		y := i*rowH + 2
+		w := 0
+		if b.Value > 0 {
+			w = max(1, (width-labelW-valueW)*b.Value/maxV)
+		}
+		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, labelW-8, y+barH-3, textFill, esc(b.Label))
+		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`, labelW, y, w, barH, barFill)
+		fmt.Fprintf(&s, `<text x="%d" y="%d" fill="%s">%s</text>`, labelW+w+6, y+barH-3, textFill, esc(group(b.Value)))
+	}
+	s.WriteString(`</svg>`)
+	return template.HTML(s.String())
+}
+
+// columnChart draws bars as columns over time, labelled below where label says (e.g.
+// each January with its year), with the largest value marked on the left. id names the
+// chart's title element.
+func columnChart(id, title string, bars []bar, label func(i int) string) template.HTML {
+	const (
+		width   = 720
+		height  = 240
+		left    = 50
+		bottom  = 24
+		top     = 10
+		plotH   = height - bottom - top
+		fontSz  = 12
+		tickLen = 4
+	)
+	maxV := 1
+	for _, b := range bars {
+		maxV = max(maxV, b.Value)
+	}
+	n := max(len(bars), 1)
+	colW := float64(width-left) / float64(n)
+	var s strings.Builder
+	fmt.Fprintf(&s, `<svg class="chart" role="img" aria-labelledby="%s" viewBox="0 0 %d %d" width="100%%" font-family="system-ui, sans-serif" font-size="%d">`, id, width, height, fontSz)
+	fmt.Fprintf(&s, `<title id="%s">%s</title>`, id, esc(title))
+	// The axes and the largest value.
+	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top+plotH, width, top+plotH, axisLine)
+	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top, left, top+plotH, axisLine)
+	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, left-6, top+fontSz-2, textFill, esc(group(maxV)))
+	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">0</text>`, left-6, top+plotH, textFill)
+	for i, b := range bars {
+		x := float64(left) + float64(i)*colW
+		if b.Value > 0 {
+			h := max(1, plotH*b.Value/maxV)
+			fmt.Fprintf(&s, `<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s: %s</title></rect>`,
+				num(x+0.5), top+plotH-h, num(max(colW-1, 0.5)), h, barFill, esc(b.Label), esc(group(b.Value)))
+		}
+		if l := label(i); l != "" {
+			fmt.Fprintf(&s, `<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="%s"/>`, num(x), top+plotH, num(x), top+plotH+tickLen, axisLine)
+			fmt.Fprintf(&s, `<text x="%s" y="%d" fill="%s">%s</text>`, num(x+2), height-6, textFill, esc(l))
+		}
+	}
+	s.WriteString(`</svg>`)
+	return template.HTML(s.String())
+}
+
+// num writes a coordinate with at most one decimal.
+func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
+
+// group writes n with thousands separated by a thin space: 1 234 567.
+func group(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString("\u202f")
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
