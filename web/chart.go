@@ -5,6 +5,8 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
+
+	"github.com/peppolgate/peppolgate/internal/phrase"
 )
 
 // The charts are SVG drawn here, inline in the page: presentation attributes only (the
@@ -54,7 +56,7 @@ func hbarChart(id, title string, bars []bar) template.HTML {
 		}
 		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, labelW-8, y+barH-3, textFill, esc(b.Label))
 		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`, labelW, y, w, barH, barFill)
-		fmt.Fprintf(&s, `<text x="%d" y="%d" fill="%s">%s</text>`, labelW+w+6, y+barH-3, textFill, esc(group(b.Value)))
+		fmt.Fprintf(&s, `<text x="%d" y="%d" fill="%s">%s</text>`, labelW+w+6, y+barH-3, textFill, esc(phrase.Grouped(int64(b.Value), "\u202f")))
 	}
 	s.WriteString(`</svg>`)
 	return template.HTML(s.String())
@@ -86,14 +88,14 @@ func columnChart(id, title string, bars []bar, label func(i int) string) templat
 	// The axes and the largest value.
 	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top+plotH, width, top+plotH, axisLine)
 	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top, left, top+plotH, axisLine)
-	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, left-6, top+fontSz-2, textFill, esc(group(maxV)))
+	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, left-6, top+fontSz-2, textFill, esc(phrase.Grouped(int64(maxV), "\u202f")))
 	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">0</text>`, left-6, top+plotH, textFill)
 	for i, b := range bars {
 		x := float64(left) + float64(i)*colW
 		if b.Value > 0 {
 			h := max(1, plotH*b.Value/maxV)
 			fmt.Fprintf(&s, `<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s: %s</title></rect>`,
-				num(x+0.5), top+plotH-h, num(max(colW-1, 0.5)), h, barFill, esc(b.Label), esc(group(b.Value)))
+				num(x+0.5), top+plotH-h, num(max(colW-1, 0.5)), h, barFill, esc(b.Label), esc(phrase.Grouped(int64(b.Value), "\u202f")))
 		}
 		if l := label(i); l != "" {
 			fmt.Fprintf(&s, `<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="%s"/>`, num(x), top+plotH, num(x), top+plotH+tickLen, axisLine)
@@ -106,21 +108,3 @@ func columnChart(id, title string, bars []bar, label func(i int) string) templat
 
 // num writes a coordinate with at most one decimal.
 func num(f float64) string { return strconv.FormatFloat(f, 'f', 1, 64) }
-
-// group writes n with thousands separated by a thin space: 1 234 567.
-func group(n int) string {
-	s := strconv.Itoa(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteString("\u202f")
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
-}

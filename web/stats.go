@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -46,7 +47,7 @@ func (p *Pages) Stats(w http.ResponseWriter, r *http.Request) error {
 	}
 	d := statsData{base: p.base(r, "Network statistics"), Stats: st,
 		DataAsOf:     st.DataAsOf.UTC().Format(time.DateOnly),
-		Participants: group(st.Participants),
+		Participants: phrase.Grouped(int64(st.Participants), "\u202f"),
 		JSONLink:     p.link("/api/v1/stats", "network", r.URL.Query().Get("network"))}
 
 	var bars []bar
@@ -80,7 +81,7 @@ func (p *Pages) Stats(w http.ResponseWriter, r *http.Request) error {
 			year += m.Count
 		}
 	}
-	d.LastYear = group(year)
+	d.LastYear = phrase.Grouped(int64(year), "\u202f")
 	months := st.Registrations
 	title := "Participants registered each month"
 	if len(months) > 0 {
@@ -102,7 +103,7 @@ func (p *Pages) Stats(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	for i := len(bars) - 1; i >= firstNonZero; i-- {
-		d.Months = append(d.Months, statsRow{bars[i].Label, group(bars[i].Value)})
+		d.Months = append(d.Months, statsRow{bars[i].Label, phrase.Grouped(int64(bars[i].Value), "\u202f")})
 	}
 	return p.render(w, r, http.StatusOK, "stats", d, statsCacheControl)
 }
@@ -110,7 +111,7 @@ func (p *Pages) Stats(w http.ResponseWriter, r *http.Request) error {
 func rows(bars []bar) []statsRow {
 	out := make([]statsRow, len(bars))
 	for i, b := range bars {
-		out[i] = statsRow{b.Label, group(b.Value)}
+		out[i] = statsRow{b.Label, phrase.Grouped(int64(b.Value), "\u202f")}
 	}
 	return out
 }

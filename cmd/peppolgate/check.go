@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/bulk"
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -272,7 +273,7 @@ func phraseRows(n int) string {
 	if n == 1 {
 		return "1 row"
 	}
-	return grouped(int64(n)) + " rows"
+	return phrase.Grouped(int64(n), ",") + " rows"
 }
 
 // checkSink is the bulk.Writer of a check: it passes results to w until ctx is done,
@@ -737,7 +738,7 @@ func (p program) check(ctx context.Context, cfg config) error {
 	sum.Elapsed = time.Since(start)
 	line := sum.String()
 	if prior.rows > 0 {
-		line += fmt.Sprintf(" (%s of them checked before, resumed from %s)", grouped(int64(prior.rows)), c.output)
+		line += fmt.Sprintf(" (%s of them checked before, resumed from %s)", phrase.Grouped(int64(prior.rows), ","), c.output)
 	}
 	fmt.Fprintln(p.stderr, line)
 	if n := sum.Counts.Failed; n > 0 {

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/mirror"
 )
 
@@ -143,13 +144,13 @@ func progressLine(s progressState, bar bool) string {
 	if frac >= 0 {
 		fmt.Fprintf(&b, "%3.0f%% ", frac*100)
 	}
-	b.WriteString(grouped(s.Done))
+	b.WriteString(phrase.Grouped(s.Done, ","))
 	if s.Total > 0 {
-		b.WriteString("/" + grouped(s.Total))
+		b.WriteString("/" + phrase.Grouped(s.Total, ","))
 	}
-	fmt.Fprintf(&b, " %s, %s %s/s", s.Unit, grouped(int64(rate)), s.Unit)
+	fmt.Fprintf(&b, " %s, %s %s/s", s.Unit, phrase.Grouped(int64(rate), ","), s.Unit)
 	if s.Skipped > 0 {
-		fmt.Fprintf(&b, ", %s skipped", grouped(s.Skipped))
+		fmt.Fprintf(&b, ", %s skipped", phrase.Grouped(s.Skipped, ","))
 	}
 	var eta time.Duration
 	switch {
@@ -163,20 +164,4 @@ func progressLine(s progressState, bar bool) string {
 	}
 	fmt.Fprintf(&b, ", %s elapsed", s.Elapsed.Round(time.Second))
 	return b.String()
-}
-
-// grouped writes n with thousands separators: 1234567 → "1,234,567".
-func grouped(n int64) string {
-	s := fmt.Sprint(n)
-	if n < 0 {
-		return "-" + grouped(-n)
-	}
-	var out []byte
-	for i, c := range []byte(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, c)
-	}
-	return string(out)
 }

@@ -39,3 +39,22 @@ func Shorten(s string, n int) string {
 func Quote(s string) string {
 	return strconv.Quote(Shorten(s, quoteMax))
 }
+
+// Grouped writes n with its digits in groups of three, separated by sep: Grouped(1234567,
+// ",") is "1,234,567".
+func Grouped(n int64, sep string) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteString(sep)
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -56,3 +56,18 @@ func TestQuote(t *testing.T) {
 		}
 	}
 }
+
+func TestGrouped(t *testing.T) {
+	for _, tt := range []struct {
+		n    int64
+		sep  string
+		want string
+	}{
+		{0, ",", "0"}, {999, ",", "999"}, {1000, ",", "1,000"}, {1234567, ",", "1,234,567"},
+		{-1234567, ",", "-1,234,567"}, {123456, "\u202f", "123\u202f456"},
+	} {
+		if got := Grouped(tt.n, tt.sep); got != tt.want {
+			t.Errorf("Grouped(%d, %q) = %q, want %q", tt.n, tt.sep, got, tt.want)
+		}
+	}
+}

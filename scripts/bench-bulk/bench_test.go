@@ -162,12 +162,3 @@ func TestOptionsAndPlan(t *testing.T) {
 		}
 	}
 }
-
-func TestThousands(t *testing.T) {
-	t.Parallel()
-	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1000000: "1,000,000", 12345: "12,345"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
-	}
-}

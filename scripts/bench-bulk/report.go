@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/benchenv"
+	"github.com/peppolgate/peppolgate/internal/phrase"
 )
 
 // spawn runs one child with args and returns its result, its peak RSS from rusage
@@ -85,8 +86,8 @@ func report(w io.Writer, o options, e env, rs []childResult) {
 			cachedRSS = "— (whole run " + mb(r.MaxRSSKB) + ")"
 		}
 		fmt.Fprintf(w, "| %s | %s | %d | %.0f | %.0f | **%.0f %%** | %s / %s | %s | %s / %s | %s / %s / **%s** (%s) |\n",
-			thousands(r.Rows), thousands(r.Distinct), r.Concurrency, r.Cold.RowsPerSec, r.Bound, 100*r.Cold.RowsPerSec/r.Bound,
-			msText(r.Cold.P50MS), msText(r.Cold.P95MS), thousands(int(r.Cached.RowsPerSec)), msText(r.Cached.P50MS), msText(r.Cached.P95MS),
+			phrase.Grouped(int64(r.Rows), ","), phrase.Grouped(int64(r.Distinct), ","), r.Concurrency, r.Cold.RowsPerSec, r.Bound, 100*r.Cold.RowsPerSec/r.Bound,
+			msText(r.Cold.P50MS), msText(r.Cold.P95MS), phrase.Grouped(int64(r.Cached.RowsPerSec), ","), msText(r.Cached.P50MS), msText(r.Cached.P95MS),
 			mb(r.SetupHWMKB), mb(r.ColdHWMKB), cachedRSS, mb(r.CachedStartKB))
 	}
 	fmt.Fprintln(w)
@@ -104,14 +105,14 @@ func report(w io.Writer, o options, e env, rs []childResult) {
 			served = append(served, fmt.Sprintf("%.1f (%d)", r.Cold.SMPInFlightMean[h], r.Cold.SMPMaxInFlight[h]))
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %d | %d | %d | %s | %.2f / %.2f | %.2f / %.2f | %s / %s |\n",
-			thousands(r.Rows), r.Concurrency, joinInts(r.Cold.SMPRequests), strings.Join(served, " · "),
+			phrase.Grouped(int64(r.Rows), ","), r.Concurrency, joinInts(r.Cold.SMPRequests), strings.Join(served, " · "),
 			r.Cold.DNSQueries, r.Cold.OCSPRequests, r.Cold.DirRequests, strings.Join(hostRows, " · "),
 			r.Cold.CPUSeconds/r.Cold.Seconds, r.Cached.CPUSeconds/r.Cached.Seconds, r.Cold.OtherCores, r.Cached.OtherCores, mb(r.LiveHeapKB), mb(r.LiveHeapEndKB))
 	}
 	fmt.Fprintln(w)
 	for _, r := range rs {
 		for _, p := range r.Problems {
-			fmt.Fprintf(w, "- **Problem** (%s rows, concurrency %d): %s\n", thousands(r.Rows), r.Concurrency, p)
+			fmt.Fprintf(w, "- **Problem** (%s rows, concurrency %d): %s\n", phrase.Grouped(int64(r.Rows), ","), r.Concurrency, p)
 		}
 	}
 }
@@ -145,12 +146,3 @@ func msText(ms float64) string {
 }
 
 func mb(kb int64) string { return fmt.Sprintf("%.0f MB", float64(kb)/1024) }
-
-// thousands writes n with commas: 1000000 → 1,000,000.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
-}

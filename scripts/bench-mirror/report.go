@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/peppolgate/peppolgate/internal/phrase"
 )
 
 // side is one system's measurements; zero values are "not measured".
@@ -155,7 +157,7 @@ func report(w io.Writer, e env, qs []query, gate, pg side) {
 		pe = -1
 	}
 	rows := []row{
-		{metric: "import / load rate (target ≥ 40,000 cards/s)", gate: gate.loadRate(), pg: pg.loadRate(), format: func(v float64) string { return thousands(int64(v+0.5)) + " cards/s" }},
+		{metric: "import / load rate (target ≥ 40,000 cards/s)", gate: gate.loadRate(), pg: pg.loadRate(), format: func(v float64) string { return phrase.Grouped(int64(v+0.5), ",") + " cards/s" }},
 		{metric: "import / load time", gate: gate.loadTime.Seconds(), pg: pg.loadTime.Seconds(), format: func(v float64) string { return fmt.Sprintf("%.1f s", v) }},
 		{metric: "index size on disk", gate: float64(gate.size), pg: float64(pg.size), format: func(v float64) string { return human(int64(v)) }},
 		{metric: "peak RSS during import", gate: float64(gate.importRSS), pg: -1, format: func(v float64) string { return human(int64(v)) }},
@@ -174,7 +176,7 @@ func report(w io.Writer, e env, qs []query, gate, pg side) {
 	}
 	fmt.Fprintf(w, "## Directory mirror benchmark\n\n")
 	fmt.Fprintf(w, "%s cards, %s queries, %d CPUs (%s), %s, PostgreSQL %s, peppolgate %s, %s; export %s; load average %s at start, %s at the end\n\n",
-		thousands(int64(e.cards)), thousands(int64(e.queries)), e.cpus, orDash(e.cpuModel), e.goVersion,
+		phrase.Grouped(int64(e.cards), ","), phrase.Grouped(int64(e.queries), ","), e.cpus, orDash(e.cpuModel), e.goVersion,
 		orDash(e.pgVersion), orDash(e.commit), e.date, human(e.exportSize), orDash(e.loadAvg), orDash(e.loadAvgEnd))
 	if busy(e.loadAvg, e.cpus) || busy(e.loadAvgEnd, e.cpus) {
 		fmt.Fprintf(w, "**The machine was busy (load average above half its %d CPUs): other work competed with the benchmark; the latencies are not reliable.**\n\n", e.cpus)
@@ -286,7 +288,7 @@ func kindTotal(os []outcome) string {
 	if t < 0 {
 		return "—"
 	}
-	return thousands(int64(t))
+	return phrase.Grouped(int64(t), ",")
 }
 
 func met(ok bool) string {
@@ -308,24 +310,6 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-// thousands formats n with commas, e.g. 4,000,000.
-func thousands(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }
 
 // human formats a byte count in binary units, e.g. "1.5 GiB".
