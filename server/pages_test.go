@@ -161,6 +161,10 @@ func TestPageUpstreamFailure(t *testing.T) {
 	if !bytes.Contains(body, []byte("Could not be checked right now")) || !bytes.Contains(body, []byte("reload the page in a minute")) {
 		t.Errorf("no retry advice: %s", body)
 	}
+	// The API's advice for programs is put in words for people.
+	if bytes.Contains(body, []byte("backoff")) || !bytes.Contains(body, []byte("did not give a definite answer; try again in a minute")) {
+		t.Errorf("the message keeps the API's advice: %s", body)
+	}
 	if resp.Header.Get("Cache-Control") != "no-store" {
 		t.Errorf("Cache-Control %q", resp.Header.Get("Cache-Control"))
 	}

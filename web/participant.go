@@ -88,7 +88,7 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 		d.Name, d.Country = part.Directory.Name, countryName(part.Directory.CountryCode)
 		d.Title = d.Name
 	}
-	d.addWarnings(part.Warnings)
+	d.addWarnings(part.Warnings, p.plain)
 	if part.SMP == nil {
 		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
 			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol.",
@@ -99,12 +99,12 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	var re *registry.Error
 	switch {
 	case err == nil:
-		d.addWarnings(res.Warnings)
+		d.addWarnings(res.Warnings, p.plain)
 		d.Services = serviceRows(res.Services)
 		d.Verdict = servicesVerdict(res.Services)
 	case errors.As(err, &re):
 		// The lookup answered; the detail did not. Judge from the lookup's list.
-		d.ServicesNote = "The detailed services could not be read right now (" + re.Message + "). Reload the page in a minute."
+		d.ServicesNote = "The detailed services could not be read right now (" + p.plain.Replace(re.Message) + "). Reload the page in a minute."
 		d.Verdict = listVerdict(part)
 	default:
 		return err
@@ -112,10 +112,11 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	return p.render(w, r, http.StatusOK, "participant", d, pageCacheControl)
 }
 
-// addWarnings adds ws to the page's, once per code and message.
-func (d *participantData) addWarnings(ws []registry.Warning) {
+// addWarnings adds ws to the page's, once per code and message, their advice put in
+// words for people by plain.
+func (d *participantData) addWarnings(ws []registry.Warning, plain *strings.Replacer) {
 	for _, w := range ws {
-		line := warningLine{Code: w.Code, Message: w.Message, Blocking: registry.Blocking(w.Code)}
+		line := warningLine{Code: w.Code, Message: plain.Replace(w.Message), Blocking: registry.Blocking(w.Code)}
 		if !slices.Contains(d.Warnings, line) {
 			d.Warnings = append(d.Warnings, line)
 		}

@@ -73,7 +73,11 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	if page < 1 || page > pages {
 		page = 1
 	}
-	d := searchData{base: p.base(r, "Search"), Q: q, Total: res.TotalCount, Shown: len(res.Results), Warnings: res.Warnings}
+	d := searchData{base: p.base(r, "Search"), Q: q, Total: res.TotalCount, Shown: len(res.Results)}
+	for _, w := range res.Warnings {
+		w.Message = p.plain.Replace(w.Message)
+		d.Warnings = append(d.Warnings, w)
+	}
 	d.Box = q
 	netParam := qv.Get("network")
 	d.JSONLink = p.link("/api/v1/search", "q", q, "country", country, "network", netParam)

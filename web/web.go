@@ -65,6 +65,8 @@ type Pages struct {
 	asker Asker
 	root  string
 	stats bool
+	// plain puts an API message's advice for programs in words for people (newPlain).
+	plain *strings.Replacer
 	pages map[string]*template.Template
 	// assets by their hashed name; assetNames maps a plain name to its hashed one.
 	assets     map[string]asset
@@ -87,7 +89,7 @@ func New(cfg Config) (*Pages, error) {
 	if err != nil {
 		return nil, fmt.Errorf("web: base URL: %w", err)
 	}
-	p := &Pages{nets: cfg.Networks, asker: cfg.Asker, root: strings.TrimSuffix(u.Path, "/"), stats: cfg.Stats,
+	p := &Pages{nets: cfg.Networks, asker: cfg.Asker, root: strings.TrimSuffix(u.Path, "/"), stats: cfg.Stats, plain: newPlain(),
 		pages: map[string]*template.Template{}, assets: map[string]asset{}, assetNames: map[string]string{}}
 	names, err := fs.Glob(files, "assets/*")
 	if err != nil {
@@ -249,6 +251,7 @@ type errorData struct {
 
 // Error writes e as a page: a heading by its kind, the message and what to do.
 func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
+	e.Message = p.plain.Replace(e.Message)
 	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
 	d.Box = r.URL.Query().Get("q")
 	switch {
@@ -275,4 +278,15 @@ func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
 		// a bug, and then a plain text answer is all that is left.
 		http.Error(w, e.Message, e.Status)
 	}
+}
+
+// newPlain returns the replacer that rewrites the retry advice the API's messages end
+// with, written for programs ("retry with exponential backoff"), into what a person
+// reading a page does.
+func newPlain() *strings.Replacer {
+	return strings.NewReplacer(
+		"retry in a few seconds with exponential backoff", "try again in a few seconds",
+		"retry with exponential backoff", "try again in a minute",
+		"retry after the indicated delay", "try again in a moment",
+	)
 }
