@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -45,12 +46,18 @@ type Config struct {
 type Engine struct {
 	// reg is Config.Registry as the tools take it: one unnamed network, so answers
 	// carry no network and the planner offers none.
-	reg     *registry.Networks
-	planner Planner
-	llm     *LLM
-	baseURL string
-	version string
-	log     *slog.Logger
+	reg *registry.Networks
+	// nets are the networks On picks from: Config.Registry when it is a
+	// *registry.Networks, else reg.
+	nets *registry.Networks
+	// itemQuery ends the items' url: "?network=…" for an engine On a network other
+	// than the default, else "".
+	itemQuery string
+	planner   Planner
+	llm       *LLM
+	baseURL   string
+	version   string
+	log       *slog.Logger
 	// tools are the tools by name, built once: a tool's schemas are derived by
 	// reflection, far too slow to repeat per question.
 	tools map[string]tools.Tool
@@ -64,6 +71,10 @@ func New(cfg Config) (*Engine, error) {
 	}
 	e := &Engine{reg: registry.One(cfg.Registry), planner: cfg.Planner, llm: cfg.LLM,
 		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), version: cfg.Version, log: cfg.Logger}
+	e.nets = e.reg
+	if n, ok := cfg.Registry.(*registry.Networks); ok {
+		e.nets = n
+	}
 	e.tools = map[string]tools.Tool{}
 	for _, t := range tools.All() {
 		e.tools[t.Name] = t
@@ -75,6 +86,23 @@ func New(cfg Config) (*Engine, error) {
 		e.version = "dev"
 	}
 	return e, nil
+}
+
+// On returns the engine that answers from network, one of Config.Registry's networks
+// when it is a *registry.Networks ("" or the default network: e itself); the items'
+// url then names that network. It returns a *registry.Error with CodeInvalidRequest,
+// naming the networks offered, for a network that is not one of them.
+func (e *Engine) On(network string) (*Engine, error) {
+	reg, name, err := e.nets.Select(network)
+	if err != nil {
+		return nil, err
+	}
+	if name == e.nets.Default() {
+		return e, nil
+	}
+	on := *e
+	on.reg, on.itemQuery = registry.One(reg), "?network="+url.QueryEscape(name)
+	return &on, nil
 }
 
 // Meta is the _meta member of an answer and of the start event.

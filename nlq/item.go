@@ -90,7 +90,7 @@ type EndpointInfo struct {
 
 func (e *Engine) newItem(id, name, country string) Item {
 	it := Item{Context: "https://schema.org", Type: "Organization", Name: name, Identifier: id,
-		URL: e.baseURL + "/api/v1/participant/" + id}
+		URL: e.baseURL + "/api/v1/participant/" + id + e.itemQuery}
 	if country != "" {
 		it.Address = &Address{Type: "PostalAddress", AddressCountry: country}
 	}

@@ -47,11 +47,15 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	eng, err := s.nlq.On(r.URL.Query().Get("network"))
+	if err != nil {
+		return err
+	}
 	// An answer may take the LLM's deadline plus the lookups': longer than the server's
 	// write timeout for ordinary requests.
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(streamWriteTimeout))
 	if !streaming {
-		a, err := s.nlq.Ask(r.Context(), query, nil)
+		a, err := eng.Ask(r.Context(), query, nil)
 		if err != nil {
 			return err
 		}
@@ -60,7 +64,7 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	sw := newSSE(w)
-	_, err = s.nlq.Ask(r.Context(), query, sw)
+	_, err = eng.Ask(r.Context(), query, sw)
 	if err != nil && !sw.started {
 		return err
 	}
@@ -223,12 +227,24 @@ func (s *sse) Result(e nlq.ResultEvent) { s.event("result", e) }
 // Complete writes the complete event.
 func (s *sse) Complete(e nlq.CompleteEvent) { s.event("complete", e) }
 
+// askNetwork is params with the network parameter's description told for /ask, whose
+// answer has no network field: the results' url names the network instead.
+func askNetwork(params []discovery.Param) []discovery.Param {
+	for i, p := range params {
+		if p.Name == "network" {
+			params[i].Description = strings.Replace(p.Description, "The answer's network field says which one answered.",
+				"The tools ask that network, and the results' url names it.", 1)
+		}
+	}
+	return params
+}
+
 // askRoutes describes and serves POST /ask (docs/INTERFACE.md §4).
 func (s *Server) askRoutes(k docKit) []route {
 	return []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
-			Summary: "Ask in plain language",
+			Summary: "Ask in plain language", Params: askNetwork(k.network()),
 			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools, " +
 				"in the question's language (`_meta.language`): JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: " +
 				"`start` (how it was planned), one `result` per item (with `failed` when a call about it failed upstream), `complete` (the answer; " +

@@ -174,3 +174,86 @@ func decodeAnswerLoosely(t *testing.T, body []byte) networkAnswer {
 	}
 	return a
 }
+
+// TestAskNetwork: POST /ask?network=test answers from the test network, its items'
+// url naming it, and the ask page does the same with ?network=test (its links and
+// its form keep the network); an unknown network is 400 invalid_request on both.
+func TestAskNetwork(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	question := `{"query": "Can ` + netsim.TestKnownInvoice + ` receive invoices?"}`
+	tests := []struct {
+		name, query    string
+		wantStatus     int
+		wantRegistered bool
+		wantURLSuffix  string
+		wantError      string
+	}{
+		{name: "test", query: "?network=test", wantStatus: 200, wantRegistered: true, wantURLSuffix: "/api/v1/participant/" + netsim.TestKnownInvoice + "?network=test"},
+		{name: "the default", query: "", wantStatus: 200},
+		{name: "the default named", query: "?network=production", wantStatus: 200},
+		{name: "unknown", query: "?network=staging", wantStatus: 400, wantError: `invalid_request: network "staging" is unknown`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), "POST", e.url+"/ask"+tt.query, strings.NewReader(question))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body := readAll(t, resp)
+			if resp.StatusCode != tt.wantStatus {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.wantStatus, body)
+			}
+			var a struct {
+				Answer  string
+				Results []struct {
+					URL    string `json:"url"`
+					Peppol *struct {
+						Registered bool `json:"registered"`
+					} `json:"peppol"`
+				} `json:"results"`
+				Error *struct{ Code, Message string } `json:"error"`
+			}
+			if err := json.Unmarshal(body, &a); err != nil {
+				t.Fatal(err)
+			}
+			if tt.wantError != "" {
+				if a.Error == nil || !strings.HasPrefix(a.Error.Code+": "+a.Error.Message, tt.wantError) {
+					t.Errorf("error %s, want %q", body, tt.wantError)
+				}
+				return
+			}
+			if !tt.wantRegistered {
+				// The test network's participant is not on production.
+				if len(a.Results) != 0 || !strings.Contains(a.Answer, "is not on Peppol") {
+					t.Errorf("answer %s, want not on Peppol", body)
+				}
+				return
+			}
+			if len(a.Results) != 1 || a.Results[0].Peppol == nil || !a.Results[0].Peppol.Registered || !strings.HasSuffix(a.Results[0].URL, tt.wantURLSuffix) {
+				t.Errorf("results %s, want one registered with url …%s", body, tt.wantURLSuffix)
+			}
+		})
+	}
+	q := url.QueryEscape("Can " + netsim.TestKnownInvoice + " receive invoices?")
+	resp, body := e.getPage(t, "/ask?q="+q+"&network=test")
+	checkPage(t, resp, body)
+	for _, want := range []string{
+		`href="/participant/` + netsim.TestKnownInvoice + `?network=test"`,
+		`<input type="hidden" name="network" value="test">`,
+		"On Peppol",
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("the ask page on test lacks %s: %s", want, body)
+		}
+	}
+	resp, body = e.getPage(t, "/ask?q="+q+"&network=staging")
+	if resp.StatusCode != 400 || !strings.Contains(string(body), "is unknown") {
+		t.Errorf("the ask page on an unknown network: %d %s", resp.StatusCode, body)
+	}
+}

@@ -24,7 +24,8 @@ type askData struct {
 
 // Ask serves GET /ask?q=: the question's answer rendered on the server (the page's
 // script streams it from POST /ask instead when it runs). Without q, the empty form.
-// It returns *registry.Error with CodeInvalidRequest for a question nlq refuses, and
+// It returns *registry.Error with CodeInvalidRequest for a question nlq refuses or a
+// network not offered, and
 // the engine's errors (nlq.CodeAskFailed) when nothing could be answered.
 func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
@@ -36,13 +37,17 @@ func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
 	if err := nlq.ValidateQuery(q); err != nil {
 		return err
 	}
-	a, err := p.asker.Ask(r.Context(), q, nil)
+	eng, err := p.asker.On(r.URL.Query().Get("network"))
+	if err != nil {
+		return err
+	}
+	a, err := eng.Ask(r.Context(), q, nil)
 	if err != nil {
 		return err
 	}
 	d.Answered, d.Answer, d.Approximate, d.Failed = true, a.Answer, a.Approximate, len(a.Failed) > 0
 	for _, it := range a.Results {
-		item := askItem{Name: it.Name, ID: it.Identifier, Link: p.link("/participant/" + url.PathEscape(it.Identifier))}
+		item := askItem{Name: it.Name, ID: it.Identifier, Link: p.link("/participant/"+url.PathEscape(it.Identifier), "network", d.Network)}
 		if it.Address != nil {
 			item.Country = countryName(it.Address.AddressCountry)
 		}

@@ -9,7 +9,6 @@ package web
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
@@ -41,17 +40,13 @@ const pageCacheControl = "private, max-age=60"
 // assetCacheControl keeps an asset for a year: its name carries its content's hash.
 const assetCacheControl = "public, max-age=31536000, immutable"
 
-// Asker answers a question (nlq.Engine); ev may be nil.
-type Asker interface {
-	Ask(ctx context.Context, query string, ev nlq.Events) (*nlq.Answer, error)
-}
-
 // Config configures Pages.
 type Config struct {
 	// Networks answer the lookups and searches. Required.
 	Networks *registry.Networks
-	// Asker answers the ask page's questions. Required.
-	Asker Asker
+	// Asker answers the ask page's questions, on the network the page names (its On).
+	// Required.
+	Asker *nlq.Engine
 	// BaseURL is the service's public URL; its path (if any) prefixes every link.
 	BaseURL string
 	// Stats says the default network has a Directory mirror: the header links to the
@@ -62,7 +57,7 @@ type Config struct {
 // Pages renders and serves the pages. It is safe for concurrent use.
 type Pages struct {
 	nets  *registry.Networks
-	asker Asker
+	asker *nlq.Engine
 	root  string
 	stats bool
 	// plain puts an API message's advice for programs in words for people (newPlain).

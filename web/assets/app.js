@@ -8,6 +8,12 @@
   if (!form || !window.fetch || !window.TextDecoder || !window.ReadableStream) { return; }
   var out = document.getElementById('answer');
   var root = form.getAttribute('data-root') || '';
+  // network is the page's ?network= (a hidden field of the form), kept on every link.
+  var network = form.elements.network ? form.elements.network.value : '';
+  var onNetwork = network ? 'network=' + encodeURIComponent(network) : '';
+  // plain drops the retry advice the API's messages end with, written for programs
+  // (the page gives its own).
+  function plain(msg) { return String(msg || '').replace(/;\s*retry[^;]*$/, '.'); }
   function el(tag, cls, text) {
     var e = document.createElement(tag);
     if (cls) { e.className = cls; }
@@ -24,7 +30,7 @@
   function card(item) {
     var li = el('li');
     var a = el('a', '', item.name || item.identifier);
-    a.href = root + '/participant/' + encodeURIComponent(item.identifier);
+    a.href = root + '/participant/' + encodeURIComponent(item.identifier) + (onNetwork ? '?' + onNetwork : '');
     li.appendChild(a);
     li.appendChild(document.createTextNode(' '));
     li.appendChild(el('span', 'id', item.identifier));
@@ -43,7 +49,7 @@
       state.list.appendChild(card(data.item));
     } else if (name === 'complete') {
       if (data.error) {
-        state.status.textContent = data.error.message + ' Please try again in a minute.';
+        state.status.textContent = plain(data.error.message) + ' Please try again in a minute.';
       } else {
         state.status.textContent = data.answer;
       }
@@ -56,14 +62,14 @@
     var state = { status: el('p', '', 'Asking…'), list: el('ul', 'cards') };
     out.appendChild(state.status);
     out.appendChild(state.list);
-    fetch(root + '/ask', {
+    fetch(root + '/ask' + (onNetwork ? '?' + onNetwork : ''), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', 'Accept': 'text/event-stream' },
       body: JSON.stringify({ query: q })
     }).then(function (resp) {
       if (!resp.ok || !resp.body) {
         return resp.json().then(function (b) {
-          state.status.textContent = (b && b.error ? b.error.message : 'The question could not be answered.') + ' Please try again in a minute.';
+          state.status.textContent = (b && b.error ? plain(b.error.message) : 'The question could not be answered.') + ' Please try again in a minute.';
         });
       }
       var reader = resp.body.getReader();
@@ -97,7 +103,7 @@
     if (!q) { return; }
     ev.preventDefault();
     if (window.history && history.replaceState) {
-      history.replaceState(null, '', root + '/ask?q=' + encodeURIComponent(q));
+      history.replaceState(null, '', root + '/ask?q=' + encodeURIComponent(q) + (onNetwork ? '&' + onNetwork : ''));
     }
     run(q);
   });
