@@ -247,3 +247,29 @@ func isPageRequest(r *http.Request) bool {
 	}
 	return false
 }
+
+// TestParticipantPageMemo: a participant page served again from its cached answers
+// (web's memo) is the page rendered the first time, and what the request adds to the
+// page, the id as written and the network its links carry, is not taken from another
+// request's page.
+func TestParticipantPageMemo(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	id := netsim.KnownCertValid
+	_, first := e.getPage(t, "/participant/"+id)
+	resp, again := e.getPage(t, "/participant/"+id)
+	checkPage(t, resp, again)
+	if !bytes.Equal(first, again) {
+		t.Errorf("the page served again differs from the first")
+	}
+	for _, tc := range []struct{ path, want, notWant string }{
+		{"/participant/" + id + "?network=production", `href="/api/v1/participant/` + id + `?network=production"`, ""},
+		{"/participant/" + id, `href="/api/v1/participant/` + id + `"`, "network=production"},
+		{"/participant/iso6523-actorid-upis::" + id, `value="` + id + `"`, ""},
+	} {
+		resp, body := e.getPage(t, tc.path)
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(body, []byte(tc.want)) || (tc.notWant != "" && bytes.Contains(body, []byte(tc.notWant))) {
+			t.Errorf("%s: %d, want %s and not %q: %s", tc.path, resp.StatusCode, tc.want, tc.notWant, body)
+		}
+	}
+}

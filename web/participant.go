@@ -83,13 +83,8 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	d.Card, d.SMP = part.Directory, part.SMP
-	if part.Directory != nil {
-		d.Name, d.Country = part.Directory.Name, countryName(part.Directory.CountryCode)
-		d.Title = d.Name
-	}
-	d.addWarnings(part.Warnings, p.plain)
 	if part.SMP == nil {
+		d.fromLookup(part, p.plain)
 		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
 			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol.",
 			"The Peppol Directory has a business card for it, but a card alone does not make a company reachable."}}
@@ -99,17 +94,45 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	var re *registry.Error
 	switch {
 	case err == nil:
+		// Answers the registry has cached come back as the same pointers: their page
+		// is kept rendered.
+		key := memoKey{part: part, res: res, id: d.ID, network: netParam}
+		if page, ok := p.memo.get(key); ok {
+			writePage(w, r, http.StatusOK, page, pageCacheControl)
+			return nil
+		}
+		d.fromLookup(part, p.plain)
 		d.addWarnings(res.Warnings, p.plain)
 		d.Services = serviceRows(res.Services)
 		d.Verdict = servicesVerdict(res.Services)
+		page, err := p.renderBytes("participant", d)
+		if err != nil {
+			return err
+		}
+		p.memo.put(key, page)
+		writePage(w, r, http.StatusOK, page, pageCacheControl)
+		return nil
 	case errors.As(err, &re):
 		// The lookup answered; the detail did not. Judge from the lookup's list.
+		d.fromLookup(part, p.plain)
 		d.ServicesNote = "The detailed services could not be read right now (" + p.plain.Replace(re.Message) + "). Reload the page in a minute."
 		d.Verdict = listVerdict(part)
 	default:
 		return err
 	}
 	return p.render(w, r, http.StatusOK, "participant", d, pageCacheControl)
+}
+
+// fromLookup fills in what the page shows of the lookup's answer: the card, the SMP,
+// the name and country, and the warnings (their advice put in words for people by
+// plain).
+func (d *participantData) fromLookup(part *registry.Participant, plain *strings.Replacer) {
+	d.Card, d.SMP = part.Directory, part.SMP
+	if part.Directory != nil {
+		d.Name, d.Country = part.Directory.Name, countryName(part.Directory.CountryCode)
+		d.Title = d.Name
+	}
+	d.addWarnings(part.Warnings, plain)
 }
 
 // addWarnings adds ws to the page's, once per code and message, their advice put in

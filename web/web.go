@@ -62,6 +62,8 @@ type Pages struct {
 	stats bool
 	// plain puts an API message's advice for programs in words for people (newPlain).
 	plain *strings.Replacer
+	// memo keeps rendered participant pages per cached answer.
+	memo  memo
 	pages map[string]*template.Template
 	// assets by their hashed name; assetNames maps a plain name to its hashed one.
 	assets     map[string]asset
@@ -150,20 +152,34 @@ type base struct {
 // render writes page name with data and status. The page is rendered whole before
 // anything is written, so a template failure is an error, never half a page.
 func (p *Pages) render(w http.ResponseWriter, r *http.Request, status int, name string, data any, cacheControl string) error {
+	b, err := p.renderBytes(name, data)
+	if err != nil {
+		return err
+	}
+	writePage(w, r, status, b, cacheControl)
+	return nil
+}
+
+// renderBytes renders page name with data.
+func (p *Pages) renderBytes(name string, data any) ([]byte, error) {
 	var buf bytes.Buffer
 	if err := p.pages[name].ExecuteTemplate(&buf, "layout", data); err != nil {
-		return fmt.Errorf("web: rendering %s: %w", name, err)
+		return nil, fmt.Errorf("web: rendering %s: %w", name, err)
 	}
+	return buf.Bytes(), nil
+}
+
+// writePage writes a rendered page with status and its headers.
+func writePage(w http.ResponseWriter, r *http.Request, status int, page []byte, cacheControl string) {
 	h := w.Header()
 	SetHeaders(h)
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", cacheControl)
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(page)))
 	w.WriteHeader(status)
 	if r.Method != http.MethodHead {
-		_, _ = w.Write(buf.Bytes())
+		_, _ = w.Write(page)
 	}
-	return nil
 }
 
 // SetHeaders sets the security headers of a page on h: the CSP and the referrer
