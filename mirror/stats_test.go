@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/peppol/codelist"
@@ -210,7 +211,24 @@ func TestStoreStats(t *testing.T) {
 		}
 	}
 	build(statsCard("0208:0000000001", "BE", "2026-01-01"))
-	if st, err := s.Stats(t.Context()); err != nil || st.Participants != 1 {
+	// The loaded file's statistics are counted in the background (warmStats), before
+	// anyone asks: wait for that count, then check it is the one Stats answers.
+	var warm *statsCall
+	for warm == nil {
+		h := s.acquire()
+		h.ix.statsMu.Lock()
+		warm = h.ix.stats
+		h.ix.statsMu.Unlock()
+		s.release(h)
+		if warm == nil {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	<-warm.done
+	if warm.err != nil || warm.st == nil || warm.st.Participants != 1 {
+		t.Fatalf("warm-up: %+v, %v", warm.st, warm.err)
+	}
+	if st, err := s.Stats(t.Context()); err != nil || st != warm.st {
 		t.Fatalf("one card: %+v, %v", st, err)
 	}
 	build(statsCard("0208:0000000001", "BE", "2026-01-01"), statsCard("0208:0000000002", "NL", "2026-01-01"))

@@ -88,7 +88,9 @@ func (s *Store) Reload() (changed bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	h := &handle{ix: ix, file: ix.file} // the file opened, even if another replaced id's meanwhile
+	// The file opened, even if another replaced id's meanwhile; one reference is the
+	// statistics' warm-up's.
+	h := &handle{ix: ix, file: ix.file, refs: 1}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -103,7 +105,20 @@ func (s *Store) Reload() (changed bool, err error) {
 	}
 	m := ix.Meta()
 	s.log.Info("directory mirror loaded", "path", s.path, "cards", m.Cards, "data_as_of", m.DataAsOf, "imported_at", m.ImportedAt)
+	go s.warmStats(h)
 	return true, nil
+}
+
+// warmStats computes h's statistics (Index.Stats) in the background, so that the first
+// request for them does not wait for a pass over every card, then releases h.
+func (s *Store) warmStats(h *handle) {
+	defer s.release(h)
+	start := time.Now()
+	if _, err := h.ix.Stats(context.Background()); err != nil {
+		s.log.Warn("directory mirror statistics could not be counted; the first request for them tries again", "path", s.path, "err", err)
+		return
+	}
+	s.log.Debug("directory mirror statistics counted", "path", s.path, "elapsed", time.Since(start).String())
 }
 
 // retire closes h once no call uses it.
