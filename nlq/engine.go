@@ -418,13 +418,13 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 		// The mirror forgives typos itself: when no name has the words searched for,
 		// its hits are approximate.
 		r.a.Approximate = true
-		return rankByCloseness(sr, typed), q, nil
+		return RankByCloseness(sr, typed), q, nil
 	}
 	// Nothing found for a name gets a second chance at a typo.
 	if len(sr.Results) > 0 || typed == "" {
 		return rankExactFirst(sr, typed), "", nil
 	}
-	for _, relaxed := range relaxations(q) {
+	for _, relaxed := range RelaxedQueries(q) {
 		rc := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": relaxed}}
 		if cc, ok := c.Arguments["country"]; ok {
 			rc.Arguments["country"] = cc
@@ -438,7 +438,7 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 		}
 		if rs, _ := res.Value.(*registry.SearchResult); rs != nil && len(rs.Results) > 0 {
 			r.a.Approximate = true
-			return rankByCloseness(rs, typed), relaxed, nil
+			return RankByCloseness(rs, typed), relaxed, nil
 		}
 	}
 	return sr, "", nil

@@ -10,11 +10,11 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// relaxations are the queries tried, in order, when a company name finds nothing:
-// every word of five letters or more cut to its first 70 % (at least four letters:
-// "Maschinenbau Nielsn" → "Maschinen Niels"), then, for a name of several words, the
-// longest word so cut alone. A number is never relaxed.
-func relaxations(q string) []string {
+// RelaxedQueries returns the queries to try, in order, when a company name q finds
+// nothing: every word of five letters or more cut to its first 70 % (at least four
+// letters: "Maschinenbau Nielsn" → "Maschinen Niels"), then, for a name of several
+// words, the longest word so cut alone. A number is never relaxed (nil).
+func RelaxedQueries(q string) []string {
 	if len(peppol.Candidates(q)) > 0 {
 		return nil
 	}
@@ -104,11 +104,11 @@ func boolRank(b bool) int {
 	return 1
 }
 
-// rankByCloseness orders the hits of a relaxed search by how close their names are
-// to the typed name: the sum, over the typed words, of the edit distance to the
-// nearest word of the name (compared on as many letters as the typed word has, plus
-// one); ties keep the Directory's order.
-func rankByCloseness(sr *registry.SearchResult, typed string) *registry.SearchResult {
+// RankByCloseness returns sr with its hits, those of a relaxed search, ordered by how
+// close their names are to the typed name: the sum, over the typed words, of the edit
+// distance to the nearest word of the name (compared on as many letters as the typed
+// word has, plus one); ties keep the Directory's order. sr is not changed.
+func RankByCloseness(sr *registry.SearchResult, typed string) *registry.SearchResult {
 	words := strings.Fields(ruleFold(typed))
 	out := *sr
 	out.Results = slices.Clone(sr.Results)

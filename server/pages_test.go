@@ -273,3 +273,40 @@ func TestParticipantPageMemo(t *testing.T) {
 		}
 	}
 }
+
+// TestPageSearchRelaxed: a name that finds nothing as typed (a legal form the card does
+// not have, a typo) shows the closest matches of a relaxed search, marked approximate;
+// a query nothing is close to says there are no matches.
+func TestPageSearchRelaxed(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	name := firstName(t, e.ds, netsim.KnownBelgian)
+	word := strings.Fields(name)[0]
+	for _, tc := range []struct {
+		q         string
+		wants     []string
+		wantFirst string
+	}{
+		{word + " bvba", []string{"<h2>No exact matches</h2>", "Nothing matched", `<span class="tag">approximate match</span>`}, netsim.KnownBelgian},
+		{word[:len(word)-1] + "x", []string{"<h2>No exact matches</h2>"}, ""},
+		{word, []string{"match"}, ""},
+		{"zzqxv", []string{"<h2>No matches</h2>"}, ""},
+	} {
+		resp, body := e.getPage(t, "/search?q="+url.QueryEscape(tc.q))
+		checkPage(t, resp, body)
+		for _, want := range tc.wants {
+			if !bytes.Contains(body, []byte(want)) {
+				t.Errorf("%q: no %s in %s", tc.q, want, body)
+			}
+		}
+		if tc.q == word && bytes.Contains(body, []byte("Nothing matched")) {
+			t.Errorf("%q found as typed is said to be relaxed", tc.q)
+		}
+		if tc.wantFirst != "" {
+			i := bytes.Index(body, []byte(`<ol class="results"`))
+			if i < 0 || !bytes.Contains(body[i:min(i+300, len(body))], []byte(tc.wantFirst)) {
+				t.Errorf("%q: %s is not the first match", tc.q, tc.wantFirst)
+			}
+		}
+	}
+}

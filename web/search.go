@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -42,6 +43,9 @@ type searchData struct {
 	Shown     int
 	Warnings  []registry.Warning
 	JSONLink  string
+	// Relaxed is the relaxed query whose matches are shown when the query as typed
+	// found none ("" when it found some).
+	Relaxed string
 }
 
 // Search serves GET /search?q=&country=&network=&page=: the Directory's matches by
@@ -68,12 +72,28 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// A name that finds nothing gets a second chance at a typo or a legal form the
+	// card does not have, as /ask gives it (nlq.RelaxedQueries): the closest matches
+	// of the first relaxed search that finds any, marked approximate.
+	relaxed := ""
+	if len(res.Results) == 0 {
+		for _, rq := range nlq.RelaxedQueries(q) {
+			rs, _, err := reg.Search(r.Context(), registry.SearchQuery{Q: rq, Country: sq.Country})
+			if err != nil {
+				break // the search as typed answered: nothing matches it
+			}
+			if len(rs.Results) > 0 {
+				res, relaxed = nlq.RankByCloseness(rs, q), rq
+				break
+			}
+		}
+	}
 	page, _ := strconv.Atoi(qv.Get("page"))
 	pages := (len(res.Results) + perPage - 1) / perPage
 	if page < 1 || page > pages {
 		page = 1
 	}
-	d := searchData{base: p.base(r, "Search"), Q: q, Total: res.TotalCount, Shown: len(res.Results)}
+	d := searchData{base: p.base(r, "Search"), Q: q, Total: res.TotalCount, Shown: len(res.Results), Relaxed: relaxed}
 	for _, w := range res.Warnings {
 		w.Message = p.plain.Replace(w.Message)
 		d.Warnings = append(d.Warnings, w)
@@ -87,7 +107,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	for _, h := range res.Results[lo:hi] {
 		d.Hits = append(d.Hits, searchHit{Name: h.Name, ID: h.ParticipantID, Country: countryName(h.CountryCode),
 			Link:        p.link("/participant/"+url.PathEscape(h.ParticipantID), "network", netParam),
-			Approximate: approximate(q, h)})
+			Approximate: relaxed != "" || approximate(q, h)})
 	}
 	if pages > 1 {
 		for i := 1; i <= pages; i++ {
@@ -99,6 +119,8 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case len(res.Results) == 0:
 		d.Summary = "No matches"
+	case relaxed != "":
+		d.Summary = "No exact matches"
 	case res.TotalCount == 1:
 		d.Summary = "1 match"
 	default:
