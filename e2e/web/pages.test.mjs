@@ -1,5 +1,6 @@
 // Browser tests of peppolgate's web pages (issue 19): Debian's Chromium, driven headless by
-// Playwright (playwright-core), against a running `peppolgate -network demo`. Each flow runs
+// Playwright (playwright-core), against a running `peppolgate -network demo` with a Directory
+// mirror of the demo network loaded (-mirror; the test network has none). Each flow runs
 // once per variant (JavaScript on or off, desktop or phone; the variants concurrently), in a
 // session: a fresh browser context with its cache off, reaching the pages as a person does
 // (typing in the boxes, pressing Enter, clicking). Every page reached is inspected where it
@@ -7,7 +8,9 @@
 // wider than a phone, at most 60 KB transferred, and nothing the browser complained about:
 // a console error or warning (a CSP violation is one), an uncaught exception, a failed
 // request, or a request to anywhere but peppolgate itself. The demo network is simulated
-// and seeded (dates relative to today), so the values asserted are the demo's data.
+// and seeded (dates relative to today), so the values asserted are the demo's data; where a
+// page shows many (the statistics, a search with pages), it is compared with the JSON API's
+// answer from the same server instead.
 //
 // Adding a page: reach it in a flow (or write a flow()) and call s.land('<name>') there,
 // then assert what the page must show.
@@ -49,6 +52,11 @@ const DEMO = {
   failing: ['0208:1085544222', '0007:5583718357'],
   unknown: '0208:0000000097',
   question: 'Can Vandelanotte receive invoices?',
+  // A name with more than ten matches in several countries, so more than one page of
+  // results and a country to filter by (the Directory mirror the server runs with finds
+  // 119, 25 of them returned; the live demo Directory 32). The tests take the matches
+  // from the JSON API of the same server and compare the pages with them.
+  manyQuery: 'Logistics',
 };
 
 const MAX_PAGE_BYTES = 60 * 1024;
@@ -82,7 +90,12 @@ const CHROMIUM_ARGS = [
   '--no-first-run',
 ];
 
-const TEST_TIMEOUT_MS = 30_000;
+// Timeouts only catch a hang: the machines the tests run on are shared (two cores with a
+// Go test suite beside them), where a flow of five pages has taken a minute per variant.
+// A flow (each variant) may take FLOW_TIMEOUT_MS, one Playwright action or wait
+// ACTION_TIMEOUT_MS (Playwright's own default is 30 s).
+const FLOW_TIMEOUT_MS = 300_000;
+const ACTION_TIMEOUT_MS = 120_000;
 
 let browser;
 
@@ -154,6 +167,7 @@ async function axeViolationsNoJS(page, contextOptions) {
   });
   const url = page.url();
   const copy = await browser.newContext({ ...contextOptions, javaScriptEnabled: true });
+  copy.setDefaultTimeout(ACTION_TIMEOUT_MS);
   try {
     const p = await copy.newPage();
     await p.route(url, (route) =>
@@ -178,6 +192,7 @@ async function axeViolationsNoJS(page, contextOptions) {
 async function session(variant) {
   const options = { ...VIEWPORTS[variant.viewport], locale: 'en-GB' };
   const context = await browser.newContext({ ...options, javaScriptEnabled: variant.js });
+  context.setDefaultTimeout(ACTION_TIMEOUT_MS);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
@@ -227,8 +242,16 @@ async function session(variant) {
       assert.ok(main.length > 40, `${where}: the page says almost nothing: ${JSON.stringify(main)}`);
       assert.doesNotMatch(main, /goroutine|panic|runtime error|stack trace/i, `${where}: a stack trace`);
       assert.deepEqual(w.problems.splice(0), [], `what the browser reported on ${where}`);
-      weights.set(`${name}-${variant.viewport}${variant.js ? '' : '-nojs'}`, bytes);
+      // A land after a change within the page (the statistics' tables opened) loaded
+      // nothing: it is no page to weigh.
+      if (bytes > 0) weights.set(`${name}-${variant.viewport}${variant.js ? '' : '-nojs'}`, bytes);
       return bytes;
+    },
+    // passThrough forgets the bytes transferred since the previous land, for a page the
+    // flow only passes through that another flow lands on, so that the next page's weight
+    // is its own; what the browser reported stays, for the next land.
+    passThrough() {
+      w.sizes.splice(0);
     },
     async close() {
       await context.close();
@@ -246,9 +269,9 @@ after(() => {
 
 // flow runs fn once per variant, concurrently, each in its own session.
 function flow(title, fn) {
-  describe(title, { concurrency: true, timeout: TEST_TIMEOUT_MS * 2 }, () => {
+  describe(title, { concurrency: true, timeout: FLOW_TIMEOUT_MS }, () => {
     for (const variant of VARIANTS) {
-      test(label(variant), { timeout: TEST_TIMEOUT_MS * 2 }, async () => {
+      test(label(variant), { timeout: FLOW_TIMEOUT_MS }, async () => {
         const s = await session(variant);
         try {
           await fn(s, variant);
@@ -267,6 +290,18 @@ const ASK_BOX = 'Your question, in English, French, Dutch, German, Norwegian or 
 
 // text is an element's text with its white space folded.
 const text = async (locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
+
+// api returns the JSON answer of GET BASE+path, which must be a 200: the numbers and
+// matches a page is compared with.
+async function api(path) {
+  const r = await fetch(BASE + path, { headers: { Accept: 'application/json' } });
+  assert.equal(r.status, 200, `GET ${path}`);
+  return r.json();
+}
+
+// grouped writes n as the pages do, its digits in groups of three, after text() has
+// folded the narrow no-break space between them into a space: 2687 → "2 687".
+const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ' ');
 
 flow('search → participant → services', async (s) => {
   const { page } = s;
@@ -417,4 +452,228 @@ flow('a participant nobody knows: Not on Peppol', async (s) => {
   await page.getByRole('heading', { level: 1, name: `Participant ${DEMO.unknown}` }).waitFor();
   assert.match(await text(page.locator('section.verdict')), /^Not on Peppol The Peppol network does not know 0208:0000000097/);
   await s.land('not-on-peppol', { status: 404 });
+});
+
+// The search page shows this many matches a page.
+const PER_PAGE = 10;
+
+// searchRows returns the rows of the search page's results as the tests compare them:
+// the name, the id, the country code the row ends with ("· Australia (AU)"), and
+// whether it is marked an approximate match.
+const searchRows = (page) =>
+  page.locator('ol.results > li').evaluateAll((lis) =>
+    lis.map((li) => {
+      const t = li.textContent.replace(/\s+/g, ' ').trim();
+      return {
+        name: li.querySelector('a').textContent,
+        id: li.querySelector('.id').textContent,
+        country: / · [^·]* \(([A-Z]{2})\)(?: approximate match)?$/.exec(t)?.[1] ?? null,
+        approximate: li.querySelector('.tag')?.textContent === 'approximate match',
+      };
+    }),
+  );
+
+// checkSearchPage asserts that the search page shows page number of the API's answer
+// (totalCount, results) for q and country: the summary with the total, the rows of that
+// page in the API's order, numbered from where the page starts, the pager with the page
+// current and links that keep q and country, the hint when the Directory has more
+// than it returned, and the refine form holding q and country. A row is an approximate
+// match when its name lacks the one-word q (web/search.go's rule).
+async function checkSearchPage(page, { q, country = '', answer, number }) {
+  const { totalCount, results } = answer;
+  const where = `search page ${number} of "${q}"${country ? ` in ${country}` : ''}`;
+  const summary = results.length === 0 ? 'No matches' : totalCount === 1 ? '1 match' : `${totalCount} matches`;
+  await page.getByRole('heading', { level: 2, name: summary, exact: true }).waitFor();
+  const want = results.slice((number - 1) * PER_PAGE, number * PER_PAGE).map((h) => ({
+    name: h.name || '(no name on its card)',
+    id: h.participantId,
+    country: h.countryCode ?? null,
+    approximate: !(h.name ?? '').toLowerCase().includes(q.toLowerCase()),
+  }));
+  assert.deepEqual(await searchRows(page), want, `${where}: the rows`);
+  assert.equal(await page.locator('ol.results').getAttribute('start'), String((number - 1) * PER_PAGE + 1), `${where}: the first row's number`);
+  const pages = Math.ceil(results.length / PER_PAGE);
+  const pager = page.getByRole('navigation', { name: 'Result pages' });
+  if (pages > 1) {
+    const items = await pager.locator('li').evaluateAll((lis) =>
+      lis.map((li) => ({ text: li.textContent.trim(), current: li.querySelector('[aria-current="page"]') !== null, href: li.querySelector('a')?.getAttribute('href') ?? null })),
+    );
+    assert.deepEqual(items.map((i) => i.text), Array.from({ length: pages }, (_, i) => `Page ${i + 1}`), `${where}: the pager`);
+    assert.deepEqual(items.map((i) => i.current), Array.from({ length: pages }, (_, i) => i + 1 === number), `${where}: the current page`);
+    for (const [i, item] of items.entries()) {
+      if (item.current) continue;
+      const u = new URL(item.href, BASE);
+      assert.deepEqual([u.pathname, u.searchParams.get('q'), u.searchParams.get('country') ?? '', u.searchParams.get('page')], ['/search', q, country, String(i + 1)], `${where}: the link to page ${i + 1}`);
+    }
+  } else {
+    assert.equal(await pager.count(), 0, `${where}: a pager for one page`);
+  }
+  const hint = page.locator('main p.hint');
+  if (totalCount > results.length) {
+    assert.match(await text(hint), new RegExp(`^The Directory knows ${totalCount} matches; peppolgate shows the first ${results.length}\\. `), `${where}: the hint`);
+  } else {
+    assert.equal(await hint.count(), 0, `${where}: a hint with all matches shown`);
+  }
+  assert.equal(await page.getByLabel('Company name or number', { exact: true }).inputValue(), q, `${where}: the search box`);
+  assert.equal(await page.getByLabel('Country', { exact: true }).inputValue(), country, `${where}: the country filter`);
+  const u = new URL(page.url());
+  assert.deepEqual([u.searchParams.get('q'), u.searchParams.get('country') ?? '', u.searchParams.get('page') ?? '1'], [q, country, String(number)], `${where}: the address`);
+}
+
+flow('search: paging through many matches, then a country filter', async (s) => {
+  const { page } = s;
+  const q = DEMO.manyQuery;
+  const all = await api(`/api/v1/search?q=${q}`);
+  assert.ok(all.results.length > PER_PAGE, `"${q}" has ${all.results.length} matches on the demo: too few for a second page`);
+  await s.goto('/');
+  await s.submit(HOME_BOX, q, `${BASE}/search?q=${q}`);
+  await checkSearchPage(page, { q, answer: all, number: 1 });
+  const first = (await searchRows(page)).map((r) => r.id);
+  await s.land('search-many');
+
+  // Page 2, through the pager: the next ten, the same total.
+  const pager = page.getByRole('navigation', { name: 'Result pages' });
+  await Promise.all([
+    page.waitForURL((u) => u.searchParams.get('page') === '2', { waitUntil: 'load' }),
+    pager.getByRole('link', { name: 'Page 2', exact: true }).click(),
+  ]);
+  await checkSearchPage(page, { q, answer: all, number: 2 });
+  const second = (await searchRows(page)).map((r) => r.id);
+  assert.deepEqual(second.filter((id) => first.includes(id)), [], 'page 2 repeats matches of page 1');
+  await s.land('search-page-2');
+
+  // A country, picked in the refine form and submitted (the form is a plain GET, with
+  // JavaScript or without): the country most frequent among the matches, so more than
+  // one. Every row is from it, and the address carries it; from page 2 the form starts
+  // again at page 1.
+  const counts = new Map();
+  for (const h of all.results) if (h.countryCode) counts.set(h.countryCode, (counts.get(h.countryCode) ?? 0) + 1);
+  const country = [...counts].sort((a, b) => b[1] - a[1])[0][0];
+  const inCountry = await api(`/api/v1/search?q=${q}&country=${country}`);
+  assert.ok(inCountry.results.length > 1, `"${q}" in ${country}: ${inCountry.results.length} matches`);
+  await page.getByLabel('Country', { exact: true }).selectOption(country);
+  await Promise.all([
+    page.waitForURL((u) => u.searchParams.get('country') === country, { waitUntil: 'load' }),
+    page.getByRole('form', { name: 'Refine the search' }).getByRole('button', { name: 'Search', exact: true }).click(),
+  ]);
+  await checkSearchPage(page, { q, country, answer: inCountry, number: 1 });
+  const rows = await searchRows(page);
+  assert.deepEqual(rows.filter((r) => r.country !== country), [], `rows not from ${country}`);
+  await s.land('search-country');
+
+  // And its page 2, when it has one: the pager keeps the country.
+  if (inCountry.results.length > PER_PAGE) {
+    await Promise.all([
+      page.waitForURL((u) => u.searchParams.get('page') === '2', { waitUntil: 'load' }),
+      pager.getByRole('link', { name: 'Page 2', exact: true }).click(),
+    ]);
+    await checkSearchPage(page, { q, country, answer: inCountry, number: 2 });
+    assert.deepEqual((await searchRows(page)).filter((r) => r.country !== country), [], `rows not from ${country} on page 2`);
+    await s.land('search-country-page-2');
+  }
+});
+
+// chartOf returns what an SVG chart draws: its bars' count and widths and heights, the
+// texts it writes (labels at the start of a row or on the axis, by text-anchor="end",
+// and the others), and the titles of its bars, white space folded.
+const chartOf = (svg) =>
+  svg.evaluate((el) => {
+    const fold = (t) => t.replace(/\s+/g, ' ').trim();
+    const texts = [...el.querySelectorAll(':scope > text')];
+    return {
+      tag: el.tagName,
+      bars: [...el.querySelectorAll('rect')].map((r) => ({ width: Number(r.getAttribute('width')), height: Number(r.getAttribute('height')), title: fold(r.querySelector('title')?.textContent ?? '') })),
+      endTexts: texts.filter((t) => t.getAttribute('text-anchor') === 'end').map((t) => fold(t.textContent)),
+      otherTexts: texts.filter((t) => t.getAttribute('text-anchor') !== 'end').map((t) => fold(t.textContent)),
+    };
+  });
+
+// tableOf returns a statistics table's rows as [label, count], white space folded.
+const tableOf = (table) =>
+  table.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((c) => c.textContent.replace(/\s+/g, ' ').trim())));
+
+flow('network statistics: the header link, the charts and the tables; a network without', async (s) => {
+  const { page } = s;
+  const st = await api('/api/v1/stats');
+  assert.equal(st.network, 'demo');
+  // The header links to the statistics page when the network has a mirror.
+  await s.goto('/');
+  s.passThrough();
+  await Promise.all([
+    page.waitForURL(`${BASE}/stats`, { waitUntil: 'load' }),
+    page.getByRole('navigation', { name: 'Site' }).getByRole('link', { name: 'Network statistics', exact: true }).click(),
+  ]);
+  assert.equal(await page.title(), 'Network statistics · peppolgate');
+  await page.getByRole('heading', { level: 1, name: 'Network statistics' }).waitFor();
+  const lastYear = st.registrations.slice(-12).reduce((n, m) => n + m.count, 0);
+  assert.equal(
+    await text(page.locator('main > p').first()),
+    `${grouped(st.participants)} participants have a business card in the Peppol Directory of the demo network, as of its export of ${st.dataAsOf.slice(0, 10)}. ` +
+      `${grouped(lastYear)} registered in the last 12 months. Participants without a business card are not counted.`,
+  );
+  assert.deepEqual(await page.locator('main h2').allInnerTexts(), ['By country', 'By kind of document', 'Registrations over time']);
+  // Three charts, each an image named by its title; no other images.
+  assert.equal(await page.locator('main').getByRole('img').count(), 3);
+
+  // By country and by kind: a bar per row, labelled, with its count after it, longer
+  // for more; the same numbers in the table under the chart.
+  const countries = [
+    ...st.countries.map((c) => [c.country, c.count]),
+    ...(st.otherCountries > 0 ? [['Other countries', st.otherCountries]] : []),
+    ...(st.withoutCountry > 0 ? [['No country', st.withoutCountry]] : []),
+  ];
+  const kinds = [...st.documentKinds.map((k) => [k.kind, k.count]), ...(st.withoutDocumentTypes > 0 ? [['None listed', st.withoutDocumentTypes]] : [])];
+  assert.ok(countries.length > 1 && kinds.length > 1, 'the demo has participants in several countries and kinds');
+  for (const [section, title, want] of [
+    ['By country', 'Participants by country, most first', countries],
+    ['By kind of document', 'Participants accepting each kind of document, most first', kinds],
+  ]) {
+    const region = page.getByRole('region', { name: section });
+    const chart = await chartOf(region.getByRole('img', { name: title, exact: true }));
+    assert.equal(chart.tag.toLowerCase(), 'svg', `${section}: the chart`);
+    assert.deepEqual(chart.endTexts, want.map(([label]) => label), `${section}: the chart's labels`);
+    assert.deepEqual(chart.otherTexts, want.map(([, n]) => grouped(n)), `${section}: the chart's counts`);
+    assert.equal(chart.bars.length, want.length, `${section}: the bars`);
+    for (let i = 1; i < want.length; i++) {
+      if (want[i - 1][1] > want[i][1]) assert.ok(chart.bars[i - 1].width >= chart.bars[i].width, `${section}: bar ${i} is longer than the one above it for fewer`);
+    }
+    assert.deepEqual(await tableOf(region.locator('table')), want.map(([label, n]) => [label, grouped(n)]), `${section}: the table`);
+  }
+
+  // Registrations over time: a column per month with a registration, titled with the
+  // month and its count; each January's year below the axis; the largest count and 0 on
+  // the left. The table lists the months newest first, from the first registration.
+  const months = st.registrations;
+  const region = page.getByRole('region', { name: 'Registrations over time' });
+  const chart = await chartOf(region.getByRole('img', { name: `Participants registered each month, ${months[0].month} to ${months.at(-1).month}`, exact: true }));
+  assert.equal(chart.tag.toLowerCase(), 'svg');
+  assert.deepEqual(chart.bars.map((b) => b.title), months.filter((m) => m.count > 0).map((m) => `${m.month}: ${grouped(m.count)}`));
+  assert.deepEqual(chart.otherTexts, months.filter((m) => m.month.endsWith('-01')).map((m) => m.month.slice(0, 4)));
+  assert.deepEqual(chart.endTexts, [grouped(Math.max(...months.map((m) => m.count))), '0']);
+  assert.match(await text(region.locator('p.hint')), new RegExp(`: ${grouped(st.withoutRegistrationDate)} cards give none, ${grouped(st.registeredEarlier)} registered earlier than the chart shows\\.$`));
+  const firstRegistration = months.findIndex((m) => m.count > 0);
+  assert.deepEqual(await tableOf(region.locator('table')), months.slice(firstRegistration).reverse().map((m) => [m.month, grouped(m.count)]));
+  assert.equal(await page.getByRole('link', { name: '/api/v1/stats', exact: true }).getAttribute('href'), '/api/v1/stats');
+  await s.land('stats');
+
+  // The tables are folded away under the charts; each opens (a <details>, with
+  // JavaScript or without) and is then inspected as a page of its own.
+  for (const summary of ['The numbers by country', 'The numbers by kind of document', 'The numbers by month']) {
+    const details = page.locator('details').filter({ has: page.getByText(summary, { exact: true }) });
+    assert.equal(await details.locator('table').isVisible(), false, `${summary}: shown before it is opened`);
+    await details.locator('summary').click();
+    await details.getByRole('table').waitFor({ state: 'visible' });
+  }
+  await s.land('stats-tables');
+
+  // A network without a mirror (the demo's test network): a page that says so, not a
+  // blank one.
+  await s.goto('/stats?network=test');
+  assert.equal(await page.title(), 'Network statistics are not available here · peppolgate');
+  await page.getByRole('heading', { level: 1, name: 'Network statistics are not available here' }).waitFor();
+  const main = await text(page.locator('main'));
+  assert.match(main, /What to do: They are counted from peppolgate's copy of the Peppol Directory \(a mirror\), which this server or this network does not have or has not loaded yet\. Search and lookups still work\./);
+  assert.match(main, /Error code statistics_unavailable, HTTP status 503/);
+  assert.equal(await page.getByRole('link', { name: 'Back to the start page' }).getAttribute('href'), '/');
+  await s.land('stats-unavailable', { status: 503 });
 });

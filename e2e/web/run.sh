@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Browser tests of peppolgate's web pages (issue 19) against the built binary on the
-# offline demo network: Playwright (playwright-core, which bundles no browser) drives
-# Debian's Chromium, headless; axe-core checks every page for accessibility violations;
+# offline demo network, with a Directory mirror of it for the statistics page: Playwright
+# (playwright-core, which bundles no browser) drives Debian's Chromium, headless; axe-core
+# checks every page for accessibility violations;
 # every page is opened with JavaScript on and off and at desktop and phone sizes, and a
 # full-page screenshot of each is saved in .artifacts/web/ (git-ignored), named
 # <page>-<viewport>[-nojs].png.
@@ -72,12 +73,39 @@ ln -sfn ../../.tools/web-e2e/node_modules "$here/node_modules"
 rm -rf "$artifacts"
 mkdir -p "$artifacts"
 
-start_demo
+# The statistics page counts from a Directory mirror, which the demo network has none of
+# by default: with -mirror and -mirror-refresh (given through their environment variables,
+# as start_demo takes no flags) the server downloads the demo Directory's export at start
+# into the run's folder and loads it, within a second or so. From then on the demo's
+# searches and the Directory half of its lookups are answered from the mirror, as on a
+# server configured with one; the test network (?network=test) keeps none.
+PEPPOLGATE_MIRROR=$work/demo-mirror.db PEPPOLGATE_MIRROR_REFRESH=1h start_demo
 keep=1
+# wait_stats waits until GET /api/v1/stats answers 200: the mirror is loaded (120 s at
+# most; the machine may be busy).
+wait_stats() {
+  local deadline=$(($(date +%s) + 120)) code
+  until code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/api/v1/stats") && [ "$code" = 200 ]; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "$name: peppolgate exited while loading the demo Directory's mirror:" >&2
+      cat "$work/server.stderr" >&2
+      exit 1
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "$name: the demo Directory's mirror was not loaded within 120s (GET /api/v1/stats: $code):" >&2
+      cat "$work/server.stderr" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+}
+wait_stats
 
 status=0
+# --test-timeout bounds the file as a whole (node --test runs it as one test), only to stop
+# a hang: on a busy shared machine the flows take minutes.
 WEB_URL="http://127.0.0.1:$port" WEB_ARTIFACTS=$artifacts CHROMIUM=$chromium \
-  node --test --test-reporter=spec --test-timeout=300000 "$here/pages.test.mjs" \
+  node --test --test-reporter=spec --test-timeout=1800000 "$here/pages.test.mjs" \
   >"$work/node.txt" 2>&1 || status=1
 if [ $status -ne 0 ]; then
   echo "web-e2e: browser tests failed:"
