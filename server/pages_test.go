@@ -162,7 +162,7 @@ func TestPageUpstreamFailure(t *testing.T) {
 		t.Errorf("no retry advice: %s", body)
 	}
 	// The API's advice for programs is put in words for people.
-	if bytes.Contains(body, []byte("backoff")) || !bytes.Contains(body, []byte("did not give a definite answer; try again in a minute")) {
+	if bytes.Contains(body, []byte("backoff")) || !bytes.Contains(body, []byte("<p>The Peppol network could not be queried for "+netsim.KnownNorwegian+": the SML (DNS) did not give a definite answer; try again in a minute.</p>")) {
 		t.Errorf("the message keeps the API's advice: %s", body)
 	}
 	if resp.Header.Get("Cache-Control") != "no-store" {

@@ -5,6 +5,7 @@ import (
 	"html/template"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
 )
@@ -35,15 +36,19 @@ func esc(s string) string { return template.HTMLEscapeString(s) }
 func hbarChart(id, title string, bars []bar) template.HTML {
 	const (
 		width  = 640
-		labelW = 150
 		valueW = 70
 		rowH   = 24
 		barH   = 16
+		// charW is a wide estimate of a character's width at font-size 13, for the
+		// label column: labels are never cut, nor bars pushed off the chart.
+		charW, minLabelW, maxLabelW = 8, 150, 280
 	)
-	maxV := 1
+	maxV, longest := 1, 0
 	for _, b := range bars {
 		maxV = max(maxV, b.Value)
+		longest = max(longest, utf8.RuneCountInString(b.Label))
 	}
+	labelW := min(max(minLabelW, charW*longest+16), maxLabelW)
 	height := rowH*len(bars) + 4
 	var s strings.Builder
 	fmt.Fprintf(&s, `<svg class="chart" role="img" aria-labelledby="%s" viewBox="0 0 %d %d" width="100%%" font-family="system-ui, sans-serif" font-size="13">`, id, width, height)

@@ -18,3 +18,17 @@ func TestPlain(t *testing.T) {
 		}
 	}
 }
+
+func TestSentence(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{"the Peppol network could not be queried; try again in a minute", "The Peppol network could not be queried; try again in a minute."},
+		{"ändern Sie die Anfrage.", "Ändern Sie die Anfrage."},
+		{"is it?", "Is it?"},
+		{"  ", ""},
+	} {
+		if got := sentence(tc.in); got != tc.want {
+			t.Errorf("sentence(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

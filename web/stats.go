@@ -52,7 +52,7 @@ func (p *Pages) Stats(w http.ResponseWriter, r *http.Request) error {
 
 	var bars []bar
 	for _, c := range st.Countries {
-		bars = append(bars, bar{c.Country, c.Count})
+		bars = append(bars, bar{countryName(c.Country), c.Count})
 	}
 	if st.OtherCountries > 0 {
 		bars = append(bars, bar{"Other countries", st.OtherCountries})

@@ -21,6 +21,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -190,9 +192,12 @@ func SetHeaders(h http.Header) {
 	h.Set("X-Content-Type-Options", "nosniff")
 }
 
-// base returns the layout's data for r.
+// base returns the layout's data for r. The statistics link is shown on the default
+// network's pages only: the mirror they are counted from is the default network's.
 func (p *Pages) base(r *http.Request, title string) base {
-	return base{Title: title, Root: p.root, Network: r.URL.Query().Get("network"), Stats: p.stats}
+	network := r.URL.Query().Get("network")
+	onDefault := strings.TrimSpace(network) == "" || strings.EqualFold(strings.TrimSpace(network), p.nets.Default())
+	return base{Title: title, Root: p.root, Network: network, Stats: p.stats && onDefault}
 }
 
 // network returns the registry r's network parameter names. It returns a
@@ -262,12 +267,13 @@ type errorData struct {
 
 // Error writes e as a page: a heading by its kind, the message and what to do.
 func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
-	e.Message = p.plain.Replace(e.Message)
+	e.Message = sentence(p.plain.Replace(e.Message))
 	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
 	d.Box = r.URL.Query().Get("q")
 	switch {
 	case e.Code == registry.CodeStatsUnavailable:
 		d.Heading, d.Advice = "Network statistics are not available here", "They are counted from peppolgate's copy of the Peppol Directory (a mirror), which this server or this network does not have or has not loaded yet. Search and lookups still work."
+		d.Message = "" // the API's message is for the operator; the advice says it for people
 	case e.Status == http.StatusTooManyRequests:
 		d.Heading, d.Advice = "Too many requests", "Wait a moment, then reload the page."
 	case e.Status >= 500:
@@ -289,6 +295,21 @@ func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
 		// a bug, and then a plain text answer is all that is left.
 		http.Error(w, e.Message, e.Status)
 	}
+}
+
+// sentence returns msg, an API message, as a sentence: a capital first letter and a
+// full stop at the end.
+func sentence(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return ""
+	}
+	r, n := utf8.DecodeRuneInString(msg)
+	msg = string(unicode.ToUpper(r)) + msg[n:]
+	if !strings.HasSuffix(msg, ".") && !strings.HasSuffix(msg, "?") && !strings.HasSuffix(msg, "!") {
+		msg += "."
+	}
+	return msg
 }
 
 // newPlain returns the replacer that rewrites the retry advice the API's messages end
