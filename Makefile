@@ -5,9 +5,9 @@ GOFLAGS_TEST ?= -race -count=1
 .PHONY: test fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint web-e2e bench fuzz load bench-mirror bench-bulk
 
 ## test: format check, go vet, staticcheck, the whole test suite with the race detector,
-## a short run of every fuzz target, and the built binary's MCP and OpenAPI checks (the
-## web pages' browser test, web-e2e, joins once it has run on CI's machines)
-test: fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint
+## a short run of every fuzz target, and the built binary's MCP and OpenAPI checks and
+## its web pages in a real browser
+test: fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint web-e2e
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -39,7 +39,7 @@ openapi-lint:
 ## pinned playwright-core; no browser is downloaded) against the built binary on the demo
 ## network, through the flows of issue 19: axe-core finds no violations, JavaScript on and
 ## off, desktop and phone sizes, at most 60 KB a page; full-page screenshots in
-## .artifacts/web/. Not yet part of `make test`. Needs npm and
+## .artifacts/web/. Needs npm and
 ## apt-get (first run installs chromium with apt-get, as root or through sudo, and pinned
 ## Node 22, playwright-core and axe-core into .tools/web-e2e)
 web-e2e:
