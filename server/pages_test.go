@@ -197,18 +197,33 @@ func TestPagesKeepJSONClients(t *testing.T) {
 func TestPageGoRoutes(t *testing.T) {
 	t.Parallel()
 	e := startE2E(t)
-	tests := []struct{ q, want string }{
-		{netsim.KnownBelgian, "/participant/0208:0677424046"},
-		{"BE0677424046", "/search?q=BE0677424046"},
-		{"can 0192:923609016 receive invoices?", "/ask?q="},
-		{"acme", "/search?q=acme"},
-		{"", "/"},
+	tests := []struct{ q, network, want string }{
+		{netsim.KnownBelgian, "", "/participant/0208:0677424046"},
+		{"BE0677424046", "", "/search?q=BE0677424046"},
+		{"can 0192:923609016 receive invoices?", "", "/ask?q=can+0192%3A923609016+receive+invoices%3F"},
+		{"acme", "", "/search?q=acme"},
+		{"", "", "/"},
+		// The network goes along to every page, the default's left out.
+		{netsim.TestKnownInvoice, "test", "/participant/9915:test-peppolgate-invoice?network=test"},
+		{"can 9915:test-peppolgate-invoice receive invoices?", "test", "/ask?network=test&q=can+9915%3Atest-peppolgate-invoice+receive+invoices%3F"},
+		{"acme", "Test", "/search?network=test&q=acme"},
+		{"", "test", "/?network=test"},
+		{"acme", "production", "/search?q=acme"},
+		{"acme", "staging", "/search?network=staging&q=acme"}, // where it is refused, with the reason
 	}
 	for _, tt := range tests {
-		resp, _ := e.getPage(t, "/go?q="+url.QueryEscape(tt.q))
-		if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), tt.want) {
-			t.Errorf("%q: %d Location %q, want %q", tt.q, resp.StatusCode, resp.Header.Get("Location"), tt.want)
+		resp, _ := e.getPage(t, "/go?q="+url.QueryEscape(tt.q)+"&network="+tt.network)
+		if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != tt.want {
+			t.Errorf("%q on %q: %d Location %q, want %q", tt.q, tt.network, resp.StatusCode, resp.Header.Get("Location"), tt.want)
 		}
+	}
+	// The start page of ?network=test has test selected; the error page of a network
+	// not offered does not carry that network on in its box.
+	if _, body := e.getPage(t, "/?network=test"); !bytes.Contains(body, []byte(`<option value="test" selected>`)) {
+		t.Errorf("the start page of ?network=test does not select it: %s", body)
+	}
+	if resp, body := e.getPage(t, "/search?q=acme&network=prod"); resp.StatusCode != 400 || bytes.Contains(body, []byte(`value="prod"`)) {
+		t.Errorf("the page of ?network=prod: %d %s", resp.StatusCode, body)
 	}
 }
 

@@ -77,9 +77,12 @@ func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
 	d := homeData{base: p.base(r, "Peppol participant lookup")}
 	d.Home = true
 	if names := p.nets.Names(); len(names) > 1 {
-		def := p.nets.Default()
+		selected := d.Network // the request's, when it is offered
+		if selected == "" {
+			selected = p.nets.Default()
+		}
 		for _, n := range names {
-			d.Networks = append(d.Networks, networkOption{Name: n, Selected: n == def})
+			d.Networks = append(d.Networks, networkOption{Name: n, Selected: n == selected})
 		}
 	}
 	d.Network = "" // the select carries it
@@ -92,18 +95,22 @@ func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
 // page.
 func (p *Pages) Go(w http.ResponseWriter, r *http.Request) error {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	network := r.URL.Query().Get("network")
+	raw := r.URL.Query().Get("network")
+	network, err := registry.ParseNetwork(raw, p.nets.Names())
+	if err != nil {
+		network = raw // the page it goes to says what is wrong with it
+	}
 	if network == p.nets.Default() {
 		network = ""
 	}
 	var to string
 	switch {
 	case q == "":
-		to = p.link("/")
+		to = p.link("/", "network", network)
 	case Route(q) == ToParticipant:
 		to = p.link("/participant/"+url.PathEscape(q), "network", network)
 	case Route(q) == ToAsk:
-		to = p.link("/ask", "q", q)
+		to = p.link("/ask", "q", q, "network", network)
 	default:
 		to = p.link("/search", "q", q, "network", network)
 	}

@@ -192,12 +192,17 @@ func SetHeaders(h http.Header) {
 	h.Set("X-Content-Type-Options", "nosniff")
 }
 
-// base returns the layout's data for r. The statistics link is shown on the default
-// network's pages only: the mirror they are counted from is the default network's.
+// base returns the layout's data for r. Its Network is the request's network parameter
+// when this server offers it, lower-cased ("" for none or one not offered: the page
+// answering such a request is an error page, whose box must not carry it on). The
+// statistics link is shown on the default network's pages only: the mirror they are
+// counted from is the default network's.
 func (p *Pages) base(r *http.Request, title string) base {
-	network := r.URL.Query().Get("network")
-	onDefault := strings.TrimSpace(network) == "" || strings.EqualFold(strings.TrimSpace(network), p.nets.Default())
-	return base{Title: title, Root: p.root, Network: network, Stats: p.stats && onDefault}
+	network, err := registry.ParseNetwork(r.URL.Query().Get("network"), p.nets.Names())
+	if err != nil {
+		network = ""
+	}
+	return base{Title: title, Root: p.root, Network: network, Stats: p.stats && (network == "" || network == p.nets.Default())}
 }
 
 // network returns the registry r's network parameter names. It returns a
