@@ -7,8 +7,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/web"
 )
 
@@ -304,7 +306,7 @@ func TestPageSearchRelaxed(t *testing.T) {
 	}{
 		{word + " bvba", []string{"<h2>No exact matches</h2>", "Nothing matched", `<span class="tag">approximate match</span>`}, netsim.KnownBelgian},
 		{word[:len(word)-1] + "x", []string{"<h2>No exact matches</h2>"}, ""},
-		{word, []string{"match"}, ""},
+		{word, []string{" matches</h2>"}, ""},
 		{"zzqxv", []string{"<h2>No matches</h2>"}, ""},
 	} {
 		resp, body := e.getPage(t, "/search?q="+url.QueryEscape(tc.q))
@@ -314,14 +316,68 @@ func TestPageSearchRelaxed(t *testing.T) {
 				t.Errorf("%q: no %s in %s", tc.q, want, body)
 			}
 		}
-		if tc.q == word && bytes.Contains(body, []byte("Nothing matched")) {
-			t.Errorf("%q found as typed is said to be relaxed", tc.q)
+		if tc.q == word && (bytes.Contains(body, []byte("Nothing matched")) || bytes.Contains(body, []byte("No matches"))) {
+			t.Errorf("%q found as typed is said to be relaxed or not found", tc.q)
 		}
 		if tc.wantFirst != "" {
+			// The JSON link is the search whose matches are shown.
+			rq := nlq.RelaxedQueries(tc.q) // the word cut alone, the last one tried, finds it
+			if !bytes.Contains(body, []byte(`href="/api/v1/search?q=`+url.QueryEscape(rq[len(rq)-1])+`"`)) {
+				t.Errorf("%q: the JSON link is not the relaxed search's: %s", tc.q, body)
+			}
 			i := bytes.Index(body, []byte(`<ol class="results"`))
 			if i < 0 || !bytes.Contains(body[i:min(i+300, len(body))], []byte(tc.wantFirst)) {
 				t.Errorf("%q: %s is not the first match", tc.q, tc.wantFirst)
 			}
 		}
+	}
+}
+
+// TestParticipantPageStale: past the cache's TTL with the network down, the page shows
+// the older answer, saying so and how old it is, and the browser is told to ask again
+// (as the API's stale answers say); it is not kept rendered, so the fresh answer shows
+// once the network is back.
+func TestParticipantPageStale(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	path := "/participant/" + netsim.KnownNorwegian
+	resp, body := e.getPage(t, path)
+	if resp.StatusCode != 200 || bytes.Contains(body, []byte(`class="stale"`)) || resp.Header.Get("Cache-Control") != "private, max-age=60" {
+		t.Fatalf("fresh: %d %q %s", resp.StatusCode, resp.Header.Get("Cache-Control"), body)
+	}
+	e.clock.Advance(2*time.Hour + 5*time.Minute)
+	e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
+	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 503})
+	resp, body = e.getPage(t, path)
+	checkPage(t, resp, body)
+	if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "private, no-cache" ||
+		!bytes.Contains(body, []byte("The Peppol network did not answer just now, so this is what it answered 2 hours ago.")) {
+		t.Errorf("stale: %d %q %s", resp.StatusCode, resp.Header.Get("Cache-Control"), body)
+	}
+	e.net.SetFault(netsim.DNSTarget(), netsim.Fault{})
+	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{})
+	resp, body = e.getPage(t, path)
+	if resp.StatusCode != 200 || bytes.Contains(body, []byte(`class="stale"`)) || resp.Header.Get("Cache-Control") != "private, max-age=60" {
+		t.Errorf("fresh again: %d %q %s", resp.StatusCode, resp.Header.Get("Cache-Control"), body)
+	}
+}
+
+// TestPageSearchRelaxedFails: when the search as typed finds nothing and the relaxed
+// one fails upstream, the page says there are no matches and that close ones could not
+// be looked for, rather than a plain "No matches".
+func TestPageSearchRelaxedFails(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	typed := strings.Fields(firstName(t, e.ds, netsim.KnownBelgian))[0] + " bvba"
+	// The search as typed is answered (nothing) and cached; then the Directory fails.
+	if resp, body := e.get(t, "/api/v1/search?q="+url.QueryEscape(typed)); resp.StatusCode != 200 || !bytes.Contains(body, []byte(`"totalCount":0`)) {
+		t.Fatalf("the search as typed: %d %s", resp.StatusCode, body)
+	}
+	e.net.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 503})
+	resp, body := e.getPage(t, "/search?q="+url.QueryEscape(typed))
+	checkPage(t, resp, body)
+	if resp.StatusCode != 200 || !bytes.Contains(body, []byte("<h2>No matches</h2>")) ||
+		!bytes.Contains(body, []byte("the wider search for close matches (typos, a legal form the card does not have) could not be made right now; try again in a minute.")) {
+		t.Errorf("%d %s", resp.StatusCode, body)
 	}
 }

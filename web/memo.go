@@ -11,8 +11,8 @@ const memoPages = 256
 
 // memoKey names one rendered participant page: the registry's cached answers it was
 // rendered from (the same pointers while they stay cached; a fresh answer is a new
-// pointer, so a new page), the participant id as the request wrote it (the page
-// shows it) and the network parameter its links carry.
+// pointer, so a new page), the participant id the page shows (normalised) and the
+// network parameter its links carry, as the request wrote it.
 type memoKey struct {
 	part        *registry.Participant
 	res         *registry.ServicesResult

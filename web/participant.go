@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
@@ -44,8 +45,10 @@ type participantData struct {
 	SMP               *registry.SMPRecord
 	Services          []serviceRow
 	ServicesNote      string
-	JSONLink          string
-	ServicesLink      string
+	// StaleNote says the answer is an older one, served because the network failed.
+	StaleNote    string
+	JSONLink     string
+	ServicesLink string
 }
 
 // Participant serves GET /participant/{id}?network=: the verdict in plain words (can
@@ -73,7 +76,7 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 		JSONLink:     p.link("/api/v1/participant/"+url.PathEscape(id.String()), "network", netParam),
 		ServicesLink: p.link("/api/v1/participant/"+url.PathEscape(id.String())+"/services", "network", netParam)}
 	d.Box = id.String()
-	part, _, err := reg.Lookup(r.Context(), id)
+	part, fresh, err := reg.Lookup(r.Context(), id)
 	if registry.ErrorCode(err) == registry.CodeNotFound {
 		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
 			"The Peppol network does not know " + id.String() + ": its SML has no registration and the Peppol Directory no card. Nobody can send it documents over Peppol.",
@@ -83,16 +86,29 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	cacheControl := pageCacheControl
+	if fresh.Stale {
+		d.stale(fresh.Age)
+		cacheControl = staleCacheControl
+	}
 	if part.SMP == nil {
 		d.fromLookup(part, p.plain)
 		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
 			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol.",
 			"The Peppol Directory has a business card for it, but a card alone does not make a company reachable."}}
-		return p.render(w, r, http.StatusOK, "participant", d, pageCacheControl)
+		return p.render(w, r, http.StatusOK, "participant", d, cacheControl)
 	}
-	res, _, err := reg.Services(r.Context(), id, "")
+	res, sfresh, err := reg.Services(r.Context(), id, "")
 	var re *registry.Error
 	switch {
+	case err == nil && (fresh.Stale || sfresh.Stale):
+		// An older answer, served because the network failed: said so, never kept.
+		d.stale(max(fresh.Age, sfresh.Age))
+		d.fromLookup(part, p.plain)
+		d.addWarnings(res.Warnings, p.plain)
+		d.Services = serviceRows(res.Services)
+		d.Verdict = servicesVerdict(res.Services)
+		return p.render(w, r, http.StatusOK, "participant", d, staleCacheControl)
 	case err == nil:
 		// Answers the registry has cached come back as the same pointers: their page
 		// is kept rendered.
@@ -120,7 +136,22 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return err
 	}
-	return p.render(w, r, http.StatusOK, "participant", d, pageCacheControl)
+	return p.render(w, r, http.StatusOK, "participant", d, cacheControl)
+}
+
+// stale notes that the page shows an answer age old, served because the network
+// failed just now.
+func (d *participantData) stale(age time.Duration) {
+	d.StaleNote = "The Peppol network did not answer just now, so this is what it answered " + ago(age) +
+		". Registrations rarely change within a day; reload the page in a minute for a fresh answer."
+}
+
+// ago says how long ago age was, in round minutes or hours.
+func ago(age time.Duration) string {
+	if age < time.Hour {
+		return phrase.Plural(max(1, int(age.Round(time.Minute)/time.Minute)), "minute") + " ago"
+	}
+	return phrase.Plural(int(age.Round(time.Hour)/time.Hour), "hour") + " ago"
 }
 
 // fromLookup fills in what the page shows of the lookup's answer: the card, the SMP,

@@ -1,6 +1,10 @@
 package web
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
 
 func TestPlain(t *testing.T) {
 	t.Parallel()
@@ -29,6 +33,25 @@ func TestSentence(t *testing.T) {
 	} {
 		if got := sentence(tc.in); got != tc.want {
 			t.Errorf("sentence(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestForPeople(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		code     registry.Code
+		in, want string
+	}{
+		{registry.CodeMissingQuery, "q is required: a company name or registration number, e.g. q=acme", "Type a company name, a VAT or company number or a participant id, or pick a country to list its participants."},
+		{registry.CodeQueryTooShort, "q must have at least 2 characters; got 1", "Type at least 2 characters of the name or number."},
+		{registry.CodeInvalidRequest, "q must have at most 200 characters; got 201", "The search must have at most 200 characters; got 201."},
+		{registry.CodeInvalidRequest, "query must have at most 500 characters; got 501", "The question must have at most 500 characters; got 501."},
+		{registry.CodeInvalidRequest, "country must be a two-letter ISO 3166 code such as BE; got \"B\"", "Country must be a two-letter ISO 3166 code such as BE; got \"B\"."},
+		{registry.CodeLookupFailed, "quite a failure", "Quite a failure."},
+	} {
+		if got := sentence(forPeople(tc.code, tc.in)); got != tc.want {
+			t.Errorf("%s %q: %q, want %q", tc.code, tc.in, got, tc.want)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -76,11 +77,16 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	// card does not have, as /ask gives it (nlq.RelaxedQueries): the closest matches
 	// of the first relaxed search that finds any, marked approximate.
 	relaxed := ""
+	var relaxWarnings []registry.Warning
 	if len(res.Results) == 0 {
 		for _, rq := range nlq.RelaxedQueries(q) {
 			rs, _, err := reg.Search(r.Context(), registry.SearchQuery{Q: rq, Country: sq.Country})
 			if err != nil {
-				break // the search as typed answered: nothing matches it
+				// The search as typed answered: nothing matches it. Whether something
+				// close does is not known.
+				relaxWarnings = append(relaxWarnings, registry.Warning{Code: "relaxed_search_failed",
+					Message: "nothing matches what you typed, and the wider search for close matches (typos, a legal form the card does not have) could not be made right now; try again in a minute"})
+				break
 			}
 			if len(rs.Results) > 0 {
 				res, relaxed = nlq.RankByCloseness(rs, q), rq
@@ -94,13 +100,17 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 		page = 1
 	}
 	d := searchData{base: p.base(r, "Search"), Q: q, Total: res.TotalCount, Shown: len(res.Results), Relaxed: relaxed}
-	for _, w := range res.Warnings {
-		w.Message = p.plain.Replace(w.Message)
+	for _, w := range slices.Concat(res.Warnings, relaxWarnings) { // res is the cache's: never appended to
+		w.Message = sentence(p.plain.Replace(w.Message))
 		d.Warnings = append(d.Warnings, w)
 	}
 	d.Box = q
 	netParam := qv.Get("network")
-	d.JSONLink = p.link("/api/v1/search", "q", q, "country", country, "network", netParam)
+	jsonQ := q
+	if relaxed != "" {
+		jsonQ = relaxed // the search whose matches the page shows
+	}
+	d.JSONLink = p.link("/api/v1/search", "q", jsonQ, "country", country, "network", netParam)
 	d.Countries = countryOptions(country)
 	lo, hi := (page-1)*perPage, min(page*perPage, len(res.Results))
 	d.First = lo + 1
@@ -161,9 +171,15 @@ func approximate(q string, h registry.SearchHit) bool {
 }
 
 func countryOptions(selected string) []countryOption {
-	out := make([]countryOption, 0, len(countries))
+	out := make([]countryOption, 0, len(countries)+1)
+	listed := false
 	for _, c := range countries {
 		out = append(out, countryOption{Code: c[0], Name: c[1], Selected: c[0] == selected})
+		listed = listed || c[0] == selected
+	}
+	if selected != "" && !listed {
+		// A country the list does not name, searched for by its code: the menu shows it.
+		out = append(out, countryOption{Code: selected, Name: selected, Selected: true})
 	}
 	return out
 }

@@ -39,6 +39,10 @@ const CSP = "default-src 'none'; style-src 'self'; script-src 'self'; img-src 's
 // new lookup); shared caches never keep it.
 const pageCacheControl = "private, max-age=60"
 
+// staleCacheControl is a page's showing an older answer, served because the network
+// failed: the browser asks again next time, as the API's stale answers say.
+const staleCacheControl = "private, no-cache"
+
 // assetCacheControl keeps an asset for a year: its name carries its content's hash.
 const assetCacheControl = "public, max-age=31536000, immutable"
 
@@ -272,7 +276,7 @@ type errorData struct {
 
 // Error writes e as a page: a heading by its kind, the message and what to do.
 func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
-	e.Message = sentence(p.plain.Replace(e.Message))
+	e.Message = sentence(p.plain.Replace(forPeople(e.Code, e.Message)))
 	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
 	d.Box = r.URL.Query().Get("q")
 	switch {
@@ -300,6 +304,24 @@ func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
 		// a bug, and then a plain text answer is all that is left.
 		http.Error(w, e.Message, e.Status)
 	}
+}
+
+// forPeople returns the message of an input error with code as a person reading a page
+// needs it: what to type rather than which parameter the API wants.
+func forPeople(code registry.Code, msg string) string {
+	switch code {
+	case registry.CodeMissingQuery:
+		return "type a company name, a VAT or company number or a participant id, or pick a country to list its participants"
+	case registry.CodeQueryTooShort:
+		return fmt.Sprintf("type at least %d characters of the name or number", registry.MinQueryLength)
+	}
+	// The search's and the question's parameters by what they are on the page.
+	for _, param := range [...]struct{ api, page string }{{"q ", "the search "}, {"query ", "the question "}} {
+		if rest, ok := strings.CutPrefix(msg, param.api); ok {
+			return param.page + rest
+		}
+	}
+	return msg
 }
 
 // sentence returns msg, an API message, as a sentence: a capital first letter and a

@@ -428,6 +428,28 @@ flow('a question, streamed on the ask page', async (s, variant) => {
   await s.land('ask-streamed');
 });
 
+flow('a question answered in part: what could not be checked is said, streamed or not', async (s, variant) => {
+  const { page } = s;
+  // One of the two is on the demo's failing SMP host.
+  const question = 'Can these receive invoices: 0208:1085544222, 0208:0677424046?';
+  const partial = 'Part of the answer could not be checked right now; please try again in a minute.';
+  await s.goto(`/ask?q=${encodeURIComponent(question)}`);
+  const answer = page.locator('#answer');
+  await answer.getByText(/^1 of 2 can receive invoices over Peppol\./).waitFor();
+  assert.equal(await answer.getByText(partial, { exact: true }).count(), 1, 'the server-rendered answer says what could not be checked');
+  if (!variant.js) return;
+  const box = page.getByLabel(ASK_BOX, { exact: true });
+  await box.fill(question);
+  const [stream] = await Promise.all([
+    page.waitForResponse((r) => r.url() === `${BASE}/ask` && r.request().method() === 'POST'),
+    box.press('Enter'),
+  ]);
+  await stream.finished();
+  await answer.getByText(/^1 of 2 can receive invoices over Peppol\./).waitFor();
+  assert.equal(await answer.getByText(partial, { exact: true }).count(), 1, 'the streamed answer says what could not be checked');
+  await s.land('ask-partial');
+});
+
 flow('a failing upstream: a clear page with retry advice', async (s) => {
   const { page } = s;
   await s.goto('/');

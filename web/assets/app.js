@@ -54,6 +54,10 @@
         state.status.textContent = data.answer;
       }
       if (data.approximate) { state.status.appendChild(el('span', 'tag', 'approximate match')); }
+      if (!data.error && data.failed && data.failed.length) {
+        // As the page answered on the server says it.
+        out.appendChild(el('p', '', 'Part of the answer could not be checked right now; please try again in a minute.'));
+      }
     }
   }
   function run(q) {
