@@ -68,7 +68,9 @@ func OpenStore(path string, log *slog.Logger) (*Store, error) {
 }
 
 // Reload opens the file at the Store's path when it is not the one open (device, inode,
-// size or modification time differ) and makes it current. It reports whether it did.
+// size or modification time differ) and makes it current, and starts counting its
+// statistics in the background (the old file is closed once that count and the calls
+// in flight on it are done). It reports whether it did.
 // When the file is missing, the Store keeps what it has and Reload returns an error
 // wrapping fs.ErrNotExist; when the new file cannot be opened it keeps the current one
 // and returns the error.
@@ -195,7 +197,8 @@ func (s *Store) DataAsOf() time.Time {
 }
 
 // Close closes the Store: later calls return registry.ErrMirrorUnavailable and the
-// index is closed once the calls in flight are done.
+// index is closed once the calls in flight are done, a background count of its
+// statistics included (Reload).
 func (s *Store) Close() error {
 	s.mu.Lock()
 	h := s.cur
