@@ -72,7 +72,9 @@ type homeData struct {
 	Networks []networkOption
 }
 
-// Home writes the start page: one box for a name, a number, an id or a question.
+// Home writes the start page: one box for a name, a number, an id or a question, with
+// the request's network selected. It returns an error only when the template fails (a
+// bug).
 func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
 	d := homeData{base: p.base(r, "Peppol participant lookup")}
 	d.Home = true
@@ -91,8 +93,9 @@ func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
 }
 
 // Go serves GET /go?q=: it redirects (303) to the participant page, the ask page or
-// the search, as Route says, keeping the network. An empty box goes back to the start
-// page.
+// the search, as Route says, keeping the network (one not offered too: the page it
+// goes to says what is wrong with it). An empty box goes back to the start page. It
+// returns no error.
 func (p *Pages) Go(w http.ResponseWriter, r *http.Request) error {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	raw := r.URL.Query().Get("network")
