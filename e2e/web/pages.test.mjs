@@ -437,6 +437,7 @@ flow('a question answered in part: what could not be checked is said, streamed o
   const answer = page.locator('#answer');
   await answer.getByText(/^1 of 2 can receive invoices over Peppol\./).waitFor();
   assert.equal(await answer.getByText(partial, { exact: true }).count(), 1, 'the server-rendered answer says what could not be checked');
+  await s.land('ask-partial');
   if (!variant.js) return;
   const box = page.getByLabel(ASK_BOX, { exact: true });
   await box.fill(question);
@@ -447,7 +448,7 @@ flow('a question answered in part: what could not be checked is said, streamed o
   await stream.finished();
   await answer.getByText(/^1 of 2 can receive invoices over Peppol\./).waitFor();
   assert.equal(await answer.getByText(partial, { exact: true }).count(), 1, 'the streamed answer says what could not be checked');
-  await s.land('ask-partial');
+  await s.land('ask-partial-streamed');
 });
 
 flow('a failing upstream: a clear page with retry advice', async (s) => {
