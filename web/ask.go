@@ -25,8 +25,8 @@ type askData struct {
 // Ask serves GET /ask?q=: the question's answer rendered on the server (the page's
 // script streams it from POST /ask instead when it runs). Without q, the empty form.
 // It returns *registry.Error with CodeInvalidRequest for a question nlq refuses or a
-// network not offered, and
-// the engine's errors (nlq.CodeAskFailed) when nothing could be answered.
+// network not offered, and the engine's errors (nlq.CodeAskFailed) when nothing could
+// be answered.
 func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	d := askData{base: p.base(r, "Ask"), Q: q}
