@@ -55,3 +55,42 @@ func TestParticipantServedFromMemo(t *testing.T) {
 		t.Fatal("the first view came from the memo")
 	}
 }
+
+// BenchmarkParticipantRender: the participant page from cached answers, without HTTP:
+// kept (served from the memo) and rendered (the memo emptied before each).
+func BenchmarkParticipantRender(b *testing.B) {
+	ln := livenet.Start(b, netsim.DatasetConfig{Seed: 1, Participants: 50})
+	nets := registry.One(ln.Reg)
+	eng, err := nlq.New(nlq.Config{Registry: nets, Planner: nlq.RulePlanner{}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	p, err := New(Config{Networks: nets, Asker: eng, BaseURL: "http://peppolgate.test"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/participant/"+netsim.KnownCertValid, nil)
+	serve := func(b *testing.B) {
+		w := httptest.NewRecorder()
+		if err := p.Participant(w, req); err != nil || w.Code != http.StatusOK {
+			b.Fatalf("%d %v", w.Code, err)
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		forget bool
+	}{{"kept", false}, {"rendered", true}} {
+		b.Run(c.name, func(b *testing.B) {
+			serve(b) // the registry's caches warm
+			b.ReportAllocs()
+			for b.Loop() {
+				if c.forget {
+					p.memo.mu.Lock()
+					clear(p.memo.pages) // kept allocated, as it is between resets
+					p.memo.mu.Unlock()
+				}
+				serve(b)
+			}
+		})
+	}
+}
