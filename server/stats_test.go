@@ -128,6 +128,13 @@ func TestStatsPage(t *testing.T) {
 	if _, home := plain.getPage(t, "/"); bytes.Contains(home, []byte(`href="/stats"`)) {
 		t.Error("the start page of a server without a mirror links to /stats")
 	}
+	// A search the mirror answers says so and as of when; the live Directory's does not.
+	if _, page := m.getPage(t, "/search?country=BE"); !bytes.Contains(page, []byte("From peppolgate's copy of the Peppol Directory, as the Directory exported it on ")) {
+		t.Errorf("a search from the mirror does not say so: %s", page)
+	}
+	if _, page := plain.getPage(t, "/search?country=BE"); bytes.Contains(page, []byte("copy of the Peppol Directory")) {
+		t.Errorf("a live search says it comes from the mirror: %s", page)
+	}
 	// The mirror is the default network's: the test network's pages do not link to
 	// statistics it has not.
 	if _, page := m.getPage(t, "/search?q=acme&network=test"); bytes.Contains(page, []byte(`/stats`)) {

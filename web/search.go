@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -47,6 +48,9 @@ type searchData struct {
 	// Relaxed is the relaxed query whose matches are shown when the query as typed
 	// found none ("" when it found some).
 	Relaxed string
+	// MirrorAsOf is the day of the Directory's export the matches come from, when
+	// peppolgate's copy of it answered ("" when the live Directory did).
+	MirrorAsOf string
 }
 
 // Search serves GET /search?q=&country=&network=&page=: the Directory's matches by
@@ -105,6 +109,9 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 		d.Warnings = append(d.Warnings, w)
 	}
 	d.Box = q
+	if res.Source == registry.SourceMirror && res.DataAsOf != nil {
+		d.MirrorAsOf = res.DataAsOf.UTC().Format(time.DateOnly)
+	}
 	netParam := qv.Get("network")
 	jsonQ := q
 	if relaxed != "" {

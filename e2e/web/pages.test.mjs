@@ -537,6 +537,13 @@ async function checkSearchPage(page, { q, country = '', answer, number }) {
   } else {
     assert.equal(await hint.count(), 0, `${where}: a hint with all matches shown`);
   }
+  // Where the matches come from: the mirror says so and as of when.
+  const source = page.locator('main p.source');
+  if (answer.source === 'mirror') {
+    assert.equal(await text(source), `From peppolgate's copy of the Peppol Directory, as the Directory exported it on ${answer.dataAsOf.slice(0, 10)}: companies that joined since are not in it yet.`, `${where}: the source`);
+  } else {
+    assert.equal(await source.count(), 0, `${where}: a source note for the live Directory`);
+  }
   assert.equal(await page.getByLabel('Company name or number', { exact: true }).inputValue(), q, `${where}: the search box`);
   assert.equal(await page.getByLabel('Country', { exact: true }).inputValue(), country, `${where}: the country filter`);
   const u = new URL(page.url());
