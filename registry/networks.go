@@ -161,9 +161,15 @@ func (r *ServicesResult) On(network string) *ServicesResult {
 // NetworkDescription describes the network argument and query parameter for offered
 // networks, the default first; "" when none are offered.
 func NetworkDescription(offered []string) string {
+	return NetworkDescriptionNamed(offered, "The answer's network field says which one answered.")
+}
+
+// NetworkDescriptionNamed is NetworkDescription with named, the sentence saying how the
+// answer names its network, in place of the network field's.
+func NetworkDescriptionNamed(offered []string, named string) string {
 	if len(offered) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("Optional: the Peppol network that answers, one of %s; default %s (this server's default network). "+
-		"The answer's network field says which one answered.", strings.Join(offered, ", "), offered[0])
+	return fmt.Sprintf("Optional: the Peppol network that answers, one of %s; default %s (this server's default network). %s",
+		strings.Join(offered, ", "), offered[0], named)
 }

@@ -85,6 +85,11 @@ func (k docKit) markdown(desc string) []discovery.Response {
 // network adds to params the optional parameter that picks the network, when the
 // server names its networks.
 func (k docKit) network(params ...discovery.Param) []discovery.Param {
+	return k.networkNamed(registry.NetworkDescription(k.networks), params...)
+}
+
+// networkNamed is network with desc as the parameter's description.
+func (k docKit) networkNamed(desc string, params ...discovery.Param) []discovery.Param {
 	if len(k.networks) == 0 {
 		return params
 	}
@@ -92,7 +97,7 @@ func (k docKit) network(params ...discovery.Param) []discovery.Param {
 	for i, n := range k.networks {
 		enum[i] = n
 	}
-	return append(params, discovery.Param{Name: "network", In: "query", Description: registry.NetworkDescription(k.networks),
+	return append(params, discovery.Param{Name: "network", In: "query", Description: desc,
 		Schema: &jsonschema.Schema{Type: "string", Enum: enum}, Example: k.networks[len(k.networks)-1]})
 }
 

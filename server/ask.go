@@ -227,24 +227,14 @@ func (s *sse) Result(e nlq.ResultEvent) { s.event("result", e) }
 // Complete writes the complete event.
 func (s *sse) Complete(e nlq.CompleteEvent) { s.event("complete", e) }
 
-// askNetwork is params with the network parameter's description told for /ask, whose
-// answer has no network field: the results' url names the network instead.
-func askNetwork(params []discovery.Param) []discovery.Param {
-	for i, p := range params {
-		if p.Name == "network" {
-			params[i].Description = strings.Replace(p.Description, "The answer's network field says which one answered.",
-				"The tools ask that network, and the results' url names it.", 1)
-		}
-	}
-	return params
-}
-
 // askRoutes describes and serves POST /ask (docs/INTERFACE.md §4).
 func (s *Server) askRoutes(k docKit) []route {
 	return []route{
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
-			Summary: "Ask in plain language", Params: askNetwork(k.network()),
+			Summary: "Ask in plain language",
+			// The answer has no network field: the results' url names the network.
+			Params: k.networkNamed(registry.NetworkDescriptionNamed(k.networks, "The tools ask that network, and the results' url names it.")),
 			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools, " +
 				"in the question's language (`_meta.language`): JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: " +
 				"`start` (how it was planned), one `result` per item (with `failed` when a call about it failed upstream), `complete` (the answer; " +

@@ -86,57 +86,61 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cacheControl := pageCacheControl
-	if fresh.Stale {
-		d.stale(fresh.Age)
-		cacheControl = staleCacheControl
-	}
 	if part.SMP == nil {
 		d.fromLookup(part, p.plain)
 		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
 			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol.",
 			"The Peppol Directory has a business card for it, but a card alone does not make a company reachable."}}
-		return p.render(w, r, http.StatusOK, "participant", d, cacheControl)
+		return p.renderFresh(w, r, d, fresh)
 	}
 	res, sfresh, err := reg.Services(r.Context(), id, "")
-	var re *registry.Error
-	switch {
-	case err == nil && (fresh.Stale || sfresh.Stale):
-		// An older answer, served because the network failed: said so, never kept.
-		d.stale(max(fresh.Age, sfresh.Age))
-		d.fromLookup(part, p.plain)
-		d.addWarnings(res.Warnings, p.plain)
-		d.Services = serviceRows(res.Services)
-		d.Verdict = servicesVerdict(res.Services)
-		return p.render(w, r, http.StatusOK, "participant", d, staleCacheControl)
-	case err == nil:
-		// Answers the registry has cached come back as the same pointers: their page
-		// is kept rendered.
-		key := memoKey{part: part, res: res, id: d.ID, network: netParam}
-		if page, ok := p.memo.get(key); ok {
-			writePage(w, r, http.StatusOK, page, pageCacheControl)
-			return nil
-		}
-		d.fromLookup(part, p.plain)
-		d.addWarnings(res.Warnings, p.plain)
-		d.Services = serviceRows(res.Services)
-		d.Verdict = servicesVerdict(res.Services)
-		page, err := p.renderBytes("participant", d)
-		if err != nil {
-			return err
-		}
-		p.memo.put(key, page)
+	if err == nil {
+		// The page is as stale as its staler answer, as old as its older one.
+		fresh.Stale, fresh.Age = fresh.Stale || sfresh.Stale, max(fresh.Age, sfresh.Age)
+	}
+	// Answers the registry has cached come back as the same pointers: the page of
+	// fresh ones is kept rendered.
+	key := memoKey{part: part, res: res, id: d.ID, network: netParam}
+	keep := err == nil && !fresh.Stale
+	if page, ok := p.memo.get(key); keep && ok {
 		writePage(w, r, http.StatusOK, page, pageCacheControl)
 		return nil
+	}
+	d.fromLookup(part, p.plain)
+	var re *registry.Error
+	switch {
+	case err == nil:
+		d.addWarnings(res.Warnings, p.plain)
+		d.Services = serviceRows(res.Services)
+		d.Verdict = servicesVerdict(res.Services)
 	case errors.As(err, &re):
 		// The lookup answered; the detail did not. Judge from the lookup's list.
-		d.fromLookup(part, p.plain)
 		d.ServicesNote = "The detailed services could not be read right now (" + p.plain.Replace(re.Message) + "). Reload the page in a minute."
 		d.Verdict = listVerdict(part)
 	default:
 		return err
 	}
-	return p.render(w, r, http.StatusOK, "participant", d, cacheControl)
+	if !keep {
+		return p.renderFresh(w, r, d, fresh)
+	}
+	page, err := p.renderBytes("participant", d)
+	if err != nil {
+		return err
+	}
+	p.memo.put(key, page)
+	writePage(w, r, http.StatusOK, page, pageCacheControl)
+	return nil
+}
+
+// renderFresh renders the participant page d of an answer as fresh as fresh says: one
+// served stale, because the network failed, says so and how old it is, and the browser
+// is told to ask again.
+func (p *Pages) renderFresh(w http.ResponseWriter, r *http.Request, d participantData, fresh registry.Freshness) error {
+	if !fresh.Stale {
+		return p.render(w, r, http.StatusOK, "participant", d, pageCacheControl)
+	}
+	d.stale(fresh.Age)
+	return p.render(w, r, http.StatusOK, "participant", d, staleCacheControl)
 }
 
 // stale notes that the page shows an answer age old, served because the network
