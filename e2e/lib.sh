@@ -36,6 +36,35 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# wait_server runs the command "$@" every 0.1 s until it succeeds, for at most $2
+# seconds, while the server (pid) runs; when the server exits or the time is up it prints
+# why, with $1 saying what was awaited, and the server's log, and exits 1.
+wait_server() {
+  local what=$1 seconds=$2
+  shift 2
+  local deadline=$(($(date +%s) + seconds))
+  until "$@"; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      echo "$name: peppolgate exited while waiting for $what:" >&2
+      cat "$work/server.stderr" >&2
+      exit 1
+    fi
+    if [ "$(date +%s)" -ge "$deadline" ]; then
+      echo "$name: $what did not come within ${seconds}s:" >&2
+      cat "$work/server.stderr" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+}
+
+# healthy sets port from the server's "listening" log line, once there is one, and
+# succeeds when its /healthz answers.
+healthy() {
+  port=$(sed -n 's/.*"msg":"listening".*"addr":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/server.stderr" | head -1)
+  [ -n "$port" ] && curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null
+}
+
 # start_demo starts bin/peppolgate on the demo network and sets pid and port once
 # /healthz answers (30 s at most). Port 0: the kernel picks a free port and the server
 # reports it in its "listening" log line, so no other process can take a port chosen in
@@ -44,19 +73,5 @@ start_demo() {
   bin/peppolgate -network demo -addr 127.0.0.1:0 >"$work/server.stdout" 2>"$work/server.stderr" &
   pid=$!
   port=
-  local deadline=$(($(date +%s) + 30))
-  until [ -n "$port" ] && curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "$name: peppolgate exited during start-up:" >&2
-      cat "$work/server.stderr" >&2
-      exit 1
-    fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "$name: peppolgate not healthy within 30s:" >&2
-      cat "$work/server.stderr" >&2
-      exit 1
-    fi
-    port=$(sed -n 's/.*"msg":"listening".*"addr":"127\.0\.0\.1:\([0-9]*\)".*/\1/p' "$work/server.stderr" | head -1)
-    sleep 0.1
-  done
+  wait_server "its start-up (/healthz)" 30 healthy
 }

@@ -81,25 +81,12 @@ mkdir -p "$artifacts"
 # server configured with one; the test network (?network=test) keeps none.
 PEPPOLGATE_MIRROR=$work/demo-mirror.db PEPPOLGATE_MIRROR_REFRESH=1h start_demo
 keep=1
-# wait_stats waits until GET /api/v1/stats answers 200: the mirror is loaded (120 s at
-# most; the machine may be busy).
-wait_stats() {
-  local deadline=$(($(date +%s) + 120)) code
-  until code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/api/v1/stats") && [ "$code" = 200 ]; do
-    if ! kill -0 "$pid" 2>/dev/null; then
-      echo "$name: peppolgate exited while loading the demo Directory's mirror:" >&2
-      cat "$work/server.stderr" >&2
-      exit 1
-    fi
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      echo "$name: the demo Directory's mirror was not loaded within 120s (GET /api/v1/stats: $code):" >&2
-      cat "$work/server.stderr" >&2
-      exit 1
-    fi
-    sleep 0.2
-  done
+# stats_loaded succeeds when GET /api/v1/stats answers 200: the mirror is loaded.
+stats_loaded() {
+  [ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$port/api/v1/stats")" = 200 ]
 }
-wait_stats
+# 120 s at most: the machine may be busy.
+wait_server "the demo Directory's mirror (GET /api/v1/stats answering 200)" 120 stats_loaded
 
 status=0
 # --test-timeout bounds the file as a whole (node --test runs it as one test), only to stop
