@@ -47,24 +47,25 @@ func cutWord(w string) string {
 	return string(r[:max(ruleMinStem, (len(r)*7+9)/10)])
 }
 
-// anyNameHas reports whether some hit's name has every word of typed (folded) in it;
-// a number never needs to.
+// anyNameHas reports whether some hit's name has every word of typed (NameHas); a
+// number never needs to.
 func anyNameHas(sr *registry.SearchResult, typed string) bool {
 	if len(peppol.Candidates(typed)) > 0 {
 		return true
 	}
-	words := strings.Fields(foldWords(typed))
-	for _, h := range sr.Results {
-		name := foldWords(h.Name)
-		all := true
-		for _, w := range words {
-			all = all && strings.Contains(name, w)
-		}
-		if all {
-			return true
+	return slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return NameHas(h.Name, typed) })
+}
+
+// NameHas reports whether name has every word of typed in it, case, diacritics and
+// punctuation aside ("Alvdal" is in "Älvdal Konsult AB").
+func NameHas(name, typed string) bool {
+	folded := foldWords(name)
+	for _, w := range strings.Fields(foldWords(typed)) {
+		if !strings.Contains(folded, w) {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // foldWords folds s (ruleFold) and turns every character that is no letter or digit

@@ -55,3 +55,23 @@ func TestForPeople(t *testing.T) {
 		}
 	}
 }
+
+func TestApproximate(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		q, id, name string
+		want        bool
+	}{
+		{"Vandelanotte", "0208:0677424046", "Vandelanotte Installaties NV", false},
+		{"vandelanotte installaties", "0208:0677424046", "Vandelanotte Installaties NV", false},
+		{"Alvdal", "0007:5852552339", "Älvdal Konsult AB (publ)", false},
+		{"Vandelanotte Bouw", "0208:0677424046", "Vandelanotte Installaties NV", true},
+		{"BE 0677.424.046", "0208:0677424046", "Vandelanotte Installaties NV", false},
+		{"BE 0677.424.046", "0208:0999999999", "Other NV", true},
+		{"", "0208:0999999999", "Other NV", false},
+	} {
+		if got := approximate(tc.q, registry.SearchHit{ParticipantID: tc.id, Name: tc.name}); got != tc.want {
+			t.Errorf("approximate(%q, %s %q) = %v, want %v", tc.q, tc.id, tc.name, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -150,8 +151,9 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 }
 
 // approximate reports whether hit matches q only loosely: its id is not the number
-// asked for and its name holds not every word of q (the Directory's full-text
-// search also matches on other fields and on parts of words).
+// asked for, and q is a number or its name lacks a word of q (nlq.NameHas: case and
+// diacritics aside); the Directory's full-text search also matches on other fields and
+// on parts of words.
 func approximate(q string, h registry.SearchHit) bool {
 	if q == "" {
 		return false
@@ -164,17 +166,11 @@ func approximate(q string, h registry.SearchHit) bool {
 			return r
 		}, strings.ToLower(s))
 	}
-	id := fold(h.ParticipantID)
-	if _, value, ok := strings.Cut(id, ":"); ok && strings.Contains(fold(q), value) {
+	if _, value, ok := strings.Cut(fold(h.ParticipantID), ":"); ok && strings.Contains(fold(q), value) {
 		return false
 	}
-	name := strings.ToLower(h.Name)
-	for _, word := range strings.Fields(strings.ToLower(q)) {
-		if !strings.Contains(name, word) {
-			return true
-		}
-	}
-	return false
+	// A number that is not this participant's id matched something else on its card.
+	return len(peppol.Candidates(q)) > 0 || !nlq.NameHas(h.Name, q)
 }
 
 func countryOptions(selected string) []countryOption {
