@@ -531,9 +531,8 @@ type Summary struct {
 	// Blocked counts the rows that receive the documents but cannot be sent to right
 	// now (Result.Blocked).
 	Blocked int `json:"blocked" jsonschema:"how many of the receives rows cannot be sent to right now (their blocked is set: e.g. the access point certificate expired)"`
-	// Elapsed is how long the check took; ElapsedMS says it in JSON (SetElapsed).
-	Elapsed   time.Duration `json:"-"`
-	ElapsedMS int64         `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
+	// ElapsedMS is how long the check took, in milliseconds (SetElapsed).
+	ElapsedMS int64 `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
 }
 
 // Counts are the rows of each status.
@@ -563,9 +562,6 @@ func (c *Counts) of(st Status) *int {
 // Of returns how many rows got status st.
 func (c Counts) Of(st Status) int { return *c.of(st) }
 
-// NewSummary returns an empty Summary.
-func NewSummary() Summary { return Summary{} }
-
 // Add counts r.
 func (s *Summary) Add(r Result) {
 	s.Rows++
@@ -575,9 +571,9 @@ func (s *Summary) Add(r Result) {
 	}
 }
 
-// SetElapsed sets Elapsed and ElapsedMS to d.
+// SetElapsed sets ElapsedMS to d.
 func (s *Summary) SetElapsed(d time.Duration) {
-	s.Elapsed, s.ElapsedMS = d, d.Milliseconds()
+	s.ElapsedMS = d.Milliseconds()
 }
 
 // Statuses are the statuses in the order documents list them.
@@ -602,7 +598,7 @@ func (s Summary) String() string {
 	if len(parts) > 0 {
 		out += ": " + strings.Join(parts, ", ")
 	}
-	return out + " in " + s.Elapsed.Round(time.Millisecond).String()
+	return out + " in " + (time.Duration(s.ElapsedMS) * time.Millisecond).String()
 }
 
 // Writer writes results in one format.

@@ -40,7 +40,7 @@ type item struct {
 // a next blocked reading, e.g. a terminal, is left to return on its own).
 func Run(ctx context.Context, cfg Config, next func() (Row, error), w Writer, opts RunOptions) (Summary, error) {
 	start := time.Now()
-	sum := NewSummary()
+	var sum Summary
 	window := opts.Window
 	if window <= 0 {
 		window = DefaultWindow

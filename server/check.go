@@ -357,7 +357,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	}
 	sum, err := bulk.Run(r.Context(), bulk.Config{Registry: reg, Documents: docs}, next, sw, bulk.RunOptions{Ordered: csvOut})
 	sw.stop()
-	sum.Elapsed = time.Since(start)
+	sum.SetElapsed(time.Since(start))
 	s.logCheck(r, network, format, csvOut, sum, err)
 	return nil
 }
@@ -389,7 +389,7 @@ func (s *Server) logCheck(r *http.Request, network string, in bulk.Format, csvOu
 		slog.String("out", out),
 		slog.Int("rows", sum.Rows),
 		slog.Group("counts", counts...),
-		slog.Float64("duration_ms", float64(sum.Elapsed.Microseconds())/1000),
+		slog.Int64("duration_ms", sum.ElapsedMS),
 		slog.String("outcome", outcome),
 	}
 	if err != nil {
@@ -532,7 +532,7 @@ func summaryField(sum bulk.Summary) string {
 	for _, st := range bulk.Statuses() {
 		parts = append(parts, string(st)+"="+strconv.Itoa(sum.Counts.Of(st)))
 	}
-	parts = append(parts, "blocked="+strconv.Itoa(sum.Blocked), "elapsed_ms="+strconv.FormatInt(sum.Elapsed.Milliseconds(), 10))
+	parts = append(parts, "blocked="+strconv.Itoa(sum.Blocked), "elapsed_ms="+strconv.FormatInt(sum.ElapsedMS, 10))
 	return strings.Join(parts, ", ")
 }
 
@@ -585,7 +585,7 @@ func (s *Server) checkRequestSchema() *jsonschema.Schema {
 		Required:             []string{"rows"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 		Properties: map[string]*jsonschema.Schema{
-			"documents": {Type: "array", Description: "the document kinds to ask about, categories of the Peppol code list (any case); default Invoice and Credit Note. Must come before rows.",
+			"documents": {Type: "array", Description: "the document kinds to ask about, categories of the Peppol code list (any case); default Invoice and Credit Note. Before or after rows.",
 				Items: &jsonschema.Schema{Type: "string", Enum: enum}},
 			"rows": {Type: "array", MinItems: ptr(1), MaxItems: ptr(s.bulkLimits.Rows), Description: fmt.Sprintf("the rows, 1 to %d", s.bulkLimits.Rows),
 				Items: checkRowSchema()},

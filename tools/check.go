@@ -201,7 +201,7 @@ func callCheck(ctx context.Context, nets *registry.Networks, raw json.RawMessage
 			}
 		}
 	}()
-	res := &CheckResult{Network: network, Documents: docs, Results: make([]bulk.Result, len(rows)), Summary: bulk.NewSummary()}
+	res := &CheckResult{Network: network, Documents: docs, Results: make([]bulk.Result, len(rows)), Summary: bulk.Summary{}}
 	for r := range out {
 		res.Results[r.Index] = r
 	}

@@ -344,7 +344,7 @@ func (s *checkSink) Close(run bulk.Summary) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	sum := s.sum
-	sum.Elapsed = run.Elapsed
+	sum.ElapsedMS = run.ElapsedMS
 	return s.w.Close(sum)
 }
 
@@ -381,7 +381,7 @@ type resumeState struct {
 // in order. It returns a *usageError when the file's header is not header or its rows
 // are not numbered 0, 1, 2, …
 func scanCSVOutput(f io.ReaderAt, size int64, header []byte, indexCol, blockedCol int) (resumeState, error) {
-	st := resumeState{sum: bulk.NewSummary()}
+	st := resumeState{sum: bulk.Summary{}}
 	first := make([]byte, min(size, int64(len(header))))
 	if _, err := f.ReadAt(first, 0); err != nil && !errors.Is(err, io.EOF) {
 		return st, err
@@ -429,7 +429,7 @@ func scanCSVOutput(f io.ReaderAt, size int64, header []byte, indexCol, blockedCo
 // line ends it. docs are the document kinds this run asks about; a result line that
 // names others is a *usageError, as is one not numbered in order.
 func scanJSONLOutput(r io.Reader, docs []string) (resumeState, error) {
-	st := resumeState{sum: bulk.NewSummary()}
+	st := resumeState{sum: bulk.Summary{}}
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
 		b, err := br.ReadBytes('\n')
@@ -494,7 +494,7 @@ func (p program) openCheckOutput(c checkConfig, header, docs []string) (*checkOu
 	}
 	if c.output == "" {
 		newWriter(p.stdout)
-		return &checkOutput{w: w, prior: resumeState{sum: bulk.NewSummary()}, close: func() error { return nil }}, nil
+		return &checkOutput{w: w, prior: resumeState{sum: bulk.Summary{}}, close: func() error { return nil }}, nil
 	}
 	if c.input != "-" {
 		if a, err := os.Stat(c.input); err == nil {
@@ -509,7 +509,7 @@ func (p program) openCheckOutput(c checkConfig, header, docs []string) (*checkOu
 			return nil, err
 		}
 		newWriter(f)
-		return &checkOutput{w: w, prior: resumeState{sum: bulk.NewSummary()}, close: f.Close}, nil
+		return &checkOutput{w: w, prior: resumeState{sum: bulk.Summary{}}, close: f.Close}, nil
 	}
 	f, err := os.OpenFile(c.output, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
@@ -642,8 +642,8 @@ func (p program) check(ctx context.Context, cfg config) error {
 	}
 	docs := c.documents
 	if !c.documentsSet && len(rd.Documents()) > 0 {
-		if docs, err = documentKinds(strings.Join(rd.Documents(), ",")); err != nil {
-			return &usageError{fmt.Sprintf("%s: \"documents\": %v", name, err)}
+		if docs, err = bulk.ParseDocuments(rd.Documents()); err != nil {
+			return &usageError{fmt.Sprintf("%s: \"documents\": %s", name, errorMessage(err))}
 		}
 	}
 	out, err := p.openCheckOutput(c, rd.Header(), docs)
@@ -735,7 +735,7 @@ func (p program) check(ctx context.Context, cfg config) error {
 		return &usageError{fmt.Sprintf("-resume -o %s: the file holds %s but %s only %d: it is not the output of this list; give another -o", c.output, phraseRows(prior.rows), name, read)}
 	}
 	sum := sink.sum
-	sum.Elapsed = time.Since(start)
+	sum.SetElapsed(time.Since(start))
 	line := sum.String()
 	if prior.rows > 0 {
 		line += fmt.Sprintf(" (%s of them checked before, resumed from %s)", phrase.Grouped(int64(prior.rows), ","), c.output)

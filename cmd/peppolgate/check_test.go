@@ -584,3 +584,19 @@ func TestCheckResumeFinishedFailed(t *testing.T) {
 		t.Errorf("exit %d: %s", code, stderr)
 	}
 }
+
+// TestCheckSinkElapsed: the JSON Lines summary the command writes carries the run's
+// time (it once wrote 0).
+func TestCheckSinkElapsed(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	sink := &checkSink{ctx: t.Context(), w: bulk.NewNDJSONWriter(&out)}
+	var run bulk.Summary
+	run.SetElapsed(1234 * time.Millisecond)
+	if err := sink.Close(run); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), `"elapsedMs":1234`) {
+		t.Errorf("summary %s, want elapsedMs 1234", out.String())
+	}
+}
