@@ -116,22 +116,18 @@ type Config struct {
 	// PerHost is how many rows of one SMP host are looked up at once; 0 means
 	// DefaultPerHost, the registry's own cap per SMP host.
 	PerHost int
-	// InFlight bounds the rows read and not yet answered; 0 means DefaultInFlight.
-	InFlight int
-	// Lookups bounds the lookups in flight over every lane, so that a list spread over
-	// many SMP hosts does not ask them all at once; 0 means DefaultLookups.
-	Lookups int
 }
 
-// DefaultLookups is Config.Lookups' default: the lanes of 8 SMP hosts at full speed.
-const DefaultLookups = 64
+// maxLookups bounds the lookups in flight over every lane, so that a list spread over
+// many SMP hosts does not ask them all at once: the lanes of 8 hosts at full speed.
+const maxLookups = 64
 
 // DefaultPerHost is Config.PerHost's default: peppolnet's requests in flight per SMP
 // host, so that a lane keeps its host's slots busy and no more.
 const DefaultPerHost = 8
 
-// DefaultInFlight is Config.InFlight's default.
-const DefaultInFlight = 4096
+// maxInFlight bounds the rows read and not yet answered.
+const maxInFlight = 4096
 
 // memoSize is how many answers Check remembers for later rows naming the same
 // participants (the rows in flight are coalesced besides).
@@ -243,16 +239,8 @@ func newEngine(ctx context.Context, cfg Config, results chan<- Result) *engine {
 		// One lane for every row, as wide as the pool.
 		e.perHost = e.concurrency
 	}
-	inflight := cfg.InFlight
-	if inflight <= 0 {
-		inflight = DefaultInFlight
-	}
-	e.slots = make(chan struct{}, max(inflight, e.concurrency))
-	lookups := cfg.Lookups
-	if lookups <= 0 {
-		lookups = DefaultLookups
-	}
-	e.lookups = make(chan struct{}, lookups)
+	e.slots = make(chan struct{}, max(maxInFlight, e.concurrency))
+	e.lookups = make(chan struct{}, maxLookups)
 	return e
 }
 
@@ -413,10 +401,8 @@ func rowResult(row Row) Result {
 // answerFor is the answer r, found for another row of the same identifiers, as the
 // answer for row.
 func answerFor(row Row, r Result) Result {
-	out := rowResult(row)
-	out.Status, out.ParticipantID, out.Tried, out.Name, out.Country = r.Status, r.ParticipantID, r.Tried, r.Name, r.Country
-	out.Documents, out.AccessPoint, out.Blocked, out.Warnings, out.Error = r.Documents, r.AccessPoint, r.Blocked, r.Warnings, r.Error
-	return out
+	r.Index, r.Input, r.CountryHint, r.Reference, r.Record = row.Index, row.Input, row.Country, row.Reference, row.Record
+	return r
 }
 
 // lookup answers j: it looks up its identifiers in order from the one located, until

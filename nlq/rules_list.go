@@ -180,12 +180,9 @@ func (s *ruleScan) planList(items []ruleListItem, lo, hi int) (Plan, bool) {
 		rows[i] = row
 	}
 	args := map[string]any{"rows": rows}
-	if kind := checkKinds[p.Document]; kind != "" {
+	if kind := docCategories[p.Document]; kind != "" {
 		args["documents"] = []any{kind}
 	}
 	p.Calls = []Call{{Tool: ruleToolCheck, Arguments: args}}
 	return p, true
 }
-
-// checkKinds are the code list's categories of the document kinds a question names.
-var checkKinds = map[string]string{DocInvoice: "Invoice", DocCreditNote: "Credit Note", DocOrder: "Order"}

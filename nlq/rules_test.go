@@ -250,7 +250,7 @@ func checkCalls(p Plan) error {
 			}
 			if docs, ok := c.Arguments["documents"]; ok {
 				list, _ := docs.([]any)
-				if len(list) != 1 || list[0] != checkKinds[p.Document] {
+				if len(list) != 1 || list[0] != docCategories[p.Document] {
 					return fmt.Errorf("documents %v for a question about %q", docs, p.Document)
 				}
 			} else if p.Document != DocAny {

@@ -408,6 +408,34 @@ func TestCheckPerClientLimit(t *testing.T) {
 	}
 }
 
+// TestCheckTotalLimit: past the server's checks at once, a check from any client is 503
+// service_unavailable with Retry-After; once one ends, the next is taken.
+func TestCheckTotalLimit(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, func(c *Config) { c.Bulk.Total = 1 }, nil)
+	belgian := e.ds.MustLookup(netsim.KnownBelgian)
+	e.net.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Hang: true})
+	row := `"` + netsim.KnownBelgian + `"`
+	ctx1, cancel1 := context.WithCancel(t.Context())
+	defer cancel1()
+	resp := e.startCheck(t, ctx1, "", "application/x-ndjson", row)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("first check: %d", resp.StatusCode)
+	}
+	defer resp.Body.Close()
+	resp, body := e.postCheck(t, "", "application/x-ndjson", row)
+	if got := decodeJSON[errorBody](t, body).Error; resp.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable ||
+		resp.Header.Get("Retry-After") != "10" || !strings.Contains(got.Message, "as many bulk checks as it may (1)") {
+		t.Fatalf("second check: %d %v %s", resp.StatusCode, resp.Header, body)
+	}
+	cancel1()
+	waitFor(t, "the first check to end", func() bool { return strings.Contains(e.logs.String(), `"outcome":"client went away"`) })
+	e.net.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{})
+	if resp, body := e.postCheck(t, "", "application/x-ndjson", row); resp.StatusCode != http.StatusOK {
+		t.Errorf("a check after the first ended: %d %s", resp.StatusCode, body)
+	}
+}
+
 // TestCheckOutlivesTimeouts: a check whose answer takes longer than the server's
 // read and write timeouts is answered whole: each line moves the deadlines.
 func TestCheckOutlivesTimeouts(t *testing.T) {
@@ -580,8 +608,8 @@ func TestAnswersCSV(t *testing.T) {
 }
 
 // BenchmarkCheckCached measures a check of 10,000 rows answered from the cache
-// (400 participants, each looked up once before), through HTTP, NDJSON out with a
-// flush per line.
+// (400 participants, each looked up once before), through HTTP, NDJSON out pushed as
+// the server does (checkFlushLines lines or checkFlushDelay).
 func BenchmarkCheckCached(b *testing.B) {
 	e := startE2E(b)
 	ids := quoted(registeredOn(e.ds, -2, false, 400))
