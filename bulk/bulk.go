@@ -494,7 +494,7 @@ func Candidates(input, country string) []peppol.ParticipantID {
 	_, err := peppol.ParseParticipantID(strings.TrimSpace(input))
 	explicit := err == nil
 	for _, c := range peppol.Candidates(input) {
-		if country != "" && !explicit && !inCountry(c.SchemeID, country) {
+		if country != "" && !explicit && !inCountry(c.ID.ICD, country) {
 			continue
 		}
 		out = append(out, c.ID)
@@ -502,14 +502,11 @@ func Candidates(input, country string) []peppol.ParticipantID {
 	return out
 }
 
-// inCountry reports whether a scheme (its code-list id, e.g. "BE:EN") may hold numbers of
-// country: it is that country's, or no country's ("GLN", "EU:VAT", "").
-func inCountry(scheme, country string) bool {
-	prefix, _, ok := strings.Cut(scheme, ":")
-	if !ok || len(prefix) != 2 || prefix == "EU" {
-		return true
-	}
-	return prefix == country
+// inCountry reports whether the scheme icd may hold numbers of country: it is that
+// country's, or no country's (GLN, EU VAT, a scheme the code list does not have).
+func inCountry(icd, country string) bool {
+	s, ok := peppol.LookupScheme(icd)
+	return !ok || s.Country == "" || s.Country == country
 }
 
 // invalidMessage says why a row's input cannot be checked.
