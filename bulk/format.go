@@ -41,6 +41,10 @@ type ReadOptions struct {
 	CountryColumn string
 	// ReferenceColumn names the column with the caller's reference; "-" means none.
 	ReferenceColumn string
+	// DocumentsLast says the caller reads every row before it asks for Documents: a
+	// JSON "documents" after "rows" is then taken as it comes, in the one reading,
+	// rather than looked for first by reading an io.ReadSeeker twice.
+	DocumentsLast bool
 }
 
 // The column names a CSV header is searched for, best first, compared by their letters
@@ -87,9 +91,10 @@ type Reader struct {
 	next   func() (Row, error)
 	header []string
 	docs   []string
-	// docsFirst says docs were read before the rows, wherever the body has them.
-	docsFirst bool
-	index     int
+	// docsFirst says docs were read before the rows, wherever the body has them;
+	// docsLast that they may be read after them (ReadOptions.DocumentsLast).
+	docsFirst, docsLast bool
+	index               int
 }
 
 // NewReader returns a Reader of r in format f. For CSV it reads the header and finds the
@@ -97,8 +102,8 @@ type Reader struct {
 // first, or wherever it is when r is an io.ReadSeeker (read twice, rows never held). It returns a *ReadError when the header has no identifier column or the JSON
 // does not start as it must.
 func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
-	rd := &Reader{}
-	if rs, ok := r.(io.ReadSeeker); ok && f == JSON {
+	rd := &Reader{docsLast: opts.DocumentsLast}
+	if rs, ok := r.(io.ReadSeeker); ok && f == JSON && !opts.DocumentsLast {
 		// A body or a file can be read twice: "documents" may then come after
 		// "rows", as well as before.
 		if docs, found := documentsOf(rs); found {
@@ -129,8 +134,8 @@ func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
 func (rd *Reader) Header() []string { return rd.header }
 
 // Documents are the document kinds a JSON body names (its "documents" member: before
-// "rows", or anywhere when the body can be read twice, an io.ReadSeeker such as a file);
-// nil otherwise.
+// "rows", or anywhere when the body can be read twice, an io.ReadSeeker such as a file,
+// or after the last row with ReadOptions.DocumentsLast); nil otherwise.
 func (rd *Reader) Documents() []string { return rd.docs }
 
 // Next returns the next row, with Index counting from 0, and io.EOF after the last. A
@@ -292,6 +297,11 @@ func (rd *Reader) startJSON(br *bufio.Reader) error {
 					var skip json.RawMessage
 					if err := dec.Decode(&skip); err != nil {
 						return Row{}, fail(err)
+					}
+					continue
+				case t == "documents" && rd.docsLast:
+					if err := dec.Decode(&rd.docs); err != nil {
+						return Row{}, fail(fmt.Errorf(`"documents" is a list of document kinds, e.g. ["Invoice", "Credit Note"]: %v`, err))
 					}
 					continue
 				case t == "documents":

@@ -120,7 +120,7 @@ func TestReader(t *testing.T) {
 }
 
 // TestReaderDocuments: a JSON body's documents come with its reader, before or (from
-// a body read twice) after its rows.
+// a body read twice) after its rows, or after the last row with DocumentsLast.
 func TestReaderDocuments(t *testing.T) {
 	t.Parallel()
 	rd, err := NewReader(strings.NewReader(`{"documents":["Order"],"rows":[]}`), JSON, ReadOptions{})
@@ -136,6 +136,19 @@ func TestReaderDocuments(t *testing.T) {
 	rd, err = NewReader(strings.NewReader(`{"rows":["x"],"documents":["Credit Note"]}`), JSON, ReadOptions{})
 	if err != nil || !slices.Equal(rd.Documents(), []string{"Credit Note"}) {
 		t.Errorf("documents after rows: %q, %v", rd.Documents(), err)
+	}
+	// With DocumentsLast, read once (no Seek), they are there after the last row.
+	once := struct{ io.Reader }{strings.NewReader(`{"rows":["x","y"],"documents":["Order"]}`)}
+	rd, err = NewReader(once, JSON, ReadOptions{DocumentsLast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, err = rd.Next(); err == nil; _, err = rd.Next() {
+		n++
+	}
+	if !errors.Is(err, io.EOF) || n != 2 || !slices.Equal(rd.Documents(), []string{"Order"}) {
+		t.Errorf("documents last: %d rows, %v, documents %q", n, err, rd.Documents())
 	}
 }
 

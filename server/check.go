@@ -306,6 +306,9 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	case err != nil:
 		return apiError(registry.CodeInvalidRequest, "the request body could not be read")
 	}
+	// Every row is read before the documents are asked for: "documents" after "rows"
+	// is taken in the one reading of the body.
+	opts.DocumentsLast = true
 	rd, err := bulk.NewReader(bytes.NewReader(body), format, opts)
 	if err != nil {
 		return unreadableBody(format, err)
