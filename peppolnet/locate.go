@@ -27,11 +27,10 @@ const handoffTTL = 30 * time.Second
 // cached lookup found it on no SMP), CodeInvalidParticipantID for an empty id and
 // CodeLookupFailed when the SML gave no definite answer.
 func (l *Registry) SMPHost(ctx context.Context, id peppol.ParticipantID) (string, error) {
-	if id.IsZero() || id.ICD == "" || id.Value == "" {
-		return "", &registry.Error{Code: registry.CodeInvalidParticipantID, Message: "the participant identifier is empty; use <4-digit scheme>:<value>, e.g. 0208:0677424046"}
+	id, key, err := participantKey(id)
+	if err != nil {
+		return "", err
 	}
-	id.Value = strings.ToLower(id.Value)
-	key := id.String()
 	now := l.cfg.Now()
 	if c, ok := l.lookups.get(key); ok && now.Sub(c.fetched) < c.ttl {
 		switch {

@@ -78,6 +78,17 @@ func New(cfg Config) (*Registry, error) {
 	}, nil
 }
 
+// participantKey returns id with its value lower-case, as every answer about it is
+// cached, and its cache key. It returns a *registry.Error with
+// CodeInvalidParticipantID for an empty id.
+func participantKey(id peppol.ParticipantID) (peppol.ParticipantID, string, error) {
+	if id.IsZero() || id.ICD == "" || id.Value == "" {
+		return id, "", &registry.Error{Code: registry.CodeInvalidParticipantID, Message: "the participant identifier is empty; use <4-digit scheme>:<value>, e.g. 0208:0677424046"}
+	}
+	id.Value = strings.ToLower(id.Value)
+	return id, id.String(), nil
+}
+
 // maxDirectoryPause bounds how long a Directory Retry-After stops our requests, so a
 // wrong header cannot silence the Directory for hours.
 const maxDirectoryPause = 5 * time.Minute
@@ -156,11 +167,10 @@ type fetchResult struct {
 // WarnSMLNoSMPService warning, or CodeLookupFailed when there is no card. A context that
 // ends first gives CodeLookupFailed wrapping ctx.Err().
 func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*registry.Participant, registry.Freshness, error) {
-	if id.IsZero() || id.ICD == "" || id.Value == "" {
-		return nil, registry.Freshness{}, &registry.Error{Code: registry.CodeInvalidParticipantID, Message: "the participant identifier is empty; use <4-digit scheme>:<value>, e.g. 0208:0677424046"}
+	id, key, err := participantKey(id)
+	if err != nil {
+		return nil, registry.Freshness{}, err
 	}
-	id.Value = strings.ToLower(id.Value)
-	key := id.String()
 	now := l.cfg.Now()
 	cached, hit := l.lookups.get(key)
 	if hit {

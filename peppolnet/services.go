@@ -48,10 +48,10 @@ type servicesFetch struct {
 // Freshness.Stale). A ServiceMetadata that cannot be fetched is not an error: that
 // service carries WarnEndpointUnavailable or WarnEndpointNotFound and no processes.
 func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docType string) (*registry.ServicesResult, registry.Freshness, error) {
-	if id.IsZero() || id.ICD == "" || id.Value == "" {
-		return nil, registry.Freshness{}, &registry.Error{Code: registry.CodeInvalidParticipantID, Message: "the participant identifier is empty; use <4-digit scheme>:<value>, e.g. 0208:0677424046"}
+	id, key, err := participantKey(id)
+	if err != nil {
+		return nil, registry.Freshness{}, err
 	}
-	id.Value = strings.ToLower(id.Value)
 	var filter *smp.Identifier
 	if docType = strings.TrimSpace(docType); docType != "" {
 		d, err := smp.ParseIdentifier(docType)
@@ -60,7 +60,6 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 		}
 		filter = &d
 	}
-	key := id.String()
 	ckey := key + "\x00" + docType
 	cached, hit := l.services.get(ckey)
 	if hit {
