@@ -1,12 +1,13 @@
 // Package livenet starts, for tests, the real registry over a simulated Peppol network
 // on loopback: netsim's DNS, SMP and Directory servers and the stack over them
 // (stack.Build: the real sml/smp/directory clients and peppolnet.Registry), and a Directory
-// mirror built from its export. It is for
-// tests of the packages above the registry (tools, nlq) and the registry's external
-// tests.
+// mirror built from its export. It is for tests of the packages above the registry
+// (tools, nlq) and the registry's external tests, and for the benchmark scripts.
 package livenet
 
 import (
+	"context"
+	"fmt"
 	"net/http"
 	"path/filepath"
 	"testing"
@@ -81,21 +82,35 @@ func (n *Net) Name(id string) string { return n.DS.CardName(id) }
 func BuildMirror(t testing.TB, n *netsim.Network) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "mirror.db")
-	req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, n.DirectoryURL()+"/export/businesscards", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	dec, err := export.NewDecoder(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mirror.Build(t.Context(), path, dec, mirror.BuildOptions{}); err != nil {
+	if _, err := ImportExport(t.Context(), n, path); err != nil {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// ImportExport downloads the business-card export of n's Directory and builds a mirror
+// index at path from it, as 'peppolgate mirror import' does; it returns how many cards
+// the index holds. It returns the errors of the download and of mirror.Build.
+func ImportExport(ctx context.Context, n *netsim.Network, path string) (int64, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.DirectoryURL()+"/export/businesscards", nil)
+	if err != nil {
+		return 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("the Directory's export: HTTP %d", resp.StatusCode)
+	}
+	dec, err := export.NewDecoder(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	stats, err := mirror.Build(ctx, path, dec, mirror.BuildOptions{})
+	if err != nil {
+		return 0, err
+	}
+	return int64(stats.Cards), nil
 }

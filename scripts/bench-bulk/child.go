@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -15,8 +14,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/bulk"
-	"github.com/peppolgate/peppolgate/mirror"
-	"github.com/peppolgate/peppolgate/mirror/export"
+	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
@@ -159,7 +157,7 @@ func runChild(ctx context.Context, o options, logw io.Writer) (childResult, erro
 		}
 		defer os.RemoveAll(dir)
 		cfg.MirrorPath = filepath.Join(dir, "mirror.db")
-		if res.MirrorCards, err = buildMirror(ctx, n, cfg.MirrorPath); err != nil {
+		if res.MirrorCards, err = livenet.ImportExport(ctx, n, cfg.MirrorPath); err != nil {
 			return res, err
 		}
 	} else {
@@ -237,32 +235,6 @@ func runChild(ctx context.Context, o options, logw io.Writer) (childResult, erro
 	res.LiveHeapEndKB = int64(ms.HeapAlloc / 1024)
 	res.Problems = check(res)
 	return res, nil
-}
-
-// buildMirror downloads the business-card export of n's Directory and builds a mirror
-// index at path from it, as 'peppolgate mirror import' does; it returns the cards.
-func buildMirror(ctx context.Context, n *netsim.Network, path string) (int64, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, n.DirectoryURL()+"/export/businesscards", nil)
-	if err != nil {
-		return 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return 0, fmt.Errorf("the Directory's export: HTTP %d", resp.StatusCode)
-	}
-	dec, err := export.NewDecoder(resp.Body)
-	if err != nil {
-		return 0, err
-	}
-	stats, err := mirror.Build(ctx, path, dec, mirror.BuildOptions{})
-	if err != nil {
-		return 0, err
-	}
-	return int64(stats.Cards), nil
 }
 
 // writeHeapProfile writes the heap profile to path.
