@@ -93,12 +93,8 @@ func (k docKit) networkNamed(desc string, params ...discovery.Param) []discovery
 	if len(k.networks) == 0 {
 		return params
 	}
-	enum := make([]any, len(k.networks))
-	for i, n := range k.networks {
-		enum[i] = n
-	}
 	return append(params, discovery.Param{Name: "network", In: "query", Description: desc,
-		Schema: &jsonschema.Schema{Type: "string", Enum: enum}, Example: k.networks[len(k.networks)-1]})
+		Schema: &jsonschema.Schema{Type: "string", Enum: tools.Enum(k.networks)}, Example: k.networks[len(k.networks)-1]})
 }
 
 // table returns every endpoint, each described beside its handler. GET endpoints also

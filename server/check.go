@@ -578,11 +578,7 @@ func checkRowSchema() *jsonschema.Schema {
 
 // checkRequestSchema is the schema of a JSON body.
 func (s *Server) checkRequestSchema() *jsonschema.Schema {
-	kinds := bulk.Kinds()
-	enum := make([]any, len(kinds))
-	for i, k := range kinds {
-		enum[i] = k
-	}
+	enum := tools.Enum(bulk.Kinds())
 	return &jsonschema.Schema{
 		Type:                 "object",
 		Required:             []string{"rows"},

@@ -119,7 +119,7 @@ func checkInput() *jsonschema.Schema {
 				Type: "array",
 				Description: "Optional: the document kinds to ask about, categories of the Peppol code list; " +
 					"default Invoice and Credit Note.",
-				Items:    &jsonschema.Schema{Type: "string", Enum: documentKindsEnum()},
+				Items:    &jsonschema.Schema{Type: "string", Enum: Enum(bulk.Kinds())},
 				MinItems: ptr(1),
 				Examples: []any{[]any{"Invoice", "Credit Note"}, []any{"Order"}},
 			},
@@ -127,15 +127,6 @@ func checkInput() *jsonschema.Schema {
 		Required:             []string{"rows"},
 		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
 	}
-}
-
-func documentKindsEnum() []any {
-	kinds := bulk.Kinds()
-	out := make([]any, len(kinds))
-	for i, k := range kinds {
-		out[i] = k
-	}
-	return out
 }
 
 // checkRows validates the rows argument and returns them as bulk rows. It returns a

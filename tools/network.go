@@ -11,11 +11,16 @@ import (
 
 // networkSchema is the schema of the network argument for offered networks.
 func networkSchema(offered []string) *jsonschema.Schema {
-	enum := make([]any, len(offered))
-	for i, name := range offered {
-		enum[i] = name
+	return &jsonschema.Schema{Type: "string", Description: registry.NetworkDescription(offered), Enum: Enum(offered)}
+}
+
+// Enum returns values as a JSON schema's enum.
+func Enum(values []string) []any {
+	out := make([]any, len(values))
+	for i, v := range values {
+		out[i] = v
 	}
-	return &jsonschema.Schema{Type: "string", Description: registry.NetworkDescription(offered), Enum: enum}
+	return out
 }
 
 // ForNetworks returns every tool of All as it is offered by a server answering for n:
