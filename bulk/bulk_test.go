@@ -86,8 +86,9 @@ func TestStatuses(t *testing.T) {
 	}
 }
 
-// TestFailedAndDuplicates: a failing SMP host fails its rows as retryable without
-// stalling the others, and rows naming the same participant ask the network once.
+// TestFailedAndDuplicates: a failing SMP host fails its rows as retryable while the
+// others are answered, and rows naming the same participant ask the network once (a
+// host that hangs rather than fails is TestSlowHostOwnLane's).
 func TestFailedAndDuplicates(t *testing.T) {
 	t.Parallel()
 	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 200, Now: datasetNow})
