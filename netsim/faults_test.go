@@ -128,15 +128,19 @@ func TestHTTPLatencyAndHang(t *testing.T) {
 	t.Parallel()
 	n := startNet(t, Config{})
 	be := n.Dataset().MustLookup(KnownBelgian)
+	// The client's deadline is long enough for each request to reach its handler
+	// on a busy machine (only those are counted as abandoned) and far shorter
+	// than the faults.
+	const timeout = time.Second
 	for _, f := range []Fault{{Latency: 5 * time.Second}, {Hang: true}} {
 		n.SetFault(SMPHostTarget(0), f)
-		_, _, err := getWithTimeout(smpURL(n, be), 150*time.Millisecond)
+		_, _, err := getWithTimeout(smpURL(n, be), timeout)
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%+v: err %v, want deadline exceeded", f, err)
 		}
 	}
 	n.SetFault(DirectoryTarget(), Fault{Hang: true})
-	if _, _, err := getWithTimeout(n.DirectoryURL()+"/search/1.0/json?q=x", 150*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+	if _, _, err := getWithTimeout(n.DirectoryURL()+"/search/1.0/json?q=x", timeout); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("directory hang: %v", err)
 	}
 	// The server sees each client go away (asynchronously: it notices the closed
@@ -171,7 +175,10 @@ func TestCloseReleasesHangingRequests(t *testing.T) {
 		done <- err
 	}()
 	// Wait until the request is in the handler.
-	for n.Hits().SMP[1].ServiceGroup == 0 {
+	for deadline := time.Now().Add(30 * time.Second); n.Hits().SMP[1].ServiceGroup == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the request never reached the handler")
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
 	if err := n.Close(); err != nil {

@@ -37,9 +37,14 @@ func startUnusableSML(t *testing.T) string {
 	})
 	srv := &dns.Server{PacketConn: pc, Handler: h}
 	started := make(chan struct{})
+	failed := make(chan error, 1)
 	srv.NotifyStartedFunc = func() { close(started) }
-	go func() { _ = srv.ActivateAndServe() }()
-	<-started
+	go func() { failed <- srv.ActivateAndServe() }()
+	select {
+	case <-started:
+	case err := <-failed:
+		t.Fatalf("DNS server did not start: %v", err)
+	}
 	t.Cleanup(func() { _ = srv.Shutdown() })
 	return pc.LocalAddr().String()
 }

@@ -108,7 +108,7 @@ func TestObserver(t *testing.T) {
 			actions: []func(*testing.T, *Registry, *clock.Fake){lookup(netsim.KnownBelgian)},
 			sml:     []string{registry.OutcomeOK}, smp: []string{registry.OutcomeLimited}, dir: []string{registry.OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "SMP timeout", target: netsim.SMPHostTarget(be.SMPHost), fault: netsim.Fault{Hang: true},
-			edit:    func(c *Config) { c.LookupTimeout = 300 * time.Millisecond },
+			edit:    func(c *Config) { c.LookupTimeout = 2 * time.Second }, // the SML and Directory answer first, even on a busy machine
 			actions: []func(*testing.T, *Registry, *clock.Fake){lookup(netsim.KnownBelgian)},
 			sml:     []string{registry.OutcomeOK}, smp: []string{registry.OutcomeTimeout}, dir: []string{registry.OutcomeOK}, caches: []string{"lookup miss"}},
 		{name: "Directory 429", target: netsim.DirectoryTarget(), fault: netsim.Fault{HTTPStatus: 429, RetryAfter: "2"},

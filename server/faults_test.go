@@ -161,7 +161,9 @@ func startFaultE2E(t testing.TB, ds *netsim.Dataset, opts faultOptions) *faultE2
 	t.Cleanup(func() { s.Close() })
 	hs := httptest.NewServer(validating(t, s))
 	t.Cleanup(hs.Close)
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 10}}
+	// The timeout is far past every deadline the server keeps: a regression in those
+	// fails the tests waiting on an answer instead of hanging them.
+	client := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: 10}}
 	t.Cleanup(client.CloseIdleConnections)
 	return &faultE2E{e2e: &e2e{net: n, ds: ds, url: hs.URL, clock: clock}, client: client, logs: sink}
 }

@@ -513,8 +513,9 @@ func TestServeDemo(t *testing.T) {
 // the stream is ended before the server drains instead of holding Shutdown until its
 // timeout (then exit 1).
 func TestShutdownWithOpenEventStream(t *testing.T) {
-	// Not parallel: it times a drain and holds ports; other tests would skew it.
-	base, cancel, done, stderr := launchServe(t, &syncBuffer{}, "-network", "demo", "-networks", "demo", "-addr", "127.0.0.1:0", "-drain-delay", "1s")
+	// Not parallel: it times a drain and holds ports; other tests would skew it. The
+	// drain delay leaves a busy machine time to ask /readyz during it.
+	base, cancel, done, stderr := launchServe(t, &syncBuffer{}, "-network", "demo", "-networks", "demo", "-addr", "127.0.0.1:0", "-drain-delay", "3s")
 	defer cancel()
 	post := func(session, body string) *http.Response {
 		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/mcp", strings.NewReader(body))

@@ -36,7 +36,10 @@ func (t *trickle) Read(p []byte) (int, error) {
 }
 
 func TestIdleWatch(t *testing.T) {
-	const idle = 300 * time.Millisecond
+	// The gaps are far shorter than the idle timeout, so a busy machine's
+	// stalls do not fire the watch where it must not fire.
+	const idle = time.Second
+	const gap = 150 * time.Millisecond
 	for _, tt := range []struct {
 		name      string
 		gaps      []time.Duration
@@ -45,8 +48,8 @@ func TestIdleWatch(t *testing.T) {
 		wantFired bool
 	}{
 		{"quick body", []time.Duration{0, 0, 0}, false, 3, false},
-		// Slow in total (8 × 50 ms is more than the idle timeout) but never quiet for long.
-		{"slow but alive", []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond}, false, 8, false},
+		// Slow in total (8 × 150 ms is more than the idle timeout) but never quiet for long.
+		{"slow but alive", []time.Duration{gap, gap, gap, gap, gap, gap, gap, gap}, false, 8, false},
 		{"stalls after two bytes", []time.Duration{0, 0}, true, 2, true},
 		{"stalls at once", nil, true, 0, true},
 	} {
@@ -75,9 +78,9 @@ func TestIdleWatch(t *testing.T) {
 
 func TestIdleWatchKickAndStop(t *testing.T) {
 	fired := make(chan struct{})
-	w := NewIdleWatch(200*time.Millisecond, func() { close(fired) })
-	for range 15 { // 300 ms in all, longer than the watch's 200 ms
-		time.Sleep(20 * time.Millisecond)
+	w := NewIdleWatch(time.Second, func() { close(fired) })
+	for range 15 { // 1.5 s in all, longer than the watch's second
+		time.Sleep(100 * time.Millisecond)
 		w.Kick()
 	}
 	w.Stop()

@@ -431,7 +431,8 @@ func TestClientTimeouts(t *testing.T) {
 		}
 	})
 	t.Run("slow-drip body", func(t *testing.T) {
-		c := Client{Timeout: 100 * time.Millisecond}
+		// Long enough for the header (and its status) to arrive first on a busy machine.
+		c := Client{Timeout: time.Second}
 		_, err := c.ServiceGroup(context.Background(), srv.URL+"/drip", testPID)
 		wantErr(t, err, KindTimeout, http.StatusOK)
 	})
