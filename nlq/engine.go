@@ -53,11 +53,14 @@ type Engine struct {
 	// itemQuery ends the items' url: "?network=…" for an engine On a network other
 	// than the default, else "".
 	itemQuery string
-	planner   Planner
-	llm       *LLM
-	baseURL   string
-	version   string
-	log       *slog.Logger
+	// network is the name of the network the engine answers from, for _meta; ""
+	// for one unnamed network.
+	network string
+	planner Planner
+	llm     *LLM
+	baseURL string
+	version string
+	log     *slog.Logger
 	// tools are the tools by name, built once: a tool's schemas are derived by
 	// reflection, far too slow to repeat per question.
 	tools map[string]tools.Tool
@@ -75,6 +78,7 @@ func New(cfg Config) (*Engine, error) {
 	if n, ok := cfg.Registry.(*registry.Networks); ok {
 		e.nets = n
 	}
+	e.network = e.nets.Default()
 	e.tools = map[string]tools.Tool{}
 	for _, t := range tools.All() {
 		e.tools[t.Name] = t
@@ -101,7 +105,7 @@ func (e *Engine) On(network string) (*Engine, error) {
 		return e, nil
 	}
 	on := *e
-	on.reg, on.itemQuery = registry.One(reg), "?network="+url.QueryEscape(name)
+	on.reg, on.itemQuery, on.network = registry.One(reg), "?network="+url.QueryEscape(name), name
 	return &on, nil
 }
 
@@ -109,6 +113,9 @@ func (e *Engine) On(network string) (*Engine, error) {
 type Meta struct {
 	ResponseType string `json:"response_type" jsonschema:"always 'answer' (NLWeb)"`
 	Version      string `json:"version" jsonschema:"peppolgate version"`
+	// Network is the network that answered; absent when the engine has one
+	// unnamed network.
+	Network string `json:"network,omitempty" jsonschema:"the Peppol network that answered (production, test or demo)"`
 	// Planner is "rules" or "llm:<model>".
 	Planner string `json:"planner" jsonschema:"what planned the tool calls: 'rules' or 'llm:<model>'"`
 	// Fallback says why a configured LLM was not used for this answer.
@@ -216,7 +223,7 @@ func (e *Engine) Ask(ctx context.Context, query string, ev Events) (*Answer, err
 		return nil, err
 	}
 	query = strings.TrimSpace(query)
-	meta := Meta{ResponseType: "answer", Version: e.version, Planner: "rules"}
+	meta := Meta{ResponseType: "answer", Version: e.version, Network: e.network, Planner: "rules"}
 	if e.llm != nil {
 		a, err := e.askLLM(ctx, query, meta, start, ev)
 		if err == nil {

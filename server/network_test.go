@@ -175,8 +175,8 @@ func decodeAnswerLoosely(t *testing.T, body []byte) networkAnswer {
 	return a
 }
 
-// TestAskNetwork: POST /ask?network=test answers from the test network, its items'
-// url naming it, and the ask page does the same with ?network=test (its links and
+// TestAskNetwork: POST /ask?network=test answers from the test network, its _meta
+// and its items' url naming it, and the ask page does the same with ?network=test (its links and
 // its form keep the network); an unknown network is 400 invalid_request on both.
 func TestAskNetwork(t *testing.T) {
 	t.Parallel()
@@ -185,13 +185,14 @@ func TestAskNetwork(t *testing.T) {
 	tests := []struct {
 		name, query    string
 		wantStatus     int
+		wantNetwork    string
 		wantRegistered bool
 		wantURLSuffix  string
 		wantError      string
 	}{
-		{name: "test", query: "?network=test", wantStatus: 200, wantRegistered: true, wantURLSuffix: "/api/v1/participant/" + netsim.TestKnownInvoice + "?network=test"},
-		{name: "the default", query: "", wantStatus: 200},
-		{name: "the default named", query: "?network=production", wantStatus: 200},
+		{name: "test", query: "?network=test", wantStatus: 200, wantNetwork: "test", wantRegistered: true, wantURLSuffix: "/api/v1/participant/" + netsim.TestKnownInvoice + "?network=test"},
+		{name: "the default", query: "", wantStatus: 200, wantNetwork: "production"},
+		{name: "the default named", query: "?network=production", wantStatus: 200, wantNetwork: "production"},
 		{name: "unknown", query: "?network=staging", wantStatus: 400, wantError: `invalid_request: network "staging" is unknown`},
 	}
 	for _, tt := range tests {
@@ -210,6 +211,9 @@ func TestAskNetwork(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.wantStatus, body)
 			}
 			var a struct {
+				Meta struct {
+					Network string `json:"network"`
+				} `json:"_meta"`
 				Answer  string
 				Results []struct {
 					URL    string `json:"url"`
@@ -227,6 +231,9 @@ func TestAskNetwork(t *testing.T) {
 					t.Errorf("error %s, want %q", body, tt.wantError)
 				}
 				return
+			}
+			if a.Meta.Network != tt.wantNetwork {
+				t.Errorf("_meta.network %q, want %q", a.Meta.Network, tt.wantNetwork)
 			}
 			if !tt.wantRegistered {
 				// The test network's participant is not on production.
