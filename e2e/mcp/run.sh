@@ -44,7 +44,7 @@ if [ $status -ne 0 ]; then
 fi
 
 conf_status=0
-timeout 600 conformance server --url "$url" --suite active \
+timeout --foreground -k 10 600 conformance server --url "$url" --suite active \
   --expected-failures "$here/conformance-expected-failures.yml" -o "$work/conformance" \
   >"$work/conformance.txt" 2>&1 || conf_status=1
 if [ $conf_status -ne 0 ]; then

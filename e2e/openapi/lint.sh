@@ -35,7 +35,7 @@ case $ctype in
 esac
 
 status=0
-timeout 300 redocly lint --config "$here/redocly.yaml" --format=stylish --max-problems=1000 "$url" \
+timeout --foreground -k 10 300 redocly lint --config "$here/redocly.yaml" --format=stylish --max-problems=1000 "$url" \
   >"$work/lint.txt" 2>&1 || status=$?
 # Paths in the report are the URL's; the port changes every run.
 sed "s#http://127.0.0.1:$port#{served}#g" "$work/lint.txt" | grep -v '^\s*$' || true
