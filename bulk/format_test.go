@@ -268,25 +268,25 @@ func TestReaderPipe(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
 	defer pr.Close() // ends a write nobody reads, so a failing reader fails the test instead of hanging it
-	got := make(chan Row, 1)
-	go func() {
+	type result struct {
+		row Row
+		err error
+	}
+	got := make(chan result, 1)
+	go func() { // reports on the channel: it may end after the test did
 		rd, err := NewReader(pr, CSV, ReadOptions{})
 		if err != nil {
-			t.Error(err)
-			close(got)
+			got <- result{err: err}
 			return
 		}
 		row, err := rd.Next()
-		if err != nil {
-			t.Error(err)
-		}
-		got <- row
+		got <- result{row, err}
 	}()
 	go func() { _, _ = io.WriteString(pw, "vat;country\nBE0677424046;BE\n") }()
 	select {
-	case row := <-got:
-		if row.Input != "BE0677424046" || row.Country != "BE" {
-			t.Errorf("row %+v", row)
+	case r := <-got:
+		if r.err != nil || r.row.Input != "BE0677424046" || r.row.Country != "BE" {
+			t.Errorf("row %+v, error %v", r.row, r.err)
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("no row from a pipe that has sent its header and first row")

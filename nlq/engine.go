@@ -93,8 +93,8 @@ func New(cfg Config) (*Engine, error) {
 }
 
 // On returns the engine that answers from network, one of Config.Registry's networks
-// when it is a *registry.Networks ("" or the default network: e itself); the items'
-// url then names that network. It returns a *registry.Error with CodeInvalidRequest,
+// when it is a *registry.Networks ("" or the default network: e itself); _meta.network
+// and the items' url then name that network. It returns a *registry.Error with CodeInvalidRequest,
 // naming the networks offered, for a network that is not one of them.
 func (e *Engine) On(network string) (*Engine, error) {
 	reg, name, err := e.nets.Select(network)
@@ -115,7 +115,7 @@ type Meta struct {
 	Version      string `json:"version" jsonschema:"peppolgate version"`
 	// Network is the network that answered; absent when the engine has one
 	// unnamed network.
-	Network string `json:"network,omitempty" jsonschema:"the Peppol network that answered (production, test or demo)"`
+	Network string `json:"network,omitempty" jsonschema:"the Peppol network that answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
 	// Planner is "rules" or "llm:<model>".
 	Planner string `json:"planner" jsonschema:"what planned the tool calls: 'rules' or 'llm:<model>'"`
 	// Fallback says why a configured LLM was not used for this answer.

@@ -233,8 +233,7 @@ func (s *Server) askRoutes(k docKit) []route {
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
 			Summary: "Ask in plain language",
-			// The answer has no network field: the results' url names the network.
-			Params: k.networkNamed(registry.NetworkDescriptionNamed(k.networks, "The tools ask that network, and the results' url names it.")),
+			Params:  k.networkNamed(registry.NetworkDescriptionNamed(k.networks, "The tools ask that network; `_meta.network` and the results' url name it.")),
 			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools, " +
 				"in the question's language (`_meta.language`): JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: " +
 				"`start` (how it was planned), one `result` per item (with `failed` when a call about it failed upstream), `complete` (the answer; " +

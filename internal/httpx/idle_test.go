@@ -87,7 +87,7 @@ func TestIdleWatchKickAndStop(t *testing.T) {
 	select {
 	case <-fired:
 		t.Fatal("the watch fired although it was kicked, then stopped")
-	case <-time.After(300 * time.Millisecond):
+	case <-time.After(1500 * time.Millisecond): // longer than the watch
 	}
 	if w.Fired() {
 		t.Error("Fired() after Stop")
@@ -99,6 +99,6 @@ func TestIdleWatchKickAndStop(t *testing.T) {
 	select {
 	case <-fired: // a second close would have panicked already
 		t.Fatal("a kick after Stop started the watch again")
-	case <-time.After(300 * time.Millisecond):
+	case <-time.After(1500 * time.Millisecond):
 	}
 }
