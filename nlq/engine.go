@@ -94,8 +94,9 @@ func New(cfg Config) (*Engine, error) {
 
 // On returns the engine that answers from network, one of Config.Registry's networks
 // when it is a *registry.Networks ("" or the default network: e itself); _meta.network
-// and the items' url then name that network. It returns a *registry.Error with CodeInvalidRequest,
-// naming the networks offered, for a network that is not one of them.
+// and the items' url then name that network. It returns a *registry.Error with
+// CodeInvalidRequest, naming the networks offered, for a network that is not one of
+// them.
 func (e *Engine) On(network string) (*Engine, error) {
 	reg, name, err := e.nets.Select(network)
 	if err != nil {

@@ -176,8 +176,9 @@ func decodeAnswerLoosely(t *testing.T, body []byte) networkAnswer {
 }
 
 // TestAskNetwork: POST /ask?network=test answers from the test network, its _meta
-// and its items' url naming it, and the ask page does the same with ?network=test (its links and
-// its form keep the network); an unknown network is 400 invalid_request on both.
+// and its items' url naming it, and the ask page does the same with ?network=test
+// (its links and its form keep the network); an unknown network is 400
+// invalid_request on both.
 func TestAskNetwork(t *testing.T) {
 	t.Parallel()
 	e := startE2E(t)
