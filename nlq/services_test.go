@@ -185,10 +185,11 @@ func TestEngineServices(t *testing.T) {
 			intent:    IntentCanReceive,
 			wantCalls: []string{"lookup_participant:" + netsim.KnownCertExpired},
 			wantStart: 1,
-			wantCan:   true,
-			// No endpoint for credit notes is known, and the lookup's own note says
-			// what is wrong with its invoice endpoint.
-			wantIn:    []string{"can receive credit notes over Peppol as Peppol BIS Billing UBL Credit Note V3. Note: the access point certificate expired"},
+			wantCan:   false,
+			// No endpoint for credit notes is known: the lookup's one endpoint, whose
+			// access point certificate expired, stands for every kind its SMP lists
+			// (registry.Judge), as in the bulk check and on the page.
+			wantIn:    []string{"Not right now: ", "is registered for credit notes, but sending them fails right now: the access point certificate expired"},
 			wantNotIn: []string{"Warning"},
 		},
 	}
