@@ -57,6 +57,9 @@ type Participant struct {
 	SMP *SMPRecord `json:"smp" jsonschema:"what the participant's SMP publishes; null when the participant is not registered in the SML (it cannot receive documents over Peppol)"`
 	// Warnings say what could not be checked or looks wrong (e.g. Directory unavailable).
 	Warnings []Warning `json:"warnings,omitempty" jsonschema:"things a caller should know: what could not be checked or looks wrong; absent when there are none"`
+	// Verdict is Judge's verdict on invoices and credit notes; the adapters set it on a
+	// copy (Judged), the registry leaves it nil.
+	Verdict *Verdict `json:"verdict,omitempty" jsonschema:"whether the participant can be sent invoices and credit notes right now, judged as every front door judges (the bulk check's statuses): receives, blocked (registered and listed, but sending fails right now: see blocked), registered_without_that_document or not_registered"`
 }
 
 // IDParts is an identifier split into scheme and value (docs/INTERFACE.md §2.1).

@@ -47,7 +47,7 @@ type Evidence struct {
 type KindVerdict struct {
 	// Kind is the kind asked about, a code-list category (e.g. Invoice); "" asks
 	// about any document.
-	Kind string `json:"kind" jsonschema:"the document kind, a category of the Peppol code list, e.g. Invoice or Credit Note"`
+	Kind string `json:"kind,omitempty" jsonschema:"the document kind, a category of the Peppol code list, e.g. Invoice or Credit Note; absent when the verdict is on any document type listed (a services answer for one docType)"`
 	// Listed: the SMP lists a document type of this kind.
 	Listed bool `json:"listed" jsonschema:"whether the participant's SMP lists a document type of this kind"`
 	// Receives: listed, and an endpoint of it is not blocked.
@@ -231,4 +231,32 @@ func OfKind(t CodeInfo, kind string) bool {
 		}
 	}
 	return false
+}
+
+// Judged returns a copy of p with its Verdict on DefaultKinds set, for an adapter to
+// render; nil for nil.
+func (p *Participant) Judged() *Participant {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	v := Judge(Evidence{Participant: p}, DefaultKinds())
+	c.Verdict = &v
+	return &c
+}
+
+// Judged returns a copy of r with its Verdict set: on DefaultKinds, or on any of the
+// document types listed when one was asked for (docType); nil for nil.
+func (r *ServicesResult) Judged(docType string) *ServicesResult {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	var kinds []string
+	if docType == "" {
+		kinds = DefaultKinds()
+	}
+	v := Judge(Evidence{Services: r}, kinds)
+	c.Verdict = &v
+	return &c
 }

@@ -86,8 +86,8 @@ func callServices(ctx context.Context, nets *registry.Networks, raw json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	res = res.On(network)
-	return &Result{Value: res, Text: servicesText(res), Freshness: fresh}, nil
+	res = res.On(network).Judged(doc)
+	return &Result{Value: res, Text: servicesText(res) + verdictText(res.Verdict), Freshness: fresh}, nil
 }
 
 // servicesText renders a services answer: one line per document type with its name,

@@ -353,7 +353,7 @@ func check(r childResult) []string {
 		name string
 		pr   passResult
 	}{{"cold", r.Cold}, {"cached", r.Cached}} {
-		if bad := p.pr.Rows - p.pr.Statuses[bulk.Receives] - p.pr.Statuses[bulk.RegisteredWithoutDocument]; bad > 0 {
+		if bad := p.pr.Rows - p.pr.Statuses[bulk.Receives] - p.pr.Statuses[bulk.Blocked] - p.pr.Statuses[bulk.RegisteredWithoutDocument]; bad > 0 {
 			out = append(out, fmt.Sprintf("%s pass: %d rows not answered as registered (%v)", p.name, bad, p.pr.Statuses))
 		}
 	}
