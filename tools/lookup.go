@@ -25,7 +25,7 @@ Use it when you have a Peppol participant identifier, e.g. from search_directory
 
 participantId is <scheme>:<value>, a 4-digit ISO 6523 scheme code, a colon and the number, e.g. 0208:0677424046 (Belgian enterprise number), 9925:be0677424046 (Belgian VAT), 0192:923609016 (Norwegian organisation number), 0088:5790000435975 (GLN), 0007:5560360793 (Swedish organisation number), 0009:78430177200025 (French SIRET).
 
-Result: directory is null when the participant has no business card; smp is null when it is not registered in the SML (it cannot receive documents over Peppol). warnings explain anything that could not be checked.
+Result: directory is null when the participant has no business card; smp is null when it is not registered in the SML (it cannot receive documents over Peppol). warnings explain anything that could not be checked. verdict says whether it can be sent invoices and credit notes right now, as every peppolgate front door judges it: receives, blocked (registered, but sending fails right now: blocked names the warnings, e.g. certificate_expired or smp_signature_invalid; accessPoint is then absent when the SMP answer is not validly signed, so do not use the endpoint URL), registered_without_that_document or not_registered.
 
 Errors: invalid_participant_id (fix the identifier's form and retry), not_found (the participant is not on the network: neither registered in the SML nor in the Directory; do not retry, try search_directory), lookup_failed (the Peppol network did not answer; retry later with backoff).`,
 		Input:       lookupInput(),

@@ -27,6 +27,8 @@ func getParticipantServices() Tool {
 		Title: "List what a Peppol participant can receive",
 		Description: `List every document type a Peppol participant's SMP says it can receive, each with its processes and access point endpoints: names and code-list state (active, deprecated, removed) from the Peppol code lists, transport profile, endpoint URL, activation and expiration dates, and the access point certificate (issuer, validity, days remaining). Warnings say what would make sending fail or is about to: certificate expired or expiring within ` + strconv.Itoa(int(registry.ExpiringWithin/(24*time.Hour))) + ` days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, deprecated or removed transport profile or document type, non-standard ids.
 
+verdict says whether it can be sent invoices and credit notes right now (with docType: that document type), judged from every endpoint: receives, blocked (blocked names the warnings) or registered_without_that_document.
+
 Use it before sending a document to check that the participant can receive that document type (pass docType to ask about one) and will be reachable today, or to answer "can X receive credit notes / orders?" with the full list rather than the one invoice endpoint lookup_participant shows.
 
 Do not use it to find a company (use search_directory) or for the Directory business card (use lookup_participant).
