@@ -1,6 +1,8 @@
 package nlq
 
 import (
+	"slices"
+
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -39,8 +41,9 @@ type PeppolInfo struct {
 	SMPHost string `json:"smpHost,omitempty" jsonschema:"host of its SMP"`
 	// DocumentTypeCount is the number of document types its SMP lists.
 	DocumentTypeCount int `json:"documentTypeCount" jsonschema:"number of document types its SMP lists"`
-	// Endpoint is its access point endpoint for invoices (or its first endpoint).
-	Endpoint *EndpointInfo `json:"endpoint,omitempty" jsonschema:"its access point endpoint for invoices, or its first one"`
+	// Endpoint is its access point endpoint for invoices (or its first endpoint), when
+	// the SMP answer it was read from is validly signed by the network's SMP CA.
+	Endpoint *EndpointInfo `json:"endpoint,omitempty" jsonschema:"its access point endpoint for invoices, or its first one; absent when the SMP answer it was read from is not validly signed by the network's SMP CA (see warnings)"`
 	// CanReceive answers a "can it receive <document>" question (or "which access
 	// point receives <document>"): registry.Judge's verdict is receives (registered,
 	// its SMP lists that document kind, and an endpoint of it is not blocked); absent
@@ -114,7 +117,9 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 	info := &PeppolInfo{Registered: p.SMP != nil && !stale, StaleSML: stale, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
 	if s := p.SMP; s != nil {
 		info.SMPHost, info.DocumentTypeCount = s.Hostname, s.ServiceCount
-		if ep := s.Endpoint; ep != nil {
+		// An endpoint read from an SMP answer not validly signed by the network's SMP
+		// CA is never presented as its access point (docs/INTERFACE.md §2.5).
+		if ep := s.Endpoint; ep != nil && !slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool { return registry.Unverified(w.Code) }) {
 			info.Endpoint = &EndpointInfo{URL: ep.URL, TransportProfile: ep.TransportProfile, DocumentType: ep.DocumentType}
 		}
 	}

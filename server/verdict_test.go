@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mark3labs/mcp-go/client"
+
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
@@ -115,11 +117,14 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			if tt.setup != nil {
 				tt.setup(e, e.ds.MustLookup(tt.id))
 			}
+			ctx, cancel := context.WithTimeout(t.Context(), mcpTestTimeout)
+			defer cancel()
+			c, _ := connectMCP(t, ctx, e.url, mcpClientVariants()[0])
 			doors := map[string]door{
 				"REST participant":             restDoor(t, e, "/api/v1/participant/"+tt.id),
 				"REST services":                restDoor(t, e, "/api/v1/participant/"+tt.id+"/services"),
-				"MCP lookup_participant":       mcpDoor(t, e, "lookup_participant", tt.id),
-				"MCP get_participant_services": mcpDoor(t, e, "get_participant_services", tt.id),
+				"MCP lookup_participant":       mcpDoor(t, ctx, c, "lookup_participant", tt.id),
+				"MCP get_participant_services": mcpDoor(t, ctx, c, "get_participant_services", tt.id),
 				"/ask":                         askDoor(t, e, tt.id, tt.askAbout),
 				"participant page":             pageDoor(t, e, tt.id, tt.code),
 				"POST /api/v1/check NDJSON":    checkDoor(t, e, tt.id, false),
@@ -168,11 +173,8 @@ func restDoor(t *testing.T, e *e2e, path string) door {
 
 // mcpDoor is the verdict of the MCP tool on id: its structured verdict, which its text
 // must say too, or not_registered and unknown for its not_found and lookup_failed.
-func mcpDoor(t *testing.T, e *e2e, tool, id string) door {
+func mcpDoor(t *testing.T, ctx context.Context, c *client.Client, tool, id string) door {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), mcpTestTimeout)
-	defer cancel()
-	c, _ := connectMCP(t, ctx, e.url, mcpClientVariants()[0])
 	res := callTool(t, ctx, c, tool, map[string]any{"participantId": id})
 	text := resultText(res)
 	if res.IsError {
@@ -217,6 +219,9 @@ func askDoor(t *testing.T, e *e2e, id, what string) door {
 	}
 	info := a.Results[0].Peppol
 	d := door{blocked: info.Blocked}
+	if info.Endpoint != nil {
+		d.ap = info.Endpoint.URL
+	}
 	switch {
 	case info.CanReceive == nil:
 		t.Fatalf("/ask: no canReceive: %s", body)
