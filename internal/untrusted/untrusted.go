@@ -54,7 +54,7 @@ const (
 // no-break space is kept as it is), more than a few combining marks in a row dropped,
 // and the ends trimmed.
 func Clean(s string) string {
-	if plainASCII(s) {
+	if isClean(s) {
 		return s
 	}
 	r := []rune(s)
@@ -104,16 +104,36 @@ func Clean(s string) string {
 	return b.String()
 }
 
-// plainASCII reports whether s is printable ASCII with no leading, trailing or
-// doubled space: nothing for Clean to do.
-func plainASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c > 0x7e || c == ' ' && (i == 0 || i == len(s)-1 || s[i-1] == ' ') {
+// isClean reports whether Clean would return s unchanged, without allocating: the
+// common case of a name or an address.
+func isClean(s string) bool {
+	space, marks := true, 0 // space: at the start, or after a white space character
+	for i := 0; i < len(s); {
+		c, size := rune(s[i]), 1
+		if c >= utf8.RuneSelf {
+			c, size = utf8.DecodeRuneInString(s[i:])
+		}
+		i += size
+		switch {
+		case c >= 0x20 && c < 0x7f && c != ' ':
+			space, marks = false, 0
+		case c == ' ' || c > 0x9f && unicode.IsSpace(c) && c != '\u2028' && c != '\u2029':
+			if space {
+				return false
+			}
+			space, marks = true, 0
+		case c < 0xa0 || unicode.Is(unicode.Cf, c) || c == '\u2028' || c == '\u2029':
 			return false
+		case unicode.In(c, unicode.Mn, unicode.Me, unicode.Mc):
+			if marks++; marks > maxMarks {
+				return false
+			}
+			space = false
+		default:
+			space, marks = false, 0
 		}
 	}
-	return true
+	return !space || s == ""
 }
 
 // joins reports whether c is a character a zero-width joiner may stand beside: a
@@ -133,11 +153,17 @@ func nextShown(r []rune, i int) rune {
 	return 0
 }
 
+// lineBreaks makes every line break "\n".
+var lineBreaks = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n")
+
 // CleanText is Clean for free text that keeps its line breaks: each line is cleaned,
 // line breaks (CR LF, CR, LF, NEL, line and paragraph separators) become "\n", blank
 // lines at the ends are dropped and more than one in a row become one.
 func CleanText(s string) string {
-	s = strings.NewReplacer("\r\n", "\n", "\r", "\n", "\u0085", "\n", "\u2028", "\n", "\u2029", "\n").Replace(s)
+	if isClean(s) {
+		return s
+	}
+	s = lineBreaks.Replace(s)
 	var lines []string
 	blank := false
 	for line := range strings.SplitSeq(s, "\n") {
@@ -162,7 +188,7 @@ func Cap(s string, n int) string {
 	if n <= 0 {
 		return ""
 	}
-	if utf8.RuneCountInString(s) <= n {
+	if len(s) <= n || utf8.RuneCountInString(s) <= n {
 		return s
 	}
 	r := []rune(s)

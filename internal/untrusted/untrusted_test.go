@@ -121,3 +121,19 @@ func BenchmarkClean(b *testing.B) {
 		_ = Clean(s)
 	}
 }
+
+// TestIsClean: the fast path never skips work Clean would do, and takes the common
+// names.
+func TestIsClean(t *testing.T) {
+	for _, s := range []string{"", "a", "Acme NV", " a", "a ", "a  b", "a\u00a0b", "a\u00a0 b", "\u00a0a", "a\u00a0",
+		"Ørsted A/S", "a\u202eb", "a\u0085b", "a\u2028b", "e\u0301", "e" + strings.Repeat("\u0301", 5), "a\tb", "a\x7fb", "👩\u200d🔬"} {
+		if isClean(s) && Clean(s) != s {
+			t.Errorf("isClean(%q), but Clean gives %q", s, Clean(s))
+		}
+	}
+	for _, s := range []string{"", "Acme NV", "Ørsted A/S", "10\u00a0Rue", "Société Générale", "日本語"} {
+		if !isClean(s) {
+			t.Errorf("isClean(%q) = false", s)
+		}
+	}
+}
