@@ -19,6 +19,7 @@
 package untrusted
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -222,6 +223,29 @@ func Field(s string) string { return Cap(Clean(s), MaxField) }
 // Text cleans free text at ingestion, keeping its line breaks, and caps it at MaxText
 // runes.
 func Text(s string) string { return Cap(CleanText(s), MaxText) }
+
+// URL keeps a URL (or a URI such as mailto:) as published, but with its white space,
+// control and format characters percent-encoded, as a browser's address bar shows
+// them: nothing in it can reverse or hide text, and it still says exactly what was
+// published. It trims the ends and caps it at MaxField runes.
+func URL(s string) string {
+	s = strings.TrimSpace(s)
+	if isClean(s) && !strings.Contains(s, " ") {
+		return Cap(s, MaxField)
+	}
+	var b strings.Builder
+	for _, c := range s {
+		if unicode.IsSpace(c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c) {
+			var buf [utf8.UTFMax]byte
+			for _, x := range buf[:utf8.EncodeRune(buf[:], c)] {
+				b.WriteString("%" + strings.ToUpper(strconv.FormatUint(uint64(x)|0x100, 16)[1:]))
+			}
+			continue
+		}
+		b.WriteRune(c)
+	}
+	return Cap(b.String(), MaxField)
+}
 
 // Short cleans s onto one line and caps it at MaxShown runes, for showing where quotes
 // would be in the way.

@@ -137,3 +137,17 @@ func TestIsClean(t *testing.T) {
 		}
 	}
 }
+
+func TestURL(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"https://ap.example/as4", "https://ap.example/as4"},
+		{" https://ap.example/as4\n", "https://ap.example/as4"},
+		{"https://ap.example/\u202eexe.txt as4", "https://ap.example/%E2%80%AEexe.txt%20as4"},
+		{"https://ap.example/\x00\t\u200b", "https://ap.example/%00%09%E2%80%8B"},
+		{"https://ap.example/Ørsted", "https://ap.example/Ørsted"},
+	} {
+		if got := URL(tt.in); got != tt.want {
+			t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
