@@ -12,8 +12,8 @@ import (
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/phrase"
-	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/internal/untrusted"
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
