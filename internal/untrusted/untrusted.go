@@ -48,7 +48,8 @@ const (
 	zwj  = '\u200d'
 )
 
-// Clean returns s on one line: format characters removed (except a zero-width joiner
+// Clean returns s on one line, valid UTF-8 (invalid bytes become U+FFFD): format
+// characters removed (except a zero-width joiner
 // or non-joiner between two non-ASCII letters or symbols, which Persian, Indic scripts
 // and emoji need), control characters and line or paragraph separators turned into
 // spaces, runs of white space made one space (a single space character such as a
@@ -112,7 +113,9 @@ func isClean(s string) bool {
 	for i := 0; i < len(s); {
 		c, size := rune(s[i]), 1
 		if c >= utf8.RuneSelf {
-			c, size = utf8.DecodeRuneInString(s[i:])
+			if c, size = utf8.DecodeRuneInString(s[i:]); c == utf8.RuneError && size == 1 {
+				return false // invalid UTF-8: Clean replaces it
+			}
 		}
 		i += size
 		switch {

@@ -28,6 +28,7 @@ func TestClean(t *testing.T) {
 		{"ZWJ at the edge goes", "\u200dAcme\u200c", "Acme"},
 		{"combining marks are bounded", "Z" + strings.Repeat("\u0301", 50) + "algo", "Z" + strings.Repeat("\u0301", maxMarks) + "algo"},
 		{"only controls", "\u202e\u200b\x00", ""},
+		{"invalid UTF-8 replaced", "Ac\xffme", "Ac\ufffdme"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := Clean(tt.in); got != tt.want {
