@@ -3,6 +3,7 @@ package untrusted
 import (
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -151,4 +152,36 @@ func TestURL(t *testing.T) {
 			t.Errorf("URL(%q) = %q, want %q", tt.in, got, tt.want)
 		}
 	}
+}
+
+// FuzzClean checks Clean's promises on any input: valid UTF-8, no control or format
+// character but a kept joiner, no doubled or surrounding space, and cleaning twice
+// changes nothing; Quote's text stays within MaxShown runes and has no curly quote
+// inside.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"", "Acme NV", "a\u202eb", " a\r\n b ", "👩\u200d🔬", "می\u200cخواهم", "e\u0301\u0301\u0301\u0301\u0301", "a\u00a0\u00a0b", "\xff", "x“y”z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		c := Clean(s)
+		if !utf8.ValidString(c) {
+			t.Fatalf("Clean(%q) = %q: invalid UTF-8", s, c)
+		}
+		for _, r := range c {
+			if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) && r != zwj && r != zwnj {
+				t.Fatalf("Clean(%q) = %q keeps %U", s, c, r)
+			}
+		}
+		if strings.HasPrefix(c, " ") || strings.HasSuffix(c, " ") || strings.Contains(c, "  ") {
+			t.Fatalf("Clean(%q) = %q: stray spaces", s, c)
+		}
+		if again := Clean(c); again != c {
+			t.Fatalf("Clean(Clean(%q)) = %q, not %q", s, again, c)
+		}
+		q := Quote(s)
+		inner := strings.TrimSuffix(strings.TrimPrefix(q, "“"), "”")
+		if utf8.RuneCountInString(inner) > MaxShown || strings.ContainsAny(inner, "“”„‟") {
+			t.Fatalf("Quote(%q) = %q", s, q)
+		}
+	})
 }
