@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -123,12 +124,13 @@ func addWarnings(to, ws []registry.Warning) []registry.Warning {
 	return to
 }
 
-// docLabel is how a sentence names a document type: its code-list name, else its id.
+// docLabel is how a sentence names a document type: its code-list name, else its id
+// as the SMP gave it, cleaned and capped (untrusted.Short).
 func docLabel(d DocumentInfo) string {
 	if d.Name != "" {
 		return d.Name
 	}
-	return d.ID
+	return untrusted.Short(d.ID)
 }
 
 // listNames joins names for a sentence, at most maxNamed of them: "A", "A and B",
@@ -179,7 +181,7 @@ func endpointsPhrase(t *tongue, docs []DocumentInfo) string {
 	var eps []string
 	for _, d := range docs {
 		for _, e := range d.Endpoints {
-			s := e.URL + " (" + e.TransportProfile + ")"
+			s := untrusted.Short(e.URL) + " (" + untrusted.Short(e.TransportProfile) + ")"
 			if !slices.Contains(eps, s) {
 				eps = append(eps, s)
 			}

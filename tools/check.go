@@ -12,6 +12,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -242,7 +243,7 @@ func checkText(r *CheckResult) string {
 		case bulk.Receives, bulk.Blocked, bulk.RegisteredWithoutDocument:
 			b.WriteString(row.ParticipantID)
 			if row.Name != "" {
-				fmt.Fprintf(&b, " %s", row.Name)
+				fmt.Fprintf(&b, " %s", untrusted.Quote(row.Name))
 			}
 			if row.Country != "" {
 				fmt.Fprintf(&b, " (%s)", row.Country)
@@ -265,7 +266,7 @@ func checkText(r *CheckResult) string {
 				fmt.Fprintf(&b, ", but sending to it fails right now (%s)", strings.Join(row.Blocked, ", "))
 			}
 			if row.AccessPoint != "" {
-				fmt.Fprintf(&b, "; access point %s", row.AccessPoint)
+				fmt.Fprintf(&b, "; access point %s", untrusted.Short(row.AccessPoint))
 			}
 		case bulk.NotRegistered:
 			fmt.Fprintf(&b, "not registered on Peppol (tried %s)", strings.Join(row.Tried, ", "))

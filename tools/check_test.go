@@ -98,7 +98,7 @@ func TestMCPCheck(t *testing.T) {
 	}
 	name := l.Name(netsim.KnownBelgian)
 	for i, want := range []string{
-		"- " + netsim.KnownBelgian + " [C-1]: " + netsim.KnownBelgian + " " + name + " (BE) is registered for Invoice and Credit Note, but sending to it fails right now (certificate_expired, service_expired); access point https://",
+		"- " + netsim.KnownBelgian + " [C-1]: " + netsim.KnownBelgian + " “" + name + "” (BE) is registered for Invoice and Credit Note, but sending to it fails right now (certificate_expired, service_expired); access point https://",
 		"- " + netsim.KnownDirectoryOnly + ": not registered on Peppol (tried " + netsim.KnownDirectoryOnly + ")",
 		"- hello world: invalid: ",
 		"- " + netsim.KnownNorwegian + ": failed (lookup_failed): ",

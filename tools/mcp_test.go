@@ -141,7 +141,7 @@ func TestMCPToolsInProcess(t *testing.T) {
 	if p.ParticipantID != netsim.KnownBelgian || p.Directory == nil || p.Directory.Name != name || p.SMP == nil {
 		t.Errorf("lookup: %+v", p)
 	}
-	if text := resultText(r); !strings.HasPrefix(text, netsim.KnownBelgian+": "+name) || !strings.Contains(text, "Registered on Peppol") {
+	if text := resultText(r); !strings.HasPrefix(text, "Participant "+netsim.KnownBelgian+". Its Peppol Directory card names it “"+name+"”") || !strings.Contains(text, "Registered on Peppol") {
 		t.Errorf("lookup text %q", text)
 	}
 

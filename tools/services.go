@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -93,14 +94,15 @@ func callServices(ctx context.Context, nets *registry.Networks, raw json.RawMess
 }
 
 // servicesText renders a services answer: one line per document type with its name,
-// state and endpoints, then the warnings.
+// state and endpoints, then the warnings. What the SMP wrote (identifiers the code
+// list lacks, URLs) is cleaned and capped (untrusted.Short; docs/ARCHITECTURE.md §6).
 func servicesText(r *registry.ServicesResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: SMP %s lists %s.", r.ParticipantID, r.SMP.Hostname, phrase.Plural(r.ServiceCount, "document type"))
+	fmt.Fprintf(&b, "%s: SMP %s lists %s.", r.ParticipantID, untrusted.Short(r.SMP.Hostname), phrase.Plural(r.ServiceCount, "document type"))
 	for _, s := range r.Services {
 		name := s.DocumentType.Name
 		if name == "" {
-			name = s.DocumentType.ID
+			name = untrusted.Short(s.DocumentType.ID)
 		}
 		fmt.Fprintf(&b, "\n- %s", name)
 		switch {
@@ -112,7 +114,7 @@ func servicesText(r *registry.ServicesResult) string {
 		var eps []string
 		for _, p := range s.Processes {
 			for _, e := range p.Endpoints {
-				eps = append(eps, e.URL+" ("+e.TransportProfile.ID+")")
+				eps = append(eps, untrusted.Short(e.URL)+" ("+untrusted.Short(e.TransportProfile.ID)+")")
 			}
 		}
 		if len(eps) > 0 {

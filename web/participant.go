@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -186,7 +187,7 @@ func ago(age time.Duration) string {
 func (d *participantData) fromLookup(part *registry.Participant, plain *strings.Replacer, skip func(code string) bool) {
 	d.Card, d.SMP = part.Directory, part.SMP
 	if part.Directory != nil {
-		d.Name, d.Country = part.Directory.Name, countryName(part.Directory.CountryCode)
+		d.Name, d.Country = untrusted.Short(part.Directory.Name), countryName(part.Directory.CountryCode)
 		d.Title = d.Name
 	}
 	for _, w := range part.Warnings {
