@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -179,15 +180,24 @@ const mcpSessionIdleTTL = 30 * time.Minute
 // bodies are checked before mcp-go reads them and its errors are rewritten to fixed
 // JSON-RPC errors (mcpwire.go).
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
-	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, time.Now)
+	log := s.log.With("component", "mcp")
+	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, maxMCPSessionsPerClient, time.Now,
+		func(r *http.Request) netip.Addr { return clientKey(r, s.trustedProxies) })
 	s.mcpStreams = newMCPStreams(maxMCPStreamsPerClient, maxMCPStreams)
+	// mcp-go's own idle sweeper is off (no WithSessionIdleTTL): mcpSessions sweeps, and
+	// ends in mcp-go every session it forgets (docs/INTERFACE.md §4.5).
 	h := mcpserver.NewStreamableHTTPServer(m,
 		mcpserver.WithDisableLocalhostProtection(true),
-		mcpserver.WithSessionIdManager(s.mcpSessions),
-		mcpserver.WithSessionIdleTTL(mcpSessionIdleTTL),
+		mcpserver.WithSessionIdManagerResolver(s.mcpSessions),
 		mcpserver.WithHeartbeatInterval(mcpHeartbeat),
-		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp")))
+		mcpserver.WithStreamableHTTPLogger(log))
 	s.mcpHTTP = h
+	s.mcpSessions.forget = func(ids []string) {
+		for _, id := range ids {
+			endMCPSession(h, id)
+		}
+	}
+	s.mcpSessions.start(mcpSweepEvery, log)
 	return s.adapt(func(w http.ResponseWriter, r *http.Request) error {
 		switch r.Method {
 		case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions:
@@ -228,9 +238,31 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		ew := &mcpErrorWriter{ResponseWriter: w, s: s}
 		h.ServeHTTP(ew, r)
 		ew.finish()
+		if id := w.Header().Get("Mcp-Session-Id"); id != "" && r.Method == http.MethodPost {
+			s.mcpSessions.forgetIfGone(id)
+		}
 		return nil
 	})
 }
+
+// endMCPSession makes mcp-go forget a session peppolgate forgot: it sends h a DELETE
+// for it, in-process (mcp-go offers no other way to drop all of a session's state:
+// MCPServer.UnregisterSession leaves the transport's own copy behind). The session id
+// manager no longer knows the id, so the DELETE only cleans up.
+func endMCPSession(h *mcpserver.StreamableHTTPServer, id string) {
+	hdr := http.Header{}
+	hdr.Set(mcpserver.HeaderKeySessionID, id)
+	h.Handle(discardMCPWriter{hdr: http.Header{}}, &mcpserver.HTTPRequest{Method: http.MethodDelete, Header: hdr, Context: context.Background()})
+}
+
+// discardMCPWriter is the answer writer of endMCPSession's DELETE: nobody reads it.
+type discardMCPWriter struct{ hdr http.Header }
+
+func (d discardMCPWriter) Header() http.Header       { return d.hdr }
+func (discardMCPWriter) WriteHeader(int)             {}
+func (discardMCPWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (discardMCPWriter) Flush()                      {}
+func (discardMCPWriter) CanStream() bool             { return false }
 
 // openedStream is a GET /mcp event stream admitted by openMCPStream: r carries its
 // bounded context; finish releases its place.

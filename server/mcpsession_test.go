@@ -1,12 +1,17 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,13 +25,13 @@ func TestMCPSessionsOnlyMinted(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	m := newMCPSessions(time.Hour, 3, clock)
+	m := newMCPSessions(time.Hour, 3, 3, clock, nil)
 	if _, err := m.Validate("mcp-session-7f1d6a7e-1111-2222-3333-444455556666"); err == nil {
 		t.Error("a made-up, well-formed id was accepted")
 	}
 	var ids []string
 	for range 4 {
-		ids = append(ids, m.Generate())
+		ids = append(ids, m.generate(netip.Addr{}))
 		now = now.Add(time.Minute)
 	}
 	if m.size() != 3 {
@@ -49,6 +54,99 @@ func TestMCPSessionsOnlyMinted(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	if _, err := m.Validate(ids[2]); err == nil {
 		t.Error("an idled-out session was accepted")
+	}
+}
+
+// TestMCPSessionsPerClientLRU: a client beyond its cap loses its own session used
+// longest ago, not another client's; at the global cap the session used longest ago of
+// all goes; a session in use moves to the front; every session forgotten is handed to
+// forget (so that mcp-go forgets it too); the sweep forgets idled-out sessions and logs
+// one summary line for all of them.
+func TestMCPSessionsPerClientLRU(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	m := newMCPSessions(time.Hour, 5, 2, func() time.Time { return now }, nil)
+	var forgot []string
+	m.forget = func(ids []string) { forgot = append(forgot, ids...) }
+	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3")
+	tick := func() { now = now.Add(time.Minute) }
+	b1 := m.generate(b)
+	tick()
+	a1 := m.generate(a)
+	tick()
+	a2 := m.generate(a)
+	tick()
+	if _, err := m.Validate(a1); err != nil { // a1 is now a's most recently used
+		t.Fatal(err)
+	}
+	tick()
+	a3 := m.generate(a)
+	if want := []string{a2}; !slices.Equal(forgot, want) {
+		t.Errorf("client a beyond its cap of 2 forgot %v, want its session used longest ago %v", forgot, want)
+	}
+	for _, id := range []string{b1, a1, a3} {
+		if _, err := m.Validate(id); err != nil {
+			t.Errorf("%s was forgotten: %v", id, err)
+		}
+	}
+	if m.clientSize(a) != 2 || m.clientSize(b) != 1 {
+		t.Errorf("a holds %d, b %d, want 2 and 1", m.clientSize(a), m.clientSize(b))
+	}
+	tick()
+	forgot = nil
+	c1 := m.generate(c)
+	tick()
+	c2 := m.generate(c) // 5 live now: b1 a1 a3 c1 c2
+	tick()
+	if _, err := m.Validate(b1); err != nil {
+		t.Fatal(err)
+	}
+	d := m.generate(netip.MustParseAddr("192.0.2.4"))
+	if want := []string{a1}; !slices.Equal(forgot, want) {
+		t.Errorf("at the global cap %v was forgotten, want the session used longest ago of all %v", forgot, want)
+	}
+	if m.size() != 5 {
+		t.Errorf("%d live, want 5", m.size())
+	}
+	// Last uses (minutes from the start): a3 4, c1 5, c2 6, b1 7, d 7.
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	start := now.Add(-7 * time.Minute)
+	forgot = nil
+	now = start.Add(time.Hour + 5*time.Minute + 30*time.Second)
+	m.sweep(log) // a3 and c1 idled out
+	if want := []string{a3, c1}; !slices.Equal(forgot, want) {
+		t.Errorf("the first sweep forgot %v, want %v", forgot, want)
+	}
+	now = now.Add(2 * time.Minute)
+	m.sweep(log) // c2, b1 and d idled out
+	m.sweep(log) // nothing left: no line
+	if m.size() != 0 || len(forgot) != 5 {
+		t.Errorf("after the idle TTL: %d live, forgot %v", m.size(), forgot)
+	}
+	for _, id := range []string{b1, a3, c1, c2, d} {
+		if _, err := m.Validate(id); err == nil {
+			t.Errorf("%s is still valid after idling out", id)
+		}
+	}
+	type summary struct {
+		Msg           string `json:"msg"`
+		Idle          int    `json:"idle"`
+		EvictedClient int    `json:"evicted_client_cap"`
+		EvictedGlobal int    `json:"evicted_global_cap"`
+		Live          int    `json:"live"`
+	}
+	var got []summary
+	for l := range strings.Lines(logs.String()) {
+		var rec summary
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		got = append(got, rec)
+	}
+	want := []summary{{"MCP sessions forgotten", 2, 1, 1, 3}, {"MCP sessions forgotten", 3, 0, 0, 0}}
+	if !slices.Equal(got, want) {
+		t.Errorf("the sweeps logged %+v, want one summary line each (and none when nothing was forgotten): %+v\n%s", got, want, logs.String())
 	}
 }
 
@@ -195,5 +293,67 @@ func TestMCPEventStreams(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("a stream while shutting down: %d", resp.StatusCode)
+	}
+}
+
+// mcpFloodHeapBound is how much the live heap may grow while one client sends 50,000
+// initializes (docs/INTERFACE.md §4.5): that client keeps at most
+// maxMCPSessionsPerClient sessions of ~10 KB each, so a few MB; the bound is generous,
+// but a leak of ~9 KB per initialize (450 MB) cannot pass it.
+const mcpFloodHeapBound = 64 << 20
+
+// TestMCPSessionFloodBounded: 50,000 initializes from one client, through /mcp and
+// mcp-go (in-process, without TCP), keep the live heap under mcpFloodHeapBound, keep at
+// most maxMCPSessionsPerClient of that client's sessions, and leave another client's
+// session working. Not parallel: it measures the heap.
+func TestMCPSessionFloodBounded(t *testing.T) {
+	s, _ := newUncheckedServer(t, &fakeRegistry{}, func(c *Config) { c.Logger = slog.New(slog.DiscardHandler) })
+	post := func(remote, body string, hdr ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "http://localhost:8080/mcp", strings.NewReader(body))
+		req.RemoteAddr = remote
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		return rec
+	}
+	const victimAddr, floodAddr = "192.0.2.10:40000", "198.51.100.7:50000"
+	rec := post(victimAddr, rawInitialize)
+	victim := rec.Header().Get("Mcp-Session-Id")
+	if rec.Code != http.StatusOK || victim == "" {
+		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
+	sess := []string{"Mcp-Session-Id", victim, "MCP-Protocol-Version", rawProtocolVersion}
+	if rec := post(victimAddr, rawInitialized, sess...); rec.Code != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %s", rec.Code, rec.Body)
+	}
+	heap := func() int64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	base := heap()
+	const flood = 50000
+	for i := range flood {
+		if rec := post(floodAddr, rawInitialize); rec.Code != http.StatusOK || rec.Header().Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize %d of the flood: %d %s", i, rec.Code, rec.Body)
+		}
+		if (i+1)%5000 == 0 {
+			if grown := heap() - base; grown > mcpFloodHeapBound {
+				t.Fatalf("after %d initializes from one client the live heap grew by %d MB, more than the bound of %d MB",
+					i+1, grown>>20, mcpFloodHeapBound>>20)
+			}
+		}
+	}
+	t.Logf("the live heap grew by %.1f MB over %d initializes from one client", float64(heap()-base)/(1<<20), flood)
+	if n := s.mcpSessions.size(); n > maxMCPSessionsPerClient+1 {
+		t.Errorf("%d sessions live after the flood, want at most the flooding client's %d and the other client's 1", n, maxMCPSessionsPerClient)
+	}
+	if rec := post(victimAddr, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, sess...); rec.Code != http.StatusOK {
+		t.Errorf("the other client's session after the flood: %d %s", rec.Code, rec.Body)
 	}
 }
