@@ -20,11 +20,11 @@ import (
 	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
-// maxMCPBody bounds a request body on /mcp. A JSON-RPC message of these tools is a
-// few hundred bytes; a batch of a hundred of them still fits.
-const maxMCPBody = 1 << 20
+// maxMCPBody bounds a request body on /mcp: one JSON-RPC message, as a line on stdio.
+const maxMCPBody = tools.MaxMessageSize
 
 // mcpMethods are the methods of MCP's streamable HTTP transport, and CORS preflights.
 const mcpMethods = "GET, POST, DELETE, OPTIONS"
@@ -228,7 +228,6 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 			r = done.r
 		}
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, maxMCPBody)
 			body, ok := s.readMCPBody(w, r)
 			if !ok {
 				return nil
@@ -264,6 +263,14 @@ func (discardMCPWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (discardMCPWriter) Flush()                      {}
 func (discardMCPWriter) CanStream() bool             { return false }
 
+// mcpLimits describes /mcp's sessions and event streams for the Limits of the
+// discovery documents (docs/INTERFACE.md §4.5).
+func mcpLimits() string {
+	return fmt.Sprintf("/mcp sessions: kept %s after their last request; at most %d per client (starting one more forgets that client's session used longest ago) and %s in all (beyond, the session used longest ago of all). "+
+		"Event streams (GET /mcp): at most %d per client (too_many_streams beyond) and %d in all (service_unavailable beyond), each ending after %s.",
+		spelledDuration(mcpSessionIdleTTL), maxMCPSessionsPerClient, phrase.Grouped(maxMCPSessions, ","), maxMCPStreamsPerClient, maxMCPStreams, spelledDuration(mcpStreamLifetime))
+}
+
 // openedStream is a GET /mcp event stream admitted by openMCPStream: r carries its
 // bounded context; finish releases its place.
 type openedStream struct {
@@ -279,7 +286,8 @@ func (o *openedStream) finish() {
 
 // openMCPStream admits a GET /mcp event stream: it needs the Mcp-Session-Id of a live
 // session this server minted (404 otherwise, as the MCP transport says for unknown
-// sessions), a place under the client's and the global caps (503
+// sessions), a place under the client's cap (429 too_many_streams, with Retry-After: a
+// client's limit, like the rate limiter's) and the global one (503
 // service_unavailable, with Retry-After), and it ends after mcpStreamLifetime or when
 // the server drains. The write deadline is lifted for it. A nil result with a nil error
 // means the answer has been written.
@@ -298,7 +306,7 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 	if err != nil {
 		cancel()
 		if errors.Is(err, errStreamsClient) {
-			return nil, &registry.Error{Code: CodeUnavailable, Message: fmt.Sprintf("this client already has %d open MCP event streams, the most one client may hold; close one, or retry later", maxMCPStreamsPerClient), RetryAfter: 30 * time.Second}
+			return nil, &registry.Error{Code: CodeTooManyStreams, Message: fmt.Sprintf("this client already has %d open MCP event streams, the most one client may hold; close one, or retry later", maxMCPStreamsPerClient), RetryAfter: 30 * time.Second}
 		}
 		return nil, &registry.Error{Code: CodeUnavailable, Message: "no MCP event stream can be opened now (the server is at its limit or shutting down); retry later", RetryAfter: 5 * time.Second}
 	}
@@ -336,12 +344,12 @@ func (s *Server) mcpRoutes(k docKit) []route {
 			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
 			Summary: "MCP server-to-client event stream",
 			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id` of a live session this server started), on which the server may send requests and notifications. " +
-				fmt.Sprintf("The stream carries a heartbeat every %d s and ends after %s (reconnect); a client may hold %d streams at once and the server %d (503 service_unavailable beyond, and while shutting down).",
+				fmt.Sprintf("The stream carries a heartbeat every %d s and ends after %s (reconnect); a client may hold %d streams at once (429 too_many_streams beyond) and the server %d (503 service_unavailable beyond, and while shutting down).",
 					int(mcpHeartbeat/time.Second), spelledDuration(mcpStreamLifetime), maxMCPStreamsPerClient, maxMCPStreams),
 			Responses: append([]discovery.Response{
 				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
 			}, mcpTransportErrors()...),
-			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed, CodeUnavailable},
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed, CodeTooManyStreams, CodeUnavailable},
 		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodDelete, Path: mcpPath, OperationID: "mcpEndSession", Tag: "mcp",
@@ -356,15 +364,15 @@ func (s *Server) mcpRoutes(k docKit) []route {
 }
 
 // mcpTransportErrors are the refusals of the MCP transport itself, as JSON-RPC errors
-// of fixed wording: a request the transport cannot take (not one JSON object, a batch,
-// an id that is no string or number, wrong Content-Type, no session id), a session it
-// did not mint or that ended, and a body over maxMCPBody.
+// of fixed wording: a request the transport cannot take (tools.CheckMessage, wrong
+// Content-Type, no session id), a session it did not mint or that ended, and a body
+// over maxMCPBody.
 func mcpTransportErrors() []discovery.Response {
 	rpc := &jsonschema.Schema{Type: "object", Required: []string{"jsonrpc", "error"},
 		Description: "a JSON-RPC 2.0 error: {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"…\"}}"}
 	return []discovery.Response{
-		{Status: http.StatusBadRequest, Description: "The transport refused the request: not one JSON-RPC object (-32700), a batch, an id that is not a string or number, wrong Content-Type, missing Mcp-Session-Id (-32600).", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusBadRequest, Description: "The transport refused the request: not one JSON-RPC object (-32700); a batch, an id that is not a string or number (null included), a method that is not a non-empty string, a message that is neither a request, a notification nor a response, wrong Content-Type, missing Mcp-Session-Id (-32600).", MediaType: "application/json", Schema: rpc},
 		{Status: http.StatusNotFound, Description: "The session is unknown (this server did not mint it), idled out or was ended with DELETE: start a new one with initialize.", MediaType: "application/json", Schema: rpc},
-		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than " + spelledSize(maxMCPBody) + ".", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than " + spelledSize(maxMCPBody) + " (refused by its Content-Length before it is read, without 100 Continue).", MediaType: "application/json", Schema: rpc},
 	}
 }

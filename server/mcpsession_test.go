@@ -1,12 +1,14 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -16,6 +18,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // TestMCPSessionsOnlyMinted: the session manager accepts only ids it minted and that
@@ -189,8 +193,10 @@ func TestMCPMadeUpSessionsKeepNoState(t *testing.T) {
 }
 
 // TestMCPTransportErrorsAreFixed: what the transport refuses is answered with JSON-RPC
-// errors of fixed wording (no Go error text, type names or addresses), a batch is an
-// invalid request, and an echoed name is cut short.
+// errors of fixed wording (no Go error text, type names or addresses); a batch, a null
+// id, an empty method and a message that is neither request, notification nor response
+// are invalid requests (-32600, not 202); params of the wrong type are invalid params
+// (-32602) naming the field; and an echoed name is cut short.
 func TestMCPTransportErrorsAreFixed(t *testing.T) {
 	t.Parallel()
 	_, hs, session := mcpTestServer(t)
@@ -207,6 +213,14 @@ func TestMCPTransportErrorsAreFixed(t *testing.T) {
 		{"method a number", `{"jsonrpc":"2.0","id":1,"method":5}`, sess, 400, -32600},
 		{"wrong content type", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, append([]string{"Content-Type", "text/plain"}, sess...), 400, -32600},
 		{"unknown session", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Mcp-Session-Id", "nope", "MCP-Protocol-Version", rawProtocolVersion}, 404, -32600},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, sess, 400, -32600},
+		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, sess, 400, -32600},
+		{"notification method empty", `{"jsonrpc":"2.0","method":""}`, sess, 400, -32600},
+		{"neither method nor result", `{"jsonrpc":"2.0","id":1}`, sess, 400, -32600},
+		{"tools/list cursor a number", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}`, sess, 200, -32602},
+		{"tools/list params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}`, sess, 200, -32602},
+		{"prompts/get argument a number", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"check_invoice_recipient","arguments":{"company":5}}}`, sess, 200, -32602},
+		{"tools/call name a number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, sess, 200, -32602},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodPost, tc.body, tc.hdr...)
@@ -214,7 +228,7 @@ func TestMCPTransportErrorsAreFixed(t *testing.T) {
 			if resp.StatusCode != tc.status || a.Error == nil || a.Error.Code != tc.code {
 				t.Fatalf("%d %s, want %d with JSON-RPC error %d", resp.StatusCode, body, tc.status, tc.code)
 			}
-			for _, leak := range []string{"json:", "Go ", "mcp.", "127.0.0.1", "tcp"} {
+			for _, leak := range []string{"json:", "Go ", "mcp.", "127.0.0.1", "tcp", "unmarshal", "struct", "Params"} {
 				if strings.Contains(a.Error.Message, leak) {
 					t.Errorf("message %q shows %q", a.Error.Message, leak)
 				}
@@ -224,13 +238,14 @@ func TestMCPTransportErrorsAreFixed(t *testing.T) {
 	long := strings.Repeat("A", 5000)
 	resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+long+`"}}`, sess...)
 	a := decodeAnswer(t, resp, body)
-	if a.Error == nil || utf8.RuneCountInString(a.Error.Message) > maxMCPErrorMessage+1 {
+	if a.Error == nil || utf8.RuneCountInString(a.Error.Message) > tools.MaxErrorMessage+1 {
 		t.Errorf("unknown tool with a 5000-character name: %d %.300s", resp.StatusCode, body)
 	}
 }
 
 // TestMCPEventStreams: GET /mcp needs a live minted session, a client holds at most
-// maxMCPStreamsPerClient streams (503 beyond, with Retry-After), and BeginShutdown ends
+// maxMCPStreamsPerClient streams (429 too_many_streams beyond, with Retry-After: a
+// client's limit, like the rate limiter's, not 503), and BeginShutdown ends
 // every open stream at once and refuses new ones (503).
 func TestMCPEventStreams(t *testing.T) {
 	t.Parallel()
@@ -275,7 +290,8 @@ func TestMCPEventStreams(t *testing.T) {
 	resp := get(t.Context(), session)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "the most one client may hold") {
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), `"too_many_streams"`) ||
+		!strings.Contains(string(b), "the most one client may hold") {
 		t.Errorf("a stream beyond the client's cap: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
 	}
 	if n := s.mcpStreams.count(); n != maxMCPStreamsPerClient {
@@ -355,5 +371,53 @@ func TestMCPSessionFloodBounded(t *testing.T) {
 	}
 	if rec := post(victimAddr, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, sess...); rec.Code != http.StatusOK {
 		t.Errorf("the other client's session after the flood: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestMCPPromptArgumentCapped: prompts/get with a 900 KB company argument is refused
+// with a short invalid-params error that does not echo it; a normal one still works.
+func TestMCPPromptArgumentCapped(t *testing.T) {
+	t.Parallel()
+	_, hs, session := mcpTestServer(t)
+	sess := []string{"Mcp-Session-Id", session, "MCP-Protocol-Version", rawProtocolVersion}
+	get := func(company string) (*http.Response, []byte) {
+		return rawMCP(t, hs.Client(), hs.URL, http.MethodPost,
+			`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"check_invoice_recipient","arguments":{"company":"`+company+`"}}}`, sess...)
+	}
+	resp, body := get(strings.Repeat("x", 900_000))
+	a := decodeAnswer(t, resp, body)
+	if a.Error == nil || a.Error.Code != -32602 || len(body) > 1000 || !strings.Contains(a.Error.Message, "company") {
+		t.Errorf("a 900 KB company: %d, %d bytes: %.300s", resp.StatusCode, len(body), body)
+	}
+	resp, body = get("Acme BV")
+	if a := decodeAnswer(t, resp, body); a.Error != nil || !strings.Contains(string(a.Result), "Acme BV") {
+		t.Errorf("a normal company: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestMCPLargeBodyRefusedBeforeReading: a POST /mcp announcing a 100 MB body with
+// Expect: 100-continue is answered 413 at once, without 100 Continue (the body is never
+// asked for), over a real connection.
+func TestMCPLargeBodyRefusedBeforeReading(t *testing.T) {
+	t.Parallel()
+	_, hs, session := mcpTestServer(t)
+	conn, err := net.DialTimeout("tcp", hs.Listener.Addr().String(), mcpTestTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(mcpTestTimeout))
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Session-Id: %s\r\nMCP-Protocol-Version: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n",
+		hs.Listener.Addr(), session, rawProtocolVersion, 100<<20)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var a jsonRPCAnswer
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || json.Unmarshal(body, &a) != nil || a.Error == nil {
+		t.Errorf("the first answer to a 100 MB body: %d %s, want 413 with a JSON-RPC error and no 100 Continue", resp.StatusCode, body)
 	}
 }
