@@ -196,6 +196,7 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		for _, id := range ids {
 			endMCPSession(h, id)
 		}
+		s.mcpStreams.end(ids)
 	}
 	s.mcpSessions.start(mcpSweepEvery, log)
 	return s.adapt(func(w http.ResponseWriter, r *http.Request) error {
@@ -237,8 +238,11 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		ew := &mcpErrorWriter{ResponseWriter: w, s: s}
 		h.ServeHTTP(ew, r)
 		ew.finish()
-		if id := w.Header().Get("Mcp-Session-Id"); id != "" && r.Method == http.MethodPost {
-			s.mcpSessions.forgetIfGone(id)
+		switch {
+		case r.Method == http.MethodPost && w.Header().Get("Mcp-Session-Id") != "":
+			s.mcpSessions.forgetIfGone(w.Header().Get("Mcp-Session-Id"))
+		case r.Method == http.MethodDelete && ew.status == http.StatusOK:
+			s.mcpStreams.end([]string{r.Header.Get("Mcp-Session-Id")}) // mcp-go leaves them open
 		}
 		return nil
 	})
@@ -285,7 +289,7 @@ func (o *openedStream) finish() {
 }
 
 // openMCPStream admits a GET /mcp event stream: it needs the Mcp-Session-Id of a live
-// session this server minted (404 otherwise, as the MCP transport says for unknown
+// session this server minted (the stream ends when the session is DELETEd or forgotten) (404 otherwise, as the MCP transport says for unknown
 // sessions), a place under the client's cap (429 too_many_streams, with Retry-After: a
 // client's limit, like the rate limiter's) and the global one (503
 // service_unavailable, with Retry-After), and it ends after mcpStreamLifetime or when
@@ -302,7 +306,7 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), mcpStreamLifetime)
-	done, err := s.mcpStreams.open(clientKey(r, s.trustedProxies), cancel)
+	done, err := s.mcpStreams.open(clientKey(r, s.trustedProxies), id, cancel)
 	if err != nil {
 		cancel()
 		if errors.Is(err, errStreamsClient) {

@@ -310,19 +310,22 @@ func (m *mcpSessions) clientSize(client netip.Addr) int {
 	return 0
 }
 
-// mcpStreams tracks the open GET /mcp event streams: caps per client and in all, and
-// ends them all when the server drains, so that shutdown does not wait for them.
+// mcpStreams tracks the open GET /mcp event streams: caps per client and in all; it
+// ends a session's streams when the session ends, and all of them when the server
+// drains, so that shutdown does not wait for them.
 type mcpStreams struct {
 	perClient, max int
 
-	mu       sync.Mutex
-	byClient map[netip.Addr]int
-	cancels  map[*context.CancelFunc]struct{}
-	draining bool
+	mu        sync.Mutex
+	byClient  map[netip.Addr]int
+	cancels   map[*context.CancelFunc]struct{}
+	bySession map[string]map[*context.CancelFunc]struct{}
+	draining  bool
 }
 
 func newMCPStreams(perClient, max int) *mcpStreams {
-	return &mcpStreams{perClient: perClient, max: max, byClient: map[netip.Addr]int{}, cancels: map[*context.CancelFunc]struct{}{}}
+	return &mcpStreams{perClient: perClient, max: max, byClient: map[netip.Addr]int{},
+		cancels: map[*context.CancelFunc]struct{}{}, bySession: map[string]map[*context.CancelFunc]struct{}{}}
 }
 
 // errStreamsClient and errStreamsFull are open's refusals.
@@ -331,10 +334,10 @@ var (
 	errStreamsFull   = errors.New("too many open MCP event streams, or the server is shutting down")
 )
 
-// open registers a stream of client with the cancel of its context; done must be
-// called when it ends. It refuses when the client or everyone has too many, or the
-// server drains.
-func (s *mcpStreams) open(client netip.Addr, cancel context.CancelFunc) (done func(), err error) {
+// open registers a stream of client for session with the cancel of its context; done
+// must be called when it ends. It refuses when the client or everyone has too many,
+// or the server drains.
+func (s *mcpStreams) open(client netip.Addr, session string, cancel context.CancelFunc) (done func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -346,6 +349,10 @@ func (s *mcpStreams) open(client netip.Addr, cancel context.CancelFunc) (done fu
 	s.byClient[client]++
 	key := &cancel
 	s.cancels[key] = struct{}{}
+	if s.bySession[session] == nil {
+		s.bySession[session] = map[*context.CancelFunc]struct{}{}
+	}
+	s.bySession[session][key] = struct{}{}
 	return func() {
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -353,7 +360,21 @@ func (s *mcpStreams) open(client netip.Addr, cancel context.CancelFunc) (done fu
 			delete(s.byClient, client)
 		}
 		delete(s.cancels, key)
+		if delete(s.bySession[session], key); len(s.bySession[session]) == 0 {
+			delete(s.bySession, session)
+		}
 	}, nil
+}
+
+// end ends the open streams of sessions.
+func (s *mcpStreams) end(sessions []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, id := range sessions {
+		for c := range s.bySession[id] {
+			(*c)()
+		}
+	}
 }
 
 // drain ends every open stream and refuses new ones.

@@ -421,3 +421,57 @@ func TestMCPLargeBodyRefusedBeforeReading(t *testing.T) {
 		t.Errorf("the first answer to a 100 MB body: %d %s, want 413 with a JSON-RPC error and no 100 Continue", resp.StatusCode, body)
 	}
 }
+
+// TestMCPForgottenSessionEndsItsStream: the open GET event stream of a session ends
+// when the session does: when its client DELETEs it, and when the client's cap
+// forgets it (maxMCPSessionsPerClient newer sessions of the same client).
+func TestMCPForgottenSessionEndsItsStream(t *testing.T) {
+	t.Parallel()
+	_, hs, _ := mcpTestServer(t)
+	open := func(session string) <-chan error {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, hs.URL+"/mcp", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", rawProtocolVersion)
+		req.Header.Set("Mcp-Session-Id", session)
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream: %d", resp.StatusCode)
+		}
+		ended := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			ended <- err
+		}()
+		return ended
+	}
+	waitEnd := func(what string, ended <-chan error) {
+		t.Helper()
+		select {
+		case <-ended:
+		case <-time.After(mcpTestTimeout):
+			t.Fatalf("the event stream stayed open after its session %s", what)
+		}
+	}
+	deleted := rawSession(t, hs.Client(), hs.URL)
+	ended := open(deleted)
+	if resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodDelete, "", "Mcp-Session-Id", deleted, "MCP-Protocol-Version", rawProtocolVersion); resp.StatusCode != 200 {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, body)
+	}
+	waitEnd("was DELETEd", ended)
+
+	evicted := rawSession(t, hs.Client(), hs.URL)
+	ended = open(evicted)
+	for range maxMCPSessionsPerClient {
+		if resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodPost, rawInitialize); resp.StatusCode != 200 {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+	}
+	waitEnd("was forgotten by the client's cap", ended)
+}
