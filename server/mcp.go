@@ -174,11 +174,13 @@ const mcpSessionIdleTTL = 30 * time.Minute
 // own localhost check is off: the guard does it, and also lets a reverse proxy's host
 // through when the operator names it. The server's write timeout is lifted for GET,
 // the long-lived event stream; POST answers are bounded by the registry's deadlines.
-// Close stops the transport's session sweeper. Only session ids this server minted are
-// valid (mcpSessions); a GET event stream needs one, gets a heartbeat, ends after
-// mcpStreamLifetime and counts against per-client and global caps (mcpStreams); POST
-// bodies are checked before mcp-go reads them and its errors are rewritten to fixed
-// JSON-RPC errors (mcpwire.go).
+// Close stops the idle session sweep. Only session ids this server minted are valid,
+// at most maxMCPSessionsPerClient per client and maxMCPSessions in all (mcpSessions),
+// and every session it forgets is ended in mcp-go too (endMCPSession); a GET event
+// stream needs a session, gets a heartbeat, ends after mcpStreamLifetime or with its
+// session and counts against per-client and global caps (mcpStreams); POST bodies are
+// checked before mcp-go reads them and its errors are rewritten to fixed JSON-RPC
+// errors (mcpwire.go).
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 	log := s.log.With("component", "mcp")
 	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, maxMCPSessionsPerClient, time.Now,
@@ -289,12 +291,12 @@ func (o *openedStream) finish() {
 }
 
 // openMCPStream admits a GET /mcp event stream: it needs the Mcp-Session-Id of a live
-// session this server minted (the stream ends when the session is DELETEd or forgotten) (404 otherwise, as the MCP transport says for unknown
+// session this server minted (404 otherwise, as the MCP transport says for unknown
 // sessions), a place under the client's cap (429 too_many_streams, with Retry-After: a
 // client's limit, like the rate limiter's) and the global one (503
-// service_unavailable, with Retry-After), and it ends after mcpStreamLifetime or when
-// the server drains. The write deadline is lifted for it. A nil result with a nil error
-// means the answer has been written.
+// service_unavailable, with Retry-After), and it ends after mcpStreamLifetime, when its
+// session is DELETEd or forgotten, or when the server drains. The write deadline is
+// lifted for it. A nil result with a nil error means the answer has been written.
 func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedStream, error) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
