@@ -200,6 +200,7 @@ func (s *Server) API() discovery.API {
 			fmt.Sprintf("Answers are cached: found participants %s, not-found %s, searches %s; a cached answer up to %s old is served (X-Cache: stale) when the upstream fails.",
 				spelledDuration(s.cache.Found), spelledDuration(s.cache.NotFound), spelledDuration(s.cache.Search), spelledDuration(s.cache.Stale)),
 		}}
+	api.Limits = append(api.Limits, mcpLimits())
 	if limits := s.rateLimits(); limits != "" {
 		api.Limits = append(api.Limits, limits)
 	}
@@ -237,8 +238,11 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 		l := s.limiter(rt.class)
 		switch {
 		case rt.Path == mcpPath:
-			if rt.Method == http.MethodPost { // mounted once, for every method
-				r.Handle(mcpPath, s.route(mcpPath, l, mcp))
+			if rt.Method == http.MethodPost { // mounted once, for the methods MCP serves
+				h := s.route(mcpPath, l, mcp)
+				for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions} {
+					r.Method(m, mcpPath, h)
+				}
 			}
 		case rt.Method == http.MethodGet:
 			h := s.route(rt.Path, l, s.adapt(rt.handler))

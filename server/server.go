@@ -203,10 +203,11 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Close releases what the server runs in the background (MCP's session sweeper) and
+// Close releases what the server runs in the background (MCP's idle session sweep) and
 // ends open MCP sessions; the rate limiters run nothing in the background. Call it
 // after the HTTP server has shut down. It returns nil.
 func (s *Server) Close() error {
+	s.mcpSessions.halt()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return s.mcpHTTP.Shutdown(ctx)
