@@ -1,8 +1,8 @@
 package mirror
 
 import (
-	"github.com/peppolgate/peppolgate/registry"
 	"context"
+	"github.com/peppolgate/peppolgate/registry"
 	"slices"
 	"strconv"
 	"strings"
