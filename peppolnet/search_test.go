@@ -525,3 +525,21 @@ func TestSearchPagesNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxSearchPageIsTheDirectorysLimit: registry.MaxSearchPage is the last page of
+// freeTextPageSize the Directory serves (directory.MaxResultIndex): the query for it is
+// valid, the one after is not.
+func TestMaxSearchPageIsTheDirectorysLimit(t *testing.T) {
+	t.Parallel()
+	if freeTextPageSize != registry.MaxSearchResults {
+		t.Fatalf("Directory pages of %d, search pages of %d", freeTextPageSize, registry.MaxSearchResults)
+	}
+	last := directory.Query{Q: "x", PageSize: freeTextPageSize, PageIndex: registry.MaxSearchPage - 1}
+	if err := last.Validate(); err != nil {
+		t.Errorf("page %d: %v", registry.MaxSearchPage, err)
+	}
+	beyond := directory.Query{Q: "x", PageSize: freeTextPageSize, PageIndex: registry.MaxSearchPage}
+	if err := beyond.Validate(); err == nil {
+		t.Errorf("page %d is valid for the Directory: MaxSearchPage could be higher", registry.MaxSearchPage+1)
+	}
+}
