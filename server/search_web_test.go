@@ -41,6 +41,13 @@ func TestPageSearchPages(t *testing.T) {
 					if rows := bytes.Count(body, []byte("<li><a href=\"/participant/")); rows == 0 || rows > registry.MaxSearchResults {
 						t.Errorf("%s: %d rows", path, rows)
 					}
+					jsonQuery := mustQuery(t, query)
+					if page > 1 {
+						jsonQuery.Set("page", strconv.Itoa(page))
+					}
+					if link := `href="/api/v1/search?` + html.EscapeString(jsonQuery.Encode()) + `"`; !bytes.Contains(body, []byte(link)) {
+						t.Errorf("%s: no JSON link %s", path, link)
+					}
 					if !bytes.Contains(body, []byte(`aria-current="page">Page `+strconv.Itoa(page)+"<")) {
 						t.Errorf("%s: page %d is not marked current", path, page)
 					}

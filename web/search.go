@@ -123,7 +123,11 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	if relaxed != "" {
 		jsonQ = relaxed // the search whose matches the page shows
 	}
-	d.JSONLink = p.link("/api/v1/search", "q", jsonQ, "country", country, "network", netParam)
+	jsonPage := ""
+	if sq.Page > 1 {
+		jsonPage = strconv.Itoa(sq.Page)
+	}
+	d.JSONLink = p.link("/api/v1/search", "q", jsonQ, "country", country, "network", netParam, "page", jsonPage)
 	d.Countries = countryOptions(country)
 	d.First = (page-1)*registry.MaxSearchResults + 1
 	for _, h := range res.Results {
@@ -141,7 +145,11 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 		}
 		last := min(registry.MaxSearchPage, (res.TotalCount+registry.MaxSearchResults-1)/registry.MaxSearchResults)
 		for _, n := range pagerNumbers(page, max(last, page)) {
-			d.Pages = append(d.Pages, pageLink{Number: n, Current: n == page, Link: map[bool]string{true: pageURL(n)}[n > 0 && n != page]})
+			item := pageLink{Number: n, Current: n == page}
+			if n > 0 && n != page {
+				item.Link = pageURL(n)
+			}
+			d.Pages = append(d.Pages, item)
 		}
 		if len(d.Pages) == 1 {
 			d.Pages = nil // one page: no pager
