@@ -189,7 +189,8 @@ func spelledSize(n int) string {
 func (s *Server) API() discovery.API {
 	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: tools.ForNetworks(s.nets), MCPPath: mcpPath,
 		Limits: []string{
-			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; at most %d results per search.", registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults),
+			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; %d results a page, pages 1 to %d (the Peppol Directory serves no result beyond the %dth of a search).",
+				registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults, registry.MaxSearchPage, registry.MaxSearchPage*registry.MaxSearchResults),
 			fmt.Sprintf("POST /ask: body at most %s, query 1 to %d characters.", spelledSize(maxAskBody), nlq.MaxQueryLength),
 			fmt.Sprintf("/mcp: request body at most %s.", spelledSize(maxMCPBody)),
 			fmt.Sprintf("POST /api/v1/check: 1 to %d rows, body at most %s; at most %d checks at once per client (too_many_bulk_requests beyond), %d in all (service_unavailable beyond); "+

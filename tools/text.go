@@ -69,7 +69,7 @@ func searchText(r *registry.SearchResult, country string) string {
 			fmt.Fprintf(&b, "No Peppol participants in %s in the Peppol Directory.", country)
 			return b.String()
 		case r.TotalCount > len(r.Results):
-			fmt.Fprintf(&b, "%s in %s in the Peppol Directory; the first %d:", phrase.Plural(r.TotalCount, "Peppol participant"), country, len(r.Results))
+			fmt.Fprintf(&b, "%s in %s in the Peppol Directory; %s:", phrase.Plural(r.TotalCount, "Peppol participant"), country, shownMatches(r))
 		default:
 			fmt.Fprintf(&b, "%s in %s in the Peppol Directory:", phrase.Plural(r.TotalCount, "Peppol participant"), country)
 		}
@@ -83,7 +83,7 @@ func searchText(r *registry.SearchResult, country string) string {
 		fmt.Fprintf(&b, "No Peppol Directory matches for %q%s.", r.Query, in)
 		return b.String()
 	case r.TotalCount > len(r.Results):
-		fmt.Fprintf(&b, "%s for %q%s; the first %d:", phrase.Plural(r.TotalCount, "Peppol Directory match"), r.Query, in, len(r.Results))
+		fmt.Fprintf(&b, "%s for %q%s; %s:", phrase.Plural(r.TotalCount, "Peppol Directory match"), r.Query, in, shownMatches(r))
 	default:
 		fmt.Fprintf(&b, "%s for %q%s:", phrase.Plural(len(r.Results), "Peppol Directory match"), r.Query, in)
 	}
