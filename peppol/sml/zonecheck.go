@@ -146,7 +146,7 @@ type ZoneCheckError struct {
 	// Zone is the SML zone.
 	Zone string
 	// Rcode is the last failing server's rcode, or NoRcode when it gave no reply.
-	Rcode int
+	Rcode    int
 	failures []*serverFailure
 }
 

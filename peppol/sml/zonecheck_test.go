@@ -73,8 +73,10 @@ func TestNegativeAnswerProof(t *testing.T) {
 			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 1,
 		},
 		{
-			name:     "NXDOMAIN with the SOA of a zone below the SML zone",
-			h:        func(t *testing.T) handler { return negative(dns.RcodeNameError, nil, soaRR(t, "iso6523-actorid-upis."+zone)) },
+			name: "NXDOMAIN with the SOA of a zone below the SML zone",
+			h: func(t *testing.T) handler {
+				return negative(dns.RcodeNameError, nil, soaRR(t, "iso6523-actorid-upis."+zone))
+			},
 			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 1,
 		},
 		{
