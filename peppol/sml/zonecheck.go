@@ -13,8 +13,11 @@ import (
 // How long a zone check's outcome is reused (docs/ARCHITECTURE.md §1).
 const (
 	// DefaultZoneCheckTTL is how long a server that resolved the SML zone's SOA is
-	// believed to answer for the zone.
-	DefaultZoneCheckTTL = 5 * time.Minute
+	// believed to answer for the zone. It is short: a resolver that drops the SOA from
+	// its negative answers (some stub resolvers do) and then turns into one that answers
+	// NXDOMAIN for every name (the machine joined a captive network) is believed at most
+	// this long, and a check costs a single query.
+	DefaultZoneCheckTTL = 10 * time.Second
 	// ZoneCheckRetry is how long a failed zone check is reused before the server is
 	// asked again, so that a resolver that answers NXDOMAIN for every name costs one
 	// query per ZoneCheckRetry, not one per lookup.

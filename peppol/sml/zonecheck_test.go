@@ -221,7 +221,7 @@ func TestZoneCheckCached(t *testing.T) {
 			if soaQueries != 1 {
 				t.Errorf("%d zone checks for 5 lookups and CheckZone, want 1", soaQueries)
 			}
-			now = now.Add(DefaultZoneCheckTTL + time.Second)
+			now = now.Add(max(DefaultZoneCheckTTL, ZoneCheckRetry) + time.Second)
 			mu.Unlock()
 			_, err := r.Lookup(context.Background(), testID)
 			checkClass(t, err, want)
