@@ -61,7 +61,9 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 			if st.Network != def || st.OK {
 				continue
 			}
-			s.log.LogAttrs(r.Context(), slog.LevelWarn, "not ready",
+			// Debug: the registry logs the cause once (naming the DNS servers), not once
+			// per probe.
+			s.log.LogAttrs(r.Context(), slog.LevelDebug, "not ready",
 				slog.String("request_id", RequestID(r.Context())), slog.String("network", def), slog.String("error", st.Message))
 			status, body.Status = http.StatusServiceUnavailable, "unavailable"
 			which := "the network's"
