@@ -177,7 +177,7 @@ func (e *ZoneCheckError) Reason() string {
 }
 
 // CheckZone reports whether the SML zone resolves through the resolver: whether one of
-// its servers answers the zone's SOA query with the zone's SOA. Outcomes are reused per
+// its servers (asked at once) answers the zone's SOA query with the zone's SOA. Outcomes are reused per
 // server (DefaultZoneCheckTTL after a success, ZoneCheckRetry after a failure) and
 // shared with the check Lookup makes of a negative answer that carries no proof of its
 // own.
@@ -189,17 +189,36 @@ func (r *Resolver) CheckZone(ctx context.Context) error {
 	if checks == nil {
 		return errors.New("sml: resolver has no DNS servers; create it with New")
 	}
+	// The servers are asked at once, so that a silent one does not hold the answer up;
+	// the first that resolves the zone ends the others' checks (which are then not
+	// remembered).
+	cctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	failures := make([]*serverFailure, len(r.servers))
+	errs := make([]error, len(r.servers))
+	var wg sync.WaitGroup
+	for i, server := range r.servers {
+		wg.Go(func() {
+			failure, _, err := checks.check(cctx, server, func(ctx context.Context) (*serverFailure, int) { return r.probeZone(ctx, server) })
+			failures[i], errs[i] = failure, err
+			if err == nil && failure == nil {
+				cancel()
+			}
+		})
+	}
+	wg.Wait()
 	ze := &ZoneCheckError{Zone: r.zone, Rcode: NoRcode}
-	for _, server := range r.servers {
-		failure, _, err := checks.check(ctx, server, func(ctx context.Context) (*serverFailure, int) { return r.probeZone(ctx, server) })
-		if err != nil {
-			return err
-		}
-		if failure == nil {
+	for i := range r.servers {
+		switch {
+		case errs[i] == nil && failures[i] == nil:
 			return nil
+		case errs[i] == nil:
+			ze.failures = append(ze.failures, failures[i])
+			ze.Rcode = failures[i].rcode
 		}
-		ze.failures = append(ze.failures, failure)
-		ze.Rcode = failure.rcode
+	}
+	if err := ctx.Err(); err != nil {
+		return err
 	}
 	return ze
 }

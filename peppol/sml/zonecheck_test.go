@@ -248,6 +248,9 @@ func TestCheckZone(t *testing.T) {
 	}{
 		{"resolves", func(t *testing.T) []string { return []string{good(t)} }, nil},
 		{"first server captive, second resolves", func(t *testing.T) []string { return []string{captive(t), good(t)} }, nil},
+		{"first server silent, second resolves", func(t *testing.T) []string { return []string{startServer(t, silent).addr, good(t)} }, nil},
+		{"two servers, neither resolves", func(t *testing.T) []string { return []string{captive(t), startServer(t, rcode(dns.RcodeRefused)).addr} },
+			[]string{"NXDOMAIN", "REFUSED"}},
 		{"NXDOMAIN for the zone", func(t *testing.T) []string { return []string{captive(t)} },
 			[]string{"SML zone " + ZoneProduction + " does not resolve", "NXDOMAIN"}},
 		{"SERVFAIL", func(t *testing.T) []string { return []string{startServer(t, rcode(dns.RcodeServerFailure)).addr} },
