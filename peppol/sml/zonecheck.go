@@ -177,10 +177,10 @@ func (e *ZoneCheckError) Reason() string {
 }
 
 // CheckZone reports whether the SML zone resolves through the resolver: whether one of
-// its servers (asked at once) answers the zone's SOA query with the zone's SOA. Outcomes are reused per
-// server (DefaultZoneCheckTTL after a success, ZoneCheckRetry after a failure) and
-// shared with the check Lookup makes of a negative answer that carries no proof of its
-// own.
+// its servers (asked at once) answers the zone's SOA query with the zone's SOA. Outcomes
+// are reused per server (DefaultZoneCheckTTL after a success, ZoneCheckRetry after a
+// failure) and shared with the check Lookup makes of a negative answer that carries no
+// proof of its own.
 //
 // Errors: a *ZoneCheckError when no server resolves the zone; ctx's error when ctx ends
 // first (that check is not remembered).
