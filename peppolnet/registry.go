@@ -49,6 +49,8 @@ type Registry struct {
 	ocspFlights flights[revocationEntry]
 	// handoff holds the SML answers SMPHost got for the lookups that follow (locate.go).
 	handoff *cache[*sml.Result]
+	// causeLog logs an SML answer not from the SML zone once per cause (causelog.go).
+	causeLog *causeLog
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -75,6 +77,7 @@ func New(cfg Config) (*Registry, error) {
 		searches:   newCache[*registry.SearchResult](cfg.MaxCacheEntries),
 		services:   newCache[*registry.ServicesResult](cfg.MaxCacheEntries),
 		handoff:    newCache[*sml.Result](cfg.MaxCacheEntries),
+		causeLog:   newCauseLog(),
 	}, nil
 }
 
