@@ -63,8 +63,10 @@ func (l *limiter) refill() {
 }
 
 // wait blocks until the caller may send one request. It returns errLimiterBusy when
-// the queue, or the client's share of it, is full or ctx's deadline would pass before
-// the caller's turn, and ctx.Err() when ctx ends while waiting.
+// the queue, or the client's share of it, is full, when the caller may not wait until
+// its turn (ctx's waiting allowance, waitDeadline, would end first) or when its
+// waiting allowance ends while it waits, and ctx.Err() when ctx ends while waiting.
+// The wait is not counted against ctx's fetch's deadline (budget.go).
 func (l *limiter) wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -85,7 +87,7 @@ func (l *limiter) wait(ctx context.Context) error {
 	// In turn order, at most every busy client's next caller (one round per place
 	// this client already holds) is served first.
 	ahead := min(l.waiters, len(l.ring)*(mine+1))
-	if deadline, ok := ctx.Deadline(); ok {
+	if deadline, ok := waitDeadline(ctx); ok {
 		wait := time.Duration((float64(ahead) + 1 - l.tokens) / l.rate * float64(time.Second))
 		if l.now().Add(wait).After(deadline) {
 			l.mu.Unlock()
@@ -96,21 +98,28 @@ func (l *limiter) wait(ctx context.Context) error {
 	l.schedule()
 	l.mu.Unlock()
 
+	// Waiting for the turn does not eat into the fetch's deadline (budget.go).
+	turn := startWait(ctx)
+	defer turn.end()
+	var err error
 	select {
 	case <-t.granted:
 		return nil
+	case <-turn.out:
+		err = errLimiterBusy
 	case <-ctx.Done():
-		l.mu.Lock()
-		if t.done {
-			// Granted as ctx ended: hand the token back to those still waiting.
-			l.tokens = min(l.tokens+1, l.burst)
-			l.schedule()
-		} else {
-			l.remove(client, t)
-		}
-		l.mu.Unlock()
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	l.mu.Lock()
+	if t.done {
+		// Granted as the wait ended: hand the token back to those still waiting.
+		l.tokens = min(l.tokens+1, l.burst)
+		l.schedule()
+	} else {
+		l.remove(client, t)
+	}
+	l.mu.Unlock()
+	return err
 }
 
 // enqueue queues a caller of client; l.mu is held.
