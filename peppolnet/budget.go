@@ -57,6 +57,7 @@ type budget struct {
 	queueOut  chan struct{} // closed when the allowance is used up
 	bulk      bool
 	raised    chan struct{} // closed when raise makes a bulk budget interactive
+	after     map[*func()]struct{}
 }
 
 // newBudget returns the budget of a fetch under parent, with work time work. A bulk
@@ -120,6 +121,35 @@ func (b *budget) endLocked(err error) {
 		b.stop()
 	}
 	close(b.done)
+	for f := range b.after {
+		go (*f)()
+	}
+	b.after = nil
+}
+
+// AfterFunc arranges for f to run in its own goroutine when the budget ends, as
+// context.AfterFunc does; the context package uses it to cancel the contexts made
+// from a budget without a goroutine each. stop keeps f from running and reports
+// whether it did.
+func (b *budget) AfterFunc(f func()) (stop func() bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.err != nil {
+		go f()
+		return func() bool { return false }
+	}
+	if b.after == nil {
+		b.after = map[*func()]struct{}{}
+	}
+	key := &f
+	b.after[key] = struct{}{}
+	return func() bool {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		_, ok := b.after[key]
+		delete(b.after, key)
+		return ok
+	}
 }
 
 // workExpired ends the budget when its work time has run out (a timer may fire late,
