@@ -10,7 +10,7 @@ import (
 )
 
 // busyRetryAfter is the wait suggested when a request found its SMP host's slots full
-// until its deadline.
+// for as long as it could wait.
 const busyRetryAfter = time.Second
 
 // maxIdleHosts is how many SMP hosts with nothing in flight hostGates keeps before it
