@@ -94,6 +94,7 @@ func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, 
 			// Nobody wants the answer any more: stop the upstream work, and let the
 			// next caller start afresh rather than join a cancelled fetch.
 			f.cancel(errAllLeft)
+			f.budget.end(context.Canceled) // at once, not when its watch of cctx runs
 			if g.m[key] == f {
 				delete(g.m, key)
 			}
