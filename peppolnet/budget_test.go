@@ -25,7 +25,7 @@ func doneWithin(t *testing.T, ctx context.Context) {
 // contexts made from it (a request's own timeout) report too.
 func TestBudgetWaitNotCounted(t *testing.T) {
 	t.Parallel()
-	const work = 300 * time.Millisecond
+	const work = time.Second
 	b, cancel := newBudget(context.Background(), work)
 	defer cancel()
 	req, cancelReq := context.WithTimeout(b, time.Minute)
@@ -67,7 +67,7 @@ func TestBudgetParentEnds(t *testing.T) {
 // waits are interactive.
 func TestBudgetRaise(t *testing.T) {
 	t.Parallel()
-	const work = 200 * time.Millisecond
+	const work = time.Second
 	b, cancel := newBudget(registry.WithBulk(context.Background()), work)
 	defer cancel()
 	turn := startWait(b)

@@ -221,7 +221,7 @@ func TestHostGatesQueuedRecordsNothing(t *testing.T) {
 			return b, func() { b.raise(); leave() }
 		}, context.Canceled},
 		{"fetch waited its allowance", func() (context.Context, func()) {
-			b, _ := newBudget(context.Background(), 200*time.Millisecond)
+			b, _ := newBudget(context.Background(), time.Second)
 			return b, func() {}
 		}, errWaitedTooLong},
 	}

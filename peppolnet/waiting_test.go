@@ -53,7 +53,7 @@ func TestQueueWaitNotCountedAgainstDeadline(t *testing.T) {
 	t.Parallel()
 	n := startNet(t, 300)
 	id := hostParticipants(t, n, 0, 1)[0]
-	const deadline = 500 * time.Millisecond
+	const deadline = 2 * time.Second
 	obs := &recordingObserver{}
 	l, _ := newLive(t, n, func(c *Config) {
 		c.SMPHostConcurrency = 1
@@ -107,7 +107,7 @@ func TestBreakerCountsRealTimeouts(t *testing.T) {
 	ids := hostParticipants(t, n, 0, 4)
 	l, _ := newLive(t, n, func(c *Config) {
 		c.BreakerFailures = 3
-		c.LookupTimeout = 500 * time.Millisecond
+		c.LookupTimeout = time.Second
 	})
 	n.SetFault(netsim.SMPHostTarget(0), netsim.Fault{Hang: true})
 	host := hostOf(n.SMPBaseURL(0))
@@ -229,7 +229,7 @@ func TestHostGatesWaitAllowance(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, cancel := newBudget(context.Background(), 300*time.Millisecond)
+	b, cancel := newBudget(context.Background(), time.Second)
 	defer cancel()
 	_, err = g.Enter(b, "smp.example")
 	var busy *hostBusyError
