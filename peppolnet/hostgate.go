@@ -59,9 +59,10 @@ type slotWait struct {
 
 var _ smp.Gate = (*hostGates)(nil)
 
-// bulkShareOf is the share of perHost slots bulk requests may hold: all but a quarter
-// (at least one slot kept for interactive requests), all of a single slot.
-func bulkShareOf(perHost int) int {
+// BulkShare returns how many of an SMP host's perHost request slots (the Registry's
+// Config.SMPHostConcurrency) a bulk check's requests may hold at once: all but a
+// quarter, at least one kept for interactive requests (6 of 8); all of a single slot.
+func BulkShare(perHost int) int {
 	if perHost <= 1 {
 		return perHost
 	}
@@ -69,7 +70,7 @@ func bulkShareOf(perHost int) int {
 }
 
 func newHostGates(perHost, failures int, window, cooldown time.Duration, now func() time.Time) *hostGates {
-	return &hostGates{perHost: perHost, bulkShare: bulkShareOf(perHost), failures: failures, window: window, cooldown: cooldown, now: now, hosts: map[string]*hostGate{}}
+	return &hostGates{perHost: perHost, bulkShare: BulkShare(perHost), failures: failures, window: window, cooldown: cooldown, now: now, hosts: map[string]*hostGate{}}
 }
 
 // hostBusyError is the cause of a request that did not get one of its host's slots
