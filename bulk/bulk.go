@@ -147,6 +147,7 @@ func Check(ctx context.Context, cfg Config, rows <-chan Row, results chan<- Resu
 	if cfg.Registry == nil {
 		return errors.New("bulk: Config.Registry is nil")
 	}
+	ctx = registry.WithBulk(ctx) // rows yield to interactive requests (docs/ARCHITECTURE.md §3)
 	e := newEngine(ctx, cfg, results)
 	var wg sync.WaitGroup
 	for range e.concurrency {

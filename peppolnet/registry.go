@@ -130,9 +130,10 @@ func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*dir
 		l.dirPause.extend(time.Now(), min(rl.RetryAfter, maxDirectoryPause))
 	}
 	h := directoryHealth(err)
-	if errors.Is(ctx.Err(), context.Canceled) {
+	if errors.Is(ctx.Err(), context.Canceled) || cutShort(ctx, start) {
 		// Every caller left (the cause is errAllLeft, which net/http returns in place
-		// of context.Canceled): a cut-short request says nothing about the Directory.
+		// of context.Canceled), or the lookup's deadline cut the request short: it
+		// says nothing about the Directory.
 		h = healthUnknown
 	}
 	l.dirBreaker.record(l.cfg.Now(), h, probe)
