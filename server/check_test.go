@@ -586,6 +586,21 @@ func TestCheckRateLimitCost(t *testing.T) {
 	if w := do(t, s, "GET", "/api/v1/participant/"+netsim.KnownBelgian); w.Code != 200 {
 		t.Errorf("a lookup a second later: %d", w.Code)
 	}
+	// A check of 800 rows costs 8: the bucket owes 5 (after this lookup 6); a request
+	// refused then says no request is left, never a negative number.
+	clk.Advance(time.Hour)
+	rows = strings.TrimSuffix(strings.Repeat("\""+netsim.KnownBelgian+"\"\n", 800), "\n")
+	req = httptest.NewRequest(http.MethodPost, "/api/v1/check", strings.NewReader(rows))
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != 200 || w.Header().Get("RateLimit") != `"rest";r=0;t=8` {
+		t.Fatalf("check of 800 rows: %d RateLimit %q", w.Code, w.Header().Get("RateLimit"))
+	}
+	w = do(t, s, "GET", "/api/v1/participant/"+netsim.KnownBelgian)
+	if h := w.Header().Get("RateLimit"); w.Code != 429 || h != `"rest";r=0;t=6` {
+		t.Errorf("a lookup while the bucket owes 5 requests: %d RateLimit %q, want 429 \"rest\";r=0;t=6", w.Code, h)
+	}
 }
 
 func TestAnswersCSV(t *testing.T) {
