@@ -309,6 +309,14 @@ func (rd *Reader) startJSON(br *bufio.Reader) error {
 				}
 				return Row{}, fail(fmt.Errorf("unknown member %q", t))
 			}
+			if _, err := dec.Token(); err != nil { // }
+				return Row{}, fail(err)
+			}
+			// The body is one object: anything after it but white space (a second
+			// object, a stray bracket) is refused rather than ignored.
+			if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+				return Row{}, &ReadError{Err: fmt.Errorf("data after the JSON body at byte %d; the body is one object {\"documents\": [...], \"rows\": [...]}, nothing after it", dec.InputOffset()), Fatal: true}
+			}
 			return Row{}, io.EOF
 		}
 		var raw json.RawMessage

@@ -17,6 +17,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/clock"
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -505,6 +506,8 @@ func TestCheckRefused(t *testing.T) {
 		{name: "column with JSON", query: "column=vat", ct: "application/json", body: `{"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "CSV"},
 		{name: "unknown document kind", query: "documents=Invoice,Invoic", ct: "application/x-ndjson", body: "\"a\"\n", status: 400, code: registry.CodeInvalidRequest, msg: "Credit Note, "},
 		{name: "unknown document kind in the body", ct: "application/json", body: `{"documents":["Bill"],"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: `unknown document kind "Bill"`},
+		{name: "long unknown document kind", query: "documents=Invoice," + strings.Repeat("Invoic", 5000), ct: "application/x-ndjson", body: "\"a\"\n", status: 400, code: registry.CodeInvalidRequest, msg: `unknown document kind "InvoicInvoic`},
+		{name: "data after the JSON body", ct: "application/json", body: `{"rows":["a"]}{"rows":["b"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "data after the JSON body"},
 		{name: "documents twice", query: "documents=Order", ct: "application/json", body: `{"documents":["Invoice"],"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "one place"},
 		{name: "unknown network", query: "network=staging", ct: "application/json", body: `{"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "staging"},
 	}
@@ -526,7 +529,11 @@ func TestCheckRefused(t *testing.T) {
 			s.ServeHTTP(w, req)
 			got := decodeJSON[errorBody](t, w.Body.Bytes()).Error
 			if w.Code != tt.status || got.Code != tt.code || !strings.Contains(got.Message, tt.msg) {
-				t.Errorf("%d %s %q, want %d %s with %q", w.Code, got.Code, got.Message, tt.status, tt.code, tt.msg)
+				t.Errorf("%d %s %q, want %d %s with %q", w.Code, got.Code, phrase.Shorten(got.Message, 300), tt.status, tt.code, tt.msg)
+			}
+			// What the client sent is quoted capped (phrase.Quote), never echoed whole.
+			if len(got.Message) > 1000 {
+				t.Errorf("a message of %d bytes: %s", len(got.Message), phrase.Shorten(got.Message, 300))
 			}
 			if w.Header().Get("Cache-Control") != "no-store" {
 				t.Errorf("Cache-Control %q", w.Header().Get("Cache-Control"))
