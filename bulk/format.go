@@ -99,18 +99,24 @@ type Reader struct {
 
 // NewReader returns a Reader of r in format f. For CSV it reads the header and finds the
 // columns (opts); for JSON it reads up to the rows, taking "documents" when it comes
-// first, or wherever it is when r is an io.ReadSeeker (read twice, rows never held). It returns a *ReadError when the header has no identifier column or the JSON
+// first, or wherever it is when r is an io.ReadSeeker that can seek (read twice, rows
+// never held; a pipe is read once). It returns a *ReadError when the header has no
+// identifier column or the JSON
 // does not start as it must.
 func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
 	rd := &Reader{docsLast: opts.DocumentsLast}
 	if rs, ok := r.(io.ReadSeeker); ok && f == JSON && !opts.DocumentsLast {
 		// A body or a file can be read twice: "documents" may then come after
-		// "rows", as well as before.
-		if docs, found := documentsOf(rs); found {
-			rd.docs, rd.docsFirst = docs, true
-		}
-		if _, err := rs.Seek(0, io.SeekStart); err != nil {
-			return nil, &ReadError{Err: err, Fatal: true}
+		// "rows", as well as before. A file that cannot seek (standard input from a
+		// pipe or a terminal is an *os.File all the same) is read once: asked where it
+		// is before anything is read from it.
+		if at, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			if docs, found := documentsOf(rs); found {
+				rd.docs, rd.docsFirst = docs, true
+			}
+			if _, err := rs.Seek(at, io.SeekStart); err != nil {
+				return nil, &ReadError{Err: err, Fatal: true}
+			}
 		}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)

@@ -198,6 +198,27 @@ func TestCheckStdin(t *testing.T) {
 	}
 }
 
+// TestCheckStdinPipe: a JSON list through a pipe (cat list.json | peppolgate check -in
+// json -): standard input is a file that cannot seek, read once.
+func TestCheckStdinPipe(t *testing.T) {
+	t.Parallel()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go func() {
+		defer pw.Close()
+		_, _ = io.WriteString(pw, `{"documents":["Invoice"],"rows":[{"input":"`+netsim.KnownNorwegian+`","reference":"N-1"},"DE811152493"]}`)
+	}()
+	code, stdout, stderr := runCheck(t, pr, "-network", "demo", "-in", "json", "-")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 3 || !strings.Contains(lines[0], `"reference":"N-1","status":"receives","participantId":"0192:923609016"`) ||
+		!strings.HasPrefix(lines[2], `{"summary":{"rows":2,`) {
+		t.Errorf("JSON through a pipe: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
 // normaliseElapsed blanks the summary's time, the one thing two runs differ in.
 func normaliseElapsed(s string) string {
 	return regexp.MustCompile(`"elapsedMs":[0-9]+`).ReplaceAllString(s, `"elapsedMs":0`)
