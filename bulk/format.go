@@ -101,8 +101,7 @@ type Reader struct {
 // columns (opts); for JSON it reads up to the rows, taking "documents" when it comes
 // first, or wherever it is when r is an io.ReadSeeker that can seek (read twice, rows
 // never held; a pipe is read once). It returns a *ReadError when the header has no
-// identifier column or the JSON
-// does not start as it must.
+// identifier column or the JSON does not start as it must.
 func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
 	rd := &Reader{docsLast: opts.DocumentsLast}
 	if rs, ok := r.(io.ReadSeeker); ok && f == JSON && !opts.DocumentsLast {
