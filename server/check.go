@@ -338,6 +338,10 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		h.Set("Content-Type", "text/csv; charset=utf-8; header=present")
 		h.Set("Trailer", checkSummaryTrailer)
 		cw := bulk.NewCSVWriter(w, rd.Header(), docs)
+		if format == bulk.CSV {
+			// Answered in the dialect it was given: delimiter and byte order mark.
+			cw.SetDialect(rd.Dialect())
+		}
 		sw.enc, sw.flush, sw.csv = cw, cw.Flush, true
 	} else {
 		h.Set("Content-Type", mediaNDJSON)

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/clock"
@@ -214,7 +215,10 @@ func TestCheckCSV(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("%d %v\n%s", resp.StatusCode, resp.Header, raw)
 	}
-	recs, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	// Answered in the dialect it was given: semicolons.
+	cr := csv.NewReader(bytes.NewReader(raw))
+	cr.Comma = ';'
+	recs, err := cr.ReadAll()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, raw)
 	}
@@ -245,6 +249,38 @@ func TestCheckCSV(t *testing.T) {
 	// Six rows name the Belgian company: its SMP was asked once.
 	if sg := e.net.Hits().SMP[belgian.SMPHost].ServiceGroup; sg != 1 {
 		t.Errorf("the Belgian company's ServiceGroup was asked %d times for six rows, want 1", sg)
+	}
+}
+
+// TestCheckCSVDialect: a CSV is answered in its own dialect (a spreadsheet's
+// semicolons and byte order mark come back as they were sent); a CSV that is not
+// UTF-8 is refused, not echoed byte for byte.
+func TestCheckCSVDialect(t *testing.T) {
+	t.Parallel()
+	reg := &fakeRegistry{part: samplePart(netsim.KnownBelgian)}
+	s, _ := newTestServer(t, reg, nil)
+	post := func(body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/check", strings.NewReader(body))
+		req.Header.Set("Content-Type", "text/csv; charset=utf-8")
+		req.Header.Set("Accept", "text/csv")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w
+	}
+	for _, tt := range []struct{ name, in, head, row string }{
+		{"semicolon with BOM", "\ufeffKlant;Naam;BTW\nK1;Müller;" + netsim.KnownBelgian + "\n", "\ufeffKlant;Naam;BTW;index;status;", "\nK1;Müller;" + netsim.KnownBelgian + ";0;"},
+		{"tab", "Klant\tBTW\nK1\t" + netsim.KnownBelgian + "\n", "Klant\tBTW\tindex\tstatus\t", "\nK1\t" + netsim.KnownBelgian + "\t0\t"},
+		{"comma", "Klant,BTW\nK1," + netsim.KnownBelgian + "\n", "Klant,BTW,index,status,", "\nK1," + netsim.KnownBelgian + ",0,"},
+	} {
+		w := post(tt.in)
+		if out := w.Body.String(); w.Code != 200 || !strings.HasPrefix(out, tt.head) || !strings.Contains(out, tt.row) {
+			t.Errorf("%s: %d\n%q\nwant it to start %q and hold %q", tt.name, w.Code, out, tt.head, tt.row)
+		}
+	}
+	w := post("Klant;Naam;BTW\nK1;Acme;" + netsim.KnownBelgian + "\nK2;M\xfcller;DE811152493\n")
+	got := decodeJSON[errorBody](t, w.Body.Bytes()).Error
+	if w.Code != 400 || got.Code != registry.CodeInvalidRequest || !strings.Contains(got.Message, "line 3 is not valid UTF-8") || !utf8.ValidString(w.Body.String()) {
+		t.Errorf("a Latin-1 CSV: %d %q", w.Code, w.Body.String())
 	}
 }
 

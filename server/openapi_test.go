@@ -249,9 +249,19 @@ func checkLines(media *openapi3.MediaType, body []byte) error {
 	return nil
 }
 
-// checkCSV checks a CSV body: a header, and every record as wide as it.
+// checkCSV checks a CSV body: a header, and every record as wide as it. A check
+// answers in the dialect it was given (delimiter, byte order mark): the delimiter is
+// the header line's most frequent.
 func checkCSV(body []byte) error {
-	recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+	body = bytes.TrimPrefix(body, []byte("\ufeff"))
+	head, _, _ := bytes.Cut(body, []byte("\n"))
+	cr := csv.NewReader(bytes.NewReader(body))
+	for _, d := range []byte{';', '\t'} {
+		if bytes.Count(head, []byte{d}) > bytes.Count(head, []byte{byte(cr.Comma)}) {
+			cr.Comma = rune(d)
+		}
+	}
+	recs, err := cr.ReadAll()
 	switch {
 	case err != nil:
 		return fmt.Errorf("the CSV body does not parse: %v", err)
