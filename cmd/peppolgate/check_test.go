@@ -34,15 +34,22 @@ func runCheckCtx(ctx context.Context, stdin io.Reader, args ...string) (code int
 	return code, out.String(), errb.String()
 }
 
-// readCSV reads a CSV file whole.
+// readCSV reads a CSV file whole, in its dialect: a byte order mark skipped, the
+// delimiter the header line's most frequent of comma, semicolon and tab.
 func readCSV(t *testing.T, name string) [][]string {
 	t.Helper()
-	f, err := os.Open(name)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	head, _, _ := bytes.Cut(b, []byte("\n"))
+	cr := csv.NewReader(bytes.NewReader(b))
+	for _, d := range []byte{';', '\t'} {
+		if bytes.Count(head, []byte{d}) > bytes.Count(head, []byte{byte(cr.Comma)}) {
+			cr.Comma = rune(d)
+		}
+	}
 	cr.FieldsPerRecord = -1
 	recs, err := cr.ReadAll()
 	if err != nil {
@@ -109,6 +116,10 @@ func TestCheckCSV(t *testing.T) {
 	wantHeader := append([]string{"Customer number", "Name", "VAT number", "Country"}, bulk.AnswerColumns(bulk.DefaultDocuments())...)
 	if !slices.Equal(recs[0], wantHeader) {
 		t.Fatalf("header %q, want %q", recs[0], wantHeader)
+	}
+	// A semicolon list is answered with semicolons.
+	if raw, _ := os.ReadFile(out); !bytes.HasPrefix(raw, []byte(strings.Join(wantHeader, ";")+"\n")) {
+		t.Errorf("the answer does not start with the header in semicolons: %.200q", raw)
 	}
 	col := func(name string) int { return slices.Index(recs[0], name) }
 	inputLines := strings.Split(strings.TrimSpace(mixedLedger), "\n")[1:]
@@ -245,8 +256,14 @@ func TestCheckResume(t *testing.T) {
 			b.WriteString("K" + strconv.Itoa(i) + "b,not a number\n")
 		}
 	}
-	in := writeFile(t, "ledger.csv", b.String())
-	for _, format := range []string{"csv", "jsonl"} {
+	// The same list as a spreadsheet writes it: a byte order mark and semicolons,
+	// which the CSV answer keeps, resumed or not.
+	excel := "\ufeff" + strings.ReplaceAll(b.String(), ",", ";")
+	for _, format := range []string{"csv", "jsonl", "excel.csv"} {
+		in := writeFile(t, "ledger.csv", b.String())
+		if format == "excel.csv" {
+			in = writeFile(t, "ledger.csv", excel)
+		}
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -257,6 +274,9 @@ func TestCheckResume(t *testing.T) {
 			whole, err := os.ReadFile(full)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if format == "excel.csv" && !bytes.HasPrefix(whole, []byte("\ufeffcustomer;participant;index;status;")) {
+				t.Fatalf("the answer to a spreadsheet's list: %.100q", whole)
 			}
 			firstLine := bytes.IndexByte(whole, '\n') + 1
 			rowStarts := []int{}
@@ -296,7 +316,7 @@ func TestCheckResume(t *testing.T) {
 				if code != 0 || !strings.Contains(stderr, "is complete") {
 					t.Errorf("resuming a finished file: exit %d: %s", code, stderr)
 				}
-			case "csv":
+			case "csv", "excel.csv":
 				if code != 0 || !strings.HasPrefix(stderr, "66 rows: ") || !strings.Contains(stderr, "66 of them checked before") {
 					t.Errorf("resuming a finished file: exit %d: %s", code, stderr)
 				}
