@@ -1,0 +1,167 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/netsim"
+)
+
+// checkFairBound bounds every wait of these tests: far above what they take, so a
+// busy machine cannot fail them, and far below the 2 minutes a stuck check used to
+// hold its slot.
+const checkFairBound = 45 * time.Second
+
+// waitLong waits up to checkFairBound for cond.
+func waitLong(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(checkFairBound)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting %v for %s", checkFairBound, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// loopbackProxy makes the test's loopback connections a trusted proxy, so that each
+// request names its client in X-Forwarded-For.
+func loopbackProxy(c *Config) {
+	c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+}
+
+// rawCheck opens a TCP connection to e and sends the head of a POST /api/v1/check as
+// client, announcing a body of length bytes, and the first part of it; the rest is
+// the caller's to send (or not). rcvbuf, when above 0, shrinks the connection's
+// receive buffer, so that a client that stops reading stops the server's writes soon.
+func rawCheck(t *testing.T, e *e2e, client, contentType string, length int, part string, rcvbuf int) net.Conn {
+	t.Helper()
+	d := net.Dialer{Timeout: 10 * time.Second}
+	if rcvbuf > 0 {
+		d.Control = func(_, _ string, c syscall.RawConn) error {
+			var serr error
+			err := c.Control(func(fd uintptr) { serr = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, rcvbuf) })
+			if err != nil {
+				return err
+			}
+			return serr
+		}
+	}
+	conn, err := d.DialContext(t.Context(), "tcp", strings.TrimPrefix(e.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	head := fmt.Sprintf("POST /api/v1/check HTTP/1.1\r\nHost: peppolgate.test\r\nContent-Type: %s\r\nContent-Length: %d\r\nX-Forwarded-For: %s\r\n\r\n", contentType, length, client)
+	if _, err := io.WriteString(conn, head+part); err != nil {
+		t.Fatal(err)
+	}
+	return conn
+}
+
+// TestCheckSlowBodiesDoNotLockOut: clients that send their bodies slowly (or never
+// finish them) do not hold the server's check slots: another client's check is
+// answered while they dawdle. A client still runs at most 2 checks at once, its bodies
+// being read included.
+func TestCheckSlowBodiesDoNotLockOut(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, func(c *Config) {
+		loopbackProxy(c)
+		c.Bulk.Total = 2
+	}, nil)
+	row := `"` + netsim.KnownBelgian + `"` + "\n"
+	// Three slow clients, each with half a body sent.
+	for i := range 3 {
+		rawCheck(t, e, fmt.Sprintf("192.0.2.%d", i+1), "application/x-ndjson", 2*len(row), row, 0)
+	}
+	time.Sleep(200 * time.Millisecond) // let the server take them in
+	for i := range 3 {
+		resp, raw := e.postCheck(t, "", "application/x-ndjson", strings.Repeat(row, 3), "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i+1))
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("a check beside slow bodies: %d %s", resp.StatusCode, raw)
+		}
+		if _, sum := readNDJSON(t, raw); sum == nil || sum.Rows != 3 {
+			t.Fatalf("a check beside slow bodies: summary %+v\n%s", sum, raw)
+		}
+	}
+	// One client's slow bodies count against its own 2 checks at once.
+	rawCheck(t, e, "192.0.2.1", "application/x-ndjson", 2*len(row), row, 0)
+	waitLong(t, "the second slow body of 192.0.2.1 to be taken in", func() bool {
+		resp, raw := e.postCheck(t, "", "application/x-ndjson", row, "X-Forwarded-For", "192.0.2.1")
+		if resp.StatusCode == http.StatusOK {
+			return false
+		}
+		if got := decodeJSON[errorBody](t, raw).Error; resp.StatusCode != http.StatusTooManyRequests || got.Code != CodeTooManyBulkRequests {
+			t.Fatalf("a third check of a client with 2 slow bodies: %d %s", resp.StatusCode, raw)
+		}
+		return true
+	})
+}
+
+// TestCheckExemptCountedPerClient: a client exempt from the rate limits still runs at
+// most 2 checks at once.
+func TestCheckExemptCountedPerClient(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, func(c *Config) {
+		loopbackProxy(c)
+		c.RateLimitExempt = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+	}, nil)
+	belgian := e.ds.MustLookup(netsim.KnownBelgian)
+	e.net.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Hang: true})
+	row := `"` + netsim.KnownBelgian + `"`
+	for range 2 {
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		resp := e.startCheck(t, ctx, "", "application/x-ndjson", row, "X-Forwarded-For", "192.0.2.7")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("check: %d", resp.StatusCode)
+		}
+		defer resp.Body.Close()
+	}
+	resp, body := e.postCheck(t, "", "application/x-ndjson", row, "X-Forwarded-For", "192.0.2.7")
+	if got := decodeJSON[errorBody](t, body).Error; resp.StatusCode != http.StatusTooManyRequests || got.Code != CodeTooManyBulkRequests {
+		t.Fatalf("an exempt client's third check at once: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestCheckNonReadingClient: a client that stops reading the answer (a real TCP
+// client, its receive buffer small) does not hold its check's slot: the check ends
+// once its writes stall, and the next check is taken.
+func TestCheckNonReadingClient(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, func(c *Config) {
+		loopbackProxy(c)
+		c.Bulk.Total = 1
+		c.Bulk.WriteStall = time.Second
+	}, func(s *http.Server) { s.WriteTimeout = time.Second })
+	// Enough rows that the answer (~6 MB) overflows every buffer on the way.
+	body := strings.Repeat(`"`+netsim.KnownBelgian+`"`+"\n", 10_000)
+	conn := rawCheck(t, e, "192.0.2.1", "application/x-ndjson", len(body), body, 4096)
+	br := bufio.NewReader(conn)
+	_ = conn.SetReadDeadline(time.Now().Add(checkFairBound))
+	status, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(status, " 200 ") {
+		t.Fatalf("status line %q: %v", status, err)
+	}
+	// Read no more: the server's writes stall.
+	waitLong(t, "the check of the client that stopped reading to end", func() bool {
+		return strings.Contains(e.logs.String(), `"msg":"check"`)
+	})
+	logs := e.logs.String()
+	if !strings.Contains(logs, `"outcome":"client stopped reading"`) {
+		t.Errorf("the check's log line does not say the client stopped reading:\n%s", logs)
+	}
+	resp, raw := e.postCheck(t, "", "application/x-ndjson", `"`+netsim.KnownBelgian+`"`, "X-Forwarded-For", "198.51.100.1")
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the next check: %d %s", resp.StatusCode, raw)
+	}
+}
