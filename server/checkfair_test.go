@@ -3,6 +3,7 @@ package server
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
 )
 
@@ -163,5 +165,127 @@ func TestCheckNonReadingClient(t *testing.T) {
 	resp, raw := e.postCheck(t, "", "application/x-ndjson", `"`+netsim.KnownBelgian+`"`, "X-Forwarded-For", "198.51.100.1")
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("the next check: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// notCheckedLine is the last line of an NDJSON answer cut short.
+type notCheckedLine struct {
+	Summary    bulk.Summary    `json:"summary"`
+	NotChecked *checkUnchecked `json:"notChecked"`
+}
+
+// lastNDJSONLine decodes the last line of raw.
+func lastNDJSONLine(t *testing.T, raw []byte) notCheckedLine {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	var last notCheckedLine
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("last line %q: %v", lines[len(lines)-1], err)
+	}
+	return last
+}
+
+// hungRows returns n rows whose SMP host hangs (the Belgian company's host) and m that
+// answer, as NDJSON lines, with the indexes of the hung ones.
+func hungRows(t *testing.T, e *e2e, n, m int) (body string, hung []int) {
+	t.Helper()
+	belgian := e.ds.MustLookup(netsim.KnownBelgian)
+	e.net.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Hang: true})
+	slow := quoted(registeredOn(e.ds, belgian.SMPHost, true, n))
+	fast := quoted(registeredOn(e.ds, belgian.SMPHost, false, m))
+	if len(slow) < n || len(fast) < m {
+		t.Fatalf("the dataset has %d and %d such participants", len(slow), len(fast))
+	}
+	var lines []string
+	for i := range max(n, m) {
+		if i < m {
+			lines = append(lines, fast[i])
+		}
+		if i < n {
+			hung = append(hung, len(lines))
+			lines = append(lines, slow[i])
+		}
+	}
+	return strings.Join(lines, "\n"), hung
+}
+
+// TestCheckTimeLimit: a check that runs past its longest time ends with a last line
+// (CSV: the trailer) naming the rows not checked, retryable; the rows answered by then
+// are in the answer.
+func TestCheckTimeLimit(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, func(c *Config) { c.Bulk.MaxDuration = 2 * time.Second }, nil)
+	body, hung := hungRows(t, e, 3, 5)
+	t.Run("ndjson", func(t *testing.T) {
+		resp, raw := e.postCheck(t, "", "application/x-ndjson", body)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%d %s", resp.StatusCode, raw)
+		}
+		last := lastNDJSONLine(t, raw)
+		want := indexRanges(hung)
+		if u := last.NotChecked; u == nil || u.Reason != "time_limit" || !u.Retryable || u.Rows != len(hung) || u.Indexes != want {
+			t.Fatalf("last line %+v, want the rows %s not checked for time_limit\n%s", u, want, raw)
+		}
+		if last.Summary.Rows != 5 || last.Summary.Counts.Of(bulk.Failed) != 0 {
+			t.Errorf("summary %+v, want the 5 rows answered", last.Summary)
+		}
+	})
+	t.Run("csv", func(t *testing.T) {
+		resp, raw := e.postCheck(t, "", "application/x-ndjson", body, "Accept", "text/csv")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%d %s", resp.StatusCode, raw)
+		}
+		// In input order: the rows before the first hung one are written, the rest not.
+		tr := resp.Trailer.Get(checkSummaryTrailer)
+		want := fmt.Sprintf(`not_checked=%d, not_checked_rows="%d-7", reason="time_limit", retryable=?1`, 8-hung[0], hung[0])
+		if !strings.HasPrefix(tr, fmt.Sprintf("rows=%d, ", hung[0])) || !strings.HasSuffix(tr, want) {
+			t.Errorf("trailer %q, want it to end %q\n%s", tr, want, raw)
+		}
+	})
+}
+
+// TestCheckShutdown: when the server begins to shut down, a running check ends at once
+// with a last line naming the rows not checked (retryable), new checks are refused,
+// and the server's Shutdown drains within its time.
+func TestCheckShutdown(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	body, hung := hungRows(t, e, 2, 4)
+	resp := e.startCheck(t, t.Context(), "", "application/x-ndjson", body)
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+	// The rows that answer come first; then the server begins to shut down.
+	br := bufio.NewReader(resp.Body)
+	var raw []byte
+	for range 4 {
+		line, err := br.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("%v after %s", err, raw)
+		}
+		raw = append(raw, line...)
+	}
+	e.srv.BeginShutdown()
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw = append(raw, rest...)
+	last := lastNDJSONLine(t, raw)
+	if u := last.NotChecked; u == nil || u.Reason != "shutting_down" || !u.Retryable || u.Indexes != indexRanges(hung) || u.Rows != len(hung) {
+		t.Fatalf("last line %+v, want the hung rows %v not checked for shutting_down\n%s", u, hung, raw)
+	}
+	if last.Summary.Rows != 4 {
+		t.Errorf("summary %+v, want the 4 rows answered", last.Summary)
+	}
+	r2, raw2 := e.postCheck(t, "", "application/x-ndjson", `"`+netsim.KnownNorwegian+`"`)
+	if got := decodeJSON[errorBody](t, raw2).Error; r2.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable || !strings.Contains(got.Message, "shutting down") {
+		t.Errorf("a check while shutting down: %d %s", r2.StatusCode, raw2)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), checkFairBound)
+	defer cancel()
+	if err := e.hs.Config.Shutdown(ctx); err != nil {
+		t.Errorf("Shutdown: %v", err)
 	}
 }
