@@ -90,6 +90,16 @@ func TestParseConfigPrecedence(t *testing.T) {
 					t.Errorf("%+v", c)
 				}
 			}},
+		{"check max duration", []string{"-check-max-duration", "90s"}, nil, func(t *testing.T, c config) {
+			if c.checkMaxDuration != 90*time.Second {
+				t.Errorf("checkMaxDuration %v", c.checkMaxDuration)
+			}
+		}},
+		{"check max duration by default", nil, nil, func(t *testing.T, c config) {
+			if c.checkMaxDuration != server.DefaultCheckMaxDuration {
+				t.Errorf("checkMaxDuration %v", c.checkMaxDuration)
+			}
+		}},
 		{"demo forces private SMPs", []string{"-network", "DEMO"}, nil, func(t *testing.T, c config) {
 			if c.network != "demo" || !c.allowPrivateSMP || c.directoryURL != "" || c.smlZone != "" || strings.Join(c.networks, ",") != "demo,test" {
 				t.Errorf("%+v", c)
