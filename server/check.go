@@ -891,8 +891,9 @@ func (s *Server) checkRoutes(k docKit) []route {
 				"a slow or failing SMP holds up only its own rows.\n\n" +
 				"The body is JSON, NDJSON or CSV (by `Content-Type`). The answer is NDJSON, one line per row as it finishes (`index` is the row's position in the input, from 0), " +
 				"then a last line with the summary; or with `Accept: text/csv` a CSV in input order, the input's columns followed by the answer's, " +
-				"with the summary in the HTTP trailer `" + checkSummaryTrailer + "`. Everything that can be refused (media type, size, rows, documents, checks running) " +
-				"is refused with a 4xx before the answer starts. A client that disconnects stops the check. " +
+				"in the dialect of a CSV body (delimiter, byte order mark), with the summary in the HTTP trailer `" + checkSummaryTrailer + "`. Everything that can be refused (media type, size, rows, documents, checks running) " +
+				"is refused with a 4xx before the answer starts; a check takes a server-wide place once its whole body has arrived. A client that disconnects, or stops reading the answer, stops the check. " +
+				"A check that runs past its longest time or while the server shuts down ends with the summary line naming the rows not checked (`notChecked`, retryable; CSV: in the trailer). " +
 				"Each check costs ⌈rows/" + strconv.Itoa(checkRowsPerRequest) + "⌉ requests of the REST API's rate limit.",
 			Params: k.network(
 				discovery.Param{Name: "documents", In: "query", Description: "The document kinds to ask about, comma-separated or repeated: categories of the Peppol code list (any case), " +

@@ -85,7 +85,15 @@ func TestCheckSlowBodiesDoNotLockOut(t *testing.T) {
 	for i := range 3 {
 		rawCheck(t, e, fmt.Sprintf("192.0.2.%d", i+1), "application/x-ndjson", 2*len(row), row, 0)
 	}
-	time.Sleep(200 * time.Millisecond) // let the server take them in
+	places := func(client string) int {
+		g := e.srv.checks
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.clients[netip.MustParseAddr(client)]
+	}
+	waitLong(t, "the slow bodies to be taken in", func() bool {
+		return places("192.0.2.1") == 1 && places("192.0.2.2") == 1 && places("192.0.2.3") == 1
+	})
 	for i := range 3 {
 		resp, raw := e.postCheck(t, "", "application/x-ndjson", strings.Repeat(row, 3), "X-Forwarded-For", fmt.Sprintf("198.51.100.%d", i+1))
 		if resp.StatusCode != http.StatusOK {
@@ -97,16 +105,11 @@ func TestCheckSlowBodiesDoNotLockOut(t *testing.T) {
 	}
 	// One client's slow bodies count against its own 2 checks at once.
 	rawCheck(t, e, "192.0.2.1", "application/x-ndjson", 2*len(row), row, 0)
-	waitLong(t, "the second slow body of 192.0.2.1 to be taken in", func() bool {
-		resp, raw := e.postCheck(t, "", "application/x-ndjson", row, "X-Forwarded-For", "192.0.2.1")
-		if resp.StatusCode == http.StatusOK {
-			return false
-		}
-		if got := decodeJSON[errorBody](t, raw).Error; resp.StatusCode != http.StatusTooManyRequests || got.Code != CodeTooManyBulkRequests {
-			t.Fatalf("a third check of a client with 2 slow bodies: %d %s", resp.StatusCode, raw)
-		}
-		return true
-	})
+	waitLong(t, "the second slow body of 192.0.2.1 to be taken in", func() bool { return places("192.0.2.1") == 2 })
+	resp, raw := e.postCheck(t, "", "application/x-ndjson", row, "X-Forwarded-For", "192.0.2.1")
+	if got := decodeJSON[errorBody](t, raw).Error; resp.StatusCode != http.StatusTooManyRequests || got.Code != CodeTooManyBulkRequests {
+		t.Fatalf("a third check of a client with 2 slow bodies: %d %s", resp.StatusCode, raw)
+	}
 }
 
 // TestCheckExemptCountedPerClient: a client exempt from the rate limits still runs at
