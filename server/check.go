@@ -622,7 +622,7 @@ const (
 
 // checkWriter writes a check's answer as it is made, in small batches (checkFlushLines,
 // checkFlushDelay). Before each write it moves the connection's write deadline stall
-// ahead (when less than half of it is left), so that a long check outlives the
+// ahead (extend), so that a long check outlives the
 // server's write timeout while the client takes its answer, and a client that stops
 // taking it fails the write at most stall later (docs/INTERFACE.md §4.7). Its methods
 // may be called while its timer pushes: mu guards the response.
@@ -782,15 +782,16 @@ func (c *checkWriter) push() {
 	}
 }
 
-// extend moves the connection's write deadline stall past now, when less than half of
-// that is left (net/http's WriteTimeout counts from the request's start). It is called
+// extend moves the connection's write deadline stall past now, unless it was moved in
+// the last sixteenth of stall (net/http's WriteTimeout counts from the request's
+// start). It is called
 // before each write, never only after one: a deadline moved after each push that the
 // kernel's socket buffers took lets a client that stopped reading hold its check
 // until megabytes of buffers fill, and then the whole deadline more. The read deadline
 // needs no care: net/http clears it for its background read once the body is read,
 // and the body is read before the answer starts.
 func (c *checkWriter) extend(now time.Time) {
-	if c.deadline.Sub(now) > c.stall/2 {
+	if c.deadline.Sub(now) > c.stall-c.stall/16 {
 		return
 	}
 	c.deadline = now.Add(c.stall)
