@@ -243,8 +243,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 27 {
-			t.Errorf("%d flags, want 27", n)
+		if n != 28 {
+			t.Errorf("%d flags, want 28", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {
