@@ -388,10 +388,12 @@ func unreadableBody(f bulk.Format, err error) error {
 }
 
 // check serves POST /api/v1/check (docs/INTERFACE.md §4.7). Everything that can be
-// refused is refused before the first byte of the answer, with a 4xx error: the
-// media type, the parameters, the number of checks running, the body's size, every
-// row read, the documents. Then the answer streams: NDJSON lines as rows finish, or a
-// CSV in input order with the summary in a trailer.
+// refused is refused before the first byte of the answer, with a 4xx or 503 error:
+// the media type, the parameters, the client's checks at once, the body's size, every
+// row read, the documents, the checks running (a server-wide place is taken only once
+// the whole body is read). Then the answer streams: NDJSON lines as rows finish, or a
+// CSV in input order with the summary in a trailer; a check cut short (its time is up,
+// the server shuts down) ends naming the rows not checked.
 func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	start := time.Now()
 	format, err := checkFormat(r)
