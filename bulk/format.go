@@ -97,10 +97,8 @@ type Dialect struct {
 	BOM bool
 }
 
-// notUTF8 is the error of input that is not UTF-8, at where (e.g. "line 3").
-func notUTF8(where string) error {
-	return fmt.Errorf("%s is not valid UTF-8: the list must be UTF-8; save it as UTF-8 (a spreadsheet's \"CSV UTF-8\") or convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8", where)
-}
+// errNotUTF8 is the error of input that is not UTF-8 (ReadError says where).
+var errNotUTF8 = errors.New(`not valid UTF-8: the list must be UTF-8; save it as UTF-8 (a spreadsheet's "CSV UTF-8") or convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8`)
 
 // Reader reads rows in one Format, streaming: it holds one row at a time.
 type Reader struct {
@@ -252,7 +250,7 @@ func (rd *Reader) startNDJSON(br *bufio.Reader) {
 			if !utf8.Valid(b) {
 				// encoding/json would read the bad bytes as U+FFFD: an input nobody
 				// wrote.
-				return Row{}, &ReadError{Line: line, Err: notUTF8(fmt.Sprintf("line %d", line)), Fatal: true}
+				return Row{}, &ReadError{Line: line, Err: errNotUTF8, Fatal: true}
 			}
 			row, err := decodeRow(b)
 			if err != nil {
@@ -359,7 +357,7 @@ func (rd *Reader) startJSON(br *bufio.Reader) error {
 		}
 		if !utf8.Valid(raw) {
 			done = true
-			return Row{}, &ReadError{Err: notUTF8(fmt.Sprintf("row %d", rd.index)), Fatal: true}
+			return Row{}, &ReadError{Err: fmt.Errorf("row %d: %w", rd.index, errNotUTF8), Fatal: true}
 		}
 		row, err := decodeRow(raw)
 		if err != nil {
@@ -530,7 +528,7 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 		return &ReadError{Line: 1, Err: err, Fatal: true}
 	}
 	if !validUTF8(header) {
-		return &ReadError{Line: 1, Err: notUTF8("line 1"), Fatal: true}
+		return &ReadError{Line: 1, Err: errNotUTF8, Fatal: true}
 	}
 	rd.header = header
 	idc := findColumn(header, opts.Column, idColumns)
@@ -587,7 +585,7 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 			if !validUTF8(rec) {
 				// Its bytes would be echoed into the answer as they are.
 				line, _ := cr.FieldPos(0)
-				return Row{}, &ReadError{Line: line, Err: notUTF8(fmt.Sprintf("line %d", line)), Fatal: true}
+				return Row{}, &ReadError{Line: line, Err: errNotUTF8, Fatal: true}
 			}
 			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 				continue // a blank line

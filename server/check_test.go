@@ -279,7 +279,7 @@ func TestCheckCSVDialect(t *testing.T) {
 	}
 	w := post("Klant;Naam;BTW\nK1;Acme;" + netsim.KnownBelgian + "\nK2;M\xfcller;DE811152493\n")
 	got := decodeJSON[errorBody](t, w.Body.Bytes()).Error
-	if w.Code != 400 || got.Code != registry.CodeInvalidRequest || !strings.Contains(got.Message, "line 3 is not valid UTF-8") || !utf8.ValidString(w.Body.String()) {
+	if w.Code != 400 || got.Code != registry.CodeInvalidRequest || !strings.Contains(got.Message, "line 3: not valid UTF-8") || !utf8.ValidString(w.Body.String()) {
 		t.Errorf("a Latin-1 CSV: %d %q", w.Code, w.Body.String())
 	}
 }

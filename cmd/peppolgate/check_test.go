@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
@@ -227,6 +228,16 @@ func TestCheckStdinPipe(t *testing.T) {
 	if code != 0 || len(lines) != 3 || !strings.Contains(lines[0], `"reference":"N-1","status":"receives","participantId":"0192:923609016"`) ||
 		!strings.HasPrefix(lines[2], `{"summary":{"rows":2,`) {
 		t.Errorf("JSON through a pipe: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestCheckNotUTF8: a list that is not UTF-8 (a spreadsheet's Windows-1252 export) stops
+// the check naming its line; its bytes are never echoed into the answer.
+func TestCheckNotUTF8(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCheck(t, strings.NewReader("Klant;Naam;BTW\nK1;Acme;BE0677424046\nK2;M\xfcller;DE811152493\n"), "-network", "demo", "-")
+	if code == 0 || !strings.Contains(stderr, "line 3: not valid UTF-8") || !utf8.ValidString(stdout) {
+		t.Errorf("exit %d\nstdout %q\nstderr %s", code, stdout, stderr)
 	}
 }
 
