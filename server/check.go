@@ -80,8 +80,10 @@ type BulkLimits struct {
 	// Body is the largest body, in bytes.
 	Body int
 	// PerClient is how many checks one client (its IP address, an IPv6 client's /64)
-	// may have at once, their bodies being read included; clients in
-	// Config.RateLimitExempt too.
+	// may have at once, their bodies being read included. Clients in
+	// Config.RateLimitExempt are counted too, with a cap of max(PerClient, Total/2):
+	// such an address may be a local reverse proxy that speaks for many clients, but
+	// no one address can take every place.
 	PerClient int
 	// Total is how many checks the server runs at once. A check takes its place only
 	// once its whole body is read: a slow body holds none.
@@ -152,17 +154,22 @@ func errShuttingDown() error {
 		Message: fmt.Sprintf("the server is shutting down and takes no bulk check; retry in %d s", int(checkRetryAfter/time.Second))}
 }
 
-// enterClient takes one of client's places and returns the function that gives it
+// enterClient takes one of client's places (at most PerClient, or for a client exempt
+// from the rate limits max(PerClient, Total/2)) and returns the function that gives it
 // back. It returns *registry.Error with CodeTooManyBulkRequests when the client has
 // as many checks (running or sending their bodies) as it may, CodeUnavailable when
 // the server shuts down.
-func (g *checkGate) enterClient(client netip.Addr) (func(), error) {
+func (g *checkGate) enterClient(client netip.Addr, exempt bool) (func(), error) {
 	if g.stop.Err() != nil {
 		return nil, errShuttingDown()
 	}
+	limit := g.limits.PerClient
+	if exempt {
+		limit = max(limit, g.limits.Total/2)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if n := g.clients[client]; n >= g.limits.PerClient {
+	if n := g.clients[client]; n >= limit {
 		return nil, &registry.Error{Code: CodeTooManyBulkRequests, RetryAfter: checkRetryAfter,
 			Message: fmt.Sprintf("%s already runs %s, as many as a client may at once (a check counts from its first byte); wait for one to finish (retry in %d s), or send its rows in one check of up to %d rows",
 				describeClient(client), phrase.Plural(n, "bulk check"), int(checkRetryAfter/time.Second), g.limits.Rows)}
@@ -418,10 +425,11 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	client := clientAddr(r, s.trustedProxies)
 	exempt := isTrusted(client, s.rateLimitExempt)
 	key := bucketKey(client)
-	// A client's place first, counted for every client (rate-limit exempt or not);
+	// A client's place first, counted for every client (rate-limit exempt or not,
+	// BulkLimits.PerClient);
 	// then the body, whole, before a place among the checks running: a body that is
 	// slow to come holds its client's place and the bytes it sent, never the server's.
-	leaveClient, err := s.checks.enterClient(key)
+	leaveClient, err := s.checks.enterClient(key, exempt)
 	if err != nil {
 		return err
 	}

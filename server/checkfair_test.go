@@ -112,18 +112,20 @@ func TestCheckSlowBodiesDoNotLockOut(t *testing.T) {
 	}
 }
 
-// TestCheckExemptCountedPerClient: a client exempt from the rate limits still runs at
-// most 2 checks at once.
+// TestCheckExemptCountedPerClient: a client exempt from the rate limits (e.g. a local
+// reverse proxy speaking for many) is counted too: it may run up to half the server's
+// checks at once, never all of them.
 func TestCheckExemptCountedPerClient(t *testing.T) {
 	t.Parallel()
 	e := startE2EWith(t, func(c *Config) {
 		loopbackProxy(c)
 		c.RateLimitExempt = []netip.Prefix{netip.MustParsePrefix("192.0.2.0/24")}
+		c.Bulk.Total = 6
 	}, nil)
 	belgian := e.ds.MustLookup(netsim.KnownBelgian)
 	e.net.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Hang: true})
 	row := `"` + netsim.KnownBelgian + `"`
-	for range 2 {
+	for range 3 {
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		resp := e.startCheck(t, ctx, "", "application/x-ndjson", row, "X-Forwarded-For", "192.0.2.7")
@@ -133,8 +135,16 @@ func TestCheckExemptCountedPerClient(t *testing.T) {
 		defer resp.Body.Close()
 	}
 	resp, body := e.postCheck(t, "", "application/x-ndjson", row, "X-Forwarded-For", "192.0.2.7")
-	if got := decodeJSON[errorBody](t, body).Error; resp.StatusCode != http.StatusTooManyRequests || got.Code != CodeTooManyBulkRequests {
-		t.Fatalf("an exempt client's third check at once: %d %s", resp.StatusCode, body)
+	if got := decodeJSON[errorBody](t, body).Error; resp.StatusCode != http.StatusTooManyRequests || got.Code != CodeTooManyBulkRequests || !strings.Contains(got.Message, "3 bulk checks") {
+		t.Fatalf("an exempt client's fourth check at once (of 6 in all): %d %s", resp.StatusCode, body)
+	}
+	// The other half is left to everyone else.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	if resp := e.startCheck(t, ctx, "", "application/x-ndjson", row, "X-Forwarded-For", "198.51.100.1"); resp.StatusCode != http.StatusOK {
+		t.Errorf("another client's check beside the exempt one's: %d", resp.StatusCode)
+	} else {
+		resp.Body.Close()
 	}
 }
 
