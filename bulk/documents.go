@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol/codelist"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -36,7 +37,7 @@ func ParseDocuments(raw []string) ([]string, error) {
 		i := slices.IndexFunc(known, func(k string) bool { return strings.EqualFold(k, strings.TrimSpace(r)) })
 		if i < 0 {
 			return nil, &registry.Error{Code: registry.CodeInvalidRequest,
-				Message: fmt.Sprintf("unknown document kind %q; the Peppol code list's kinds are %s", r, strings.Join(known, ", "))}
+				Message: fmt.Sprintf("unknown document kind %s; the Peppol code list's kinds are %s", phrase.Quote(r), strings.Join(known, ", "))}
 		}
 		if !slices.Contains(out, known[i]) {
 			out = append(out, known[i])

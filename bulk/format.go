@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
 )
@@ -86,11 +87,25 @@ func (e *ReadError) Error() string {
 
 func (e *ReadError) Unwrap() error { return e.Err }
 
+// Dialect is how a CSV is written: its delimiter and whether it starts with a byte
+// order mark (as a spreadsheet's "CSV UTF-8" does). The zero Dialect is comma-separated
+// without a mark.
+type Dialect struct {
+	// Comma is the delimiter: ',' (also for 0), ';' or '\t'.
+	Comma rune
+	// BOM says the CSV starts with U+FEFF.
+	BOM bool
+}
+
+// errNotUTF8 is the error of input that is not UTF-8 (ReadError says where).
+var errNotUTF8 = errors.New(`not valid UTF-8: the list must be UTF-8; save it as UTF-8 (a spreadsheet's "CSV UTF-8") or convert it, e.g. iconv -f WINDOWS-1252 -t UTF-8`)
+
 // Reader reads rows in one Format, streaming: it holds one row at a time.
 type Reader struct {
-	next   func() (Row, error)
-	header []string
-	docs   []string
+	next    func() (Row, error)
+	header  []string
+	docs    []string
+	dialect Dialect
 	// docsFirst says docs were read before the rows, wherever the body has them;
 	// docsLast that they may be read after them (ReadOptions.DocumentsLast).
 	docsFirst, docsLast bool
@@ -99,23 +114,29 @@ type Reader struct {
 
 // NewReader returns a Reader of r in format f. For CSV it reads the header and finds the
 // columns (opts); for JSON it reads up to the rows, taking "documents" when it comes
-// first, or wherever it is when r is an io.ReadSeeker (read twice, rows never held). It returns a *ReadError when the header has no identifier column or the JSON
-// does not start as it must.
+// first, or wherever it is when r is an io.ReadSeeker that can seek (read twice, rows
+// never held; a pipe is read once). It returns a *ReadError when the header has no
+// identifier column or the JSON does not start as it must.
 func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
 	rd := &Reader{docsLast: opts.DocumentsLast}
 	if rs, ok := r.(io.ReadSeeker); ok && f == JSON && !opts.DocumentsLast {
 		// A body or a file can be read twice: "documents" may then come after
-		// "rows", as well as before.
-		if docs, found := documentsOf(rs); found {
-			rd.docs, rd.docsFirst = docs, true
-		}
-		if _, err := rs.Seek(0, io.SeekStart); err != nil {
-			return nil, &ReadError{Err: err, Fatal: true}
+		// "rows", as well as before. A file that cannot seek (standard input from a
+		// pipe or a terminal is an *os.File all the same) is read once: asked where it
+		// is before anything is read from it.
+		if at, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			if docs, found := documentsOf(rs); found {
+				rd.docs, rd.docsFirst = docs, true
+			}
+			if _, err := rs.Seek(at, io.SeekStart); err != nil {
+				return nil, &ReadError{Err: err, Fatal: true}
+			}
 		}
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
 	if b, err := br.Peek(3); err == nil && bytes.Equal(b, []byte("\ufeff")) {
 		_, _ = br.Discard(3)
+		rd.dialect.BOM = true
 	}
 	switch f {
 	case CSV:
@@ -132,6 +153,11 @@ func NewReader(r io.Reader, f Format, opts ReadOptions) (*Reader, error) {
 // Header is the CSV header as read (nil for JSON and NDJSON): the input columns a CSV
 // answer repeats.
 func (rd *Reader) Header() []string { return rd.header }
+
+// Dialect is the CSV's delimiter and byte order mark as read, for an answer written
+// in the dialect it was given (CSVWriter.SetDialect); for JSON and NDJSON, the byte
+// order mark alone.
+func (rd *Reader) Dialect() Dialect { return rd.dialect }
 
 // Documents are the document kinds a JSON body names (its "documents" member: before
 // "rows", or anywhere when the body can be read twice, an io.ReadSeeker such as a file,
@@ -221,6 +247,11 @@ func (rd *Reader) startNDJSON(br *bufio.Reader) {
 			if len(b) == 0 {
 				continue
 			}
+			if !utf8.Valid(b) {
+				// encoding/json would read the bad bytes as U+FFFD: an input nobody
+				// wrote.
+				return Row{}, &ReadError{Line: line, Err: errNotUTF8, Fatal: true}
+			}
 			row, err := decodeRow(b)
 			if err != nil {
 				return Row{}, &ReadError{Line: line, Err: err}
@@ -309,12 +340,24 @@ func (rd *Reader) startJSON(br *bufio.Reader) error {
 				}
 				return Row{}, fail(fmt.Errorf("unknown member %q", t))
 			}
+			if _, err := dec.Token(); err != nil { // }
+				return Row{}, fail(err)
+			}
+			// The body is one object: anything after it but white space (a second
+			// object, a stray bracket) is refused rather than ignored.
+			if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+				return Row{}, &ReadError{Err: fmt.Errorf("data after the JSON body at byte %d; the body is one object {\"documents\": [...], \"rows\": [...]}, nothing after it", dec.InputOffset()), Fatal: true}
+			}
 			return Row{}, io.EOF
 		}
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
 			done = true
 			return Row{}, fail(err)
+		}
+		if !utf8.Valid(raw) {
+			done = true
+			return Row{}, &ReadError{Err: fmt.Errorf("row %d: %w", rd.index, errNotUTF8), Fatal: true}
 		}
 		row, err := decodeRow(raw)
 		if err != nil {
@@ -428,6 +471,16 @@ func findColumn(header []string, want string, names []string, taken ...int) int 
 	return -1
 }
 
+// validUTF8 reports whether every field of rec is UTF-8.
+func validUTF8(rec []string) bool {
+	for _, f := range rec {
+		if !utf8.ValidString(f) {
+			return false
+		}
+	}
+	return true
+}
+
 // sniffDelimiter picks the CSV delimiter of a header line: the most frequent of comma,
 // semicolon and tab outside quotes; comma when none.
 func sniffDelimiter(line []byte) rune {
@@ -464,6 +517,7 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 	limit := &recordLimit{r: io.MultiReader(bytes.NewReader(head), br)}
 	cr := csv.NewReader(limit)
 	cr.Comma = sniffDelimiter(head)
+	rd.dialect.Comma = cr.Comma
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = false
 	header, err := cr.Read()
@@ -472,6 +526,9 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 			err = errors.New("the CSV is empty; it needs a header line naming its columns")
 		}
 		return &ReadError{Line: 1, Err: err, Fatal: true}
+	}
+	if !validUTF8(header) {
+		return &ReadError{Line: 1, Err: errNotUTF8, Fatal: true}
 	}
 	rd.header = header
 	idc := findColumn(header, opts.Column, idColumns)
@@ -524,6 +581,11 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 					return Row{}, &ReadError{Line: pe.StartLine, Err: pe.Err}
 				}
 				return Row{}, &ReadError{Err: err, Fatal: true}
+			}
+			if !validUTF8(rec) {
+				// Its bytes would be echoed into the answer as they are.
+				line, _ := cr.FieldPos(0)
+				return Row{}, &ReadError{Line: line, Err: errNotUTF8, Fatal: true}
 			}
 			if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 				continue // a blank line
@@ -653,6 +715,8 @@ func (n *NDJSONWriter) Close(s Summary) error {
 // columns (AnswerColumns).
 type CSVWriter struct {
 	w      *csv.Writer
+	out    io.Writer
+	bom    bool
 	input  []string
 	docs   []string
 	record []string
@@ -663,7 +727,18 @@ type CSVWriter struct {
 // rows came as JSON: the columns are then input, country and reference); docs are the
 // document kinds asked about, one answer column each.
 func NewCSVWriter(w io.Writer, input, docs []string) *CSVWriter {
-	return &CSVWriter{w: csv.NewWriter(w), input: input, docs: docs}
+	return &CSVWriter{w: csv.NewWriter(w), out: w, input: input, docs: docs}
+}
+
+// SetDialect makes c write in d: its delimiter, and a byte order mark before the
+// header when d has one, so that an answer comes back in the dialect its CSV was
+// given (Reader.Dialect). Call it before the first write.
+func (c *CSVWriter) SetDialect(d Dialect) {
+	c.w.Comma = ','
+	if d.Comma != 0 {
+		c.w.Comma = d.Comma
+	}
+	c.bom = d.BOM
 }
 
 // AnswerColumns are the columns a CSV answer adds after the input's, for docs asked
@@ -682,6 +757,11 @@ func (c *CSVWriter) WriteHeader() error {
 		return nil
 	}
 	c.header = true
+	if c.bom {
+		if _, err := io.WriteString(c.out, "\ufeff"); err != nil {
+			return err
+		}
+	}
 	in := c.input
 	if in == nil {
 		in = []string{"input", "country", "reference"}

@@ -70,6 +70,15 @@ func TestReader(t *testing.T) {
 		{name: "json documents after rows", f: JSON, in: `{"rows":["x"],"documents":["Order"]}`, want: []Row{{Input: "x"}}},
 		{name: "json documents after rows read once", once: true, f: JSON, in: `{"rows":["x"],"documents":["Order"]}`, want: []Row{{Input: "x"}}, errHas: `"documents" comes after "rows" in a list read once`},
 		{name: "json unknown member", f: JSON, in: `{"row":["x"]}`, errHas: `unknown member "row"`},
+		{name: "json data after the body", f: JSON, in: `{"rows":["x"]} {"rows":["y"]}`, want: []Row{{Input: "x"}}, errHas: "data after the JSON body"},
+		{name: "json garbage after the body", f: JSON, in: `{"rows":["x"]}]`, want: []Row{{Input: "x"}}, errHas: "data after the JSON body"},
+		{name: "json data after the body read once", once: true, f: JSON, in: "{\"rows\":[\"x\"]}\nnope", want: []Row{{Input: "x"}}, errHas: "data after the JSON body"},
+		{name: "json whitespace after the body", f: JSON, in: "{\"rows\":[\"x\"]}\r\n\n  ", want: []Row{{Input: "x"}}},
+		{name: "csv not UTF-8", f: CSV, in: "Klant;Naam;BTW\nK1;Acme;BE0677424046\nK2;M\xfcller;DE811152493\n",
+			want: []Row{{Input: "BE0677424046"}}, errHas: "line 3: not valid UTF-8"},
+		{name: "csv header not UTF-8", f: CSV, in: "Klant;N\xe4me;BTW\nK1;Acme;BE0677424046\n", errHas: "line 1: not valid UTF-8"},
+		{name: "ndjson not UTF-8", f: NDJSON, in: "\"a\"\n\"M\xfcller\"\n", want: []Row{{Input: "a"}}, errHas: "line 2: not valid UTF-8"},
+		{name: "json not UTF-8", f: JSON, in: "{\"rows\":[\"a\",\"M\xfcller\"]}", want: []Row{{Input: "a"}}, errHas: "row 1: not valid UTF-8"},
 		{name: "json cut short", f: JSON, in: `{"rows":["x",`, want: []Row{{Input: "x"}}, errHas: "EOF"},
 		{name: "ndjson", f: NDJSON, in: "\"0208:0677424046\"\n\n{\"input\":\"BE 0677.424.046\",\"reference\":\"r\"}\nnope\n\"last\"",
 			want: []Row{{Index: 0, Input: "0208:0677424046"}, {Index: 1, Input: "BE 0677.424.046", Reference: "r"}, {Index: 3, Input: "last"}},
@@ -203,6 +212,54 @@ func TestRunCSV(t *testing.T) {
 		if sum.Rows != 3 || sum.Counts.Invalid != 1 {
 			t.Errorf("summary %+v", sum)
 		}
+	}
+}
+
+// TestCSVDialect: a CSV answer is written in the dialect of the CSV it answers: its
+// delimiter, and a byte order mark when it had one (a spreadsheet's "CSV UTF-8").
+func TestCSVDialect(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in, wantHead string
+	}{
+		{"semicolon with BOM", "\ufeffKlant;BTW\nK1;BE0677424046\n", "\ufeffKlant;BTW;index;status;"},
+		{"semicolon", "Klant;BTW\nK1;BE0677424046\n", "Klant;BTW;index;status;"},
+		{"tab", "Klant\tBTW\nK1\tBE0677424046\n", "Klant\tBTW\tindex\tstatus\t"},
+		{"comma with BOM", "\ufeffKlant,BTW\nK1,BE0677424046\n", "\ufeffKlant,BTW,index,status,"},
+		{"comma", "Klant,BTW\nK1,BE0677424046\n", "Klant,BTW,index,status,"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rd, err := NewReader(strings.NewReader(tt.in), CSV, ReadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, err := rd.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			w := NewCSVWriter(&buf, rd.Header(), DefaultDocuments())
+			w.SetDialect(rd.Dialect())
+			if err := w.Write(Result{Index: 0, Input: row.Input, Status: NotRegistered, Record: row.Record}); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(Summary{}); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			if !strings.HasPrefix(out, tt.wantHead) || strings.Count(out, "\ufeff") > 1 {
+				t.Fatalf("answer %q, want it to start %q", out, tt.wantHead)
+			}
+			// The answer reads back as a CSV of the same dialect.
+			back, err := NewReader(strings.NewReader(out), CSV, ReadOptions{Column: "BTW"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, err := back.Next(); err != nil || got.Input != "BE0677424046" || back.Dialect() != rd.Dialect() {
+				t.Errorf("read back: %+v %v, dialect %+v, want %+v", got, err, back.Dialect(), rd.Dialect())
+			}
+		})
 	}
 }
 

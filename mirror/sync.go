@@ -12,11 +12,14 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptrace"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/httpx"
@@ -706,18 +709,24 @@ func (s *syncer) fetch(ctx context.Context, u *url.URL, h http.Header, idle *htt
 		if hop > syncMaxRedirects {
 			return nil, fmt.Errorf("mirror sync: more than %d redirects from %s: %w", syncMaxRedirects, redact(s.exportURL), errSyncPermanent)
 		}
+		var spent time.Time
 		if s.isExportURL(u) {
-			if err := s.spend(); err != nil {
+			var err error
+			if spent, err = s.spend(); err != nil {
 				return nil, err
 			}
 		}
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+		var sent sendTrace
+		req, err := http.NewRequestWithContext(httptrace.WithClientTrace(ctx, sent.trace()), http.MethodGet, u.String(), nil)
 		if err != nil {
 			return nil, fmt.Errorf("mirror sync: %w: %w", err, errSyncPermanent)
 		}
 		req.Header = h.Clone()
 		resp, err := s.client.Do(req)
 		if err != nil {
+			if !spent.IsZero() && !sent.mayHaveArrived(err) {
+				s.unspend(spent, err)
+			}
 			return nil, err
 		}
 		switch resp.StatusCode {
@@ -751,25 +760,84 @@ func (s *syncer) isExportURL(u *url.URL) bool {
 }
 
 // spend records a request to the export path in the state file before it is sent, or
-// refuses it when the budget is used up.
+// refuses it when the budget is used up. It returns the time recorded, for unspend.
 //
-// Every request counts, whatever its answer and even if it fails on the way: the
+// Every request that may have reached the Directory counts, whatever its answer: the
 // Directory counts the requests that reach its export handler — a conditional request
 // too, since the handler answers with a redirect before any If-None-Match is
-// evaluated by the static file behind it — and a request that failed for us may still
-// have reached it. Counting conservatively is the only way never to exceed its limit.
-func (s *syncer) spend() error {
+// evaluated by the static file behind it — and a request that failed for us after it
+// was sent may still have reached it. Only a request that provably never left (fetch:
+// no connection, or not written) is given back, by unspend: a network that is down
+// must not use up the day's budget on retries that reach nobody.
+func (s *syncer) spend() (time.Time, error) {
 	now := s.cfg.Now()
 	s.prune(now)
 	if rl := s.refusal(now); rl != nil {
 		rl.Contacted = true
-		return rl
+		return time.Time{}, rl
 	}
 	s.st.Requests = append(s.st.Requests, now)
 	if err := s.saveState(); err != nil {
-		return fmt.Errorf("mirror sync: cannot record the export request in %s, so not sending it: %w: %w", s.statePath, err, errSyncPermanent)
+		return time.Time{}, fmt.Errorf("mirror sync: cannot record the export request in %s, so not sending it: %w: %w", s.statePath, err, errSyncPermanent)
 	}
-	return nil
+	return now, nil
+}
+
+// unspend takes back the request recorded at t by spend, which never reached the
+// Directory (why says why).
+func (s *syncer) unspend(t time.Time, why error) {
+	for i := len(s.st.Requests) - 1; i >= 0; i-- {
+		if s.st.Requests[i].Equal(t) {
+			s.st.Requests = slices.Delete(s.st.Requests, i, i+1)
+			break
+		}
+	}
+	if err := s.saveState(); err != nil {
+		s.log.Warn("cannot take back an export request that never reached the Directory; it stays counted", "statePath", s.statePath, "err", err)
+		return
+	}
+	s.log.Debug("the export request never reached the Directory; not counted against the budget", "err", why)
+}
+
+// sendTrace watches one request on its way out, to tell a request that never left
+// from one that may have reached the server.
+type sendTrace struct {
+	mu sync.Mutex
+	// traced says the client's transport reports on the request (net/http's does).
+	traced bool
+	// wrote says the whole request was written to a connection.
+	wrote bool
+}
+
+func (t *sendTrace) trace() *httptrace.ClientTrace {
+	return &httptrace.ClientTrace{
+		GetConn: func(string) {
+			t.mu.Lock()
+			t.traced = true
+			t.mu.Unlock()
+		},
+		WroteRequest: func(httptrace.WroteRequestInfo) {
+			t.mu.Lock()
+			// A request written in part (Err set) may have reached the server all
+			// the same, for all we know: it counts as written.
+			t.wrote = true
+			t.mu.Unlock()
+		},
+	}
+}
+
+// mayHaveArrived reports whether a request that failed with err may have reached the
+// server: false only when no connection could be made (a dial or DNS error) or the
+// transport reported that it never wrote the request.
+func (t *sendTrace) mayHaveArrived(err error) bool {
+	var op *net.OpError
+	var dns *net.DNSError
+	if errors.As(err, &dns) || errors.As(err, &op) && op.Op == "dial" {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return !t.traced || t.wrote
 }
 
 // rateLimited records a 429's Retry-After and returns the error for it.

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -15,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -619,6 +621,49 @@ func TestSyncLocalBudget(t *testing.T) {
 	}
 	if e, _ := f.hits(); e != 5 {
 		t.Fatalf("export hits %d, want 5 (2 spent by the failing run)", e)
+	}
+}
+
+// TestSyncUnreachableSpendsNothing: a sync whose requests never reach the Directory
+// (the connection cannot be made: no network, a DNS failure, a refused port) spends
+// none of the budget, however often it retries: the next sync is not refused for it.
+func TestSyncUnreachableSpendsNothing(t *testing.T) {
+	t.Parallel()
+	body := testExport(10, "x")
+	f := newFakeExport(t, body)
+	clock := clock.NewFake(syncEpoch)
+	cfg := syncConfig(t, f.dir.URL, clock)
+	cfg.MaxDownloadsPerDay = 2
+	cfg.Retries = 3
+	var unreachable atomic.Bool
+	unreachable.Store(true)
+	dialer := &net.Dialer{Timeout: 5 * time.Second}
+	cfg.HTTPClient = &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if unreachable.Load() {
+				return nil, &net.OpError{Op: "dial", Net: network, Err: errors.New("connect: network is unreachable")}
+			}
+			return dialer.DialContext(ctx, network, addr)
+		},
+	}}
+	_, err := Sync(t.Context(), cfg)
+	var rl *RateLimitedError
+	if err == nil || errors.As(err, &rl) || !strings.Contains(err.Error(), "network is unreachable") {
+		t.Fatalf("err = %v, want the connection's failure", err)
+	}
+	if st := readState(t, cfg.Dest); len(st.Requests) != 0 {
+		t.Errorf("%d export requests recorded by a sync that reached nothing: %v", len(st.Requests), st.Requests)
+	}
+	unreachable.Store(false)
+	clock.Advance(time.Minute)
+	if res, err := Sync(t.Context(), cfg); err != nil || !res.Changed {
+		t.Fatalf("the next sync, the network back: %+v, %v", res, err)
+	}
+	if e, _ := f.hits(); e != 1 {
+		t.Errorf("export hits %d, want 1", e)
+	}
+	if st := readState(t, cfg.Dest); len(st.Requests) != 1 {
+		t.Errorf("%d export requests recorded, want 1: %v", len(st.Requests), st.Requests)
 	}
 }
 

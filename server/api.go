@@ -193,10 +193,12 @@ func (s *Server) API() discovery.API {
 				registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults, registry.MaxSearchPage, registry.MaxSearchPage*registry.MaxSearchResults),
 			fmt.Sprintf("POST /ask: body at most %s, query 1 to %d characters.", spelledSize(maxAskBody), nlq.MaxQueryLength),
 			fmt.Sprintf("/mcp: request body at most %s.", spelledSize(maxMCPBody)),
-			fmt.Sprintf("POST /api/v1/check: 1 to %d rows, body at most %s; at most %d checks at once per client (too_many_bulk_requests beyond), %d in all (service_unavailable beyond); "+
+			fmt.Sprintf("POST /api/v1/check: 1 to %d rows, body at most %s; at most %d checks at once per client (%d for a client exempt from the rate limits; too_many_bulk_requests beyond), %d in all (service_unavailable beyond); "+
 				"a check costs ⌈rows/%d⌉ requests of the REST API's rate limit, the first on arrival and the rest once its rows are read, which may leave the client's quota below zero until it refills; "+
-				"its answer streams for as long as rows keep finishing (each line moves the connection's write deadline %s ahead).",
-				s.bulkLimits.Rows, spelledSize(s.bulkLimits.Body), s.bulkLimits.PerClient, s.bulkLimits.Total, checkRowsPerRequest, spelledDuration(checkIdleTimeout)),
+				"a check takes its place among those running once its whole body is read; its answer streams while rows finish and the client takes it (a client that takes nothing for %s ends its check); "+
+				"a check runs at most %s, and one cut short by that or by the server shutting down ends with a line naming the rows not checked.",
+				s.bulkLimits.Rows, spelledSize(s.bulkLimits.Body), s.bulkLimits.PerClient, max(s.bulkLimits.PerClient, s.bulkLimits.Total/2), s.bulkLimits.Total, checkRowsPerRequest,
+				spelledDuration(s.bulkLimits.WriteStall), spelledDuration(s.bulkLimits.MaxDuration)),
 			fmt.Sprintf("Upstream: peppolgate asks the Peppol Directory at most %s; searches beyond that queue briefly, then fail with search_failed and Retry-After.", spelledDirectoryRate(s.cache.DirectoryRate)),
 			fmt.Sprintf("Answers are cached: found participants %s, not-found %s, searches %s; a cached answer up to %s old is served (X-Cache: stale) when the upstream fails.",
 				spelledDuration(s.cache.Found), spelledDuration(s.cache.NotFound), spelledDuration(s.cache.Search), spelledDuration(s.cache.Stale)),

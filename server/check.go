@@ -2,6 +2,8 @@ package server
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +38,15 @@ const (
 	// DefaultChecksTotal is how many checks the server runs at once, all clients
 	// together.
 	DefaultChecksTotal = 32
+	// DefaultCheckMaxDuration bounds one check: its rows not answered by then are
+	// answered not checked (retryable). 10,000 rows take seconds when the network
+	// answers, a few minutes when SMPs are slow.
+	DefaultCheckMaxDuration = 10 * time.Minute
+	// DefaultCheckWriteStall is how long a check's answer may wait for the client to
+	// take it: a client that takes nothing for this long (it stopped reading, or
+	// reads slower than one push of at most checkFlushLines lines per this time) ends
+	// its check.
+	DefaultCheckWriteStall = 30 * time.Second
 )
 
 // checkRowsPerRequest is how many rows of a check cost one request of the REST API's
@@ -44,12 +56,6 @@ const (
 // the Directory limiter); the cost keeps the bulk endpoint from being a way around
 // the REST limit.
 const checkRowsPerRequest = 100
-
-// checkIdleTimeout is how long a check's answer may go without a line being written:
-// each line pushes the connection's write deadline this far ahead, so a check outlives the
-// server's WriteTimeout (stack.WriteTimeout) as long as it makes progress. It is well
-// above the longest a row can take (a few lookups, each bounded by the registry).
-const checkIdleTimeout = 2 * time.Minute
 
 // checkRetryAfter is the Retry-After of a check refused because too many run.
 const checkRetryAfter = 10 * time.Second
@@ -64,18 +70,34 @@ const (
 	mediaCSV    = "text/csv"
 )
 
-// BulkLimits bound POST /api/v1/check. Zero fields take the defaults
-// (DefaultCheckRows, DefaultCheckBody, DefaultChecksPerClient, DefaultChecksTotal).
+// BulkLimits bound POST /api/v1/check (docs/INTERFACE.md §4.7). Zero fields take the
+// defaults (DefaultCheckRows, DefaultCheckBody, DefaultChecksPerClient,
+// DefaultChecksTotal, DefaultCheckMaxDuration, DefaultCheckWriteStall; Buffered
+// Total×Body).
 type BulkLimits struct {
 	// Rows is how many rows one check may hold.
 	Rows int
 	// Body is the largest body, in bytes.
 	Body int
 	// PerClient is how many checks one client (its IP address, an IPv6 client's /64)
-	// may run at once; clients in Config.RateLimitExempt are not counted.
+	// may have at once, their bodies being read included. Clients in
+	// Config.RateLimitExempt are counted too, with a cap of max(PerClient, Total/2):
+	// such an address may be a local reverse proxy that speaks for many clients, but
+	// no one address can take every place.
 	PerClient int
-	// Total is how many checks the server runs at once.
+	// Total is how many checks the server runs at once. A check takes its place only
+	// once its whole body is read: a slow body holds none.
 	Total int
+	// Buffered bounds the bytes of check bodies held in memory at once, all clients
+	// together, counted as they arrive.
+	Buffered int
+	// MaxDuration bounds one check from the moment it runs; the rows not answered by
+	// then are named not checked in the answer's last line (CSV: its trailer).
+	MaxDuration time.Duration
+	// WriteStall is how long the answer may wait for the client to take it (the
+	// connection's write deadline, moved ahead before each write); a client that
+	// stops reading ends its check that much after the network buffers fill.
+	WriteStall time.Duration
 }
 
 func (l BulkLimits) withDefaults() BulkLimits {
@@ -88,52 +110,161 @@ func (l BulkLimits) withDefaults() BulkLimits {
 	def(&l.Body, DefaultCheckBody)
 	def(&l.PerClient, DefaultChecksPerClient)
 	def(&l.Total, DefaultChecksTotal)
+	def(&l.Buffered, l.Total*l.Body)
+	if l.MaxDuration <= 0 {
+		l.MaxDuration = DefaultCheckMaxDuration
+	}
+	if l.WriteStall <= 0 {
+		l.WriteStall = DefaultCheckWriteStall
+	}
 	return l
 }
 
-// checkGate counts the checks running, per client and in all. The zero value is not
+// checkGate admits checks in two steps (docs/INTERFACE.md §4.7): a client's place
+// (enterClient, before its body is read: at most PerClient per client, exempt clients
+// too), then, once the whole body is read and its rows are good, a place among the
+// checks running (enterRun, at most Total). Between the two, the bodies being read hold
+// memory, not places: at most Buffered bytes in all (reserve). The zero value is not
 // ready: use newCheckGate.
 type checkGate struct {
-	limits  BulkLimits
-	mu      sync.Mutex
-	total   int
-	running map[netip.Addr]int
+	limits BulkLimits
+	// stop is done when the server begins to shut down (drain): running checks end
+	// with their rows not checked named, and no check is taken.
+	stop     context.Context
+	drainNow context.CancelFunc
+
+	mu       sync.Mutex
+	total    int
+	clients  map[netip.Addr]int
+	buffered int
 }
 
 func newCheckGate(l BulkLimits) *checkGate {
-	return &checkGate{limits: l, running: map[netip.Addr]int{}}
+	stop, drain := context.WithCancel(context.Background())
+	return &checkGate{limits: l, clients: map[netip.Addr]int{}, stop: stop, drainNow: drain}
 }
 
-// enter admits one check of client (counted per client unless exempt) and returns
-// the function that lets it go. It returns *registry.Error with
-// CodeTooManyBulkRequests when the client runs as many checks as it may, and
-// CodeUnavailable when the server does.
-func (g *checkGate) enter(client netip.Addr, exempt bool) (func(), error) {
+// drain ends the running checks (each answers its rows not checked as such) and
+// refuses new ones: the server is shutting down.
+func (g *checkGate) drain() { g.drainNow() }
+
+// errShuttingDown refuses a check while the server shuts down.
+func errShuttingDown() error {
+	return &registry.Error{Code: CodeUnavailable, RetryAfter: checkRetryAfter,
+		Message: fmt.Sprintf("the server is shutting down and takes no bulk check; retry in %d s", int(checkRetryAfter/time.Second))}
+}
+
+// enterClient takes one of client's places (at most PerClient, or for a client exempt
+// from the rate limits max(PerClient, Total/2)) and returns the function that gives it
+// back. It returns *registry.Error with CodeTooManyBulkRequests when the client has
+// as many checks (running or sending their bodies) as it may, CodeUnavailable when
+// the server shuts down.
+func (g *checkGate) enterClient(client netip.Addr, exempt bool) (func(), error) {
+	if g.stop.Err() != nil {
+		return nil, errShuttingDown()
+	}
+	limit := g.limits.PerClient
+	if exempt {
+		limit = max(limit, g.limits.Total/2)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := g.clients[client]; n >= limit {
+		return nil, &registry.Error{Code: CodeTooManyBulkRequests, RetryAfter: checkRetryAfter,
+			Message: fmt.Sprintf("%s already runs %s, as many as a client may at once (a check counts from its first byte); wait for one to finish (retry in %d s), or send its rows in one check of up to %d rows",
+				describeClient(client), phrase.Plural(n, "bulk check"), int(checkRetryAfter/time.Second), g.limits.Rows)}
+	}
+	g.clients[client]++
+	return func() {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		if g.clients[client]--; g.clients[client] <= 0 {
+			delete(g.clients, client)
+		}
+	}, nil
+}
+
+// enterRun takes one of the server's places for a check whose body is read, and
+// returns the function that gives it back. It returns *registry.Error with
+// CodeUnavailable when the server runs as many checks as it may, or shuts down.
+func (g *checkGate) enterRun() (func(), error) {
+	if g.stop.Err() != nil {
+		return nil, errShuttingDown()
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.total >= g.limits.Total {
 		return nil, &registry.Error{Code: CodeUnavailable, RetryAfter: checkRetryAfter,
 			Message: fmt.Sprintf("the server runs as many bulk checks as it may (%d); retry in %d s", g.limits.Total, int(checkRetryAfter/time.Second))}
 	}
-	if !exempt && g.running[client] >= g.limits.PerClient {
-		return nil, &registry.Error{Code: CodeTooManyBulkRequests, RetryAfter: checkRetryAfter,
-			Message: fmt.Sprintf("%s already runs %s, as many as a client may at once; wait for one to finish (retry in %d s), or send its rows in one check of up to %d rows",
-				describeClient(client), phrase.Plural(g.running[client], "bulk check"), int(checkRetryAfter/time.Second), g.limits.Rows)}
-	}
 	g.total++
-	if !exempt {
-		g.running[client]++
-	}
 	return func() {
 		g.mu.Lock()
 		defer g.mu.Unlock()
 		g.total--
-		if !exempt {
-			if g.running[client]--; g.running[client] <= 0 {
-				delete(g.running, client)
-			}
-		}
 	}, nil
+}
+
+// reserve takes n bytes of the memory for bodies; false when Buffered would be passed.
+func (g *checkGate) reserve(n int) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.buffered+n > g.limits.Buffered {
+		return false
+	}
+	g.buffered += n
+	return true
+}
+
+// release gives back n bytes reserved.
+func (g *checkGate) release(n int) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.buffered -= n
+}
+
+// errBodiesFull is why a body could not be read: the memory for bodies is taken.
+var errBodiesFull = errors.New("the memory for check bodies is taken")
+
+// budgetReader reserves each byte of a body as it arrives (checkGate.reserve), so
+// that a slow body holds only what it sent; held is what it reserved, to release.
+type budgetReader struct {
+	r    io.Reader
+	gate *checkGate
+	held int
+}
+
+func (b *budgetReader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if n > 0 {
+		if !b.gate.reserve(n) {
+			return 0, errBodiesFull
+		}
+		b.held += n
+	}
+	return n, err
+}
+
+// readCheckBody reads r's body whole, at most limit bytes, before the check takes a
+// place among those running; the bytes count against the gate's memory for bodies
+// until release is called. It is bounded in time by the server's ReadTimeout
+// (stack.ReadTimeout) and the client's place (enterClient).
+func (s *Server) readCheckBody(w http.ResponseWriter, r *http.Request, tooLarge error) (body []byte, release func(), err error) {
+	br := &budgetReader{r: http.MaxBytesReader(w, r.Body, int64(s.bulkLimits.Body)), gate: s.checks}
+	release = func() { s.checks.release(br.held) }
+	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), int64(s.bulkLimits.Body))+bytes.MinRead))
+	_, err = buf.ReadFrom(br)
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, release, tooLarge
+	case errors.Is(err, errBodiesFull):
+		return nil, release, &registry.Error{Code: CodeUnavailable, RetryAfter: checkRetryAfter,
+			Message: fmt.Sprintf("the server holds as many bulk check bodies as it may (%s); retry in %d s", spelledSize(s.bulkLimits.Buffered), int(checkRetryAfter/time.Second))}
+	case err != nil:
+		return nil, release, apiError(registry.CodeInvalidRequest, "the request body could not be read")
+	}
+	return buf.Bytes(), release, nil
 }
 
 // checkFormat is the format of a check's body, from its Content-Type and
@@ -264,10 +395,12 @@ func unreadableBody(f bulk.Format, err error) error {
 }
 
 // check serves POST /api/v1/check (docs/INTERFACE.md §4.7). Everything that can be
-// refused is refused before the first byte of the answer, with a 4xx error: the
-// media type, the parameters, the number of checks running, the body's size, every
-// row read, the documents. Then the answer streams: NDJSON lines as rows finish, or a
-// CSV in input order with the summary in a trailer.
+// refused is refused before the first byte of the answer, with a 4xx or 503 error:
+// the media type, the parameters, the client's checks at once, the body's size, every
+// row read, the documents, the checks running (a server-wide place is taken only once
+// the whole body is read). Then the answer streams: NDJSON lines as rows finish, or a
+// CSV in input order with the summary in a trailer; a check cut short (its time is up,
+// the server shuts down) ends naming the rows not checked.
 func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	start := time.Now()
 	format, err := checkFormat(r)
@@ -292,19 +425,19 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	client := clientAddr(r, s.trustedProxies)
 	exempt := isTrusted(client, s.rateLimitExempt)
 	key := bucketKey(client)
-	leave, err := s.checks.enter(key, exempt)
+	// A client's place first, counted for every client (rate-limit exempt or not,
+	// BulkLimits.PerClient);
+	// then the body, whole, before a place among the checks running: a body that is
+	// slow to come holds its client's place and the bytes it sent, never the server's.
+	leaveClient, err := s.checks.enterClient(key, exempt)
 	if err != nil {
 		return err
 	}
-	defer leave()
-
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.bulkLimits.Body)))
-	var mbe *http.MaxBytesError
-	switch {
-	case errors.As(err, &mbe):
-		return tooLarge
-	case err != nil:
-		return apiError(registry.CodeInvalidRequest, "the request body could not be read")
+	defer leaveClient()
+	body, release, err := s.readCheckBody(w, r, tooLarge)
+	defer release()
+	if err != nil {
+		return err
 	}
 	// Every row is read before the documents are asked for: "documents" after "rows"
 	// is taken in the one reading of the body.
@@ -321,6 +454,11 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	leaveRun, err := s.checks.enterRun()
+	if err != nil {
+		return err
+	}
+	defer leaveRun()
 	if l := s.limitREST; l != nil && !exempt {
 		// One request was charged on arrival; the rest of the check's cost now.
 		if extra := checkCost(len(rows)) - 1; extra > 0 {
@@ -333,12 +471,16 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	h := w.Header()
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	sw := &checkWriter{rc: http.NewResponseController(w), w: w}
+	sw := &checkWriter{rc: http.NewResponseController(w), w: w, stall: s.bulkLimits.WriteStall, written: make([]bool, len(rows))}
 	if csvOut {
 		h.Set("Content-Type", "text/csv; charset=utf-8; header=present")
 		h.Set("Trailer", checkSummaryTrailer)
 		cw := bulk.NewCSVWriter(w, rd.Header(), docs)
-		sw.enc, sw.flush, sw.csv = cw, cw.Flush, true
+		if format == bulk.CSV {
+			// Answered in the dialect it was given: delimiter and byte order mark.
+			cw.SetDialect(rd.Dialect())
+		}
+		sw.enc, sw.flush, sw.csv = cw, cw.Flush, cw
 	} else {
 		h.Set("Content-Type", mediaNDJSON)
 		nw := bulk.NewNDJSONWriter(w)
@@ -358,21 +500,97 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		i++
 		return cr.row, cr.err
 	}
-	sum, err := bulk.Run(r.Context(), bulk.Config{Registry: reg, Documents: docs}, next, sw, bulk.RunOptions{Ordered: csvOut})
+	// The check ends when its rows are answered, the client goes (or stops reading:
+	// the writes fail), its time is up, or the server shuts down; in the last two
+	// cases the answer ends saying which rows were not checked.
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	timeUp := time.AfterFunc(s.bulkLimits.MaxDuration, func() { cancel(errCheckTimeUp) })
+	defer timeUp.Stop()
+	stopDrain := context.AfterFunc(s.checks.stop, func() { cancel(errCheckShutdown) })
+	defer stopDrain()
+	sum, err := bulk.Run(ctx, bulk.Config{Registry: reg, Documents: docs}, next, sw, bulk.RunOptions{Ordered: csvOut})
+	outcome := "complete"
+	switch cause := context.Cause(ctx); {
+	case err == nil:
+	case sw.failed() != nil:
+		err = sw.failed()
+		outcome = "client went away"
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			outcome = "client stopped reading"
+		}
+	case r.Context().Err() != nil:
+		outcome = "client went away"
+	case errors.Is(cause, errCheckTimeUp), errors.Is(cause, errCheckShutdown):
+		outcome = "cut short: " + cause.Error()
+		sum.SetElapsed(time.Since(start))
+		sw.closeUnchecked(sum, s.unchecked(cause, sw.notWritten()))
+	default:
+		outcome = "cut short"
+	}
 	sw.stop()
 	sum.SetElapsed(time.Since(start))
-	s.logCheck(r, network, format, csvOut, sum, err)
+	s.logCheck(r, network, format, csvOut, sum, outcome, err)
 	return nil
 }
 
-// logCheck writes the one log line of a check, after its answer, with its summary.
-func (s *Server) logCheck(r *http.Request, network string, in bulk.Format, csvOut bool, sum bulk.Summary, err error) {
-	level, outcome := slog.LevelInfo, "complete"
-	if err != nil {
-		level, outcome = slog.LevelWarn, "cut short"
-		if r.Context().Err() != nil {
-			level, outcome = slog.LevelInfo, "client went away"
+// Why a check ended before its rows were answered, besides its client.
+var (
+	errCheckTimeUp   = errors.New("its time is up")
+	errCheckShutdown = errors.New("the server is shutting down")
+)
+
+// checkUnchecked names the rows of a check cut short (its time is up, the server shuts
+// down) that were not answered: the last NDJSON line carries it beside the summary.
+type checkUnchecked struct {
+	Rows      int    `json:"rows" jsonschema:"how many rows were not checked"`
+	Indexes   string `json:"indexes" jsonschema:"the indexes of the rows not checked, as ranges: 3-7,9"`
+	Reason    string `json:"reason" jsonschema:"why the check stopped: time_limit (it ran for the longest a check may) or shutting_down (the server is stopping)"`
+	Message   string `json:"message" jsonschema:"what happened and what to do"`
+	Retryable bool   `json:"retryable" jsonschema:"whether checking these rows again may help (always true)"`
+}
+
+// unchecked describes the rows not written of a check ended by cause.
+func (s *Server) unchecked(cause error, notWritten []int) checkUnchecked {
+	u := checkUnchecked{Rows: len(notWritten), Indexes: indexRanges(notWritten), Retryable: true}
+	if errors.Is(cause, errCheckTimeUp) {
+		u.Reason = "time_limit"
+		u.Message = fmt.Sprintf("the check ran for %v, the longest a check may; check the rows not checked again, in smaller checks", s.bulkLimits.MaxDuration)
+	} else {
+		u.Reason = "shutting_down"
+		u.Message = fmt.Sprintf("the server is shutting down; check the rows not checked again in %d s", int(checkRetryAfter/time.Second))
+	}
+	return u
+}
+
+// indexRanges writes sorted indexes as ranges: 3-7,9.
+func indexRanges(idx []int) string {
+	var b strings.Builder
+	for i := 0; i < len(idx); {
+		j := i
+		for j+1 < len(idx) && idx[j+1] == idx[j]+1 {
+			j++
 		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(idx[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(idx[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// logCheck writes the one log line of a check, after its answer, with its summary.
+// outcome says how it ended: complete, client went away, client stopped reading, cut
+// short (why).
+func (s *Server) logCheck(r *http.Request, network string, in bulk.Format, csvOut bool, sum bulk.Summary, outcome string, err error) {
+	level := slog.LevelInfo
+	if err != nil && outcome != "client went away" {
+		level = slog.LevelWarn
 	}
 	if !s.log.Enabled(r.Context(), level) {
 		return
@@ -413,16 +631,20 @@ const (
 )
 
 // checkWriter writes a check's answer as it is made, in small batches (checkFlushLines,
-// checkFlushDelay), and each push moves the connection's write deadline
-// checkIdleTimeout ahead, so a long check outlives the server's write timeout. Its
-// methods may be called while its timer pushes: mu guards the response.
+// checkFlushDelay). Before each write it moves the connection's write deadline stall
+// ahead (extend), so that a long check outlives the
+// server's write timeout while the client takes its answer, and a client that stops
+// taking it fails the write at most stall later (docs/INTERFACE.md §4.7). Its methods
+// may be called while its timer pushes: mu guards the response.
 type checkWriter struct {
 	w   http.ResponseWriter
 	rc  *http.ResponseController
 	enc bulk.Writer
 	// flush pushes what enc has buffered to w.
 	flush func() error
-	csv   bool
+	// csv is enc for a CSV answer, nil for NDJSON.
+	csv   *bulk.CSVWriter
+	stall time.Duration
 
 	mu sync.Mutex
 	// pending counts the lines written since the last push; timer pushes them
@@ -431,10 +653,12 @@ type checkWriter struct {
 	timer   *time.Timer
 	// stopped is set by stop: nothing may be written after the handler returns.
 	stopped bool
-	// err is the first push's error.
+	// err is the first write's error.
 	err error
 	// deadline is the connection's write deadline as last set.
 	deadline time.Time
+	// written marks the rows whose result was written, by index.
+	written []bool
 }
 
 // Write writes one result; it is pushed to the client with the next batch.
@@ -444,8 +668,14 @@ func (c *checkWriter) Write(res bulk.Result) error {
 	if c.err != nil {
 		return c.err
 	}
+	// The encoder's buffer may spill to the connection here: the deadline must hold.
+	c.extend(time.Now())
 	if err := c.enc.Write(res); err != nil {
+		c.err = err
 		return err
+	}
+	if res.Index >= 0 && res.Index < len(c.written) {
+		c.written[res.Index] = true
 	}
 	c.pending++
 	switch {
@@ -465,7 +695,7 @@ func (c *checkWriter) Write(res bulk.Result) error {
 func (c *checkWriter) tick() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.stopped && c.pending > 0 {
+	if !c.stopped && c.pending > 0 && c.err == nil {
 		c.push()
 	}
 }
@@ -478,13 +708,61 @@ func (c *checkWriter) Close(sum bulk.Summary) error {
 	if c.err != nil {
 		return c.err
 	}
+	c.extend(time.Now())
 	if err := c.enc.Close(sum); err != nil {
+		c.err = err
 		return err
 	}
-	if c.csv {
+	if c.csv != nil {
 		c.w.Header().Set(checkSummaryTrailer, summaryField(sum))
 	}
 	c.push()
+	return c.err
+}
+
+// closeUnchecked ends the answer of a check cut short: the NDJSON summary line with
+// the rows not checked beside it, or the CSV's summary trailer naming them.
+func (c *checkWriter) closeUnchecked(sum bulk.Summary, u checkUnchecked) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil || c.stopped {
+		return
+	}
+	c.extend(time.Now())
+	if c.csv != nil {
+		if c.err = c.csv.Close(sum); c.err != nil {
+			return
+		}
+		c.w.Header().Set(checkSummaryTrailer, summaryField(sum)+fmt.Sprintf(", not_checked=%d, not_checked_rows=%q, reason=%q, retryable=?1", u.Rows, u.Indexes, u.Reason))
+	} else {
+		if c.err = c.flush(); c.err != nil {
+			return
+		}
+		line, _ := json.Marshal(checkSummaryLine{Summary: sum, NotChecked: &u})
+		if _, c.err = c.w.Write(append(line, '\n')); c.err != nil {
+			return
+		}
+	}
+	c.push()
+}
+
+// notWritten returns the indexes of the rows whose result was not written, in order.
+func (c *checkWriter) notWritten() []int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []int
+	for i, ok := range c.written {
+		if !ok {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// failed returns the first write's error, or nil.
+func (c *checkWriter) failed() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	return c.err
 }
 
@@ -504,25 +782,29 @@ func (c *checkWriter) push() {
 	if c.timer != nil {
 		c.timer.Stop()
 	}
+	c.extend(time.Now())
 	if err := c.flush(); err != nil {
 		c.err = err
 		return
 	}
-	c.extend(time.Now())
 	if err := c.rc.Flush(); err != nil {
 		c.err = err
 	}
 }
 
-// extend moves the connection's write deadline checkIdleTimeout past now, when less
-// than half of that is left (net/http's WriteTimeout counts from the request's start).
-// The read deadline needs no care: net/http clears it for its background read once
-// the body is read, and the body is read before the answer starts.
+// extend moves the connection's write deadline stall past now, unless it was moved in
+// the last sixteenth of stall (net/http's WriteTimeout counts from the request's
+// start). It is called
+// before each write, never only after one: a deadline moved after each push that the
+// kernel's socket buffers took lets a client that stopped reading hold its check
+// until megabytes of buffers fill, and then the whole deadline more. The read deadline
+// needs no care: net/http clears it for its background read once the body is read,
+// and the body is read before the answer starts.
 func (c *checkWriter) extend(now time.Time) {
-	if c.deadline.Sub(now) > checkIdleTimeout/2 {
+	if c.deadline.Sub(now) > c.stall-c.stall/16 {
 		return
 	}
-	c.deadline = now.Add(checkIdleTimeout)
+	c.deadline = now.Add(c.stall)
 	_ = c.rc.SetWriteDeadline(c.deadline)
 }
 
@@ -552,6 +834,8 @@ const checkExampleCSV = "Customer number;Name;VAT number;Country\n" +
 // checkSummaryLine is the last line of an NDJSON answer.
 type checkSummaryLine struct {
 	Summary bulk.Summary `json:"summary" jsonschema:"the check's summary: rows, the rows of each status, the time taken"`
+	// NotChecked is set when the check was cut short.
+	NotChecked *checkUnchecked `json:"notChecked,omitempty" jsonschema:"set when the check was cut short (its time was up, or the server shut down): the rows not checked, which may be checked again"`
 }
 
 // checkRowSchema is the schema of one row of a JSON or NDJSON body: an object, or a
@@ -620,8 +904,9 @@ func (s *Server) checkRoutes(k docKit) []route {
 				"a slow or failing SMP holds up only its own rows.\n\n" +
 				"The body is JSON, NDJSON or CSV (by `Content-Type`). The answer is NDJSON, one line per row as it finishes (`index` is the row's position in the input, from 0), " +
 				"then a last line with the summary; or with `Accept: text/csv` a CSV in input order, the input's columns followed by the answer's, " +
-				"with the summary in the HTTP trailer `" + checkSummaryTrailer + "`. Everything that can be refused (media type, size, rows, documents, checks running) " +
-				"is refused with a 4xx before the answer starts. A client that disconnects stops the check. " +
+				"in the dialect of a CSV body (delimiter, byte order mark), with the summary in the HTTP trailer `" + checkSummaryTrailer + "`. Everything that can be refused (media type, size, rows, documents, checks running) " +
+				"is refused with a 4xx before the answer starts; a check takes a server-wide place once its whole body has arrived. A client that disconnects, or stops reading the answer, stops the check. " +
+				"A check that runs past its longest time or while the server shuts down ends with the summary line naming the rows not checked (`notChecked`, retryable; CSV: in the trailer). " +
 				"Each check costs ⌈rows/" + strconv.Itoa(checkRowsPerRequest) + "⌉ requests of the REST API's rate limit.",
 			Params: k.network(
 				discovery.Param{Name: "documents", In: "query", Description: "The document kinds to ask about, comma-separated or repeated: categories of the Peppol code list (any case), " +

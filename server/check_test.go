@@ -14,9 +14,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/clock"
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -213,7 +215,10 @@ func TestCheckCSV(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
 		t.Fatalf("%d %v\n%s", resp.StatusCode, resp.Header, raw)
 	}
-	recs, err := csv.NewReader(bytes.NewReader(raw)).ReadAll()
+	// Answered in the dialect it was given: semicolons.
+	cr := csv.NewReader(bytes.NewReader(raw))
+	cr.Comma = ';'
+	recs, err := cr.ReadAll()
 	if err != nil {
 		t.Fatalf("%v\n%s", err, raw)
 	}
@@ -245,6 +250,38 @@ func TestCheckCSV(t *testing.T) {
 	// Six rows name the Belgian company: its SMP was asked once.
 	if sg := e.net.Hits().SMP[belgian.SMPHost].ServiceGroup; sg != 1 {
 		t.Errorf("the Belgian company's ServiceGroup was asked %d times for six rows, want 1", sg)
+	}
+}
+
+// TestCheckCSVDialect: a CSV is answered in its own dialect (a spreadsheet's
+// semicolons and byte order mark come back as they were sent); a CSV that is not
+// UTF-8 is refused, not echoed byte for byte.
+func TestCheckCSVDialect(t *testing.T) {
+	t.Parallel()
+	reg := &fakeRegistry{part: samplePart(netsim.KnownBelgian)}
+	s, _ := newTestServer(t, reg, nil)
+	post := func(body string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/api/v1/check", strings.NewReader(body))
+		req.Header.Set("Content-Type", "text/csv; charset=utf-8")
+		req.Header.Set("Accept", "text/csv")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, req)
+		return w
+	}
+	for _, tt := range []struct{ name, in, head, row string }{
+		{"semicolon with BOM", "\ufeffKlant;Naam;BTW\nK1;Müller;" + netsim.KnownBelgian + "\n", "\ufeffKlant;Naam;BTW;index;status;", "\nK1;Müller;" + netsim.KnownBelgian + ";0;"},
+		{"tab", "Klant\tBTW\nK1\t" + netsim.KnownBelgian + "\n", "Klant\tBTW\tindex\tstatus\t", "\nK1\t" + netsim.KnownBelgian + "\t0\t"},
+		{"comma", "Klant,BTW\nK1," + netsim.KnownBelgian + "\n", "Klant,BTW,index,status,", "\nK1," + netsim.KnownBelgian + ",0,"},
+	} {
+		w := post(tt.in)
+		if out := w.Body.String(); w.Code != 200 || !strings.HasPrefix(out, tt.head) || !strings.Contains(out, tt.row) {
+			t.Errorf("%s: %d\n%q\nwant it to start %q and hold %q", tt.name, w.Code, out, tt.head, tt.row)
+		}
+	}
+	w := post("Klant;Naam;BTW\nK1;Acme;" + netsim.KnownBelgian + "\nK2;M\xfcller;DE811152493\n")
+	got := decodeJSON[errorBody](t, w.Body.Bytes()).Error
+	if w.Code != 400 || got.Code != registry.CodeInvalidRequest || !strings.Contains(got.Message, "line 3: not valid UTF-8") || !utf8.ValidString(w.Body.String()) {
+		t.Errorf("a Latin-1 CSV: %d %q", w.Code, w.Body.String())
 	}
 }
 
@@ -506,6 +543,8 @@ func TestCheckRefused(t *testing.T) {
 		{name: "column with JSON", query: "column=vat", ct: "application/json", body: `{"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "CSV"},
 		{name: "unknown document kind", query: "documents=Invoice,Invoic", ct: "application/x-ndjson", body: "\"a\"\n", status: 400, code: registry.CodeInvalidRequest, msg: "Credit Note, "},
 		{name: "unknown document kind in the body", ct: "application/json", body: `{"documents":["Bill"],"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: `unknown document kind "Bill"`},
+		{name: "long unknown document kind", query: "documents=Invoice," + strings.Repeat("Invoic", 5000), ct: "application/x-ndjson", body: "\"a\"\n", status: 400, code: registry.CodeInvalidRequest, msg: `unknown document kind "InvoicInvoic`},
+		{name: "data after the JSON body", ct: "application/json", body: `{"rows":["a"]}{"rows":["b"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "data after the JSON body"},
 		{name: "documents twice", query: "documents=Order", ct: "application/json", body: `{"documents":["Invoice"],"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "one place"},
 		{name: "unknown network", query: "network=staging", ct: "application/json", body: `{"rows":["a"]}`, status: 400, code: registry.CodeInvalidRequest, msg: "staging"},
 	}
@@ -527,7 +566,11 @@ func TestCheckRefused(t *testing.T) {
 			s.ServeHTTP(w, req)
 			got := decodeJSON[errorBody](t, w.Body.Bytes()).Error
 			if w.Code != tt.status || got.Code != tt.code || !strings.Contains(got.Message, tt.msg) {
-				t.Errorf("%d %s %q, want %d %s with %q", w.Code, got.Code, got.Message, tt.status, tt.code, tt.msg)
+				t.Errorf("%d %s %q, want %d %s with %q", w.Code, got.Code, phrase.Shorten(got.Message, 300), tt.status, tt.code, tt.msg)
+			}
+			// What the client sent is quoted capped (phrase.Quote), never echoed whole.
+			if len(got.Message) > 1000 {
+				t.Errorf("a message of %d bytes: %s", len(got.Message), phrase.Shorten(got.Message, 300))
 			}
 			if w.Header().Get("Cache-Control") != "no-store" {
 				t.Errorf("Cache-Control %q", w.Header().Get("Cache-Control"))
@@ -586,6 +629,21 @@ func TestCheckRateLimitCost(t *testing.T) {
 	clk.Advance(time.Second)
 	if w := do(t, s, "GET", "/api/v1/participant/"+netsim.KnownBelgian); w.Code != 200 {
 		t.Errorf("a lookup a second later: %d", w.Code)
+	}
+	// A check of 800 rows costs 8: the bucket owes 5 (after this lookup 6); a request
+	// refused then says no request is left, never a negative number.
+	clk.Advance(time.Hour)
+	rows = strings.TrimSuffix(strings.Repeat("\""+netsim.KnownBelgian+"\"\n", 800), "\n")
+	req = httptest.NewRequest(http.MethodPost, "/api/v1/check", strings.NewReader(rows))
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	w = httptest.NewRecorder()
+	s.ServeHTTP(w, req)
+	if w.Code != 200 || w.Header().Get("RateLimit") != `"rest";r=0;t=8` {
+		t.Fatalf("check of 800 rows: %d RateLimit %q", w.Code, w.Header().Get("RateLimit"))
+	}
+	w = do(t, s, "GET", "/api/v1/participant/"+netsim.KnownBelgian)
+	if h := w.Header().Get("RateLimit"); w.Code != 429 || h != `"rest";r=0;t=6` {
+		t.Errorf("a lookup while the bucket owes 5 requests: %d RateLimit %q, want 429 \"rest\";r=0;t=6", w.Code, h)
 	}
 }
 

@@ -40,6 +40,9 @@ type e2e struct {
 	clock   *clock.Fake
 	// logs are the server's log lines, JSON.
 	logs *lockedWriter
+	// srv is the server, hs the HTTP server serving it.
+	srv *Server
+	hs  *httptest.Server
 }
 
 func startE2E(t testing.TB) *e2e {
@@ -104,7 +107,7 @@ func startE2EOn(t testing.TB, edit func(*netsim.Dataset), mod func(*Config), srv
 	}
 	hs.Start()
 	t.Cleanup(hs.Close)
-	return &e2e{net: n, ds: ds, testNet: testNet, url: hs.URL, clock: clock, logs: logs}
+	return &e2e{net: n, ds: ds, testNet: testNet, url: hs.URL, clock: clock, logs: logs, srv: s, hs: hs}
 }
 
 // startSim starts netsim on ds until the test ends.

@@ -321,8 +321,11 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 }
 
 // BeginShutdown ends the open MCP event streams and refuses new ones, so that an HTTP
-// server's Shutdown does not wait for them; call it first when the service stops.
+// server's Shutdown does not wait for them, and ends the running bulk checks (each
+// answers its rows not checked as such) and refuses new ones; call it first when the
+// service stops.
 func (s *Server) BeginShutdown() {
+	s.checks.drain()
 	if s.mcpStreams != nil {
 		s.mcpStreams.drain()
 	}

@@ -191,7 +191,9 @@ func (l *limiter) take(key netip.Addr) decision {
 	}
 	sh.buckets[key] = b
 	sh.mu.Unlock()
-	d.remaining = int(b.tokens)
+	// A bucket in debt (a bulk check's cost, charge) has no request left, not a
+	// negative number of them.
+	d.remaining = max(0, int(b.tokens))
 	d.full = l.timeToEarn(l.burst - b.tokens)
 	if !d.allowed {
 		d.wait = l.timeToEarn(1 - b.tokens)

@@ -379,10 +379,10 @@ type resumeState struct {
 }
 
 // scanCSVOutput reads the output file f of an earlier check written in CSV with the
-// header line header (as this run writes it): the rows complete in it, each numbered
-// in order. It returns a *usageError when the file's header is not header or its rows
+// header line header (as this run writes it) and the delimiter comma (0 for ','): the
+// rows complete in it, each numbered in order. It returns a *usageError when the file's header is not header or its rows
 // are not numbered 0, 1, 2, …
-func scanCSVOutput(f io.ReaderAt, size int64, header []byte, indexCol, blockedCol int) (resumeState, error) {
+func scanCSVOutput(f io.ReaderAt, size int64, header []byte, comma rune, indexCol, blockedCol int) (resumeState, error) {
 	st := resumeState{sum: bulk.Summary{}}
 	first := make([]byte, min(size, int64(len(header))))
 	if _, err := f.ReadAt(first, 0); err != nil && !errors.Is(err, io.EOF) {
@@ -399,6 +399,9 @@ func scanCSVOutput(f io.ReaderAt, size int64, header []byte, indexCol, blockedCo
 	st.header, st.keep = true, int64(len(header))
 	rest := io.NewSectionReader(f, st.keep, size-st.keep)
 	cr := csv.NewReader(bufio.NewReaderSize(rest, 64<<10))
+	if comma != 0 {
+		cr.Comma = comma
+	}
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
 	statusCol := indexCol + 1
@@ -482,14 +485,18 @@ type checkOutput struct {
 
 // openCheckOutput opens the output of c: standard output, a new file, or with
 // -resume the earlier run's file, read and cut after its last complete row. header
-// is the input's CSV header (nil for JSON and NDJSON), docs the kinds asked about.
-func (p program) openCheckOutput(c checkConfig, header, docs []string) (*checkOutput, error) {
+// is the input's CSV header (nil for JSON and NDJSON), docs the kinds asked about,
+// dialect the input CSV's (a CSV answer is written in it; the zero Dialect for JSON and
+// NDJSON).
+func (p program) openCheckOutput(c checkConfig, header, docs []string, dialect bulk.Dialect) (*checkOutput, error) {
 	gate := &gateWriter{}
 	var w flushWriter
 	newWriter := func(to io.Writer) {
 		gate.w = to
 		if c.outFormat == formatCSV {
-			w = bulk.NewCSVWriter(gate, header, docs)
+			cw := bulk.NewCSVWriter(gate, header, docs)
+			cw.SetDialect(dialect)
+			w = cw
 		} else {
 			w = bulk.NewNDJSONWriter(gate)
 		}
@@ -529,6 +536,7 @@ func (p program) openCheckOutput(c checkConfig, header, docs []string) (*checkOu
 	if c.outFormat == formatCSV {
 		var want bytes.Buffer
 		cw := bulk.NewCSVWriter(&want, header, docs)
+		cw.SetDialect(dialect)
 		if err := cw.WriteHeader(); err != nil {
 			return fail(err)
 		}
@@ -539,7 +547,7 @@ func (p program) openCheckOutput(c checkConfig, header, docs []string) (*checkOu
 		if header == nil {
 			index = 3 // input, country, reference
 		}
-		st, err = scanCSVOutput(f, fi.Size(), want.Bytes(), index, index+slices.Index(bulk.AnswerColumns(docs), "blocked"))
+		st, err = scanCSVOutput(f, fi.Size(), want.Bytes(), dialect.Comma, index, index+slices.Index(bulk.AnswerColumns(docs), "blocked"))
 	} else {
 		st, err = scanJSONLOutput(io.NewSectionReader(f, 0, fi.Size()), docs)
 	}
@@ -648,7 +656,12 @@ func (p program) check(ctx context.Context, cfg config) error {
 			return &usageError{fmt.Sprintf("%s: \"documents\": %s", name, errorMessage(err))}
 		}
 	}
-	out, err := p.openCheckOutput(c, rd.Header(), docs)
+	var dialect bulk.Dialect
+	if c.inFormat == bulk.CSV {
+		// A CSV list is answered in its own dialect: delimiter, byte order mark.
+		dialect = rd.Dialect()
+	}
+	out, err := p.openCheckOutput(c, rd.Header(), docs, dialect)
 	if err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
@@ -34,15 +35,22 @@ func runCheckCtx(ctx context.Context, stdin io.Reader, args ...string) (code int
 	return code, out.String(), errb.String()
 }
 
-// readCSV reads a CSV file whole.
+// readCSV reads a CSV file whole, in its dialect: a byte order mark skipped, the
+// delimiter the header line's most frequent of comma, semicolon and tab.
 func readCSV(t *testing.T, name string) [][]string {
 	t.Helper()
-	f, err := os.Open(name)
+	b, err := os.ReadFile(name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	cr := csv.NewReader(f)
+	b = bytes.TrimPrefix(b, []byte("\ufeff"))
+	head, _, _ := bytes.Cut(b, []byte("\n"))
+	cr := csv.NewReader(bytes.NewReader(b))
+	for _, d := range []byte{';', '\t'} {
+		if bytes.Count(head, []byte{d}) > bytes.Count(head, []byte{byte(cr.Comma)}) {
+			cr.Comma = rune(d)
+		}
+	}
 	cr.FieldsPerRecord = -1
 	recs, err := cr.ReadAll()
 	if err != nil {
@@ -109,6 +117,10 @@ func TestCheckCSV(t *testing.T) {
 	wantHeader := append([]string{"Customer number", "Name", "VAT number", "Country"}, bulk.AnswerColumns(bulk.DefaultDocuments())...)
 	if !slices.Equal(recs[0], wantHeader) {
 		t.Fatalf("header %q, want %q", recs[0], wantHeader)
+	}
+	// A semicolon list is answered with semicolons.
+	if raw, _ := os.ReadFile(out); !bytes.HasPrefix(raw, []byte(strings.Join(wantHeader, ";")+"\n")) {
+		t.Errorf("the answer does not start with the header in semicolons: %.200q", raw)
 	}
 	col := func(name string) int { return slices.Index(recs[0], name) }
 	inputLines := strings.Split(strings.TrimSpace(mixedLedger), "\n")[1:]
@@ -198,6 +210,37 @@ func TestCheckStdin(t *testing.T) {
 	}
 }
 
+// TestCheckStdinPipe: a JSON list through a pipe (cat list.json | peppolgate check -in
+// json -): standard input is a file that cannot seek, read once.
+func TestCheckStdinPipe(t *testing.T) {
+	t.Parallel()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	go func() {
+		defer pw.Close()
+		_, _ = io.WriteString(pw, `{"documents":["Invoice"],"rows":[{"input":"`+netsim.KnownNorwegian+`","reference":"N-1"},"DE811152493"]}`)
+	}()
+	code, stdout, stderr := runCheck(t, pr, "-network", "demo", "-in", "json", "-")
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	if code != 0 || len(lines) != 3 || !strings.Contains(lines[0], `"reference":"N-1","status":"receives","participantId":"0192:923609016"`) ||
+		!strings.HasPrefix(lines[2], `{"summary":{"rows":2,`) {
+		t.Errorf("JSON through a pipe: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+}
+
+// TestCheckNotUTF8: a list that is not UTF-8 (a spreadsheet's Windows-1252 export) stops
+// the check naming its line; its bytes are never echoed into the answer.
+func TestCheckNotUTF8(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := runCheck(t, strings.NewReader("Klant;Naam;BTW\nK1;Acme;BE0677424046\nK2;M\xfcller;DE811152493\n"), "-network", "demo", "-")
+	if code == 0 || !strings.Contains(stderr, "line 3: not valid UTF-8") || !utf8.ValidString(stdout) {
+		t.Errorf("exit %d\nstdout %q\nstderr %s", code, stdout, stderr)
+	}
+}
+
 // normaliseElapsed blanks the summary's time, the one thing two runs differ in.
 func normaliseElapsed(s string) string {
 	return regexp.MustCompile(`"elapsedMs":[0-9]+`).ReplaceAllString(s, `"elapsedMs":0`)
@@ -224,8 +267,14 @@ func TestCheckResume(t *testing.T) {
 			b.WriteString("K" + strconv.Itoa(i) + "b,not a number\n")
 		}
 	}
-	in := writeFile(t, "ledger.csv", b.String())
-	for _, format := range []string{"csv", "jsonl"} {
+	// The same list as a spreadsheet writes it: a byte order mark and semicolons,
+	// which the CSV answer keeps, resumed or not.
+	excel := "\ufeff" + strings.ReplaceAll(b.String(), ",", ";")
+	for _, format := range []string{"csv", "jsonl", "excel.csv"} {
+		in := writeFile(t, "ledger.csv", b.String())
+		if format == "excel.csv" {
+			in = writeFile(t, "ledger.csv", excel)
+		}
 		t.Run(format, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -236,6 +285,9 @@ func TestCheckResume(t *testing.T) {
 			whole, err := os.ReadFile(full)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if format == "excel.csv" && !bytes.HasPrefix(whole, []byte("\ufeffcustomer;participant;index;status;")) {
+				t.Fatalf("the answer to a spreadsheet's list: %.100q", whole)
 			}
 			firstLine := bytes.IndexByte(whole, '\n') + 1
 			rowStarts := []int{}
@@ -275,7 +327,7 @@ func TestCheckResume(t *testing.T) {
 				if code != 0 || !strings.Contains(stderr, "is complete") {
 					t.Errorf("resuming a finished file: exit %d: %s", code, stderr)
 				}
-			case "csv":
+			case "csv", "excel.csv":
 				if code != 0 || !strings.HasPrefix(stderr, "66 rows: ") || !strings.Contains(stderr, "66 of them checked before") {
 					t.Errorf("resuming a finished file: exit %d: %s", code, stderr)
 				}

@@ -72,6 +72,8 @@ type config struct {
 	trustCA map[string][]byte
 	// drainDelay is how long serve answers /readyz 503 before it stops listening.
 	drainDelay time.Duration
+	// checkMaxDuration bounds one POST /api/v1/check (server.BulkLimits.MaxDuration).
+	checkMaxDuration time.Duration
 	// check is the check command's own configuration.
 	check checkConfig
 }
@@ -105,6 +107,7 @@ type flagValues struct {
 	mirror                                              string
 	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh       time.Duration
 	drainDelay                                          time.Duration
+	checkMaxDuration                                    time.Duration
 	check                                               checkFlags
 }
 
@@ -128,6 +131,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.rateLimitExempt, "rate-limit-exempt", "127.0.0.0/8,::1", "`clients` no rate limit applies to, IP addresses or CIDR prefixes, comma-separated; none for no exception. Loopback by default: tools on the same host, and a local reverse proxy without -trust-proxy, which would otherwise put every client in one bucket")
 		fs.DurationVar(&v.mirrorRefresh, "mirror-refresh", 0, "how often to download the Directory's export and rebuild the -mirror index while serving, a `duration` such as 24h (the Directory rebuilds it daily and allows 3 downloads a day); 0 never (run 'peppolgate mirror sync' yourself)")
 		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way)")
+		fs.DurationVar(&v.checkMaxDuration, "check-max-duration", server.DefaultCheckMaxDuration, "the longest one POST /api/v1/check may run, a `duration` between 10s and 1h; its rows not answered by then are named not checked (retryable) in the answer's last line, or a CSV's trailer")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	if cmd == cmdCheck {
@@ -253,6 +257,10 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 			return c, usagef("-drain-delay must be between 0 and 1m, e.g. 5s; got %v", v.drainDelay)
 		}
 		c.drainDelay = v.drainDelay
+		if v.checkMaxDuration < 10*time.Second || v.checkMaxDuration > time.Hour {
+			return c, usagef("-check-max-duration must be between 10s and 1h, e.g. 10m; got %v", v.checkMaxDuration)
+		}
+		c.checkMaxDuration = v.checkMaxDuration
 		if !strings.EqualFold(strings.TrimSpace(v.rateLimitExempt), "none") {
 			if c.rateLimitExempt, err = parseProxies(v.rateLimitExempt); err != nil {
 				return c, usagef("-rate-limit-exempt: %v", err)

@@ -90,6 +90,16 @@ func TestParseConfigPrecedence(t *testing.T) {
 					t.Errorf("%+v", c)
 				}
 			}},
+		{"check max duration", []string{"-check-max-duration", "90s"}, nil, func(t *testing.T, c config) {
+			if c.checkMaxDuration != 90*time.Second {
+				t.Errorf("checkMaxDuration %v", c.checkMaxDuration)
+			}
+		}},
+		{"check max duration by default", nil, nil, func(t *testing.T, c config) {
+			if c.checkMaxDuration != server.DefaultCheckMaxDuration {
+				t.Errorf("checkMaxDuration %v", c.checkMaxDuration)
+			}
+		}},
 		{"demo forces private SMPs", []string{"-network", "DEMO"}, nil, func(t *testing.T, c config) {
 			if c.network != "demo" || !c.allowPrivateSMP || c.directoryURL != "" || c.smlZone != "" || strings.Join(c.networks, ",") != "demo,test" {
 				t.Errorf("%+v", c)
@@ -233,8 +243,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 27 {
-			t.Errorf("%d flags, want 27", n)
+		if n != 28 {
+			t.Errorf("%d flags, want 28", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {

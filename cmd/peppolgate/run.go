@@ -207,6 +207,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		MCPRateLimit:      cfg.mcpRateLimit,
 		TrustedProxies:    cfg.trustedProxies,
 		RateLimitExempt:   cfg.rateLimitExempt,
+		Bulk:              server.BulkLimits{MaxDuration: cfg.checkMaxDuration},
 		Metrics:           metrics,
 		Mirror:            up.MirrorStatus(),
 		SML:               up.SMLStatus(),

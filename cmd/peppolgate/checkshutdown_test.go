@@ -1,0 +1,87 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/netsim"
+)
+
+// TestServeShutdownDuringCheck: serve, stopped (SIGTERM) while a POST /api/v1/check
+// waits for a hung SMP, ends the check at once with a last line naming the row not
+// checked (retryable), and exits 0 within its drain.
+func TestServeShutdownDuringCheck(t *testing.T) {
+	t.Parallel()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	belgian := ds.MustLookup(netsim.KnownBelgian)
+	n.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Hang: true})
+	var fast string
+	for _, p := range ds.Participants {
+		if p.InSML && !p.SMPNotFound && p.RedirectHost == -1 && p.SMPHost != belgian.SMPHost {
+			fast = p.ID.String()
+			break
+		}
+	}
+	if fast == "" {
+		t.Fatal("the dataset has no participant on another SMP host")
+	}
+	base, stop, done, stderr := launchServe(t, &syncBuffer{}, "-network", "production", "-networks", "production", "-addr", "127.0.0.1:0",
+		"-dns-server", n.DNSAddr(), "-directory-url", n.DirectoryURL(), "-allow-private-smp")
+	defer stop()
+
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/api/v1/check", strings.NewReader(`"`+fast+`"`+"\n"+`"`+netsim.KnownBelgian+`"`+"\n"))
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	br := bufio.NewReader(resp.Body)
+	first, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(first, `"index":0,`) {
+		t.Fatalf("first line %q: %v", first, err)
+	}
+	stop() // SIGTERM, while row 1 waits for its hung SMP
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatalf("the rest of the answer: %v", err)
+	}
+	var last struct {
+		Summary struct {
+			Rows int `json:"rows"`
+		} `json:"summary"`
+		NotChecked *struct {
+			Rows      int    `json:"rows"`
+			Indexes   string `json:"indexes"`
+			Reason    string `json:"reason"`
+			Retryable bool   `json:"retryable"`
+		} `json:"notChecked"`
+	}
+	if err := json.Unmarshal(rest, &last); err != nil {
+		t.Fatalf("the last line %q: %v", rest, err)
+	}
+	if u := last.NotChecked; last.Summary.Rows != 1 || u == nil || u.Rows != 1 || u.Indexes != "1" || u.Reason != "shutting_down" || !u.Retryable {
+		t.Errorf("the last line %s, want row 1 not checked for shutting_down", rest)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, want 0: %s", code, stderr.String())
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve did not stop within 60s of SIGTERM with a check running")
+	}
+}
