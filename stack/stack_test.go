@@ -164,6 +164,12 @@ func TestStartDemo(t *testing.T) {
 	if len(nets) != 2 || nets[0].Name != registry.NetworkDemo || nets[1].Sim == nil || nets[0].DirectoryRate != DemoDirectoryRate {
 		t.Errorf("demo networks %+v", nets)
 	}
+	// One clock: every demo network runs on the demo's day, as its registries do.
+	for _, n := range nets {
+		if d := n.Sim.Now().Sub(DemoNow()); d < 0 || d > time.Minute {
+			t.Errorf("%s network's clock is %v from the demo's day", n.Name, d)
+		}
+	}
 	if _, _, err := StartDemo(t.Context(), []string{registry.NetworkProduction}, nil); err == nil {
 		t.Error("StartDemo(production) succeeded")
 	}

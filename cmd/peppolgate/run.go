@@ -130,7 +130,8 @@ func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Obs
 		for i := range nets {
 			nets[i].TrustPEM = cfg.trustCA[nets[i].Name]
 		}
-		scfg.Networks, scfg.Now = nets, stack.DemoClock()
+		// The registries judge on the demo networks' own clock (stack.StartDemo).
+		scfg.Networks, scfg.Now = nets, nets[0].Sim.Now
 	} else {
 		scfg.Networks = []stack.Network{{Name: cfg.network, DNSServers: cfg.dnsServers, Zone: cfg.smlZone,
 			DirectoryURL: cfg.directoryURL, AllowPrivateSMP: cfg.allowPrivateSMP, TrustPEM: cfg.trustCA[cfg.network]}}
