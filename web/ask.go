@@ -28,7 +28,15 @@ type askData struct {
 // network not offered, and the engine's errors (nlq.CodeAskFailed) when nothing could
 // be answered.
 func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	q, err := param(r, "q")
+	if err != nil {
+		return err
+	}
+	network, err := param(r, "network")
+	if err != nil {
+		return err
+	}
+	q = strings.TrimSpace(q)
 	d := askData{base: p.base(r, "Ask"), Q: q}
 	d.Box = q
 	if q == "" {
@@ -37,7 +45,7 @@ func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
 	if err := nlq.ValidateQuery(q); err != nil {
 		return err
 	}
-	eng, err := p.asker.On(r.URL.Query().Get("network"))
+	eng, err := p.asker.On(network)
 	if err != nil {
 		return err
 	}

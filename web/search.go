@@ -59,13 +59,20 @@ type searchData struct {
 // total. It returns the registry's errors: *registry.Error with CodeMissingQuery,
 // CodeQueryTooShort or CodeInvalidRequest for bad input, CodeSearchFailed upstream.
 func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
-	qv := r.URL.Query()
-	raw, has := qv["q"]
-	q := ""
-	if has {
-		q = strings.TrimSpace(raw[0])
+	q, err := param(r, "q")
+	if err != nil {
+		return err
 	}
-	country := strings.ToUpper(strings.TrimSpace(qv.Get("country")))
+	q = strings.TrimSpace(q)
+	country, err := param(r, "country")
+	if err != nil {
+		return err
+	}
+	pageParam, err := param(r, "page")
+	if err != nil {
+		return err
+	}
+	country = strings.ToUpper(strings.TrimSpace(country))
 	sq, err := registry.ParseSearch(q, q != "", country)
 	if err != nil {
 		return err
@@ -99,7 +106,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	page, _ := strconv.Atoi(qv.Get("page"))
+	page, _ := strconv.Atoi(pageParam)
 	pages := (len(res.Results) + perPage - 1) / perPage
 	if page < 1 || page > pages {
 		page = 1
@@ -113,7 +120,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	if res.Source == registry.SourceMirror && res.DataAsOf != nil {
 		d.MirrorAsOf = res.DataAsOf.UTC().Format(time.DateOnly)
 	}
-	netParam := qv.Get("network")
+	netParam, _ := param(r, "network") // p.network read it already
 	jsonQ := q
 	if relaxed != "" {
 		jsonQ = relaxed // the search whose matches the page shows

@@ -24,6 +24,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/peppolgate/peppolgate/internal/query"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -202,7 +203,10 @@ func SetHeaders(h http.Header) {
 // statistics link is shown on the default network's pages only: the mirror they are
 // counted from is the default network's.
 func (p *Pages) base(r *http.Request, title string) base {
-	network, err := registry.ParseNetwork(r.URL.Query().Get("network"), p.nets.Names())
+	// A network that does not decode is the error the page shows (param), never
+	// carried on.
+	raw, _, _ := query.Value(r.URL.RawQuery, "network")
+	network, err := registry.ParseNetwork(raw, p.nets.Names())
 	if err != nil {
 		network = ""
 	}
@@ -210,9 +214,22 @@ func (p *Pages) base(r *http.Request, title string) base {
 }
 
 // network returns the registry r's network parameter names. It returns a
-// *registry.Error with CodeInvalidRequest for a network not offered.
+// *registry.Error with CodeInvalidRequest for a network not offered or not valid
+// percent-encoding.
 func (p *Pages) network(r *http.Request) (registry.Registry, string, error) {
-	return p.nets.Select(r.URL.Query().Get("network"))
+	raw, err := param(r, "network")
+	if err != nil {
+		return nil, "", err
+	}
+	return p.nets.Select(raw)
+}
+
+// param returns the value of key in r's query string ("" when absent), read by the
+// one reader of the API and the pages (internal/query). It returns a *registry.Error
+// with CodeInvalidRequest for a value that is not valid percent-encoding.
+func param(r *http.Request, key string) (string, error) {
+	v, _, err := query.Value(r.URL.RawQuery, key)
+	return v, err
 }
 
 // link returns the page path with query parameters (empty values left out).
@@ -278,7 +295,7 @@ type errorData struct {
 func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
 	e.Message = sentence(p.plain.Replace(forPeople(e.Code, e.Message)))
 	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
-	d.Box = r.URL.Query().Get("q")
+	d.Box, _, _ = query.Value(r.URL.RawQuery, "q")
 	switch {
 	case e.Code == registry.CodeStatsUnavailable:
 		d.Heading, d.Advice = "Network statistics are not available here", "They are counted from peppolgate's copy of the Peppol Directory (a mirror), which this server or this network does not have or has not loaded yet. Search and lookups still work."
