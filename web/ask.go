@@ -54,6 +54,9 @@ func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Answered, d.Answer, d.Approximate, d.Failed = true, a.Answer, a.Approximate, len(a.Failed) > 0
+	if a.Meta.Language != "" {
+		d.Lang = a.Meta.Language // the page is the answer's; its own words say lang="en"
+	}
 	for _, it := range a.Results {
 		item := askItem{Name: it.Name, ID: it.Identifier, Link: p.link("/participant/"+url.PathEscape(it.Identifier), "network", d.Network)}
 		if it.Address != nil {

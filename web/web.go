@@ -145,6 +145,9 @@ func New(cfg Config) (*Pages, error) {
 type base struct {
 	Title string
 	Root  string
+	// Lang is the page's language: English, but for the ask page's answer in
+	// another language (its English words are then marked lang="en").
+	Lang string
 	// Network is the network the request named ("" for the default), carried to
 	// every form and link.
 	Network string
@@ -210,7 +213,7 @@ func (p *Pages) base(r *http.Request, title string) base {
 	if err != nil {
 		network = ""
 	}
-	return base{Title: title, Root: p.root, Network: network, Stats: p.stats && (network == "" || network == p.nets.Default())}
+	return base{Title: title, Root: p.root, Lang: nlq.LangEnglish, Network: network, Stats: p.stats && (network == "" || network == p.nets.Default())}
 }
 
 // network returns the registry r's network parameter names. It returns a
@@ -283,6 +286,9 @@ type ErrorPage struct {
 	RetryAfter int64
 	// RequestID names the request, for a report.
 	RequestID string
+	// Meant and MeantLabel link the page the request most likely meant (Meant), for
+	// a path that does not exist; "" for none.
+	Meant, MeantLabel string
 }
 
 type errorData struct {
