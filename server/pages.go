@@ -91,6 +91,8 @@ func (s *Server) writePageError(w http.ResponseWriter, r *http.Request, err erro
 		case CodeMethodNotAllowed:
 			e.Message = "a browser opens this address, it cannot send it a " + phrase.Quote(r.Method)
 			e.Meant, e.MeantLabel = s.web.Meant(r)
+		case registry.CodeInvalidParticipantID:
+			e.Meant, e.MeantLabel = s.web.Meant(r)
 		}
 		if re.RetryAfter > 0 {
 			e.RetryAfter = httpx.RetryAfterSeconds(re.RetryAfter)

@@ -51,6 +51,12 @@ func TestPagesUnknownPath(t *testing.T) {
 			}
 		})
 	}
+	// A participant page of a number in another notation: the page it most likely
+	// means, in words for people (not the API's GET … advice).
+	resp, body := e.getPage(t, "/participant/BE0677424046")
+	if resp.StatusCode != 400 || !bytes.Contains(body, []byte(`href="/participant/0208:0677424046"`)) || bytes.Contains(body, []byte("GET /api/v1")) || bytes.Contains(body, []byte("_tool")) {
+		t.Errorf("/participant/BE0677424046: %d\n%s", resp.StatusCode, body)
+	}
 	// A method a page does not serve, from a browser.
 	req, _ := http.NewRequestWithContext(t.Context(), "DELETE", e.url+"/search?q=acme", nil)
 	req.Header.Set("Accept", "text/html")
@@ -58,7 +64,7 @@ func TestPagesUnknownPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	body := readAll(t, resp)
+	body = readAll(t, resp)
 	if resp.StatusCode != 405 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || resp.Header.Get("Allow") == "" ||
 		!bytes.Contains(body, []byte("method_not_allowed")) || !bytes.Contains(body, []byte(`href="/search?q=acme"`)) {
 		t.Errorf("DELETE /search from a browser: %d %s Allow %q\n%s", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header.Get("Allow"), body)

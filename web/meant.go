@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/peppolgate/peppolgate/internal/query"
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -22,7 +23,8 @@ var pageNames = map[string]string{
 // does not serve) most likely meant, and words for its link: the participant page of
 // an id anywhere in the path ("/participants/0208:0677424046"), the search, ask or
 // statistics page of a path written like theirs ("/serch?q=acme", "/search/acme",
-// "/particpant/acme" searches for acme), the API's description for a path under /api,
+// "/particpant/acme" searches for acme; "/participant/BE0677424046" is the page of the
+// id that number most likely means), the API's description for a path under /api,
 // else the search for the request's q, else the start page. The request's network
 // goes along when this server offers it.
 func (p *Pages) Meant(r *http.Request) (href, label string) {
@@ -64,6 +66,11 @@ func (p *Pages) Meant(r *http.Request) (href, label string) {
 	}
 	switch closestPage(first) {
 	case "participant":
+		if s, ok := peppol.Suggest(rest); ok && rest != "" {
+			// A number in another notation ("BE0677424046"): the id it most likely means.
+			id := s.IDs[0].String()
+			return p.link("/participant/"+url.PathEscape(id), "network", network), "the page of " + id
+		}
 		if rest != "" {
 			return search(rest)
 		}

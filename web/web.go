@@ -337,6 +337,12 @@ func forPeople(code registry.Code, msg string) string {
 		return "type a company name, a VAT or company number or a participant id, or pick a country to list its participants"
 	case registry.CodeQueryTooShort:
 		return fmt.Sprintf("type at least %d characters of the name or number", registry.MinQueryLength)
+	case registry.CodeInvalidParticipantID:
+		// The advice that follows names API calls and tools; the page links the id
+		// meant instead (Meant).
+		if before, _, ok := strings.Cut(msg, "; look that up"); ok {
+			return before
+		}
 	}
 	// The search's and the question's parameters by what they are on the page.
 	for _, param := range [...]struct{ api, page string }{{"q ", "the search "}, {"query ", "the question "}} {
