@@ -133,7 +133,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		v.check.define(fs)
 	}
 	fs.StringVar(&v.network, "network", registry.NetworkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
-	fs.StringVar(&v.trustCA, "trust-ca", "", "extra CA certificates SMP signers and access point certificates may chain to, for a private or simulated network: `[network=]file` of PEM certificates, comma-separated; a file without network= is the -network network's. A self-signed certificate is a root; an issuing CA whose name says SMP or SERVICE METADATA PUBLISHER issues SMP certificates, any other access point ones. The OpenPeppol CAs are always trusted")
+	fs.StringVar(&v.trustCA, "trust-ca", "", "extra CA certificates SMP signers and access point certificates may chain to, for a private or simulated network: `[network=]file` of PEM certificates, comma-separated; a file without network= is the -network network's. A self-signed certificate is a root; an issuing CA whose name says SMP or SERVICE METADATA PUBLISHER issues SMP certificates, any other access point ones. Certificates that chain to them count as the network's own, labelled chain operator (never as OpenPeppol's). The OpenPeppol CAs are always trusted")
 	if cmd != cmdCheck {
 		fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
 			"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
