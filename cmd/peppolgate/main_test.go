@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -590,6 +591,25 @@ func TestServeHardening(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Errorf("a 100 KiB header: %d, want 431", resp.StatusCode)
+	}
+	// A request net/http cannot read is answered by net/http itself, yet as the API's
+	// JSON error (server.Listener), not text/plain.
+	c, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(bad.Body)
+	if bad.StatusCode != 400 || bad.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(body), `"code":"invalid_request"`) {
+		t.Errorf("a request without Host: %d %q %s", bad.StatusCode, bad.Header.Get("Content-Type"), body)
 	}
 	if !strings.Contains(logs.String(), `-trust-proxy names a wide or public range`) || !strings.Contains(logs.String(), `"prefix":"0.0.0.0/0"`) ||
 		strings.Contains(logs.String(), `"prefix":"10.1.2.3/32"`) {

@@ -227,7 +227,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	defer p.startKeepMirror(ctx, cfg, up, log)()
 
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	// net/http's own 400s (a request it cannot read) answer JSON too (server.Listener).
+	go func() { serveErr <- srv.Serve(handler.Listener(ln)) }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network, "networks", strings.Join(cfg.networks, ","),
 		"sml_zone", up.Zone, "directory", up.DirectoryURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
 		"ask_planner", askPlanner(llm), "rate_limit", cfg.rateLimit.String(), "ask_rate_limit", cfg.askRateLimit.String(),
