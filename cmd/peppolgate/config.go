@@ -57,6 +57,9 @@ type config struct {
 	allowPrivateSMP bool
 	cacheTTL        time.Duration
 	logLevel        slog.Level
+	// logRequests is which successful requests serve's access log writes at info
+	// level (-log-requests).
+	logRequests server.RequestLog
 	// rateLimit, askRateLimit and mcpRateLimit are the per-client limits of the REST
 	// API, POST /ask and /mcp; trustedProxies the proxies whose X-Forwarded-For is
 	// believed.
@@ -104,6 +107,7 @@ type flagValues struct {
 	mirror                                              string
 	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh       time.Duration
 	drainDelay                                          time.Duration
+	logRequests                                         string
 	check                                               checkFlags
 }
 
@@ -127,6 +131,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.rateLimitExempt, "rate-limit-exempt", "127.0.0.0/8,::1", "`clients` no rate limit applies to, IP addresses or CIDR prefixes, comma-separated; none for no exception. Loopback by default: tools on the same host, and a local reverse proxy without -trust-proxy, which would otherwise put every client in one bucket")
 		fs.DurationVar(&v.mirrorRefresh, "mirror-refresh", 0, "how often to download the Directory's export and rebuild the -mirror index while serving, a `duration` such as 24h (the Directory rebuilds it daily and allows 3 downloads a day); 0 never (run 'peppolgate mirror sync' yourself)")
 		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way)")
+		fs.StringVar(&v.logRequests, "log-requests", "all", "which requests the access log writes at info level: all, errors (failures only, status 400 and up) or sample:N (failures and one success in N, e.g. sample:100); the others at debug level")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	if cmd == cmdCheck {
@@ -379,6 +384,11 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	default:
 		return c, usagef("-log-level %q is not one of debug, info, warn, error", v.logLevel)
 	}
+	if cmd == cmdServe {
+		if c.logRequests, err = server.ParseRequestLog(v.logRequests); err != nil {
+			return c, usagef("-log-requests %v", err)
+		}
+	}
 	return c, nil
 }
 
@@ -574,7 +584,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
 		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
-		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
+		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level", "log-requests"} {
 		if n == name {
 			return i
 		}

@@ -60,8 +60,11 @@ func TestParseConfigPrecedence(t *testing.T) {
 		{"env only", nil, map[string]string{
 			"PEPPOLGATE_ADDR": "127.0.0.1:9000", "PEPPOLGATE_NETWORK": "test", "PEPPOLGATE_CACHE_TTL": "2m",
 			"PEPPOLGATE_ALLOW_PRIVATE_SMP": "true", "PEPPOLGATE_LOG_LEVEL": "debug", "PEPPOLGATE_DNS_SERVER": "9.9.9.9:53, [::1]:5353",
-			"PEPPOLGATE_BASE_URL": "https://pg.example/", "PEPPOLGATE_SML_ZONE": "sml.example.org",
+			"PEPPOLGATE_BASE_URL": "https://pg.example/", "PEPPOLGATE_SML_ZONE": "sml.example.org", "PEPPOLGATE_LOG_REQUESTS": "sample:100",
 		}, func(t *testing.T, c config) {
+			if c.logRequests.String() != "sample:100" {
+				t.Errorf("env: -log-requests %v", c.logRequests)
+			}
 			if c.addr != "127.0.0.1:9000" || c.network != "test" || c.cacheTTL != 2*time.Minute || !c.allowPrivateSMP ||
 				c.logLevel != slog.LevelDebug || strings.Join(c.dnsServers, " ") != "9.9.9.9:53 [::1]:5353" ||
 				c.baseURL != "https://pg.example" || c.smlZone != "sml.example.org" || c.directoryURL != directory.Test {
@@ -182,6 +185,9 @@ func TestUsageErrors(t *testing.T) {
 		{"mirror refresh too often", []string{"-mirror", "m.db", "-mirror-refresh", "10m"}, nil, "at least 1h"},
 		{"mirror refresh on mcp", []string{"mcp", "-mirror-refresh", "24h"}, nil, "flag provided but not defined: -mirror-refresh"},
 		{"bad mcp origin", []string{"-mcp-allowed-origins", "app.example.com"}, nil, `allowed MCP origin "app.example.com" is not an origin`},
+		{"bad log-requests", []string{"-log-requests", "some"}, nil, `-log-requests "some" is not one of all, errors or sample:N`},
+		{"bad log-requests env", nil, map[string]string{"PEPPOLGATE_LOG_REQUESTS": "sample:0"}, `-log-requests "sample:0" is not one of all, errors or sample:N`},
+		{"log-requests on mcp", []string{"mcp", "-log-requests", "errors"}, nil, "flag provided but not defined: -log-requests"},
 		{"bad mcp host", []string{"-mcp-allowed-hosts", "https://x.example/"}, nil, `allowed MCP host "https://x.example/" is not a host name`},
 	}
 	// Every setting is checked before the command listens: each case runs with -addr
@@ -234,8 +240,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 27 {
-			t.Errorf("%d flags, want 27", n)
+		if n != 28 {
+			t.Errorf("%d flags, want 28", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {

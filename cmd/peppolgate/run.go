@@ -207,6 +207,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		AskRateLimit:      cfg.askRateLimit,
 		MCPRateLimit:      cfg.mcpRateLimit,
 		TrustedProxies:    cfg.trustedProxies,
+		RequestLog:        cfg.logRequests,
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Metrics:           metrics,
 		Mirror:            up.MirrorStatus(),
