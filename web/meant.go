@@ -5,18 +5,19 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/internal/query"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
 // pageNames are the pages a mistyped path may have meant, by the names people write
-// for them.
-var pageNames = map[string]string{
-	"participant": "participant", "participants": "participant",
-	"search": "search", "find": "search", "go": "search",
-	"ask": "ask", "question": "ask",
-	"stats": "stats", "statistics": "stats", "stat": "stats",
+// for them, in the order closestPage prefers them on a tie.
+var pageNames = [...]struct{ name, page string }{
+	{"participant", "participant"}, {"participants", "participant"},
+	{"search", "search"}, {"find", "search"}, {"go", "search"},
+	{"ask", "ask"}, {"question", "ask"},
+	{"stats", "stats"}, {"statistics", "stats"}, {"stat", "stats"},
 }
 
 // Meant returns the page a request for a path that does not exist (or a method a page
@@ -51,7 +52,7 @@ func (p *Pages) Meant(r *http.Request) (href, label string) {
 		if q == "" {
 			return p.link("/search", "network", network), "the search"
 		}
-		return p.link("/search", "q", q, "network", network), "a search for “" + q + "”"
+		return p.link("/search", "q", q, "network", network), "a search for “" + phrase.Shorten(q, 80) + "”"
 	}
 	if len(segs) == 0 {
 		return p.link("/", "network", network), "the start page"
@@ -84,7 +85,7 @@ func (p *Pages) Meant(r *http.Request) (href, label string) {
 		if q == "" {
 			return p.link("/ask", "network", network), "the ask page"
 		}
-		return p.link("/ask", "q", q, "network", network), "the answer to “" + q + "”"
+		return p.link("/ask", "q", q, "network", network), "the answer to “" + phrase.Shorten(q, 80) + "”"
 	case "stats":
 		return p.link("/stats", "network", network), "the network statistics"
 	}
@@ -101,13 +102,13 @@ func closestPage(word string) string {
 		return ""
 	}
 	best, bestD := "", 3
-	for name, page := range pageNames {
+	for _, n := range pageNames {
 		limit := 1
-		if len(name) > 5 {
+		if len(n.name) > 5 {
 			limit = 2
 		}
-		if d := editDistance(word, name); d <= limit && d < bestD {
-			best, bestD = page, d
+		if d := editDistance(word, n.name); d <= limit && d < bestD {
+			best, bestD = n.page, d
 		}
 	}
 	return best
