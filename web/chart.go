@@ -97,7 +97,8 @@ func columnChart(id, title string, bars []bar, label func(i int) string) templat
 		plotH   = height - bottom - top
 		fontSz  = chartFont
 		tickLen = 4
-		charW   = 9 // a wide estimate of a character's width at fontSz
+		charW   = 10 // a wide estimate of a digit's width at fontSz (0.64 em in DejaVu Sans)
+		gap     = 6  // between two labels
 	)
 	maxV := 1
 	for _, b := range bars {
@@ -113,6 +114,7 @@ func columnChart(id, title string, bars []bar, label func(i int) string) templat
 	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top, left, top+plotH, axisLine)
 	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, left-6, top+fontSz-2, textFill, esc(phrase.Grouped(int64(maxV), "\u202f")))
 	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">0</text>`, left-6, top+plotH, textFill)
+	labelEnd := 0.0 // where the last label drawn ends
 	for i, b := range bars {
 		x := float64(left) + float64(i)*colW
 		if b.Value > 0 {
@@ -120,8 +122,11 @@ func columnChart(id, title string, bars []bar, label func(i int) string) templat
 			fmt.Fprintf(&s, `<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s: %s</title></rect>`,
 				num(x+0.5), top+plotH-h, num(max(colW-1, 0.5)), h, barFill, esc(b.Label), esc(phrase.Grouped(int64(b.Value), "\u202f")))
 		}
-		// A label that would run off the chart's right edge is left out.
-		if l := label(i); l != "" && x+2+float64(charW*utf8.RuneCountInString(l)) <= width {
+		// A label that would run into the one before it (a year is about as wide as
+		// a year's columns: every other one is drawn) or off the chart's right edge
+		// is left out.
+		if l := label(i); l != "" && x+2 >= labelEnd && x+2+float64(charW*utf8.RuneCountInString(l)) <= width {
+			labelEnd = x + 2 + float64(charW*utf8.RuneCountInString(l)+gap)
 			fmt.Fprintf(&s, `<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="%s"/>`, num(x), top+plotH, num(x), top+plotH+tickLen, axisLine)
 			fmt.Fprintf(&s, `<text x="%s" y="%d" fill="%s">%s</text>`, num(x+2), height-6, textFill, esc(l))
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -57,6 +58,48 @@ func TestChartTextReadable(t *testing.T) {
 			if s, _ := strconv.ParseFloat(m[1], 64); s < size {
 				t.Errorf("%s: a text of font-size %v", name, s)
 			}
+		}
+	}
+}
+
+// TestColumnChartLabelsApart: the years under the registrations chart never run into
+// each other: at the size that keeps them readable on a phone, a year is as wide as a
+// year's columns, so every other January is labelled (issue 26's phone screenshot
+// showed "2017201820192020…").
+func TestColumnChartLabelsApart(t *testing.T) {
+	t.Parallel()
+	var bars []bar
+	for i := range 120 {
+		bars = append(bars, bar{fmt.Sprintf("m%d", i), i})
+	}
+	// A January every 12 months, from the 5th.
+	label := func(i int) string {
+		if i%12 == 4 {
+			return strconv.Itoa(2016 + i/12)
+		}
+		return ""
+	}
+	svg := string(columnChart("c", "months", bars, label))
+	texts := regexp.MustCompile(`<text x="([0-9.]+)" y="[0-9.]+" fill="[^"]+">([^<]+)</text>`).FindAllStringSubmatch(svg, -1)
+	var years []string
+	prevEnd := -1.0
+	for _, m := range texts {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		if x < prevEnd {
+			t.Errorf("%q at x=%v starts before the label before it ends (%v)", m[2], x, prevEnd)
+		}
+		// Digits are about 0.64 em wide in the fonts charts fall back to (DejaVu
+		// Sans), and a space keeps two labels apart.
+		prevEnd = x + 0.64*chartFont*float64(len(m[2])) + 4
+		years = append(years, m[2])
+	}
+	if len(years) < 4 {
+		t.Errorf("years labelled: %v; want at least every other one of 10", years)
+	}
+	for i := 1; i < len(years); i++ {
+		if a, _ := strconv.Atoi(years[i-1]); strconv.Itoa(a+2) != years[i] {
+			t.Errorf("years labelled %s; want every other year", strings.Join(years, " "))
+			break
 		}
 	}
 }

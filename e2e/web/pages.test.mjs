@@ -727,8 +727,9 @@ flow('network statistics: the header link, the charts and the tables; a network 
   }
 
   // Registrations over time: a column per month with a registration, titled with the
-  // month and its count; each January's year below the axis; the largest count and 0 on
-  // the left. The table lists the months newest first, from the first registration.
+  // month and its count; every other January's year below the axis (a year's label, at
+  // a size readable on a phone, is as wide as its columns), but for one that would run
+  // off the right edge; the largest count and 0 on the left. The table lists the months newest first, from the first registration.
   const months = st.registrations;
   const region = page.getByRole('region', { name: 'Registrations over time' });
   const chart = await chartOf(region.getByRole('img', { name: `Participants registered each month, ${months[0].month} to ${months.at(-1).month}`, exact: true }));
@@ -736,7 +737,10 @@ flow('network statistics: the header link, the charts and the tables; a network 
   assert.ok(chart.smallestText >= 11, `registrations: text of ${chart.smallestText} px`);
   assert.deepEqual(chart.clipped, [], 'registrations: texts cut off at the chart\'s edges');
   assert.deepEqual(chart.bars.map((b) => b.title), months.filter((m) => m.count > 0).map((m) => `${m.month}: ${grouped(m.count)}`));
-  assert.deepEqual(chart.otherTexts, months.filter((m) => m.month.endsWith('-01')).map((m) => m.month.slice(0, 4)));
+  const januaries = months.filter((m) => m.month.endsWith('-01')).map((m) => m.month.slice(0, 4));
+  const everyOther = januaries.filter((_, i) => i % 2 === 0);
+  const lastCut = months.at(-1).month.endsWith('-01') && everyOther.at(-1) === januaries.at(-1);
+  assert.deepEqual(chart.otherTexts, lastCut ? everyOther.slice(0, -1) : everyOther);
   assert.deepEqual(chart.endTexts, [grouped(Math.max(...months.map((m) => m.count))), '0']);
   assert.match(await text(region.locator('p.hint')), new RegExp(`: ${grouped(st.withoutRegistrationDate)} cards give none, ${grouped(st.registeredEarlier)} registered earlier than the chart shows\\.$`));
   const firstRegistration = months.findIndex((m) => m.count > 0);
