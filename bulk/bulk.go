@@ -13,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -27,9 +26,13 @@ type Status string
 
 // The statuses.
 const (
-	// Receives: registered, and its SMP lists every document kind asked about. When
-	// Result.Blocked is set, sending to it fails right now all the same.
+	// Receives: registered, its SMP lists every document kind asked about, and nothing
+	// blocks sending to its access point (registry.Judge).
 	Receives Status = "receives"
+	// Blocked: registered and its SMP lists every document kind asked about, but
+	// sending to it fails right now (Result.Blocked says why: an expired, revoked or
+	// foreign access point certificate, an SMP answer not validly signed, …).
+	Blocked Status = "blocked"
 	// RegisteredWithoutDocument: registered, but its SMP lacks a document kind asked
 	// about (Documents says which).
 	RegisteredWithoutDocument Status = "registered_without_that_document"
@@ -87,15 +90,15 @@ type Result struct {
 	Input         string             `json:"input" jsonschema:"the row's input as given"`
 	CountryHint   string             `json:"countryHint,omitempty" jsonschema:"the row's country hint as given"`
 	Reference     string             `json:"reference,omitempty" jsonschema:"the row's reference as given"`
-	Status        Status             `json:"status" jsonschema:"receives, registered_without_that_document, not_registered, invalid or failed"`
+	Status        Status             `json:"status" jsonschema:"receives (registered, lists every document kind asked about, nothing blocks sending), blocked (registered and lists them, but sending fails right now: see blocked), registered_without_that_document, not_registered, invalid or failed"`
 	ParticipantID string             `json:"participantId,omitempty" jsonschema:"the participant identifier that matched, <scheme>:<value>"`
 	Tried         []string           `json:"tried,omitempty" jsonschema:"the participant identifiers the input was read as and looked up, in order"`
 	Name          string             `json:"name,omitempty" jsonschema:"the name on the participant's Peppol Directory card"`
 	Country       string             `json:"country,omitempty" jsonschema:"the country on the participant's Peppol Directory card"`
 	Documents     []Document         `json:"documents,omitempty" jsonschema:"each document kind asked about, and whether the participant can receive it"`
-	AccessPoint   string             `json:"accessPoint,omitempty" jsonschema:"the access point endpoint URL the SMP names"`
-	Blocked       []string           `json:"blocked,omitempty" jsonschema:"when set, sending to the participant fails right now although it is registered: the codes of the warnings that block the access point endpoint shown (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
-	Warnings      []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
+	AccessPoint   string             `json:"accessPoint,omitempty" jsonschema:"the access point endpoint URL the SMP names, only when the SMP answer it was read from is validly signed by the network's SMP CA; absent otherwise (an unverified URL is never shown)"`
+	Blocked       []string           `json:"blocked,omitempty" jsonschema:"why sending to the participant fails right now although it is registered (status blocked, or registered_without_that_document when a kind it lists is blocked): the codes of the warnings that block its access point endpoint (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
+	Warnings      []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings; for not_registered, an identifier warning for each reading whose scheme, syntax or check digit is wrong (the number may be mistyped)"`
 	Error         *RowError          `json:"error,omitempty" jsonschema:"for failed and invalid: why, and whether a retry may help"`
 	// Record is the row's CSV record, echoed.
 	Record []string `json:"-"`
@@ -144,6 +147,7 @@ func Check(ctx context.Context, cfg Config, rows <-chan Row, results chan<- Resu
 	if cfg.Registry == nil {
 		return errors.New("bulk: Config.Registry is nil")
 	}
+	ctx = registry.WithBulk(ctx) // rows yield to interactive requests (docs/ARCHITECTURE.md §3)
 	e := newEngine(ctx, cfg, results)
 	var wg sync.WaitGroup
 	for range e.concurrency {
@@ -301,7 +305,7 @@ func (e *engine) admit(row Row) {
 		}
 		if j.at < 0 {
 			// No identifier is in the SML: the answer needs no SMP.
-			e.finish(j.key, e.unregistered(cands, len(cands), j.failure))
+			e.finish(j.key, unregistered(names(cands), j.failure))
 			return
 		}
 	}
@@ -416,59 +420,52 @@ func (e *engine) lookup(j job) Result {
 	for _, id := range j.cands[max(j.at, 0):] {
 		res.Tried = append(res.Tried, id.String())
 		p, _, err := e.reg.Lookup(e.ctx, id)
-		switch {
-		case registry.ErrorCode(err) == registry.CodeNotFound:
+		v := registry.Judge(registry.Evidence{Participant: p, Err: err}, e.docs)
+		switch v.Reach {
+		case registry.NotRegistered:
+			// Also a Directory card without an SML registration, and a participant
+			// whose SMP does not know it (a stale SML record): neither can receive.
 			continue
-		case err != nil:
+		case registry.Unknown:
 			if failure == nil {
 				failure = err
 			}
-			continue
-		case p.SMP == nil, smpDoesNotKnow(p):
-			// A Directory card without an SML registration cannot receive, nor can a
-			// participant whose SMP does not know it (a stale SML record).
 			continue
 		}
 		res.ParticipantID = id.String()
 		if d := p.Directory; d != nil {
 			res.Name, res.Country = d.Name, d.CountryCode
 		}
-		if ep := p.SMP.Endpoint; ep != nil {
-			res.AccessPoint = ep.URL
-		}
+		// Only a URL read from a validly signed answer is shown (docs/INTERFACE.md §4.7).
+		res.AccessPoint = v.AccessPoint
 		res.Warnings = p.Warnings
-		for _, w := range p.Warnings {
-			if registry.Blocking(w.Code) && !slices.Contains(res.Blocked, w.Code) {
-				res.Blocked = append(res.Blocked, w.Code)
-			}
-		}
-		res.Status = Receives
-		for _, kind := range e.docs {
-			d := Document{Kind: kind, Receives: lists(p.SMP.DocumentTypes, kind)}
-			if !d.Receives {
-				res.Status = RegisteredWithoutDocument
-			}
-			res.Documents = append(res.Documents, d)
+		res.Blocked = v.Blocked
+		res.Status = statusOf(v.Reach)
+		for _, k := range v.Kinds {
+			res.Documents = append(res.Documents, Document{Kind: k.Kind, Receives: k.Listed})
 		}
 		return res
 	}
-	out := e.unregistered(j.cands, 0, failure)
-	out.Tried = res.Tried
-	return out
+	return unregistered(res.Tried, failure)
 }
 
-// smpDoesNotKnow reports whether p's SMP answered that it does not know p.
-func smpDoesNotKnow(p *registry.Participant) bool {
-	return slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool { return w.Code == registry.WarnSMPNotFound })
-}
-
-// unregistered is the answer when no identifier is registered: failed when asking
-// one failed, else not registered; tried are the first n identifiers.
-func (e *engine) unregistered(cands []peppol.ParticipantID, n int, failure error) Result {
-	var res Result
-	for _, id := range cands[:n] {
-		res.Tried = append(res.Tried, id.String())
+// statusOf is a row's status for the verdict r on a registered participant.
+func statusOf(r registry.Reach) Status {
+	switch r {
+	case registry.Receives:
+		return Receives
+	case registry.Blocked:
+		return Blocked
 	}
+	return RegisteredWithoutDocument
+}
+
+// unregistered is the answer when no identifier tried is registered: failed when
+// asking one failed, else not registered, with an identifier warning for each tried
+// whose scheme, syntax or check digit is wrong, as a lookup's not_found says
+// (docs/INTERFACE.md §4.7): a mistyped number is told apart from an unregistered one.
+func unregistered(tried []string, failure error) Result {
+	res := Result{Tried: tried}
 	if failure != nil {
 		res.Status = Failed
 		res.Error = &RowError{Code: string(registry.CodeLookupFailed), Message: failure.Error()}
@@ -481,7 +478,26 @@ func (e *engine) unregistered(cands []peppol.ParticipantID, n int, failure error
 		return res
 	}
 	res.Status = NotRegistered
+	for _, t := range tried {
+		id, err := peppol.ParseParticipantID(t)
+		if err != nil {
+			continue
+		}
+		v := peppol.ValidateParticipantID(id)
+		for _, note := range append(v.Problems, v.Warnings...) {
+			res.Warnings = append(res.Warnings, registry.Warning{Code: registry.WarnIdentifier, Message: t + ": " + note})
+		}
+	}
 	return res
+}
+
+// names are ids as strings.
+func names(ids []peppol.ParticipantID) []string {
+	var out []string
+	for _, id := range ids {
+		out = append(out, id.String())
+	}
+	return out
 }
 
 // Candidates are the participant identifiers a row's input may mean, in the order a
@@ -518,15 +534,4 @@ func invalidMessage(row Row) string {
 		return fmt.Sprintf("%s is no participant identifier and no company or VAT number of %s peppolgate can read", phrase.Quote(row.Input), strings.ToUpper(row.Country))
 	}
 	return fmt.Sprintf("%s is no participant identifier and no company or VAT number peppolgate can read; give it as <scheme>:<value>, e.g. 0208:0677424046", phrase.Quote(row.Input))
-}
-
-// lists reports whether types holds a document type of kind (a code-list category,
-// compared without regard to case).
-func lists(types []registry.CodeInfo, kind string) bool {
-	for _, t := range types {
-		if strings.EqualFold(t.Category, kind) {
-			return true
-		}
-	}
-	return false
 }

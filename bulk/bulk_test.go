@@ -56,9 +56,11 @@ func TestStatuses(t *testing.T) {
 		status Status
 		id     string
 	}{
-		{row: Row{Input: netsim.KnownBelgian, Reference: "C-1"}, status: Receives, id: netsim.KnownBelgian},
-		{row: Row{Input: "BE 0677.424.046"}, status: Receives, id: netsim.KnownBelgian},
-		{row: Row{Input: "0677424046", Country: "be"}, status: Receives, id: netsim.KnownBelgian},
+		{row: Row{Input: netsim.KnownCertValid, Reference: "C-0"}, status: Receives, id: netsim.KnownCertValid},
+		// The dataset's certificate of KnownBelgian's access point has expired.
+		{row: Row{Input: netsim.KnownBelgian, Reference: "C-1"}, status: Blocked, id: netsim.KnownBelgian},
+		{row: Row{Input: "BE 0677.424.046"}, status: Blocked, id: netsim.KnownBelgian},
+		{row: Row{Input: "0677424046", Country: "be"}, status: Blocked, id: netsim.KnownBelgian},
 		{row: Row{Input: netsim.KnownBelgian}, docs: []string{"invoice", "Order"}, status: RegisteredWithoutDocument, id: netsim.KnownBelgian},
 		{row: Row{Input: netsim.KnownDirectoryOnly}, status: NotRegistered},
 		{row: Row{Input: "0208:0000000097"}, status: NotRegistered},
@@ -73,7 +75,7 @@ func TestStatuses(t *testing.T) {
 				t.Fatalf("%+v, want %s as %q", r, tt.status, tt.id)
 			}
 			switch tt.status {
-			case Receives, RegisteredWithoutDocument:
+			case Receives, Blocked, RegisteredWithoutDocument:
 				if r.Name == "" || r.AccessPoint == "" || len(r.Documents) != max(len(tt.docs), 2) || len(r.Tried) == 0 {
 					t.Errorf("answer %+v", r)
 				}
@@ -102,7 +104,7 @@ func TestFailedAndDuplicates(t *testing.T) {
 	n.Net.ResetHits()
 	got := run(t, Config{Registry: n.Reg, Concurrency: 8}, rows...)
 	for i := range 50 {
-		if got[i].Status != Receives {
+		if got[i].Status != Blocked { // the dataset's certificate of its access point expired
 			t.Fatalf("row %d: %+v", i, got[i])
 		}
 	}
@@ -217,7 +219,7 @@ func TestDuplicatesOnce(t *testing.T) {
 		}
 	}
 	for i := 20; i < 23; i++ {
-		if r := got[i]; r.Status != Receives || r.Input != rows[i].Input {
+		if r := got[i]; r.Status != Blocked || r.Input != rows[i].Input {
 			t.Errorf("row %d: %+v", i, r)
 		}
 	}
@@ -237,7 +239,7 @@ func TestBlocked(t *testing.T) {
 	t.Parallel()
 	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 50, Now: datasetNow})
 	got := run(t, Config{Registry: n.Reg}, Row{Input: netsim.KnownCertExpired}, Row{Input: netsim.KnownCertValid})
-	if r := got[0]; r.Status != Receives || !slices.Contains(r.Blocked, "certificate_expired") {
+	if r := got[0]; r.Status != Blocked || !slices.Contains(r.Blocked, "certificate_expired") {
 		t.Errorf("expired certificate: %+v", r)
 	}
 	if r := got[1]; r.Status != Receives || r.Blocked != nil {
@@ -302,5 +304,61 @@ func TestBadCountry(t *testing.T) {
 	r := run(t, Config{Registry: registry.One(nil)}, Row{Input: "0677424046", Country: "Belgium"})[0]
 	if r.Status != Invalid || r.Error == nil || !strings.Contains(r.Error.Message, `the country "Belgium" is no two-letter ISO 3166 code`) {
 		t.Errorf("%+v", r)
+	}
+}
+
+// TestSignatureBlocks: an SMP answer whose signature is invalid, missing or by a signer
+// outside the network's SMP CA is blocked, never receives, and the row shows no
+// access point URL read from it (docs/INTERFACE.md §4.7); the same participant, signed
+// as usual, receives.
+func TestSignatureBlocks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		fault netsim.SignatureFault
+		code  string
+	}{
+		{netsim.SignatureTampered, registry.WarnSMPSignatureInvalid},
+		{netsim.SignatureWrongKey, registry.WarnSMPSignatureInvalid},
+		{netsim.SignatureUnsigned, registry.WarnSMPSignatureMissing},
+		{netsim.SignatureExpiredSigner, registry.WarnSMPSignatureInvalid},
+		{netsim.SignatureOtherCA, registry.WarnSMPCertificateNotPeppol},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code+"/"+strconv.Itoa(int(tt.fault)), func(t *testing.T) {
+			t.Parallel()
+			n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 50, Now: datasetNow})
+			p := n.DS.MustLookup(netsim.KnownCertValid)
+			n.Net.SetFault(netsim.ParticipantTarget(p.ID), netsim.Fault{Signature: tt.fault})
+			r := run(t, Config{Registry: n.Reg}, Row{Input: netsim.KnownCertValid})[0]
+			if r.Status != Blocked || !slices.Contains(r.Blocked, tt.code) || r.AccessPoint != "" || r.ParticipantID != netsim.KnownCertValid {
+				t.Errorf("%+v, want blocked by %s without an access point", r, tt.code)
+			}
+			for _, d := range r.Documents {
+				if !d.Receives {
+					t.Errorf("documents %+v: the SMP lists them all", r.Documents)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckDigitHint: a number whose check digit fails is not registered, and the row
+// says why it may be mistyped (an identifier warning per reading), as a lookup's
+// not_found does; a number that is merely not registered gets no such warning.
+func TestCheckDigitHint(t *testing.T) {
+	t.Parallel()
+	n := livenet.Start(t, netsim.DatasetConfig{Seed: 7, Participants: 50, Now: datasetNow})
+	got := run(t, Config{Registry: n.Reg}, Row{Input: "BE 0677.424.047"}, Row{Input: "0208:0000000097"})
+	r := got[0]
+	if r.Status != NotRegistered || len(r.Warnings) != len(r.Tried) || len(r.Tried) == 0 {
+		t.Fatalf("%+v, want not_registered with an identifier warning per reading", r)
+	}
+	for _, w := range r.Warnings {
+		if w.Code != registry.WarnIdentifier || !strings.Contains(w.Message, "check-digit") {
+			t.Errorf("warning %+v, want the failing check digit", w)
+		}
+	}
+	if r := got[1]; r.Status != NotRegistered || r.Warnings != nil {
+		t.Errorf("%+v, want not_registered without warnings", r)
 	}
 }

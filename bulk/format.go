@@ -538,9 +538,9 @@ func (rd *Reader) startCSV(br *bufio.Reader, opts ReadOptions) error {
 type Summary struct {
 	Rows   int    `json:"rows" jsonschema:"the number of rows checked"`
 	Counts Counts `json:"counts" jsonschema:"how many rows got each status"`
-	// Blocked counts the rows that receive the documents but cannot be sent to right
-	// now (Result.Blocked).
-	Blocked int `json:"blocked" jsonschema:"how many of the receives rows cannot be sent to right now (their blocked is set: e.g. the access point certificate expired)"`
+	// Blocked counts the rows of status blocked, as Counts.Blocked does; kept for
+	// clients that read it before blocked was a status of its own.
+	Blocked int `json:"blocked" jsonschema:"how many rows are blocked: registered and listing the documents, but sending to them fails right now (the same as counts.blocked)"`
 	// ElapsedMS is how long the check took, in milliseconds (SetElapsed).
 	ElapsedMS int64 `json:"elapsedMs" jsonschema:"how long the check took, in milliseconds"`
 }
@@ -548,6 +548,7 @@ type Summary struct {
 // Counts are the rows of each status.
 type Counts struct {
 	Receives                  int `json:"receives" jsonschema:"rows whose participant can receive every document kind asked about"`
+	Blocked                   int `json:"blocked" jsonschema:"rows whose participant is registered and lists every document kind asked about, but cannot be sent to right now (e.g. its access point certificate expired, or its SMP answer is not validly signed)"`
 	RegisteredWithoutDocument int `json:"registered_without_that_document" jsonschema:"rows whose participant is registered but lacks a document kind asked about"`
 	NotRegistered             int `json:"not_registered" jsonschema:"rows no reading of which is registered in the SML"`
 	Invalid                   int `json:"invalid" jsonschema:"rows that are no participant identifier and no number peppolgate can read"`
@@ -559,6 +560,8 @@ func (c *Counts) of(st Status) *int {
 	switch st {
 	case Receives:
 		return &c.Receives
+	case Blocked:
+		return &c.Blocked
 	case RegisteredWithoutDocument:
 		return &c.RegisteredWithoutDocument
 	case NotRegistered:
@@ -576,7 +579,7 @@ func (c Counts) Of(st Status) int { return *c.of(st) }
 func (s *Summary) Add(r Result) {
 	s.Rows++
 	*s.Counts.of(r.Status)++
-	if r.Status == Receives && len(r.Blocked) > 0 {
+	if r.Status == Blocked {
 		s.Blocked++
 	}
 }
@@ -588,20 +591,16 @@ func (s *Summary) SetElapsed(d time.Duration) {
 
 // Statuses are the statuses in the order documents list them.
 func Statuses() []Status {
-	return []Status{Receives, RegisteredWithoutDocument, NotRegistered, Invalid, Failed}
+	return []Status{Receives, Blocked, RegisteredWithoutDocument, NotRegistered, Invalid, Failed}
 }
 
-// String is the summary in a line: "3 rows: 1 receives (1 blocked right now), 1
-// not_registered, 1 invalid in 120ms", statuses without rows left out.
+// String is the summary in a line: "4 rows: 1 receives, 1 blocked, 1 not_registered,
+// 1 invalid in 120ms", statuses without rows left out.
 func (s Summary) String() string {
 	var parts []string
 	for _, st := range Statuses() {
 		if n := s.Counts.Of(st); n > 0 {
-			part := strconv.Itoa(n) + " " + string(st)
-			if st == Receives && s.Blocked > 0 {
-				part += " (" + strconv.Itoa(s.Blocked) + " blocked right now)"
-			}
-			parts = append(parts, part)
+			parts = append(parts, strconv.Itoa(n)+" "+string(st))
 		}
 	}
 	out := phrase.Plural(s.Rows, "row")

@@ -11,12 +11,16 @@ import (
 // baseURLPlaceholder is what llms.txt writes where the service's public URL goes.
 const baseURLPlaceholder = "{base_url}"
 
+// toolsPlaceholder is what llms.txt writes where the names of the MCP tools go, so the
+// list is the registry's (tools.All) and cannot drift.
+const toolsPlaceholder = "{tools}"
+
 // networkPlaceholder is what llms.txt writes where the network parameter of the
 // lookups is described, when the service offers a choice of networks.
 const networkPlaceholder = "{network_param}"
 
 // LLMsTxt returns the repository's llms.txt with every {base_url} replaced by
-// api.BaseURL, and {network_param} by " (each with an optional network=a|b)" naming the
+// api.BaseURL, {tools} by the names of api.Tools ("a, b and c"), and {network_param} by " (each with an optional network=a|b)" naming the
 // networks the service offers (the enum of the endpoints' network parameter), or by
 // nothing when it offers no choice. It returns documentBase's error: every link must
 // be absolute, since llms.txt readers fetch the file from anywhere.
@@ -29,8 +33,20 @@ func LLMsTxt(api API) ([]byte, error) {
 	if names := offeredNetworks(api); len(names) > 0 {
 		network = " (each with an optional network=" + strings.Join(names, "|") + ")"
 	}
-	out := strings.ReplaceAll(peppolgate.LLMsTxt, baseURLPlaceholder, base)
-	return []byte(strings.ReplaceAll(out, networkPlaceholder, network)), nil
+	names := make([]string, 0, len(api.Tools))
+	for _, t := range api.Tools {
+		names = append(names, t.Name)
+	}
+	out := strings.NewReplacer(baseURLPlaceholder, base, networkPlaceholder, network, toolsPlaceholder, andList(names)).Replace(peppolgate.LLMsTxt)
+	return []byte(out), nil
+}
+
+// andList writes names as "a, b and c".
+func andList(names []string) string {
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // offeredNetworks is the enum of the first "network" query parameter of api's

@@ -138,8 +138,13 @@ func TestLLMsTxt(t *testing.T) {
 			}
 			doc := string(b)
 			trimmed := strings.TrimSuffix(base, "/")
-			if strings.Contains(doc, "{base_url}") {
-				t.Error("a {base_url} is left")
+			if strings.Contains(doc, "{base_url}") || strings.Contains(doc, "{tools}") {
+				t.Error("a {base_url} or {tools} is left")
+			}
+			for _, tl := range tools.All() {
+				if !strings.Contains(doc, tl.Name) {
+					t.Errorf("llms.txt does not name the tool %s", tl.Name)
+				}
 			}
 			lines := strings.Split(strings.TrimRight(doc, "\n"), "\n")
 			if !strings.HasPrefix(lines[0], "# ") || strings.TrimSpace(lines[0][2:]) == "" {

@@ -62,28 +62,34 @@ const maxIDHits = 1000
 const maxTerms = 16
 
 // Search answers a search: at most limit hits and the exact number of matches (see the
-// rules above). The result's DataAsOf is this index's Meta().DataAsOf (nil when it has
-// none), so it always names the data the hits come from. ctx is checked between the
-// steps; the file reads themselves are not interrupted (see readCtx). It returns
-// errors of reading the file or ctx's.
+// rules above); it is SearchPage from offset 0.
 func (ix *Index) Search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
-	res, err := ix.search(ctx, text, country, limit)
+	return ix.SearchPage(ctx, text, country, 0, limit)
+}
+
+// SearchPage answers a page of a search: the hits from offset (0-based) on, at most
+// limit of them, in the order Search gives them, and the exact number of all matches
+// (see the rules above). The result's DataAsOf is this index's Meta().DataAsOf (nil when
+// it has none), so it always names the data the hits come from. ctx is checked between
+// the steps; the file reads themselves are not interrupted (see readCtx). It returns
+// errors of reading the file or ctx's.
+func (ix *Index) SearchPage(ctx context.Context, text, country string, offset, limit int) (*registry.SearchResult, error) {
+	res, err := ix.search(ctx, text, country, max(offset, 0), max(limit, 0))
 	if err != nil {
 		return nil, fmt.Errorf("mirror: search %q: %w", text, err)
 	}
 	return res, nil
 }
 
-func (ix *Index) search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
+func (ix *Index) search(ctx context.Context, text, country string, offset, limit int) (*registry.SearchResult, error) {
 	res := &registry.SearchResult{Query: text, Results: []registry.SearchHit{}}
 	if t := ix.meta.DataAsOf; !t.IsZero() {
 		res.DataAsOf = &t
 	}
-	limit = max(limit, 0)
 	x := ix.terms
 	cc := compactKey(country)
 	if cc != "" && strings.TrimSpace(text) == "" {
-		return ix.countryList(ctx, res, cc, limit)
+		return ix.countryList(ctx, res, cc, offset, limit)
 	}
 	var ccOK []bool
 	if cc != "" {
@@ -116,7 +122,9 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 				}
 			}
 		}
-		tiers, n := ix.evaluate(q, limit, isID)
+		// Each tier keeps its first offset+limit cards: enough for the page whatever
+		// the tiers before it hold.
+		tiers, n := ix.evaluate(q, offset+limit, isID)
 		total += n
 		for _, t := range tiers {
 			order = append(order, t...)
@@ -125,13 +133,15 @@ func (ix *Index) search(ctx context.Context, text, country string, limit int) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return ix.page(ctx, res, order, total, limit)
+	return ix.page(ctx, res, order, total, offset, limit)
 }
 
-// page completes res with the cards of the first limit of order and the total count.
-func (ix *Index) page(ctx context.Context, res *registry.SearchResult, order []uint32, total, limit int) (*registry.SearchResult, error) {
+// page completes res with the cards of order from offset, at most limit of them, and
+// the total count.
+func (ix *Index) page(ctx context.Context, res *registry.SearchResult, order []uint32, total, offset, limit int) (*registry.SearchResult, error) {
 	res.TotalCount = total
-	hits, err := ix.hits(ctx, order[:min(limit, len(order))])
+	lo := min(offset, len(order))
+	hits, err := ix.hits(ctx, order[lo:min(lo+limit, len(order))])
 	if err != nil {
 		return nil, err
 	}
@@ -142,11 +152,12 @@ func (ix *Index) page(ctx context.Context, res *registry.SearchResult, order []u
 	return res, nil
 }
 
-// countryList completes res with the first limit cards having an entity in the folded
-// country cc, in export order, and the number of all such cards.
-func (ix *Index) countryList(ctx context.Context, res *registry.SearchResult, cc string, limit int) (*registry.SearchResult, error) {
+// countryList completes res with the cards having an entity in the folded country cc,
+// in export order, from offset and at most limit of them, and the number of all such
+// cards.
+func (ix *Index) countryList(ctx context.Context, res *registry.SearchResult, cc string, offset, limit int) (*registry.SearchResult, error) {
 	cards := ix.terms.byCountry[cc]
-	return ix.page(ctx, res, cards, len(cards), limit)
+	return ix.page(ctx, res, cards, len(cards), offset, limit)
 }
 
 // matcher is what one query term matches: the term ids [lo, hi) (the term, or the

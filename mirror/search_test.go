@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"github.com/peppolgate/peppolgate/registry"
 	"slices"
 	"strconv"
 	"strings"
@@ -237,5 +238,46 @@ func TestSearchCountryAlone(t *testing.T) {
 				t.Errorf("TotalCount %d, want %d (results nil: %v)", res.TotalCount, len(all), res.Results == nil)
 			}
 		})
+	}
+}
+
+// TestSearchPage: the pages of a search, one after the other, are the first results of
+// one search with a larger limit, in the same order and each card once, with the same
+// total; past the end a page is empty. Over ids, names in several tiers and a country.
+func TestSearchPage(t *testing.T) {
+	t.Parallel()
+	var cards []*export.Card
+	for i := range 70 {
+		name := "Fjellheim Energi " + strings.Repeat("x", i%7)
+		if i%5 == 0 {
+			name = "Fjellhiem Energi" // a typo: the fuzzy tier
+		}
+		cards = append(cards, card("0192:9"+strconv.Itoa(10000000+i), name, []string{"NO", "SE"}[i%2]))
+	}
+	ix := buildIndex(t, cards...)
+	for _, tt := range []struct{ q, country string }{
+		{"fjellheim energi", ""}, {"fjellheim", "NO"}, {"", "NO"}, {"0192:910000003", ""},
+	} {
+		whole, err := ix.Search(context.Background(), tt.q, tt.country, 70)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var paged []registry.SearchHit
+		for offset := 0; offset < whole.TotalCount+10; offset += 10 {
+			res, err := ix.SearchPage(context.Background(), tt.q, tt.country, offset, 10)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.TotalCount != whole.TotalCount {
+				t.Errorf("%q %s offset %d: total %d, want %d", tt.q, tt.country, offset, res.TotalCount, whole.TotalCount)
+			}
+			if want := min(10, max(0, whole.TotalCount-offset)); len(res.Results) != want {
+				t.Errorf("%q %s offset %d: %d results, want %d", tt.q, tt.country, offset, len(res.Results), want)
+			}
+			paged = append(paged, res.Results...)
+		}
+		if !slices.Equal(paged, whole.Results) {
+			t.Errorf("%q %s: the pages give\n%v\none search gives\n%v", tt.q, tt.country, paged, whole.Results)
+		}
 	}
 }

@@ -170,12 +170,18 @@ func (s *Store) Meta() (Meta, bool) {
 // new hits with the old date (prefer it over DataAsOf()). It returns
 // registry.ErrMirrorUnavailable when there is none, and the errors of Index.Search.
 func (s *Store) Search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error) {
+	return s.SearchPage(ctx, text, country, 0, limit)
+}
+
+// SearchPage searches the current index for a page of hits from offset (see
+// Index.SearchPage), as Search does.
+func (s *Store) SearchPage(ctx context.Context, text, country string, offset, limit int) (*registry.SearchResult, error) {
 	h := s.acquire()
 	if h == nil {
 		return nil, registry.ErrMirrorUnavailable
 	}
 	defer s.release(h)
-	return h.ix.Search(ctx, text, country, limit)
+	return h.ix.SearchPage(ctx, text, country, offset, limit)
 }
 
 // Card returns the business card of id from the current index, nil when it has none.

@@ -364,6 +364,18 @@ func (d *Dataset) CardName(s string) string {
 	return p.Card.Entities[0].Names[0].Name
 }
 
+// SetCardName makes name the first name on the business card of the participant s
+// (as MustLookup finds it), as given, for tests of hostile or odd names; call it
+// before Start. It reports whether s has a card with a name to replace.
+func (d *Dataset) SetCardName(s, name string) bool {
+	p := d.MustLookup(s)
+	if p == nil || p.Card == nil || len(p.Card.Entities) == 0 || len(p.Card.Entities[0].Names) == 0 {
+		return false
+	}
+	p.Card.Entities[0].Names[0].Name = name
+	return true
+}
+
 // Countries returns the distinct participant countries in first-seen order.
 func (d *Dataset) Countries() []string {
 	seen := map[string]bool{}

@@ -114,6 +114,14 @@ func (n *Network) serveDNS(w dns.ResponseWriter, r *dns.Msg) {
 		m.SetRcode(r, dns.RcodeRefused)
 		w.WriteMsg(m)
 		return
+	case DNSNXDomain, DNSNXDomainForeignSOA:
+		m.SetRcode(r, dns.RcodeNameError)
+		m.RecursionAvailable = true
+		if f.DNS == DNSNXDomainForeignSOA {
+			m.Ns = append(m.Ns, soaOf(ForeignSOAZone))
+		}
+		w.WriteMsg(m)
+		return
 	case DNSTruncate:
 		if !tcp {
 			m.SetReply(r)
@@ -192,11 +200,16 @@ func addressRRs(owner string, qtype uint16, addrs []netip.Addr) []dns.RR {
 	return out
 }
 
-func (n *Network) soa() dns.RR {
+// soa is the SOA record of the network's SML zone. Negative answers carry it in their
+// authority section, as a real authoritative server's do (RFC 2308 §3).
+func (n *Network) soa() dns.RR { return soaOf(n.zone) }
+
+// soaOf is the SOA record of zone.
+func soaOf(zone string) dns.RR {
 	return &dns.SOA{
-		Hdr:     dns.RR_Header{Name: dns.Fqdn(n.zone), Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: dnsTTL},
-		Ns:      "ns1." + dns.Fqdn(n.zone),
-		Mbox:    "hostmaster." + dns.Fqdn(n.zone),
+		Hdr:     dns.RR_Header{Name: dns.Fqdn(zone), Rrtype: dns.TypeSOA, Class: dns.ClassINET, Ttl: dnsTTL},
+		Ns:      "ns1." + dns.Fqdn(zone),
+		Mbox:    "hostmaster." + dns.Fqdn(zone),
 		Serial:  2026010101,
 		Refresh: 3600,
 		Retry:   600,

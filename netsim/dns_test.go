@@ -113,6 +113,14 @@ func TestDNSNegative(t *testing.T) {
 			if tt.rcode != dns.RcodeRefused && !r.Authoritative {
 				t.Error("not authoritative")
 			}
+			// A negative answer (NXDOMAIN, or NOERROR without the type asked) carries the
+			// zone's SOA in its authority section, as a real authoritative server's does
+			// (RFC 2308 §3): it is what proves the answer comes from the SML zone.
+			if tt.rcode != dns.RcodeRefused && tt.answers == 0 {
+				if len(r.Ns) != 1 || r.Ns[0].Header().Rrtype != dns.TypeSOA || r.Ns[0].Header().Name != dns.Fqdn(zone) {
+					t.Errorf("authority section %v, want the SOA of %s", r.Ns, zone)
+				}
+			}
 		})
 	}
 }
@@ -160,6 +168,33 @@ func TestDNSFaults(t *testing.T) {
 			n.SetFault(DNSTarget(), Fault{DNS: fault})
 			if r := mustQuery(t, n, "udp", be, dns.TypeNAPTR); r.Rcode != rcode {
 				t.Errorf("fault %d: rcode %s", fault, dns.RcodeToString[r.Rcode])
+			}
+		}
+	})
+	t.Run("NXDOMAIN for every name", func(t *testing.T) {
+		defer n.ClearFaults()
+		// A broken resolver or a captive portal: NXDOMAIN for every name, the zone apex
+		// too, with no SOA (DNSNXDomain) or the SOA of a zone of its own
+		// (DNSNXDomainForeignSOA).
+		for fault, wantNs := range map[DNSFault]string{DNSNXDomain: "", DNSNXDomainForeignSOA: dns.Fqdn(ForeignSOAZone)} {
+			n.SetFault(DNSTarget(), Fault{DNS: fault})
+			for _, q := range []struct {
+				name  string
+				qtype uint16
+			}{{be, dns.TypeNAPTR}, {n.Zone(), dns.TypeSOA}, {n.Zone(), dns.TypeNS}, {"example.com", dns.TypeA}} {
+				r := mustQuery(t, n, "udp", q.name, q.qtype)
+				if r.Rcode != dns.RcodeNameError || len(r.Answer) != 0 || !r.RecursionAvailable {
+					t.Errorf("fault %d, %s %s: rcode %s answers %d ra=%v", fault, dns.TypeToString[q.qtype], q.name, dns.RcodeToString[r.Rcode], len(r.Answer), r.RecursionAvailable)
+				}
+				var got string
+				for _, rr := range r.Ns {
+					if soa, ok := rr.(*dns.SOA); ok {
+						got = soa.Hdr.Name
+					}
+				}
+				if got != wantNs || len(r.Ns) != min(len(wantNs), 1) {
+					t.Errorf("fault %d, %s %s: authority %v, want the SOA of %q", fault, dns.TypeToString[q.qtype], q.name, r.Ns, wantNs)
+				}
 			}
 		}
 	})

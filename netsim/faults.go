@@ -89,7 +89,18 @@ const (
 	// DNSTruncate answers over UDP with the TC bit set and no records, so the client
 	// must retry over TCP, where the answer is normal.
 	DNSTruncate
+	// DNSNXDomain answers NXDOMAIN for every name, the zone's apex too, as a recursive
+	// resolver (RA set) with nothing in the authority section: a broken resolver, a
+	// captive portal or a typo'd DNS server.
+	DNSNXDomain
+	// DNSNXDomainForeignSOA answers NXDOMAIN for every name as a recursive resolver
+	// whose authority section holds the SOA of ForeignSOAZone, a zone of its own rather
+	// than the SML's: a filtering resolver or a captive portal.
+	DNSNXDomainForeignSOA
 )
+
+// ForeignSOAZone is the zone whose SOA DNSNXDomainForeignSOA puts in its answers.
+const ForeignSOAZone = "portal.example"
 
 // SignatureFault is a misbehaviour of an SMP's signature on its ServiceMetadata.
 type SignatureFault int

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -18,15 +19,18 @@ func notUnderstood(t *tongue, plan Plan) string {
 	return t.notUnderstood + " " + t.examples
 }
 
-// label names a participant: "Name (id, CC)" or just the id.
+// label names a participant: its id, then the name its business card gives and its
+// country, "0208:0677424046 (“Vandelanotte NV”, BE)", or just the id. The name is
+// the card owner's words, not ours: it is quoted, cleaned and capped, and never opens
+// a sentence (untrusted.Quote; docs/ARCHITECTURE.md §6).
 func label(name, id, country string) string {
 	switch {
 	case name == "":
 		return id
 	case country == "":
-		return fmt.Sprintf("%s (%s)", name, id)
+		return fmt.Sprintf("%s (%s)", id, untrusted.Quote(name))
 	default:
-		return fmt.Sprintf("%s (%s, %s)", name, id, country)
+		return fmt.Sprintf("%s (%s, %s)", id, untrusted.Quote(name), untrusted.Short(country))
 	}
 }
 
@@ -69,7 +73,7 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 	info := it.Peppol
 	switch {
 	case info.StaleSML:
-		s := fmt.Sprintf(t.staleSML, who, info.SMPHost, t.docs[plan.Document])
+		s := fmt.Sprintf(t.staleSML, who, untrusted.Short(info.SMPHost), t.docs[plan.Document])
 		if plan.Intent == IntentCanReceive {
 			s = verdict(t, t.no, s)
 		}
@@ -113,9 +117,9 @@ func registrationSentence(t *tongue, who string, info *PeppolInfo) string {
 	if !info.Registered {
 		return fmt.Sprintf(t.notRegisteredCard, who)
 	}
-	s := fmt.Sprintf(t.registered, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType))
+	s := fmt.Sprintf(t.registered, who, untrusted.Short(info.SMPHost), t.count(info.DocumentTypeCount, t.docType))
 	if ep := info.Endpoint; ep != nil {
-		s += fmt.Sprintf(t.endpoint, ep.URL, ep.TransportProfile)
+		s += fmt.Sprintf(t.endpoint, untrusted.Short(ep.URL), untrusted.Short(ep.TransportProfile))
 	}
 	if !info.DirectoryCard {
 		s += t.noCard
@@ -128,12 +132,13 @@ func accessPointSentence(t *tongue, who string, p *registry.Participant, info *P
 	case !info.Registered:
 		return fmt.Sprintf(t.apNotRegistered, who)
 	case info.Endpoint == nil:
-		return fmt.Sprintf(t.apNoEndpoint, who, info.SMPHost)
+		return fmt.Sprintf(t.apNoEndpoint, who, untrusted.Short(info.SMPHost))
 	}
-	s := fmt.Sprintf(t.apServed, who, info.Endpoint.URL, info.Endpoint.TransportProfile, info.SMPHost, t.count(info.DocumentTypeCount, t.docType))
+	s := fmt.Sprintf(t.apServed, who, untrusted.Short(info.Endpoint.URL), untrusted.Short(info.Endpoint.TransportProfile),
+		untrusted.Short(info.SMPHost), t.count(info.DocumentTypeCount, t.docType))
 	if p.SMP != nil && p.SMP.Endpoint != nil && p.SMP.Endpoint.Certificate != nil {
 		if org := subjectOrganisation(p.SMP.Endpoint.Certificate.Subject); org != "" {
-			s += fmt.Sprintf(t.apProvider, org)
+			s += fmt.Sprintf(t.apProvider, untrusted.Quote(org))
 		}
 	}
 	return s
@@ -181,16 +186,16 @@ func documentAccessPointSentence(t *tongue, plan Plan, who string, p *registry.P
 		return fmt.Sprintf(t.docAPNotReg, who, what)
 	case info.CanReceive == nil || !*info.CanReceive && len(info.Blocked) == 0:
 		if types := listedTypes(p, svc); types != nil {
-			return fmt.Sprintf(t.docAPNone, who, info.SMPHost, what, acceptsPhrase(t, types))
+			return fmt.Sprintf(t.docAPNone, who, untrusted.Short(info.SMPHost), what, acceptsPhrase(t, types))
 		}
 		return accessPointSentence(t, who, p, info)
 	}
 	names := listNames(t, documentNames(info.Documents))
 	eps := endpointsPhrase(t, info.Documents)
 	if eps == "" {
-		return fmt.Sprintf(t.docAPNoEndpoint, who, what, names, info.SMPHost) + warningsText(t, info.Documents)
+		return fmt.Sprintf(t.docAPNoEndpoint, who, what, names, untrusted.Short(info.SMPHost)) + warningsText(t, info.Documents)
 	}
-	return fmt.Sprintf(t.docAP, who, what, names, eps, info.SMPHost, t.count(info.DocumentTypeCount, t.docType)) + warningsText(t, info.Documents)
+	return fmt.Sprintf(t.docAP, who, what, names, eps, untrusted.Short(info.SMPHost), t.count(info.DocumentTypeCount, t.docType)) + warningsText(t, info.Documents)
 }
 
 func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
@@ -219,7 +224,7 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 		case eps != "":
 			s += fmt.Sprintf(t.crThrough, eps)
 		case svc == nil && info.Endpoint != nil && endpointReceives(info.Endpoint, info.Documents):
-			s += fmt.Sprintf(t.crThrough, info.Endpoint.URL+" ("+info.Endpoint.TransportProfile+")")
+			s += fmt.Sprintf(t.crThrough, untrusted.Short(info.Endpoint.URL)+" ("+untrusted.Short(info.Endpoint.TransportProfile)+")")
 		case svc == nil:
 			s += "."
 		default:
@@ -229,15 +234,15 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 	case info.CanReceive != nil && *info.CanReceive:
 		s := verdict(t, t.yes, fmt.Sprintf(t.crYes, who, what))
 		if ep := info.Endpoint; ep != nil {
-			return s + fmt.Sprintf(t.crThrough, ep.URL+" ("+ep.TransportProfile+")")
+			return s + fmt.Sprintf(t.crThrough, untrusted.Short(ep.URL)+" ("+untrusted.Short(ep.TransportProfile)+")")
 		}
 		return s + "."
 	case types != nil:
-		return verdict(t, t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(len(types), t.docType), acceptsPhrase(t, types)))
+		return verdict(t, t.no, fmt.Sprintf(t.crNotListed, who, untrusted.Short(info.SMPHost), what, t.count(len(types), t.docType), acceptsPhrase(t, types)))
 	case p.Directory == nil:
-		return verdict(t, t.probably, fmt.Sprintf(t.crProbably, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType)))
+		return verdict(t, t.probably, fmt.Sprintf(t.crProbably, who, untrusted.Short(info.SMPHost), t.count(info.DocumentTypeCount, t.docType)))
 	default:
-		return verdict(t, t.no, fmt.Sprintf(t.crNotListed, who, info.SMPHost, what, t.count(info.DocumentTypeCount, t.docType), t.acceptsNone))
+		return verdict(t, t.no, fmt.Sprintf(t.crNotListed, who, untrusted.Short(info.SMPHost), what, t.count(info.DocumentTypeCount, t.docType), t.acceptsNone))
 	}
 }
 
@@ -266,7 +271,7 @@ func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, in
 		return fmt.Sprintf(t.apNotRegistered, who)
 	}
 	if svc == nil {
-		return fmt.Sprintf(t.certNone, who, info.SMPHost)
+		return fmt.Sprintf(t.certNone, who, untrusted.Short(info.SMPHost))
 	}
 	var certs []*registry.CertificateInfo
 	seen := map[string]bool{}
@@ -281,7 +286,7 @@ func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, in
 		}
 	}
 	if len(certs) == 0 {
-		return fmt.Sprintf(t.certNone, who, info.SMPHost)
+		return fmt.Sprintf(t.certNone, who, untrusted.Short(info.SMPHost))
 	}
 	// The one that expires first decides.
 	slices.SortStableFunc(certs, func(a, b *registry.CertificateInfo) int { return a.NotAfter.Compare(b.NotAfter) })
@@ -295,7 +300,7 @@ func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, in
 		if org == "" {
 			org = c.Subject
 		}
-		s = fmt.Sprintf(t.certValid, who, org, date, t.count(c.DaysRemaining, t.day))
+		s = fmt.Sprintf(t.certValid, who, untrusted.Quote(org), date, t.count(c.DaysRemaining, t.day))
 	}
 	if len(certs) > 1 {
 		s += " " + fmt.Sprintf(t.certSeveral, t.count(len(certs), t.certificate))
@@ -310,17 +315,17 @@ func documentTypesSentence(t *tongue, who string, svc *registry.ServicesResult, 
 		return fmt.Sprintf(t.apNotRegistered, who)
 	}
 	if svc == nil {
-		return fmt.Sprintf(t.registered, who, info.SMPHost, t.count(info.DocumentTypeCount, t.docType))
+		return fmt.Sprintf(t.registered, who, untrusted.Short(info.SMPHost), t.count(info.DocumentTypeCount, t.docType))
 	}
 	if len(svc.Services) == 0 {
-		return fmt.Sprintf(t.docTypesNone, who, info.SMPHost)
+		return fmt.Sprintf(t.docTypesNone, who, untrusted.Short(info.SMPHost))
 	}
 	var procs []string
 	for _, s := range svc.Services {
 		for _, p := range s.Processes {
 			n := p.Process.Name
 			if n == "" {
-				n = p.Process.Value
+				n = untrusted.Short(p.Process.Value)
 			}
 			if n != "" && !slices.Contains(procs, n) {
 				procs = append(procs, n)
@@ -328,7 +333,7 @@ func documentTypesSentence(t *tongue, who string, svc *registry.ServicesResult, 
 		}
 	}
 	docs := documents(listedTypes(nil, svc), svc, DocAny)
-	s := fmt.Sprintf(t.docTypes, who, info.SMPHost, t.count(len(svc.Services), t.docType), listNames(t, documentNames(docs)))
+	s := fmt.Sprintf(t.docTypes, who, untrusted.Short(info.SMPHost), t.count(len(svc.Services), t.docType), listNames(t, documentNames(docs)))
 	if len(procs) > 0 {
 		s += fmt.Sprintf(t.processes, listNames(t, procs))
 	}

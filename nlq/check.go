@@ -60,9 +60,9 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 	var b strings.Builder
 	c := cr.Summary.Counts
 	if plan.Document == DocAny {
-		fmt.Fprintf(&b, t.chkOnPeppol, c.Receives+c.RegisteredWithoutDocument, cr.Summary.Rows)
+		fmt.Fprintf(&b, t.chkOnPeppol, c.Receives+c.Blocked+c.RegisteredWithoutDocument, cr.Summary.Rows)
 	} else {
-		fmt.Fprintf(&b, t.chkReceive, c.Receives-cr.Summary.Blocked, cr.Summary.Rows, t.docs[plan.Document])
+		fmt.Fprintf(&b, t.chkReceive, c.Receives, cr.Summary.Rows, t.docs[plan.Document])
 	}
 	if c.Failed > 0 {
 		fmt.Fprintf(&b, t.chkFailedSum, c.Failed)
@@ -71,9 +71,9 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 		who := label(row.Name, row.ParticipantID, row.Country)
 		var v string
 		switch {
-		case row.Status == bulk.Receives && len(row.Blocked) > 0 && plan.Document != DocAny:
+		case row.Status == bulk.Blocked && plan.Document != DocAny:
 			v = fmt.Sprintf(t.chkBlocked, who, strings.Join(row.Blocked, ", "))
-		case row.Status == bulk.Receives, row.Status == bulk.RegisteredWithoutDocument && plan.Document == DocAny:
+		case row.Status == bulk.Receives, plan.Document == DocAny && (row.Status == bulk.Blocked || row.Status == bulk.RegisteredWithoutDocument):
 			v = fmt.Sprintf(t.chkYes, who)
 		case row.Status == bulk.RegisteredWithoutDocument:
 			v = fmt.Sprintf(t.chkWithout, who, t.docs[plan.Document])

@@ -25,23 +25,23 @@ func TestAskCheck(t *testing.T) {
 		items   int
 	}{
 		{"Can these receive invoices: " + netsim.KnownCertValid + ", BE 0677.424.046, 0208:0000000097?", "en",
-			[]string{"1 of 3 can receive invoices over Peppol.", "\n- " + netsim.KnownCertValid + ": yes, as " + n.Name(netsim.KnownCertValid),
-				"\n- BE 0677.424.046: not right now: on Peppol as " + be + " (0208:0677424046, BE), but sending to it fails (certificate_expired, service_expired)",
+			[]string{"1 of 3 can receive invoices over Peppol.", "\n- " + netsim.KnownCertValid + ": yes, as " + netsim.KnownCertValid + " (“" + n.Name(netsim.KnownCertValid) + "”, BE)",
+				"\n- BE 0677.424.046: not right now: on Peppol as 0208:0677424046 (“" + be + "”, BE), but sending to it fails (certificate_expired, service_expired)",
 				"\n- 0208:0000000097: no, not on Peppol"}, 2},
 		{"Which of these are on Peppol?\n" + netsim.KnownBelgian + "\n" + netsim.KnownNorwegian + "\n" + netsim.KnownDirectoryOnly, "en",
 			[]string{"2 of 3 are on Peppol.", "\n- " + netsim.KnownDirectoryOnly + ": no, not on Peppol"}, 2},
 		{"Can " + netsim.KnownBelgian + " and " + netsim.KnownNorwegian + " receive orders?", "en",
-			[]string{"0 of 2 can receive orders over Peppol.", ": no: on Peppol as " + be + " (0208:0677424046, BE), but it does not receive orders"}, 2},
+			[]string{"0 of 2 can receive orders over Peppol.", ": no: on Peppol as 0208:0677424046 (“" + be + "”, BE), but it does not receive orders"}, 2},
 		{"Est-ce que ces entreprises peuvent recevoir des factures : 0208:0677424046, 0208:0000000097 ?", "fr",
-			[]string{"0 sur 2 peuvent recevoir des factures via Peppol.", "\n- 0208:0677424046 : pas pour l'instant : sur Peppol en tant que " + be, "\n- 0208:0000000097 : non, pas sur Peppol"}, 1},
+			[]string{"0 sur 2 peuvent recevoir des factures via Peppol.", "\n- 0208:0677424046 : pas pour l'instant : sur Peppol en tant que 0208:0677424046 (“" + be, "\n- 0208:0000000097 : non, pas sur Peppol"}, 1},
 		{"Können diese Firmen Rechnungen empfangen: 0208:0677424046, 0208:0000000097?", "de",
-			[]string{"0 von 2 können Rechnungen über Peppol empfangen.", ": derzeit nicht: auf Peppol als " + be, ": nein, nicht bei Peppol"}, 1},
+			[]string{"0 von 2 können Rechnungen über Peppol empfangen.", ": derzeit nicht: auf Peppol als 0208:0677424046 (“" + be, ": nein, nicht bei Peppol"}, 1},
 		{"Welke van deze staan op Peppol: 0208:0677424046; 0208:0000000097", "nl",
-			[]string{"1 van de 2 staan op Peppol.", ": ja, als " + be, ": nee, niet op Peppol"}, 1},
+			[]string{"1 van de 2 staan op Peppol.", ": ja, als 0208:0677424046 (“" + be, ": nee, niet op Peppol"}, 1},
 		{"Kan disse motta fakturaer: 0208:0677424046, 0208:0000000097?", "no",
-			[]string{"0 av 2 kan motta fakturaer via Peppol.", ": ikke akkurat nå: på Peppol som " + be, ": nei, ikke på Peppol"}, 1},
+			[]string{"0 av 2 kan motta fakturaer via Peppol.", ": ikke akkurat nå: på Peppol som 0208:0677424046 (“" + be, ": nei, ikke på Peppol"}, 1},
 		{"Vilka av dessa finns på Peppol: 0208:0677424046; 0208:0000000097", "sv",
-			[]string{"1 av 2 finns på Peppol.", ": ja, som " + be, ": nej, inte på Peppol"}, 1},
+			[]string{"1 av 2 finns på Peppol.", ": ja, som 0208:0677424046 (“" + be, ": nej, inte på Peppol"}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.lang+"/"+tt.q, func(t *testing.T) {

@@ -107,7 +107,7 @@ func TestEngineAnswers(t *testing.T) {
 			name:      "can receive invoices, by name: not right now",
 			plan:      Plan{Intent: IntentCanReceive, Subject: be, Document: DocInvoice, Calls: []Call{searchCall(be, "BE")}},
 			wantCalls: []string{"search_directory:" + be, "lookup_participant:" + netsim.KnownBelgian},
-			wantIn:    []string{"Not right now: " + be + " (" + netsim.KnownBelgian + " and " + netsim.KnownBelgianVAT + ", BE) is registered for invoices, but sending them fails right now: the access point certificate expired on 2026-02-10"},
+			wantIn:    []string{"Not right now: " + netsim.KnownBelgian + " and " + netsim.KnownBelgianVAT + " (“" + be + "”, BE) is registered for invoices, but sending them fails right now: the access point certificate expired on 2026-02-10"},
 			check: func(t *testing.T, a *Answer) {
 				if len(a.Results) == 0 || a.Results[0].Peppol == nil || a.Results[0].Peppol.CanReceive == nil || *a.Results[0].Peppol.CanReceive ||
 					!slices.Contains(a.Results[0].Peppol.Blocked, registry.WarnCertificateExpired) {

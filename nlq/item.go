@@ -2,7 +2,6 @@ package nlq
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
@@ -42,13 +41,14 @@ type PeppolInfo struct {
 	SMPHost string `json:"smpHost,omitempty" jsonschema:"host of its SMP"`
 	// DocumentTypeCount is the number of document types its SMP lists.
 	DocumentTypeCount int `json:"documentTypeCount" jsonschema:"number of document types its SMP lists"`
-	// Endpoint is its access point endpoint for invoices (or its first endpoint).
-	Endpoint *EndpointInfo `json:"endpoint,omitempty" jsonschema:"its access point endpoint for invoices, or its first one"`
+	// Endpoint is its access point endpoint for invoices (or its first endpoint), when
+	// the SMP answer it was read from is validly signed by the network's SMP CA.
+	Endpoint *EndpointInfo `json:"endpoint,omitempty" jsonschema:"its access point endpoint for invoices, or its first one; absent when the SMP answer it was read from is not validly signed by the network's SMP CA (see warnings)"`
 	// CanReceive answers a "can it receive <document>" question (or "which access
-	// point receives <document>"): true when the participant is registered and its
-	// SMP lists that document kind, false when it is not registered or does not list
-	// it; absent when the question was not about it.
-	CanReceive *bool `json:"canReceive,omitempty" jsonschema:"for a can-it-receive question, or an access point question naming a document: whether it is registered and its SMP lists that document kind"`
+	// point receives <document>"): registry.Judge's verdict is receives (registered,
+	// its SMP lists that document kind, and an endpoint of it is not blocked); absent
+	// when the question was not about it.
+	CanReceive *bool `json:"canReceive,omitempty" jsonschema:"for a can-it-receive question, or an access point question naming a document: whether it is registered, its SMP lists that document kind and sending to it works right now (false with blocked set when it does not)"`
 	// Blocked, when CanReceive is false although the SMP lists the document kind, are
 	// the warning codes that make sending fail right now on every endpoint of it.
 	Blocked []string `json:"blocked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: why sending fails right now on every endpoint of it, as warning codes (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
@@ -117,35 +117,24 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 	info := &PeppolInfo{Registered: p.SMP != nil && !stale, StaleSML: stale, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
 	if s := p.SMP; s != nil {
 		info.SMPHost, info.DocumentTypeCount = s.Hostname, s.ServiceCount
-		if ep := s.Endpoint; ep != nil {
+		// An endpoint read from an SMP answer not validly signed by the network's SMP
+		// CA is never presented as its access point (docs/INTERFACE.md §2.5).
+		if ep := s.Endpoint; ep != nil && !slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool { return registry.Unverified(w.Code) }) {
 			info.Endpoint = &EndpointInfo{URL: ep.URL, TransportProfile: ep.TransportProfile, DocumentType: ep.DocumentType}
 		}
 	}
 	if judge {
-		can := false
+		// One verdict for every front door (registry.Judge, docs/INTERFACE.md §2.5).
+		v := registry.Judge(registry.Evidence{Participant: p, Services: svc}, docKinds(doc))
 		if info.Registered {
 			if types := listedTypes(p, svc); types != nil {
 				info.Documents = documents(types, svc, doc)
 				info.DocumentKinds = documentKinds(types)
-				can = len(info.Documents) > 0
-				switch {
-				case can && svc != nil:
-					info.Blocked = blocked(svc, doc)
-				case can && info.Endpoint != nil && (doc == DocAny || endpointReceives(info.Endpoint, info.Documents)):
-					// Its services could not be listed: the lookup's one endpoint is
-					// all that is known.
-					for _, w := range p.Warnings {
-						if registry.Blocking(w.Code) && !slices.Contains(info.Blocked, w.Code) {
-							info.Blocked = append(info.Blocked, w.Code)
-						}
-					}
-				}
-				if len(info.Blocked) > 0 {
-					can = false // listed, but sending fails right now
-				}
-			} else {
-				can = lists(p, doc)
 			}
+		}
+		can := v.Reach == registry.Receives
+		if v.Reach == registry.Blocked {
+			info.Blocked = v.Blocked // listed, but sending fails right now
 		}
 		info.CanReceive = &can
 	}
@@ -188,37 +177,13 @@ func hasWarning(p *registry.Participant, code string) bool {
 	return false
 }
 
-// docMarkers are the UBL/CII root elements of each document kind, as they appear in
-// a Peppol document type identifier ("...:Invoice-2::Invoice##...").
-var docMarkers = map[string][]string{
-	DocInvoice:    {"::Invoice##", "::CrossIndustryInvoice##"},
-	DocCreditNote: {"::CreditNote##"},
-	DocOrder:      {"::Order##"},
-}
-
-// lists reports whether p's Directory card or SMP endpoint names a document type of
-// kind doc (any kind when doc is DocAny and there is at least one).
-func lists(p *registry.Participant, doc string) bool {
-	var ids []string
-	if d := p.Directory; d != nil {
-		for _, dt := range d.DocTypes {
-			ids = append(ids, dt.Value)
-		}
-	}
-	if p.SMP != nil && p.SMP.Endpoint != nil {
-		ids = append(ids, p.SMP.Endpoint.DocumentType)
-	}
+// docKinds are the code-list categories Judge is asked about for doc: none (any
+// document) for DocAny.
+func docKinds(doc string) []string {
 	if doc == DocAny {
-		return len(ids) > 0 || (p.SMP != nil && p.SMP.ServiceCount > 0)
+		return nil
 	}
-	for _, id := range ids {
-		for _, m := range docMarkers[doc] {
-			if strings.Contains(id, m) {
-				return true
-			}
-		}
-	}
-	return false
+	return []string{docCategories[doc]}
 }
 
 // canonicalID returns id in canonical form when it is a participant id, else id.

@@ -14,7 +14,7 @@ const MaxQueryLength = 500
 
 // Call is one tool call: a tool of package tools and its JSON arguments object.
 type Call struct {
-	Tool      string         `json:"tool" jsonschema:"tool name: lookup_participant, search_directory, get_participant_services or check_participants"`
+	Tool      string         `json:"tool" jsonschema:"tool name: lookup_participant, search_directory, get_participant_services, check_participants or network_statistics"`
 	Arguments map[string]any `json:"arguments" jsonschema:"the tool's arguments"`
 }
 

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -39,21 +40,9 @@ var serviceCodes = map[string]bool{
 }
 
 // isKind reports whether the document type t is of kind doc (every type is of
-// DocAny): by its code-list category, or for a type the list does not have by the
-// root element its identifier names.
+// DocAny), as registry.Judge tells kinds apart (registry.OfKind).
 func isKind(t registry.CodeInfo, doc string) bool {
-	if doc == DocAny {
-		return true
-	}
-	if t.Category != "" {
-		return t.Category == docCategories[doc]
-	}
-	for _, m := range docMarkers[doc] {
-		if strings.Contains(t.Value, m) {
-			return true
-		}
-	}
-	return false
+	return doc == DocAny || registry.OfKind(t, docCategories[doc])
 }
 
 // listedTypes are the document types a participant's SMP lists: from its services
@@ -135,12 +124,13 @@ func addWarnings(to, ws []registry.Warning) []registry.Warning {
 	return to
 }
 
-// docLabel is how a sentence names a document type: its code-list name, else its id.
+// docLabel is how a sentence names a document type: its code-list name, else its id
+// as the SMP gave it, cleaned and capped (untrusted.Short).
 func docLabel(d DocumentInfo) string {
 	if d.Name != "" {
 		return d.Name
 	}
-	return d.ID
+	return untrusted.Short(d.ID)
 }
 
 // listNames joins names for a sentence, at most maxNamed of them: "A", "A and B",
@@ -191,7 +181,7 @@ func endpointsPhrase(t *tongue, docs []DocumentInfo) string {
 	var eps []string
 	for _, d := range docs {
 		for _, e := range d.Endpoints {
-			s := e.URL + " (" + e.TransportProfile + ")"
+			s := untrusted.Short(e.URL) + " (" + untrusted.Short(e.TransportProfile) + ")"
 			if !slices.Contains(eps, s) {
 				eps = append(eps, s)
 			}
@@ -218,48 +208,6 @@ func warningsText(t *tongue, docs []DocumentInfo) string {
 		}
 	}
 	return b.String()
-}
-
-// blocked returns why no endpoint of the document types of kind doc in svc can be
-// sent to right now (the blocking warning codes, each once), or nil when at least one
-// can, or when svc lists no such type.
-func blocked(svc *registry.ServicesResult, doc string) []string {
-	var why []string
-	endpoints := false
-	for _, s := range svc.Services {
-		if !isKind(s.DocumentType, doc) {
-			continue
-		}
-		var svcWhy []string
-		for _, w := range s.Warnings {
-			if registry.Blocking(w.Code) {
-				svcWhy = append(svcWhy, w.Code)
-			}
-		}
-		for _, p := range s.Processes {
-			for _, e := range p.Endpoints {
-				endpoints = true
-				epWhy := slices.Clone(svcWhy)
-				for _, w := range e.Warnings {
-					if registry.Blocking(w.Code) {
-						epWhy = append(epWhy, w.Code)
-					}
-				}
-				if len(epWhy) == 0 {
-					return nil // this one works
-				}
-				for _, c := range epWhy {
-					if !slices.Contains(why, c) {
-						why = append(why, c)
-					}
-				}
-			}
-		}
-	}
-	if !endpoints {
-		return nil
-	}
-	return why
 }
 
 // acceptsPhrase says what a participant's SMP lists, for an answer that it does not

@@ -51,7 +51,7 @@ func TestEngineServices(t *testing.T) {
 			wantCalls: svcCalls(netsim.KnownCertValid),
 			wantStart: 2,
 			wantCan:   true,
-			wantIn: []string{"Yes: " + n.Name(netsim.KnownCertValid) + " (" + netsim.KnownCertValid + ", BE) can receive credit notes over Peppol as Peppol BIS Billing UBL Credit Note V3, through the access point at https://",
+			wantIn: []string{"Yes: " + netsim.KnownCertValid + " (“" + n.Name(netsim.KnownCertValid) + "”, BE) can receive credit notes over Peppol as Peppol BIS Billing UBL Credit Note V3, through the access point at https://",
 				"/as4 (peppol-transport-as4-v2_0)."},
 			wantNotIn: []string{"Warning", "Note:"},
 			check: func(t *testing.T, info *PeppolInfo) {
@@ -70,7 +70,7 @@ func TestEngineServices(t *testing.T) {
 			intent:    IntentCanReceive,
 			wantCalls: svcCalls(netsim.KnownDeprecatedDocType),
 			wantStart: 2,
-			wantIn: []string{"No: " + n.Name(netsim.KnownDeprecatedDocType),
+			wantIn: []string{"No: " + netsim.KnownDeprecatedDocType + " (“" + n.Name(netsim.KnownDeprecatedDocType) + "”",
 				"does not list credit notes among its 3 document types; it receives Peppol BIS Billing UBL Invoice V3, UBL.BE Invoice 3.0 and XRechnung UBL Invoice V1.2."},
 			// The deprecated invoice types do not answer a credit-note question.
 			wantNotIn: []string{"Warning", "Note:"},
@@ -104,7 +104,7 @@ func TestEngineServices(t *testing.T) {
 			wantCalls: append([]string{"search_directory:" + n.Name(netsim.KnownCertExpiring)}, svcCalls(netsim.KnownCertExpiring)...),
 			wantStart: 1,
 			wantCan:   true,
-			wantIn:    []string{"Yes: " + n.Name(netsim.KnownCertExpiring), "Warning: the access point certificate expires on 2026-03-12 (in "},
+			wantIn:    []string{"Yes: " + netsim.KnownCertExpiring + " (“" + n.Name(netsim.KnownCertExpiring) + "”", "Warning: the access point certificate expires on 2026-03-12 (in "},
 		},
 		{
 			name:      "AS2 only: not right now, the profile was removed",
@@ -185,10 +185,11 @@ func TestEngineServices(t *testing.T) {
 			intent:    IntentCanReceive,
 			wantCalls: []string{"lookup_participant:" + netsim.KnownCertExpired},
 			wantStart: 1,
-			wantCan:   true,
-			// No endpoint for credit notes is known, and the lookup's own note says
-			// what is wrong with its invoice endpoint.
-			wantIn:    []string{"can receive credit notes over Peppol as Peppol BIS Billing UBL Credit Note V3. Note: the access point certificate expired"},
+			wantCan:   false,
+			// No endpoint for credit notes is known: the lookup's one endpoint, whose
+			// access point certificate expired, stands for every kind its SMP lists
+			// (registry.Judge), as in the bulk check and on the page.
+			wantIn:    []string{"Not right now: ", "is registered for credit notes, but sending them fails right now: the access point certificate expired"},
 			wantNotIn: []string{"Warning"},
 		},
 	}

@@ -79,7 +79,7 @@ var english = tongue{
 	certExpired:  "%[1]s: the access point certificate of %[2]s expired on %[3]s, %[4]s ago, so sending to it fails right now.",
 	certNone:     "%[1]s is registered with the SMP %[2]s, but no access point certificate could be read from it.",
 	certSeveral:  "It uses %s; the items list each.",
-	docTypes:     "%[1]s's SMP %[2]s lists %[3]s: %[4]s.",
+	docTypes:     "The SMP %[2]s of %[1]s lists %[3]s: %[4]s.",
 	processes:    " Processes: %s.",
 	docTypesNone: "%[1]s is registered with the SMP %[2]s, which lists no document type for it.",
 	notChecked:   "its services",

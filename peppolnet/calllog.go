@@ -37,7 +37,14 @@ func (l *Registry) logCall(ctx context.Context, kind, outcome string, elapsed ti
 	attrs = append(attrs, slog.String("upstream", kind), about, slog.String("outcome", outcome))
 	attrs = append(attrs, l.causeAttrs(err)...)
 	attrs = append(attrs, slog.Float64("elapsed_ms", float64(elapsed.Microseconds())/1000), slog.String("err", err.Error()))
-	l.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "upstream call failed", attrs...)
+	level := slog.LevelWarn
+	if errors.Is(err, sml.ErrNotFromZone) {
+		// Every lookup meets this cause: once per cause at error level (causelog.go).
+		var more []slog.Attr
+		level, more = l.notFromZone(err)
+		attrs = append(attrs, more...)
+	}
+	l.cfg.Logger.LogAttrs(ctx, level, "upstream call failed", attrs...)
 }
 
 // causeAttrs are the structured parts of an upstream failure: host, DNS rcode, HTTP
@@ -117,6 +124,8 @@ func failureKind(err error) string {
 		return "host name lookup failed"
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 		return "connection closed early"
+	case errors.Is(err, sml.ErrNotFromZone):
+		return "DNS answer not from the SML zone"
 	case errors.As(err, &se):
 		if se.Rcode != sml.NoRcode && se.Rcode != dns.RcodeSuccess {
 			return "DNS " + dns.RcodeToString[se.Rcode]

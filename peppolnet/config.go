@@ -74,9 +74,13 @@ type Config struct {
 	StaleFor time.Duration
 	// SearchTTL is how long a search answer is cached (5m).
 	SearchTTL time.Duration
-	// LookupTimeout bounds one whole lookup, both branches (10s).
+	// LookupTimeout bounds the work of one whole lookup, both branches (10s). Time
+	// spent waiting for a turn (a busy SMP host's slot, the Directory limiter) is not
+	// counted: it is bounded apart, by LookupTimeout again for interactive lookups and
+	// by 6 times it for a bulk check's rows (registry.WithBulk).
 	LookupTimeout time.Duration
-	// SearchTimeout bounds one whole search, waiting for the limiter included (10s).
+	// SearchTimeout bounds the work of one whole search (10s); waiting for the
+	// limiter is bounded apart, by SearchTimeout again.
 	SearchTimeout time.Duration
 	// DirectoryRate is the most Directory requests per second, lookups and searches
 	// together (2, the Directory's own limit per client IP).
@@ -90,14 +94,18 @@ type Config struct {
 	// MaxCacheEntries bounds each cache (lookups, searches) (10000).
 	MaxCacheEntries int
 	// SMPHostConcurrency is the most requests in flight to one SMP host at once, over
-	// all lookups; further requests wait for a slot within their lookup's deadline (8).
+	// all lookups; further requests wait for a slot, interactive ones first (8). A bulk
+	// check's rows (registry.WithBulk) hold at most all but a quarter of them (6 of 8),
+	// so the rest is always left to interactive requests.
 	SMPHostConcurrency int
 	// ServiceConcurrency is the most ServiceMetadata requests one Services call has in
 	// flight at once, within the SMPHostConcurrency cap over all lookups (8).
 	ServiceConcurrency int
 	// BreakerFailures is how many consecutive failures of an SMP host or of the
-	// Directory (timeouts, connection errors, 5xx; not 404, 429 or a cancelled
-	// request), the first at most BreakerWindow ago, open its circuit breaker (5).
+	// Directory (timeouts, connection errors, 5xx; not 404, 429, a cancelled request,
+	// a request refused or given up while it waited for its turn, nor one its lookup's
+	// deadline cut short before the upstream had half of it), the first at most
+	// BreakerWindow ago, open its circuit breaker (5).
 	BreakerFailures int
 	// BreakerWindow is how far back a run of failures may begin and still count (1m).
 	BreakerWindow time.Duration

@@ -160,7 +160,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 			// broken or half-published record is likely to be fixed, so cache briefly.
 			return smpOutcome{noSMPService: err, degraded: true, warnings: []registry.Warning{{Code: registry.WarnSMLNoSMPService, Message: "the SML has records for this participant but none points to a usable SMP, so no SMP or endpoint is shown; retry later"}}}
 		}
-		return smpOutcome{err: err, what: "the SML (DNS) did not give a definite answer"}
+		return smpOutcome{err: err, what: smlFailure(err)}
 	}
 	base := res.BaseURL
 	rec := &registry.SMPRecord{URL: smp.ServiceGroupURL(base, id), DocumentTypes: []registry.CodeInfo{}}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"sync"
 	"time"
+
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // errAllLeft is the cause of a fetch's cancellation when every caller waiting for it
@@ -21,7 +23,7 @@ func abandoned(fctx context.Context) bool {
 // also cancels a fetch once every caller waiting for it has gone: a client that
 // disconnects stops the upstream work it alone asked for, while a fetch that other
 // callers still wait for goes on. A fetch runs detached from the first caller's
-// cancellation, bounded by its own timeout.
+// cancellation, bounded by its own budget of time (budget.go).
 type flights[T any] struct {
 	mu sync.Mutex
 	m  map[string]*flight[T]
@@ -32,13 +34,17 @@ type flight[T any] struct {
 	val     T
 	waiters int
 	cancel  context.CancelCauseFunc
+	budget  *budget
 }
 
 // do returns the result of fn for key, running fn once for all concurrent callers
-// with the same key. fn gets a context that ends after timeout or when every caller
-// has left (then abandoned(ctx) is true, and fn must not cache its result). When ctx
-// ends first, do returns ctx.Err() and the zero T; the fetch goes on as long as
-// another caller waits.
+// with the same key. fn gets a context that ends after timeout of work (time spent
+// waiting for turns, an SMP host's slot or the Directory's budget, is not counted but
+// bounded apart: see budget) or when every caller has left (then abandoned(ctx) is
+// true, and fn must not cache its result). The fetch runs at the first caller's
+// priority (registry.IsBulk) until an interactive caller joins it, which raises it.
+// When ctx ends first, do returns ctx.Err() and the zero T; the fetch goes on as long
+// as another caller waits.
 func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, fn func(ctx context.Context) T) (T, error) {
 	if err := ctx.Err(); err != nil {
 		var zero T
@@ -51,8 +57,8 @@ func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, 
 	f, ok := g.m[key]
 	if !ok {
 		cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-		fctx, cancelTimeout := context.WithTimeout(cctx, timeout)
-		f = &flight[T]{done: make(chan struct{}), cancel: cancel}
+		fctx, cancelTimeout := newBudget(cctx, timeout)
+		f = &flight[T]{done: make(chan struct{}), cancel: cancel, budget: fctx}
 		g.m[key] = f
 		go func() {
 			defer cancel(nil)
@@ -69,6 +75,11 @@ func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, 
 	}
 	f.waiters++
 	g.mu.Unlock()
+	if !registry.IsBulk(ctx) {
+		// An interactive caller does not wait behind bulk requests for a fetch a
+		// bulk check started: the fetch is raised to its priority.
+		f.budget.raise()
+	}
 
 	select {
 	case <-f.done:
@@ -83,6 +94,7 @@ func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, 
 			// Nobody wants the answer any more: stop the upstream work, and let the
 			// next caller start afresh rather than join a cancelled fetch.
 			f.cancel(errAllLeft)
+			f.budget.end(context.Canceled) // at once, not when its watch of cctx runs
 			if g.m[key] == f {
 				delete(g.m, key)
 			}

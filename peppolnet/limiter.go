@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +23,9 @@ var errLimiterBusy = errors.New("peppolnet: directory request queue is full")
 // one client sending many uncached searches delays another client's request by at most
 // one token per busy client. At most maxWaiters wait at once and at most perClient per
 // client, so a burst is refused quickly instead of piling up goroutines and deadlines.
+// A bulk check's rows (registry.WithBulk) wait behind their client's interactive
+// callers, count apart from them against perClient, and leave the queue's last
+// perClient places to interactive callers (docs/ARCHITECTURE.md §3, Bulk check).
 type limiter struct {
 	now        func() time.Time
 	rate       float64 // tokens per second
@@ -43,6 +47,7 @@ type limiter struct {
 type ticket struct {
 	granted chan struct{}
 	done    bool // granted (under limiter.mu)
+	bulk    bool // a bulk check's row: after the client's interactive callers
 }
 
 // perClientShare is the share of the queue one client may hold: a quarter, at least 2.
@@ -63,8 +68,10 @@ func (l *limiter) refill() {
 }
 
 // wait blocks until the caller may send one request. It returns errLimiterBusy when
-// the queue, or the client's share of it, is full or ctx's deadline would pass before
-// the caller's turn, and ctx.Err() when ctx ends while waiting.
+// the queue, or the client's share of it, is full, when the caller may not wait until
+// its turn (ctx's waiting allowance, waitDeadline, would end first) or when its
+// waiting allowance ends while it waits, and ctx.Err() when ctx ends while waiting.
+// The wait is not counted against ctx's fetch's deadline (budget.go).
 func (l *limiter) wait(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -77,49 +84,73 @@ func (l *limiter) wait(ctx context.Context) error {
 		l.mu.Unlock()
 		return nil
 	}
-	mine := len(l.queues[client])
-	if l.waiters >= l.maxWaiters || mine >= l.perClient {
+	bulk := bulkOf(ctx)
+	mine := 0
+	for _, t := range l.queues[client] {
+		if t.bulk == bulk {
+			mine++
+		}
+	}
+	// Bulk rows leave a client's share of the queue to interactive callers (the same
+	// client's too), and never take its last places.
+	if l.waiters >= l.maxWaiters || mine >= l.perClient || (bulk && l.waiters >= max(1, l.maxWaiters-l.perClient)) {
 		l.mu.Unlock()
 		return errLimiterBusy
 	}
 	// In turn order, at most every busy client's next caller (one round per place
 	// this client already holds) is served first.
 	ahead := min(l.waiters, len(l.ring)*(mine+1))
-	if deadline, ok := ctx.Deadline(); ok {
+	if deadline, ok := waitDeadline(ctx); ok {
 		wait := time.Duration((float64(ahead) + 1 - l.tokens) / l.rate * float64(time.Second))
 		if l.now().Add(wait).After(deadline) {
 			l.mu.Unlock()
 			return errLimiterBusy
 		}
 	}
-	t := l.enqueue(client)
+	t := l.enqueueAs(client, bulk)
 	l.schedule()
 	l.mu.Unlock()
 
+	// Waiting for the turn does not eat into the fetch's deadline (budget.go).
+	turn := startWait(ctx)
+	defer turn.end()
+	var err error
 	select {
 	case <-t.granted:
 		return nil
+	case <-turn.out:
+		err = errLimiterBusy
 	case <-ctx.Done():
-		l.mu.Lock()
-		if t.done {
-			// Granted as ctx ended: hand the token back to those still waiting.
-			l.tokens = min(l.tokens+1, l.burst)
-			l.schedule()
-		} else {
-			l.remove(client, t)
-		}
-		l.mu.Unlock()
-		return ctx.Err()
+		err = ctx.Err()
 	}
+	l.mu.Lock()
+	if t.done {
+		// Granted as the wait ended: hand the token back to those still waiting.
+		l.tokens = min(l.tokens+1, l.burst)
+		l.schedule()
+	} else {
+		l.remove(client, t)
+	}
+	l.mu.Unlock()
+	return err
 }
 
-// enqueue queues a caller of client; l.mu is held.
-func (l *limiter) enqueue(client netip.Addr) *ticket {
-	t := &ticket{granted: make(chan struct{})}
-	if len(l.queues[client]) == 0 {
+// enqueue queues an interactive caller of client; l.mu is held.
+func (l *limiter) enqueue(client netip.Addr) *ticket { return l.enqueueAs(client, false) }
+
+// enqueueAs queues a caller of client, an interactive one ahead of the client's bulk
+// callers (a bulk check's rows); l.mu is held.
+func (l *limiter) enqueueAs(client netip.Addr, bulk bool) *ticket {
+	t := &ticket{granted: make(chan struct{}), bulk: bulk}
+	q := l.queues[client]
+	if len(q) == 0 {
 		l.ring = append(l.ring, client)
 	}
-	l.queues[client] = append(l.queues[client], t)
+	i := len(q)
+	for !bulk && i > 0 && q[i-1].bulk {
+		i--
+	}
+	l.queues[client] = slices.Insert(q, i, t)
 	l.waiters++
 	return t
 }

@@ -225,3 +225,60 @@ func TestDirectoryBudgetSharedFairly(t *testing.T) {
 		}
 	}
 }
+
+// TestLimiterBulkYields: a client's interactive callers are served before its bulk
+// callers (a check's rows) queued earlier, a client whose bulk callers fill its share
+// may still queue interactive ones, and bulk callers leave the queue's last places to
+// interactive ones.
+func TestLimiterBulkYields(t *testing.T) {
+	t.Parallel()
+	a := netip.MustParseAddr("192.0.2.1")
+	l := newLimiter(1, 1, 16, time.Now)
+	l.mu.Lock()
+	b1, b2 := l.enqueueAs(a, true), l.enqueueAs(a, true)
+	i1 := l.enqueueAs(a, false)
+	b3 := l.enqueueAs(a, true)
+	i2 := l.enqueue(a)
+	for n, want := range []*ticket{i1, i2, b1, b2, b3} {
+		if l.pop() != want {
+			t.Fatalf("pop %d is not the caller expected (interactive first, then bulk, each in arrival order)", n)
+		}
+	}
+	l.mu.Unlock()
+
+	l = newLimiter(0.001, 1, 8, time.Now) // one token, then none for a long time
+	ctx, cancel := context.WithCancel(registry.WithClient(context.Background(), a))
+	defer cancel()
+	if err := l.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	bulk := registry.WithBulk(ctx)
+	share := perClientShare(8) // 2
+	results := make(chan error, 8)
+	for range share {
+		go func() { results <- l.wait(bulk) }()
+	}
+	waitWaiters(t, l, share)
+	if err := l.wait(bulk); !errors.Is(err, errLimiterBusy) {
+		t.Fatalf("a bulk call beyond the client's share: %v, want busy", err)
+	}
+	go func() { results <- l.wait(ctx) }()
+	waitWaiters(t, l, share+1)
+	// Other clients' bulk calls fill the queue up to the places kept for interactive
+	// callers (8 - 2 = 6 waiters); then bulk calls are refused.
+	for i, c := range []string{"192.0.2.2", "192.0.2.2", "192.0.2.3"} {
+		other := registry.WithBulk(registry.WithClient(ctx, netip.MustParseAddr(c)))
+		go func() { results <- l.wait(other) }()
+		waitWaiters(t, l, share+2+i)
+	}
+	fourth := registry.WithBulk(registry.WithClient(ctx, netip.MustParseAddr("192.0.2.4")))
+	if err := l.wait(fourth); !errors.Is(err, errLimiterBusy) {
+		t.Errorf("a bulk call into the places kept for interactive callers: %v, want busy", err)
+	}
+	cancel()
+	for range 8 - share {
+		if err := <-results; !errors.Is(err, context.Canceled) {
+			t.Errorf("queued call: %v", err)
+		}
+	}
+}

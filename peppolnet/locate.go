@@ -54,9 +54,44 @@ func (l *Registry) SMPHost(ctx context.Context, id peppol.ParticipantID) (string
 	case errors.Is(err, sml.ErrNoSMPService):
 		return "", nil
 	case err != nil:
-		return "", &registry.Error{Code: registry.CodeLookupFailed, Message: "the Peppol network could not be queried for " + key + ": the SML (DNS) did not give a definite answer; retry with exponential backoff", Err: err}
+		return "", &registry.Error{Code: registry.CodeLookupFailed, Message: "the Peppol network could not be queried for " + key + ": " + smlFailure(err) + "; retry with exponential backoff", Err: err}
 	}
 	return hostOf(res.BaseURL), nil
+}
+
+// smlFailure says, for a lookup_failed message, why the SML gave no definite answer (err
+// is the resolver's failure). It names no address: the message goes to clients.
+func smlFailure(err error) string {
+	if errors.Is(err, sml.ErrNotFromZone) {
+		// docs/ARCHITECTURE.md §1: an NXDOMAIN is "not registered" only from the SML zone.
+		return "the DNS server peppolgate asks answered that the participant's SML name does not exist, but the answer does not come from the SML zone (a captive portal, a filtering or broken resolver, or the wrong DNS server), so whether it is registered is unknown"
+	}
+	return "the SML (DNS) did not give a definite answer"
+}
+
+// CheckSML reports whether the network's SML zone resolves through its DNS servers
+// (sml.Resolver.CheckZone, whose outcome is remembered for a while), for /readyz. A
+// zone that does not resolve is logged, once per cause, naming the servers; the
+// status's message names none. A check cut short by ctx says so and is not OK.
+func (l *Registry) CheckSML(ctx context.Context) registry.SMLStatus {
+	zone := l.cfg.Resolver.Zone()
+	st := registry.SMLStatus{Zone: zone, OK: true}
+	err := l.cfg.Resolver.CheckZone(ctx)
+	var ze *sml.ZoneCheckError
+	switch {
+	case err == nil:
+		return st
+	case errors.As(err, &ze):
+		st.Message = "the SML zone " + zone + " does not resolve through the configured DNS servers (" + ze.Reason() + "), so no lookup of this network can tell whether a participant is registered"
+		if ok, held := l.causeLog.allow("zone "+err.Error(), l.cfg.Now()); ok {
+			l.cfg.Logger.LogAttrs(ctx, slog.LevelError, "the SML zone does not resolve through the DNS servers; every lookup fails until it does (check the DNS servers, e.g. -dns-server)",
+				slog.String("zone", zone), slog.Int("held_back", held), slog.String("err", err.Error()))
+		}
+	default:
+		st.Message = "the check of the SML zone " + zone + " did not finish: " + err.Error()
+	}
+	st.OK = false
+	return st
 }
 
 // hostOf is the host (and port, when given) of an SMP URL, lower-case, as the SMP

@@ -14,14 +14,14 @@ import (
 // DirectoryMirror is a local copy of the Peppol Directory (package mirror): search and
 // business cards answered from disk, without asking the Directory.
 type DirectoryMirror interface {
-	// Search answers a search from the mirror. text is trimmed and either between
+	// SearchPage answers a search from the mirror. text is trimmed and either between
 	// MinQueryLength and MaxQueryLength characters, or empty when country is set;
 	// country is "" or two upper-case letters. With an empty text it lists the cards
-	// having an entity in country, in export order. The result holds at most limit hits
-	// and the exact TotalCount (for a country alone, the number of such cards). It returns
-	// registry.ErrMirrorUnavailable when the mirror holds no data, and other errors when it
-	// cannot be read.
-	Search(ctx context.Context, text, country string, limit int) (*registry.SearchResult, error)
+	// having an entity in country, in export order. The result holds the hits from
+	// offset (0-based), at most limit of them, and the exact TotalCount (for a country
+	// alone, the number of such cards). It returns registry.ErrMirrorUnavailable when
+	// the mirror holds no data, and other errors when it cannot be read.
+	SearchPage(ctx context.Context, text, country string, offset, limit int) (*registry.SearchResult, error)
 	// Card returns the participant's business card, or nil and no error when the mirror
 	// has none. It returns registry.ErrMirrorUnavailable when the mirror holds no data.
 	Card(ctx context.Context, id peppol.ParticipantID) (*registry.DirectoryRecord, error)
@@ -101,11 +101,11 @@ func days(d time.Duration) string {
 	}
 }
 
-// mirrorSearch answers a validated search from the mirror, whose data is as of asOf.
-// ok is false when the mirror could not answer; warn then says why.
-func (l *Registry) mirrorSearch(ctx context.Context, text, country string, asOf time.Time) (res *registry.SearchResult, ok bool, warn *registry.Warning) {
+// mirrorSearch answers page (1-based) of a validated search from the mirror, whose data
+// is as of asOf. ok is false when the mirror could not answer; warn then says why.
+func (l *Registry) mirrorSearch(ctx context.Context, text, country string, page int, asOf time.Time) (res *registry.SearchResult, ok bool, warn *registry.Warning) {
 	start := time.Now()
-	r, err := l.cfg.Mirror.Search(ctx, text, country, registry.MaxSearchResults)
+	r, err := l.cfg.Mirror.SearchPage(ctx, text, country, (page-1)*registry.MaxSearchResults, registry.MaxSearchResults)
 	l.observeCall(ctx, registry.UpstreamMirror, start, err, slog.String("query", text))
 	if err != nil {
 		return nil, false, &registry.Warning{Code: registry.WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory could not be searched, so the live Directory answered (slower, rate limited)"}
@@ -113,6 +113,7 @@ func (l *Registry) mirrorSearch(ctx context.Context, text, country string, asOf 
 	out := *r // the mirror's answer is ours to complete
 	out.Query = text
 	out.Source = registry.SourceMirror
+	out.Page, out.NextPage = page, registry.NextSearchPage(page, out.TotalCount)
 	if out.DataAsOf == nil { // the mirror sets it from the very file it searched
 		out.DataAsOf = &asOf
 	}

@@ -366,3 +366,31 @@ func TestMirrorSearchCountryAlone(t *testing.T) {
 		t.Errorf("no text, no country: %v, want missing_query", err)
 	}
 }
+
+// TestMirrorSearchPages: with a fresh mirror, page n of a search is the mirror's cards
+// from (n-1)*25, with its exact totalCount and the next page; nothing asks the Directory.
+func TestMirrorSearchPages(t *testing.T) {
+	t.Parallel()
+	m := startMirrorNet(t, 400, "")
+	before := m.n.Hits().Directory.Search
+	for _, q := range []registry.SearchQuery{{Country: "NO", Page: 2}, {Q: "sa", Page: 2}, {Q: "sa", Page: 3}} {
+		res, _, err := m.mirrored.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := m.store.SearchPage(context.Background(), q.Q, q.Country, (q.Page-1)*registry.MaxSearchResults, registry.MaxSearchResults)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Source != registry.SourceMirror || res.Page != q.Page || jsonOf(t, res.Results) != jsonOf(t, want.Results) || res.TotalCount != want.TotalCount || len(res.Results) == 0 {
+			t.Errorf("%+v: source %s page %d, %d results, total %d; want page %d of the mirror's %d results, total %d",
+				q, res.Source, res.Page, len(res.Results), res.TotalCount, q.Page, len(want.Results), want.TotalCount)
+		}
+		if res.NextPage != registry.NextSearchPage(q.Page, want.TotalCount) {
+			t.Errorf("%+v: nextPage %d", q, res.NextPage)
+		}
+	}
+	if got := m.n.Hits().Directory.Search - before; got != 0 {
+		t.Errorf("%d Directory requests", got)
+	}
+}

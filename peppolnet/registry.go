@@ -49,6 +49,8 @@ type Registry struct {
 	ocspFlights flights[revocationEntry]
 	// handoff holds the SML answers SMPHost got for the lookups that follow (locate.go).
 	handoff *cache[*sml.Result]
+	// causeLog logs an SML answer not from the SML zone once per cause (causelog.go).
+	causeLog *causeLog
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -75,6 +77,7 @@ func New(cfg Config) (*Registry, error) {
 		searches:   newCache[*registry.SearchResult](cfg.MaxCacheEntries),
 		services:   newCache[*registry.ServicesResult](cfg.MaxCacheEntries),
 		handoff:    newCache[*sml.Result](cfg.MaxCacheEntries),
+		causeLog:   newCauseLog(),
 	}, nil
 }
 
@@ -127,9 +130,10 @@ func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*dir
 		l.dirPause.extend(time.Now(), min(rl.RetryAfter, maxDirectoryPause))
 	}
 	h := directoryHealth(err)
-	if errors.Is(ctx.Err(), context.Canceled) {
+	if errors.Is(ctx.Err(), context.Canceled) || cutShort(ctx, start) {
 		// Every caller left (the cause is errAllLeft, which net/http returns in place
-		// of context.Canceled): a cut-short request says nothing about the Directory.
+		// of context.Canceled), or the lookup's deadline cut the request short: it
+		// says nothing about the Directory.
 		h = healthUnknown
 	}
 	l.dirBreaker.record(l.cfg.Now(), h, probe)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -46,15 +47,27 @@ const (
 // page and TotalCount its total-result-count, the number of business entities in that
 // country (cached and coalesced like any search).
 //
+// q.Page n (1-based, 0 for 1) asks the Directory for its page n of freeTextPageSize
+// entities (rpi n-1), or the mirror for its cards from (n-1)*MaxSearchResults; the
+// exact hits of a number come first on page 1 only and later pages leave them out.
+// Every page carries the same TotalCount, Page and NextPage (registry.NextSearchPage)
+// and is cached on its own (docs/INTERFACE.md §4.2).
+//
 // Errors (*Error): CodeMissingQuery when both q and country are empty,
 // CodeQueryTooShort for a non-empty q below MinQueryLength characters (with or
 // without a country), CodeInvalidRequest for a q over MaxQueryLength
 // characters, a country that is not two letters, or a query the Directory rejects;
+// a page below 0 or beyond registry.MaxSearchPage;
 // CodeSearchFailed when the Directory failed, rate limited us (RetryAfter set) or our
 // own request queue to it is full, and no answer at most StaleFor old is cached.
 func (l *Registry) Search(ctx context.Context, q registry.SearchQuery) (*registry.SearchResult, registry.Freshness, error) {
 	text := strings.TrimSpace(q.Q)
 	country := strings.ToUpper(strings.TrimSpace(q.Country))
+	page := max(q.Page, 1)
+	if q.Page < 0 || q.Page > registry.MaxSearchPage {
+		_, err := registry.ParseSearchPage(strconv.Itoa(q.Page))
+		return nil, registry.Freshness{}, err
+	}
 	switch n := utf8.RuneCountInString(text); {
 	case n == 0 && country == "":
 		return nil, registry.Freshness{}, &registry.Error{Code: registry.CodeMissingQuery, Message: missingQueryMessage}
@@ -71,17 +84,17 @@ func (l *Registry) Search(ctx context.Context, q registry.SearchQuery) (*registr
 	st, asOf := l.mirrorAt(l.cfg.Now())
 	mirrorWarn := l.mirrorSkipped(st, asOf)
 	if st == mirrorFresh {
-		res, ok, warn := l.mirrorSearch(ctx, text, country, asOf)
+		res, ok, warn := l.mirrorSearch(ctx, text, country, page, asOf)
 		if ok {
 			// Not cached: the mirror answers in milliseconds, and a refreshed mirror shows at once.
 			return res, registry.Freshness{TTL: l.cfg.SearchTTL}, nil
 		}
 		mirrorWarn = warn
 	}
-	res, fresh, err := l.searchLive(ctx, text, country)
+	res, fresh, err := l.searchLive(ctx, text, country, page)
 	if err != nil && st == mirrorStale && registry.ErrorCode(err) == registry.CodeSearchFailed {
 		// Stale data with a warning beats an error.
-		if res, ok, _ := l.mirrorSearch(ctx, text, country, asOf); ok {
+		if res, ok, _ := l.mirrorSearch(ctx, text, country, page, asOf); ok {
 			l.cfg.Logger.WarnContext(ctx, "the live Directory failed; answering the search from the stale mirror",
 				"upstream", registry.UpstreamDirectory, "query", text, "country", country, "mirror_data_as_of", asOf.UTC().Format(time.RFC3339), "err", err)
 			res.Warnings = append(slices.Clip(res.Warnings), l.staleFallback(asOf, "searched"))
@@ -99,8 +112,8 @@ func (l *Registry) Search(ctx context.Context, q registry.SearchQuery) (*registr
 
 // searchLive answers a validated search from the live Directory, through the cache
 // and coalesced with identical searches in flight (see Search for the errors).
-func (l *Registry) searchLive(ctx context.Context, text, country string) (*registry.SearchResult, registry.Freshness, error) {
-	key := country + "\x00" + text
+func (l *Registry) searchLive(ctx context.Context, text, country string, page int) (*registry.SearchResult, registry.Freshness, error) {
+	key := country + "\x00" + strconv.Itoa(page) + "\x00" + text
 	now := l.cfg.Now()
 	cached, hit := l.searches.get(key)
 	if hit {
@@ -110,7 +123,7 @@ func (l *Registry) searchLive(ctx context.Context, text, country string) (*regis
 		}
 	}
 	out, cerr := l.searchFlights.do(ctx, key, l.cfg.SearchTimeout, func(sctx context.Context) searchOutcome {
-		res, err := l.search(sctx, text, country)
+		res, err := l.search(sctx, text, country, page)
 		if err == nil && !abandoned(sctx) {
 			l.searches.put(key, cacheEntry[*registry.SearchResult]{val: res, fetched: l.cfg.Now(), ttl: l.cfg.SearchTTL})
 		}
@@ -149,8 +162,13 @@ type searchOutcome struct {
 // exact participant= queries are sent only for candidates the first page could not
 // show. An empty text with a country sends country= alone. Otherwise the free text runs as typed, beside exact queries for any ids written
 // in it. Hits on candidate ids come first, in candidate order, then the Directory's.
-func (l *Registry) search(ctx context.Context, text, country string) (*registry.SearchResult, error) {
+// A later page asks for the free text's page alone and leaves the candidates out: page
+// 1 showed them.
+func (l *Registry) search(ctx context.Context, text, country string, page int) (*registry.SearchResult, error) {
 	plan := planSearch(text)
+	if page > 1 {
+		return l.searchLater(ctx, text, country, page, plan)
+	}
 	exactFor := func(cands []peppol.ParticipantID) ([]*directory.Result, []error) {
 		res := make([]*directory.Result, len(cands))
 		errs := make([]error, len(cands))
@@ -235,6 +253,26 @@ func (l *Registry) search(ctx context.Context, text, country string) (*registry.
 		add(m)
 	}
 	out.TotalCount = max(free.TotalCount, len(free.Matches)) + extra
+	out.Page, out.NextPage = 1, registry.NextSearchPage(1, out.TotalCount)
+	return out, nil
+}
+
+// searchLater answers page (2 or more) of a search: the Directory's page of the free
+// text, without plan's candidates, which page 1 showed first.
+func (l *Registry) searchLater(ctx context.Context, text, country string, page int, plan searchPlan) (*registry.SearchResult, error) {
+	free, err := l.directorySearch(ctx, directory.Query{Q: plan.freeText, Country: country, PageSize: freeTextPageSize, PageIndex: page - 1})
+	if err != nil {
+		return nil, searchError(err)
+	}
+	out := &registry.SearchResult{Query: text, Results: make([]registry.SearchHit, 0, len(free.Matches)), Source: registry.SourceDirectory, Page: page}
+	for _, m := range free.Matches {
+		if slices.Contains(plan.candidates, m.Participant) || len(out.Results) == registry.MaxSearchResults {
+			continue
+		}
+		out.Results = append(out.Results, registry.SearchHit{ParticipantID: m.Participant.String(), Name: m.Name(), CountryCode: m.CountryCode()})
+	}
+	out.TotalCount = free.TotalCount
+	out.NextPage = registry.NextSearchPage(page, out.TotalCount)
 	return out, nil
 }
 

@@ -417,3 +417,129 @@ func TestSearchNumberCostsOneRequest(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchPages: page n of a search is the Directory's page n of 25 entities (rpi
+// n-1), with the same totalCount on every page, page and nextPage set (none on the last
+// page), an empty page past the end, each page cached on its own; a page beyond
+// MaxSearchPage is invalid_request and asks nothing.
+func TestSearchPages(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 1000)
+	rec, base := startRecorder(t, n)
+	l, _ := newLive(t, n, func(c *Config) { c.Directory = &directory.Client{Base: base} })
+	dir := &directory.Client{Base: n.DirectoryURL()}
+	for _, tt := range []struct{ name, q, country, sent string }{
+		{"a country alone", "", "NO", "country=NO"},
+		{"a name", "sa", "", "q=sa"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			first, _, err := l.Search(context.Background(), registry.SearchQuery{Q: tt.q, Country: tt.country})
+			if err != nil {
+				t.Fatal(err)
+			}
+			pages := (first.TotalCount + registry.MaxSearchResults - 1) / registry.MaxSearchResults
+			if pages < 3 {
+				t.Fatalf("%d matches: the dataset no longer fits the case", first.TotalCount)
+			}
+			if first.Page != 1 || first.NextPage != 2 {
+				t.Errorf("page 1: page %d, nextPage %d; want 1 and 2", first.Page, first.NextPage)
+			}
+			for _, page := range []int{2, pages, pages + 1} {
+				before := len(rec.all())
+				res, _, err := l.Search(context.Background(), registry.SearchQuery{Q: tt.q, Country: tt.country, Page: page})
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent := rec.all()[before:]
+				if want := tt.sent + "&rpc=25&rpi=" + strconv.Itoa(page-1); len(sent) != 1 || sent[0] != want {
+					t.Errorf("page %d sent %q, want only %q", page, sent, want)
+				}
+				want, err := dir.Search(context.Background(), directory.Query{Q: tt.q, Country: tt.country, PageSize: 25, PageIndex: page - 1})
+				if err != nil {
+					t.Fatal(err)
+				}
+				var ids []string
+				for _, m := range want.Matches {
+					ids = append(ids, m.Participant.String())
+				}
+				var got []string
+				for _, h := range res.Results {
+					got = append(got, h.ParticipantID)
+				}
+				if !slices.Equal(got, ids) || res.TotalCount != first.TotalCount || res.Page != page {
+					t.Errorf("page %d: %v, total %d, page %d; want the Directory's page %v, total %d", page, got, res.TotalCount, res.Page, ids, first.TotalCount)
+				}
+				if wantNext := map[bool]int{true: page + 1, false: 0}[page < pages]; res.NextPage != wantNext {
+					t.Errorf("page %d of %d: nextPage %d, want %d", page, pages, res.NextPage, wantNext)
+				}
+				if page > pages && (len(res.Results) != 0 || res.Results == nil) {
+					t.Errorf("past the end: %v", res.Results)
+				}
+			}
+		})
+	}
+	before := len(rec.all())
+	for _, page := range []int{registry.MaxSearchPage + 1, -1} {
+		_, _, err := l.Search(context.Background(), registry.SearchQuery{Country: "NO", Page: page})
+		if registry.ErrorCode(err) != registry.CodeInvalidRequest {
+			t.Errorf("page %d: %v, want invalid_request", page, err)
+		}
+	}
+	if sent := rec.all()[before:]; len(sent) != 0 {
+		t.Errorf("invalid pages sent %q", sent)
+	}
+	// The last page the Directory serves is served.
+	res, _, err := l.Search(context.Background(), registry.SearchQuery{Q: "sa", Page: registry.MaxSearchPage})
+	if err != nil || res.Page != registry.MaxSearchPage || res.NextPage != 0 {
+		t.Errorf("page %d: %+v, %v", registry.MaxSearchPage, res, err)
+	}
+}
+
+// TestSearchPagesNumber: a registration number's exact hits come first on page 1 only;
+// later pages are the free-text query's and do not repeat them.
+func TestSearchPagesNumber(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 400)
+	l, _ := newLive(t, n, nil)
+	var id string
+	for _, p := range n.Dataset().Participants {
+		if p.Card != nil && strings.HasPrefix(p.ID.String(), "0208:") {
+			id = p.ID.String()
+			break
+		}
+	}
+	if id == "" {
+		t.Fatal("no 0208 participant with a card")
+	}
+	first, _, err := l.Search(context.Background(), registry.SearchQuery{Q: id})
+	if err != nil || len(first.Results) == 0 || first.Results[0].ParticipantID != id {
+		t.Fatalf("page 1: %+v, %v", first, err)
+	}
+	second, _, err := l.Search(context.Background(), registry.SearchQuery{Q: id, Page: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range second.Results {
+		if h.ParticipantID == id {
+			t.Errorf("page 2 repeats the exact hit %s", id)
+		}
+	}
+}
+
+// TestMaxSearchPageIsTheDirectorysLimit: registry.MaxSearchPage is the last page of
+// freeTextPageSize the Directory serves (directory.MaxResultIndex): the query for it is
+// valid, the one after is not.
+func TestMaxSearchPageIsTheDirectorysLimit(t *testing.T) {
+	t.Parallel()
+	if freeTextPageSize != registry.MaxSearchResults {
+		t.Fatalf("Directory pages of %d, search pages of %d", freeTextPageSize, registry.MaxSearchResults)
+	}
+	last := directory.Query{Q: "x", PageSize: freeTextPageSize, PageIndex: registry.MaxSearchPage - 1}
+	if err := last.Validate(); err != nil {
+		t.Errorf("page %d: %v", registry.MaxSearchPage, err)
+	}
+	beyond := directory.Query{Q: "x", PageSize: freeTextPageSize, PageIndex: registry.MaxSearchPage}
+	if err := beyond.Validate(); err == nil {
+		t.Errorf("page %d is valid for the Directory: MaxSearchPage could be higher", registry.MaxSearchPage+1)
+	}
+}

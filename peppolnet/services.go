@@ -121,7 +121,7 @@ func (l *Registry) fetchServices(ctx context.Context, id peppol.ParticipantID, f
 	case errors.Is(err, sml.ErrNoSMPService):
 		return servicesFetch{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the SML has records for " + key + " but none points to a usable SMP, so its services cannot be read; retry later", Err: err}}
 	case err != nil:
-		return failed("the SML (DNS) did not give a definite answer", "", 0, err)
+		return failed(smlFailure(err), "", 0, err)
 	}
 	base := res.BaseURL
 	out := &registry.ServicesResult{ParticipantID: key, SMP: registry.ServicesSMP{URL: smp.ServiceGroupURL(base, id)}, Services: []registry.Service{}}

@@ -19,14 +19,17 @@ import (
 )
 
 // Deadlines. Every upstream call of a Registry is bounded twice: by its own
-// timeout, set on the client (sml.Config.Timeout per DNS query, 2s by default, times
-// Attempts passes over the servers; smp.Client.Timeout per HTTP request, 10s;
-// directory.Client.Timeout per search, 10s; plus the dial, TLS and header timeouts of
-// netguard's transport), and by the whole operation's deadline (Config.LookupTimeout
-// for a lookup, both branches and every SMP request of it; Config.SearchTimeout for a
-// search). Waiting is bounded by the same deadline: for the Directory rate limiter
-// (which refuses at once a wait that would outlast it) and for a slot of a busy SMP
-// host.
+// timeout, set on the client and counted from when it is sent (sml.Config.Timeout per
+// DNS query, 2s by default, times Attempts passes over the servers; smp.Client.Timeout
+// per HTTP request, 10s, started once the host's slot is taken; directory.Client.Timeout
+// per search, 10s; plus the dial, TLS and header timeouts of netguard's transport), and
+// by the whole operation's deadline (Config.LookupTimeout for a lookup, both branches
+// and every SMP request of it; Config.SearchTimeout for a search). That deadline counts
+// only the time the operation works, not the time it waits for a turn (a slot of a busy
+// SMP host, the Directory rate limiter): waiting behind others is not the upstream's
+// failure, so it never turns into a timeout that a breaker would count. Waiting is
+// bounded apart, by the same duration again (bulk checks' rows: bulkWaitFactor times
+// it), after which the wait is refused as busy (budget.go).
 
 // observeCall reports one upstream call of kind that began at start and ended with err
 // to the Observer, and logs a failed one (see logCall); about names what was asked.

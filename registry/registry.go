@@ -57,6 +57,9 @@ type Participant struct {
 	SMP *SMPRecord `json:"smp" jsonschema:"what the participant's SMP publishes; null when the participant is not registered in the SML (it cannot receive documents over Peppol)"`
 	// Warnings say what could not be checked or looks wrong (e.g. Directory unavailable).
 	Warnings []Warning `json:"warnings,omitempty" jsonschema:"things a caller should know: what could not be checked or looks wrong; absent when there are none"`
+	// Verdict is Judge's verdict on invoices and credit notes; the adapters set it on a
+	// copy (Judged), the registry leaves it nil.
+	Verdict *Verdict `json:"verdict,omitempty" jsonschema:"whether the participant can be sent invoices and credit notes right now, judged as every front door judges (the bulk check's statuses): receives, blocked (registered and listed, but sending fails right now: see blocked), registered_without_that_document or not_registered"`
 }
 
 // IDParts is an identifier split into scheme and value (docs/INTERFACE.md §2.1).
@@ -175,10 +178,29 @@ type SearchQuery struct {
 	// Country optionally restricts results to one ISO 3166 alpha-2 country code; alone
 	// (Q empty) it asks for every participant of that country.
 	Country string
+	// Page is the 1-based page of MaxSearchResults matches asked for, at most
+	// MaxSearchPage; 0 means 1 (docs/INTERFACE.md §4.2).
+	Page int
 }
 
-// MaxSearchResults is the most results one search returns (docs/INTERFACE.md §8).
+// MaxSearchResults is the most results one search returns: one page (docs/INTERFACE.md §8).
 const MaxSearchResults = 25
+
+// MaxSearchPage is the last page a search serves. The Peppol Directory answers no
+// result beyond index 1000 of a query (package directory's MaxResultIndex), so pages
+// of MaxSearchResults end at 40, results 976 to 1000 (docs/INTERFACE.md §4.2, §8).
+const MaxSearchPage = 40
+
+// NextSearchPage returns the page after page when the total count of matches says it
+// holds any and MaxSearchPage allows it, else 0: the one rule every adapter's "next
+// page" follows.
+func NextSearchPage(page, totalCount int) int {
+	page = max(page, 1)
+	if page >= MaxSearchPage || page*MaxSearchResults >= totalCount {
+		return 0
+	}
+	return page + 1
+}
 
 // MaxQueryLength is the longest accepted search query, in characters.
 const MaxQueryLength = 200
@@ -195,8 +217,13 @@ type SearchResult struct {
 	Network string `json:"network,omitempty" jsonschema:"the Peppol network whose Directory answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
 	// TotalCount is the number of matches known, which may exceed len(Results).
 	TotalCount int `json:"totalCount" jsonschema:"number of matches known; may exceed the number of results returned"`
+	// Page is the 1-based page of matches Results holds.
+	Page int `json:"page" jsonschema:"the page of matches this answer holds, from 1; each page holds up to 25"`
+	// NextPage is the page to ask for the next matches (NextSearchPage), 0 when this
+	// is the last page served.
+	NextPage int `json:"nextPage,omitempty" jsonschema:"the page to ask for to get the next matches (pass it as page); absent on the last page, or at page 40, beyond which the Peppol Directory serves no results"`
 	// Results holds at most MaxSearchResults hits, exact identifier matches first.
-	Results []SearchHit `json:"results" jsonschema:"at most 25 matches, exact identifier matches first"`
+	Results []SearchHit `json:"results" jsonschema:"at most 25 matches, exact identifier matches first (on page 1)"`
 	// Source says who answered: SourceDirectory or SourceMirror.
 	Source string `json:"source" jsonschema:"who answered: directory (the live Peppol Directory) or mirror (peppolgate's local copy of the Directory's daily export, as of dataAsOf)"`
 	// DataAsOf is when the Directory exported the data a mirror answer comes from; nil

@@ -20,6 +20,9 @@ type ServicesResult struct {
 	// Warnings summarise the warnings of the services and endpoints (one per code) and
 	// add those about the participant identifier.
 	Warnings []Warning `json:"warnings,omitempty" jsonschema:"things a caller should know, one per code, summarising the services' and endpoints' warnings (e.g. certificate_expiring, endpoint_unavailable); absent when there are none"`
+	// Verdict is Judge's verdict over these services; the adapters set it on a copy
+	// (Judged), the registry leaves it nil.
+	Verdict *Verdict `json:"verdict,omitempty" jsonschema:"whether the participant can be sent invoices and credit notes right now (with docType: the document type asked about), judged from every endpoint listed, as every front door judges: receives, blocked (listed, but sending fails right now on every endpoint: see blocked) or registered_without_that_document"`
 }
 
 // ServicesSMP is the SMP a ServicesResult was read from.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -96,6 +97,37 @@ func ParseSearch(q string, present bool, country string) (SearchQuery, error) {
 			Message: fmt.Sprintf("q must have at most %d characters; got %d", MaxQueryLength, n)}
 	}
 	return SearchQuery{Q: q, Country: country}, nil
+}
+
+// ParseSearchPage reads the page of a search as every adapter accepts it: absent or
+// empty is page 1; else a whole number from 1 to MaxSearchPage, surrounding space
+// trimmed. Anything else is a *Error with CodeInvalidRequest whose message says the
+// range, and for a page beyond MaxSearchPage that the Peppol Directory serves no result
+// beyond the 1000th (docs/INTERFACE.md §4.2).
+func ParseSearchPage(raw string) (int, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return 1, nil
+	}
+	page, err := strconv.Atoi(raw)
+	switch {
+	case err == nil && page > MaxSearchPage:
+		return 0, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf(
+			"page %d is beyond the last page, %d: the Peppol Directory serves no result beyond the %dth of a search; narrow it instead (more words, or a country)",
+			page, MaxSearchPage, MaxSearchPage*MaxSearchResults)}
+	case err != nil || page < 1:
+		return 0, &Error{Code: CodeInvalidRequest, Message: fmt.Sprintf(
+			"page must be a whole number from 1 to %d (%d matches a page); got %q", MaxSearchPage, MaxSearchResults, phraseShort(raw))}
+	}
+	return page, nil
+}
+
+// phraseShort cuts s to 20 characters, so a long bad value is not echoed whole.
+func phraseShort(s string) string {
+	if r := []rune(s); len(r) > 20 {
+		return string(r[:20]) + "…"
+	}
+	return s
 }
 
 // ParseCountry checks a country argument or query parameter: empty (none) or two

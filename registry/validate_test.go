@@ -64,3 +64,42 @@ func TestParseParticipantID(t *testing.T) {
 		}
 	}
 }
+
+func TestParseSearchPage(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		raw  string
+		want int
+		code Code
+		msg  string
+	}{
+		{"", 1, "", ""},
+		{"1", 1, "", ""},
+		{" 2 ", 2, "", ""},
+		{"40", 40, "", ""},
+		{"41", 0, CodeInvalidRequest, "the Peppol Directory serves no result beyond the 1000th"},
+		{"100000000000000000000", 0, CodeInvalidRequest, "page must be a whole number from 1 to 40"},
+		{"0", 0, CodeInvalidRequest, "page must be a whole number from 1 to 40"},
+		{"-1", 0, CodeInvalidRequest, "page must be a whole number from 1 to 40"},
+		{"two", 0, CodeInvalidRequest, "page must be a whole number from 1 to 40"},
+		{"1.5", 0, CodeInvalidRequest, "page must be a whole number from 1 to 40"},
+	}
+	for _, tt := range tests {
+		got, err := ParseSearchPage(tt.raw)
+		if got != tt.want || ErrorCode(err) != tt.code || (err != nil && !strings.Contains(err.Error(), tt.msg)) {
+			t.Errorf("ParseSearchPage(%q) = %d, %v; want %d, %q containing %q", tt.raw, got, err, tt.want, tt.code, tt.msg)
+		}
+	}
+}
+
+func TestNextSearchPage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ page, total, want int }{
+		{1, 0, 0}, {1, 25, 0}, {1, 26, 2}, {0, 26, 2}, {2, 50, 0}, {2, 51, 3},
+		{39, 5000, 40}, {40, 5000, 0}, // the Directory serves no result beyond the 1000th
+	} {
+		if got := NextSearchPage(tt.page, tt.total); got != tt.want {
+			t.Errorf("NextSearchPage(%d, %d) = %d, want %d", tt.page, tt.total, got, tt.want)
+		}
+	}
+}

@@ -189,7 +189,8 @@ func spelledSize(n int) string {
 func (s *Server) API() discovery.API {
 	api := discovery.API{BaseURL: s.baseURL, Version: s.version, Tools: tools.ForNetworks(s.nets), MCPPath: mcpPath,
 		Limits: []string{
-			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; at most %d results per search.", registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults),
+			fmt.Sprintf("Search: q %d to %d characters, or absent with country alone; %d results a page, pages 1 to %d (the Peppol Directory serves no result beyond the %dth of a search).",
+				registry.MinQueryLength, registry.MaxQueryLength, registry.MaxSearchResults, registry.MaxSearchPage, registry.MaxSearchPage*registry.MaxSearchResults),
 			fmt.Sprintf("POST /ask: body at most %s, query 1 to %d characters.", spelledSize(maxAskBody), nlq.MaxQueryLength),
 			fmt.Sprintf("/mcp: request body at most %s.", spelledSize(maxMCPBody)),
 			fmt.Sprintf("POST /api/v1/check: 1 to %d rows, body at most %s; at most %d checks at once per client (too_many_bulk_requests beyond), %d in all (service_unavailable beyond); "+
@@ -200,6 +201,7 @@ func (s *Server) API() discovery.API {
 			fmt.Sprintf("Answers are cached: found participants %s, not-found %s, searches %s; a cached answer up to %s old is served (X-Cache: stale) when the upstream fails.",
 				spelledDuration(s.cache.Found), spelledDuration(s.cache.NotFound), spelledDuration(s.cache.Search), spelledDuration(s.cache.Stale)),
 		}}
+	api.Limits = append(api.Limits, mcpLimits())
 	if limits := s.rateLimits(); limits != "" {
 		api.Limits = append(api.Limits, limits)
 	}
@@ -237,8 +239,11 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 		l := s.limiter(rt.class)
 		switch {
 		case rt.Path == mcpPath:
-			if rt.Method == http.MethodPost { // mounted once, for every method
-				r.Handle(mcpPath, s.route(mcpPath, l, mcp))
+			if rt.Method == http.MethodPost { // mounted once, for the methods MCP serves
+				h := s.route(mcpPath, l, mcp)
+				for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions} {
+					r.Method(m, mcpPath, h)
+				}
 			}
 		case rt.Method == http.MethodGet:
 			h := s.route(rt.Path, l, s.adapt(rt.handler))

@@ -100,7 +100,7 @@ func TestAskJSON(t *testing.T) {
 			nlq.IntentLookup, netsim.KnownNorwegian, netsim.KnownNorwegian},
 		{"NLWeb query object", `{"query":{"text":"Can ` + name + ` receive invoices?"},"site":"all","generate_mode":"list"}`, []string{"Content-Type", "application/json; charset=utf-8"},
 			// Its access point's certificate has expired: registered, but not right now.
-			nlq.IntentCanReceive, netsim.KnownBelgian, "Not right now: " + name},
+			nlq.IntentCanReceive, netsim.KnownBelgian, "Not right now: " + netsim.KnownBelgian + " and " + netsim.KnownBelgianVAT + " (“" + name + "”, BE)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

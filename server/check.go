@@ -527,15 +527,15 @@ func (c *checkWriter) extend(now time.Time) {
 }
 
 // summaryField is a check's summary as a structured field dictionary (RFC 8941):
-// rows, the rows of each status, blocked and elapsed_ms, e.g. "rows=3, receives=1,
+// rows, the rows of each status and elapsed_ms, e.g. "rows=3, receives=1, blocked=0,
 // registered_without_that_document=0, not_registered=1, invalid=1, failed=0,
-// blocked=0, elapsed_ms=120".
+// elapsed_ms=120".
 func summaryField(sum bulk.Summary) string {
 	parts := []string{"rows=" + strconv.Itoa(sum.Rows)}
 	for _, st := range bulk.Statuses() {
 		parts = append(parts, string(st)+"="+strconv.Itoa(sum.Counts.Of(st)))
 	}
-	parts = append(parts, "blocked="+strconv.Itoa(sum.Blocked), "elapsed_ms="+strconv.FormatInt(sum.ElapsedMS, 10))
+	parts = append(parts, "elapsed_ms="+strconv.FormatInt(sum.ElapsedMS, 10))
 	return strings.Join(parts, ", ")
 }
 
@@ -613,7 +613,9 @@ func (s *Server) checkRoutes(k docKit) []route {
 			Summary: "Check a list of customers against Peppol",
 			Description: "Checks up to " + strconv.Itoa(s.bulkLimits.Rows) + " rows at once (a customer list: participant ids, or VAT or company numbers in any notation, " +
 				"each with an optional country hint and reference): whether each can receive the document kinds asked about, under which participant id, " +
-				"through which access point. Each row's status is `receives`, `registered_without_that_document`, `not_registered`, `invalid` or `failed` " +
+				"through which access point. Each row's status is `receives`, `blocked` (registered and listing the documents, but sending to it fails right now: " +
+				"`blocked` gives the warning codes, e.g. `certificate_expired` or `smp_signature_invalid`; `accessPoint` is then absent when the SMP answer is not validly signed, " +
+				"as an unverified URL is never shown), `registered_without_that_document`, `not_registered` (a reading whose check digit fails says so in an `identifier` warning), `invalid` or `failed` " +
 				"(the network could not be asked; `error.retryable` says whether asking again may help). Rows naming the same participant are looked up once; " +
 				"a slow or failing SMP holds up only its own rows.\n\n" +
 				"The body is JSON, NDJSON or CSV (by `Content-Type`). The answer is NDJSON, one line per row as it finishes (`index` is the row's position in the input, from 0), " +
@@ -668,7 +670,7 @@ func (s *Server) checkRoutes(k docKit) []route {
 			Headers: map[string]string{
 				"Trailer": "CSV answers: `" + checkSummaryTrailer + "`, the trailer sent after the body",
 				checkSummaryTrailer: "CSV answers, as an HTTP trailer after the body: the summary as a structured-field dictionary (RFC 8941), " +
-					"e.g. `rows=3, receives=1, registered_without_that_document=0, not_registered=1, invalid=1, failed=0, blocked=0, elapsed_ms=120`",
+					"e.g. `rows=3, receives=1, blocked=0, registered_without_that_document=0, not_registered=1, invalid=1, failed=0, elapsed_ms=120`",
 			},
 		}, handler: s.check, class: classREST},
 	}

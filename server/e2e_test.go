@@ -84,7 +84,7 @@ func startE2EOn(t testing.TB, edit func(*netsim.Dataset), mod func(*Config), srv
 	}
 	t.Cleanup(st.Close)
 	logs := &lockedWriter{w: &bytes.Buffer{}}
-	cfg := Config{Networks: st.Networks, Cache: st.CachePolicy(), BaseURL: "http://peppolgate.test",
+	cfg := Config{Networks: st.Networks, Cache: st.CachePolicy(), SML: st.SMLStatus(), BaseURL: "http://peppolgate.test",
 		Logger: slog.New(slog.NewJSONHandler(logs, nil))}
 	if mod != nil {
 		mod(&cfg)

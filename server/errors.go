@@ -37,6 +37,9 @@ const (
 	// CodeTooManyBulkRequests answers a POST /api/v1/check from a client that runs as
 	// many checks at once as it may (429, with Retry-After).
 	CodeTooManyBulkRequests registry.Code = "too_many_bulk_requests"
+	// CodeTooManyStreams answers a GET /mcp from a client that holds as many open MCP
+	// event streams as it may (429, with Retry-After).
+	CodeTooManyStreams registry.Code = "too_many_streams"
 	// CodeUnavailable answers a request the service cannot take now: it is shutting
 	// down, or at a global limit (503, with Retry-After).
 	CodeUnavailable registry.Code = "service_unavailable"
@@ -83,6 +86,9 @@ var errorTable = map[registry.Code]errorSpec{
 	CodeTooManyBulkRequests: {http.StatusTooManyRequests, "no-store",
 		"this client (its IP address, an IPv6 client's /64) already runs as many POST /api/v1/check requests at once as it may (see Limits)",
 		"wait for a running check to finish, or Retry-After seconds; send more rows per check instead of more checks"},
+	CodeTooManyStreams: {http.StatusTooManyRequests, "no-store",
+		"this client (its IP address, an IPv6 client's /64) already holds as many open GET /mcp event streams as it may (see Limits)",
+		"close one of its streams, or wait Retry-After seconds"},
 	CodeForbidden: {http.StatusForbidden, "no-store",
 		"/mcp refuses the request's Origin or Host (DNS-rebinding protection)", "use the service's own address; the operator can allow other origins and hosts"},
 	CodeRateLimited: {http.StatusTooManyRequests, "no-store",

@@ -321,6 +321,13 @@ func faultMatrix() []faultCase {
 			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "DNS REFUSED"},
 		{name: "dns timeout", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSTimeout}, participantPath(netsim.KnownBelgian)),
 			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "timeout"},
+		// A resolver answering NXDOMAIN for every name (a captive portal, a typo'd
+		// -dns-server): not "not registered", since the answer does not come from the
+		// SML zone (docs/ARCHITECTURE.md §1).
+		{name: "dns NXDOMAIN for every name, without the zone's SOA", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSNXDomain}, participantPath(netsim.KnownBelgian)),
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "DNS answer not from the SML zone"},
+		{name: "dns NXDOMAIN for every name, with another zone's SOA", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSNXDomainForeignSOA}, participantPath(netsim.KnownBelgian)),
+			status: 502, code: registry.CodeLookupFailed, deadline: faultLookupTimeout, failure: "DNS answer not from the SML zone"},
 		// A truncated UDP answer is retried over TCP, where it is whole: not a failure.
 		{name: "dns truncated", setup: onNetwork(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSTruncate}, participantPath(netsim.KnownBelgian)),
 			status: 200, deadline: faultLookupTimeout,

@@ -9,6 +9,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 type statusBody struct {
@@ -16,6 +17,8 @@ type statusBody struct {
 	Message string `json:"message,omitempty"`
 	// Mirror is the Directory mirror's state, on /readyz when one is configured.
 	Mirror *mirror.Status `json:"mirror,omitempty" jsonschema:"the local copy of the Peppol Directory, when the service runs with one (readiness only)"`
+	// SML is whether each network's SML zone resolves, on /readyz when known.
+	SML []registry.SMLStatus `json:"sml,omitempty" jsonschema:"for each network, whether its SML zone resolves through the DNS servers peppolgate asks (readiness only); while the default network's does not, /readyz answers 503"`
 }
 
 // healthz is the liveness probe: the process serves HTTP, nothing more.
@@ -25,13 +28,18 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// readyz is the readiness probe: 503 while Config.Ready fails (e.g. during shutdown).
-// The cause goes to the log only, because it may name internal hosts.
+// readyz is the readiness probe: 503 while Config.Ready fails (e.g. during shutdown), or
+// while the default network's SML zone does not resolve through its DNS servers (no
+// lookup of it could tell a registered participant from an unregistered one; a resolver
+// that answers NXDOMAIN for every name, docs/INTERFACE.md §4.6). Another network's zone
+// failing is reported but keeps the service ready: its default network still answers.
+// The cause of a failing Config.Ready goes to the log only, because it may name internal
+// hosts; the SML statuses name none.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
+	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
+	defer cancel()
 	if s.ready != nil {
-		ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
-		defer cancel()
 		if err := s.ready(ctx); err != nil {
 			s.log.LogAttrs(r.Context(), slog.LevelWarn, "not ready",
 				slog.String("request_id", RequestID(r.Context())), slog.String("error", err.Error()))
@@ -41,11 +49,32 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		}
 	}
 	body := statusBody{Status: "ok"}
+	status := http.StatusOK
 	if s.mirror != nil {
 		m := s.mirror()
 		body.Mirror = &m
 	}
-	s.writeJSON(w, r, http.StatusOK, body)
+	if s.sml != nil {
+		body.SML = s.sml(ctx)
+		def := s.nets.Default()
+		for _, st := range body.SML {
+			if st.Network != def || st.OK {
+				continue
+			}
+			// Debug: the registry logs the cause once (naming the DNS servers), not once
+			// per probe.
+			s.log.LogAttrs(r.Context(), slog.LevelDebug, "not ready",
+				slog.String("request_id", RequestID(r.Context())), slog.String("network", def), slog.String("error", st.Message))
+			status, body.Status = http.StatusServiceUnavailable, "unavailable"
+			which := "the network's"
+			if def != "" {
+				which = "the default network's (" + def + ")"
+			}
+			body.Message = "the service cannot tell registered participants from unregistered ones: " + which +
+				" SML zone does not resolve through the DNS servers it asks (see sml); lookups fail with lookup_failed until it does. Check the DNS servers (e.g. -dns-server) and retry shortly"
+		}
+	}
+	s.writeJSON(w, r, status, body)
 	return nil
 }
 
@@ -60,7 +89,7 @@ func (s *Server) healthRoutes(k docKit) []route {
 		}, handler: s.healthz},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/readyz", OperationID: "readyz", Tag: "health",
-			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down). With a Directory mirror, the answer also says how old its data is (mirror.dataAsOf, mirror.state); a stale or empty mirror does not make the service unready, because the live Directory answers instead.",
+			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down, or while the default network's SML zone does not resolve through the DNS servers peppolgate asks, as with a resolver that answers NXDOMAIN for every name: no lookup could then tell a registered participant from an unregistered one). `sml` says, for each network, whether its SML zone resolves; another network's zone failing is shown but keeps the service ready. With a Directory mirror, the answer also says how old its data is (mirror.dataAsOf, mirror.state); a stale or empty mirror does not make the service unready, because the live Directory answers instead.",
 			Responses: []discovery.Response{
 				{Status: http.StatusOK, Description: "Ready.", MediaType: "application/json", Schema: k.status},
 				{Status: http.StatusServiceUnavailable, Description: "Not ready; retry shortly.", MediaType: "application/json", Schema: k.status},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strings"
@@ -19,11 +20,11 @@ import (
 	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
-// maxMCPBody bounds a request body on /mcp. A JSON-RPC message of these tools is a
-// few hundred bytes; a batch of a hundred of them still fits.
-const maxMCPBody = 1 << 20
+// maxMCPBody bounds a request body on /mcp: one JSON-RPC message, as a line on stdio.
+const maxMCPBody = tools.MaxMessageSize
 
 // mcpMethods are the methods of MCP's streamable HTTP transport, and CORS preflights.
 const mcpMethods = "GET, POST, DELETE, OPTIONS"
@@ -173,21 +174,33 @@ const mcpSessionIdleTTL = 30 * time.Minute
 // own localhost check is off: the guard does it, and also lets a reverse proxy's host
 // through when the operator names it. The server's write timeout is lifted for GET,
 // the long-lived event stream; POST answers are bounded by the registry's deadlines.
-// Close stops the transport's session sweeper. Only session ids this server minted are
-// valid (mcpSessions); a GET event stream needs one, gets a heartbeat, ends after
-// mcpStreamLifetime and counts against per-client and global caps (mcpStreams); POST
-// bodies are checked before mcp-go reads them and its errors are rewritten to fixed
-// JSON-RPC errors (mcpwire.go).
+// Close stops the idle session sweep. Only session ids this server minted are valid,
+// at most maxMCPSessionsPerClient per client and maxMCPSessions in all (mcpSessions),
+// and every session it forgets is ended in mcp-go too (endMCPSession); a GET event
+// stream needs a session, gets a heartbeat, ends after mcpStreamLifetime or with its
+// session and counts against per-client and global caps (mcpStreams); POST bodies are
+// checked before mcp-go reads them and its errors are rewritten to fixed JSON-RPC
+// errors (mcpwire.go).
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
-	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, time.Now)
+	log := s.log.With("component", "mcp")
+	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, maxMCPSessionsPerClient, time.Now,
+		func(r *http.Request) netip.Addr { return clientKey(r, s.trustedProxies) })
 	s.mcpStreams = newMCPStreams(maxMCPStreamsPerClient, maxMCPStreams)
+	// mcp-go's own idle sweeper is off (no WithSessionIdleTTL): mcpSessions sweeps, and
+	// ends in mcp-go every session it forgets (docs/INTERFACE.md §4.5).
 	h := mcpserver.NewStreamableHTTPServer(m,
 		mcpserver.WithDisableLocalhostProtection(true),
-		mcpserver.WithSessionIdManager(s.mcpSessions),
-		mcpserver.WithSessionIdleTTL(mcpSessionIdleTTL),
+		mcpserver.WithSessionIdManagerResolver(s.mcpSessions),
 		mcpserver.WithHeartbeatInterval(mcpHeartbeat),
-		mcpserver.WithStreamableHTTPLogger(s.log.With("component", "mcp")))
+		mcpserver.WithStreamableHTTPLogger(log))
 	s.mcpHTTP = h
+	s.mcpSessions.forget = func(ids []string) {
+		for _, id := range ids {
+			endMCPSession(h, id)
+		}
+		s.mcpStreams.end(ids)
+	}
+	s.mcpSessions.start(mcpSweepEvery, log)
 	return s.adapt(func(w http.ResponseWriter, r *http.Request) error {
 		switch r.Method {
 		case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions:
@@ -218,7 +231,6 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 			r = done.r
 		}
 		if r.Method == http.MethodPost {
-			r.Body = http.MaxBytesReader(w, r.Body, maxMCPBody)
 			body, ok := s.readMCPBody(w, r)
 			if !ok {
 				return nil
@@ -228,8 +240,41 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		ew := &mcpErrorWriter{ResponseWriter: w, s: s}
 		h.ServeHTTP(ew, r)
 		ew.finish()
+		switch {
+		case r.Method == http.MethodPost && w.Header().Get("Mcp-Session-Id") != "":
+			s.mcpSessions.forgetIfGone(w.Header().Get("Mcp-Session-Id"))
+		case r.Method == http.MethodDelete && ew.status == http.StatusOK:
+			s.mcpStreams.end([]string{r.Header.Get("Mcp-Session-Id")}) // mcp-go leaves them open
+		}
 		return nil
 	})
+}
+
+// endMCPSession makes mcp-go forget a session peppolgate forgot: it sends h a DELETE
+// for it, in-process (mcp-go offers no other way to drop all of a session's state:
+// MCPServer.UnregisterSession leaves the transport's own copy behind). The session id
+// manager no longer knows the id, so the DELETE only cleans up.
+func endMCPSession(h *mcpserver.StreamableHTTPServer, id string) {
+	hdr := http.Header{}
+	hdr.Set(mcpserver.HeaderKeySessionID, id)
+	h.Handle(discardMCPWriter{hdr: http.Header{}}, &mcpserver.HTTPRequest{Method: http.MethodDelete, Header: hdr, Context: context.Background()})
+}
+
+// discardMCPWriter is the answer writer of endMCPSession's DELETE: nobody reads it.
+type discardMCPWriter struct{ hdr http.Header }
+
+func (d discardMCPWriter) Header() http.Header       { return d.hdr }
+func (discardMCPWriter) WriteHeader(int)             {}
+func (discardMCPWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (discardMCPWriter) Flush()                      {}
+func (discardMCPWriter) CanStream() bool             { return false }
+
+// mcpLimits describes /mcp's sessions and event streams for the Limits of the
+// discovery documents (docs/INTERFACE.md §4.5).
+func mcpLimits() string {
+	return fmt.Sprintf("/mcp sessions: kept %s after their last request; at most %d per client (starting one more forgets that client's session used longest ago) and %s in all (beyond, the session used longest ago of all). "+
+		"Event streams (GET /mcp): at most %d per client (too_many_streams beyond) and %d in all (service_unavailable beyond), each ending after %s.",
+		spelledDuration(mcpSessionIdleTTL), maxMCPSessionsPerClient, phrase.Grouped(maxMCPSessions, ","), maxMCPStreamsPerClient, maxMCPStreams, spelledDuration(mcpStreamLifetime))
 }
 
 // openedStream is a GET /mcp event stream admitted by openMCPStream: r carries its
@@ -247,10 +292,11 @@ func (o *openedStream) finish() {
 
 // openMCPStream admits a GET /mcp event stream: it needs the Mcp-Session-Id of a live
 // session this server minted (404 otherwise, as the MCP transport says for unknown
-// sessions), a place under the client's and the global caps (503
-// service_unavailable, with Retry-After), and it ends after mcpStreamLifetime or when
-// the server drains. The write deadline is lifted for it. A nil result with a nil error
-// means the answer has been written.
+// sessions), a place under the client's cap (429 too_many_streams, with Retry-After: a
+// client's limit, like the rate limiter's) and the global one (503
+// service_unavailable, with Retry-After), and it ends after mcpStreamLifetime, when its
+// session is DELETEd or forgotten, or when the server drains. The write deadline is
+// lifted for it. A nil result with a nil error means the answer has been written.
 func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedStream, error) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
@@ -262,11 +308,11 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), mcpStreamLifetime)
-	done, err := s.mcpStreams.open(clientKey(r, s.trustedProxies), cancel)
+	done, err := s.mcpStreams.open(clientKey(r, s.trustedProxies), id, cancel)
 	if err != nil {
 		cancel()
 		if errors.Is(err, errStreamsClient) {
-			return nil, &registry.Error{Code: CodeUnavailable, Message: fmt.Sprintf("this client already has %d open MCP event streams, the most one client may hold; close one, or retry later", maxMCPStreamsPerClient), RetryAfter: 30 * time.Second}
+			return nil, &registry.Error{Code: CodeTooManyStreams, Message: fmt.Sprintf("this client already has %d open MCP event streams, the most one client may hold; close one, or retry later", maxMCPStreamsPerClient), RetryAfter: 30 * time.Second}
 		}
 		return nil, &registry.Error{Code: CodeUnavailable, Message: "no MCP event stream can be opened now (the server is at its limit or shutting down); retry later", RetryAfter: 5 * time.Second}
 	}
@@ -304,12 +350,12 @@ func (s *Server) mcpRoutes(k docKit) []route {
 			Method: http.MethodGet, Path: mcpPath, OperationID: "mcpStream", Tag: "mcp",
 			Summary: "MCP server-to-client event stream",
 			Description: "Opens the streamable HTTP transport's event stream for a session (`Mcp-Session-Id` of a live session this server started), on which the server may send requests and notifications. " +
-				fmt.Sprintf("The stream carries a heartbeat every %d s and ends after %s (reconnect); a client may hold %d streams at once and the server %d (503 service_unavailable beyond, and while shutting down).",
+				fmt.Sprintf("The stream carries a heartbeat every %d s and ends after %s (reconnect); a client may hold %d streams at once (429 too_many_streams beyond) and the server %d (503 service_unavailable beyond, and while shutting down).",
 					int(mcpHeartbeat/time.Second), spelledDuration(mcpStreamLifetime), maxMCPStreamsPerClient, maxMCPStreams),
 			Responses: append([]discovery.Response{
 				{Status: http.StatusOK, Description: "JSON-RPC messages as server-sent events.", MediaType: "text/event-stream", Schema: &jsonschema.Schema{Type: "string"}},
 			}, mcpTransportErrors()...),
-			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed, CodeUnavailable},
+			Errors: []registry.Code{CodeForbidden, CodeMethodNotAllowed, CodeTooManyStreams, CodeUnavailable},
 		}, class: classMCP},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodDelete, Path: mcpPath, OperationID: "mcpEndSession", Tag: "mcp",
@@ -324,15 +370,15 @@ func (s *Server) mcpRoutes(k docKit) []route {
 }
 
 // mcpTransportErrors are the refusals of the MCP transport itself, as JSON-RPC errors
-// of fixed wording: a request the transport cannot take (not one JSON object, a batch,
-// an id that is no string or number, wrong Content-Type, no session id), a session it
-// did not mint or that ended, and a body over maxMCPBody.
+// of fixed wording: a request the transport cannot take (tools.CheckMessage, wrong
+// Content-Type, no session id), a session it did not mint or that ended, and a body
+// over maxMCPBody.
 func mcpTransportErrors() []discovery.Response {
 	rpc := &jsonschema.Schema{Type: "object", Required: []string{"jsonrpc", "error"},
 		Description: "a JSON-RPC 2.0 error: {\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32600,\"message\":\"…\"}}"}
 	return []discovery.Response{
-		{Status: http.StatusBadRequest, Description: "The transport refused the request: not one JSON-RPC object (-32700), a batch, an id that is not a string or number, wrong Content-Type, missing Mcp-Session-Id (-32600).", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusBadRequest, Description: "The transport refused the request: not one JSON-RPC object (-32700); a batch, an id that is not a string or number (null included), a method that is not a non-empty string, a message that is neither a request, a notification nor a response, wrong Content-Type, missing Mcp-Session-Id (-32600).", MediaType: "application/json", Schema: rpc},
 		{Status: http.StatusNotFound, Description: "The session is unknown (this server did not mint it), idled out or was ended with DELETE: start a new one with initialize.", MediaType: "application/json", Schema: rpc},
-		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than " + spelledSize(maxMCPBody) + ".", MediaType: "application/json", Schema: rpc},
+		{Status: http.StatusRequestEntityTooLarge, Description: "The body is larger than " + spelledSize(maxMCPBody) + " (refused by its Content-Length before it is read, without 100 Continue).", MediaType: "application/json", Schema: rpc},
 	}
 }

@@ -749,7 +749,7 @@ func TestMCPRawHTTPHeaders(t *testing.T) {
 	hc.Timeout = mcpTestTimeout
 
 	t.Run("other methods", func(t *testing.T) {
-		for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodHead} {
+		for _, m := range []string{http.MethodPut, http.MethodPatch, http.MethodHead, "FOO", "PROPFIND"} {
 			resp, body := rawMCP(t, hc, hs.URL, m, rawInitialize)
 			if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, POST, DELETE, OPTIONS" {
 				t.Errorf("%s: %d Allow %q %s", m, resp.StatusCode, resp.Header.Get("Allow"), body)

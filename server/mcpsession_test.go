@@ -1,16 +1,25 @@
 package server
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // TestMCPSessionsOnlyMinted: the session manager accepts only ids it minted and that
@@ -20,13 +29,13 @@ func TestMCPSessionsOnlyMinted(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	m := newMCPSessions(time.Hour, 3, clock)
+	m := newMCPSessions(time.Hour, 3, 3, clock, nil)
 	if _, err := m.Validate("mcp-session-7f1d6a7e-1111-2222-3333-444455556666"); err == nil {
 		t.Error("a made-up, well-formed id was accepted")
 	}
 	var ids []string
 	for range 4 {
-		ids = append(ids, m.Generate())
+		ids = append(ids, m.generate(netip.Addr{}))
 		now = now.Add(time.Minute)
 	}
 	if m.size() != 3 {
@@ -49,6 +58,99 @@ func TestMCPSessionsOnlyMinted(t *testing.T) {
 	now = now.Add(2 * time.Hour)
 	if _, err := m.Validate(ids[2]); err == nil {
 		t.Error("an idled-out session was accepted")
+	}
+}
+
+// TestMCPSessionsPerClientLRU: a client beyond its cap loses its own session used
+// longest ago, not another client's; at the global cap the session used longest ago of
+// all goes; a session in use moves to the front; every session forgotten is handed to
+// forget (so that mcp-go forgets it too); the sweep forgets idled-out sessions and logs
+// one summary line for all of them.
+func TestMCPSessionsPerClientLRU(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	m := newMCPSessions(time.Hour, 5, 2, func() time.Time { return now }, nil)
+	var forgot []string
+	m.forget = func(ids []string) { forgot = append(forgot, ids...) }
+	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3")
+	tick := func() { now = now.Add(time.Minute) }
+	b1 := m.generate(b)
+	tick()
+	a1 := m.generate(a)
+	tick()
+	a2 := m.generate(a)
+	tick()
+	if _, err := m.Validate(a1); err != nil { // a1 is now a's most recently used
+		t.Fatal(err)
+	}
+	tick()
+	a3 := m.generate(a)
+	if want := []string{a2}; !slices.Equal(forgot, want) {
+		t.Errorf("client a beyond its cap of 2 forgot %v, want its session used longest ago %v", forgot, want)
+	}
+	for _, id := range []string{b1, a1, a3} {
+		if _, err := m.Validate(id); err != nil {
+			t.Errorf("%s was forgotten: %v", id, err)
+		}
+	}
+	if m.clientSize(a) != 2 || m.clientSize(b) != 1 {
+		t.Errorf("a holds %d, b %d, want 2 and 1", m.clientSize(a), m.clientSize(b))
+	}
+	tick()
+	forgot = nil
+	c1 := m.generate(c)
+	tick()
+	c2 := m.generate(c) // 5 live now: b1 a1 a3 c1 c2
+	tick()
+	if _, err := m.Validate(b1); err != nil {
+		t.Fatal(err)
+	}
+	d := m.generate(netip.MustParseAddr("192.0.2.4"))
+	if want := []string{a1}; !slices.Equal(forgot, want) {
+		t.Errorf("at the global cap %v was forgotten, want the session used longest ago of all %v", forgot, want)
+	}
+	if m.size() != 5 {
+		t.Errorf("%d live, want 5", m.size())
+	}
+	// Last uses (minutes from the start): a3 4, c1 5, c2 6, b1 7, d 7.
+	var logs bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&logs, nil))
+	start := now.Add(-7 * time.Minute)
+	forgot = nil
+	now = start.Add(time.Hour + 5*time.Minute + 30*time.Second)
+	m.sweep(log) // a3 and c1 idled out
+	if want := []string{a3, c1}; !slices.Equal(forgot, want) {
+		t.Errorf("the first sweep forgot %v, want %v", forgot, want)
+	}
+	now = now.Add(2 * time.Minute)
+	m.sweep(log) // c2, b1 and d idled out
+	m.sweep(log) // nothing left: no line
+	if m.size() != 0 || len(forgot) != 5 {
+		t.Errorf("after the idle TTL: %d live, forgot %v", m.size(), forgot)
+	}
+	for _, id := range []string{b1, a3, c1, c2, d} {
+		if _, err := m.Validate(id); err == nil {
+			t.Errorf("%s is still valid after idling out", id)
+		}
+	}
+	type summary struct {
+		Msg           string `json:"msg"`
+		Idle          int    `json:"idle"`
+		EvictedClient int    `json:"evicted_client_cap"`
+		EvictedGlobal int    `json:"evicted_global_cap"`
+		Live          int    `json:"live"`
+	}
+	var got []summary
+	for l := range strings.Lines(logs.String()) {
+		var rec summary
+		if err := json.Unmarshal([]byte(l), &rec); err != nil {
+			t.Fatalf("log line %q: %v", l, err)
+		}
+		got = append(got, rec)
+	}
+	want := []summary{{"MCP sessions forgotten", 2, 1, 1, 3}, {"MCP sessions forgotten", 3, 0, 0, 0}}
+	if !slices.Equal(got, want) {
+		t.Errorf("the sweeps logged %+v, want one summary line each (and none when nothing was forgotten): %+v\n%s", got, want, logs.String())
 	}
 }
 
@@ -91,8 +193,10 @@ func TestMCPMadeUpSessionsKeepNoState(t *testing.T) {
 }
 
 // TestMCPTransportErrorsAreFixed: what the transport refuses is answered with JSON-RPC
-// errors of fixed wording (no Go error text, type names or addresses), a batch is an
-// invalid request, and an echoed name is cut short.
+// errors of fixed wording (no Go error text, type names or addresses); a batch, a null
+// id, an empty method and a message that is neither request, notification nor response
+// are invalid requests (-32600, not 202); params of the wrong type are invalid params
+// (-32602) naming the field; and an echoed name is cut short.
 func TestMCPTransportErrorsAreFixed(t *testing.T) {
 	t.Parallel()
 	_, hs, session := mcpTestServer(t)
@@ -109,6 +213,14 @@ func TestMCPTransportErrorsAreFixed(t *testing.T) {
 		{"method a number", `{"jsonrpc":"2.0","id":1,"method":5}`, sess, 400, -32600},
 		{"wrong content type", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, append([]string{"Content-Type", "text/plain"}, sess...), 400, -32600},
 		{"unknown session", `{"jsonrpc":"2.0","id":1,"method":"ping"}`, []string{"Mcp-Session-Id", "nope", "MCP-Protocol-Version", rawProtocolVersion}, 404, -32600},
+		{"id null", `{"jsonrpc":"2.0","id":null,"method":"ping"}`, sess, 400, -32600},
+		{"method empty", `{"jsonrpc":"2.0","id":1,"method":""}`, sess, 400, -32600},
+		{"notification method empty", `{"jsonrpc":"2.0","method":""}`, sess, 400, -32600},
+		{"neither method nor result", `{"jsonrpc":"2.0","id":1}`, sess, 400, -32600},
+		{"tools/list cursor a number", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":5}}`, sess, 200, -32602},
+		{"tools/list params an array", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":[1]}`, sess, 200, -32602},
+		{"prompts/get argument a number", `{"jsonrpc":"2.0","id":1,"method":"prompts/get","params":{"name":"check_invoice_recipient","arguments":{"company":5}}}`, sess, 200, -32602},
+		{"tools/call name a number", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":5}}`, sess, 200, -32602},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodPost, tc.body, tc.hdr...)
@@ -116,7 +228,7 @@ func TestMCPTransportErrorsAreFixed(t *testing.T) {
 			if resp.StatusCode != tc.status || a.Error == nil || a.Error.Code != tc.code {
 				t.Fatalf("%d %s, want %d with JSON-RPC error %d", resp.StatusCode, body, tc.status, tc.code)
 			}
-			for _, leak := range []string{"json:", "Go ", "mcp.", "127.0.0.1", "tcp"} {
+			for _, leak := range []string{"json:", "Go ", "mcp.", "127.0.0.1", "tcp", "unmarshal", "struct", "Params"} {
 				if strings.Contains(a.Error.Message, leak) {
 					t.Errorf("message %q shows %q", a.Error.Message, leak)
 				}
@@ -126,13 +238,14 @@ func TestMCPTransportErrorsAreFixed(t *testing.T) {
 	long := strings.Repeat("A", 5000)
 	resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"`+long+`"}}`, sess...)
 	a := decodeAnswer(t, resp, body)
-	if a.Error == nil || utf8.RuneCountInString(a.Error.Message) > maxMCPErrorMessage+1 {
+	if a.Error == nil || utf8.RuneCountInString(a.Error.Message) > tools.MaxErrorMessage+1 {
 		t.Errorf("unknown tool with a 5000-character name: %d %.300s", resp.StatusCode, body)
 	}
 }
 
 // TestMCPEventStreams: GET /mcp needs a live minted session, a client holds at most
-// maxMCPStreamsPerClient streams (503 beyond, with Retry-After), and BeginShutdown ends
+// maxMCPStreamsPerClient streams (429 too_many_streams beyond, with Retry-After: a
+// client's limit, like the rate limiter's, not 503), and BeginShutdown ends
 // every open stream at once and refuses new ones (503).
 func TestMCPEventStreams(t *testing.T) {
 	t.Parallel()
@@ -177,7 +290,8 @@ func TestMCPEventStreams(t *testing.T) {
 	resp := get(t.Context(), session)
 	b, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "the most one client may hold") {
+	if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") == "" || !strings.Contains(string(b), `"too_many_streams"`) ||
+		!strings.Contains(string(b), "the most one client may hold") {
 		t.Errorf("a stream beyond the client's cap: %d %q %s", resp.StatusCode, resp.Header.Get("Retry-After"), b)
 	}
 	if n := s.mcpStreams.count(); n != maxMCPStreamsPerClient {
@@ -196,4 +310,168 @@ func TestMCPEventStreams(t *testing.T) {
 	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("a stream while shutting down: %d", resp.StatusCode)
 	}
+}
+
+// mcpFloodHeapBound is how much the live heap may grow while one client sends 50,000
+// initializes (docs/INTERFACE.md §4.5): that client keeps at most
+// maxMCPSessionsPerClient sessions of ~10 KB each, so a few MB; the bound is generous,
+// but a leak of ~9 KB per initialize (450 MB) cannot pass it.
+const mcpFloodHeapBound = 64 << 20
+
+// TestMCPSessionFloodBounded: 50,000 initializes from one client, through /mcp and
+// mcp-go (in-process, without TCP), keep the live heap under mcpFloodHeapBound, keep at
+// most maxMCPSessionsPerClient of that client's sessions, and leave another client's
+// session working. Not parallel: it measures the heap.
+func TestMCPSessionFloodBounded(t *testing.T) {
+	s, _ := newUncheckedServer(t, &fakeRegistry{}, func(c *Config) { c.Logger = slog.New(slog.DiscardHandler) })
+	post := func(remote, body string, hdr ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "http://localhost:8080/mcp", strings.NewReader(body))
+		req.RemoteAddr = remote
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, req)
+		return rec
+	}
+	const victimAddr, floodAddr = "192.0.2.10:40000", "198.51.100.7:50000"
+	rec := post(victimAddr, rawInitialize)
+	victim := rec.Header().Get("Mcp-Session-Id")
+	if rec.Code != http.StatusOK || victim == "" {
+		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
+	sess := []string{"Mcp-Session-Id", victim, "MCP-Protocol-Version", rawProtocolVersion}
+	if rec := post(victimAddr, rawInitialized, sess...); rec.Code != http.StatusAccepted {
+		t.Fatalf("notifications/initialized: %d %s", rec.Code, rec.Body)
+	}
+	heap := func() int64 {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		return int64(ms.HeapAlloc)
+	}
+	base := heap()
+	const flood = 50000
+	for i := range flood {
+		if rec := post(floodAddr, rawInitialize); rec.Code != http.StatusOK || rec.Header().Get("Mcp-Session-Id") == "" {
+			t.Fatalf("initialize %d of the flood: %d %s", i, rec.Code, rec.Body)
+		}
+		if (i+1)%5000 == 0 {
+			if grown := heap() - base; grown > mcpFloodHeapBound {
+				t.Fatalf("after %d initializes from one client the live heap grew by %d MB, more than the bound of %d MB",
+					i+1, grown>>20, mcpFloodHeapBound>>20)
+			}
+		}
+	}
+	t.Logf("the live heap grew by %.1f MB over %d initializes from one client", float64(heap()-base)/(1<<20), flood)
+	if n := s.mcpSessions.size(); n > maxMCPSessionsPerClient+1 {
+		t.Errorf("%d sessions live after the flood, want at most the flooding client's %d and the other client's 1", n, maxMCPSessionsPerClient)
+	}
+	if rec := post(victimAddr, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, sess...); rec.Code != http.StatusOK {
+		t.Errorf("the other client's session after the flood: %d %s", rec.Code, rec.Body)
+	}
+}
+
+// TestMCPPromptArgumentCapped: prompts/get with a 900 KB company argument is refused
+// with a short invalid-params error that does not echo it; a normal one still works.
+func TestMCPPromptArgumentCapped(t *testing.T) {
+	t.Parallel()
+	_, hs, session := mcpTestServer(t)
+	sess := []string{"Mcp-Session-Id", session, "MCP-Protocol-Version", rawProtocolVersion}
+	get := func(company string) (*http.Response, []byte) {
+		return rawMCP(t, hs.Client(), hs.URL, http.MethodPost,
+			`{"jsonrpc":"2.0","id":3,"method":"prompts/get","params":{"name":"check_invoice_recipient","arguments":{"company":"`+company+`"}}}`, sess...)
+	}
+	resp, body := get(strings.Repeat("x", 900_000))
+	a := decodeAnswer(t, resp, body)
+	if a.Error == nil || a.Error.Code != -32602 || len(body) > 1000 || !strings.Contains(a.Error.Message, "company") {
+		t.Errorf("a 900 KB company: %d, %d bytes: %.300s", resp.StatusCode, len(body), body)
+	}
+	resp, body = get("Acme BV")
+	if a := decodeAnswer(t, resp, body); a.Error != nil || !strings.Contains(string(a.Result), "Acme BV") {
+		t.Errorf("a normal company: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestMCPLargeBodyRefusedBeforeReading: a POST /mcp announcing a 100 MB body with
+// Expect: 100-continue is answered 413 at once, without 100 Continue (the body is never
+// asked for), over a real connection.
+func TestMCPLargeBodyRefusedBeforeReading(t *testing.T) {
+	t.Parallel()
+	_, hs, session := mcpTestServer(t)
+	conn, err := net.DialTimeout("tcp", hs.Listener.Addr().String(), mcpTestTimeout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(mcpTestTimeout))
+	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Session-Id: %s\r\nMCP-Protocol-Version: %s\r\nExpect: 100-continue\r\nContent-Length: %d\r\n\r\n",
+		hs.Listener.Addr(), session, rawProtocolVersion, 100<<20)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	var a jsonRPCAnswer
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || json.Unmarshal(body, &a) != nil || a.Error == nil {
+		t.Errorf("the first answer to a 100 MB body: %d %s, want 413 with a JSON-RPC error and no 100 Continue", resp.StatusCode, body)
+	}
+}
+
+// TestMCPForgottenSessionEndsItsStream: the open GET event stream of a session ends
+// when the session does: when its client DELETEs it, and when the client's cap
+// forgets it (maxMCPSessionsPerClient newer sessions of the same client).
+func TestMCPForgottenSessionEndsItsStream(t *testing.T) {
+	t.Parallel()
+	_, hs, _ := mcpTestServer(t)
+	open := func(session string) <-chan error {
+		req, err := http.NewRequestWithContext(t.Context(), http.MethodGet, hs.URL+"/mcp", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Accept", "text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", rawProtocolVersion)
+		req.Header.Set("Mcp-Session-Id", session)
+		resp, err := hs.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("stream: %d", resp.StatusCode)
+		}
+		ended := make(chan error, 1)
+		go func() {
+			_, err := io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			ended <- err
+		}()
+		return ended
+	}
+	waitEnd := func(what string, ended <-chan error) {
+		t.Helper()
+		select {
+		case <-ended:
+		case <-time.After(mcpTestTimeout):
+			t.Fatalf("the event stream stayed open after its session %s", what)
+		}
+	}
+	deleted := rawSession(t, hs.Client(), hs.URL)
+	ended := open(deleted)
+	if resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodDelete, "", "Mcp-Session-Id", deleted, "MCP-Protocol-Version", rawProtocolVersion); resp.StatusCode != 200 {
+		t.Fatalf("DELETE: %d %s", resp.StatusCode, body)
+	}
+	waitEnd("was DELETEd", ended)
+
+	evicted := rawSession(t, hs.Client(), hs.URL)
+	ended = open(evicted)
+	for range maxMCPSessionsPerClient {
+		if resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodPost, rawInitialize); resp.StatusCode != 200 {
+			t.Fatalf("initialize: %d %s", resp.StatusCode, body)
+		}
+	}
+	waitEnd("was forgotten by the client's cap", ended)
 }

@@ -2,87 +2,80 @@ package server
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/tools"
 )
 
-// JSON-RPC error codes /mcp answers itself.
+// JSON-RPC error codes /mcp answers itself (the table of tools/mcpwire.go, which stdio
+// shares).
 const (
-	jsonrpcParseError     = -32700
-	jsonrpcInvalidRequest = -32600
-	jsonrpcInternalError  = -32603
+	jsonrpcParseError     = tools.RPCParseError
+	jsonrpcInvalidRequest = tools.RPCInvalidRequest
+	jsonrpcInternalError  = tools.RPCInternalError
 )
-
-// maxMCPErrorMessage caps the message of a JSON-RPC error: mcp-go echoes tool names and
-// prompt arguments, at any length.
-const maxMCPErrorMessage = 200
 
 // writeJSONRPCError answers an MCP request with a JSON-RPC error of fixed wording (no
 // Go error text, addresses or type names).
 func (s *Server) writeJSONRPCError(w http.ResponseWriter, status, code int, msg string) {
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": code, "message": msg}})
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	s.hot.setLength(h, len(b)+1, false)
-	w.WriteHeader(status)
-	_, _ = w.Write(append(b, '\n'))
+	s.writeWireError(w, status, &tools.WireError{Code: code, Message: msg})
 }
 
-// readMCPBody reads a POST /mcp body and checks it the way mcp-go should: one JSON-RPC
-// message (a batch is not supported since protocol 2025-06-18), valid JSON, an id that
-// is a string, a number or null, a method that is a string. It answers the error itself
-// and returns ok false when the body is refused.
+// writeWireError answers e with status.
+func (s *Server) writeWireError(w http.ResponseWriter, status int, e *tools.WireError) {
+	b := append(e.Response(), '\n')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	s.hot.setLength(h, len(b), false)
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// readMCPBody reads a POST /mcp body and checks it the way mcp-go should
+// (tools.CheckMessage): one JSON-RPC message (a batch is not supported since protocol
+// 2025-06-18), valid JSON, an id that is a string or a number, a non-empty method or
+// else a response, a prompt's arguments as its handler wants them. A body announced
+// larger than maxMCPBody is refused before a byte of it is read, so that a client
+// waiting on Expect: 100-continue never gets 100 Continue. It answers the error itself
+// and returns ok false when the body is refused: 413 for its size, 400 for a message
+// the transport cannot take, 200 with the JSON-RPC error for invalid params.
 func (s *Server) readMCPBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
-	body, err := io.ReadAll(r.Body)
+	tooBig := func() {
+		s.writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpcInvalidRequest,
+			"the request body is larger than "+spelledSize(maxMCPBody)+", the most one MCP message may have; send a smaller one")
+	}
+	if r.ContentLength > maxMCPBody {
+		tooBig()
+		return nil, false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMCPBody))
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			s.writeJSONRPCError(w, http.StatusRequestEntityTooLarge, jsonrpcInvalidRequest, "the request body is larger than "+spelledSize(maxMCPBody))
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			tooBig()
 		} else {
 			s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the request body could not be read in time; send it again")
 		}
 		return nil, false
 	}
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "JSON-RPC batches are not supported; send one message per request")
-		return nil, false
-	}
-	var msg struct {
-		ID     json.RawMessage `json:"id"`
-		Method json.RawMessage `json:"method"`
-	}
-	if !json.Valid(trimmed) || json.Unmarshal(trimmed, &msg) != nil {
-		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcParseError, "the request body is not one JSON object")
-		return nil, false
-	}
-	if len(msg.ID) > 0 && !jsonScalarID(msg.ID) {
-		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the id must be a string, a number or null")
-		return nil, false
-	}
-	if len(msg.Method) > 0 && msg.Method[0] != '"' {
-		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "the method must be a string")
+	if e := tools.CheckMessage(body); e != nil {
+		status := http.StatusBadRequest
+		if e.Code == tools.RPCInvalidParams {
+			status = http.StatusOK
+		}
+		s.writeWireError(w, status, e)
 		return nil, false
 	}
 	return body, true
 }
 
-// jsonScalarID reports whether a JSON-RPC id is a string, a number or null.
-func jsonScalarID(raw json.RawMessage) bool {
-	switch c := raw[0]; {
-	case c == '"', c == '-', c >= '0' && c <= '9':
-		return true
-	}
-	return string(raw) == "null"
-}
-
 // mcpErrorWriter passes mcp-go's answers through, except errors, which it holds and
 // rewrites when the handler returns (finish): a plain-text error (mcp-go writes Go
 // error text there, with addresses) becomes a JSON-RPC error of fixed wording for its
-// status, and a JSON-RPC error message longer than maxMCPErrorMessage is cut. Event
+// status, and a JSON-RPC error is cleaned by tools.CleanResponse (no Go types, cut
+// short). Event
 // streams and results pass straight through, flushes included.
 type mcpErrorWriter struct {
 	http.ResponseWriter
@@ -140,21 +133,7 @@ func (w *mcpErrorWriter) finish() {
 		w.s.writeJSONRPCError(w.ResponseWriter, w.status, statusRPCCode(w.status), statusMessage(w.status))
 		return
 	}
-	var m map[string]json.RawMessage
-	var e struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data,omitempty"`
-	}
-	if json.Unmarshal(body, &m) == nil && m["error"] != nil && json.Unmarshal(m["error"], &e) == nil && utf8.RuneCountInString(e.Message) > maxMCPErrorMessage {
-		e.Message = string([]rune(e.Message)[:maxMCPErrorMessage]) + "…"
-		if b, err := json.Marshal(e); err == nil {
-			m["error"] = b
-			if nb, err := json.Marshal(m); err == nil {
-				body = append(nb, '\n')
-			}
-		}
-	}
+	body = tools.CleanResponse(body)
 	w.s.hot.setLength(w.Header(), len(body), false)
 	w.ResponseWriter.WriteHeader(w.status)
 	_, _ = w.ResponseWriter.Write(body)

@@ -79,6 +79,11 @@ type Config struct {
 	Metrics *Metrics
 	// Mirror, when set, reports the Directory mirror's state for /readyz.
 	Mirror func() mirror.Status
+	// SML, when set, reports for /readyz whether each network's SML zone resolves
+	// through its DNS servers (stack.Stack.SMLStatus). /readyz shows every network's,
+	// and answers 503 while the default network's does not resolve
+	// (docs/INTERFACE.md §4.6).
+	SML func(ctx context.Context) []registry.SMLStatus
 	// Bulk bounds POST /api/v1/check: rows and bytes per check, checks at once per
 	// client and in all; zero fields are the defaults.
 	Bulk BulkLimits
@@ -113,6 +118,7 @@ type Server struct {
 	mcpStreams  *mcpStreams
 	metrics     *Metrics
 	mirror      func() mirror.Status
+	sml         func(ctx context.Context) []registry.SMLStatus
 	// cache is how long the registry keeps answers and its Directory rate, for the
 	// documents.
 	cache registry.CachePolicy
@@ -158,6 +164,7 @@ func New(cfg Config) (*Server, error) {
 		fixed:   fixedHeaders(),
 		metrics: cfg.Metrics,
 		mirror:  cfg.Mirror,
+		sml:     cfg.SML,
 		cache:   cfg.Cache.WithDefaults(),
 
 		trustedProxies:  cfg.TrustedProxies,
@@ -209,10 +216,11 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// Close releases what the server runs in the background (MCP's session sweeper) and
+// Close releases what the server runs in the background (MCP's idle session sweep) and
 // ends open MCP sessions; the rate limiters run nothing in the background. Call it
 // after the HTTP server has shut down. It returns nil.
 func (s *Server) Close() error {
+	s.mcpSessions.halt()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return s.mcpHTTP.Shutdown(ctx)

@@ -383,7 +383,7 @@ func TestStatusTable(t *testing.T) {
 		"search_failed": 502, "internal_error": 500, "forbidden": 403,
 		"unsupported_media_type": 415, "ask_failed": 502,
 		"service_unavailable": 503, "body_too_large": 413, "too_many_rows": 413,
-		"too_many_bulk_requests": 429, "statistics_unavailable": 503,
+		"too_many_bulk_requests": 429, "statistics_unavailable": 503, "too_many_streams": 429,
 	}
 	codes := Codes()
 	if len(codes) != len(want) {

@@ -10,10 +10,12 @@
 package stack
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/netguard"
@@ -129,7 +131,9 @@ type Stack struct {
 	// and the mirror's sync.
 	Zone, DirectoryURL string
 
-	lives    map[string]*peppolnet.Registry
+	lives map[string]*peppolnet.Registry
+	// order is the networks' names in Config order, the default first.
+	order    []string
 	def      string
 	now      func() time.Time
 	closeFns []func()
@@ -183,6 +187,7 @@ func Build(cfg Config) (*Stack, error) {
 			s.Zone, s.DirectoryURL = zone, dirURL
 		}
 		s.lives[n.Name] = live
+		s.order = append(s.order, n.Name)
 		regs[n.Name] = live
 	}
 	if len(cfg.Networks) == 1 && s.def == "" {
@@ -322,5 +327,26 @@ func (s *Stack) MirrorStatus() func() mirror.Status {
 			st.AgeSeconds = int64(max(now.Sub(asOf), 0) / time.Second)
 		}
 		return st
+	}
+}
+
+// SMLStatus returns the function that reports, for /readyz, whether each network's SML
+// zone resolves through its DNS servers (peppolnet.Registry.CheckSML), default network
+// first. The networks are checked at once; each check's outcome is remembered for a
+// while, so probing /readyz often costs at most one DNS query per server and
+// sml.ZoneCheckRetry. Each check is bounded by ctx and by the SML timeouts.
+func (s *Stack) SMLStatus() func(ctx context.Context) []registry.SMLStatus {
+	return func(ctx context.Context) []registry.SMLStatus {
+		out := make([]registry.SMLStatus, len(s.order))
+		var wg sync.WaitGroup
+		for i, name := range s.order {
+			wg.Go(func() {
+				st := s.lives[name].CheckSML(ctx)
+				st.Network = name
+				out[i] = st
+			})
+		}
+		wg.Wait()
+		return out
 	}
 }

@@ -157,6 +157,25 @@ func TestMirrorStatus(t *testing.T) {
 	}
 }
 
+// TestSMLStatus: the stack reports each network's SML zone, default first, and a
+// network whose DNS server answers NXDOMAIN for every name as not OK.
+func TestSMLStatus(t *testing.T) {
+	t.Parallel()
+	_, prod := startSim(t)
+	_, test := startSim(t)
+	test.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSNXDomain})
+	st, err := Build(Config{Networks: []Network{{Name: registry.NetworkProduction, Sim: prod}, {Name: registry.NetworkTest, Sim: test}}, SMLTimeout: time.Second, SMLAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got := st.SMLStatus()(t.Context())
+	if len(got) != 2 || got[0].Network != registry.NetworkProduction || !got[0].OK || got[0].Zone != prod.Zone() ||
+		got[1].Network != registry.NetworkTest || got[1].OK || got[1].Message == "" {
+		t.Errorf("SML status %+v, want production OK, then test not OK", got)
+	}
+}
+
 // TestStartDemo starts the demo's networks and refuses one it does not simulate.
 func TestStartDemo(t *testing.T) {
 	t.Parallel()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -56,7 +57,7 @@ Use it when you have several identifiers or numbers to check, e.g. "can these re
 
 Do not use it to find a company by name (use search_directory: rows must be identifiers or numbers), for one participant's full record (use lookup_participant) or for every document type and endpoint it lists (use get_participant_services). For more than ` + fmt.Sprint(MaxCheckRows) + ` rows use the REST API (POST /api/v1/check) or the command peppolgate check.
 
-Each row's status is receives (registered, and its SMP lists every document kind asked about; when blocked is set, sending to it fails right now all the same, e.g. its access point certificate expired), registered_without_that_document (registered, but documents says which kind is missing), not_registered (no reading of the input is registered in the SML: it cannot receive over Peppol), invalid (not an identifier or number peppolgate can read; fix the row) or failed (the Peppol network did not answer for it; error.retryable says whether checking it again later may help). Results come in input order, with the summary's counts per status.
+Each row's status is receives (registered, its SMP lists every document kind asked about, and nothing blocks sending to its access point), blocked (registered and listing them, but sending to it fails right now: blocked gives the warning codes, e.g. certificate_expired, or smp_signature_invalid when its SMP answer is not validly signed; accessPoint is then absent when the answer was not validly signed, as an unverified URL is never shown), registered_without_that_document (registered, but documents says which kind is missing), not_registered (no reading of the input is registered in the SML: it cannot receive over Peppol), invalid (not an identifier or number peppolgate can read; fix the row) or failed (the Peppol network did not answer for it; error.retryable says whether checking it again later may help). Results come in input order, with the summary's counts per status.
 
 documents, optional, are document kinds, categories of the Peppol code list such as Invoice, Credit Note, Order, Order Response, Despatch Advice (any case).
 
@@ -75,7 +76,10 @@ func CheckResultSchema() *jsonschema.Schema {
 	s.Description = "The answer for every row of a list of participant identifiers and company or VAT numbers checked against Peppol, in input order, with counts per status."
 	s.Properties["results"].MaxItems = ptr(MaxCheckRows)
 	row := s.Properties["results"].Items
-	row.Properties["status"].Enum = []any{string(bulk.Receives), string(bulk.RegisteredWithoutDocument), string(bulk.NotRegistered), string(bulk.Invalid), string(bulk.Failed)}
+	row.Properties["status"].Enum = nil
+	for _, st := range bulk.Statuses() {
+		row.Properties["status"].Enum = append(row.Properties["status"].Enum, string(st))
+	}
 	row.Properties["participantId"].Pattern = canonicalIDPattern
 	return s
 }
@@ -211,13 +215,12 @@ func checkText(r *CheckResult) string {
 	var b strings.Builder
 	c := r.Summary.Counts
 	kinds := strings.Join(r.Documents, " and ")
-	blockedRows := r.Summary.Blocked
 	var parts []string
 	for _, p := range []struct {
 		n    int
 		what string
 	}{
-		{c.Receives - blockedRows, "can receive them"}, {blockedRows, "registered for them but cannot be sent to right now"},
+		{c.Receives, "can receive them"}, {c.Blocked, "registered for them but cannot be sent to right now"},
 		{c.RegisteredWithoutDocument, "registered without one of them"},
 		{c.NotRegistered, "not registered"}, {c.Invalid, "invalid"}, {c.Failed, "failed"},
 	} {
@@ -237,17 +240,20 @@ func checkText(r *CheckResult) string {
 		}
 		b.WriteString(": ")
 		switch row.Status {
-		case bulk.Receives, bulk.RegisteredWithoutDocument:
+		case bulk.Receives, bulk.Blocked, bulk.RegisteredWithoutDocument:
 			b.WriteString(row.ParticipantID)
 			if row.Name != "" {
-				fmt.Fprintf(&b, " %s", row.Name)
+				fmt.Fprintf(&b, " %s", untrusted.Quote(row.Name))
 			}
 			if row.Country != "" {
 				fmt.Fprintf(&b, " (%s)", row.Country)
 			}
-			if row.Status == bulk.Receives {
+			switch row.Status {
+			case bulk.Receives:
 				fmt.Fprintf(&b, " receives %s", kinds)
-			} else {
+			case bulk.Blocked:
+				fmt.Fprintf(&b, " is registered for %s", kinds)
+			default:
 				var missing []string
 				for _, d := range row.Documents {
 					if !d.Receives {
@@ -260,10 +266,13 @@ func checkText(r *CheckResult) string {
 				fmt.Fprintf(&b, ", but sending to it fails right now (%s)", strings.Join(row.Blocked, ", "))
 			}
 			if row.AccessPoint != "" {
-				fmt.Fprintf(&b, "; access point %s", row.AccessPoint)
+				fmt.Fprintf(&b, "; access point %s", untrusted.Short(row.AccessPoint))
 			}
 		case bulk.NotRegistered:
 			fmt.Fprintf(&b, "not registered on Peppol (tried %s)", strings.Join(row.Tried, ", "))
+			for _, w := range row.Warnings {
+				fmt.Fprintf(&b, "; note: %s", w.Message)
+			}
 		case bulk.Invalid:
 			b.WriteString("invalid")
 			if row.Error != nil {

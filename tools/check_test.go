@@ -49,11 +49,12 @@ func TestMCPCheck(t *testing.T) {
 		status bulk.Status
 		id     string
 	}{
-		{netsim.KnownBelgian + "||C-1", bulk.Receives, netsim.KnownBelgian},
-		{"BE 0677.424.046", bulk.Receives, netsim.KnownBelgian},
-		{"0677424046|be|C-3", bulk.Receives, netsim.KnownBelgian},
-		{"iso6523-actorid-upis::0208:0677424046", bulk.Receives, netsim.KnownBelgian},
-		{netsim.KnownBelgian, bulk.Receives, netsim.KnownBelgian},
+		// The dataset's certificate of KnownBelgian's access point has expired.
+		{netsim.KnownBelgian + "||C-1", bulk.Blocked, netsim.KnownBelgian},
+		{"BE 0677.424.046", bulk.Blocked, netsim.KnownBelgian},
+		{"0677424046|be|C-3", bulk.Blocked, netsim.KnownBelgian},
+		{"iso6523-actorid-upis::0208:0677424046", bulk.Blocked, netsim.KnownBelgian},
+		{netsim.KnownBelgian, bulk.Blocked, netsim.KnownBelgian},
 		{netsim.KnownDirectoryOnly, bulk.NotRegistered, ""},
 		{"0208:0000000097", bulk.NotRegistered, ""},
 		{"hello world", bulk.Invalid, ""},
@@ -81,7 +82,7 @@ func TestMCPCheck(t *testing.T) {
 			t.Errorf("row %d failed without a retryable lookup_failed: %+v", i, got.Error)
 		}
 	}
-	if res.Summary.Counts != counts || counts.Receives != 5 || counts.NotRegistered != 2 || counts.Invalid != 2 || counts.Failed != 1 {
+	if res.Summary.Counts != counts || counts.Blocked != 5 || counts.NotRegistered != 2 || counts.Invalid != 2 || counts.Failed != 1 {
 		t.Errorf("counts %+v, rows say %+v", res.Summary.Counts, counts)
 	}
 	if res.Results[0].Reference != "C-1" || res.Results[2].Reference != "C-3" || res.Results[1].Reference != "" {
@@ -97,7 +98,7 @@ func TestMCPCheck(t *testing.T) {
 	}
 	name := l.Name(netsim.KnownBelgian)
 	for i, want := range []string{
-		"- " + netsim.KnownBelgian + " [C-1]: " + netsim.KnownBelgian + " " + name + " (BE) receives Invoice and Credit Note, but sending to it fails right now (certificate_expired, service_expired); access point https://",
+		"- " + netsim.KnownBelgian + " [C-1]: " + netsim.KnownBelgian + " “" + name + "” (BE) is registered for Invoice and Credit Note, but sending to it fails right now (certificate_expired, service_expired); access point https://",
 		"- " + netsim.KnownDirectoryOnly + ": not registered on Peppol (tried " + netsim.KnownDirectoryOnly + ")",
 		"- hello world: invalid: ",
 		"- " + netsim.KnownNorwegian + ": failed (lookup_failed): ",

@@ -141,7 +141,7 @@ func TestMCPToolsInProcess(t *testing.T) {
 	if p.ParticipantID != netsim.KnownBelgian || p.Directory == nil || p.Directory.Name != name || p.SMP == nil {
 		t.Errorf("lookup: %+v", p)
 	}
-	if text := resultText(r); !strings.HasPrefix(text, netsim.KnownBelgian+": "+name) || !strings.Contains(text, "Registered on Peppol") {
+	if text := resultText(r); !strings.HasPrefix(text, "Participant "+netsim.KnownBelgian+". Its Peppol Directory card names it “"+name+"”") || !strings.Contains(text, "Registered on Peppol") {
 		t.Errorf("lookup text %q", text)
 	}
 
@@ -493,5 +493,42 @@ func TestMCPSearchCountryAlone(t *testing.T) {
 				t.Errorf("text %q", text)
 			}
 		})
+	}
+}
+
+// TestMCPSearchPages: search_directory takes page (1 to 40): page 1's text says how to
+// get the next page, page 2 answers the next matches and says which they are, the last
+// page has no hint; a page beyond 40 or not a number is invalid_request.
+func TestMCPSearchPages(t *testing.T) {
+	t.Parallel()
+	l := startNet(t)
+	c := mcpClient(t, l)
+	schemas := outputSchemas(t, c)
+	r := call(t, c, "search_directory", map[string]any{"q": "sa"})
+	first := checkStructured[registry.SearchResult](t, r, schemas["search_directory"])
+	if first.Page != 1 || first.NextPage != 2 {
+		t.Fatalf("page 1: page %d, nextPage %d, totalCount %d", first.Page, first.NextPage, first.TotalCount)
+	}
+	if text := resultText(r); !strings.Contains(text, `call search_directory again with "page": 2`) {
+		t.Errorf("page 1 text has no next page hint: %q", text)
+	}
+	r = call(t, c, "search_directory", map[string]any{"q": "sa", "page": 2})
+	second := checkStructured[registry.SearchResult](t, r, schemas["search_directory"])
+	if second.Page != 2 || len(second.Results) == 0 || second.Results[0] == first.Results[0] || second.TotalCount != first.TotalCount {
+		t.Errorf("page 2: %+v", second)
+	}
+	if text := resultText(r); !strings.Contains(text, "page 2, from match 26") || strings.Contains(text, "the first") {
+		t.Errorf("page 2 text %q", text)
+	}
+	last := (first.TotalCount + registry.MaxSearchResults - 1) / registry.MaxSearchResults
+	r = call(t, c, "search_directory", map[string]any{"q": "sa", "page": last})
+	if s := checkStructured[registry.SearchResult](t, r, schemas["search_directory"]); s.NextPage != 0 || strings.Contains(resultText(r), `"page"`) {
+		t.Errorf("last page %d: nextPage %d, text %q", last, s.NextPage, resultText(r))
+	}
+	for _, page := range []any{41, 0, "2", 1.5} {
+		r := call(t, c, "search_directory", map[string]any{"q": "sa", "page": page})
+		if text := resultText(r); !r.IsError || !strings.HasPrefix(text, "invalid_request: ") {
+			t.Errorf("page %v: %q", page, text)
+		}
 	}
 }

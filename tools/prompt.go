@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/mark3labs/mcp-go/mcp"
 
@@ -29,15 +30,32 @@ func recipientPrompt() mcp.Prompt {
 	)
 }
 
-func recipientPromptHandler(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
-	company := strings.TrimSpace(req.Params.Arguments["company"])
-	if company == "" {
-		return nil, fmt.Errorf("argument company is required: a company name, VAT number or Peppol participant id")
+// recipientArgs checks the prompt's arguments and returns them: company is required and
+// at most registry.MaxQueryLength characters (it is searched as q), country is
+// optional and two letters. Its error says which argument is wrong and never echoes a
+// long one. CheckMessage runs it before the MCP library sees prompts/get, so that a
+// wrong argument is answered as invalid params; the handler runs it again.
+func recipientArgs(args map[string]string) (company, country string, err error) {
+	company = strings.TrimSpace(args["company"])
+	switch n := utf8.RuneCountInString(company); {
+	case company == "":
+		return "", "", errors.New("argument company is required: a company name, VAT number or Peppol participant id")
+	case n > registry.MaxQueryLength:
+		return "", "", fmt.Errorf("argument company has %d characters, at most %d are allowed: give a company name, VAT number or Peppol participant id",
+			n, registry.MaxQueryLength)
 	}
-	country, err := registry.ParseCountry(req.Params.Arguments["country"])
+	country, err = registry.ParseCountry(args["country"])
 	var re *registry.Error
 	if errors.As(err, &re) {
-		return nil, fmt.Errorf("argument %s", re.Message)
+		return "", "", fmt.Errorf("argument %s", re.Message)
+	}
+	return company, country, err
+}
+
+func recipientPromptHandler(ctx context.Context, req mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	company, country, err := recipientArgs(req.Params.Arguments)
+	if err != nil {
+		return nil, err
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Can %q receive Peppol e-invoices?", company)

@@ -135,6 +135,14 @@ func searchInput() *jsonschema.Schema {
 				Pattern:  CountryPattern,
 				Examples: []any{"BE", "NO"},
 			},
+			"page": {
+				Type: "integer",
+				Description: "Optional: the page of 25 matches to return, from 1 (the default) to 40; the result's nextPage names the next one. " +
+					"The Peppol Directory serves no match beyond the 1000th: narrow the search (more words, a country) rather than paging further.",
+				Minimum:  ptr(1.0),
+				Maximum:  ptr(float64(registry.MaxSearchPage)),
+				Examples: []any{2},
+			},
 		},
 		// Nothing is required: q or country (a country alone counts a country's
 		// participants), checked by ParseSearch. No anyOf: LLM APIs refuse one at the

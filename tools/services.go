@@ -11,6 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -26,6 +27,8 @@ func getParticipantServices() Tool {
 		Name:  "get_participant_services",
 		Title: "List what a Peppol participant can receive",
 		Description: `List every document type a Peppol participant's SMP says it can receive, each with its processes and access point endpoints: names and code-list state (active, deprecated, removed) from the Peppol code lists, transport profile, endpoint URL, activation and expiration dates, and the access point certificate (issuer, validity, days remaining). Warnings say what would make sending fail or is about to: certificate expired or expiring within ` + strconv.Itoa(int(registry.ExpiringWithin/(24*time.Hour))) + ` days or not issued by the Peppol access point CA, service not yet active or expired, endpoint not https or not on port 443, deprecated or removed transport profile or document type, non-standard ids.
+
+verdict says whether it can be sent invoices and credit notes right now (with docType: that document type), judged from every endpoint: receives, blocked (blocked names the warnings) or registered_without_that_document.
 
 Use it before sending a document to check that the participant can receive that document type (pass docType to ask about one) and will be reachable today, or to answer "can X receive credit notes / orders?" with the full list rather than the one invoice endpoint lookup_participant shows.
 
@@ -86,19 +89,20 @@ func callServices(ctx context.Context, nets *registry.Networks, raw json.RawMess
 	if err != nil {
 		return nil, err
 	}
-	res = res.On(network)
-	return &Result{Value: res, Text: servicesText(res), Freshness: fresh}, nil
+	res = res.On(network).Judged(doc)
+	return &Result{Value: res, Text: servicesText(res) + verdictText(res.Verdict), Freshness: fresh}, nil
 }
 
 // servicesText renders a services answer: one line per document type with its name,
-// state and endpoints, then the warnings.
+// state and endpoints, then the warnings. What the SMP wrote (identifiers the code
+// list lacks, URLs) is cleaned and capped (untrusted.Short; docs/ARCHITECTURE.md §6).
 func servicesText(r *registry.ServicesResult) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: SMP %s lists %s.", r.ParticipantID, r.SMP.Hostname, phrase.Plural(r.ServiceCount, "document type"))
+	fmt.Fprintf(&b, "%s: SMP %s lists %s.", r.ParticipantID, untrusted.Short(r.SMP.Hostname), phrase.Plural(r.ServiceCount, "document type"))
 	for _, s := range r.Services {
 		name := s.DocumentType.Name
 		if name == "" {
-			name = s.DocumentType.ID
+			name = untrusted.Short(s.DocumentType.ID)
 		}
 		fmt.Fprintf(&b, "\n- %s", name)
 		switch {
@@ -110,7 +114,7 @@ func servicesText(r *registry.ServicesResult) string {
 		var eps []string
 		for _, p := range s.Processes {
 			for _, e := range p.Endpoints {
-				eps = append(eps, e.URL+" ("+e.TransportProfile.ID+")")
+				eps = append(eps, untrusted.Short(e.URL)+" ("+untrusted.Short(e.TransportProfile.ID)+")")
 			}
 		}
 		if len(eps) > 0 {

@@ -5,33 +5,42 @@ import (
 	"strings"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
 // participantText renders a participant record in a few plain sentences: who it is,
-// whether it can receive documents over Peppol and where, and the warnings.
+// whether it can receive documents over Peppol and where, and the warnings. What the
+// participant's card and SMP say is theirs, not ours: its name is quoted as what the
+// card says, and every such string is cleaned and capped (untrusted.Quote,
+// untrusted.Short; docs/ARCHITECTURE.md §6). The result's structured content carries
+// them whole, as fields.
 func participantText(p *registry.Participant) string {
 	var b strings.Builder
-	b.WriteString(p.ParticipantID)
+	b.WriteString("Participant " + p.ParticipantID + ".")
 	if d := p.Directory; d != nil {
-		fmt.Fprintf(&b, ": %s", d.Name)
-		if d.CountryCode != "" {
-			fmt.Fprintf(&b, " (%s)", d.CountryCode)
+		if d.Name != "" {
+			fmt.Fprintf(&b, " Its Peppol Directory card names it %s", untrusted.Quote(d.Name))
+		} else {
+			b.WriteString(" Its Peppol Directory card gives no name")
 		}
-		fmt.Fprintf(&b, ". Peppol Directory card with %s.", phrase.Plural(len(d.DocTypes), "document type"))
+		if d.CountryCode != "" {
+			fmt.Fprintf(&b, " (%s)", untrusted.Short(d.CountryCode))
+		}
+		fmt.Fprintf(&b, " and lists %s.", phrase.Plural(len(d.DocTypes), "document type"))
 	} else {
-		b.WriteString(": no Peppol Directory business card.")
+		b.WriteString(" It has no Peppol Directory business card.")
 	}
 	stale := false
 	for _, w := range p.Warnings {
 		stale = stale || w.Code == registry.WarnSMPNotFound
 	}
 	if s := p.SMP; s != nil && stale {
-		fmt.Fprintf(&b, " In the SML, but its SMP %s does not know it: it cannot receive documents over Peppol.", s.Hostname)
+		fmt.Fprintf(&b, " In the SML, but its SMP %s does not know it: it cannot receive documents over Peppol.", untrusted.Short(s.Hostname))
 	} else if s != nil {
-		fmt.Fprintf(&b, " Registered on Peppol: SMP %s lists %s.", s.Hostname, phrase.Plural(s.ServiceCount, "document type"))
+		fmt.Fprintf(&b, " Registered on Peppol: SMP %s lists %s.", untrusted.Short(s.Hostname), phrase.Plural(s.ServiceCount, "document type"))
 		if e := s.Endpoint; e != nil {
-			fmt.Fprintf(&b, " Access point endpoint %s (%s).", e.URL, e.TransportProfile)
+			fmt.Fprintf(&b, " Access point endpoint %s (%s).", untrusted.Short(e.URL), untrusted.Short(e.TransportProfile))
 		}
 	} else {
 		b.WriteString(" Not registered in the SML: it cannot receive documents over Peppol.")
@@ -45,7 +54,8 @@ func participantText(p *registry.Participant) string {
 	return b.String()
 }
 
-// searchText renders a search result as a count and one line per match.
+// searchText renders a search result as a count and one line per match: its id, the
+// name its card gives, quoted (untrusted.Quote), and its country.
 func searchText(r *registry.SearchResult, country string) string {
 	var b strings.Builder
 	in := ""
@@ -59,12 +69,12 @@ func searchText(r *registry.SearchResult, country string) string {
 			fmt.Fprintf(&b, "No Peppol participants in %s in the Peppol Directory.", country)
 			return b.String()
 		case r.TotalCount > len(r.Results):
-			fmt.Fprintf(&b, "%s in %s in the Peppol Directory; the first %d:", phrase.Plural(r.TotalCount, "Peppol participant"), country, len(r.Results))
+			fmt.Fprintf(&b, "%s in %s in the Peppol Directory; %s:", phrase.Plural(r.TotalCount, "Peppol participant"), country, shownMatches(r))
 		default:
 			fmt.Fprintf(&b, "%s in %s in the Peppol Directory:", phrase.Plural(r.TotalCount, "Peppol participant"), country)
 		}
 		for _, h := range r.Results {
-			fmt.Fprintf(&b, "\n- %s %s", h.ParticipantID, h.Name)
+			b.WriteString("\n- " + hitText(h, false))
 		}
 		return b.String()
 	}
@@ -73,15 +83,25 @@ func searchText(r *registry.SearchResult, country string) string {
 		fmt.Fprintf(&b, "No Peppol Directory matches for %q%s.", r.Query, in)
 		return b.String()
 	case r.TotalCount > len(r.Results):
-		fmt.Fprintf(&b, "%s for %q%s; the first %d:", phrase.Plural(r.TotalCount, "Peppol Directory match"), r.Query, in, len(r.Results))
+		fmt.Fprintf(&b, "%s for %q%s; %s:", phrase.Plural(r.TotalCount, "Peppol Directory match"), r.Query, in, shownMatches(r))
 	default:
 		fmt.Fprintf(&b, "%s for %q%s:", phrase.Plural(len(r.Results), "Peppol Directory match"), r.Query, in)
 	}
 	for _, h := range r.Results {
-		fmt.Fprintf(&b, "\n- %s %s", h.ParticipantID, h.Name)
-		if h.CountryCode != "" {
-			fmt.Fprintf(&b, " (%s)", h.CountryCode)
-		}
+		b.WriteString("\n- " + hitText(h, true))
 	}
 	return b.String()
+}
+
+// hitText renders one match: "0208:0677424046 “Vandelanotte NV” (BE)", its country
+// when withCountry.
+func hitText(h registry.SearchHit, withCountry bool) string {
+	s := h.ParticipantID
+	if h.Name != "" {
+		s += " " + untrusted.Quote(h.Name)
+	}
+	if withCountry && h.CountryCode != "" {
+		s += " (" + untrusted.Short(h.CountryCode) + ")"
+	}
+	return s
 }

@@ -192,3 +192,14 @@ func TestSchemaIsFresh(t *testing.T) {
 		t.Error("schemas share state")
 	}
 }
+
+// TestInstructionsNameEveryTool: the MCP instructions say when to call each tool, so a
+// tool added to All cannot be left out of them (docs/INTERFACE.md §4.5).
+func TestInstructionsNameEveryTool(t *testing.T) {
+	t.Parallel()
+	for _, tool := range All() {
+		if !strings.Contains(mcpInstructions, "call "+tool.Name) {
+			t.Errorf("the MCP instructions do not say when to call %s", tool.Name)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -77,21 +78,12 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 		ServicesLink: p.link("/api/v1/participant/"+url.PathEscape(id.String())+"/services", "network", netParam)}
 	d.Box = id.String()
 	part, fresh, err := reg.Lookup(r.Context(), id)
-	if registry.ErrorCode(err) == registry.CodeNotFound {
-		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
-			"The Peppol network does not know " + id.String() + ": its SML has no registration and the Peppol Directory no card. Nobody can send it documents over Peppol.",
-			"Check the scheme and the number, or search by the company's name."}}
-		return p.render(w, r, http.StatusNotFound, "participant", d, pageCacheControl)
-	}
-	if err != nil {
+	if err != nil && registry.ErrorCode(err) != registry.CodeNotFound {
 		return err
 	}
-	if part.SMP == nil {
-		d.fromLookup(part, p.plain)
-		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
-			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol.",
-			"The Peppol Directory has a business card for it, but a card alone does not make a company reachable."}}
-		return p.renderFresh(w, r, d, fresh)
+	// One verdict for every front door (registry.Judge, docs/INTERFACE.md §2.5).
+	if v := registry.Judge(registry.Evidence{Participant: part, Err: err}, registry.DefaultKinds()); v.Reach == registry.NotRegistered {
+		return p.notRegistered(w, r, d, part, fresh)
 	}
 	res, sfresh, err := reg.Services(r.Context(), id, "")
 	if err == nil {
@@ -106,17 +98,22 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 		writePage(w, r, http.StatusOK, page, pageCacheControl)
 		return nil
 	}
-	d.fromLookup(part, p.plain)
 	var re *registry.Error
 	switch {
 	case err == nil:
+		// The services' warnings summarise the endpoints' (one per code): the lookup's
+		// about its one endpoint would say the same again.
+		d.fromLookup(part, p.plain, func(code string) bool {
+			return slices.ContainsFunc(res.Warnings, func(w registry.Warning) bool { return w.Code == code })
+		})
 		d.addWarnings(res.Warnings, p.plain)
 		d.Services = serviceRows(res.Services)
-		d.Verdict = servicesVerdict(res.Services)
+		d.Verdict = pageVerdict(registry.Judge(registry.Evidence{Participant: part, Services: res}, registry.DefaultKinds()), res)
 	case errors.As(err, &re):
 		// The lookup answered; the detail did not. Judge from the lookup's list.
+		d.fromLookup(part, p.plain, nil)
 		d.ServicesNote = "The detailed services could not be read right now (" + p.plain.Replace(re.Message) + "). Reload the page in a minute."
-		d.Verdict = listVerdict(part)
+		d.Verdict = pageVerdict(registry.Judge(registry.Evidence{Participant: part}, registry.DefaultKinds()), nil)
 	default:
 		return err
 	}
@@ -130,6 +127,32 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	p.memo.put(key, page)
 	writePage(w, r, http.StatusOK, page, pageCacheControl)
 	return nil
+}
+
+// notRegistered renders the page of a participant nobody can send documents to over
+// Peppol: one the network does not know at all (part nil, status 404), one with a
+// Directory card but no SML registration, or one whose SMP does not know it.
+func (p *Pages) notRegistered(w http.ResponseWriter, r *http.Request, d participantData, part *registry.Participant, fresh registry.Freshness) error {
+	if part == nil {
+		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
+			"The Peppol network does not know " + d.ID + ": its SML has no registration and the Peppol Directory no card. Nobody can send it documents over Peppol.",
+			"Check the scheme and the number, or search by the company's name."}}
+		return p.render(w, r, http.StatusNotFound, "participant", d, pageCacheControl)
+	}
+	d.fromLookup(part, p.plain, nil)
+	switch {
+	case part.SMP != nil:
+		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
+			"The Peppol SML names an SMP for this participant, but that SMP does not know it, so nobody can send it documents over Peppol until its registration is fixed."}}
+	case part.Directory != nil:
+		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
+			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol.",
+			"The Peppol Directory has a business card for it, but a card alone does not make a company reachable."}}
+	default:
+		d.Verdict = verdict{Class: "no", Headline: "Not on Peppol", Details: []string{
+			"The Peppol SML does not know this participant, so nobody can send it documents over Peppol."}}
+	}
+	return p.renderFresh(w, r, d, fresh)
 }
 
 // renderFresh renders the participant page d of an answer as fresh as fresh says: one
@@ -160,14 +183,18 @@ func ago(age time.Duration) string {
 
 // fromLookup fills in what the page shows of the lookup's answer: the card, the SMP,
 // the name and country, and the warnings (their advice put in words for people by
-// plain).
-func (d *participantData) fromLookup(part *registry.Participant, plain *strings.Replacer) {
+// plain) but those whose code skip (when not nil) says another answer tells better.
+func (d *participantData) fromLookup(part *registry.Participant, plain *strings.Replacer, skip func(code string) bool) {
 	d.Card, d.SMP = part.Directory, part.SMP
 	if part.Directory != nil {
-		d.Name, d.Country = part.Directory.Name, countryName(part.Directory.CountryCode)
+		d.Name, d.Country = untrusted.Short(part.Directory.Name), countryName(part.Directory.CountryCode)
 		d.Title = d.Name
 	}
-	d.addWarnings(part.Warnings, plain)
+	for _, w := range part.Warnings {
+		if skip == nil || !skip(w.Code) {
+			d.addWarnings([]registry.Warning{w}, plain)
+		}
+	}
 }
 
 // addWarnings adds ws to the page's, once per code and message, their advice put in
@@ -181,95 +208,80 @@ func (d *participantData) addWarnings(ws []registry.Warning, plain *strings.Repl
 	}
 }
 
-// kindState is what the services say of one document kind.
-type kindState struct {
-	listed, usable bool
-	blocked        []string
-}
-
-// servicesVerdict judges from every service: a kind can be received when an endpoint
-// of a document type of that kind has no blocking warning (registry.Blocking).
-func servicesVerdict(services []registry.Service) verdict {
-	states := map[string]*kindState{}
-	var others []string
-	for _, s := range services {
-		kind := s.DocumentType.Category
-		st := states[kind]
-		if st == nil {
-			st = &kindState{}
-			states[kind] = st
-			if kind != kindInvoice && kind != kindCreditNote && kind != "" {
-				others = append(others, kind)
-			}
-		}
-		st.listed = true
-		svcBlocked := blockingCodes(s.Warnings)
-		for _, proc := range s.Processes {
-			for _, e := range proc.Endpoints {
-				codes := append(slices.Clone(svcBlocked), blockingCodes(e.Warnings)...)
-				if len(codes) == 0 {
-					st.usable = true
-				}
-				for _, c := range codes {
-					if !slices.Contains(st.blocked, c) {
-						st.blocked = append(st.blocked, c)
-					}
-				}
-			}
+// pageVerdict phrases v, the verdict on invoices and credit notes (registry.Judge
+// over registry.DefaultKinds), for people: a headline, what blocks sending in words,
+// and the other kinds res lists (nil: the services could not be read).
+func pageVerdict(v registry.Verdict, res *registry.ServicesResult) verdict {
+	var inv, cn registry.KindVerdict
+	for _, k := range v.Kinds {
+		switch k.Kind {
+		case kindInvoice:
+			inv = k
+		case kindCreditNote:
+			cn = k
 		}
 	}
-	inv, cn := states[kindInvoice], states[kindCreditNote]
-	v := judge(inv != nil && inv.usable, cn != nil && cn.usable, inv != nil && inv.listed, cn != nil && cn.listed)
-	for _, st := range []*kindState{inv, cn} {
-		if st != nil && st.listed && !st.usable && len(st.blocked) > 0 {
-			v.Details = append(v.Details, "Sending fails right now: "+strings.Join(st.blocked, ", ")+" (explained below).")
-			break
-		}
-	}
-	if len(others) > 0 {
-		v.Details = append(v.Details, "It also receives: "+strings.Join(others, ", ")+".")
-	}
-	return v
-}
-
-// listVerdict judges from the lookup's list of document types alone, when the
-// services could not be read.
-func listVerdict(part *registry.Participant) verdict {
-	var inv, cn bool
-	for _, t := range part.SMP.DocumentTypes {
-		inv = inv || t.Category == kindInvoice
-		cn = cn || t.Category == kindCreditNote
-	}
-	blocked := blockingCodes(part.Warnings)
-	v := judge(inv && len(blocked) == 0, cn && len(blocked) == 0, inv, cn)
-	v.Details = append(v.Details, "Judged from the document types its SMP lists; the endpoints could not be checked.")
-	return v
-}
-
-// judge phrases the verdict on invoices and credit notes.
-func judge(invoice, creditNote, invoiceListed, creditNoteListed bool) verdict {
+	var out verdict
 	switch {
-	case invoice && creditNote:
-		return verdict{Class: "ok", Headline: "Can receive invoices and credit notes"}
-	case invoice:
-		return verdict{Class: "partial", Headline: "Can receive invoices, but not credit notes"}
-	case creditNote:
-		return verdict{Class: "partial", Headline: "Can receive credit notes, but not invoices"}
-	case invoiceListed || creditNoteListed:
-		return verdict{Class: "no", Headline: "Registered, but sending invoices would fail right now"}
+	case inv.Receives && cn.Receives:
+		out = verdict{Class: "ok", Headline: "Can receive invoices and credit notes"}
+	case inv.Receives:
+		out = verdict{Class: "partial", Headline: "Can receive invoices, but not credit notes"}
+	case cn.Receives:
+		out = verdict{Class: "partial", Headline: "Can receive credit notes, but not invoices"}
+	case inv.Listed || cn.Listed:
+		out = verdict{Class: "no", Headline: "Registered, but sending invoices would fail right now"}
+	default:
+		out = verdict{Class: "partial", Headline: "Registered, but not for invoices or credit notes"}
 	}
-	return verdict{Class: "partial", Headline: "Registered, but not for invoices or credit notes"}
-}
-
-// blockingCodes are the codes of ws that make sending fail.
-func blockingCodes(ws []registry.Warning) []string {
-	var out []string
-	for _, w := range ws {
-		if registry.Blocking(w.Code) {
-			out = append(out, w.Code)
+	if len(v.Blocked) > 0 {
+		var why []string
+		for _, c := range v.Blocked {
+			why = append(why, blockWords(c))
+		}
+		out.Details = append(out.Details, "Sending fails right now: "+strings.Join(why, "; ")+" (explained below).")
+	}
+	if v.FromList {
+		out.Details = append(out.Details, "Judged from the document types its SMP lists; the endpoints could not be checked.")
+	}
+	if res != nil {
+		var others []string
+		for _, s := range res.Services {
+			if k := s.DocumentType.Category; k != "" && k != kindInvoice && k != kindCreditNote && !slices.Contains(others, k) {
+				others = append(others, k)
+			}
+		}
+		if len(others) > 0 {
+			out.Details = append(out.Details, "It also receives: "+strings.Join(others, ", ")+".")
 		}
 	}
 	return out
+}
+
+// blockWords says in words for people what a blocking warning code (registry.Blocking)
+// means for sending.
+func blockWords(code string) string {
+	switch code {
+	case registry.WarnCertificateExpired:
+		return "the access point's certificate has expired"
+	case registry.WarnCertificateRevoked:
+		return "the access point's certificate has been revoked"
+	case registry.WarnCertificateChainInvalid:
+		return "the access point's certificate is not issued by the Peppol access point CA"
+	case registry.WarnServiceNotYetActive:
+		return "the service is not active yet"
+	case registry.WarnServiceExpired:
+		return "the service has expired"
+	case registry.WarnTransportProfileRemoved:
+		return "the access point only speaks a transport profile Peppol has removed"
+	case registry.WarnSMPSignatureInvalid:
+		return "the SMP's answer is not validly signed"
+	case registry.WarnSMPSignatureMissing:
+		return "the SMP's answer is not signed"
+	case registry.WarnSMPCertificateNotPeppol:
+		return "the SMP signs with a certificate not issued by the Peppol SMP CA"
+	}
+	return "a problem with the access point"
 }
 
 // serviceRows flattens the services into one row per endpoint.

@@ -14,9 +14,6 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// perPage is how many hits a search page shows; the API's 25 make three pages.
-const perPage = 10
-
 type searchHit struct {
 	Name, ID, Country, Link string
 	Approximate             bool
@@ -27,6 +24,8 @@ type countryOption struct {
 	Selected   bool
 }
 
+// pageLink is one item of the pager: a page number (Link "" for the current page,
+// Number 0 for a gap in the numbers).
 type pageLink struct {
 	Number  int
 	Link    string
@@ -41,11 +40,16 @@ type searchData struct {
 	Hits      []searchHit
 	First     int
 	Pages     []pageLink
-	More      bool
-	Total     int
-	Shown     int
-	Warnings  []registry.Warning
-	JSONLink  string
+	// Prev and Next link the pages before and after ("" when there is none): plain
+	// links, working without JavaScript.
+	Prev, Next string
+	// Beyond is the number of matches the Directory serves, when it knows more.
+	Beyond   int
+	More     bool
+	Total    int
+	Shown    int
+	Warnings []registry.Warning
+	JSONLink string
 	// Relaxed is the relaxed query whose matches are shown when the query as typed
 	// found none ("" when it found some).
 	Relaxed string
@@ -55,9 +59,11 @@ type searchData struct {
 }
 
 // Search serves GET /search?q=&country=&network=&page=: the Directory's matches by
-// name, id and country, ten a page over the at most 25 the API returns, with the
-// total. It returns the registry's errors: *registry.Error with CodeMissingQuery,
-// CodeQueryTooShort or CodeInvalidRequest for bad input, CodeSearchFailed upstream.
+// name, id and country, a page of the API's (25 matches, page 1 to MaxSearchPage) at a
+// time, with the total and links to the previous and next pages (docs/INTERFACE.md
+// §4.8). It returns the registry's errors: *registry.Error with CodeMissingQuery,
+// CodeQueryTooShort or CodeInvalidRequest for bad input (a page registry.ParseSearchPage
+// refuses included), CodeSearchFailed upstream.
 func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	q, err := param(r, "q")
 	if err != nil {
@@ -77,6 +83,9 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	if sq.Page, err = registry.ParseSearchPage(pageParam); err != nil {
+		return err
+	}
 	reg, network, err := p.network(r)
 	if err != nil {
 		return err
@@ -90,7 +99,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	// of the first relaxed search that finds any, marked approximate.
 	relaxed := ""
 	var relaxWarnings []registry.Warning
-	if len(res.Results) == 0 {
+	if len(res.Results) == 0 && sq.Page == 1 {
 		for _, rq := range nlq.RelaxedQueries(q) {
 			rs, _, err := reg.Search(r.Context(), registry.SearchQuery{Q: rq, Country: sq.Country})
 			if err != nil {
@@ -106,11 +115,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 	}
-	page, _ := strconv.Atoi(pageParam)
-	pages := (len(res.Results) + perPage - 1) / perPage
-	if page < 1 || page > pages {
-		page = 1
-	}
+	page := sq.Page
 	d := searchData{base: p.base(r, "Search"), Q: q, Total: res.TotalCount, Shown: len(res.Results), Relaxed: relaxed}
 	for _, w := range slices.Concat(res.Warnings, relaxWarnings) { // res is the cache's: never appended to
 		w.Message = sentence(p.plain.Replace(w.Message))
@@ -125,23 +130,50 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	if relaxed != "" {
 		jsonQ = relaxed // the search whose matches the page shows
 	}
-	d.JSONLink = p.link("/api/v1/search", "q", jsonQ, "country", country, "network", netParam)
+	jsonPage := ""
+	if sq.Page > 1 {
+		jsonPage = strconv.Itoa(sq.Page)
+	}
+	d.JSONLink = p.link("/api/v1/search", "q", jsonQ, "country", country, "network", netParam, "page", jsonPage)
 	d.Countries = countryOptions(country)
-	lo, hi := (page-1)*perPage, min(page*perPage, len(res.Results))
-	d.First = lo + 1
-	for _, h := range res.Results[lo:hi] {
+	d.First = (page-1)*registry.MaxSearchResults + 1
+	for _, h := range res.Results {
 		d.Hits = append(d.Hits, searchHit{Name: h.Name, ID: h.ParticipantID, Country: countryName(h.CountryCode),
 			Link:        p.link("/participant/"+url.PathEscape(h.ParticipantID), "network", netParam),
 			Approximate: relaxed != "" || approximate(q, h)})
 	}
-	if pages > 1 {
-		for i := 1; i <= pages; i++ {
-			d.Pages = append(d.Pages, pageLink{Number: i, Current: i == page,
-				Link: p.link("/search", "q", q, "country", country, "network", netParam, "page", strconv.Itoa(i))})
+	if relaxed == "" {
+		pageURL := func(n int) string {
+			number := strconv.Itoa(n)
+			if n == 1 {
+				number = "" // page 1 is the search's own address
+			}
+			return p.link("/search", "q", q, "country", country, "network", netParam, "page", number)
+		}
+		last := min(registry.MaxSearchPage, (res.TotalCount+registry.MaxSearchResults-1)/registry.MaxSearchResults)
+		for _, n := range pagerNumbers(page, max(last, page)) {
+			item := pageLink{Number: n, Current: n == page}
+			if n > 0 && n != page {
+				item.Link = pageURL(n)
+			}
+			d.Pages = append(d.Pages, item)
+		}
+		if len(d.Pages) == 1 {
+			d.Pages = nil // one page: no pager
+		}
+		if page > 1 {
+			d.Prev = pageURL(page - 1)
+		}
+		if next := registry.NextSearchPage(page, res.TotalCount); next > 0 {
+			d.Next = pageURL(next)
 		}
 	}
-	d.More = res.TotalCount > len(res.Results)
+	if all := registry.MaxSearchPage * registry.MaxSearchResults; res.TotalCount > all {
+		d.More, d.Beyond = true, all
+	}
 	switch {
+	case len(res.Results) == 0 && page > 1 && res.TotalCount > 0:
+		d.Summary = "No more matches"
 	case len(res.Results) == 0:
 		d.Summary = "No matches"
 	case relaxed != "":
@@ -155,6 +187,21 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 		d.Summary += " on the " + network + " network"
 	}
 	return p.render(w, r, http.StatusOK, "search", d, pageCacheControl)
+}
+
+// pagerNumbers returns the page numbers the pager shows for page of last: all of them
+// up to 9 pages, else the first, the last and two either side of page, with 0 for a gap.
+func pagerNumbers(page, last int) []int {
+	var out []int
+	for n := 1; n <= last; n++ {
+		switch {
+		case last <= 9 || n == 1 || n == last || (n >= page-2 && n <= page+2):
+			out = append(out, n)
+		case len(out) > 0 && out[len(out)-1] != 0:
+			out = append(out, 0)
+		}
+	}
+	return out
 }
 
 // approximate reports whether hit matches q only loosely: its id is not the number

@@ -25,6 +25,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/peppolgate/peppolgate/internal/query"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -130,6 +131,9 @@ func New(cfg Config) (*Pages, error) {
 			}
 			return *s
 		},
+		// shown renders third-party text (a name, an address, an SMP's identifier or
+		// URL) cleaned and capped (docs/ARCHITECTURE.md §6); html/template escapes it.
+		"shown": untrusted.Short,
 	}
 	for _, name := range []string{"home", "search", "participant", "ask", "error", "stats"} {
 		t, err := template.New("layout").Funcs(funcs).ParseFS(files, "templates/layout.html", "templates/"+name+".html")

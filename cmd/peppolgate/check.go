@@ -51,7 +51,9 @@ Checks a whole customer list against Peppol, in-process (no server needed): for 
 a participant id (0208:0677424046) or a VAT or company number in any notation (BE 0677.424.046,
 0677424046 with a country column), whether the participant can receive the document kinds
 asked about, under which participant id, through which access point. Each row's status is
-receives, registered_without_that_document, not_registered, invalid or failed.
+receives, blocked (registered, but sending fails right now: the blocked column says why;
+access_point is empty when the SMP answer is not validly signed), registered_without_that_document,
+not_registered, invalid or failed.
 
 The input is CSV with a header (the identifier, country and reference columns are found by
 their names, or named with -column, -country-column and -reference-column; comma, semicolon or

@@ -24,6 +24,7 @@ import (
 	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
+	"github.com/peppolgate/peppolgate/tools"
 )
 
 // envPrefix starts the environment variable of every flag.
@@ -528,6 +529,35 @@ func splitList(s string) []string {
 
 // printUsage writes the -h text: commands, then every flag with its default and its
 // environment variable.
+// usageMCPLine is the usage's line about /mcp, naming every tool of tools.All() so the
+// list cannot drift from the registry (docs/INTERFACE.md §4.5), wrapped at 100 columns.
+func usageMCPLine() string {
+	var names []string
+	for _, t := range tools.All() {
+		names = append(names, t.Name+",")
+	}
+	if n := len(names); n > 1 {
+		names[n-2] = strings.TrimSuffix(names[n-2], ",") + " and"
+	}
+	if n := len(names); n > 0 {
+		names[n-1] = strings.TrimSuffix(names[n-1], ",")
+	}
+	const column = 53 // where the usage's descriptions start
+	words := append(strings.Fields("MCP (streamable HTTP), tools"), names...)
+	line := fmt.Sprintf("%-*s", column, "  POST /mcp")
+	var lines []string
+	for i, word := range words {
+		if i > 0 && len(line)+1+len(word) > 100 {
+			lines = append(lines, line)
+			line = strings.Repeat(" ", column)
+		} else if i > 0 {
+			line += " "
+		}
+		line += word
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
 func printUsage(w io.Writer) {
 	var v flagValues
 	fs := newFlagSet(&v, cmdServe)
@@ -541,10 +571,9 @@ peppolgate answers Peppol participant lookups and directory searches as JSON and
   GET /api/v1/participant/{participantId}/services   every document type, process and endpoint
   GET /api/v1/search?q=&country=                     e.g. /api/v1/search?q=BE0677424046
   POST /api/v1/check                                 a whole customer list (JSON, NDJSON or CSV), streamed
+  GET /api/v1/stats                                  counts of the network's participants (with -mirror)
   POST /ask  {"query": "..."}                        questions in plain language, JSON or server-sent events
-  POST /mcp                                          MCP (streamable HTTP): lookup_participant,
-                                                     get_participant_services, search_directory,
-                                                     check_participants
+%s
 Try it offline with: peppolgate -network demo
 
 Commands:
@@ -558,7 +587,7 @@ Commands:
            'mirror import <export>' or 'mirror sync' (see 'peppolgate mirror -h')
 
 Flags (each may also be set by the environment variable shown; a flag beats the variable):
-`)
+`, usageMCPLine())
 	var flags []*flag.Flag
 	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
 	sort.Slice(flags, func(i, j int) bool { return flagOrder(flags[i].Name) < flagOrder(flags[j].Name) })

@@ -22,7 +22,7 @@ const demoLedgerPath = "../../examples/demo-ledger.csv"
 // ledgerRow is one customer of the sample ledger and what checking it must give.
 type ledgerRow struct {
 	name, number, country string
-	// want is the status class: "registered" (receives or
+	// want is the status class: "registered" (receives, blocked or
 	// registered_without_that_document), or a status.
 	want string
 }
@@ -262,7 +262,7 @@ func TestDemoLedger(t *testing.T) {
 		got := recs[i+1][status]
 		counts[got]++
 		class := got
-		if got == string(bulk.Receives) || got == string(bulk.RegisteredWithoutDocument) {
+		if got == string(bulk.Receives) || got == string(bulk.Blocked) || got == string(bulk.RegisteredWithoutDocument) {
 			class = "registered"
 		}
 		if class != row.want {

@@ -252,8 +252,16 @@ func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
 	id, _ := netsim.ExportCard(cfg, 0)
 	down := closedPort(t)
 	q := "/api/v1/search?q=" + id.Value
+	// The production SML zone on a simulated DNS server, so that /readyz does not
+	// depend on this machine's resolvers (it is 503 while the zone does not resolve).
+	sim, err := netsim.Start(t.Context(), netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 10}), netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	dnsServer := sim.DNSAddr()
 
-	base, logs := startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down)
+	base, logs := startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down, "-dns-server", dnsServer)
 	var ready readyBody
 	if getJSON(t, base+"/readyz", &ready); ready.Status != "ok" || ready.Mirror == nil || ready.Mirror.State != registry.MirrorStale {
 		t.Fatalf("readyz: %+v %+v", ready, ready.Mirror)
@@ -268,7 +276,7 @@ func TestMirrorStaleAnswersWhenDirectoryDown(t *testing.T) {
 		t.Errorf("the log does not say the stale mirror answered: %s", logs.String())
 	}
 
-	base, _ = startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down, "-mirror-hard-max-age", "72h")
+	base, _ = startServe(t, "-networks", "production", "-mirror", db, "-directory-url", down, "-mirror-hard-max-age", "72h", "-dns-server", dnsServer)
 	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != registry.MirrorExpired {
 		t.Fatalf("readyz past the hard limit: %+v", ready.Mirror)
 	}

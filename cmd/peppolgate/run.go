@@ -211,6 +211,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Metrics:           metrics,
 		Mirror:            up.MirrorStatus(),
+		SML:               up.SMLStatus(),
 		Cache:             up.CachePolicy(),
 		Ready: func(context.Context) error {
 			if draining.Load() {

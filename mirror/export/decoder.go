@@ -9,6 +9,8 @@ import (
 	"io"
 	"sync/atomic"
 	"time"
+
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 )
 
 // The root namespaces of the XML exports.
@@ -143,9 +145,12 @@ func (d *Decoder) Header() Header { return d.header }
 // hundred KiB. It is safe to call from another goroutine.
 func (d *Decoder) BytesRead() int64 { return d.cr.n.Load() }
 
-// Next returns the next card. Values are trimmed of surrounding whitespace (inner whitespace
-// is kept), country codes upper-cased, contacts dropped; names, identifiers, websites and doc
-// types with an empty value are left out; an XML v2 doc type with deprecated="true" and no
+// Next returns the next card. Its strings are the card owner's words, cleaned and capped
+// (untrusted.Field; untrusted.Text for the additional information, which keeps its line
+// breaks as "\n"; docs/ARCHITECTURE.md §6): control and format characters (bidi overrides,
+// zero-width characters) removed, runs of white space made one space, ends trimmed, at most
+// untrusted.MaxField characters. Country codes are upper-cased, contacts dropped; names,
+// identifiers, websites and doc types with an empty value are left out; an XML v2 doc type with deprecated="true" and no
 // state gets State "dep"; a JSON pid without "::" is a Participant with an empty Scheme.
 //
 // It returns (nil, *RecordError) for a malformed card that it skipped — no participant, an
@@ -167,6 +172,11 @@ func (d *Decoder) Next() (*Card, error) {
 		c, err = d.json.next(d.index, &d.header)
 	}
 	var re *RecordError
+	if err == nil {
+		if reason := clean(c); reason != "" {
+			c, err = nil, &RecordError{Index: d.index, Participant: c.Participant.Scheme + "::" + c.Participant.Value, Reason: reason}
+		}
+	}
 	switch {
 	case err == nil:
 		d.index++
@@ -191,4 +201,56 @@ func parseTime(s string) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// clean cleans and caps c's strings in place (see Next), leaving out the names,
+// identifiers and websites left empty. Doc types are not its business: like the other
+// values that repeat across cards, they are cleaned once, when interned (interner.get).
+// It returns why c must be skipped (cleaning emptied the participant's value or every
+// name of an entity), else "".
+func clean(c *Card) string {
+	if c.Participant.Value = untrusted.Field(c.Participant.Value); c.Participant.Value == "" {
+		return "participant without a value"
+	}
+	for i := range c.Entities {
+		e := &c.Entities[i]
+		names := e.Names[:0]
+		for _, n := range e.Names {
+			if n.Name = untrusted.Field(n.Name); n.Name != "" {
+				n.Language = untrusted.Field(n.Language)
+				names = append(names, n)
+			}
+		}
+		if len(names) == 0 {
+			return "entity without a name"
+		}
+		e.Names = names
+		e.CountryCode = untrusted.Field(e.CountryCode)
+		e.GeoInfo = untrusted.Field(e.GeoInfo)
+		e.AdditionalInfo = untrusted.Text(e.AdditionalInfo)
+		e.RegDate = untrusted.Field(e.RegDate)
+		ids := e.Identifiers[:0]
+		for _, id := range e.Identifiers {
+			if id.Value = untrusted.Field(id.Value); id.Value != "" {
+				id.Scheme = untrusted.Field(id.Scheme)
+				ids = append(ids, id)
+			}
+		}
+		e.Identifiers = nilIfEmpty(ids)
+		webs := e.Websites[:0]
+		for _, w := range e.Websites {
+			if w = untrusted.Field(w); w != "" {
+				webs = append(webs, w)
+			}
+		}
+		e.Websites = nilIfEmpty(webs)
+	}
+	return ""
+}
+
+func nilIfEmpty[T any](s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }

@@ -49,6 +49,25 @@ type decodeCase struct {
 
 var xmlCases = []decodeCase{
 	{
+		// A card's strings are the card owner's words: cleaned of control and format
+		// characters (bidi overrides, zero-width characters), one line except the
+		// additional information, capped (docs/ARCHITECTURE.md §6).
+		name: "third-party text cleaned and capped",
+		doc: v3(`<businesscard>` + participant("0088:5798000000001") + `<entity countrycode="D&#x200B;K">
+				<name name="Acme &#x202E;txt.exe&#x202C; Corp" language="d&#x200E;a"/><name name="&#x200B;&#x2066;"/><name name="` + strings.Repeat("N", 5000) + `"/>
+				<geoinfo>Line&#10;two&#9;tab&#x2066;</geoinfo><id scheme="V&#x200F;AT" value="BE&#x202E;1"/><website>https://x.example/&#x202E;exe</website>
+				<additionalinfo>One&#x202E; line.&#13;&#10;&#13;&#10;&#13;&#10;Two&#x7F; lines.</additionalinfo></entity>
+				<doctypeid scheme="busdox-docid-qns" value="urn:x&#x202E;y" displayname="N&#x200B;ame" state="act"/></businesscard>` +
+			`<businesscard>` + participant("0088:2") + `<entity countrycode="NO"><name name="&#x202E;&#x200B; "/></entity></businesscard>`),
+		cards: []Card{{
+			Participant: ID{"iso6523-actorid-upis", "0088:5798000000001"},
+			Entities: []Entity{{Names: []Name{{"Acme txt.exe Corp", "da"}, {strings.Repeat("N", 999) + "…", ""}}, CountryCode: "DK", GeoInfo: "Line two tab",
+				Identifiers: []ID{{"VAT", "BE1"}}, Websites: []string{"https://x.example/exe"}, AdditionalInfo: "One line.\n\nTwo lines."}},
+			DocTypes: []DocType{{Scheme: "busdox-docid-qns", Value: "urn:xy", DisplayName: "Name", State: "act"}},
+		}},
+		recs: []RecordError{{Index: 1, Participant: "iso6523-actorid-upis::0088:2", Reason: "entity without a name"}},
+	},
+	{
 		name: "all fields, contacts dropped",
 		doc: v3(`<businesscard>` + participant("0088:5798000000001") + `
 			<entity countrycode="DK">
@@ -79,14 +98,14 @@ var xmlCases = []decodeCase{
 			card("iso6523-actorid-upis::0106:3", "00", "C"), card("iso6523-actorid-upis::0208:4", "BE", "D")},
 	},
 	{
-		name: "whitespace around values trimmed, inside kept",
+		name: "whitespace around values trimmed, runs inside made one space",
 		doc: v3(`<businesscard><participant scheme=" iso6523-actorid-upis " value="  0208:0123456749 "/>
 			<entity countrycode="BE"><name name="  Société   Générale "/>
 			<id scheme="VAT" value=" BE 0123.456.749  "/><geoinfo>
 			  Brussels
 			</geoinfo></entity></businesscard>`),
 		cards: []Card{{Participant: ID{"iso6523-actorid-upis", "0208:0123456749"},
-			Entities: []Entity{{Names: []Name{{"Société   Générale", ""}}, CountryCode: "BE", GeoInfo: "Brussels", Identifiers: []ID{{"VAT", "BE 0123.456.749"}}}}}},
+			Entities: []Entity{{Names: []Name{{"Société Générale", ""}}, CountryCode: "BE", GeoInfo: "Brussels", Identifiers: []ID{{"VAT", "BE 0123.456.749"}}}}}},
 	},
 	{
 		name: "empty attributes: empty id values dropped, empty contact ignored",
@@ -116,7 +135,7 @@ var xmlCases = []decodeCase{
 			`<geoinfo>Line 1` + "\r\n" + `Line 2 &amp; <![CDATA[<raw> & ]]>end<!-- gone --><?pi?></geoinfo>` +
 			`<additionalinfo><![CDATA[]]></additionalinfo></entity></businesscard></root>` + "\r\n",
 		cards: []Card{{Participant: ID{"iso6523-actorid-upis", "0088:123"}, Entities: []Entity{{
-			Names: []Name{{`Société B&B <SA> "x" 'y'`, ""}}, CountryCode: "FR", GeoInfo: "Line 1\nLine 2 & <raw> & end"}}}},
+			Names: []Name{{`Société B&B <SA> "x" 'y'`, ""}}, CountryCode: "FR", GeoInfo: "Line 1 Line 2 & <raw> & end"}}}},
 	},
 	{
 		name: "unknown elements and attributes ignored",
@@ -234,6 +253,20 @@ const jsonOpen = `{"version":2,"creationdt":"2025-11-10T02:24:17.506Z","particip
 
 var jsonCases = []decodeCase{
 	{
+		name: "third-party text cleaned and capped",
+		doc: jsonOpen + `{"pid":"iso6523-actorid-upis::0088:5798000000001","entities":[{"names":[{"name":"Acme \u202etxt.exe\u202c Corp","lang":"d\u200ea"},{"name":"\u200b\u2066"},{"name":"` + strings.Repeat("N", 5000) + `"}],
+			"countryCode":"D\u200bK","geoinfo":"Line\ntwo\ttab\u2066","identifiers":[{"scheme":"V\u200fAT","value":"BE\u202e1"}],"websiteURIs":["https://x.example/\u202eexe"],
+			"additionalInfo":"One\u202e line.\r\n\r\n\r\nTwo\u007f lines."}],"docTypes":[{"scheme":"busdox-docid-qns","value":"urn:x\u202ey","displayName":"N\u200bame","state":"act"}]},
+			{"pid":"iso6523-actorid-upis::0088:2","entities":[{"names":[{"name":"\u202e\u200b "}],"countryCode":"NO"}]}]}`,
+		cards: []Card{{
+			Participant: ID{"iso6523-actorid-upis", "0088:5798000000001"},
+			Entities: []Entity{{Names: []Name{{"Acme txt.exe Corp", "da"}, {strings.Repeat("N", 999) + "…", ""}}, CountryCode: "DK", GeoInfo: "Line two tab",
+				Identifiers: []ID{{"VAT", "BE1"}}, Websites: []string{"https://x.example/exe"}, AdditionalInfo: "One line.\n\nTwo lines."}},
+			DocTypes: []DocType{{Scheme: "busdox-docid-qns", Value: "urn:xy", DisplayName: "Name", State: "act"}},
+		}},
+		recs: []RecordError{{Index: 1, Participant: "iso6523-actorid-upis::0088:2", Reason: "entity without a name"}},
+	},
+	{
 		name: "all fields, contacts dropped",
 		doc: jsonOpen + `{"pid":"iso6523-actorid-upis::0088:5798000000001","entities":[{"names":[{"name":"Nordic Bygg A/S","lang":"da"}],"countryCode":"DK","geoinfo":"Aarhus",
 			"identifiers":[{"scheme":"DK:CVR","value":"12345678"}],"websiteURIs":["https://nordic.example"],"contacts":[{"type":"sales","name":"Jens","phone":"1","email":"j@x"}],
@@ -255,7 +288,7 @@ var jsonCases = []decodeCase{
 			{"pid":"iso6523-actorid-upis::0106:1","entities":[{"names":[{"name":"X"}],"countryCode":"XX"}],"docTypes":[]}]}`,
 		cards: []Card{
 			{Participant: ID{"iso6523-actorid-upis", "0208:0123456749"}, Entities: []Entity{
-				{Names: []Name{{"Société   Générale", ""}}, CountryCode: "UK", Identifiers: []ID{{"VAT", "BE 0123"}}},
+				{Names: []Name{{"Société Générale", ""}}, CountryCode: "UK", Identifiers: []ID{{"VAT", "BE 0123"}}},
 				{Names: []Name{{"B", "fr"}}, CountryCode: "00"}}},
 			card("iso6523-actorid-upis::0106:1", "XX", "X"),
 		},

@@ -3,6 +3,8 @@ package export
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 )
 
 // maxInterned bounds each interning table, so that an export full of distinct values cannot
@@ -25,7 +27,8 @@ func newInterner() interner {
 	return interner{m: make(map[string]string, 1024)}
 }
 
-// get returns b as a string, shared with earlier equal values; invalid UTF-8 is replaced.
+// get returns b as a string, shared with earlier equal values; invalid UTF-8 is replaced
+// and the value cleaned and capped (untrusted.Field), once per distinct value.
 func (in *interner) get(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -36,7 +39,7 @@ func (in *interner) get(b []byte) string {
 	}
 	s, ok := in.m[string(b)]
 	if !ok {
-		s = toValidUTF8(string(b))
+		s = untrusted.Field(toValidUTF8(string(b)))
 		if len(in.m) < maxInterned && len(b) <= 512 {
 			in.m[string(b)] = s
 		}
@@ -55,7 +58,7 @@ func (in *interner) getString(v string) string {
 	if s, ok := in.m[v]; ok {
 		return s
 	}
-	s := toValidUTF8(v)
+	s := untrusted.Field(toValidUTF8(v))
 	if len(in.m) < maxInterned && len(v) <= 512 {
 		in.m[v] = s
 	}

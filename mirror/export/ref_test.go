@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"io"
 	"strings"
+
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 )
 
 // refDecodeXML decodes an XML export with encoding/xml, following the same rules as the
@@ -57,7 +59,8 @@ func refDecodeXML(p []byte) ([]*Card, []int, error) {
 				c.Entities = append(c.Entities, Entity{CountryCode: strings.ToUpper(attr("countrycode"))})
 				e = &c.Entities[len(c.Entities)-1]
 			case depth == 3 && t.Name.Local == "doctypeid":
-				dt := DocType{Scheme: attr("scheme"), Value: attr("value"), DisplayName: attr("displayname"), State: attr("state"), NonStandard: attr("non-standard") == "true"}
+				f := func(name string) string { return untrusted.Field(attr(name)) } // interned values are cleaned
+				dt := DocType{Scheme: f("scheme"), Value: f("value"), DisplayName: f("displayname"), State: f("state"), NonStandard: attr("non-standard") == "true"}
 				if dt.State == "" && attr("deprecated") == "true" {
 					dt.State = "dep"
 				}
@@ -111,6 +114,9 @@ func refDecodeXML(p []byte) ([]*Card, []int, error) {
 					if len(e.Names) == 0 {
 						ok = false
 					}
+				}
+				if ok && clean(c) != "" {
+					ok = false
 				}
 				if ok {
 					cards = append(cards, c)

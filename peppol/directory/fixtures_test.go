@@ -77,7 +77,7 @@ func TestSharedFixtures(t *testing.T) {
 				t.Errorf("match = %s %q %q, %d doc types", m.Participant, m.Name(), m.CountryCode(), len(m.DocTypes))
 			}
 			e := m.Entities[0]
-			if !strings.HasPrefix(e.AdditionalInfo, "This is the production endpoint for the whole Austrian Government.\r\nGovernmental departments") ||
+			if !strings.HasPrefix(e.AdditionalInfo, "This is the production endpoint for the whole Austrian Government.\nGovernmental departments") ||
 				!strings.HasSuffix(e.AdditionalInfo, "court of audit (Rechnungshof).") {
 				t.Errorf("additionalInfo = %q", e.AdditionalInfo)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 )
 
@@ -78,20 +79,24 @@ type DocType struct {
 }
 
 // Entity is one business entity of a business card. It deliberately has no contacts:
-// those are personal data and are never decoded.
+// those are personal data and are never decoded. Its strings are the card owner's
+// words, cleaned and capped as they are decoded (untrusted.Field, untrusted.Text;
+// docs/ARCHITECTURE.md §6): no control or format characters (bidi overrides,
+// zero-width characters), one line except AdditionalInfo, at most
+// untrusted.MaxField characters (untrusted.MaxText for AdditionalInfo).
 type Entity struct {
 	// Names of the entity, possibly in several languages; the first is the main one.
 	Names []Name `json:"names"`
 	// CountryCode is the entity's country as the Directory has it, upper-cased; real
 	// data contains non-ISO codes such as "UK" or "XX". "" when absent.
 	CountryCode string `json:"countryCode"`
-	// GeoInfo is free-text address information.
+	// GeoInfo is free-text address information, on one line.
 	GeoInfo string `json:"geoInfo,omitempty"`
 	// Identifiers are additional identifiers (e.g. VAT, GLN) declared by the entity.
 	Identifiers []Identifier `json:"identifiers,omitempty"`
 	// Websites are the entity's web sites as given.
 	Websites []string `json:"websites,omitempty"`
-	// AdditionalInfo is free text, line breaks (often "\r\n") preserved.
+	// AdditionalInfo is free text, its line breaks kept as "\n".
 	AdditionalInfo string `json:"additionalInfo,omitempty"`
 	// RegistrationDate is the entity's registration date as YYYY-MM-DD, or "".
 	RegistrationDate string `json:"registrationDate,omitempty"`
@@ -167,7 +172,7 @@ func (n *wireNames) UnmarshalJSON(b []byte) error {
 			return err
 		}
 		*n = nil
-		if s = strings.TrimSpace(s); s != "" {
+		if s = untrusted.Field(s); s != "" {
 			*n = wireNames{{Name: s}}
 		}
 		return nil
@@ -178,8 +183,8 @@ func (n *wireNames) UnmarshalJSON(b []byte) error {
 		}
 		out := make(wireNames, 0, len(items))
 		for _, it := range items {
-			if name := strings.TrimSpace(it.Name); name != "" {
-				out = append(out, Name{Name: name, Language: strings.TrimSpace(it.Language)})
+			if name := untrusted.Field(it.Name); name != "" {
+				out = append(out, Name{Name: name, Language: untrusted.Field(it.Language)})
 			}
 		}
 		*n = out
@@ -300,8 +305,8 @@ func parseCreationTime(s string) time.Time {
 func docTypes(in []wirePair) []DocType {
 	var out []DocType
 	for _, d := range in {
-		if v := strings.TrimSpace(d.Value); v != "" {
-			out = append(out, DocType{Scheme: strings.TrimSpace(d.Scheme), Value: v})
+		if v := untrusted.Field(d.Value); v != "" {
+			out = append(out, DocType{Scheme: untrusted.Field(d.Scheme), Value: v})
 		}
 	}
 	return out
@@ -312,18 +317,18 @@ func entities(in []wireEntity) []Entity {
 	for _, we := range in {
 		e := Entity{
 			Names:            []Name(we.Name),
-			CountryCode:      strings.ToUpper(strings.TrimSpace(we.CountryCode)),
-			GeoInfo:          strings.TrimSpace(we.GeoInfo),
-			AdditionalInfo:   strings.TrimSpace(we.AdditionalInfo),
+			CountryCode:      strings.ToUpper(untrusted.Field(we.CountryCode)),
+			GeoInfo:          untrusted.Field(we.GeoInfo),
+			AdditionalInfo:   untrusted.Text(we.AdditionalInfo),
 			RegistrationDate: regDate(we.RegDate),
 		}
 		for _, id := range we.Identifiers {
-			if v := strings.TrimSpace(id.Value); v != "" {
-				e.Identifiers = append(e.Identifiers, Identifier{Scheme: strings.TrimSpace(id.Scheme), Value: v})
+			if v := untrusted.Field(id.Value); v != "" {
+				e.Identifiers = append(e.Identifiers, Identifier{Scheme: untrusted.Field(id.Scheme), Value: v})
 			}
 		}
 		for _, w := range we.Websites {
-			if w = strings.TrimSpace(w); w != "" {
+			if w = untrusted.Field(w); w != "" {
 				e.Websites = append(e.Websites, w)
 			}
 		}

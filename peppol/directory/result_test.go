@@ -59,7 +59,7 @@ func TestParseResultTestdata(t *testing.T) {
 			if !reflect.DeepEqual(e.Websites, []string{"https://lindqvist-coffee.example", "www.lindqvist.example"}) {
 				t.Errorf("websites = %q", e.Websites)
 			}
-			if e.AdditionalInfo != "Roastery and wholesale.\r\nInvoices in EN 16931 only, please." {
+			if e.AdditionalInfo != "Roastery and wholesale.\nInvoices in EN 16931 only, please." {
 				t.Errorf("additionalInfo = %q", e.AdditionalInfo)
 			}
 			if e.RegistrationDate != "2021-06-30" {
@@ -265,5 +265,50 @@ func TestMatchHelpersEmpty(t *testing.T) {
 	var m Match
 	if m.Name() != "" || m.CountryCode() != "" {
 		t.Errorf("zero Match: Name()=%q CountryCode()=%q", m.Name(), m.CountryCode())
+	}
+}
+
+// TestParseResultCleansThirdPartyText: a card's strings are the card owner's words;
+// they reach the model without bidi or other format controls, on one line (free
+// text keeps its line breaks), and capped (docs/ARCHITECTURE.md §6).
+func TestParseResultCleansThirdPartyText(t *testing.T) {
+	long := strings.Repeat("N", 5000)
+	doc := map[string]any{"matches": []any{map[string]any{
+		"participantID": map[string]any{"scheme": "iso6523-actorid-upis", "value": "0208:0677424046"},
+		"entities": []any{map[string]any{
+			"name": []any{
+				map[string]any{"name": "Acme \u202etxt.exe\u202c Corp", "language": "n\u200bl"},
+				map[string]any{"name": long},
+				map[string]any{"name": "Line\r\nbreak\x00and\ttab"},
+				map[string]any{"name": "\u200b\u202e"},
+			},
+			"countryCode":    "b\u200be",
+			"geoInfo":        "Rue \u2066x\u2069 1\n1000 Bruxelles",
+			"additionalInfo": "One\u202e line.\r\n\r\n\r\nTwo\x1b[2J lines.\u200f",
+			"identifiers":    []any{map[string]any{"scheme": "V\u200eAT", "value": "BE\u202e0677424046"}},
+			"websites":       []any{"https://acme.example/\u202eexe.txt", strings.Repeat("w", 5000)},
+		}},
+	}}}
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := ParseResult(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := r.Matches[0].Entities[0]
+	wantNames := []Name{{"Acme txt.exe Corp", "nl"}, {strings.Repeat("N", 999) + "…", ""}, {"Line break and tab", ""}}
+	if !reflect.DeepEqual(e.Names, wantNames) {
+		t.Errorf("names = %.200q, want %.200q", e.Names, wantNames)
+	}
+	if e.CountryCode != "BE" || e.GeoInfo != "Rue x 1 1000 Bruxelles" || e.AdditionalInfo != "One line.\n\nTwo [2J lines." {
+		t.Errorf("country %q, geoInfo %q, additionalInfo %q", e.CountryCode, e.GeoInfo, e.AdditionalInfo)
+	}
+	if !reflect.DeepEqual(e.Identifiers, []Identifier{{"VAT", "BE0677424046"}}) {
+		t.Errorf("identifiers = %q", e.Identifiers)
+	}
+	if len(e.Websites) != 2 || e.Websites[0] != "https://acme.example/exe.txt" || len([]rune(e.Websites[1])) != 1000 {
+		t.Errorf("websites = %.100q", e.Websites)
 	}
 }

@@ -48,7 +48,7 @@ func naptrFor(answer []dns.RR, qname string) ([]ownedNAPTR, error) {
 	ttl := uint32(math.MaxUint32)
 	seen := map[string]bool{cur: true}
 	for links := 0; ; links++ {
-		next, linkTTL, ok, err := nextAlias(answer, cur)
+		next, linkTTL, _, ok, err := nextAlias(answer, cur)
 		if err != nil {
 			return nil, err
 		}
@@ -73,11 +73,49 @@ func naptrFor(answer []dns.RR, qname string) ([]ownedNAPTR, error) {
 	return out, nil
 }
 
-// nextAlias returns the name cur is an alias of, and the TTL of that link. A CNAME owned
-// by cur wins over a DNAME above it, because a DNAME comes with the CNAME it synthesises
-// for the question and the two agree. Identical duplicates are tolerated; two different
-// aliases for one name are an error since either choice would be a guess.
-func nextAlias(answer []dns.RR, cur string) (next string, ttl uint32, ok bool, err error) {
+// chainEnd returns the name the CNAME/DNAME chain in answer leads to from qname (qname
+// itself when there is none; a negative answer is about that name, RFC 6604 §2) and
+// the targets of the DNAME records the chain went through, canonical. A malformed
+// chain gives qname and no targets.
+func chainEnd(answer []dns.RR, qname string) (string, []string) {
+	cur := canonical(qname)
+	chain := []string{cur}
+	for range maxAliasChain {
+		next, _, _, ok, err := nextAlias(answer, cur)
+		if err != nil || slices.Contains(chain, next) {
+			return canonical(qname), nil
+		}
+		if !ok {
+			break
+		}
+		chain = append(chain, next)
+		cur = next
+	}
+	// A CNAME synthesised from a DNAME is followed in place of the DNAME, so the
+	// DNAMEs above the chain's names are collected apart.
+	var dnames []string
+	for _, rr := range answer {
+		d, ok := rr.(*dns.DNAME)
+		if !ok {
+			continue
+		}
+		owner := canonical(d.Hdr.Name)
+		for _, name := range chain {
+			if owner != name && (owner == "." || strings.HasSuffix(name, "."+owner)) {
+				dnames = append(dnames, canonical(d.Target))
+				break
+			}
+		}
+	}
+	return cur, dnames
+}
+
+// nextAlias returns the name cur is an alias of, the TTL of that link and, when the link
+// is a DNAME, the DNAME's target. A CNAME owned by cur wins over a DNAME above it,
+// because a DNAME comes with the CNAME it synthesises for the question and the two
+// agree. Identical duplicates are tolerated; two different aliases for one name are an
+// error since either choice would be a guess.
+func nextAlias(answer []dns.RR, cur string) (next string, ttl uint32, dnameTarget string, ok bool, err error) {
 	var dnameOwner string
 	for _, rr := range answer {
 		a, isCNAME := rr.(*dns.CNAME)
@@ -86,7 +124,7 @@ func nextAlias(answer []dns.RR, cur string) (next string, ttl uint32, ok bool, e
 		}
 		target := canonical(a.Target)
 		if ok && target != next {
-			return "", 0, false, fmt.Errorf("%s has two CNAME records (%s and %s)", cur, next, target)
+			return "", 0, "", false, fmt.Errorf("%s has two CNAME records (%s and %s)", cur, next, target)
 		}
 		if ok {
 			ttl = min(ttl, a.Hdr.Ttl)
@@ -95,7 +133,7 @@ func nextAlias(answer []dns.RR, cur string) (next string, ttl uint32, ok bool, e
 		}
 	}
 	if ok {
-		return next, ttl, true, nil
+		return next, ttl, "", true, nil
 	}
 	for _, rr := range answer {
 		d, isDNAME := rr.(*dns.DNAME)
@@ -115,21 +153,22 @@ func nextAlias(answer []dns.RR, cur string) (next string, ttl uint32, ok bool, e
 			sub = prefix
 		}
 		if ok && (owner != dnameOwner || sub != next) {
-			return "", 0, false, fmt.Errorf("%s is below two different DNAME records (at %s and %s)", cur, dnameOwner, owner)
+			return "", 0, "", false, fmt.Errorf("%s is below two different DNAME records (at %s and %s)", cur, dnameOwner, owner)
 		}
 		if len(sub) > maxNameLen {
-			return "", 0, false, fmt.Errorf("DNAME at %s makes %s longer than %d bytes", owner, cur, maxNameLen)
+			return "", 0, "", false, fmt.Errorf("DNAME at %s makes %s longer than %d bytes", owner, cur, maxNameLen)
 		}
 		if _, valid := dns.IsDomainName(sub); !valid {
-			return "", 0, false, fmt.Errorf("DNAME at %s makes %s an invalid name", owner, cur)
+			return "", 0, "", false, fmt.Errorf("DNAME at %s makes %s an invalid name", owner, cur)
 		}
 		if ok {
 			ttl = min(ttl, d.Hdr.Ttl)
 		} else {
 			dnameOwner, next, ttl, ok = owner, sub, d.Hdr.Ttl, true
+			dnameTarget = canonical(d.Target)
 		}
 	}
-	return next, ttl, ok, nil
+	return next, ttl, dnameTarget, ok, nil
 }
 
 func canonical(name string) string { return strings.ToLower(dns.Fqdn(name)) }

@@ -14,7 +14,8 @@ import (
 var (
 	// ErrNotRegistered matches only KindNotRegistered, a definite "the SML does not know
 	// this participant" answer: NXDOMAIN or an empty NOERROR answer from a recursive or
-	// authoritative server.
+	// authoritative server, proven to come from the SML zone (the zone's SOA in its
+	// authority section, or the zone resolving through the same server).
 	ErrNotRegistered = errors.New("sml: participant not registered")
 	// ErrNoSMPService matches only KindNoSMPService: NAPTR records exist for the name but
 	// none is a usable U / Meta:SMP record. It does not match ErrNotRegistered: the
@@ -23,21 +24,62 @@ var (
 	// ErrDNSFailure matches KindDNSFailure: no definite answer was obtained, the
 	// registration is unknown and the lookup may be retried.
 	ErrDNSFailure = errors.New("sml: DNS lookup failed")
+	// ErrNotFromZone matches a KindDNSFailure whose server did answer "no such name"
+	// (NXDOMAIN, or no NAPTR records) but without proof that the answer comes from the
+	// SML zone (see NotFromZoneError): a captive portal, a filtering or broken resolver,
+	// or a DNS server that is not the one meant.
+	ErrNotFromZone = errors.New("sml: negative answer not from the SML zone")
 )
+
+// NotFromZoneError is the cause (Error.Err) of a negative answer that does not prove it
+// comes from the SML zone: its authority section holds the SOA of a zone that is not
+// the SML zone's (nor below it), or it holds no such proof and the zone's own SOA does
+// not resolve through the same server (docs/ARCHITECTURE.md §1). errors.Is matches it
+// with ErrNotFromZone.
+type NotFromZoneError struct {
+	// Zone is the SML zone.
+	Zone string
+	// Rcode is the answer's rcode: dns.RcodeNameError or dns.RcodeSuccess (no records).
+	Rcode int
+	// SOA is the owner of the SOA record that is not the zone's and does not cover the
+	// name asked, without the trailing dot; "" when there was none.
+	SOA string
+	// Check is why the zone's own SOA did not resolve through the server, when it was
+	// asked (SOA is then ""): what the server answered.
+	Check string
+}
+
+// Error says what the server answered and why it is not believed.
+func (e *NotFromZoneError) Error() string {
+	what := "answered NXDOMAIN"
+	if e.Rcode != dns.RcodeNameError {
+		what = "answered no NAPTR records"
+	}
+	const hint = ": this DNS server does not answer for the SML (a captive portal, a filtering or broken resolver, or the wrong DNS server?)"
+	if e.SOA != "" {
+		return what + " with the SOA of " + e.SOA + ", which is not the SML zone " + e.Zone + hint
+	}
+	return what + " without an SOA record, and the SML zone " + e.Zone + "'s own SOA does not resolve through it (" + e.Check + ")" + hint
+}
+
+// Is reports whether target is ErrNotFromZone.
+func (e *NotFromZoneError) Is(target error) bool { return target == ErrNotFromZone }
 
 // Kind classifies the outcome of a failed Lookup.
 type Kind int
 
 // The kinds of Error. The zero Kind is not used, so an unset Kind is visible.
 const (
-	// KindNotRegistered: the name does not exist (NXDOMAIN) or has no NAPTR records.
+	// KindNotRegistered: the name does not exist (NXDOMAIN) or has no NAPTR records,
+	// in an answer that proves it comes from the SML zone.
 	KindNotRegistered Kind = iota + 1
 	// KindNoSMPService: NAPTR records exist but none has flags "U", service "Meta:SMP"
 	// and a regexp that yields an absolute http(s) URL without query, fragment or user
 	// info. The participant is in the SML; only its record is unusable.
 	KindNoSMPService
 	// KindDNSFailure: SERVFAIL, REFUSED or another unexpected rcode, a referral or lame
-	// answer (neither RA nor AA set), a timeout, a network error, a malformed reply
+	// answer (neither RA nor AA set), a negative answer that does not prove it comes
+	// from the SML zone (ErrNotFromZone), a timeout, a network error, a malformed reply
 	// (including a broken CNAME/DNAME chain) or a cancelled context. Retryable.
 	KindDNSFailure
 )

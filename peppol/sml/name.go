@@ -2,10 +2,12 @@
 // Service Metadata Locator: a DNS U-NAPTR lookup (Peppol SML 1.3.0, BDXL).
 //
 // Resolver.Lookup keeps the three outcomes apart that callers must never conflate:
-// ErrNotRegistered (NXDOMAIN or no NAPTR records: a definite "no"), ErrNoSMPService
-// (records, but no usable Meta:SMP one; it also matches ErrNotRegistered) and
-// ErrDNSFailure (SERVFAIL, REFUSED, timeouts, network errors: unknown, retryable,
-// never to be reported as "not registered").
+// ErrNotRegistered (NXDOMAIN or no NAPTR records, proven to come from the SML zone: a
+// definite "no"), ErrNoSMPService (records, but no usable Meta:SMP one; the participant
+// is in the SML) and ErrDNSFailure (SERVFAIL, REFUSED, timeouts, network errors, and a
+// "does not exist" that does not come from the SML zone (ErrNotFromZone): unknown,
+// retryable, never to be reported as "not registered"). Resolver.CheckZone says whether
+// the zone resolves at all.
 package sml
 
 import (

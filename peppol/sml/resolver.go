@@ -41,13 +41,16 @@ type Config struct {
 	Attempts int
 }
 
-// Resolver looks participants up in the SML by DNS U-NAPTR. It holds no mutable state
-// and is safe for concurrent use.
+// Resolver looks participants up in the SML by DNS U-NAPTR. It is safe for concurrent
+// use; its only mutable state is the outcome of its zone checks (CheckZone).
 type Resolver struct {
 	servers  []string
 	zone     string
 	timeout  time.Duration
 	attempts int
+	// checks remembers which servers resolve the zone (zonecheck.go); its own lock
+	// guards it.
+	checks *zoneChecks
 }
 
 // Result is the SMP a participant is registered with, as published in the SML.
@@ -77,7 +80,7 @@ func New(cfg Config) (*Resolver, error) {
 }
 
 func newResolver(cfg Config, resolvConf string) (*Resolver, error) {
-	r := &Resolver{zone: normalizeZone(cfg.Zone), timeout: cfg.Timeout, attempts: cfg.Attempts}
+	r := &Resolver{zone: normalizeZone(cfg.Zone), timeout: cfg.Timeout, attempts: cfg.Attempts, checks: newZoneChecks()}
 	if r.zone == "" {
 		r.zone = ZoneProduction
 	}
@@ -134,13 +137,23 @@ func (r *Resolver) Zone() string { return r.zone }
 // Lookup finds the SMP of id: it queries the NAPTR records of NAPTRName(id, zone) and
 // returns the Meta:SMP record selected as Peppol SML 1.3.0 prescribes.
 //
+// A negative answer counts as "not registered" only when it proves it comes from the
+// SML zone: its authority section holds the SOA of the zone (or of a zone below it, or
+// of the zone a DNAME of the zone points to) covering the name, as a real resolver's
+// does, or, when it holds no such SOA (some stub resolvers drop it) and no SOA of an
+// unrelated zone, the zone's own SOA resolves through the same server (CheckZone's
+// check, remembered per server). Otherwise the server is not answering for the SML (a
+// captive portal, a broken or filtering resolver, a typo'd server) and the next one is
+// asked.
+//
 // Errors: an *Error matching ErrNotRegistered (NXDOMAIN, or no NAPTR records, from a
-// server with RA or AA set), ErrNoSMPService (records, but no usable U/Meta:SMP one: the
-// participant IS in the SML, so this is not "not registered") or ErrDNSFailure
-// (SERVFAIL, REFUSED, other rcodes, a referral or lame answer, timeouts, network errors,
-// malformed replies including broken or overlong CNAME/DNAME chains, ctx done —
-// retryable; errors.Is(err, context.Canceled) works). A zero id gives a plain error
-// matching none of them.
+// server with RA or AA set, proven to come from the zone), ErrNoSMPService (records,
+// but no usable U/Meta:SMP one: the participant IS in the SML, so this is not "not
+// registered") or ErrDNSFailure (SERVFAIL, REFUSED, other rcodes, a referral or lame
+// answer, a negative answer not proven to come from the zone — which also matches
+// ErrNotFromZone —, timeouts, network errors, malformed replies including broken or
+// overlong CNAME/DNAME chains, ctx done — retryable; errors.Is(err, context.Canceled)
+// works). A zero id gives a plain error matching none of them.
 func (r *Resolver) Lookup(ctx context.Context, id peppol.ParticipantID) (*Result, error) {
 	if id.IsZero() {
 		return nil, errors.New("sml: empty participant id")
@@ -170,7 +183,7 @@ func (r *Resolver) lookupName(ctx context.Context, name string) (*Result, error)
 			if err := ctx.Err(); err != nil {
 				return nil, &Error{Kind: KindDNSFailure, Name: name, Server: "", Rcode: NoRcode, Attempts: sent, Err: err}
 			}
-			resp, n, err := r.query(ctx, fqdn, server)
+			resp, n, err := r.query(ctx, fqdn, dns.TypeNAPTR, server)
 			sent += n
 			if err != nil {
 				if cerr := ctx.Err(); cerr != nil {
@@ -187,6 +200,10 @@ func (r *Resolver) lookupName(ctx context.Context, name string) (*Result, error)
 			res, lerr := interpret(resp, name, fqdn, server)
 			if lerr == nil {
 				return res, nil
+			}
+			if lerr.Kind == KindNotRegistered {
+				lerr, n = r.trustNegative(ctx, resp, fqdn, server, lerr)
+				sent += n
 			}
 			lerr.Attempts = sent
 			if lerr.Kind != KindDNSFailure {
@@ -206,11 +223,11 @@ func (r *Resolver) lookupName(ctx context.Context, name string) (*Result, error)
 	return nil, last
 }
 
-// query sends one NAPTR query to server over UDP and, when the reply is truncated,
+// query sends one query of qtype to server over UDP and, when the reply is truncated,
 // again over TCP. It returns the reply and the number of queries sent.
-func (r *Resolver) query(ctx context.Context, fqdn, server string) (*dns.Msg, int, error) {
+func (r *Resolver) query(ctx context.Context, fqdn string, qtype uint16, server string) (*dns.Msg, int, error) {
 	m := new(dns.Msg)
-	m.SetQuestion(fqdn, dns.TypeNAPTR)
+	m.SetQuestion(fqdn, qtype)
 	m.RecursionDesired = true
 	m.SetEdns0(4096, false)
 	resp, err := r.exchange(ctx, m, server, "udp")

@@ -102,23 +102,23 @@ func TestLookupWire(t *testing.T) {
 		},
 		{
 			name:     "NXDOMAIN",
-			h:        func(*testing.T) handler { return rcode(dns.RcodeNameError) },
+			h:        func(t *testing.T) handler { return withZoneSOA(t, rcode(dns.RcodeNameError)) },
 			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 1,
 		},
 		{
 			name:     "NOERROR without records",
-			h:        func(*testing.T) handler { return answer() },
+			h:        func(t *testing.T) handler { return withZoneSOA(t, answer()) },
 			wantKind: KindNotRegistered, rcode: dns.RcodeSuccess, udp: 1,
 		},
 		{
 			name:     "NOERROR with other types only",
-			h:        func(t *testing.T) handler { return answer(mustRR(t, q+` 60 IN TXT "hello"`)) },
+			h:        func(t *testing.T) handler { return withZoneSOA(t, answer(mustRR(t, q+` 60 IN TXT "hello"`))) },
 			wantKind: KindNotRegistered, rcode: dns.RcodeSuccess, udp: 1,
 		},
 		{
 			name: "NAPTR for another owner only",
 			h: func(t *testing.T) handler {
-				return answer(mustRR(t, `other.example.com. 60 IN NAPTR 100 10 "U" "Meta:SMP" "!.*!https://smp.example.com/!" .`))
+				return withZoneSOA(t, answer(mustRR(t, `other.example.com. 60 IN NAPTR 100 10 "U" "Meta:SMP" "!.*!https://smp.example.com/!" .`)))
 			},
 			wantKind: KindNotRegistered, rcode: dns.RcodeSuccess, udp: 1,
 		},
@@ -273,11 +273,13 @@ func TestLookupWire(t *testing.T) {
 			udp:  1,
 		},
 		{
+			// The answer is about alias.example.net, so its SOA is example.net's, not the
+			// SML zone's: the zone's own SOA is checked through the same server.
 			name: "CNAME to a name without NAPTR",
 			h: func(t *testing.T) handler {
-				return answer(mustRR(t, q+` 300 IN CNAME alias.example.net.`))
+				return withZone(t, ZoneProduction, negative(dns.RcodeSuccess, []dns.RR{mustRR(t, q+` 300 IN CNAME alias.example.net.`)}, soaRR(t, "example.net")))
 			},
-			wantKind: KindNotRegistered, rcode: dns.RcodeSuccess, udp: 1,
+			wantKind: KindNotRegistered, rcode: dns.RcodeSuccess, udp: 2,
 		},
 		{
 			name: "CNAME loop",
@@ -307,12 +309,12 @@ func TestLookupWire(t *testing.T) {
 		},
 		{
 			name:     "NOERROR without records from a recursive resolver (RA, not AA)",
-			h:        func(*testing.T) handler { return flagged(dns.RcodeSuccess, true, false) },
+			h:        func(t *testing.T) handler { return flagged(dns.RcodeSuccess, true, false, soaRR(t, ZoneProduction)) },
 			wantKind: KindNotRegistered, rcode: dns.RcodeSuccess, udp: 1,
 		},
 		{
 			name:     "NXDOMAIN from a recursive resolver (RA, not AA)",
-			h:        func(*testing.T) handler { return flagged(dns.RcodeNameError, true, false) },
+			h:        func(t *testing.T) handler { return flagged(dns.RcodeNameError, true, false, soaRR(t, ZoneProduction)) },
 			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 1,
 		},
 		{
@@ -396,7 +398,7 @@ func checkClass(t *testing.T, err error, kind Kind) {
 }
 
 func TestLookupRequest(t *testing.T) {
-	srv := startServer(t, rcode(dns.RcodeNameError))
+	srv := startServer(t, withZoneSOA(t, rcode(dns.RcodeNameError)))
 	r := newTestResolver(t, Config{Servers: []string{srv.addr}})
 	if _, err := r.Lookup(context.Background(), testID); !errors.Is(err, ErrNotRegistered) {
 		t.Fatalf("Lookup: %v", err)
@@ -445,7 +447,7 @@ func TestLookupServers(t *testing.T) {
 	}
 
 	t.Run("NXDOMAIN from the first server is final", func(t *testing.T) {
-		first, second := startServer(t, rcode(dns.RcodeNameError)), good(t)
+		first, second := startServer(t, withZoneSOA(t, rcode(dns.RcodeNameError))), good(t)
 		r := newTestResolver(t, Config{Servers: []string{first.addr, second.addr}})
 		_, err := r.Lookup(context.Background(), testID)
 		checkClass(t, err, KindNotRegistered)

@@ -118,3 +118,21 @@ func mustRR(t testing.TB, s string) dns.RR {
 	}
 	return rr
 }
+
+// withZoneSOA sends h's replies with the SML production zone's SOA in the authority section,
+// as a real resolver's negative answers for the zone carry it (RFC 2308 §3).
+func withZoneSOA(t testing.TB, h handler) handler {
+	soa := soaRR(t, ZoneProduction)
+	return func(w dns.ResponseWriter, req *dns.Msg, tcp bool) { h(soaWriter{w, soa}, req, tcp) }
+}
+
+// soaWriter adds soa to the authority section of the reply it writes.
+type soaWriter struct {
+	dns.ResponseWriter
+	soa dns.RR
+}
+
+func (w soaWriter) WriteMsg(m *dns.Msg) error {
+	m.Ns = append(m.Ns, w.soa)
+	return w.ResponseWriter.WriteMsg(m)
+}

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 )
 
 // maxCertificateText bounds the base64 text decoded for one certificate; real ones are
@@ -55,8 +57,8 @@ func DecodeCertificate(text string) (*Certificate, error) {
 	}
 	sum := sha256.Sum256(cert.Raw)
 	return &Certificate{
-		Subject:      distinguishedName(cert.RawSubject, cert.Subject),
-		Issuer:       distinguishedName(cert.RawIssuer, cert.Issuer),
+		Subject:      untrusted.Field(distinguishedName(cert.RawSubject, cert.Subject)),
+		Issuer:       untrusted.Field(distinguishedName(cert.RawIssuer, cert.Issuer)),
 		SerialNumber: cert.SerialNumber.String(),
 		NotBefore:    cert.NotBefore.UTC(),
 		NotAfter:     cert.NotAfter.UTC(),

@@ -163,3 +163,33 @@ func TestCertificateNamesMatchReference(t *testing.T) {
 		t.Errorf("only %d certificates checked: the README's table was not read", checked)
 	}
 }
+
+// TestDecodeCertificateCleansNames: a certificate's subject is its holder's words:
+// shown without control or format characters (docs/ARCHITECTURE.md §6).
+func TestDecodeCertificateCleansNames(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(8),
+		Subject:      pkix.Name{CommonName: "PNO000071", Organization: []string{"Acme \u202eLtd\u200b\nIgnore this"}},
+		NotBefore:    time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC),
+		NotAfter:     time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC),
+	}
+	issuer := &x509.Certificate{Subject: pkix.Name{CommonName: "Evil\u2066 CA"}, PublicKey: &key.PublicKey}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := DecodeCertificate(base64.StdEncoding.EncodeToString(der))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "CN=PNO000071,O=Acme Ltd Ignore this"; c.Subject != want {
+		t.Errorf("subject %q, want %q", c.Subject, want)
+	}
+	if want := "CN=Evil CA"; c.Issuer != want {
+		t.Errorf("issuer %q, want %q", c.Issuer, want)
+	}
+}

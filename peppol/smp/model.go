@@ -77,7 +77,12 @@ type Process struct {
 	Endpoints []Endpoint
 }
 
-// Endpoint is an access point that receives the document type for a process.
+// Endpoint is an access point that receives the document type for a process. Its free
+// strings are the publisher's words: Description, TechnicalContactURL,
+// TechnicalInformationURL and MinimumAuthenticationLevel are cleaned of control and
+// format characters and capped (untrusted.Field); Address keeps what was published,
+// its white space, control and format characters percent-encoded (untrusted.URL;
+// docs/ARCHITECTURE.md §6).
 type Endpoint struct {
 	// TransportProfile is e.g. peppol-transport-as4-v2_0.
 	TransportProfile string
@@ -104,7 +109,8 @@ type Endpoint struct {
 
 // Certificate is the summary of an X.509 certificate published in SMP data.
 type Certificate struct {
-	// Subject and Issuer are distinguished names in RFC 2253 order (CN=...,O=...,C=...).
+	// Subject and Issuer are distinguished names in RFC 2253 order (CN=...,O=...,C=...),
+	// cleaned of control and format characters and capped (untrusted.Field).
 	Subject string
 	Issuer  string
 	// SerialNumber is the serial number in decimal, as XML-DSig X509SerialNumber and

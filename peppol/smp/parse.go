@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol/smpsig"
 )
 
@@ -234,17 +235,17 @@ func (s *wireSignature) certificate() *Certificate {
 }
 
 func (w wireEndpoint) model() Endpoint {
-	addr := strings.TrimSpace(w.Address)
+	addr := untrusted.URL(w.Address)
 	if addr == "" {
-		addr = strings.TrimSpace(w.URI)
+		addr = untrusted.URL(w.URI)
 	}
 	e := Endpoint{
 		TransportProfile:           strings.TrimSpace(w.TransportProfile),
 		Address:                    addr,
-		MinimumAuthenticationLevel: strings.TrimSpace(w.MinimumAuthLevel),
-		Description:                strings.TrimSpace(w.Description),
-		TechnicalContactURL:        strings.TrimSpace(w.Contact),
-		TechnicalInformationURL:    strings.TrimSpace(w.Information),
+		MinimumAuthenticationLevel: untrusted.Field(w.MinimumAuthLevel),
+		Description:                untrusted.Field(w.Description),
+		TechnicalContactURL:        untrusted.Field(w.Contact),
+		TechnicalInformationURL:    untrusted.Field(w.Information),
 	}
 	e.RequireBusinessLevelSignature = e.boolean("RequireBusinessLevelSignature", w.RequireSignature)
 	e.ActivationDate = e.date("ServiceActivationDate", w.Activation)
@@ -319,9 +320,9 @@ func (w *wire2ServiceMetadata) model() (*ServiceMetadata, error) {
 func (w wire2Endpoint) model() Endpoint {
 	e := Endpoint{
 		TransportProfile:    strings.TrimSpace(w.TransportProfile),
-		Address:             strings.TrimSpace(w.Address),
-		Description:         strings.TrimSpace(w.Description),
-		TechnicalContactURL: strings.TrimSpace(w.Contact),
+		Address:             untrusted.URL(w.Address),
+		Description:         untrusted.Field(w.Description),
+		TechnicalContactURL: untrusted.Field(w.Contact),
 	}
 	e.ActivationDate = e.date("ActivationDate", w.Activation)
 	e.ExpirationDate = e.date("ExpirationDate", w.Expiration)

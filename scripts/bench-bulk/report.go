@@ -71,7 +71,7 @@ func report(w io.Writer, o options, e env, rs []childResult) {
 		dir = fmt.Sprintf("the live (simulated) Directory, %s per request, limited by the registry to %g requests/s", o.dirLatency, r0.DirRate)
 	}
 	fmt.Fprintf(w, "netsim on loopback with %d SMP hosts, %s per DNS answer, %s per SMP request; %s. "+
-		"The registry as stack.Build makes it: at most %d requests in flight per SMP host, a cache of %d lookups. "+
+		"The registry as stack.Build makes it: at most %d requests of a bulk check in flight per SMP host (its share of the host's slots), a cache of %d lookups. "+
 		"Rows are registered participant ids (`<scheme>:<value>`), %s, the same number on each SMP host, each costing one ServiceGroup and one ServiceMetadata request cold; "+
 		"the cached pass cycles over the same participants. GOGC %d, GOMAXPROCS %d; netsim runs in the same process.\n\n",
 		r0.Hosts, r0.DNSLatency, r0.SMPLatency, dir, r0.HostCap, r0.CacheEntries, orderText(r0.Order), r0.GOGC, r0.GOMAXPROCS)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -176,6 +177,26 @@ type gateServer struct {
 	base string
 }
 
+// onlySMLUnready reports whether a /readyz answer is 503 only because an SML zone does
+// not resolve (its sml list has one that is not ok): the benchmark searches the mirror,
+// which needs no SML, and a machine without the internet cannot resolve the zone.
+func onlySMLUnready(status int, body []byte) bool {
+	var r struct {
+		SML []struct {
+			OK bool `json:"ok"`
+		} `json:"sml"`
+	}
+	if status != http.StatusServiceUnavailable || json.Unmarshal(body, &r) != nil {
+		return false
+	}
+	for _, z := range r.SML {
+		if !z.OK {
+			return true
+		}
+	}
+	return false
+}
+
 // serveMirror starts `bin serve` on a free loopback port from the mirror at db, whose
 // data is as of dataAsOf, and waits until /readyz answers 200.
 func serveMirror(ctx context.Context, cs *children, bin, db string, dataAsOf time.Time, logPath string, readyTimeout time.Duration) (*gateServer, error) {
@@ -207,7 +228,7 @@ func serveMirror(ctx context.Context, cs *children, bin, db string, dataAsOf tim
 		if err == nil {
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
+			if resp.StatusCode == http.StatusOK || onlySMLUnready(resp.StatusCode, body) {
 				return s, nil
 			}
 			last = resp.Status + ": " + strings.TrimSpace(string(body))

@@ -1,0 +1,100 @@
+package peppolnet
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// doneWithin waits for ctx to end, at most a minute.
+func doneWithin(t *testing.T, ctx context.Context) {
+	t.Helper()
+	select {
+	case <-ctx.Done():
+	case <-time.After(time.Minute):
+		t.Fatal("the context never ended")
+	}
+}
+
+// TestBudgetWaitNotCounted: a fetch's work clock stops while one of its requests waits
+// for a turn, so a wait longer than the whole deadline leaves the deadline untouched;
+// once the fetch works again its deadline comes, as context.DeadlineExceeded, which
+// contexts made from it (a request's own timeout) report too.
+func TestBudgetWaitNotCounted(t *testing.T) {
+	t.Parallel()
+	const work = time.Second
+	b, cancel := newBudget(context.Background(), work)
+	defer cancel()
+	req, cancelReq := context.WithTimeout(b, time.Minute)
+	defer cancelReq()
+	turn := startWait(req)
+	if _, ok := b.Deadline(); ok {
+		t.Error("a budget reports a fixed deadline")
+	}
+	time.Sleep(2 * work)
+	if err := b.Err(); err != nil {
+		t.Fatalf("the deadline passed while the fetch only waited: %v", err)
+	}
+	turn.end()
+	doneWithin(t, req)
+	if !errors.Is(b.Err(), context.DeadlineExceeded) || !errors.Is(req.Err(), context.DeadlineExceeded) {
+		t.Errorf("after the work time: budget %v, request %v; want both context.DeadlineExceeded", b.Err(), req.Err())
+	}
+	if abandoned(b) {
+		t.Error("a fetch whose deadline passed counts as abandoned")
+	}
+}
+
+// TestBudgetParentEnds: when every caller of a fetch has gone, its budget ends with the
+// parent's cancellation and its cause (abandoned).
+func TestBudgetParentEnds(t *testing.T) {
+	t.Parallel()
+	parent, leave := context.WithCancelCause(context.Background())
+	b, cancel := newBudget(parent, time.Minute)
+	defer cancel()
+	leave(errAllLeft)
+	doneWithin(t, b)
+	if !errors.Is(b.Err(), context.Canceled) || !abandoned(b) {
+		t.Errorf("budget %v, abandoned %v; want context.Canceled and abandoned", b.Err(), abandoned(b))
+	}
+}
+
+// TestBudgetRaise: a bulk fetch may wait bulkWaitFactor times its deadline; raised
+// (an interactive caller joined), it waits at most its deadline from then on, and its
+// waits are interactive.
+func TestBudgetRaise(t *testing.T) {
+	t.Parallel()
+	const work = time.Second
+	b, cancel := newBudget(registry.WithBulk(context.Background()), work)
+	defer cancel()
+	turn := startWait(b)
+	defer turn.end()
+	if !turn.bulk || !bulkOf(b) {
+		t.Fatal("a bulk fetch's wait is not bulk")
+	}
+	if d, _ := waitDeadline(b); !d.After(time.Now().Add(2 * work)) {
+		t.Errorf("a bulk fetch may wait until %v, want about %v from now", d, bulkWaitFactor*work)
+	}
+	b.raise()
+	select {
+	case <-turn.raised:
+	default:
+		t.Fatal("raise did not tell the waiting request")
+	}
+	if d, _ := waitDeadline(b); d.After(time.Now().Add(work)) {
+		t.Errorf("a raised fetch may wait until %v, more than its deadline from now", d)
+	}
+	again := startWait(b)
+	again.end()
+	if bulkOf(b) || again.bulk {
+		t.Error("a raised fetch's requests are still bulk")
+	}
+	select {
+	case <-turn.out:
+	case <-time.After(time.Minute):
+		t.Fatal("the raised fetch's allowance never ran out")
+	}
+}

@@ -1,0 +1,262 @@
+package registry
+
+import (
+	"slices"
+	"strings"
+)
+
+// Reach is the verdict on whether a participant can receive the document kinds asked
+// about (docs/INTERFACE.md §2.5).
+type Reach string
+
+// The verdicts of Judge.
+const (
+	// Receives: registered, its SMP lists every document kind asked about, and for each
+	// an endpoint that nothing blocks (Blocking).
+	Receives Reach = "receives"
+	// Blocked: registered and its SMP lists every document kind asked about, but for
+	// one of them every endpoint known is blocked right now (Verdict.Blocked says by
+	// what): an expired, revoked or foreign access point certificate, an SMP answer not
+	// validly signed or signed outside the network's SMP CA, a service not active.
+	Blocked Reach = "blocked"
+	// WithoutDocument: registered, but its SMP lists no document type of a kind asked
+	// about (Verdict.Documents says which).
+	WithoutDocument Reach = "registered_without_that_document"
+	// NotRegistered: the SML does not know the participant, or names an SMP that does
+	// not know it: nobody can send it documents over Peppol.
+	NotRegistered Reach = "not_registered"
+	// Unknown: the network could not be asked (an upstream failed).
+	Unknown Reach = "unknown"
+)
+
+// Evidence is what Judge judges from: a lookup's answer or error, and a services
+// answer when one was read.
+type Evidence struct {
+	// Participant is the lookup's answer; nil when the lookup failed or was not made.
+	Participant *Participant
+	// Services is the services answer (every document type), nil when not read. When
+	// set, its endpoints are judged one by one; else the lookup's one endpoint stands
+	// for every document type it lists.
+	Services *ServicesResult
+	// Err is the lookup's (or, without one, the services') error: CodeNotFound means
+	// not registered, anything else unknown.
+	Err error
+}
+
+// KindVerdict is the verdict on one document kind.
+type KindVerdict struct {
+	// Kind is the kind asked about, a code-list category (e.g. Invoice); "" asks
+	// about any document.
+	Kind string `json:"kind,omitempty" jsonschema:"the document kind, a category of the Peppol code list, e.g. Invoice or Credit Note; absent when the verdict is on any document type listed (a services answer for one docType)"`
+	// Listed: the SMP lists a document type of this kind.
+	Listed bool `json:"listed" jsonschema:"whether the participant's SMP lists a document type of this kind"`
+	// Receives: listed, and an endpoint of it is not blocked.
+	Receives bool `json:"receives" jsonschema:"whether it can be sent this kind right now: listed, and an endpoint receiving it is not blocked"`
+	// Blocked are the blocking warning codes of its endpoints when it is listed but
+	// none can be sent to.
+	Blocked []string `json:"blocked,omitempty" jsonschema:"when listed but no endpoint can be sent to right now: the warning codes that block them"`
+}
+
+// Verdict is Judge's answer: whether the participant can receive the document kinds
+// asked about, each kind's verdict, what blocks sending, and the access point shown.
+type Verdict struct {
+	// Reach is the verdict over every kind asked about.
+	Reach Reach `json:"status" jsonschema:"receives (every kind asked about can be sent right now), blocked (registered and listed, but sending fails right now: see blocked), registered_without_that_document (a kind asked about is not listed), not_registered or unknown (the network could not be asked)"`
+	// Kinds are the verdicts on each kind asked about, in the order asked.
+	Kinds []KindVerdict `json:"documents,omitempty" jsonschema:"the verdict on each document kind asked about"`
+	// Blocked are the blocking warning codes of the kinds that are listed but cannot be
+	// sent to, each once; set for Blocked, and for WithoutDocument when a listed kind is
+	// blocked too.
+	Blocked []string `json:"blocked,omitempty" jsonschema:"why sending fails right now, as warning codes (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
+	// AccessPoint is the URL of the lookup's endpoint when the SMP answer it was read
+	// from is validly signed by the network's SMP CA; "" otherwise (an unverified URL
+	// is never shown as the access point).
+	AccessPoint string `json:"accessPoint,omitempty" jsonschema:"the access point endpoint URL, only when read from an SMP answer validly signed by the network's SMP CA"`
+	// FromList: the services were not read, so the lookup's one endpoint was judged
+	// for every kind it lists.
+	FromList bool `json:"-"`
+}
+
+// DefaultKinds are the document kinds a verdict is about when a front door names none:
+// the code list's categories of the invoice and the credit note.
+func DefaultKinds() []string { return []string{"Invoice", "Credit Note"} }
+
+// Unverified reports whether a warning with code says that the SMP answer it is about
+// is not validly signed by the network's SMP CA, so that nothing read from it (an
+// endpoint URL, a certificate) may be presented as the participant's.
+func Unverified(code string) bool {
+	switch code {
+	case WarnSMPSignatureInvalid, WarnSMPSignatureMissing, WarnSMPCertificateNotPeppol:
+		return true
+	}
+	return false
+}
+
+// Judge decides, from ev, whether the participant can receive each of kinds (code-list
+// categories, any case; none asks about any document): the one decision every front
+// door renders (docs/INTERFACE.md §2.5). A kind is received when its SMP lists a
+// document type of it with an endpoint no Blocking warning is about; with services
+// read, each endpoint is judged with its own and its service's warnings, else the
+// lookup's warnings judge its one endpoint for every kind listed. A signature that is
+// invalid, missing or outside the network's SMP CA, and an access point certificate
+// expired, revoked or outside the network's AP CA, always block.
+func Judge(ev Evidence, kinds []string) Verdict {
+	p, svc := ev.Participant, ev.Services
+	switch {
+	case svc == nil && p == nil && ErrorCode(ev.Err) == CodeNotFound:
+		return Verdict{Reach: NotRegistered}
+	case svc == nil && p == nil:
+		return Verdict{Reach: Unknown}
+	case svc == nil && (p.SMP == nil || p.has(WarnSMPNotFound)):
+		return Verdict{Reach: NotRegistered}
+	}
+	if len(kinds) == 0 {
+		kinds = []string{""}
+	}
+	v := Verdict{Reach: Receives, FromList: svc == nil}
+	// The lookup's endpoint, its blocking codes, and whether its answer is signed.
+	var lookupBlocked []string
+	unverified := false
+	if p != nil {
+		for _, w := range p.Warnings {
+			if Blocking(w.Code) {
+				lookupBlocked = addCode(lookupBlocked, w.Code)
+			}
+			unverified = unverified || Unverified(w.Code)
+		}
+		if p.SMP != nil && p.SMP.Endpoint != nil && !unverified {
+			v.AccessPoint = p.SMP.Endpoint.URL
+		}
+	}
+	for _, kind := range kinds {
+		k := KindVerdict{Kind: kind}
+		known := false // an endpoint of the kind was judged
+		if svc != nil {
+			for _, s := range svc.Services {
+				if !OfKind(s.DocumentType, kind) {
+					continue
+				}
+				k.Listed = true
+				var svcCodes []string
+				for _, w := range s.Warnings {
+					if Blocking(w.Code) {
+						svcCodes = addCode(svcCodes, w.Code)
+					}
+				}
+				for _, proc := range s.Processes {
+					for _, e := range proc.Endpoints {
+						known = true
+						codes := slices.Clone(svcCodes)
+						for _, w := range e.Warnings {
+							if Blocking(w.Code) {
+								codes = addCode(codes, w.Code)
+							}
+						}
+						if len(codes) == 0 {
+							k.Receives = true
+						}
+						for _, c := range codes {
+							k.Blocked = addCode(k.Blocked, c)
+						}
+					}
+				}
+			}
+		} else if p.SMP != nil {
+			k.Listed = slices.ContainsFunc(p.SMP.DocumentTypes, func(t CodeInfo) bool { return OfKind(t, kind) })
+		}
+		if k.Listed && !known {
+			// Only the lookup's one endpoint is known: it stands for the kind.
+			k.Receives, k.Blocked = len(lookupBlocked) == 0, slices.Clone(lookupBlocked)
+		}
+		if k.Receives {
+			k.Blocked = nil
+		}
+		switch {
+		case !k.Listed:
+			v.Reach = WithoutDocument
+		case !k.Receives:
+			if v.Reach == Receives {
+				v.Reach = Blocked
+			}
+			for _, c := range k.Blocked {
+				v.Blocked = addCode(v.Blocked, c)
+			}
+		}
+		v.Kinds = append(v.Kinds, k)
+	}
+	return v
+}
+
+// has reports whether p carries a warning with code.
+func (p *Participant) has(code string) bool {
+	return slices.ContainsFunc(p.Warnings, func(w Warning) bool { return w.Code == code })
+}
+
+// addCode appends code to codes unless it is there.
+func addCode(codes []string, code string) []string {
+	if slices.Contains(codes, code) {
+		return codes
+	}
+	return append(codes, code)
+}
+
+// kindMarkers are, for the kinds whose document types the code list may not have, the
+// UBL/CII root elements a document type identifier of that kind names
+// ("...:Invoice-2::Invoice##...").
+func kindMarkers(kind string) []string {
+	switch strings.ToLower(kind) {
+	case "invoice":
+		return []string{"::Invoice##", "::CrossIndustryInvoice##"}
+	case "credit note":
+		return []string{"::CreditNote##"}
+	case "order":
+		return []string{"::Order##"}
+	}
+	return nil
+}
+
+// OfKind reports whether the document type t is of kind, a code-list category compared
+// without regard to case ("" is any kind): by its category, or for a type the code
+// list does not have, by the root element its identifier names.
+func OfKind(t CodeInfo, kind string) bool {
+	if kind == "" {
+		return true
+	}
+	if t.Category != "" {
+		return strings.EqualFold(t.Category, kind)
+	}
+	for _, m := range kindMarkers(kind) {
+		if strings.Contains(t.Value, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// Judged returns a copy of p with its Verdict on DefaultKinds set, for an adapter to
+// render; nil for nil.
+func (p *Participant) Judged() *Participant {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	v := Judge(Evidence{Participant: p}, DefaultKinds())
+	c.Verdict = &v
+	return &c
+}
+
+// Judged returns a copy of r with its Verdict set: on DefaultKinds, or on any of the
+// document types listed when one was asked for (docType); nil for nil.
+func (r *ServicesResult) Judged(docType string) *ServicesResult {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	var kinds []string
+	if docType == "" {
+		kinds = DefaultKinds()
+	}
+	v := Judge(Evidence{Services: r}, kinds)
+	c.Verdict = &v
+	return &c
+}

@@ -1,0 +1,83 @@
+package registry
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+// TestJudge: the verdict from a lookup alone, from services, and from failures, for
+// every kind of block.
+func TestJudge(t *testing.T) {
+	t.Parallel()
+	inv := CodeInfo{ID: "busdox-docid-qns::x::Invoice##y", Value: "x::Invoice##y", Category: "Invoice"}
+	cn := CodeInfo{ID: "busdox-docid-qns::x::CreditNote##y", Value: "x::CreditNote##y", Category: "Credit Note"}
+	odd := CodeInfo{ID: "busdox-docid-qns::z::CreditNote##odd", Value: "z::CreditNote##odd", NonStandard: true}
+	w := func(codes ...string) []Warning {
+		var ws []Warning
+		for _, c := range codes {
+			ws = append(ws, Warning{Code: c, Message: c})
+		}
+		return ws
+	}
+	lookup := func(types []CodeInfo, ws ...string) *Participant {
+		return &Participant{SMP: &SMPRecord{DocumentTypes: types, Endpoint: &Endpoint{URL: "https://ap.example/as4"}}, Warnings: w(ws...)}
+	}
+	service := func(t CodeInfo, svcWarn []string, epWarn ...[]string) Service {
+		s := Service{DocumentType: t, Warnings: w(svcWarn...)}
+		var eps []EndpointInfo
+		for _, ew := range epWarn {
+			eps = append(eps, EndpointInfo{URL: "https://ap.example/as4", Warnings: w(ew...)})
+		}
+		if eps != nil {
+			s.Processes = []ProcessInfo{{Endpoints: eps}}
+		}
+		return s
+	}
+	services := func(s ...Service) *ServicesResult { return &ServicesResult{Services: s} }
+	tests := []struct {
+		name    string
+		ev      Evidence
+		kinds   []string
+		reach   Reach
+		blocked []string
+		ap      bool
+	}{
+		{"lookup receives", Evidence{Participant: lookup([]CodeInfo{inv, cn})}, nil, Receives, nil, true},
+		{"lookup, kinds", Evidence{Participant: lookup([]CodeInfo{inv, cn})}, DefaultKinds(), Receives, nil, true},
+		{"kind by root element", Evidence{Participant: lookup([]CodeInfo{inv, odd})}, []string{"invoice", "CREDIT NOTE"}, Receives, nil, true},
+		{"lookup without credit note", Evidence{Participant: lookup([]CodeInfo{inv})}, DefaultKinds(), WithoutDocument, nil, true},
+		{"lookup expired certificate", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnCertificateExpired, WarnCertificateExpiring)}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, true},
+		{"lookup revoked", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnCertificateRevoked)}, DefaultKinds(), Blocked, []string{WarnCertificateRevoked}, true},
+		{"lookup foreign AP CA", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnCertificateChainInvalid)}, DefaultKinds(), Blocked, []string{WarnCertificateChainInvalid}, true},
+		{"lookup tampered", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnSMPSignatureInvalid)}, DefaultKinds(), Blocked, []string{WarnSMPSignatureInvalid}, false},
+		{"lookup unsigned", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnSMPSignatureMissing)}, DefaultKinds(), Blocked, []string{WarnSMPSignatureMissing}, false},
+		{"lookup foreign signer", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnSMPCertificateNotPeppol)}, DefaultKinds(), Blocked, []string{WarnSMPCertificateNotPeppol}, false},
+		{"lookup unsigned without credit note", Evidence{Participant: lookup([]CodeInfo{inv}, WarnSMPSignatureMissing)}, DefaultKinds(), WithoutDocument, []string{WarnSMPSignatureMissing}, false},
+		{"revocation unknown does not block", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnCertificateRevocationUnknown)}, DefaultKinds(), Receives, nil, true},
+		{"not registered", Evidence{Err: &Error{Code: CodeNotFound}}, DefaultKinds(), NotRegistered, nil, false},
+		{"card only", Evidence{Participant: &Participant{Directory: &DirectoryRecord{}}}, DefaultKinds(), NotRegistered, nil, false},
+		{"SMP does not know it", Evidence{Participant: &Participant{SMP: &SMPRecord{}, Warnings: w(WarnSMPNotFound)}}, DefaultKinds(), NotRegistered, nil, false},
+		{"upstream failed", Evidence{Err: &Error{Code: CodeLookupFailed}}, DefaultKinds(), Unknown, nil, false},
+		{"other error", Evidence{Err: errors.New("boom")}, DefaultKinds(), Unknown, nil, false},
+		{"services: one good endpoint is enough", Evidence{Services: services(service(inv, nil, []string{}, []string{WarnCertificateExpired}), service(cn, nil, nil))}, DefaultKinds(), Receives, nil, false},
+		{"services: every endpoint blocked", Evidence{Services: services(service(inv, nil, []string{WarnCertificateExpired}), service(cn, nil, []string{WarnCertificateExpired}))}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, false},
+		{"services: signature on the service", Evidence{Services: services(service(inv, []string{WarnSMPSignatureInvalid}, nil), service(cn, nil, nil))}, DefaultKinds(), Blocked, []string{WarnSMPSignatureInvalid}, false},
+		{"services: credit note blocked, invoice fine", Evidence{Services: services(service(inv, nil, nil), service(cn, nil, []string{WarnServiceExpired}))}, DefaultKinds(), Blocked, []string{WarnServiceExpired}, false},
+		{"services: any kind, one fine", Evidence{Services: services(service(inv, nil, nil), service(cn, nil, []string{WarnServiceExpired}))}, nil, Receives, nil, false},
+		{"services unread: the lookup judges", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnCertificateExpired), Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, nil))}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := Judge(tt.ev, tt.kinds)
+			if v.Reach != tt.reach || !slices.Equal(v.Blocked, tt.blocked) || (v.AccessPoint != "") != tt.ap {
+				t.Errorf("Judge = %+v, want %s blocked by %v, access point shown %v", v, tt.reach, tt.blocked, tt.ap)
+			}
+			for _, k := range v.Kinds {
+				if k.Receives && (!k.Listed || k.Blocked != nil) {
+					t.Errorf("kind %+v receives but is not listed or is blocked", k)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,188 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/peppolgate/peppolgate/bulk"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// readyBody is /readyz's answer as a client reads it.
+type readyBody struct {
+	Status  string               `json:"status"`
+	Message string               `json:"message"`
+	SML     []registry.SMLStatus `json:"sml"`
+}
+
+func smlOf(b readyBody, network string) (registry.SMLStatus, bool) {
+	for _, s := range b.SML {
+		if s.Network == network {
+			return s, true
+		}
+	}
+	return registry.SMLStatus{}, false
+}
+
+// TestE2ENXDOMAINNotFromZone: a DNS server that answers NXDOMAIN for every name (a
+// captive portal, a broken or typo'd -dns-server), without the SML zone's SOA or with
+// the SOA of a zone of its own, never makes a participant "not registered": the REST
+// lookups answer 502 lookup_failed, the bulk check's rows are failed and retryable,
+// /ask says it could not check, the MCP tool answers an error result, and /readyz is
+// 503, naming the network whose SML zone does not resolve (docs/INTERFACE.md §4.6). The
+// real NXDOMAIN, with the zone's SOA, stays 404 not_found.
+func TestE2ENXDOMAINNotFromZone(t *testing.T) {
+	t.Parallel()
+	unregistered := []string{"0208:0000000097", "0088:0000000000017"}
+	for _, fault := range []netsim.DNSFault{netsim.DNSNXDomain, netsim.DNSNXDomainForeignSOA} {
+		t.Run(map[netsim.DNSFault]string{netsim.DNSNXDomain: "no SOA", netsim.DNSNXDomainForeignSOA: "foreign SOA"}[fault], func(t *testing.T) {
+			t.Parallel()
+			e := startE2E(t)
+			// The zone's own NXDOMAIN, before the fault: not registered. (/readyz is not
+			// asked before the fault: it would remember for a few seconds that the zone
+			// resolves; the subtest "ready while the zones resolve" checks it.)
+			if resp, body := e.get(t, "/api/v1/participant/0192:999999999"); resp.StatusCode != 404 || decodeJSON[errorBody](t, body).Error.Code != registry.CodeNotFound {
+				t.Fatalf("real NXDOMAIN: %d %s", resp.StatusCode, body)
+			}
+
+			e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: fault})
+			defer e.net.ClearFaults()
+
+			for _, id := range append([]string{netsim.KnownBelgian}, unregistered...) {
+				for _, path := range []string{"/api/v1/participant/" + id, "/api/v1/participant/" + id + "/services"} {
+					resp, body := e.get(t, path)
+					eb := decodeJSON[errorBody](t, body).Error
+					if resp.StatusCode != http.StatusBadGateway || eb.Code != registry.CodeLookupFailed || resp.Header.Get("Cache-Control") != "no-store" {
+						t.Errorf("GET %s: %d %s, want 502 lookup_failed", path, resp.StatusCode, body)
+					}
+					if !strings.Contains(eb.Message, "does not come from the SML zone") || strings.Contains(eb.Message, "127.0.0.1") {
+						t.Errorf("GET %s: message %q", path, eb.Message)
+					}
+				}
+			}
+
+			// The bulk check: failed and retryable, never not_registered.
+			resp, raw := e.postCheck(t, "", "application/json", `{"rows": ["`+unregistered[0]+`", "`+unregistered[1]+`", "`+netsim.KnownBelgian+`"]}`)
+			if resp.StatusCode != 200 {
+				t.Fatalf("check: %d %s", resp.StatusCode, raw)
+			}
+			rows, sum := readNDJSON(t, raw)
+			for i := range 3 {
+				r := rows[i]
+				if r.Status != bulk.Failed || r.Error == nil || !r.Error.Retryable || r.Error.Code != string(registry.CodeLookupFailed) {
+					t.Errorf("check row %d: %+v %+v, want failed, retryable", i, r, r.Error)
+				}
+			}
+			if sum == nil || sum.Counts.NotRegistered != 0 || sum.Counts.Failed != 3 {
+				t.Errorf("check summary %+v", sum)
+			}
+
+			// /ask: could not check, not "not on Peppol".
+			ask := e.postAsk(t, t.Context(), `{"query":"Is `+unregistered[0]+` on Peppol?"}`)
+			b := readAll(t, ask)
+			switch ask.StatusCode {
+			case 200:
+				a := decodeJSON[nlq.Answer](t, b)
+				if len(a.Failed) == 0 || a.Failed[0].Code != registry.CodeLookupFailed || strings.Contains(a.Answer, "not on Peppol") {
+					t.Errorf("/ask: failed %+v, answer %q", a.Failed, a.Answer)
+				}
+			case http.StatusBadGateway:
+				if code := decodeJSON[errorBody](t, b).Error.Code; code != nlq.CodeAskFailed {
+					t.Errorf("/ask: %d %s", ask.StatusCode, b)
+				}
+			default:
+				t.Errorf("/ask: %d %s, want 200 saying it could not check, or 502 ask_failed", ask.StatusCode, b)
+			}
+
+			// MCP: an error result, not a "not registered" answer.
+			c, _ := connectMCP(t, t.Context(), e.url, mcpClientVariants()[0])
+			text := checkToolError(t, callTool(t, t.Context(), c, "lookup_participant", map[string]any{"participantId": unregistered[1]}), registry.CodeLookupFailed)
+			if !strings.Contains(text, "does not come from the SML zone") {
+				t.Errorf("MCP text %q", text)
+			}
+
+			// /readyz: the default network's SML zone does not resolve, so not ready; the
+			// test network's does.
+			resp, body := e.get(t, "/readyz")
+			ready := decodeJSON[readyBody](t, body)
+			prod, okProd := smlOf(ready, registry.NetworkProduction)
+			test, okTest := smlOf(ready, registry.NetworkTest)
+			if resp.StatusCode != http.StatusServiceUnavailable || ready.Status != "unavailable" || !okProd || prod.OK || !okTest || !test.OK {
+				t.Fatalf("readyz: %d %s, want 503 with production's SML zone not OK and test's OK", resp.StatusCode, body)
+			}
+			if !strings.Contains(prod.Message, "NXDOMAIN") || !strings.Contains(prod.Message, e.net.Zone()) || strings.Contains(string(body), "127.0.0.1") {
+				t.Errorf("readyz message %q", prod.Message)
+			}
+			if !strings.Contains(ready.Message, registry.NetworkProduction) || !strings.Contains(ready.Message, "SML") {
+				t.Errorf("readyz message %q does not say why", ready.Message)
+			}
+
+			// The test network still answers its own NXDOMAIN as not registered.
+			if resp, body := e.get(t, "/api/v1/participant/0192:999999999?network=test"); resp.StatusCode != 404 {
+				t.Errorf("test network: %d %s", resp.StatusCode, body)
+			}
+		})
+	}
+
+	t.Run("ready while the zones resolve", func(t *testing.T) {
+		t.Parallel()
+		e := startE2E(t)
+		resp, body := e.get(t, "/readyz")
+		ready := decodeJSON[readyBody](t, body)
+		prod, okProd := smlOf(ready, registry.NetworkProduction)
+		test, okTest := smlOf(ready, registry.NetworkTest)
+		if resp.StatusCode != 200 || ready.Status != "ok" || !okProd || !prod.OK || prod.Zone != e.net.Zone() || !okTest || !test.OK || test.Zone != e.testNet.Zone() {
+			t.Fatalf("readyz: %d %s", resp.StatusCode, body)
+		}
+	})
+
+	t.Run("another network's zone", func(t *testing.T) {
+		t.Parallel()
+		e := startE2E(t)
+		e.testNet.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSNXDomain})
+		defer e.testNet.ClearFaults()
+		resp, body := e.get(t, "/readyz")
+		var ready readyBody
+		if err := json.Unmarshal(body, &ready); err != nil {
+			t.Fatal(err)
+		}
+		test, ok := smlOf(ready, registry.NetworkTest)
+		if resp.StatusCode != 200 || ready.Status != "ok" || !ok || test.OK || test.Zone != e.testNet.Zone() {
+			t.Fatalf("readyz: %d %s, want 200 with the test network's SML zone not OK", resp.StatusCode, body)
+		}
+		if resp, body := e.get(t, "/api/v1/participant/0192:999999999?network=test"); resp.StatusCode != http.StatusBadGateway {
+			t.Errorf("test network lookup: %d %s, want 502", resp.StatusCode, body)
+		}
+	})
+}
+
+// TestReadyzSML: /readyz over a server of one unnamed network is 503 while its SML zone
+// does not resolve, and shows the status either way.
+func TestReadyzSML(t *testing.T) {
+	t.Parallel()
+	for _, ok := range []bool{true, false} {
+		s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
+			c.SML = func(context.Context) []registry.SMLStatus {
+				st := registry.SMLStatus{Zone: "sml.example", OK: ok}
+				if !ok {
+					st.Message = "the SML zone sml.example does not resolve through the configured DNS servers (NXDOMAIN)"
+				}
+				return []registry.SMLStatus{st}
+			}
+		})
+		w := do(t, s, "GET", "/readyz")
+		ready := decodeJSON[readyBody](t, w.Body.Bytes())
+		want := map[bool]int{true: 200, false: 503}[ok]
+		if w.Code != want || len(ready.SML) != 1 || ready.SML[0].OK != ok || ready.SML[0].Zone != "sml.example" || w.Header().Get("Cache-Control") != "no-store" {
+			t.Errorf("zone resolves %v: %d %s, want %d", ok, w.Code, w.Body, want)
+		}
+		if !ok && !strings.Contains(ready.Message, "the network's SML zone does not resolve") {
+			t.Errorf("message %q", ready.Message)
+		}
+	}
+}

@@ -1,0 +1,323 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/peppolgate/peppolgate/bulk"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// verdictBox is the verdict section of a participant page.
+var verdictBox = regexp.MustCompile(`(?s)<section class="verdict[^"]*"[^>]*>.*?</section>`)
+
+// warningItems are the items of a participant page's "What to know" list.
+var warningItems = regexp.MustCompile(`(?s)<li class="(?:blocking|notice)">.*?</li>`)
+
+// TestParticipantPageVerdictWords: the verdict box of a participant whose access point
+// certificate expired says so in words, not as a warning code, and the page lists the
+// expired certificate once, not once from the lookup and again from the services.
+func TestParticipantPageVerdictWords(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	_, body := e.getPage(t, "/participant/"+netsim.KnownCertExpired)
+	box := verdictBox.Find(body)
+	if box == nil {
+		t.Fatalf("no verdict box:\n%s", body)
+	}
+	if codeLike.Match(box) || !bytes.Contains(box, []byte("certificate has expired")) {
+		t.Errorf("verdict box speaks in codes, or does not say the certificate expired:\n%s", box)
+	}
+	expired := 0
+	for _, li := range warningItems.FindAll(body, -1) {
+		if bytes.Contains(li, []byte("(certificate_expired)")) {
+			expired++
+		}
+	}
+	if expired != 1 {
+		t.Errorf("the expired certificate is listed %d times, want once:\n%s", expired, body)
+	}
+}
+
+// codeLike matches a warning code: lower-case words joined by underscores.
+var codeLike = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
+
+// door is what one front door said about a participant, as a verdict: its reach, the
+// blocking codes it names, and the access point it shows ("" for none).
+type door struct {
+	reach   registry.Reach
+	blocked []string
+	ap      string
+}
+
+// verdictCase is a participant in a situation, and the verdict every door must give.
+type verdictCase struct {
+	name string
+	id   string
+	// edit changes the dataset before the network starts; setup the running network.
+	edit  func(*netsim.Dataset)
+	setup func(*e2e, *netsim.Participant)
+	reach registry.Reach
+	// code is a blocking warning code every door must name; "" for none.
+	code string
+	// askAbout is the document /ask is asked about: invoices or credit notes.
+	askAbout string
+}
+
+// TestVerdictAtEveryDoor: for every kind of block (signature invalid, missing or by a
+// signer outside the network's SMP CA; an access point certificate expired, revoked or
+// outside the network's AP CA), a document not listed, a participant not registered and
+// an upstream failure, REST (participant and services), MCP (lookup_participant and
+// get_participant_services), /ask, the participant page and the bulk check (NDJSON
+// and CSV) give the same verdict, registry.Judge's, end to end over netsim; none shows
+// an access point read from an answer that is not validly signed.
+func TestVerdictAtEveryDoor(t *testing.T) {
+	t.Parallel()
+	signature := func(f netsim.SignatureFault) func(*e2e, *netsim.Participant) {
+		return func(e *e2e, p *netsim.Participant) {
+			e.net.SetFault(netsim.ParticipantTarget(p.ID), netsim.Fault{Signature: f})
+		}
+	}
+	tests := []verdictCase{
+		{name: "valid", id: netsim.KnownCertValid, reach: registry.Receives, askAbout: "invoices"},
+		{name: "signature tampered", id: netsim.KnownCertValid, setup: signature(netsim.SignatureTampered), reach: registry.Blocked, code: registry.WarnSMPSignatureInvalid, askAbout: "invoices"},
+		{name: "signature by another key", id: netsim.KnownCertValid, setup: signature(netsim.SignatureWrongKey), reach: registry.Blocked, code: registry.WarnSMPSignatureInvalid, askAbout: "invoices"},
+		{name: "signer expired", id: netsim.KnownCertValid, setup: signature(netsim.SignatureExpiredSigner), reach: registry.Blocked, code: registry.WarnSMPSignatureInvalid, askAbout: "invoices"},
+		{name: "signature missing", id: netsim.KnownCertValid, setup: signature(netsim.SignatureUnsigned), reach: registry.Blocked, code: registry.WarnSMPSignatureMissing, askAbout: "invoices"},
+		{name: "signer outside the SMP CA", id: netsim.KnownCertValid, setup: signature(netsim.SignatureOtherCA), reach: registry.Blocked, code: registry.WarnSMPCertificateNotPeppol, askAbout: "invoices"},
+		{name: "AP certificate expired", id: netsim.KnownCertExpired, reach: registry.Blocked, code: registry.WarnCertificateExpired, askAbout: "invoices"},
+		{name: "AP certificate revoked", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			e.net.RevokeAccessPoint(p.Services[0].Processes[0].Endpoints[0].AccessPoint)
+		}, reach: registry.Blocked, code: registry.WarnCertificateRevoked, askAbout: "invoices"},
+		{name: "AP certificate outside the AP CA", id: netsim.KnownCertNonPeppolCA, reach: registry.Blocked, code: registry.WarnCertificateChainInvalid, askAbout: "invoices"},
+		{name: "credit note not listed", id: netsim.KnownCertValid, edit: func(ds *netsim.Dataset) {
+			p := ds.MustLookup(netsim.KnownCertValid)
+			p.Services = slices.DeleteFunc(p.Services, func(s netsim.ServiceInfo) bool { return strings.Contains(s.DocumentType.Value, "::CreditNote##") })
+		}, reach: registry.WithoutDocument, askAbout: "credit notes"},
+		{name: "not registered", id: "0208:0000000097", reach: registry.NotRegistered, askAbout: "invoices"},
+		{name: "upstream failed", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
+		}, reach: registry.Unknown, askAbout: "invoices"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := startE2EOn(t, tt.edit, nil, nil)
+			if tt.setup != nil {
+				tt.setup(e, e.ds.MustLookup(tt.id))
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), mcpTestTimeout)
+			defer cancel()
+			c, _ := connectMCP(t, ctx, e.url, mcpClientVariants()[0])
+			doors := map[string]door{
+				"REST participant":             restDoor(t, e, "/api/v1/participant/"+tt.id),
+				"REST services":                restDoor(t, e, "/api/v1/participant/"+tt.id+"/services"),
+				"MCP lookup_participant":       mcpDoor(t, ctx, c, "lookup_participant", tt.id),
+				"MCP get_participant_services": mcpDoor(t, ctx, c, "get_participant_services", tt.id),
+				"/ask":                         askDoor(t, e, tt.id, tt.askAbout),
+				"participant page":             pageDoor(t, e, tt.id, tt.code),
+				"POST /api/v1/check NDJSON":    checkDoor(t, e, tt.id, false),
+				"POST /api/v1/check CSV":       checkDoor(t, e, tt.id, true),
+			}
+			for name, d := range doors {
+				if d.reach != tt.reach {
+					t.Errorf("%s: %s, want %s", name, d.reach, tt.reach)
+				}
+				if tt.code != "" && !slices.Contains(d.blocked, tt.code) {
+					t.Errorf("%s: blocked by %v, want %s among them", name, d.blocked, tt.code)
+				}
+				if tt.code == "" && len(d.blocked) > 0 {
+					t.Errorf("%s: blocked by %v, want nothing", name, d.blocked)
+				}
+				if d.ap != "" && registry.Unverified(tt.code) {
+					t.Errorf("%s: shows the access point %s read from an answer that is not validly signed", name, d.ap)
+				}
+			}
+		})
+	}
+}
+
+// restDoor is the verdict of GET path: the answer's verdict, or not_registered for a
+// 404 and unknown for a 502.
+func restDoor(t *testing.T, e *e2e, path string) door {
+	t.Helper()
+	resp, body := e.get(t, path)
+	switch resp.StatusCode {
+	case http.StatusOK:
+	case http.StatusNotFound:
+		return door{reach: registry.NotRegistered}
+	case http.StatusBadGateway:
+		return door{reach: registry.Unknown}
+	default:
+		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
+	}
+	var v struct {
+		Verdict *registry.Verdict `json:"verdict"`
+	}
+	if err := json.Unmarshal(body, &v); err != nil || v.Verdict == nil {
+		t.Fatalf("GET %s: no verdict (%v): %s", path, err, body)
+	}
+	return door{reach: v.Verdict.Reach, blocked: v.Verdict.Blocked, ap: v.Verdict.AccessPoint}
+}
+
+// mcpDoor is the verdict of the MCP tool on id: its structured verdict, which its text
+// must say too, or not_registered and unknown for its not_found and lookup_failed.
+func mcpDoor(t *testing.T, ctx context.Context, c *client.Client, tool, id string) door {
+	t.Helper()
+	res := callTool(t, ctx, c, tool, map[string]any{"participantId": id})
+	text := resultText(res)
+	if res.IsError {
+		switch {
+		case strings.HasPrefix(text, string(registry.CodeNotFound)+": "):
+			return door{reach: registry.NotRegistered}
+		case strings.HasPrefix(text, string(registry.CodeLookupFailed)+": "):
+			return door{reach: registry.Unknown}
+		}
+		t.Fatalf("%s: %s", tool, text)
+	}
+	var v struct {
+		Verdict *registry.Verdict `json:"verdict"`
+	}
+	if err := json.Unmarshal(res.RawStructuredContent, &v); err != nil || v.Verdict == nil {
+		t.Fatalf("%s: no verdict (%v): %s", tool, err, res.RawStructuredContent)
+	}
+	if !strings.Contains(text, "Verdict: "+string(v.Verdict.Reach)) {
+		t.Errorf("%s: the text does not say the verdict %s: %s", tool, v.Verdict.Reach, text)
+	}
+	return door{reach: v.Verdict.Reach, blocked: v.Verdict.Blocked, ap: v.Verdict.AccessPoint}
+}
+
+// askDoor is /ask's verdict on whether id can receive what (invoices or credit notes),
+// asked in JSON.
+func askDoor(t *testing.T, e *e2e, id, what string) door {
+	t.Helper()
+	resp := e.postAsk(t, t.Context(), `{"query":"Can `+id+` receive `+what+`?"}`, "Content-Type", "application/json")
+	body := readAll(t, resp)
+	if resp.StatusCode == http.StatusBadGateway {
+		return door{reach: registry.Unknown}
+	}
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("/ask: %d %s", resp.StatusCode, body)
+	}
+	a := decodeJSON[nlq.Answer](t, body)
+	switch {
+	case len(a.Failed) > 0:
+		return door{reach: registry.Unknown}
+	case len(a.Results) == 0 || a.Results[0].Peppol == nil || !a.Results[0].Peppol.Registered:
+		return door{reach: registry.NotRegistered}
+	}
+	info := a.Results[0].Peppol
+	d := door{blocked: info.Blocked}
+	if info.Endpoint != nil {
+		d.ap = info.Endpoint.URL
+	}
+	switch {
+	case info.CanReceive == nil:
+		t.Fatalf("/ask: no canReceive: %s", body)
+	case *info.CanReceive:
+		d.reach = registry.Receives
+	case len(info.Blocked) > 0:
+		d.reach = registry.Blocked
+	default:
+		d.reach = registry.WithoutDocument
+	}
+	return d
+}
+
+// pageDoor is the participant page's verdict, read from its verdict box; code is the
+// warning the case expects, which the page must explain in its list of warnings while
+// its verdict box says it in words.
+func pageDoor(t *testing.T, e *e2e, id, code string) door {
+	t.Helper()
+	resp, body := e.getPage(t, "/participant/"+id)
+	switch resp.StatusCode {
+	case http.StatusOK, http.StatusNotFound:
+	case http.StatusBadGateway:
+		return door{reach: registry.Unknown}
+	default:
+		t.Fatalf("page: %d %s", resp.StatusCode, body)
+	}
+	box := verdictBox.Find(body)
+	if box == nil {
+		t.Fatalf("page: no verdict box: %s", body)
+	}
+	if codeLike.Match(box) {
+		t.Errorf("page: the verdict box speaks in codes: %s", box)
+	}
+	var d door
+	switch {
+	case bytes.Contains(box, []byte("Not on Peppol")):
+		d.reach = registry.NotRegistered
+	case bytes.Contains(box, []byte("Can receive invoices and credit notes")):
+		d.reach = registry.Receives
+	case bytes.Contains(box, []byte("Sending fails right now")):
+		d.reach = registry.Blocked
+	case bytes.Contains(box, []byte("but not credit notes")), bytes.Contains(box, []byte("but not invoices")), bytes.Contains(box, []byte("not for invoices or credit notes")):
+		d.reach = registry.WithoutDocument
+	default:
+		t.Fatalf("page: a verdict box this test cannot read: %s", box)
+	}
+	if code != "" {
+		for _, li := range warningItems.FindAll(body, -1) {
+			if bytes.Contains(li, []byte(`class="blocking"`)) && bytes.Contains(li, []byte("("+code+")")) {
+				d.blocked = append(d.blocked, code)
+			}
+		}
+	}
+	return d
+}
+
+// checkDoor is the bulk check's verdict on a one-row list of id, as NDJSON or as CSV.
+func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
+	t.Helper()
+	var r bulk.Result
+	if asCSV {
+		resp, body := e.postCheck(t, "", "text/csv", "id\n"+id+"\n", "Accept", "text/csv")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("check CSV: %d %s", resp.StatusCode, body)
+		}
+		recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("check CSV (%v): %s", err, body)
+		}
+		col := func(name string) string { return recs[1][slices.Index(recs[0], name)] }
+		r = bulk.Result{Status: bulk.Status(col("status")), AccessPoint: col("access_point"), Blocked: strings.Fields(col("blocked"))}
+	} else {
+		resp, body := e.postCheck(t, "", "application/json", `{"rows":["`+id+`"]}`)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("check: %d %s", resp.StatusCode, body)
+		}
+		got, sum := readNDJSON(t, body)
+		r = got[0]
+		if sum == nil || sum.Counts.Of(r.Status) != 1 {
+			t.Errorf("check: summary %+v does not count the row's %s", sum, r.Status)
+		}
+	}
+	d := door{blocked: r.Blocked, ap: r.AccessPoint}
+	switch r.Status {
+	case bulk.Receives:
+		d.reach = registry.Receives
+	case bulk.Blocked:
+		d.reach = registry.Blocked
+	case bulk.RegisteredWithoutDocument:
+		d.reach = registry.WithoutDocument
+	case bulk.NotRegistered:
+		d.reach = registry.NotRegistered
+	case bulk.Failed:
+		d.reach = registry.Unknown
+	default:
+		t.Fatalf("check: %+v", r)
+	}
+	return d
+}
