@@ -740,7 +740,8 @@ flow('network statistics: the header link, the charts and the tables; a network 
   // Registrations over time: a column per month with a registration, titled with the
   // month and its count; every other January's year below the axis (a year's label, at
   // a size readable on a phone, is as wide as its columns), but for one that would run
-  // off the right edge; the largest count and 0 on the left. The table lists the months newest first, from the first registration.
+  // off the right edge; the largest count and 0 on the left. The table lists the months
+  // newest first, from the first registration.
   const months = st.registrations;
   const region = page.getByRole('region', { name: 'Registrations over time' });
   const chart = await chartOf(region.getByRole('img', { name: `Participants registered each month, ${months[0].month} to ${months.at(-1).month}`, exact: true }));
