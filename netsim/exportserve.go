@@ -89,9 +89,9 @@ func (n *Network) exportContent() (body []byte, modTime time.Time, etag string) 
 	if !set {
 		var buf bytes.Buffer
 		// Like the real Directory, which rebuilds its export every night, the network
-		// serves a fresh one: created now, not at the dataset's reference instant
-		// (which a deterministic dataset such as the demo's fixes in the past).
-		created := time.Now().UTC().Truncate(time.Second)
+		// serves a fresh one: created now on the network's clock (Config.Now), not at
+		// the dataset's reference instant.
+		created := n.now().UTC().Truncate(time.Second)
 		// Writing to a bytes.Buffer cannot fail.
 		_ = writeDatasetExport(&buf, n.ds, created)
 		n.export.mu.Lock()

@@ -25,6 +25,12 @@ type Config struct {
 	DirectoryRateLimit bool
 	// Logger receives debug logs of every request; nil discards them.
 	Logger *slog.Logger
+	// Now is the network's clock: the served export is created at its time (the
+	// real Directory writes a fresh one every night). nil means time.Now; the demo
+	// passes the clock its registries judge on, so that one demo has one "now" (its
+	// statistics end at the demo's day). OCSP answers stay on the real clock, which
+	// the registries judge them on (OCSP is about the present).
+	Now func() time.Time
 }
 
 // Network is a running simulated Peppol network on 127.0.0.1: one DNS server (UDP and
@@ -35,6 +41,7 @@ type Network struct {
 	zone string
 	log  *slog.Logger
 	pki  *pki
+	now  func() time.Time
 
 	naptr map[string]int // lower-case NAPTR name without trailing dot → participant index
 	dir   *dirIndex
@@ -78,7 +85,11 @@ func Start(ctx context.Context, ds *Dataset, cfg Config) (*Network, error) {
 		ds:      ds,
 		zone:    cfg.Zone,
 		log:     cfg.Logger,
+		now:     cfg.Now,
 		closing: make(chan struct{}),
+	}
+	if n.now == nil {
+		n.now = time.Now
 	}
 	if n.zone == "" {
 		n.zone = sml.ZoneProduction
@@ -156,6 +167,9 @@ func (n *Network) serveHTTPOn(ln net.Listener, h http.Handler) string {
 	}()
 	return "http://" + ln.Addr().String()
 }
+
+// Now returns the time on the network's clock (Config.Now).
+func (n *Network) Now() time.Time { return n.now() }
 
 // Dataset returns the dataset the network serves.
 func (n *Network) Dataset() *Dataset { return n.ds }

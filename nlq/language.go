@@ -52,10 +52,46 @@ func buildLangMarkers() (markers, hints map[string]uint8) {
 	return markers, hints
 }
 
+// foreignMarkers are words typical of questions in languages answers are not phrased
+// in (Spanish, Italian), folded; foreignLetters are characters only they use. Such a
+// question is answered in English, as the README promises, rather than in the language
+// of the six it shares most words with (Spanish "facturas" is one letter from French
+// "factures"). Words that are also markers of one of the six count once, the others
+// twice, as in detectLanguageOutside.
+var foreignMarkers = buildForeignMarkers(
+	// Spanish.
+	"la|de|en|un|una|quien|quienes|cual|cuales|cuanto|cuantos|cuanta|cuantas|cuando|donde|como|puede|pueden|puedes|podria|" +
+		"recibir|recibe|reciben|factura|facturas|nota|notas|credito|pedido|pedidos|empresa|empresas|compania|companias|" +
+		"esta|estan|es|son|el|los|las|del|al|y|o|por|para|con|hay|registrada|registrado|registradas|registrados|" +
+		"busca|buscar|encuentra|encontrar|muestra|muestrame|punto|acceso|proveedor|certificado|caduca|vence|tipos|" +
+		"documento|documentos|acepta|aceptan|llamada|llamadas|llamado|llamados|hola|gracias|dime|decir|si|me|belgas|" +
+		"espanolas|noruegas|francesas|alemanas|suecas|holandesas|panaderias|belgica|noruega|francia|alemania|suecia|espana|" +
+		// Italian.
+		"le|chi|e|il|lo|gli|della|delle|dello|degli|dei|di|da|quale|quali|quanti|quante|dove|perche|puo|possono|puoi|" +
+		"ricevere|riceve|ricevono|fattura|fatture|note|ordini|ordine|azienda|aziende|societa|impresa|imprese|" +
+		"registrata|registrato|registrate|registrati|su|tramite|cerca|cercare|trova|trovare|mostra|mostrami|elenca|" +
+		"accesso|fornitore|certificato|scade|tipi|documenti|accetta|accettano|chiamata|chiamate|chiamato|chiamano|" +
+		"ciao|grazie|dimmi|mi|sono|c'e|ci|belghe|norvegesi|italiane|francesi|tedesche|svedesi|panetterie|belgio|" +
+		"norvegia|germania|svezia|italia|per|usa|utilizza|utilizzano")
+
+// foreignLetters are characters of Spanish and Italian questions that none of the six
+// languages uses.
+const foreignLetters = "¿¡ñòì"
+
+func buildForeignMarkers(words string) map[string]bool {
+	m := make(map[string]bool, 256)
+	for _, w := range strings.Split(words, "|") {
+		m[ruleFold(w)] = true
+	}
+	return m
+}
+
 // detectLanguage returns the language a question is written in: the tongue whose
 // typical words (question words, verbs, articles, nouns of the domain) it uses most, a
 // word shared by several languages counting for each; letters only some languages
-// have (å ø æ ä ö ü ß é è ç) break ties. A question with no such word is English.
+// have (å ø æ ä ö ü ß é è ç) break ties. A question with no such word is English, and so
+// is one whose words are more typical of Spanish or Italian (foreignMarkers) than of
+// any of the six: answers are never phrased in a language the asker did not write.
 func (s *ruleScan) detectLanguage() string {
 	return s.detectLanguageOutside(0, 0)
 }
@@ -66,20 +102,34 @@ func (s *ruleScan) detectLanguage() string {
 // decides.
 func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	var score [8]int
+	foreign := 0
 	for i, t := range s.toks {
 		if !t.word || i >= lo && i < hi {
 			continue
 		}
-		for i, b := 0, langHints[t.key]; i < len(tongues); i++ {
+		// The word as written: a typo correction may have made a Spanish word French
+		// ("facturas", "Bélgica"), and a country's name is a hint only as written.
+		raw, key := ruleFold(s.q[t.start:t.end]), t.key
+		if foreignMarkers[raw] {
+			// A Spanish or Italian word counts as written, not as corrected.
+			key = raw
+			if langMarkers[raw] != 0 || langHints[raw] != 0 {
+				foreign++
+			} else {
+				foreign += 2
+			}
+		}
+		for i, b := 0, langHints[raw]; i < len(tongues); i++ {
 			if b&(1<<i) != 0 {
 				score[i]++
 			}
 		}
-		bits := langMarkers[t.key]
+		bits := langMarkers[key]
 		for i := range tongues {
 			if bits&(1<<i) != 0 {
-				// A word of one language only counts double.
-				if bits == 1<<i {
+				// A word of one language only counts double; one Spanish or Italian
+				// has too ("en", "de") is not of one language only.
+				if bits == 1<<i && !foreignMarkers[raw] {
 					score[i] += 2
 				} else {
 					score[i]++
@@ -92,6 +142,9 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 			score[i]++
 		}
 	}
+	if strings.ContainsAny(s.q, "¿¡") || s.lettersOutside(foreignLetters, lo, hi) {
+		foreign += 2
+	}
 	// English words turn up in questions in every language ("access point",
 	// "provider"): another language wins a tie with English.
 	best := 0
@@ -99,6 +152,9 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 {
 			best = i
 		}
+	}
+	if foreign > score[best] {
+		return LangEnglish
 	}
 	if score[best] == 0 {
 		if hi > lo {

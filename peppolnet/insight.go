@@ -92,10 +92,15 @@ func certOf(c *registry.CertificateInfo) *registry.Certificate {
 	return &c.Certificate
 }
 
-// daysUntil returns the whole days from now to t, rounded down (negative once t has
-// passed).
+// daysUntil returns the calendar days (UTC) from now's date to t's, the dates answers
+// show: negative once t's date has passed, 0 on the day itself. Counting hours instead
+// made a certificate that expired on the 12th "16 days ago" on the 27th.
 func daysUntil(t, now time.Time) int {
-	return int(math.Floor(t.Sub(now).Hours() / 24))
+	day := func(x time.Time) time.Time {
+		y, m, d := x.UTC().Date()
+		return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+	}
+	return int(math.Round(day(t).Sub(day(now)).Hours() / 24))
 }
 
 // endpointInfo is ep with the endpoint checks applied at now.

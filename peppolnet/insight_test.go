@@ -331,6 +331,28 @@ func TestDaysUntil(t *testing.T) {
 			t.Errorf("daysUntil(now%+v) = %d, want %d", tt.d, got, tt.want)
 		}
 	}
+	// Away from midnight the days are calendar days (UTC), as a person counts them
+	// from the date the answer shows: a certificate that expired on 2026-11-12 at
+	// 05:00 expired 15 days before 2026-11-27 at 06:00, not 16 (issue 26).
+	now := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	calendar := []struct {
+		t    time.Time
+		want int
+	}{
+		{time.Date(2026, 11, 12, 5, 0, 0, 0, time.UTC), -15},
+		{time.Date(2026, 11, 12, 23, 59, 0, 0, time.UTC), -15},
+		{time.Date(2026, 11, 27, 1, 0, 0, 0, time.UTC), 0},
+		{time.Date(2026, 11, 27, 23, 0, 0, 0, time.UTC), 0},
+		{time.Date(2026, 11, 28, 1, 0, 0, 0, time.UTC), 1},
+		{time.Date(2026, 12, 1, 0, 30, 0, 0, time.UTC), 4},
+		{time.Date(2026, 11, 26, 7, 0, 0, 0, time.UTC), -1},
+		{time.Date(2026, 11, 27, 8, 0, 0, 0, time.FixedZone("CEST", 2*3600)), 0},
+	}
+	for _, tt := range calendar {
+		if got := daysUntil(tt.t, now); got != tt.want {
+			t.Errorf("daysUntil(%s) at %s = %d, want %d", tt.t, now, got, tt.want)
+		}
+	}
 }
 
 func TestUntilDateChange(t *testing.T) {

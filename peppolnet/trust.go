@@ -40,10 +40,11 @@ func (l *Registry) chainOf(c *x509.Certificate, role pki.Role, now time.Time) (p
 	return l.cfg.Anchors.Verify(c, role, at)
 }
 
-// accepted reports whether chain is the one expected of this registry's network.
+// accepted reports whether chain is the one expected of this registry's network, or
+// the operator's own CAs for it (-trust-ca), which count as the network's.
 func (l *Registry) accepted(chain pki.Chain) bool {
 	want := expectedChain(l.cfg.Network)
-	return chain == want || (want == "" && chain != pki.Other)
+	return chain == want || chain == pki.Operator || (want == "" && chain != pki.Other)
 }
 
 // networkName names this registry's network for messages.
@@ -71,7 +72,8 @@ func (l *Registry) checkAPChain(ctx context.Context, c *smp.Certificate, rc *reg
 	rc.Chain = string(chain)
 	if ci != nil {
 		ci.Chain = rc.Chain
-		ci.PeppolCA = chain != pki.Other
+		// The operator's own CAs (-trust-ca) are trusted, but they are not OpenPeppol's.
+		ci.PeppolCA = chain == pki.Production || chain == pki.Test
 		ci.PeppolCAName = ""
 		if ci.PeppolCA {
 			ci.PeppolCAName = cert.Issuer.CommonName
@@ -114,6 +116,8 @@ func chainWord(c pki.Chain) string {
 		return "production"
 	case pki.Test:
 		return "test"
+	case pki.Operator:
+		return "operator's own"
 	}
 	return string(c)
 }

@@ -141,7 +141,7 @@ type Certificate struct {
 	NotAfter     time.Time `json:"notAfter" jsonschema:"end of validity (RFC 3339)"`
 	SHA256       string    `json:"sha256" jsonschema:"SHA-256 fingerprint of the DER certificate in hexadecimal"`
 	// Chain says whose PKI issued the certificate; "" when it was not checked.
-	Chain string `json:"chain,omitempty" jsonschema:"the PKI the certificate chains to: peppol-production or peppol-test (OpenPeppol's access point CA of that network, or the CA configured for this network), or other"`
+	Chain string `json:"chain,omitempty" jsonschema:"the PKI the certificate chains to: peppol-production or peppol-test (OpenPeppol's access point CA of that network), operator (a CA the server's operator trusts for this network, -trust-ca), or other"`
 	// Revocation is what the issuing CA's OCSP responder says; "" when not asked.
 	Revocation string `json:"revocation,omitempty" jsonschema:"what the issuing CA's OCSP responder says: good, revoked, or unknown (it could not be asked or does not know the certificate); absent when the certificate names no responder or does not chain"`
 }
@@ -152,7 +152,7 @@ type Signature struct {
 	Status    string  `json:"status" jsonschema:"valid: the answer is as its SMP signed it; invalid: it was changed after signing, signed with another key, or its signer's certificate was not valid at the time (senders refuse it); missing: it is not signed; unverifiable: a signature is there but cannot be checked (senders refuse it)"`
 	Algorithm string  `json:"algorithm,omitempty" jsonschema:"the signature method, e.g. rsa-sha256, ecdsa-sha256 or rsa-sha1 (weak); absent when missing"`
 	Signer    *Signer `json:"signer,omitempty" jsonschema:"the signing certificate; absent when missing or unreadable"`
-	Chain     string  `json:"chain,omitempty" jsonschema:"the PKI the signer's certificate chains to: peppol-production, peppol-test or other; absent without a signer"`
+	Chain     string  `json:"chain,omitempty" jsonschema:"the PKI the signer's certificate chains to: peppol-production, peppol-test, operator (a CA the server's operator trusts for this network, -trust-ca) or other; absent without a signer"`
 }
 
 // Signer is the certificate an SMP answer was signed with.

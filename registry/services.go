@@ -88,8 +88,9 @@ type TransportProfileInfo struct {
 // embedded Certificate's fields render first, as if declared here.
 type CertificateInfo struct {
 	Certificate
-	// DaysRemaining is negative when the certificate has expired.
-	DaysRemaining int  `json:"daysRemaining" jsonschema:"whole days until the certificate expires, rounded down; negative when it has expired"`
+	// DaysRemaining counts calendar days (UTC) to the expiry date; negative once it has
+	// passed.
+	DaysRemaining int  `json:"daysRemaining" jsonschema:"calendar days (UTC) from today to the day the certificate expires; negative once that day has passed"`
 	Expired       bool `json:"expired" jsonschema:"true when the certificate's validity has ended: senders will refuse this access point"`
 	// PeppolCA reports whether the certificate chains to an OpenPeppol access point CA
 	// (Chain is peppol-production or peppol-test).

@@ -258,8 +258,10 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 		}
 	}
 	s.pageRoutes(r)
-	r.NotFound(s.adapt(s.routeNotFound))
-	r.MethodNotAllowed(s.adapt(s.methodNotAllowed))
+	// A browser that asks a path or method there is none of gets a page saying so,
+	// with a link to the page it most likely meant; programs the API's JSON error.
+	r.NotFound(func(w http.ResponseWriter, r *http.Request) { s.servePage(w, r, s.routeNotFound) })
+	r.MethodNotAllowed(func(w http.ResponseWriter, r *http.Request) { s.servePage(w, r, s.methodNotAllowed) })
 	return r
 }
 

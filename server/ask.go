@@ -47,7 +47,11 @@ func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	eng, err := s.nlq.On(r.URL.Query().Get("network"))
+	network, _, err := s.hot.queryValue(r.URL.RawQuery, "network")
+	if err != nil {
+		return err
+	}
+	eng, err := s.nlq.On(network)
 	if err != nil {
 		return err
 	}

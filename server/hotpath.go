@@ -2,12 +2,10 @@ package server
 
 import (
 	"net/http"
-	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 
-	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/internal/query"
 )
 
 // hotPath holds the tricks that make a cached answer cheap to serve, and nothing else:
@@ -91,31 +89,14 @@ func (h *hotPath) setLength(hdr http.Header, n int, head bool) {
 	}
 }
 
-// queryValue returns the first value of key in rawQuery, and whether key is there.
-// Unlike url.ParseQuery, a ';' is an ordinary character ("acme;corp" is searched as
-// typed, not dropped), and a value of key that is not valid percent-encoding ("%%",
-// "%zz") is an invalid_request error saying so, not a missing parameter.
+// queryValue returns the first value of key in rawQuery, and whether key is there:
+// query.Value, the one reader of the API and the pages (a ';' is an ordinary
+// character; a value that is not valid percent-encoding is an invalid_request error,
+// not a missing parameter).
 //
 // Saves building the map of every parameter, which r.URL.Query() does on each call,
 // for each parameter read: a cached search reads q, country and network, 8.4 → 7.1 µs,
 // 37 → 31 allocations (the three reads alone: 567 → 100 ns, 6 → 0 allocations).
 func (h *hotPath) queryValue(rawQuery, key string) (string, bool, error) {
-	for rawQuery != "" {
-		var pair string
-		pair, rawQuery, _ = strings.Cut(rawQuery, "&")
-		if pair == "" {
-			continue
-		}
-		k, v, _ := strings.Cut(pair, "=")
-		k, err := url.QueryUnescape(k)
-		if err != nil || k != key {
-			continue
-		}
-		if v, err = url.QueryUnescape(v); err != nil {
-			return "", true, &registry.Error{Code: registry.CodeInvalidRequest,
-				Message: key + " is not valid percent-encoding (a '%' must be followed by two hex digits; write % itself as %25)"}
-		}
-		return v, true, nil
-	}
-	return "", false, nil
+	return query.Value(rawQuery, key)
 }

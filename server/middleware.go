@@ -61,7 +61,8 @@ type headerValue struct {
 // proxy's incoming id is kept when it is short and made of safe characters, so one
 // id follows a request through the chain; anything else is replaced, because it is
 // echoed into headers and logs. Scrapes of /metrics are logged at debug level only,
-// so that a scraper every few seconds does not fill the log.
+// so that a scraper every few seconds does not fill the log, and so are the successful
+// requests Config.RequestLog leaves out (-log-requests errors or sample:N).
 func (s *Server) edge(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -96,6 +97,8 @@ func (s *Server) edge(next http.Handler) http.Handler {
 		case status >= 500:
 			level = slog.LevelWarn
 		case route == metricsPath:
+			level = slog.LevelDebug
+		case status < 400 && !s.successes.logged():
 			level = slog.LevelDebug
 		}
 		if !s.log.Enabled(r.Context(), level) {

@@ -151,9 +151,9 @@ func (v *openAPIValidator) wrap(t testing.TB, h http.Handler) http.Handler {
 // check validates one response to r.
 func (v *openAPIValidator) check(r *http.Request, status int, header http.Header, body []byte) error {
 	head := r.Method == http.MethodHead
-	if isPageRequest(r) {
-		// The pages for people are not part of the API (server/pages.go); pages_test.go
-		// checks them.
+	if isPageRequest(r) || prefersHTML(r.Header.Get("Accept")) && strings.HasPrefix(header.Get("Content-Type"), "text/html") {
+		// The pages for people, error pages for browsers included, are not part of
+		// the API (server/pages.go); pages_test.go checks them.
 		return nil
 	}
 	route, params, err := v.router.FindRoute(r)

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/peppolgate/peppolgate/internal/httpx"
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/web"
 )
@@ -81,6 +82,18 @@ func (s *Server) writePageError(w http.ResponseWriter, r *http.Request, err erro
 	e := web.ErrorPage{RequestID: RequestID(r.Context())}
 	if known {
 		e.Code, e.Message = re.Code, re.Message
+		switch re.Code {
+		case CodeRouteNotFound:
+			// The API's message lists its endpoints, for programs; a person wants the
+			// page they meant.
+			e.Message = "there is no page at " + phrase.Quote(r.URL.Path)
+			e.Meant, e.MeantLabel = s.web.Meant(r)
+		case CodeMethodNotAllowed:
+			e.Message = "a browser opens this address, it cannot send it a " + phrase.Quote(r.Method)
+			e.Meant, e.MeantLabel = s.web.Meant(r)
+		case registry.CodeInvalidParticipantID:
+			e.Meant, e.MeantLabel = s.web.Meant(r)
+		}
 		if re.RetryAfter > 0 {
 			e.RetryAfter = httpx.RetryAfterSeconds(re.RetryAfter)
 		}

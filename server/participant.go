@@ -41,7 +41,11 @@ func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	doc, err := registry.ParseDocType(r.URL.Query().Get("docType"))
+	rawDoc, _, err := s.hot.queryValue(r.URL.RawQuery, "docType")
+	if err != nil {
+		return err
+	}
+	doc, err := registry.ParseDocType(rawDoc)
 	if err != nil {
 		return err
 	}

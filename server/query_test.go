@@ -1,10 +1,12 @@
 package server
 
 import (
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -66,5 +68,59 @@ func TestSearchQueryErrors(t *testing.T) {
 	q, err := new(Server).parseSearchQuery("q=acme;corp")
 	if err != nil || q.Q != "acme;corp" {
 		t.Errorf("q=acme;corp: %+v %v", q, err)
+	}
+}
+
+// TestOneQueryReader: every handler and page reads its query string with the one
+// reader (internal/query), so a parameter that is not valid percent-encoding is the
+// same 400 invalid_request everywhere: JSON for programs, an error page for browsers.
+// Before, `?network=%zz` was a 400 on the search but silently the default network on
+// /ask and the pages (issue 26).
+func TestOneQueryReader(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t)
+	const want = "is not valid percent-encoding"
+	for _, path := range []string{
+		"/api/v1/participant/" + netsim.KnownBelgian + "?network=%zz",
+		"/api/v1/participant/" + netsim.KnownBelgian + "/services?network=%zz",
+		"/api/v1/participant/" + netsim.KnownBelgian + "/services?docType=%zz",
+		"/api/v1/search?q=acme&network=%zz",
+		"/api/v1/stats?network=%zz",
+	} {
+		resp, body := e.get(t, path)
+		if resp.StatusCode != 400 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") ||
+			!strings.Contains(string(body), `"code":"invalid_request"`) || !strings.Contains(string(body), want) {
+			t.Errorf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+	}
+	// POST /ask, for a program.
+	req, _ := http.NewRequestWithContext(t.Context(), "POST", e.url+"/ask?network=%zz", strings.NewReader(`{"query": "who is `+netsim.KnownBelgian+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readAll(t, resp); resp.StatusCode != 400 || !strings.Contains(string(body), `"invalid_request"`) || !strings.Contains(string(body), "network "+want) {
+		t.Errorf("POST /ask?network=%%zz: %d %s", resp.StatusCode, body)
+	}
+	// The pages, for a browser (the start page asks nothing of a network it cannot
+	// read, as of one it does not offer: it selects the default).
+	for _, path := range []string{
+		"/go?q=acme&network=%zz",
+		"/go?q=%zz",
+		"/search?q=acme&network=%zz",
+		"/search?q=%zz",
+		"/search?q=acme&page=%zz",
+		"/participant/" + netsim.KnownBelgian + "?network=%zz",
+		"/ask?q=who+is+" + netsim.KnownBelgian + "&network=%zz",
+		"/ask?q=%zz",
+		"/stats?network=%zz",
+	} {
+		resp, body := e.getPage(t, path)
+		if resp.StatusCode != 400 || !strings.Contains(string(body), "invalid_request") || !strings.Contains(string(body), want) {
+			t.Errorf("page %s: %d %s", path, resp.StatusCode, body)
+			continue
+		}
+		checkPage(t, resp, body)
 	}
 }

@@ -91,6 +91,9 @@ type Config struct {
 	// (peppolnet.Registry.CachePolicy), for the documents' limits; zero fields are the
 	// registry's defaults.
 	Cache registry.CachePolicy
+	// RequestLog says which successful requests the access log writes at info level
+	// (-log-requests); the zero value writes every request.
+	RequestLog RequestLog
 }
 
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
@@ -132,6 +135,8 @@ type Server struct {
 	// bulkLimits bound POST /api/v1/check; checks counts the checks running.
 	bulkLimits BulkLimits
 	checks     *checkGate
+	// successes samples the successful requests the access log writes (RequestLog).
+	successes *successSampler
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Networks is nil or its
@@ -165,6 +170,7 @@ func New(cfg Config) (*Server, error) {
 		trustedProxies:  cfg.TrustedProxies,
 		rateLimitExempt: cfg.RateLimitExempt,
 		bulkLimits:      cfg.Bulk.withDefaults(),
+		successes:       &successSampler{every: cfg.RequestLog.SuccessEvery},
 	}
 	s.checks = newCheckGate(s.bulkLimits)
 	if s.log == nil {

@@ -98,7 +98,9 @@ func startFailingSMP(n *netsim.Network, log *slog.Logger) (func(), error) {
 // demo (DemoDataset, with the failing SMP host of DemoFailingSMP) and test (netsim's test network, a second one offered per
 // request). It returns them as Networks, in the order of names, and the function
 // that stops them; they run until then, whatever happens to ctx's cancellation, so
-// that requests in flight at shutdown still get answers. It returns an error for
+// that requests in flight at shutdown still get answers. The networks run on one
+// DemoClock, which a stack built over them must use as its Config.Now (their Sim.Now):
+// one demo, one "now". It returns an error for
 // another name or when a network cannot start.
 func StartDemo(ctx context.Context, names []string, log *slog.Logger) ([]Network, func(), error) {
 	if log == nil {
@@ -111,6 +113,10 @@ func StartDemo(ctx context.Context, names []string, log *slog.Logger) ([]Network
 			s()
 		}
 	}
+	// One clock for every network of the demo; the registries read it too
+	// (Network.Sim.Now), so that the Directory's export, its statistics and the
+	// lookups' warnings all share the demo's day.
+	clock := DemoClock()
 	for _, name := range names {
 		var ds *netsim.Dataset
 		switch name {
@@ -126,7 +132,7 @@ func StartDemo(ctx context.Context, names []string, log *slog.Logger) ([]Network
 		if name != registry.NetworkDemo {
 			nlog = log.With("network", name)
 		}
-		n, err := netsim.Start(context.WithoutCancel(ctx), ds, netsim.Config{Logger: nlog.With("component", "netsim")})
+		n, err := netsim.Start(context.WithoutCancel(ctx), ds, netsim.Config{Logger: nlog.With("component", "netsim"), Now: clock})
 		if err != nil {
 			stop()
 			if name == registry.NetworkDemo {

@@ -65,8 +65,8 @@ type Network struct {
 	AllowPrivateSMP bool
 	// TrustPEM are further CA certificates (PEM) the network's SMP signers and access
 	// point certificates may chain to, besides OpenPeppol's (or the simulated
-	// network's), sorted as pki.Anchors.AddPEM says; they count as the network's own
-	// chain (production for production, test otherwise).
+	// network's), sorted as pki.Anchors.AddPEM says; they count as the network's own,
+	// labelled chain "operator" (pki.Operator), never as OpenPeppol's.
 	TrustPEM []byte
 }
 
@@ -250,11 +250,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 			}
 			anchors = a
 		}
-		chain := pki.Test
-		if n.Name == registry.NetworkProduction {
-			chain = pki.Production
-		}
-		if err := anchors.AddPEM(chain, n.TrustPEM); err != nil {
+		if err := anchors.AddPEM(pki.Operator, n.TrustPEM); err != nil {
 			return nil, "", "", &ConfigError{Network: n.Name, Err: fmt.Errorf("the trusted CA certificates: %w", err)}
 		}
 	}

@@ -95,7 +95,9 @@ func TestBuild(t *testing.T) {
 // TestTrustPEM: a private network reached as a real one (its DNS server, SMPs and
 // Directory named, not simulated in-process) has certificates OpenPeppol's CAs did not
 // issue: they chain to nothing and are warned about, until its own CAs are trusted
-// with TrustPEM (-trust-ca), on the same code path.
+// with TrustPEM (-trust-ca), on the same code path. They are then labelled the
+// operator's own chain, never OpenPeppol's (issue 26: they were "peppol-production" on
+// a network named production).
 func TestTrustPEM(t *testing.T) {
 	t.Parallel()
 	_, sim := startSim(t)
@@ -106,16 +108,18 @@ func TestTrustPEM(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		name  string
-		trust []byte
-		chain string
-		warn  bool
+		name    string
+		network string
+		trust   []byte
+		chain   string
+		warn    bool
 	}{
-		{"OpenPeppol's CAs only", nil, "other", true},
-		{"its own CAs trusted", caPEM(t, sim), "peppol-test", false},
+		{"OpenPeppol's CAs only", registry.NetworkTest, nil, "other", true},
+		{"its own CAs trusted", registry.NetworkTest, caPEM(t, sim), "operator", false},
+		{"its own CAs trusted on production", registry.NetworkProduction, caPEM(t, sim), "operator", false},
 	} {
 		n := private
-		n.TrustPEM = tt.trust
+		n.Name, n.TrustPEM = tt.network, tt.trust
 		st, err := Build(Config{Networks: []Network{n}, SMLTimeout: time.Second, SMLAttempts: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -182,6 +186,12 @@ func TestStartDemo(t *testing.T) {
 	defer stop()
 	if len(nets) != 2 || nets[0].Name != registry.NetworkDemo || nets[1].Sim == nil || nets[0].DirectoryRate != DemoDirectoryRate {
 		t.Errorf("demo networks %+v", nets)
+	}
+	// One clock: every demo network runs on the demo's day, as its registries do.
+	for _, n := range nets {
+		if d := n.Sim.Now().Sub(DemoNow()); d < 0 || d > time.Minute {
+			t.Errorf("%s network's clock is %v from the demo's day", n.Name, d)
+		}
 	}
 	if _, _, err := StartDemo(t.Context(), []string{registry.NetworkProduction}, nil); err == nil {
 		t.Error("StartDemo(production) succeeded")

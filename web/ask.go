@@ -28,7 +28,15 @@ type askData struct {
 // network not offered, and the engine's errors (nlq.CodeAskFailed) when nothing could
 // be answered.
 func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	q, err := param(r, "q")
+	if err != nil {
+		return err
+	}
+	network, err := param(r, "network")
+	if err != nil {
+		return err
+	}
+	q = strings.TrimSpace(q)
 	d := askData{base: p.base(r, "Ask"), Q: q}
 	d.Box = q
 	if q == "" {
@@ -37,7 +45,7 @@ func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
 	if err := nlq.ValidateQuery(q); err != nil {
 		return err
 	}
-	eng, err := p.asker.On(r.URL.Query().Get("network"))
+	eng, err := p.asker.On(network)
 	if err != nil {
 		return err
 	}
@@ -46,6 +54,9 @@ func (p *Pages) Ask(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d.Answered, d.Answer, d.Approximate, d.Failed = true, a.Answer, a.Approximate, len(a.Failed) > 0
+	if a.Meta.Language != "" {
+		d.Lang = a.Meta.Language // the page is the answer's; its own words say lang="en"
+	}
 	for _, it := range a.Results {
 		item := askItem{Name: it.Name, ID: it.Identifier, Link: p.link("/participant/"+url.PathEscape(it.Identifier), "network", d.Network)}
 		if it.Address != nil {

@@ -13,6 +13,15 @@ import (
 // The charts are SVG drawn here, inline in the page: presentation attributes only (the
 // CSP allows no inline style), every text escaped, role="img" with a title naming what
 // the chart shows. The page repeats the numbers in tables.
+//
+// A chart is drawn at its own size (its width in px is its viewBox's) and the
+// stylesheet only lets it shrink to fit a narrower screen: stretched to the page's
+// width, its text grew on a desktop and fell to 6–7 px on a phone. Drawn chartWidth
+// wide with chartFont text, it keeps 11 px text on a 390 px phone (366 px of page).
+const (
+	chartWidth = 480
+	chartFont  = 15
+)
 
 // Chart colours: the bars' blue and the text's near-black both have a contrast of at
 // least 4.5:1 on white.
@@ -35,13 +44,16 @@ func esc(s string) string { return template.HTMLEscapeString(s) }
 // value after it. id names the chart's title element.
 func hbarChart(id, title string, bars []bar) template.HTML {
 	const (
-		width  = 640
-		valueW = 70
-		rowH   = 24
-		barH   = 16
-		// charW is a wide estimate of a character's width at font-size 13, for the
-		// label column: labels are never cut, nor bars pushed off the chart.
-		charW, minLabelW, maxLabelW = 8, 150, 280
+		width  = chartWidth
+		valueW = 80
+		rowH   = 26
+		barH   = 18
+		// charW is a wide estimate of a character's width at chartFont, for the label
+		// column: a label longer than the widest column is shortened with "…" (the
+		// table below the chart has it whole), never cut, nor bars pushed off the
+		// chart.
+		charW, minLabelW, maxLabelW = 9, 120, 220
+		maxLabel                    = (maxLabelW - 16) / charW
 	)
 	maxV, longest := 1, 0
 	for _, b := range bars {
@@ -51,7 +63,7 @@ func hbarChart(id, title string, bars []bar) template.HTML {
 	labelW := min(max(minLabelW, charW*longest+16), maxLabelW)
 	height := rowH*len(bars) + 4
 	var s strings.Builder
-	fmt.Fprintf(&s, `<svg class="chart" role="img" aria-labelledby="%s" viewBox="0 0 %d %d" width="100%%" font-family="system-ui, sans-serif" font-size="13">`, id, width, height)
+	fmt.Fprintf(&s, `<svg class="chart" role="img" aria-labelledby="%s" viewBox="0 0 %d %d" width="%d" height="%d" font-family="system-ui, sans-serif" font-size="%d">`, id, width, height, width, height, chartFont)
 	fmt.Fprintf(&s, `<title id="%s">%s</title>`, id, esc(title))
 	for i, b := range bars {
 		y := i*rowH + 2
@@ -59,9 +71,13 @@ func hbarChart(id, title string, bars []bar) template.HTML {
 		if b.Value > 0 {
 			w = max(1, (width-labelW-valueW)*b.Value/maxV)
 		}
-		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, labelW-8, y+barH-3, textFill, esc(b.Label))
+		label := b.Label
+		if r := []rune(label); len(r) > maxLabel {
+			label = string(r[:maxLabel-1]) + "…"
+		}
+		fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, labelW-8, y+barH-4, textFill, esc(label))
 		fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%d" height="%d" fill="%s"/>`, labelW, y, w, barH, barFill)
-		fmt.Fprintf(&s, `<text x="%d" y="%d" fill="%s">%s</text>`, labelW+w+6, y+barH-3, textFill, esc(phrase.Grouped(int64(b.Value), "\u202f")))
+		fmt.Fprintf(&s, `<text x="%d" y="%d" fill="%s">%s</text>`, labelW+w+6, y+barH-4, textFill, esc(phrase.Grouped(int64(b.Value), "\u202f")))
 	}
 	s.WriteString(`</svg>`)
 	return template.HTML(s.String())
@@ -72,29 +88,33 @@ func hbarChart(id, title string, bars []bar) template.HTML {
 // chart's title element.
 func columnChart(id, title string, bars []bar, label func(i int) string) template.HTML {
 	const (
-		width   = 720
-		height  = 240
-		left    = 50
-		bottom  = 24
-		top     = 10
+		width   = chartWidth
+		height  = 220
+		left    = 64
+		right   = 38 // room for a year's label under the last column
+		bottom  = 26
+		top     = 12
 		plotH   = height - bottom - top
-		fontSz  = 12
+		fontSz  = chartFont
 		tickLen = 4
+		charW   = 10 // a wide estimate of a digit's width at fontSz (0.64 em in DejaVu Sans)
+		gap     = 6  // between two labels
 	)
 	maxV := 1
 	for _, b := range bars {
 		maxV = max(maxV, b.Value)
 	}
 	n := max(len(bars), 1)
-	colW := float64(width-left) / float64(n)
+	colW := float64(width-left-right) / float64(n)
 	var s strings.Builder
-	fmt.Fprintf(&s, `<svg class="chart" role="img" aria-labelledby="%s" viewBox="0 0 %d %d" width="100%%" font-family="system-ui, sans-serif" font-size="%d">`, id, width, height, fontSz)
+	fmt.Fprintf(&s, `<svg class="chart" role="img" aria-labelledby="%s" viewBox="0 0 %d %d" width="%d" height="%d" font-family="system-ui, sans-serif" font-size="%d">`, id, width, height, width, height, fontSz)
 	fmt.Fprintf(&s, `<title id="%s">%s</title>`, id, esc(title))
 	// The axes and the largest value.
-	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top+plotH, width, top+plotH, axisLine)
+	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top+plotH, width-right, top+plotH, axisLine)
 	fmt.Fprintf(&s, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s"/>`, left, top, left, top+plotH, axisLine)
 	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`, left-6, top+fontSz-2, textFill, esc(phrase.Grouped(int64(maxV), "\u202f")))
 	fmt.Fprintf(&s, `<text x="%d" y="%d" text-anchor="end" fill="%s">0</text>`, left-6, top+plotH, textFill)
+	labelEnd := 0.0 // where the last label drawn ends
 	for i, b := range bars {
 		x := float64(left) + float64(i)*colW
 		if b.Value > 0 {
@@ -102,7 +122,11 @@ func columnChart(id, title string, bars []bar, label func(i int) string) templat
 			fmt.Fprintf(&s, `<rect x="%s" y="%d" width="%s" height="%d" fill="%s"><title>%s: %s</title></rect>`,
 				num(x+0.5), top+plotH-h, num(max(colW-1, 0.5)), h, barFill, esc(b.Label), esc(phrase.Grouped(int64(b.Value), "\u202f")))
 		}
-		if l := label(i); l != "" {
+		// A label that would run into the one before it (a year is about as wide as
+		// a year's columns: every other one is drawn) or off the chart's right edge
+		// is left out.
+		if l := label(i); l != "" && x+2 >= labelEnd && x+2+float64(charW*utf8.RuneCountInString(l)) <= width {
+			labelEnd = x + 2 + float64(charW*utf8.RuneCountInString(l)+gap)
 			fmt.Fprintf(&s, `<line x1="%s" y1="%d" x2="%s" y2="%d" stroke="%s"/>`, num(x), top+plotH, num(x), top+plotH+tickLen, axisLine)
 			fmt.Fprintf(&s, `<text x="%s" y="%d" fill="%s">%s</text>`, num(x+2), height-6, textFill, esc(l))
 		}

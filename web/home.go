@@ -73,7 +73,8 @@ type homeData struct {
 }
 
 // Home writes the start page: one box for a name, a number, an id or a question, with
-// the request's network selected. It returns an error only when the template fails (a
+// the request's network selected (the default for one not offered or not readable:
+// the page asks nothing of it). It returns an error only when the template fails (a
 // bug).
 func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
 	d := homeData{base: p.base(r, "Peppol participant lookup")}
@@ -95,10 +96,18 @@ func (p *Pages) Home(w http.ResponseWriter, r *http.Request) error {
 // Go serves GET /go?q=: it redirects (303) to the participant page, the ask page or
 // the search, as Route says, keeping the network (one not offered too: the page it
 // goes to says what is wrong with it). An empty box goes back to the start page. It
-// returns no error.
+// returns a *registry.Error with CodeInvalidRequest for a q or network that is not
+// valid percent-encoding.
 func (p *Pages) Go(w http.ResponseWriter, r *http.Request) error {
-	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	raw := r.URL.Query().Get("network")
+	q, err := param(r, "q")
+	if err != nil {
+		return err
+	}
+	q = strings.TrimSpace(q)
+	raw, err := param(r, "network")
+	if err != nil {
+		return err
+	}
 	network, err := registry.ParseNetwork(raw, p.nets.Names())
 	if err != nil {
 		network = raw // the page it goes to says what is wrong with it

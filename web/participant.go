@@ -72,7 +72,7 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	netParam := r.URL.Query().Get("network")
+	netParam, _ := param(r, "network") // p.network read it already
 	d := participantData{base: p.base(r, "Participant "+id.String()), ID: id.String(),
 		JSONLink:     p.link("/api/v1/participant/"+url.PathEscape(id.String()), "network", netParam),
 		ServicesLink: p.link("/api/v1/participant/"+url.PathEscape(id.String())+"/services", "network", netParam)}

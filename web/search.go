@@ -65,18 +65,25 @@ type searchData struct {
 // CodeQueryTooShort or CodeInvalidRequest for bad input (a page registry.ParseSearchPage
 // refuses included), CodeSearchFailed upstream.
 func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
-	qv := r.URL.Query()
-	raw, has := qv["q"]
-	q := ""
-	if has {
-		q = strings.TrimSpace(raw[0])
+	q, err := param(r, "q")
+	if err != nil {
+		return err
 	}
-	country := strings.ToUpper(strings.TrimSpace(qv.Get("country")))
+	q = strings.TrimSpace(q)
+	country, err := param(r, "country")
+	if err != nil {
+		return err
+	}
+	pageParam, err := param(r, "page")
+	if err != nil {
+		return err
+	}
+	country = strings.ToUpper(strings.TrimSpace(country))
 	sq, err := registry.ParseSearch(q, q != "", country)
 	if err != nil {
 		return err
 	}
-	if sq.Page, err = registry.ParseSearchPage(qv.Get("page")); err != nil {
+	if sq.Page, err = registry.ParseSearchPage(pageParam); err != nil {
 		return err
 	}
 	reg, network, err := p.network(r)
@@ -118,7 +125,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	if res.Source == registry.SourceMirror && res.DataAsOf != nil {
 		d.MirrorAsOf = res.DataAsOf.UTC().Format(time.DateOnly)
 	}
-	netParam := qv.Get("network")
+	netParam, _ := param(r, "network") // p.network read it already
 	jsonQ := q
 	if relaxed != "" {
 		jsonQ = relaxed // the search whose matches the page shows

@@ -45,10 +45,11 @@ func (p *Pages) Stats(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	netParam, _ := param(r, "network") // p.network read it already
 	d := statsData{base: p.base(r, "Network statistics"), Stats: st,
 		DataAsOf:     st.DataAsOf.UTC().Format(time.DateOnly),
 		Participants: phrase.Grouped(int64(st.Participants), "\u202f"),
-		JSONLink:     p.link("/api/v1/stats", "network", r.URL.Query().Get("network"))}
+		JSONLink:     p.link("/api/v1/stats", "network", netParam)}
 
 	var bars []bar
 	for _, c := range st.Countries {

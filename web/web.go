@@ -24,6 +24,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/peppolgate/peppolgate/internal/query"
 	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -148,6 +149,9 @@ func New(cfg Config) (*Pages, error) {
 type base struct {
 	Title string
 	Root  string
+	// Lang is the page's language: English, but for the ask page's answer in
+	// another language (its English words are then marked lang="en").
+	Lang string
 	// Network is the network the request named ("" for the default), carried to
 	// every form and link.
 	Network string
@@ -206,17 +210,33 @@ func SetHeaders(h http.Header) {
 // statistics link is shown on the default network's pages only: the mirror they are
 // counted from is the default network's.
 func (p *Pages) base(r *http.Request, title string) base {
-	network, err := registry.ParseNetwork(r.URL.Query().Get("network"), p.nets.Names())
+	// A network that does not decode is the error the page shows (param), never
+	// carried on.
+	raw, _, _ := query.Value(r.URL.RawQuery, "network")
+	network, err := registry.ParseNetwork(raw, p.nets.Names())
 	if err != nil {
 		network = ""
 	}
-	return base{Title: title, Root: p.root, Network: network, Stats: p.stats && (network == "" || network == p.nets.Default())}
+	return base{Title: title, Root: p.root, Lang: nlq.LangEnglish, Network: network, Stats: p.stats && (network == "" || network == p.nets.Default())}
 }
 
 // network returns the registry r's network parameter names. It returns a
-// *registry.Error with CodeInvalidRequest for a network not offered.
+// *registry.Error with CodeInvalidRequest for a network not offered or not valid
+// percent-encoding.
 func (p *Pages) network(r *http.Request) (registry.Registry, string, error) {
-	return p.nets.Select(r.URL.Query().Get("network"))
+	raw, err := param(r, "network")
+	if err != nil {
+		return nil, "", err
+	}
+	return p.nets.Select(raw)
+}
+
+// param returns the value of key in r's query string ("" when absent), read by the
+// one reader of the API and the pages (internal/query). It returns a *registry.Error
+// with CodeInvalidRequest for a value that is not valid percent-encoding.
+func param(r *http.Request, key string) (string, error) {
+	v, _, err := query.Value(r.URL.RawQuery, key)
+	return v, err
 }
 
 // link returns the page path with query parameters (empty values left out).
@@ -270,6 +290,9 @@ type ErrorPage struct {
 	RetryAfter int64
 	// RequestID names the request, for a report.
 	RequestID string
+	// Meant and MeantLabel link the page the request most likely meant (Meant), for
+	// a path that does not exist; "" for none.
+	Meant, MeantLabel string
 }
 
 type errorData struct {
@@ -282,7 +305,7 @@ type errorData struct {
 func (p *Pages) Error(w http.ResponseWriter, r *http.Request, e ErrorPage) {
 	e.Message = sentence(p.plain.Replace(forPeople(e.Code, e.Message)))
 	d := errorData{base: p.base(r, "Error"), ErrorPage: e}
-	d.Box = r.URL.Query().Get("q")
+	d.Box, _, _ = query.Value(r.URL.RawQuery, "q")
 	switch {
 	case e.Code == registry.CodeStatsUnavailable:
 		d.Heading, d.Advice = "Network statistics are not available here", "They are counted from peppolgate's copy of the Peppol Directory (a mirror), which this server or this network does not have or has not loaded yet. Search and lookups still work."
@@ -318,6 +341,12 @@ func forPeople(code registry.Code, msg string) string {
 		return "type a company name, a VAT or company number or a participant id, or pick a country to list its participants"
 	case registry.CodeQueryTooShort:
 		return fmt.Sprintf("type at least %d characters of the name or number", registry.MinQueryLength)
+	case registry.CodeInvalidParticipantID:
+		// The advice that follows names API calls and tools; the page links the id
+		// meant instead (Meant).
+		if before, _, ok := strings.Cut(msg, "; look that up"); ok {
+			return before
+		}
 	}
 	// The search's and the question's parameters by what they are on the page.
 	for _, param := range [...]struct{ api, page string }{{"q ", "the search "}, {"query ", "the question "}} {

@@ -58,6 +58,9 @@ type config struct {
 	allowPrivateSMP bool
 	cacheTTL        time.Duration
 	logLevel        slog.Level
+	// logRequests is which successful requests serve's access log writes at info
+	// level (-log-requests).
+	logRequests server.RequestLog
 	// rateLimit, askRateLimit and mcpRateLimit are the per-client limits of the REST
 	// API, POST /ask and /mcp; trustedProxies the proxies whose X-Forwarded-For is
 	// believed.
@@ -108,6 +111,7 @@ type flagValues struct {
 	mirrorMaxAge, mirrorHardMaxAge, mirrorRefresh       time.Duration
 	drainDelay                                          time.Duration
 	checkMaxDuration                                    time.Duration
+	logRequests                                         string
 	check                                               checkFlags
 }
 
@@ -132,13 +136,14 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.DurationVar(&v.mirrorRefresh, "mirror-refresh", 0, "how often to download the Directory's export and rebuild the -mirror index while serving, a `duration` such as 24h (the Directory rebuilds it daily and allows 3 downloads a day); 0 never (run 'peppolgate mirror sync' yourself)")
 		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way)")
 		fs.DurationVar(&v.checkMaxDuration, "check-max-duration", server.DefaultCheckMaxDuration, "the longest one POST /api/v1/check may run, a `duration` between 10s and 1h; its rows not answered by then are named not checked (retryable) in the answer's last line, or a CSV's trailer")
+		fs.StringVar(&v.logRequests, "log-requests", "all", "which requests the access log writes at info level: all, errors (failures only, status 400 and up) or sample:N (failures and one success in N, e.g. sample:100); the others at debug level")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	if cmd == cmdCheck {
 		v.check.define(fs)
 	}
 	fs.StringVar(&v.network, "network", registry.NetworkProduction, "Peppol `network` answering by default: production, test, or demo (a simulated network in-process, offline)")
-	fs.StringVar(&v.trustCA, "trust-ca", "", "extra CA certificates SMP signers and access point certificates may chain to, for a private or simulated network: `[network=]file` of PEM certificates, comma-separated; a file without network= is the -network network's. A self-signed certificate is a root; an issuing CA whose name says SMP or SERVICE METADATA PUBLISHER issues SMP certificates, any other access point ones. The OpenPeppol CAs are always trusted")
+	fs.StringVar(&v.trustCA, "trust-ca", "", "extra CA certificates SMP signers and access point certificates may chain to, for a private or simulated network: `[network=]file` of PEM certificates, comma-separated; a file without network= is the -network network's. A self-signed certificate is a root; an issuing CA whose name says SMP or SERVICE METADATA PUBLISHER issues SMP certificates, any other access point ones. Certificates that chain to them count as the network's own, labelled chain operator (never as OpenPeppol's). The OpenPeppol CAs are always trusted")
 	if cmd != cmdCheck {
 		fs.StringVar(&v.networks, "networks", "", "Peppol `networks` a request may pick with ?network= (the tools' network argument), comma-separated, -network's included; production or test with either of them, demo or test with demo (a second simulated network in-process) "+
 			"(default production,test; demo,test with -network demo); only -network's to offer no choice. The other network uses its own SML zone and Directory and the system resolvers")
@@ -388,6 +393,11 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	default:
 		return c, usagef("-log-level %q is not one of debug, info, warn, error", v.logLevel)
 	}
+	if cmd == cmdServe {
+		if c.logRequests, err = server.ParseRequestLog(v.logRequests); err != nil {
+			return c, usagef("-log-requests %v", err)
+		}
+	}
 	return c, nil
 }
 
@@ -611,7 +621,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
 		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
-		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level"} {
+		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level", "log-requests"} {
 		if n == name {
 			return i
 		}

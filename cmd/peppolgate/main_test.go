@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -59,8 +60,11 @@ func TestParseConfigPrecedence(t *testing.T) {
 		{"env only", nil, map[string]string{
 			"PEPPOLGATE_ADDR": "127.0.0.1:9000", "PEPPOLGATE_NETWORK": "test", "PEPPOLGATE_CACHE_TTL": "2m",
 			"PEPPOLGATE_ALLOW_PRIVATE_SMP": "true", "PEPPOLGATE_LOG_LEVEL": "debug", "PEPPOLGATE_DNS_SERVER": "9.9.9.9:53, [::1]:5353",
-			"PEPPOLGATE_BASE_URL": "https://pg.example/", "PEPPOLGATE_SML_ZONE": "sml.example.org",
+			"PEPPOLGATE_BASE_URL": "https://pg.example/", "PEPPOLGATE_SML_ZONE": "sml.example.org", "PEPPOLGATE_LOG_REQUESTS": "sample:100",
 		}, func(t *testing.T, c config) {
+			if c.logRequests.String() != "sample:100" {
+				t.Errorf("env: -log-requests %v", c.logRequests)
+			}
 			if c.addr != "127.0.0.1:9000" || c.network != "test" || c.cacheTTL != 2*time.Minute || !c.allowPrivateSMP ||
 				c.logLevel != slog.LevelDebug || strings.Join(c.dnsServers, " ") != "9.9.9.9:53 [::1]:5353" ||
 				c.baseURL != "https://pg.example" || c.smlZone != "sml.example.org" || c.directoryURL != directory.Test {
@@ -191,6 +195,9 @@ func TestUsageErrors(t *testing.T) {
 		{"mirror refresh too often", []string{"-mirror", "m.db", "-mirror-refresh", "10m"}, nil, "at least 1h"},
 		{"mirror refresh on mcp", []string{"mcp", "-mirror-refresh", "24h"}, nil, "flag provided but not defined: -mirror-refresh"},
 		{"bad mcp origin", []string{"-mcp-allowed-origins", "app.example.com"}, nil, `allowed MCP origin "app.example.com" is not an origin`},
+		{"bad log-requests", []string{"-log-requests", "some"}, nil, `-log-requests "some" is not one of all, errors or sample:N`},
+		{"bad log-requests env", nil, map[string]string{"PEPPOLGATE_LOG_REQUESTS": "sample:0"}, `-log-requests "sample:0" is not one of all, errors or sample:N`},
+		{"log-requests on mcp", []string{"mcp", "-log-requests", "errors"}, nil, "flag provided but not defined: -log-requests"},
 		{"bad mcp host", []string{"-mcp-allowed-hosts", "https://x.example/"}, nil, `allowed MCP host "https://x.example/" is not a host name`},
 	}
 	// Every setting is checked before the command listens: each case runs with -addr
@@ -243,8 +250,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 28 {
-			t.Errorf("%d flags, want 28", n)
+		if n != 29 {
+			t.Errorf("%d flags, want 29", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {
@@ -600,6 +607,25 @@ func TestServeHardening(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
 		t.Errorf("a 100 KiB header: %d, want 431", resp.StatusCode)
+	}
+	// A request net/http cannot read is answered by net/http itself, yet as the API's
+	// JSON error (server.Listener), not text/plain.
+	c, err := net.DialTimeout("tcp", strings.TrimPrefix(base, "http://"), 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
+	if _, err := io.WriteString(c, "GET /healthz HTTP/1.1\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	bad, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(bad.Body)
+	if bad.StatusCode != 400 || bad.Header.Get("Content-Type") != "application/json" || !strings.Contains(string(body), `"code":"invalid_request"`) {
+		t.Errorf("a request without Host: %d %q %s", bad.StatusCode, bad.Header.Get("Content-Type"), body)
 	}
 	if !strings.Contains(logs.String(), `-trust-proxy names a wide or public range`) || !strings.Contains(logs.String(), `"prefix":"0.0.0.0/0"`) ||
 		strings.Contains(logs.String(), `"prefix":"10.1.2.3/32"`) {

@@ -406,6 +406,23 @@ func TestServeMirrorRefresh(t *testing.T) {
 	if getJSON(t, base+"/api/v1/participant/"+netsim.KnownBelgian, &part); part.Directory == nil || part.SMP == nil {
 		t.Fatalf("lookup: %+v", part)
 	}
+	// One clock for the whole demo (issue 26): the statistics end at the demo's day,
+	// the day its certificates and registrations are drawn around, not at today's.
+	var st registry.Stats
+	for code := getJSON(t, base+"/api/v1/stats", &st); code != 200; code = getJSON(t, base+"/api/v1/stats", &st) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no statistics after 60s: %d\n%s", code, stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	day := stack.DemoNow().Format("2006-01-02")
+	if st.DataAsOf.UTC().Format("2006-01-02") != day || len(st.Registrations) == 0 || st.Registrations[len(st.Registrations)-1].Month != day[:7] {
+		last := ""
+		if len(st.Registrations) > 0 {
+			last = st.Registrations[len(st.Registrations)-1].Month
+		}
+		t.Errorf("demo statistics as of %s, last month %s; want the demo's day %s", st.DataAsOf, last, day)
+	}
 }
 
 func hasHit(res registry.SearchResult, id string) bool {

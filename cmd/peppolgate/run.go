@@ -130,7 +130,8 @@ func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Obs
 		for i := range nets {
 			nets[i].TrustPEM = cfg.trustCA[nets[i].Name]
 		}
-		scfg.Networks, scfg.Now = nets, stack.DemoClock()
+		// The registries judge on the demo networks' own clock (stack.StartDemo).
+		scfg.Networks, scfg.Now = nets, nets[0].Sim.Now
 	} else {
 		scfg.Networks = []stack.Network{{Name: cfg.network, DNSServers: cfg.dnsServers, Zone: cfg.smlZone,
 			DirectoryURL: cfg.directoryURL, AllowPrivateSMP: cfg.allowPrivateSMP, TrustPEM: cfg.trustCA[cfg.network]}}
@@ -206,6 +207,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		AskRateLimit:      cfg.askRateLimit,
 		MCPRateLimit:      cfg.mcpRateLimit,
 		TrustedProxies:    cfg.trustedProxies,
+		RequestLog:        cfg.logRequests,
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Bulk:              server.BulkLimits{MaxDuration: cfg.checkMaxDuration},
 		Metrics:           metrics,
@@ -228,7 +230,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	defer p.startKeepMirror(ctx, cfg, up, log)()
 
 	serveErr := make(chan error, 1)
-	go func() { serveErr <- srv.Serve(ln) }()
+	// net/http's own 400s (a request it cannot read) answer JSON too (server.Listener).
+	go func() { serveErr <- srv.Serve(handler.Listener(ln)) }()
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network, "networks", strings.Join(cfg.networks, ","),
 		"sml_zone", up.Zone, "directory", up.DirectoryURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
 		"ask_planner", askPlanner(llm), "rate_limit", cfg.rateLimit.String(), "ask_rate_limit", cfg.askRateLimit.String(),

@@ -308,6 +308,17 @@ flow('search → participant → services', async (s) => {
   await s.goto('/');
   assert.equal(await page.title(), 'Peppol participant lookup · peppolgate');
   await page.getByRole('heading', { level: 1, name: 'Can I send them an invoice over Peppol?' }).waitFor();
+  // The network select is as wide as its names, not as the box, and sits in line with
+  // the box and the button (issue 26).
+  const form = await page.locator('main form.box').evaluate((f) => {
+    const r = (sel) => f.querySelector(sel).getBoundingClientRect();
+    return { box: r('#q'), select: r('#network'), button: r('button') };
+  });
+  assert.ok(form.select.width <= 160, `the network select is ${form.select.width} px wide`);
+  if (form.select.top < form.box.bottom) {
+    // On one line with the box: its bottom is the box's.
+    assert.ok(Math.abs(form.select.bottom - form.box.bottom) <= 2, `the select's bottom ${form.select.bottom}, the box's ${form.box.bottom}`);
+  }
   await s.land('home');
 
   // A name in the home box goes to the search (through /go, a 303).
@@ -321,6 +332,16 @@ flow('search → participant → services', async (s) => {
     [`${DEMO.name} ${DEMO.id} · ${DEMO.country}`, `${DEMO.name} 9925:be0677424046 · ${DEMO.country}`],
   );
   assert.equal(await page.getByRole('link', { name: `/api/v1/search?q=${DEMO.searchQuery}` }).getAttribute('href'), `/api/v1/search?q=${DEMO.searchQuery}`);
+  // The header's box shows its placeholder whole: written into the box, it needs no
+  // scrolling (issue 26).
+  const cut = await page.locator('#top-q').evaluate((box) => {
+    const value = box.value;
+    box.value = box.placeholder;
+    const over = box.scrollWidth > box.clientWidth ? `${box.scrollWidth} > ${box.clientWidth}` : '';
+    box.value = value;
+    return over;
+  });
+  assert.equal(cut, '', "the header box's placeholder is cut");
   await s.land('search');
 
   // The participant, clicked in the results.
@@ -477,6 +498,25 @@ flow('a participant nobody knows: Not on Peppol', async (s) => {
   await s.land('not-on-peppol', { status: 404 });
 });
 
+flow('a mistyped address: a page with a link to the one meant; the ask page speaks the answer\'s language', async (s) => {
+  const { page } = s;
+  await s.goto(`/participants/${DEMO.id}`);
+  await page.getByRole('heading', { level: 1, name: 'Not found' }).waitFor();
+  assert.match(await text(page.locator('main')), /There is no page at ["“]\/participants\/0208:0677424046["”]\./);
+  const meant = page.getByRole('link', { name: `the page of ${DEMO.id}` });
+  assert.equal(await meant.getAttribute('href'), `/participant/${DEMO.id}`);
+  await s.land('not-found', { status: 404 });
+  await Promise.all([page.waitForURL(`${BASE}/participant/${DEMO.id}`, { waitUntil: 'load' }), meant.click()]);
+  s.passThrough();
+
+  // A question in French is answered in French on a page that says so.
+  await s.goto(`/ask?q=${encodeURIComponent(`qui est ${DEMO.id} ?`)}`);
+  await page.locator('#answer').getByRole('heading', { level: 2, name: 'Answer' }).waitFor();
+  assert.equal(await page.locator('html').getAttribute('lang'), 'fr');
+  assert.equal(await page.locator('header.site').getAttribute('lang'), 'en');
+  await s.land('ask-fr');
+});
+
 // The search page shows this many matches a page: one page of the API's answer.
 const PER_PAGE = 25;
 
@@ -628,6 +668,8 @@ const chartOf = (svg) =>
       // Texts drawn past the chart's left or right edge (cut off on the screen).
       clipped: texts.filter((t) => { const b = t.getBBox(); return b.x < 0 || b.x + b.width > el.viewBox.baseVal.width; }).map((t) => fold(t.textContent)),
       otherTexts: texts.filter((t) => t.getAttribute('text-anchor') !== 'end').map((t) => fold(t.textContent)),
+      // The smallest text as shown, in CSS pixels: its font size scaled as the chart is.
+      smallestText: Math.min(...texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a)),
     };
   });
 
@@ -682,6 +724,7 @@ flow('network statistics: the header link, the charts and the tables; a network 
     const region = page.getByRole('region', { name: section });
     const chart = await chartOf(region.getByRole('img', { name: title, exact: true }));
     assert.equal(chart.tag.toLowerCase(), 'svg', `${section}: the chart`);
+    assert.ok(chart.smallestText >= 11, `${section}: text of ${chart.smallestText} px`);
     assert.ok(labelsMatch(chart.endTexts, want.map(([label]) => label)), `${section}: the chart's labels ${JSON.stringify(chart.endTexts)}`);
     assert.deepEqual(chart.clipped, [], `${section}: texts cut off at the chart's edges`);
     assert.deepEqual(chart.otherTexts, want.map(([, n]) => grouped(n)), `${section}: the chart's counts`);
@@ -695,14 +738,21 @@ flow('network statistics: the header link, the charts and the tables; a network 
   }
 
   // Registrations over time: a column per month with a registration, titled with the
-  // month and its count; each January's year below the axis; the largest count and 0 on
-  // the left. The table lists the months newest first, from the first registration.
+  // month and its count; every other January's year below the axis (a year's label, at
+  // a size readable on a phone, is as wide as its columns), but for one that would run
+  // off the right edge; the largest count and 0 on the left. The table lists the months
+  // newest first, from the first registration.
   const months = st.registrations;
   const region = page.getByRole('region', { name: 'Registrations over time' });
   const chart = await chartOf(region.getByRole('img', { name: `Participants registered each month, ${months[0].month} to ${months.at(-1).month}`, exact: true }));
   assert.equal(chart.tag.toLowerCase(), 'svg');
+  assert.ok(chart.smallestText >= 11, `registrations: text of ${chart.smallestText} px`);
+  assert.deepEqual(chart.clipped, [], 'registrations: texts cut off at the chart\'s edges');
   assert.deepEqual(chart.bars.map((b) => b.title), months.filter((m) => m.count > 0).map((m) => `${m.month}: ${grouped(m.count)}`));
-  assert.deepEqual(chart.otherTexts, months.filter((m) => m.month.endsWith('-01')).map((m) => m.month.slice(0, 4)));
+  const januaries = months.filter((m) => m.month.endsWith('-01')).map((m) => m.month.slice(0, 4));
+  const everyOther = januaries.filter((_, i) => i % 2 === 0);
+  const lastCut = months.at(-1).month.endsWith('-01') && everyOther.at(-1) === januaries.at(-1);
+  assert.deepEqual(chart.otherTexts, lastCut ? everyOther.slice(0, -1) : everyOther);
   assert.deepEqual(chart.endTexts, [grouped(Math.max(...months.map((m) => m.count))), '0']);
   assert.match(await text(region.locator('p.hint')), new RegExp(`: ${grouped(st.withoutRegistrationDate)} cards give none, ${grouped(st.registeredEarlier)} registered earlier than the chart shows\\.$`));
   const firstRegistration = months.findIndex((m) => m.count > 0);

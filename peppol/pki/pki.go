@@ -28,6 +28,10 @@ const (
 	Production Chain = "peppol-production"
 	// Test: the OpenPeppol test PKI.
 	Test Chain = "peppol-test"
+	// Operator: CAs the operator of peppolgate trusts for a private network of
+	// theirs (-trust-ca), which OpenPeppol did not issue; they count as the
+	// network's own, under a name that never passes them off as OpenPeppol's.
+	Operator Chain = "operator"
 	// Other: neither, or the chain does not verify.
 	Other Chain = "other"
 )
@@ -193,14 +197,15 @@ func (a *Anchors) AddCA(chain Chain, role Role, ca *x509.Certificate) {
 	s.caPools[role].AddCert(ca)
 }
 
-// Verify says which chain cert belongs to for role at the instant at: Production or
-// Test when it was issued by one of that chain's CAs for role (not another role's) and
-// chains to one of its roots, every certificate valid at at. Weak says the chain
+// Verify says which chain cert belongs to for role at the instant at: Production, Test
+// or Operator when it was issued by one of that chain's CAs for role (not another
+// role's) and chains to one of its roots, every certificate valid at at; OpenPeppol's
+// chains are tried first. Weak says the chain
 // holds a SHA-1 signature (the 2010 generation). It returns Other and an error saying
 // why when no chain verifies.
 func (a *Anchors) Verify(cert *x509.Certificate, role Role, at time.Time) (chain Chain, weak bool, err error) {
 	var errs []error
-	for _, ch := range []Chain{Production, Test} {
+	for _, ch := range chains {
 		s := a.chains[ch]
 		if s == nil || len(s.cas[role]) == 0 {
 			continue
@@ -220,7 +225,7 @@ func (a *Anchors) Verify(cert *x509.Certificate, role Role, at time.Time) (chain
 // Issuer returns the trusted CA of role that issued cert (its name and its signature
 // match), for an OCSP request about cert; nil when no trusted CA did.
 func (a *Anchors) Issuer(cert *x509.Certificate, role Role) *x509.Certificate {
-	for _, ch := range []Chain{Production, Test} {
+	for _, ch := range chains {
 		s := a.chains[ch]
 		if s == nil {
 			continue
@@ -233,6 +238,9 @@ func (a *Anchors) Issuer(cert *x509.Certificate, role Role) *x509.Certificate {
 	}
 	return nil
 }
+
+// chains are the chains Verify and Issuer try, in order.
+var chains = [...]Chain{Production, Test, Operator}
 
 // firstError prefers an error that says more than "unknown authority".
 func firstError(errs []error) error {

@@ -45,7 +45,7 @@ func serveStack(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) 
 	n := sims[0].Sim
 	// One Metrics for the registries (upstream calls, cache) and the server (requests).
 	metrics := server.NewMetrics()
-	st, err := stack.Build(stack.Config{Networks: sims, Now: stack.DemoClock(), Logger: log, Observer: metrics})
+	st, err := stack.Build(stack.Config{Networks: sims, Now: sims[0].Sim.Now, Logger: log, Observer: metrics})
 	if err != nil {
 		return err
 	}

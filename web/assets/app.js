@@ -38,13 +38,25 @@
       li.appendChild(document.createTextNode(' · ' + country(item.address.addressCountry)));
     }
     if (item.peppol) {
-      li.appendChild(el('p', 'hint', item.peppol.registered ? 'On Peppol' : 'Not registered on Peppol'));
+      var hint = el('p', 'hint', item.peppol.registered ? 'On Peppol' : 'Not registered on Peppol');
+      hint.lang = 'en';
+      li.appendChild(hint);
     }
     return li;
   }
+  // speak makes the page the answer's language, as the server's page is: <html lang>
+  // says it, and the page's own English words say lang="en".
+  function speak(lang) {
+    if (!lang) { return; }
+    document.documentElement.lang = lang;
+    var own = document.querySelectorAll('header.site, footer');
+    for (var i = 0; i < own.length; i++) { own[i].lang = 'en'; }
+  }
   function handle(name, data, state) {
     if (name === 'start') {
+      speak(data._meta && data._meta.language);
       state.status.textContent = 'Looking it up…';
+      state.status.lang = 'en';
     } else if (name === 'result') {
       state.list.appendChild(card(data.item));
     } else if (name === 'complete') {
@@ -52,18 +64,28 @@
         state.status.textContent = plain(data.error.message) + ' Please try again in a minute.';
       } else {
         state.status.textContent = data.answer;
+        state.status.removeAttribute('lang');
       }
-      if (data.approximate) { state.status.appendChild(el('span', 'tag', 'approximate match')); }
+      if (data.approximate) {
+        var tag = el('span', 'tag', 'approximate match');
+        tag.lang = 'en';
+        state.status.appendChild(tag);
+      }
       if (!data.error && data.failed && data.failed.length) {
         // As the page answered on the server says it.
-        out.appendChild(el('p', '', 'Part of the answer could not be checked right now; please try again in a minute.'));
+        var part = el('p', '', 'Part of the answer could not be checked right now; please try again in a minute.');
+        part.lang = 'en';
+        out.appendChild(part);
       }
     }
   }
   function run(q) {
     while (out.firstChild) { out.removeChild(out.firstChild); }
-    out.appendChild(el('h2', '', 'Answer'));
+    var h2 = el('h2', '', 'Answer');
+    h2.lang = 'en';
+    out.appendChild(h2);
     var state = { status: el('p', '', 'Asking…'), list: el('ul', 'cards') };
+    state.status.lang = 'en';
     out.appendChild(state.status);
     out.appendChild(state.list);
     fetch(root + '/ask' + (onNetwork ? '?' + onNetwork : ''), {
