@@ -125,3 +125,28 @@ func TestCheckSML(t *testing.T) {
 		t.Fatalf("CheckSML = %+v, want not OK, saying NXDOMAIN for %s without the server", st, n.Zone())
 	}
 }
+
+// TestZoneInParentZone: when the SML zone is a name inside its parent zone without an
+// SOA of its own (the production zone until August 2026), an unregistered participant's
+// NXDOMAIN carries the parent's SOA and the zone's SOA question is answered NOERROR
+// with no records: that is still "not registered", and CheckSML passes.
+func TestZoneInParentZone(t *testing.T) {
+	t.Parallel()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 50, Now: testNow})
+	n, err := netsim.Start(context.Background(), ds, netsim.Config{ParentZone: "tech.peppol.org"})
+	if err != nil {
+		t.Fatalf("netsim.Start: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	l, _ := newLive(t, n, nil)
+	if st := l.CheckSML(context.Background()); !st.OK {
+		t.Errorf("CheckSML = %+v, want OK", st)
+	}
+	id := mustID(t, "0208:0000000097")
+	if _, _, err := l.Lookup(context.Background(), id); registry.ErrorCode(err) != registry.CodeNotFound {
+		t.Errorf("Lookup of an unregistered participant: %v, want not_found", err)
+	}
+	if _, _, err := l.Lookup(context.Background(), mustID(t, netsim.KnownBelgian)); err != nil {
+		t.Errorf("Lookup of a registered participant: %v", err)
+	}
+}
