@@ -124,6 +124,15 @@ func TestCheckSML(t *testing.T) {
 	if st.OK || st.Zone != n.Zone() || !strings.Contains(st.Message, "NXDOMAIN") || !strings.Contains(st.Message, n.Zone()) || strings.Contains(st.Message, "127.0.0.1") {
 		t.Fatalf("CheckSML = %+v, want not OK, saying NXDOMAIN for %s without the server", st, n.Zone())
 	}
+	if !st.NoSuchZone {
+		t.Errorf("CheckSML = %+v, want NoSuchZone for an NXDOMAIN", st)
+	}
+	// A silent DNS server proves nothing about the zone.
+	l, _ = newLive(t, n, nil)
+	n.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSTimeout})
+	if st := l.CheckSML(context.Background()); st.OK || st.NoSuchZone || st.Message == "" {
+		t.Errorf("CheckSML with a silent DNS server = %+v, want not OK, NoSuchZone false, with a message", st)
+	}
 }
 
 // TestZoneInParentZone: when the SML zone is a name inside its parent zone without an
