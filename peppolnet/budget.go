@@ -171,6 +171,16 @@ func (b *budget) waitExpired() {
 	}
 }
 
+// isClosedLocked reports whether ch (a budget's queueOut, b.mu held) is closed.
+func isClosedLocked(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // closeQueue closes queueOut once; b.mu is held.
 func (b *budget) closeQueue() {
 	select {
@@ -233,7 +243,9 @@ func (b *budget) isBulk() bool {
 
 // raise makes a bulk fetch interactive, because an interactive caller now waits for
 // it: its waits move ahead of bulk ones (raised closes) and it may wait no longer
-// than an interactive fetch from now on.
+// than an interactive fetch from now on. A fetch whose bulk allowance was used up
+// gets a new queueOut and an interactive fetch's allowance, so that the caller who
+// joined is not refused for the rows' waiting.
 func (b *budget) raise() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -242,6 +254,19 @@ func (b *budget) raise() {
 	}
 	b.bulk = false
 	close(b.raised)
+	if isClosedLocked(b.queueOut) {
+		// The rows' waiting used the allowance up: the interactive caller who joined
+		// gets an interactive fetch's allowance of its own, from now (turn.reopened).
+		b.queueOut = make(chan struct{})
+		b.waitLeft = b.interactiveWait
+		if b.queued > 0 {
+			b.waitSince = time.Now()
+			if b.waitTimer != nil {
+				b.waitTimer.Reset(b.interactiveWait)
+			}
+		}
+		return
+	}
 	if b.queued == 0 {
 		b.waitLeft = min(b.waitLeft, b.interactiveWait)
 		return
@@ -296,6 +321,21 @@ func startWait(ctx context.Context) *turn {
 		t.raised = b.raised
 	}
 	return t
+}
+
+// reopened reports whether the fetch may wait again although t.out closed: it was
+// raised after its waiting allowance ran out (raise), and t.out is now the new one.
+func (t *turn) reopened() bool {
+	if t.b == nil {
+		return false
+	}
+	t.b.mu.Lock()
+	defer t.b.mu.Unlock()
+	if t.out == t.b.queueOut {
+		return false
+	}
+	t.out = t.b.queueOut
+	return true
 }
 
 // end ends the wait: the fetch's work clock runs again.

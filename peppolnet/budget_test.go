@@ -98,3 +98,44 @@ func TestBudgetRaise(t *testing.T) {
 		t.Fatal("the raised fetch's allowance never ran out")
 	}
 }
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestBudgetRaiseAfterAllowanceUsedUp: a bulk fetch that has waited as long as it may
+// and is then raised (an interactive caller joined it) may wait again, an interactive
+// fetch's allowance from then on: the caller who just joined is not refused for the
+// rows' waiting. A wait refused before the raise learns it may go on.
+func TestBudgetRaiseAfterAllowanceUsedUp(t *testing.T) {
+	t.Parallel()
+	const work = time.Minute
+	b, cancel := newBudget(registry.WithBulk(context.Background()), work)
+	defer cancel()
+	b.mu.Lock()
+	b.waitLeft = 0 // the rows have waited their allowance
+	b.mu.Unlock()
+	refused := startWait(b)
+	defer refused.end()
+	if !isClosed(refused.out) {
+		t.Fatal("a wait past the allowance is not refused")
+	}
+	b.raise()
+	if !refused.reopened() || isClosed(refused.out) {
+		t.Error("the wait refused before the raise does not learn it may go on")
+	}
+	again := startWait(b)
+	defer again.end()
+	if isClosed(again.out) {
+		t.Fatal("a raised fetch whose bulk allowance was used up may not wait")
+	}
+	if d, _ := waitDeadline(b); d.Before(time.Now().Add(work / 2)) {
+		t.Errorf("a raised fetch may wait until %v, want about %v from now", d, work)
+	}
+}
