@@ -353,15 +353,23 @@ func bulkOf(ctx context.Context) bool {
 	return registry.IsBulk(ctx)
 }
 
+// fairWireTime is the longest a request must have been on the wire before its fetch's
+// deadline ended it for it to count as the upstream's timeout (cutShort): a healthy SMP
+// or Directory answers well within it.
+const fairWireTime = 3 * time.Second
+
 // cutShort reports whether a request of ctx sent at sent, which failed, was cut short
-// by its fetch's deadline before the upstream had had a fair share of it (half the
-// fetch's work time): the caller's deadline, not the upstream's failure, so it is not
-// counted against the upstream's circuit breaker. A request that had that long is
-// the upstream's timeout. Without a budget in ctx nothing is cut short.
+// by its fetch's deadline before the upstream had had a fair share of time on the
+// wire (half the fetch's work time, at most fairWireTime): the caller's deadline, not
+// the upstream's failure, so it is not counted against the upstream's circuit breaker.
+// The share is counted from when the request was sent, not from when the fetch began,
+// so that a request sent late (after a slow DNS step) to a dead SMP still counts: a
+// request that had that long is the upstream's timeout. Without a budget in ctx, or
+// when ctx's deadline did not end it, nothing is cut short.
 func cutShort(ctx context.Context, sent time.Time) bool {
 	b, ok := ctx.Value(budgetKey{}).(*budget)
 	if !ok || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return false
 	}
-	return time.Since(sent) < b.total/2
+	return time.Since(sent) < min(b.total/2, fairWireTime)
 }

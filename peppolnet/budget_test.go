@@ -139,3 +139,41 @@ func TestBudgetRaiseAfterAllowanceUsedUp(t *testing.T) {
 		t.Errorf("a raised fetch may wait until %v, want about %v from now", d, work)
 	}
 }
+
+// TestCutShort: a failed request that its fetch's deadline ended is the caller's
+// deadline, not the upstream's failure, only while the upstream has not had a fair
+// share of time on the wire: half the fetch's work time, at most fairWireTime. A
+// request that had that long, however late in the fetch it was sent (after a slow DNS
+// step), is the upstream's timeout, so a dead SMP cannot escape its breaker.
+func TestCutShort(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		work   time.Duration
+		onWire time.Duration
+		want   bool
+	}{
+		{"sent late, cut after a moment on the wire", 10 * time.Second, 500 * time.Millisecond, true},
+		{"sent late after a slow DNS step, 4 s on the wire", 10 * time.Second, 4 * time.Second, false},
+		{"sent at once, cut at the deadline", 10 * time.Second, 10 * time.Second, false},
+		{"short fetch, half its work time on the wire", 2 * time.Second, 1100 * time.Millisecond, false},
+		{"short fetch, cut early", 2 * time.Second, 500 * time.Millisecond, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, cancel := newBudget(context.Background(), tt.work)
+			defer cancel()
+			b.end(context.DeadlineExceeded)
+			if got := cutShort(b, time.Now().Add(-tt.onWire)); got != tt.want {
+				t.Errorf("cutShort after %v on the wire of a %v fetch = %v, want %v", tt.onWire, tt.work, got, tt.want)
+			}
+		})
+	}
+	t.Run("not the fetch's deadline", func(t *testing.T) {
+		b, cancel := newBudget(context.Background(), time.Minute)
+		defer cancel()
+		if cutShort(b, time.Now()) {
+			t.Error("a request of a fetch whose deadline has not come is cut short")
+		}
+	})
+}
