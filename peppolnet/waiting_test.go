@@ -107,7 +107,7 @@ func TestBreakerCountsRealTimeouts(t *testing.T) {
 	ids := hostParticipants(t, n, 0, 4)
 	l, _ := newLive(t, n, func(c *Config) {
 		c.BreakerFailures = 3
-		c.LookupTimeout = time.Second
+		c.LookupTimeout = 4 * time.Second // room for the DNS step on a busy machine
 	})
 	n.SetFault(netsim.SMPHostTarget(0), netsim.Fault{Hang: true})
 	host := hostOf(n.SMPBaseURL(0))
