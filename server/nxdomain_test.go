@@ -3,14 +3,18 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // readyBody is /readyz's answer as a client reads it.
@@ -207,5 +211,44 @@ func TestReadyzSML(t *testing.T) {
 				t.Errorf("message %q", ready.Message)
 			}
 		})
+	}
+}
+
+// TestE2EZoneInParentZone: an SML zone that is a name inside its parent zone, without
+// an SOA of its own (the production zone until August 2026), answers an unregistered
+// participant's NXDOMAIN with the parent's SOA and its own SOA question with NOERROR and
+// no records: the participant is not registered (404), a registered one is found, and
+// /readyz is 200 with the zone OK.
+func TestE2EZoneInParentZone(t *testing.T) {
+	t.Parallel()
+	n, err := netsim.Start(t.Context(), netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 50, Now: datasetNow}),
+		netsim.Config{ParentZone: "tech.peppol.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	st, err := stack.Build(stack.Config{Networks: []stack.Network{{Sim: n}}, SMLTimeout: time.Second, SMLAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	s, err := New(Config{Networks: st.Networks, SML: st.SMLStatus(), BaseURL: "http://peppolgate.test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	hs := httptest.NewServer(validating(t, s))
+	t.Cleanup(hs.Close)
+	e := &e2e{net: n, url: hs.URL}
+	if resp, body := e.get(t, "/api/v1/participant/0192:999999999"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unregistered participant: %d %s, want 404", resp.StatusCode, body)
+	}
+	if resp, body := e.get(t, "/api/v1/participant/"+netsim.KnownBelgian); resp.StatusCode != http.StatusOK {
+		t.Errorf("registered participant: %d %s, want 200", resp.StatusCode, body)
+	}
+	resp, body := e.get(t, "/readyz")
+	ready := decodeJSON[readyBody](t, body)
+	if resp.StatusCode != http.StatusOK || len(ready.SML) != 1 || !ready.SML[0].OK {
+		t.Errorf("readyz: %d %s, want 200 with the zone OK", resp.StatusCode, body)
 	}
 }
