@@ -149,7 +149,7 @@ func (n *Network) serveDNS(w dns.ResponseWriter, r *dns.Msg) {
 		} else {
 			m.Ns = append(m.Ns, n.soa())
 		}
-	case name == n.zone && q.Qtype == dns.TypeSOA:
+	case name == n.zone && q.Qtype == dns.TypeSOA && n.parent == "":
 		m.Answer = append(m.Answer, n.soa())
 	case name == n.zone || name == peppol.ParticipantScheme+"."+n.zone:
 		// The zone apex and the scheme label exist (they have names below them).
@@ -200,9 +200,15 @@ func addressRRs(owner string, qtype uint16, addrs []netip.Addr) []dns.RR {
 	return out
 }
 
-// soa is the SOA record of the network's SML zone. Negative answers carry it in their
-// authority section, as a real authoritative server's do (RFC 2308 §3).
-func (n *Network) soa() dns.RR { return soaOf(n.zone) }
+// soa is the SOA record of the network's SML zone, or of its parent zone when the zone
+// has none of its own (Config.ParentZone). Negative answers carry it in their authority
+// section, as a real authoritative server's do (RFC 2308 §3).
+func (n *Network) soa() dns.RR {
+	if n.parent != "" {
+		return soaOf(n.parent)
+	}
+	return soaOf(n.zone)
+}
 
 // soaOf is the SOA record of zone.
 func soaOf(zone string) dns.RR {

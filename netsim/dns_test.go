@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -122,6 +123,36 @@ func TestDNSNegative(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDNSZoneInParent: with Config.ParentZone the SML zone is a name inside its parent
+// zone without an SOA of its own: its SOA question is answered NOERROR with no records,
+// and every negative answer carries the parent's SOA.
+func TestDNSZoneInParent(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, Config{ParentZone: "tech.peppol.org"})
+	zone := n.Zone()
+	for _, q := range []struct {
+		name    string
+		qtype   uint16
+		rcode   int
+		answers int
+	}{
+		{zone, dns.TypeSOA, dns.RcodeSuccess, 0},
+		{sml.NAPTRName(mustID(t, "0192:999999999"), zone), dns.TypeNAPTR, dns.RcodeNameError, 0},
+		{sml.NAPTRName(mustID(t, KnownBelgian), zone), dns.TypeNAPTR, dns.RcodeSuccess, 1},
+	} {
+		r := mustQuery(t, n, "udp", q.name, q.qtype)
+		if r.Rcode != q.rcode || len(r.Answer) != q.answers {
+			t.Errorf("%s %s: rcode %s answers %d; want %s, %d", dns.TypeToString[q.qtype], q.name, dns.RcodeToString[r.Rcode], len(r.Answer), dns.RcodeToString[q.rcode], q.answers)
+		}
+		if q.answers == 0 && (len(r.Ns) != 1 || r.Ns[0].Header().Name != "tech.peppol.org.") {
+			t.Errorf("%s %s: authority %v, want the SOA of tech.peppol.org", dns.TypeToString[q.qtype], q.name, r.Ns)
+		}
+	}
+	if _, err := Start(context.Background(), Generate(DatasetConfig{Participants: 1}), Config{ParentZone: "example.com"}); err == nil {
+		t.Error("Start with a ParentZone not above the zone succeeded")
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,6 +21,11 @@ type Config struct {
 	// Zone is the SML DNS zone the DNS server is authoritative for. Empty means
 	// sml.ZoneTest for a NetworkTest dataset and sml.ZoneProduction otherwise.
 	Zone string
+	// ParentZone, when set, makes the SML zone a name inside ParentZone (which must be
+	// above it) without an SOA of its own, as the production zone was until August 2026
+	// (docs/ARCHITECTURE.md §1): negative answers carry ParentZone's SOA, and the SML
+	// zone's own SOA question is answered NOERROR with no records and that SOA.
+	ParentZone string
 	// DirectoryRateLimit enables the real Directory's limit of 2 requests/s per client
 	// IP (429 with Retry-After: 2). Off by default so that tests are fast.
 	DirectoryRateLimit bool
@@ -39,9 +45,11 @@ type Config struct {
 type Network struct {
 	ds   *Dataset
 	zone string
-	log  *slog.Logger
-	pki  *pki
-	now  func() time.Time
+	// parent is Config.ParentZone, normalised; "" when the zone has its own SOA.
+	parent string
+	log    *slog.Logger
+	pki    *pki
+	now    func() time.Time
 
 	naptr map[string]int // lower-case NAPTR name without trailing dot → participant index
 	dir   *dirIndex
@@ -98,6 +106,12 @@ func Start(ctx context.Context, ds *Dataset, cfg Config) (*Network, error) {
 		}
 	}
 	n.zone = normaliseName(n.zone)
+	if cfg.ParentZone != "" {
+		n.parent = normaliseName(cfg.ParentZone)
+		if !strings.HasSuffix(n.zone, "."+n.parent) {
+			return nil, fmt.Errorf("netsim: ParentZone %s is not above the zone %s", cfg.ParentZone, n.zone)
+		}
+	}
 	if n.log == nil {
 		n.log = slog.New(slog.DiscardHandler)
 	}

@@ -171,6 +171,16 @@ func (b *budget) waitExpired() {
 	}
 }
 
+// isClosedLocked reports whether ch (a budget's queueOut, b.mu held) is closed.
+func isClosedLocked(ch chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
 // closeQueue closes queueOut once; b.mu is held.
 func (b *budget) closeQueue() {
 	select {
@@ -233,7 +243,9 @@ func (b *budget) isBulk() bool {
 
 // raise makes a bulk fetch interactive, because an interactive caller now waits for
 // it: its waits move ahead of bulk ones (raised closes) and it may wait no longer
-// than an interactive fetch from now on.
+// than an interactive fetch from now on. A fetch whose bulk allowance was used up
+// gets a new queueOut and an interactive fetch's allowance, so that the caller who
+// joined is not refused for the rows' waiting.
 func (b *budget) raise() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -242,6 +254,19 @@ func (b *budget) raise() {
 	}
 	b.bulk = false
 	close(b.raised)
+	if isClosedLocked(b.queueOut) {
+		// The rows' waiting used the allowance up: the interactive caller who joined
+		// gets an interactive fetch's allowance of its own, from now (turn.reopened).
+		b.queueOut = make(chan struct{})
+		b.waitLeft = b.interactiveWait
+		if b.queued > 0 {
+			b.waitSince = time.Now()
+			if b.waitTimer != nil {
+				b.waitTimer.Reset(b.interactiveWait)
+			}
+		}
+		return
+	}
 	if b.queued == 0 {
 		b.waitLeft = min(b.waitLeft, b.interactiveWait)
 		return
@@ -298,6 +323,21 @@ func startWait(ctx context.Context) *turn {
 	return t
 }
 
+// reopened reports whether the fetch may wait again although t.out closed: it was
+// raised after its waiting allowance ran out (raise), and t.out is now the new one.
+func (t *turn) reopened() bool {
+	if t.b == nil {
+		return false
+	}
+	t.b.mu.Lock()
+	defer t.b.mu.Unlock()
+	if t.out == t.b.queueOut {
+		return false
+	}
+	t.out = t.b.queueOut
+	return true
+}
+
 // end ends the wait: the fetch's work clock runs again.
 func (t *turn) end() {
 	if t.b != nil {
@@ -313,15 +353,23 @@ func bulkOf(ctx context.Context) bool {
 	return registry.IsBulk(ctx)
 }
 
+// fairWireTime is the longest a request must have been on the wire before its fetch's
+// deadline ended it for it to count as the upstream's timeout (cutShort): a healthy SMP
+// or Directory answers well within it.
+const fairWireTime = 3 * time.Second
+
 // cutShort reports whether a request of ctx sent at sent, which failed, was cut short
-// by its fetch's deadline before the upstream had had a fair share of it (half the
-// fetch's work time): the caller's deadline, not the upstream's failure, so it is not
-// counted against the upstream's circuit breaker. A request that had that long is
-// the upstream's timeout. Without a budget in ctx nothing is cut short.
+// by its fetch's deadline before the upstream had had a fair share of time on the
+// wire (half the fetch's work time, at most fairWireTime): the caller's deadline, not
+// the upstream's failure, so it is not counted against the upstream's circuit breaker.
+// The share is counted from when the request was sent, not from when the fetch began,
+// so that a request sent late (after a slow DNS step) to a dead SMP still counts: a
+// request that had that long is the upstream's timeout. Without a budget in ctx, or
+// when ctx's deadline did not end it, nothing is cut short.
 func cutShort(ctx context.Context, sent time.Time) bool {
 	b, ok := ctx.Value(budgetKey{}).(*budget)
 	if !ok || !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return false
 	}
-	return time.Since(sent) < b.total/2
+	return time.Since(sent) < min(b.total/2, fairWireTime)
 }

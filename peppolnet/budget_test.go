@@ -98,3 +98,82 @@ func TestBudgetRaise(t *testing.T) {
 		t.Fatal("the raised fetch's allowance never ran out")
 	}
 }
+
+// isClosed reports whether ch is closed.
+func isClosed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// TestBudgetRaiseAfterAllowanceUsedUp: a bulk fetch that has waited as long as it may
+// and is then raised (an interactive caller joined it) may wait again, an interactive
+// fetch's allowance from then on: the caller who just joined is not refused for the
+// rows' waiting. A wait refused before the raise learns it may go on.
+func TestBudgetRaiseAfterAllowanceUsedUp(t *testing.T) {
+	t.Parallel()
+	const work = time.Minute
+	b, cancel := newBudget(registry.WithBulk(context.Background()), work)
+	defer cancel()
+	b.mu.Lock()
+	b.waitLeft = 0 // the rows have waited their allowance
+	b.mu.Unlock()
+	refused := startWait(b)
+	defer refused.end()
+	if !isClosed(refused.out) {
+		t.Fatal("a wait past the allowance is not refused")
+	}
+	b.raise()
+	if !refused.reopened() || isClosed(refused.out) {
+		t.Error("the wait refused before the raise does not learn it may go on")
+	}
+	again := startWait(b)
+	defer again.end()
+	if isClosed(again.out) {
+		t.Fatal("a raised fetch whose bulk allowance was used up may not wait")
+	}
+	if d, _ := waitDeadline(b); d.Before(time.Now().Add(work / 2)) {
+		t.Errorf("a raised fetch may wait until %v, want about %v from now", d, work)
+	}
+}
+
+// TestCutShort: a failed request that its fetch's deadline ended is the caller's
+// deadline, not the upstream's failure, only while the upstream has not had a fair
+// share of time on the wire: half the fetch's work time, at most fairWireTime. A
+// request that had that long, however late in the fetch it was sent (after a slow DNS
+// step), is the upstream's timeout, so a dead SMP cannot escape its breaker.
+func TestCutShort(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		work   time.Duration
+		onWire time.Duration
+		want   bool
+	}{
+		{"sent late, cut after a moment on the wire", 10 * time.Second, 500 * time.Millisecond, true},
+		{"sent late after a slow DNS step, 4 s on the wire", 10 * time.Second, 4 * time.Second, false},
+		{"sent at once, cut at the deadline", 10 * time.Second, 10 * time.Second, false},
+		{"short fetch, half its work time on the wire", 2 * time.Second, 1100 * time.Millisecond, false},
+		{"short fetch, cut early", 2 * time.Second, 500 * time.Millisecond, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, cancel := newBudget(context.Background(), tt.work)
+			defer cancel()
+			b.end(context.DeadlineExceeded)
+			if got := cutShort(b, time.Now().Add(-tt.onWire)); got != tt.want {
+				t.Errorf("cutShort after %v on the wire of a %v fetch = %v, want %v", tt.onWire, tt.work, got, tt.want)
+			}
+		})
+	}
+	t.Run("not the fetch's deadline", func(t *testing.T) {
+		b, cancel := newBudget(context.Background(), time.Minute)
+		defer cancel()
+		if cutShort(b, time.Now()) {
+			t.Error("a request of a fetch whose deadline has not come is cut short")
+		}
+	})
+}

@@ -177,6 +177,9 @@ func (g *hostGates) take(ctx context.Context, host string, hg *hostGate) (*slotW
 			g.mu.Unlock()
 			continue
 		case <-t.out:
+			if t.reopened() {
+				continue // raised after its allowance ran out: it may wait again
+			}
 			cause = errWaitedTooLong
 		case <-ctx.Done():
 			cause = ctx.Err()

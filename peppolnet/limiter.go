@@ -24,8 +24,10 @@ var errLimiterBusy = errors.New("peppolnet: directory request queue is full")
 // one token per busy client. At most maxWaiters wait at once and at most perClient per
 // client, so a burst is refused quickly instead of piling up goroutines and deadlines.
 // A bulk check's rows (registry.WithBulk) wait behind their client's interactive
-// callers, count apart from them against perClient, and leave the queue's last
-// perClient places to interactive callers (docs/ARCHITECTURE.md §3, Bulk check).
+// callers (a row whose fetch an interactive caller joins moves ahead of them), count
+// apart from them against perClient, and leave the queue's last perClient places to
+// interactive callers; across clients tokens go round robin whatever the priority
+// (docs/ARCHITECTURE.md §3, Bulk check).
 type limiter struct {
 	now        func() time.Time
 	rate       float64 // tokens per second
@@ -115,13 +117,29 @@ func (l *limiter) wait(ctx context.Context) error {
 	turn := startWait(ctx)
 	defer turn.end()
 	var err error
-	select {
-	case <-t.granted:
-		return nil
-	case <-turn.out:
-		err = errLimiterBusy
-	case <-ctx.Done():
-		err = ctx.Err()
+	raised := turn.raised
+wait:
+	for {
+		select {
+		case <-t.granted:
+			return nil
+		case <-raised:
+			// The fetch was raised to interactive (an interactive caller joined it):
+			// wait ahead of the client's bulk callers.
+			raised = nil
+			l.mu.Lock()
+			l.promote(client, t)
+			l.mu.Unlock()
+		case <-turn.out:
+			if turn.reopened() {
+				continue // raised after its allowance ran out: it may wait again
+			}
+			err = errLimiterBusy
+			break wait
+		case <-ctx.Done():
+			err = ctx.Err()
+			break wait
+		}
 	}
 	l.mu.Lock()
 	if t.done {
@@ -135,8 +153,25 @@ func (l *limiter) wait(ctx context.Context) error {
 	return err
 }
 
-// enqueue queues an interactive caller of client; l.mu is held.
-func (l *limiter) enqueue(client netip.Addr) *ticket { return l.enqueueAs(client, false) }
+// promote moves client's waiting bulk caller t ahead of the client's bulk callers, as
+// an interactive one, when its fetch is raised; l.mu is held.
+func (l *limiter) promote(client netip.Addr, t *ticket) {
+	if t.done || !t.bulk {
+		return
+	}
+	q := l.queues[client]
+	i := slices.Index(q, t)
+	if i < 0 {
+		return
+	}
+	q = slices.Delete(q, i, i+1)
+	t.bulk = false
+	j := 0
+	for j < len(q) && !q[j].bulk {
+		j++
+	}
+	l.queues[client] = slices.Insert(q, j, t)
+}
 
 // enqueueAs queues a caller of client, an interactive one ahead of the client's bulk
 // callers (a bulk check's rows); l.mu is held.

@@ -21,9 +21,9 @@ func TestLimiterRoundRobin(t *testing.T) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var want []*ticket
-	a1, a2, a3, a4 := l.enqueue(a), l.enqueue(a), l.enqueue(a), l.enqueue(a)
-	b1 := l.enqueue(b)
-	c1, c2 := l.enqueue(c), l.enqueue(c)
+	a1, a2, a3, a4 := l.enqueueAs(a, false), l.enqueueAs(a, false), l.enqueueAs(a, false), l.enqueueAs(a, false)
+	b1 := l.enqueueAs(b, false)
+	c1, c2 := l.enqueueAs(c, false), l.enqueueAs(c, false)
 	want = append(want, a1, b1, c1, a2, c2, a3, a4)
 	for i, w := range want {
 		if got := l.pop(); got != w {
@@ -34,7 +34,7 @@ func TestLimiterRoundRobin(t *testing.T) {
 		t.Errorf("after popping everything: %d waiters, ring %v, %d queues", l.waiters, l.ring, len(l.queues))
 	}
 	// A client that gives up leaves its turn to the others.
-	a1, b1, a2 = l.enqueue(a), l.enqueue(b), l.enqueue(a)
+	a1, b1, a2 = l.enqueueAs(a, false), l.enqueueAs(b, false), l.enqueueAs(a, false)
 	l.remove(b, b1)
 	if l.pop() != a1 || l.pop() != a2 || l.waiters != 0 {
 		t.Error("removing a waiter broke the turn order")
@@ -238,7 +238,7 @@ func TestLimiterBulkYields(t *testing.T) {
 	b1, b2 := l.enqueueAs(a, true), l.enqueueAs(a, true)
 	i1 := l.enqueueAs(a, false)
 	b3 := l.enqueueAs(a, true)
-	i2 := l.enqueue(a)
+	i2 := l.enqueueAs(a, false)
 	for n, want := range []*ticket{i1, i2, b1, b2, b3} {
 		if l.pop() != want {
 			t.Fatalf("pop %d is not the caller expected (interactive first, then bulk, each in arrival order)", n)
@@ -280,5 +280,63 @@ func TestLimiterBulkYields(t *testing.T) {
 		if err := <-results; !errors.Is(err, context.Canceled) {
 			t.Errorf("queued call: %v", err)
 		}
+	}
+}
+
+// TestLimiterRaise: a bulk fetch raised while it waits for the Directory (an
+// interactive caller joined it) moves ahead of its client's bulk callers queued before
+// it, as an SMP host's queue does (hostgate.go).
+func TestLimiterRaise(t *testing.T) {
+	t.Parallel()
+	a := netip.MustParseAddr("192.0.2.1")
+	l := newLimiter(0.01, 1, 16, time.Now) // one token, then one every 100 s
+	ctx, cancel := context.WithCancel(registry.WithClient(context.Background(), a))
+	defer cancel()
+	if err := l.wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	first, endFirst := newBudget(registry.WithBulk(ctx), time.Minute)
+	defer endFirst()
+	joined, endJoined := newBudget(registry.WithBulk(ctx), time.Minute)
+	defer endJoined()
+	results := make(chan string, 2)
+	go func() {
+		if l.wait(first) == nil {
+			results <- "first"
+		}
+	}()
+	waitWaiters(t, l, 1)
+	go func() {
+		if l.wait(joined) == nil {
+			results <- "joined"
+		}
+	}()
+	waitWaiters(t, l, 2)
+	joined.raise()
+	moved := false
+	for range 5000 {
+		l.mu.Lock()
+		q := l.queues[a]
+		moved = len(q) == 2 && !q[0].bulk && q[1].bulk
+		l.mu.Unlock()
+		if moved {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if !moved {
+		t.Fatal("the raised fetch's caller never moved ahead of the bulk caller queued first")
+	}
+	l.mu.Lock()
+	l.tokens = 1 // a token comes
+	l.mu.Unlock()
+	l.dispatch()
+	select {
+	case got := <-results:
+		if got != "joined" {
+			t.Errorf("the token went to the %s caller, want the raised one", got)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("nobody got the token")
 	}
 }

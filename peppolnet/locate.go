@@ -72,7 +72,9 @@ func smlFailure(err error) string {
 // CheckSML reports whether the network's SML zone resolves through its DNS servers
 // (sml.Resolver.CheckZone, whose outcome is remembered for a while), for /readyz. A
 // zone that does not resolve is logged, once per cause, naming the servers; the
-// status's message names none. A check cut short by ctx says so and is not OK.
+// status's message names none. NoSuchZone is set only when a server answered that the
+// zone does not exist (sml.ZoneCheckError.NoSuchZone), not for a timeout or SERVFAIL
+// (docs/INTERFACE.md §4.6). A check cut short by ctx says so and is not OK.
 func (l *Registry) CheckSML(ctx context.Context) registry.SMLStatus {
 	zone := l.cfg.Resolver.Zone()
 	st := registry.SMLStatus{Zone: zone, OK: true}
@@ -82,6 +84,7 @@ func (l *Registry) CheckSML(ctx context.Context) registry.SMLStatus {
 	case err == nil:
 		return st
 	case errors.As(err, &ze):
+		st.NoSuchZone = ze.NoSuchZone()
 		st.Message = "the SML zone " + zone + " does not resolve through the configured DNS servers (" + ze.Reason() + "), so no lookup of this network can tell whether a participant is registered"
 		if ok, held := l.causeLog.allow("zone "+err.Error(), l.cfg.Now()); ok {
 			l.cfg.Logger.LogAttrs(ctx, slog.LevelError, "the SML zone does not resolve through the DNS servers; every lookup fails until it does (check the DNS servers, e.g. -dns-server)",

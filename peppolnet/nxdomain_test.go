@@ -124,4 +124,38 @@ func TestCheckSML(t *testing.T) {
 	if st.OK || st.Zone != n.Zone() || !strings.Contains(st.Message, "NXDOMAIN") || !strings.Contains(st.Message, n.Zone()) || strings.Contains(st.Message, "127.0.0.1") {
 		t.Fatalf("CheckSML = %+v, want not OK, saying NXDOMAIN for %s without the server", st, n.Zone())
 	}
+	if !st.NoSuchZone {
+		t.Errorf("CheckSML = %+v, want NoSuchZone for an NXDOMAIN", st)
+	}
+	// A silent DNS server proves nothing about the zone.
+	l, _ = newLive(t, n, nil)
+	n.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSTimeout})
+	if st := l.CheckSML(context.Background()); st.OK || st.NoSuchZone || st.Message == "" {
+		t.Errorf("CheckSML with a silent DNS server = %+v, want not OK, NoSuchZone false, with a message", st)
+	}
+}
+
+// TestZoneInParentZone: when the SML zone is a name inside its parent zone without an
+// SOA of its own (the production zone until August 2026), an unregistered participant's
+// NXDOMAIN carries the parent's SOA and the zone's SOA question is answered NOERROR
+// with no records: that is still "not registered", and CheckSML passes.
+func TestZoneInParentZone(t *testing.T) {
+	t.Parallel()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 50, Now: testNow})
+	n, err := netsim.Start(context.Background(), ds, netsim.Config{ParentZone: "tech.peppol.org"})
+	if err != nil {
+		t.Fatalf("netsim.Start: %v", err)
+	}
+	t.Cleanup(func() { n.Close() })
+	l, _ := newLive(t, n, nil)
+	if st := l.CheckSML(context.Background()); !st.OK {
+		t.Errorf("CheckSML = %+v, want OK", st)
+	}
+	id := mustID(t, "0208:0000000097")
+	if _, _, err := l.Lookup(context.Background(), id); registry.ErrorCode(err) != registry.CodeNotFound {
+		t.Errorf("Lookup of an unregistered participant: %v, want not_found", err)
+	}
+	if _, _, err := l.Lookup(context.Background(), mustID(t, netsim.KnownBelgian)); err != nil {
+		t.Errorf("Lookup of a registered participant: %v", err)
+	}
 }

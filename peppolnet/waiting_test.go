@@ -3,10 +3,12 @@ package peppolnet
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -107,7 +109,7 @@ func TestBreakerCountsRealTimeouts(t *testing.T) {
 	ids := hostParticipants(t, n, 0, 4)
 	l, _ := newLive(t, n, func(c *Config) {
 		c.BreakerFailures = 3
-		c.LookupTimeout = time.Second
+		c.LookupTimeout = 4 * time.Second // room for the DNS step on a busy machine
 	})
 	n.SetFault(netsim.SMPHostTarget(0), netsim.Fault{Hang: true})
 	host := hostOf(n.SMPBaseURL(0))
@@ -251,5 +253,43 @@ func TestHostGatesWaitAllowance(t *testing.T) {
 	}
 	if hg := g.hosts["smp.example"]; len(hg.waiting[0])+len(hg.waiting[1]) != 0 {
 		t.Error("a wait that gave up is still queued")
+	}
+}
+
+// TestBreakerCountsTimeoutsAfterSlowDNS: a dead SMP host asked late in its lookups,
+// after a slow DNS step, is still a real failure: each request had seconds on the wire
+// (more than fairWireTime) before the lookup's deadline ended it, though less than half
+// the deadline, and after BreakerFailures of them the breaker opens.
+func TestBreakerCountsTimeoutsAfterSlowDNS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs for 10 s")
+	}
+	t.Parallel()
+	n := startNet(t, 300)
+	ids := hostParticipants(t, n, 0, 3)
+	res, err := sml.New(sml.Config{Servers: []string{n.DNSAddr()}, Zone: n.Zone(), Timeout: 9 * time.Second, Attempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, _ := newLive(t, n, func(c *Config) {
+		c.BreakerFailures = 3
+		c.LookupTimeout = 10 * time.Second
+		c.Resolver = res
+	})
+	// The DNS answers after 5.5 s, so each SMP request has about 4.5 s of the 10 s
+	// lookup: more than 3 s, less than half of it.
+	n.SetFault(netsim.DNSTarget(), netsim.Fault{Latency: 5500 * time.Millisecond})
+	n.SetFault(netsim.SMPHostTarget(0), netsim.Fault{Hang: true})
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		wg.Go(func() {
+			if _, _, err := l.Lookup(context.Background(), id); registry.ErrorCode(err) != registry.CodeLookupFailed {
+				t.Errorf("lookup of a hanging SMP: %v, want lookup_failed", err)
+			}
+		})
+	}
+	wg.Wait()
+	if run, open := failuresOf(l.smpGates, hostOf(n.SMPBaseURL(0))); !open {
+		t.Errorf("the breaker is closed (%d failures counted) after 3 timeouts of a dead host asked after a slow DNS step", run)
 	}
 }

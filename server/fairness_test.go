@@ -26,16 +26,16 @@ import (
 
 // The attack of issue 26 (point 3), scaled down in time so that the test takes tens of
 // seconds: the issue's SMP answers in 2 s against a 10 s lookup deadline; here it
-// answers in 300 ms against 1.5 s (the same proportion). The proportions are what
-// tripped the breaker: three checks keep 3 × 8 lookups of one SMP host in flight (8 per
-// check and host, bulk's lanes), each needs two SMP requests, and the host gate lets 8
-// requests out at once, so a lookup took about 3 × 8 × 2 × 300 ms / 8 = 1.8 s, more
-// than its deadline, most of it waiting for a slot. 300 rows of two 300 ms requests
-// over the bulk share of 6 slots take at least 30 s; every wait of the test is bounded
-// by fairnessBound.
+// answers in 500 ms against 2.5 s (the same proportion, with room for a busy machine
+// and -race). The proportions are what tripped the breaker: three checks keep 3 × 8
+// lookups of one SMP host in flight (8 per check and host, bulk's lanes), each needs
+// two SMP requests, and the host gate lets 8 requests out at once, so a lookup took
+// about 3 × 8 × 2 × 500 ms / 8 = 3 s, more than its deadline, most of it waiting for a
+// slot. 300 rows of two 500 ms requests over the bulk share of 6 slots take at least
+// 50 s; every wait of the test is bounded by fairnessBound.
 const (
-	fairnessSMPDelay      = 300 * time.Millisecond
-	fairnessLookupTimeout = 1500 * time.Millisecond
+	fairnessSMPDelay      = 500 * time.Millisecond
+	fairnessLookupTimeout = 2500 * time.Millisecond
 	fairnessChecks        = 3
 	fairnessRows          = 100 // per check
 	fairnessLookups       = 4   // the other client's, spread over the checks' run

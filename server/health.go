@@ -18,7 +18,7 @@ type statusBody struct {
 	// Mirror is the Directory mirror's state, on /readyz when one is configured.
 	Mirror *mirror.Status `json:"mirror,omitempty" jsonschema:"the local copy of the Peppol Directory, when the service runs with one (readiness only)"`
 	// SML is whether each network's SML zone resolves, on /readyz when known.
-	SML []registry.SMLStatus `json:"sml,omitempty" jsonschema:"for each network, whether its SML zone resolves through the DNS servers peppolgate asks (readiness only); while the default network's does not, /readyz answers 503"`
+	SML []registry.SMLStatus `json:"sml,omitempty" jsonschema:"for each network, whether its SML zone resolves through the DNS servers peppolgate asks (readiness only); while a DNS server answers that the default network's zone does not exist (noSuchZone), /readyz answers 503"`
 }
 
 // healthz is the liveness probe: the process serves HTTP, nothing more.
@@ -29,10 +29,13 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 // readyz is the readiness probe: 503 while Config.Ready fails (e.g. during shutdown), or
-// while the default network's SML zone does not resolve through its DNS servers (no
-// lookup of it could tell a registered participant from an unregistered one; a resolver
-// that answers NXDOMAIN for every name, docs/INTERFACE.md §4.6). Another network's zone
-// failing is reported but keeps the service ready: its default network still answers.
+// while a DNS server answers that the default network's SML zone does not exist
+// (SMLStatus.NoSuchZone: no lookup of it could tell a registered participant from an
+// unregistered one; a resolver that answers NXDOMAIN for every name, docs/INTERFACE.md
+// §4.6). A zone check that fails in a way that may pass (a timeout, SERVFAIL, a check
+// that did not finish) is reported but keeps the service ready, so that a slow DNS
+// server does not take every replica out of rotation; so does another network's zone
+// failing: its default network still answers.
 // The cause of a failing Config.Ready goes to the log only, because it may name internal
 // hosts; the SML statuses name none.
 func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
@@ -58,7 +61,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 		body.SML = s.sml(ctx)
 		def := s.nets.Default()
 		for _, st := range body.SML {
-			if st.Network != def || st.OK {
+			if st.Network != def || st.OK || !st.NoSuchZone {
 				continue
 			}
 			// Debug: the registry logs the cause once (naming the DNS servers), not once
@@ -71,7 +74,7 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 				which = "the default network's (" + def + ")"
 			}
 			body.Message = "the service cannot tell registered participants from unregistered ones: " + which +
-				" SML zone does not resolve through the DNS servers it asks (see sml); lookups fail with lookup_failed until it does. Check the DNS servers (e.g. -dns-server) and retry shortly"
+				" SML zone does not exist for the DNS servers it asks (see sml); lookups fail with lookup_failed until it does. Check the DNS servers (e.g. -dns-server) and retry shortly"
 		}
 	}
 	s.writeJSON(w, r, status, body)
@@ -89,7 +92,7 @@ func (s *Server) healthRoutes(k docKit) []route {
 		}, handler: s.healthz},
 		{Endpoint: discovery.Endpoint{
 			Method: http.MethodGet, Path: "/readyz", OperationID: "readyz", Tag: "health",
-			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down, or while the default network's SML zone does not resolve through the DNS servers peppolgate asks, as with a resolver that answers NXDOMAIN for every name: no lookup could then tell a registered participant from an unregistered one). `sml` says, for each network, whether its SML zone resolves; another network's zone failing is shown but keeps the service ready. With a Directory mirror, the answer also says how old its data is (mirror.dataAsOf, mirror.state); a stale or empty mirror does not make the service unready, because the live Directory answers instead.",
+			Summary: "Readiness", Description: "200 when the service takes traffic, 503 while it does not (e.g. shutting down, or while a DNS server peppolgate asks answers that the default network's SML zone does not exist, as a resolver that answers NXDOMAIN for every name does: no lookup could then tell a registered participant from an unregistered one; `sml[].noSuchZone` is then true). `sml` says, for each network, whether its SML zone resolves; a check that fails in a way that may pass (a timeout, SERVFAIL, a check that did not finish) is shown as `ok: false` with its cause but keeps the service ready, and so does another network's zone failing. With a Directory mirror, the answer also says how old its data is (mirror.dataAsOf, mirror.state); a stale or empty mirror does not make the service unready, because the live Directory answers instead.",
 			Responses: []discovery.Response{
 				{Status: http.StatusOK, Description: "Ready.", MediaType: "application/json", Schema: k.status},
 				{Status: http.StatusServiceUnavailable, Description: "Not ready; retry shortly.", MediaType: "application/json", Schema: k.status},

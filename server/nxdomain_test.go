@@ -3,14 +3,18 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
+	"github.com/peppolgate/peppolgate/stack"
 )
 
 // readyBody is /readyz's answer as a client reads it.
@@ -141,6 +145,21 @@ func TestE2ENXDOMAINNotFromZone(t *testing.T) {
 		}
 	})
 
+	// A DNS server that gives no answer for a while (a timeout) proves nothing about the
+	// zone: /readyz stays 200 and shows the default network's SML not OK, with the cause.
+	t.Run("the default network's DNS server silent", func(t *testing.T) {
+		t.Parallel()
+		e := startE2E(t)
+		e.net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSTimeout})
+		defer e.net.ClearFaults()
+		resp, body := e.get(t, "/readyz")
+		ready := decodeJSON[readyBody](t, body)
+		prod, ok := smlOf(ready, registry.NetworkProduction)
+		if resp.StatusCode != 200 || ready.Status != "ok" || !ok || prod.OK || prod.NoSuchZone || prod.Message == "" {
+			t.Fatalf("readyz: %d %s, want 200 with production's SML zone not OK, saying why", resp.StatusCode, body)
+		}
+	})
+
 	t.Run("another network's zone", func(t *testing.T) {
 		t.Parallel()
 		e := startE2E(t)
@@ -161,28 +180,75 @@ func TestE2ENXDOMAINNotFromZone(t *testing.T) {
 	})
 }
 
-// TestReadyzSML: /readyz over a server of one unnamed network is 503 while its SML zone
-// does not resolve, and shows the status either way.
+// TestReadyzSML: /readyz over a server of one unnamed network is 503 while a DNS server
+// answers that its SML zone does not exist, 200 while the zone's check fails in a way
+// that may pass (a timeout, a check that did not finish), and shows the status always.
 func TestReadyzSML(t *testing.T) {
 	t.Parallel()
-	for _, ok := range []bool{true, false} {
-		s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
-			c.SML = func(context.Context) []registry.SMLStatus {
-				st := registry.SMLStatus{Zone: "sml.example", OK: ok}
-				if !ok {
-					st.Message = "the SML zone sml.example does not resolve through the configured DNS servers (NXDOMAIN)"
-				}
-				return []registry.SMLStatus{st}
+	tests := []struct {
+		name       string
+		st         registry.SMLStatus
+		want       int
+		wantStatus string
+	}{
+		{"resolves", registry.SMLStatus{Zone: "sml.example", OK: true}, 200, "ok"},
+		{"no such zone", registry.SMLStatus{Zone: "sml.example", NoSuchZone: true,
+			Message: "the SML zone sml.example does not resolve through the configured DNS servers (NXDOMAIN)"}, 503, "unavailable"},
+		{"timeout", registry.SMLStatus{Zone: "sml.example",
+			Message: "the SML zone sml.example does not resolve through the configured DNS servers (udp: no reply within 2s)"}, 200, "ok"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := newTestServer(t, &fakeRegistry{}, func(c *Config) {
+				c.SML = func(context.Context) []registry.SMLStatus { return []registry.SMLStatus{tt.st} }
+			})
+			w := do(t, s, "GET", "/readyz")
+			ready := decodeJSON[readyBody](t, w.Body.Bytes())
+			if w.Code != tt.want || ready.Status != tt.wantStatus || len(ready.SML) != 1 || ready.SML[0] != tt.st || w.Header().Get("Cache-Control") != "no-store" {
+				t.Errorf("%d %s, want %d", w.Code, w.Body, tt.want)
+			}
+			if tt.want == 503 && !strings.Contains(ready.Message, "SML zone does not exist") {
+				t.Errorf("message %q", ready.Message)
 			}
 		})
-		w := do(t, s, "GET", "/readyz")
-		ready := decodeJSON[readyBody](t, w.Body.Bytes())
-		want := map[bool]int{true: 200, false: 503}[ok]
-		if w.Code != want || len(ready.SML) != 1 || ready.SML[0].OK != ok || ready.SML[0].Zone != "sml.example" || w.Header().Get("Cache-Control") != "no-store" {
-			t.Errorf("zone resolves %v: %d %s, want %d", ok, w.Code, w.Body, want)
-		}
-		if !ok && !strings.Contains(ready.Message, "the network's SML zone does not resolve") {
-			t.Errorf("message %q", ready.Message)
-		}
+	}
+}
+
+// TestE2EZoneInParentZone: an SML zone that is a name inside its parent zone, without
+// an SOA of its own (the production zone until August 2026), answers an unregistered
+// participant's NXDOMAIN with the parent's SOA and its own SOA question with NOERROR and
+// no records: the participant is not registered (404), a registered one is found, and
+// /readyz is 200 with the zone OK.
+func TestE2EZoneInParentZone(t *testing.T) {
+	t.Parallel()
+	n, err := netsim.Start(t.Context(), netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 50, Now: datasetNow}),
+		netsim.Config{ParentZone: "tech.peppol.org"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	st, err := stack.Build(stack.Config{Networks: []stack.Network{{Sim: n}}, SMLTimeout: time.Second, SMLAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(st.Close)
+	s, err := New(Config{Networks: st.Networks, SML: st.SMLStatus(), BaseURL: "http://peppolgate.test", Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	hs := httptest.NewServer(validating(t, s))
+	t.Cleanup(hs.Close)
+	e := &e2e{net: n, url: hs.URL}
+	if resp, body := e.get(t, "/api/v1/participant/0192:999999999"); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("unregistered participant: %d %s, want 404", resp.StatusCode, body)
+	}
+	if resp, body := e.get(t, "/api/v1/participant/"+netsim.KnownBelgian); resp.StatusCode != http.StatusOK {
+		t.Errorf("registered participant: %d %s, want 200", resp.StatusCode, body)
+	}
+	resp, body := e.get(t, "/readyz")
+	ready := decodeJSON[readyBody](t, body)
+	if resp.StatusCode != http.StatusOK || len(ready.SML) != 1 || !ready.SML[0].OK {
+		t.Errorf("readyz: %d %s, want 200 with the zone OK", resp.StatusCode, body)
 	}
 }

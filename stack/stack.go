@@ -30,7 +30,10 @@ import (
 )
 
 // UpstreamTimeout bounds one HTTP request to an SMP or the Directory. Lookups and
-// searches are also bounded by the registry's own deadlines.
+// searches are also bounded by the registry's own deadlines (as long as this one), which
+// usually end a hanging request first; the breakers still count such a request as the
+// upstream's timeout once it has been on the wire a fair time (peppolnet's cutShort,
+// docs/ARCHITECTURE.md §3), however late in the lookup it was sent.
 const UpstreamTimeout = 10 * time.Second
 
 // The mirror answers for the live registry's Directory.

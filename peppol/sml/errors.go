@@ -33,7 +33,7 @@ var (
 
 // NotFromZoneError is the cause (Error.Err) of a negative answer that does not prove it
 // comes from the SML zone: its authority section holds the SOA of a zone that is not
-// the SML zone's (nor below it), or it holds no such proof and the zone's own SOA does
+// the SML zone's (nor below it), or it holds no such proof and the zone's own name does
 // not resolve through the same server (docs/ARCHITECTURE.md §1). errors.Is matches it
 // with ErrNotFromZone.
 type NotFromZoneError struct {
@@ -44,7 +44,11 @@ type NotFromZoneError struct {
 	// SOA is the owner of the SOA record that is not the zone's and does not cover the
 	// name asked, without the trailing dot; "" when there was none.
 	SOA string
-	// Check is why the zone's own SOA did not resolve through the server, when it was
+	// Above is the owner of the SOA the answer held of a zone above the SML zone (a
+	// parent's, or "." for the root's), without the trailing dot, when the zone's own
+	// name was then asked and did not resolve; "" when the answer held no SOA.
+	Above string
+	// Check is why the zone's own name did not resolve through the server, when it was
 	// asked (SOA is then ""): what the server answered.
 	Check string
 }
@@ -59,7 +63,15 @@ func (e *NotFromZoneError) Error() string {
 	if e.SOA != "" {
 		return what + " with the SOA of " + e.SOA + ", which is not the SML zone " + e.Zone + hint
 	}
-	return what + " without an SOA record, and the SML zone " + e.Zone + "'s own SOA does not resolve through it (" + e.Check + ")" + hint
+	switch e.Above {
+	case "":
+		what += " without an SOA record, and the SML zone " + e.Zone
+	case ".":
+		what += " with the SOA of the root zone, above the SML zone " + e.Zone + ", and the SML zone"
+	default:
+		what += " with the SOA of " + e.Above + ", above the SML zone " + e.Zone + ", and the SML zone"
+	}
+	return what + "'s own name does not resolve through it (" + e.Check + ")" + hint
 }
 
 // Is reports whether target is ErrNotFromZone.

@@ -140,9 +140,9 @@ func (r *Resolver) Zone() string { return r.zone }
 // A negative answer counts as "not registered" only when it proves it comes from the
 // SML zone: its authority section holds the SOA of the zone (or of a zone below it, or
 // of the zone a DNAME of the zone points to) covering the name, as a real resolver's
-// does, or, when it holds no such SOA (some stub resolvers drop it) and no SOA of an
-// unrelated zone, the zone's own SOA resolves through the same server (CheckZone's
-// check, remembered per server). Otherwise the server is not answering for the SML (a
+// does, or, when it holds no such SOA (some stub resolvers drop it; a zone without an
+// SOA of its own gets its parent's) and no SOA of an unrelated zone, the zone's own
+// name resolves through the same server (CheckZone's check, remembered per server). Otherwise the server is not answering for the SML (a
 // captive portal, a broken or filtering resolver, a typo'd server) and the next one is
 // asked.
 //

@@ -47,6 +47,9 @@ type serverFailure struct {
 	server string
 	rcode  int
 	reason string // what it answered, without the server's address
+	// noZone: the answer says the zone's name does not exist there (NXDOMAIN, or the
+	// SOA of a zone the SML zone is not in), rather than that no answer was had.
+	noZone bool
 }
 
 func newZoneChecks() *zoneChecks {
@@ -106,9 +109,12 @@ func (c *zoneChecks) check(ctx context.Context, server string, probe func(contex
 }
 
 // probeZone asks server for the SML zone's SOA, up to r.attempts times while it gives
-// no reply or a failure rcode. The zone resolves when a recursive or authoritative
-// answer (RA or AA) holds the SOA record owned by the zone. It returns nil then, and the
-// number of queries sent.
+// no reply or a failure rcode. The zone's name exists when a recursive or authoritative
+// answer (RA or AA) is NOERROR and holds the zone's SOA, or a DNAME or CNAME owned by
+// the zone's name, or no records and, in its authority section, the SOA of the zone or
+// of a zone above it other than the root: the SML zone may be a name inside its parent
+// zone with no SOA of its own, or a DNAME owner there (docs/ARCHITECTURE.md §1). It
+// returns nil then, and the number of queries sent.
 func (r *Resolver) probeZone(ctx context.Context, server string) (*serverFailure, int) {
 	fqdn := dns.Fqdn(r.zone)
 	sent := 0
@@ -130,27 +136,75 @@ func (r *Resolver) probeZone(ctx context.Context, server string) (*serverFailure
 			last = &serverFailure{server: server, rcode: resp.Rcode, reason: rc}
 			continue
 		case resp.Rcode == dns.RcodeNameError:
-			return &serverFailure{server: server, rcode: resp.Rcode, reason: rc}, sent
+			return &serverFailure{server: server, rcode: resp.Rcode, reason: rc, noZone: true}, sent
 		case !resp.RecursionAvailable && !resp.Authoritative:
 			return &serverFailure{server: server, rcode: resp.Rcode, reason: rc + " from a server that is neither recursive nor authoritative"}, sent
 		}
-		for _, rr := range resp.Answer {
-			if soa, ok := rr.(*dns.SOA); ok && canonical(soa.Hdr.Name) == canonical(fqdn) {
-				return nil, sent
-			}
+		exists, foreign := zoneNameExists(resp, canonical(fqdn))
+		switch {
+		case exists:
+			return nil, sent
+		case foreign != "":
+			return &serverFailure{server: server, rcode: resp.Rcode, reason: rc + " with the SOA of " + foreign + ", a zone the SML zone is not in", noZone: true}, sent
 		}
 		return &serverFailure{server: server, rcode: resp.Rcode, reason: rc + " without the zone's SOA"}, sent
 	}
 	return last, sent
 }
 
-// ZoneCheckError is CheckZone's error: no DNS server resolved the SML zone's SOA.
+// zoneNameExists reports whether resp, a NOERROR answer to the SOA question of the
+// canonical zone, proves the zone's name exists (see probeZone). Otherwise it returns
+// the owner (without the trailing dot) of an SOA the answer holds of a zone that does
+// not contain the zone, if any: an answer about another zone.
+func zoneNameExists(resp *dns.Msg, zone string) (bool, string) {
+	foreign := ""
+	for _, rr := range resp.Answer {
+		owner := canonical(rr.Header().Name)
+		switch rr.(type) {
+		case *dns.SOA:
+			if owner == zone {
+				return true, ""
+			}
+			foreign = owner
+		case *dns.DNAME, *dns.CNAME:
+			if owner == zone {
+				return true, ""
+			}
+		}
+	}
+	for _, rr := range resp.Ns {
+		if _, ok := rr.(*dns.SOA); !ok {
+			continue
+		}
+		owner := canonical(rr.Header().Name)
+		switch {
+		case owner != "." && within(zone, owner) && len(resp.Answer) == 0:
+			return true, ""
+		case !within(zone, owner):
+			foreign = owner
+		}
+	}
+	return false, strings.TrimSuffix(foreign, ".")
+}
+
+// ZoneCheckError is CheckZone's error: no DNS server proved the SML zone's name exists.
 type ZoneCheckError struct {
 	// Zone is the SML zone.
-	Zone string
-	// Rcode is the last failing server's rcode, or NoRcode when it gave no reply.
-	Rcode    int
+	Zone     string
 	failures []*serverFailure
+}
+
+// NoSuchZone reports whether a server answered that the zone's name does not exist
+// (NXDOMAIN, or the SOA of a zone the SML zone is not in), rather than giving no reply,
+// a failure rcode (SERVFAIL, REFUSED) or an answer that proves nothing: a resolver that
+// does not answer for the SML, not one that is failing for a while.
+func (e *ZoneCheckError) NoSuchZone() bool {
+	for _, f := range e.failures {
+		if f.noZone {
+			return true
+		}
+	}
+	return false
 }
 
 // Error names the zone, each server and what it answered.
@@ -207,14 +261,13 @@ func (r *Resolver) CheckZone(ctx context.Context) error {
 		})
 	}
 	wg.Wait()
-	ze := &ZoneCheckError{Zone: r.zone, Rcode: NoRcode}
+	ze := &ZoneCheckError{Zone: r.zone}
 	for i := range r.servers {
 		switch {
 		case errs[i] == nil && failures[i] == nil:
 			return nil
 		case errs[i] == nil:
 			ze.failures = append(ze.failures, failures[i])
-			ze.Rcode = failures[i].rcode
 		}
 	}
 	if err := ctx.Err(); err != nil {
@@ -238,13 +291,15 @@ const (
 )
 
 // negativeProof classifies the authority section of a negative answer to the question
-// fqdn, for zone. It returns the owner of a foreign SOA for proofForeign.
+// fqdn, for zone. It returns, without the trailing dot, the owner of a foreign SOA for
+// proofForeign, and for proofNone that of an SOA above the zone covering the name, if
+// any ("." for the root's).
 func negativeProof(resp *dns.Msg, fqdn, zone string) (proof, string) {
 	// The chain starts at the question, in the zone: a DNAME it goes through moves the
 	// rest of the name into the DNAME's target, whose SOA then speaks for the zone.
 	final, dnames := chainEnd(resp.Answer, fqdn)
 	zones := append([]string{canonical(zone)}, dnames...)
-	covering, foreign := false, ""
+	covering, foreign := "", ""
 	for _, rr := range resp.Ns {
 		soa, ok := rr.(*dns.SOA)
 		if !ok {
@@ -260,12 +315,17 @@ func negativeProof(resp *dns.Msg, fqdn, zone string) (proof, string) {
 				return proofZone, ""
 			}
 		}
-		covering = true
+		if covering == "" {
+			covering = owner
+		}
 	}
-	if foreign != "" && !covering {
+	if foreign != "" && covering == "" {
 		return proofForeign, strings.TrimSuffix(foreign, ".")
 	}
-	return proofNone, ""
+	if covering != "." {
+		covering = strings.TrimSuffix(covering, ".")
+	}
+	return proofNone, covering
 }
 
 // within reports whether the canonical name is zone or below it.
@@ -278,13 +338,13 @@ func within(name, zone string) bool {
 // *NotFromZoneError (docs/ARCHITECTURE.md §1). It may check the zone through server,
 // and returns the number of queries that sent.
 func (r *Resolver) trustNegative(ctx context.Context, resp *dns.Msg, fqdn, server string, neg *Error) (*Error, int) {
-	p, foreign := negativeProof(resp, fqdn, r.zone)
+	p, soa := negativeProof(resp, fqdn, r.zone)
 	switch p {
 	case proofZone:
 		return neg, 0
 	case proofForeign:
 		return &Error{Kind: KindDNSFailure, Name: neg.Name, Server: server, Rcode: resp.Rcode,
-			Err: &NotFromZoneError{Zone: r.zone, Rcode: resp.Rcode, SOA: foreign}}, 0
+			Err: &NotFromZoneError{Zone: r.zone, Rcode: resp.Rcode, SOA: soa}}, 0
 	}
 	failure, sent, err := r.checks.check(ctx, server, func(ctx context.Context) (*serverFailure, int) { return r.probeZone(ctx, server) })
 	switch {
@@ -292,7 +352,7 @@ func (r *Resolver) trustNegative(ctx context.Context, resp *dns.Msg, fqdn, serve
 		return &Error{Kind: KindDNSFailure, Name: neg.Name, Server: server, Rcode: NoRcode, Err: err}, sent
 	case failure != nil:
 		return &Error{Kind: KindDNSFailure, Name: neg.Name, Server: server, Rcode: resp.Rcode,
-			Err: &NotFromZoneError{Zone: r.zone, Rcode: resp.Rcode, Check: failure.reason}}, sent
+			Err: &NotFromZoneError{Zone: r.zone, Rcode: resp.Rcode, Above: soa, Check: failure.reason}}, sent
 	}
 	return neg, sent
 }

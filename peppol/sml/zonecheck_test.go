@@ -46,6 +46,28 @@ func withZone(t testing.TB, zone string, h handler) handler {
 	}
 }
 
+// inParent answers as a recursive resolver does for an SML zone that is a name inside
+// its parent zone, without an SOA of its own (docs/ARCHITECTURE.md §1): the zone's SOA
+// question gets NOERROR with no records and the parent's SOA in the authority section
+// (with dname, a DNAME owned by the zone in the answer instead), every other question
+// h's answer.
+func inParent(t testing.TB, zone, parent string, dname bool, h handler) handler {
+	soa := soaRR(t, parent)
+	return func(w dns.ResponseWriter, req *dns.Msg, tcp bool) {
+		if q := req.Question[0]; q.Qtype == dns.TypeSOA && strings.EqualFold(q.Name, dns.Fqdn(zone)) {
+			m := reply(req, dns.RcodeSuccess)
+			m.RecursionAvailable = true
+			if dname {
+				m.Answer = []dns.RR{mustRR(t, dns.Fqdn(zone)+" 86400 IN DNAME edelivery.tech.ec.europa.eu.")}
+			}
+			m.Ns = []dns.RR{soa}
+			_ = w.WriteMsg(m)
+			return
+		}
+		h(w, req, tcp)
+	}
+}
+
 // TestNegativeAnswerProof: a negative answer (NXDOMAIN, or no NAPTR records) means "not
 // registered" only when it proves it comes from the SML zone: an SOA of the zone (or
 // below it, or of the zone a DNAME of the zone points to) in its authority section, or,
@@ -106,10 +128,30 @@ func TestNegativeAnswerProof(t *testing.T) {
 			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 2,
 		},
 		{
+			name: "zone inside its parent zone: NXDOMAIN with the parent's SOA, NOERROR for the zone",
+			h: func(t *testing.T) handler {
+				return inParent(t, zone, "tech.peppol.org", false, negative(dns.RcodeNameError, nil, soaRR(t, "tech.peppol.org")))
+			},
+			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 2,
+		},
+		{
+			name: "zone is a DNAME owner in its parent zone: NXDOMAIN with the parent's SOA",
+			h: func(t *testing.T) handler {
+				return inParent(t, zone, "tech.peppol.org", true, negative(dns.RcodeNameError, nil, soaRR(t, "tech.peppol.org")))
+			},
+			wantKind: KindNotRegistered, rcode: dns.RcodeNameError, udp: 2,
+		},
+		{
+			name:     "NXDOMAIN with the parent's SOA for every name, the zone too",
+			h:        func(t *testing.T) handler { return negative(dns.RcodeNameError, nil, soaRR(t, "tech.peppol.org")) },
+			wantKind: KindDNSFailure, rcode: dns.RcodeNameError, udp: 2 + 1,
+			msg: srvAddr + ": answered NXDOMAIN with the SOA of tech.peppol.org, above the SML zone " + zone + ", and the SML zone's own name does not resolve through it (NXDOMAIN)",
+		},
+		{
 			name:     "NXDOMAIN for every name, without an SOA (a captive portal, a broken resolver)",
 			h:        func(t *testing.T) handler { return negative(dns.RcodeNameError, nil) },
 			wantKind: KindDNSFailure, rcode: dns.RcodeNameError, udp: 2 + 1,
-			msg: srvAddr + ": answered NXDOMAIN without an SOA record, and the SML zone " + zone + "'s own SOA does not resolve through it (NXDOMAIN)",
+			msg: srvAddr + ": answered NXDOMAIN without an SOA record, and the SML zone " + zone + "'s own name does not resolve through it (NXDOMAIN)",
 		},
 		{
 			name:     "NXDOMAIN for every name with the SOA of another zone",
@@ -129,13 +171,13 @@ func TestNegativeAnswerProof(t *testing.T) {
 			name:     "NXDOMAIN with the root's SOA, for every name",
 			h:        func(t *testing.T) handler { return negative(dns.RcodeNameError, nil, soaRR(t, ".")) },
 			wantKind: KindDNSFailure, rcode: dns.RcodeNameError, udp: 2 + 1,
-			msg: "does not resolve through it (NXDOMAIN)",
+			msg: "answered NXDOMAIN with the SOA of the root zone, above the SML zone " + zone + ", and the SML zone's own name does not resolve through it (NXDOMAIN)",
 		},
 		{
 			name:     "NOERROR without records or SOA, for every name",
 			h:        func(t *testing.T) handler { return negative(dns.RcodeSuccess, nil) },
 			wantKind: KindDNSFailure, rcode: dns.RcodeSuccess, udp: 2 + 1,
-			msg: "answered no NAPTR records without an SOA record, and the SML zone " + zone + "'s own SOA does not resolve through it (NOERROR without the zone's SOA)",
+			msg: "answered no NAPTR records without an SOA record, and the SML zone " + zone + "'s own name does not resolve through it (NOERROR without the zone's SOA)",
 		},
 		{
 			name: "DNAME to another zone, NXDOMAIN with the SOA of a third",
@@ -255,11 +297,27 @@ func TestCheckZone(t *testing.T) {
 			[]string{"SML zone " + ZoneProduction + " does not resolve", "NXDOMAIN"}},
 		{"SERVFAIL", func(t *testing.T) []string { return []string{startServer(t, rcode(dns.RcodeServerFailure)).addr} },
 			[]string{"SERVFAIL"}},
+		{"zone inside its parent zone", func(t *testing.T) []string {
+			return []string{startServer(t, inParent(t, ZoneProduction, "tech.peppol.org", false, negative(dns.RcodeNameError, nil))).addr}
+		}, nil},
+		{"zone is a DNAME owner in its parent zone", func(t *testing.T) []string {
+			return []string{startServer(t, inParent(t, ZoneProduction, "tech.peppol.org", true, negative(dns.RcodeNameError, nil))).addr}
+		}, nil},
+		{"NOERROR for the zone with the root's SOA", func(t *testing.T) []string {
+			return []string{startServer(t, negative(dns.RcodeSuccess, nil, soaRR(t, "."))).addr}
+		}, []string{"NOERROR without the zone's SOA"}},
+		{"NOERROR for the zone with the SOA of a zone below it", func(t *testing.T) []string {
+			return []string{startServer(t, negative(dns.RcodeSuccess, nil, soaRR(t, "x."+ZoneProduction))).addr}
+		}, []string{"NOERROR with the SOA of x." + ZoneProduction}},
 		{"zone of another name", func(t *testing.T) []string {
 			return []string{startServer(t, negative(dns.RcodeSuccess, []dns.RR{soaRR(t, "portal.example")})).addr}
-		}, []string{"NOERROR without the zone's SOA"}},
+		}, []string{"NOERROR with the SOA of portal.example"}},
 		{"port closed", func(t *testing.T) []string { return []string{deadAddr(t)} }, []string{"does not resolve"}},
 	}
+	// The failures that prove the zone's name does not exist there, rather than that no
+	// answer was had (ZoneCheckError.NoSuchZone).
+	noSuchZone := map[string]bool{"two servers, neither resolves": true, "NXDOMAIN for the zone": true,
+		"zone of another name": true, "NOERROR for the zone with the SOA of a zone below it": true}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			servers := tt.servers(t)
@@ -279,6 +337,9 @@ func TestCheckZone(t *testing.T) {
 				if !strings.Contains(err.Error(), m) {
 					t.Errorf("message %q lacks %q", err, m)
 				}
+			}
+			if got := ze.NoSuchZone(); got != noSuchZone[tt.name] {
+				t.Errorf("NoSuchZone() = %v, want %v", got, noSuchZone[tt.name])
 			}
 			if strings.Contains(ze.Reason(), "127.0.0.1") {
 				t.Errorf("Reason() %q names a server", ze.Reason())

@@ -178,8 +178,10 @@ type gateServer struct {
 }
 
 // onlySMLUnready reports whether a /readyz answer is 503 only because an SML zone does
-// not resolve (its sml list has one that is not ok): the benchmark searches the mirror,
-// which needs no SML, and a machine without the internet cannot resolve the zone.
+// not exist for the machine's resolver (its sml list has one that is not ok; /readyz is
+// 503 only for noSuchZone, docs/INTERFACE.md §4.6): the benchmark searches the mirror,
+// which needs no SML, and a sandbox's resolver may answer NXDOMAIN for every name. (A
+// machine without any resolver keeps /readyz at 200: a timeout proves nothing.)
 func onlySMLUnready(status int, body []byte) bool {
 	var r struct {
 		SML []struct {
