@@ -268,6 +268,7 @@ for (const transport of transports) {
       assert.equal(sc.summary.rows, 4);
       assert.deepEqual(sc.summary.counts, {
         receives: 2,
+        blocked: 0,
         registered_without_that_document: 0,
         not_registered: 1,
         invalid: 1,
