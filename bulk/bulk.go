@@ -430,6 +430,11 @@ func (e *engine) lookup(j job) Result {
 			if failure == nil {
 				failure = err
 			}
+			if failure == nil {
+				// Registered, but no endpoint of a kind asked about could be read:
+				// whether it receives is not known, and may be on a retry.
+				failure = &registry.Error{Code: registry.CodeLookupFailed, Message: id.String() + ": its SMP lists the document kinds asked about, but their service metadata could not be read; retry later"}
+			}
 			continue
 		}
 		res.ParticipantID = id.String()
