@@ -184,7 +184,12 @@ func documentAccessPointSentence(t *tongue, plan Plan, who string, p *registry.P
 	switch {
 	case !info.Registered:
 		return fmt.Sprintf(t.docAPNotReg, who, what)
-	case info.CanReceive == nil || !*info.CanReceive && len(info.Blocked) == 0:
+	case len(info.Blocked) > 0:
+		// Listed, but sending fails right now: no access point "receives" it, and
+		// none read from an answer that is not validly signed is named
+		// (docs/INTERFACE.md §2.5).
+		return canReceiveSentence(t, plan, who, p, svc, info)
+	case info.CanReceive == nil || !*info.CanReceive:
 		if types := listedTypes(p, svc); types != nil {
 			return fmt.Sprintf(t.docAPNone, who, untrusted.Short(info.SMPHost), what, acceptsPhrase(t, types))
 		}

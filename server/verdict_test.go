@@ -54,6 +54,21 @@ func TestParticipantPageVerdictWords(t *testing.T) {
 // blockingCode finds the code of a blocking item of a page's "What to know" list.
 var blockingCode = regexp.MustCompile(`(?s)^<li class="blocking">.*\(([a-z_]+)\)`)
 
+// TestParticipantPageVerdictPerKind: the verdict box of a participant that lists only
+// credit notes, whose service expired, says sending credit notes fails, not invoices.
+func TestParticipantPageVerdictPerKind(t *testing.T) {
+	t.Parallel()
+	e := startE2EOn(t, func(ds *netsim.Dataset) {
+		p := ds.MustLookup(netsim.KnownServiceExpired)
+		p.Services = slices.DeleteFunc(p.Services, func(s netsim.ServiceInfo) bool { return !strings.Contains(s.DocumentType.Value, "::CreditNote##") })
+	}, nil, nil)
+	_, body := e.getPage(t, "/participant/"+netsim.KnownServiceExpired)
+	box := verdictBox.Find(body)
+	if !bytes.Contains(box, []byte("sending credit notes would fail")) || bytes.Contains(box, []byte("sending invoices")) {
+		t.Errorf("verdict box does not say sending credit notes fails, or speaks of invoices:\n%s", box)
+	}
+}
+
 // codeLike matches a warning code: lower-case words joined by underscores.
 var codeLike = regexp.MustCompile(`\b[a-z]+(?:_[a-z]+)+\b`)
 
@@ -319,6 +334,8 @@ func pageDoor(t *testing.T, e *e2e, id, ap string) door {
 		d.reach = registry.Receives
 	case bytes.Contains(box, []byte("Sending fails right now")):
 		d.reach = registry.Blocked
+	case bytes.Contains(box, []byte("could not be checked")):
+		d.reach = registry.Unknown
 	case bytes.Contains(box, []byte("but not credit notes")), bytes.Contains(box, []byte("but not invoices")), bytes.Contains(box, []byte("not for invoices or credit notes")):
 		d.reach = registry.WithoutDocument
 	default:

@@ -32,9 +32,12 @@ func TestParticipantText(t *testing.T) {
 			SMP:      &registry.SMPRecord{Hostname: "smp.example"},
 			Warnings: []registry.Warning{{Code: registry.WarnSMPNotFound, Message: "the SML points to an SMP that does not know this participant"}}},
 			[]string{"In the SML, but its SMP smp.example does not know it", "Warning (smp_not_found)"}, []string{"Registered on Peppol"}},
+		{"tampered answer", registry.Participant{ParticipantID: "0208:1", Directory: card, SMP: smpRec,
+			Warnings: []registry.Warning{{Code: registry.WarnSMPSignatureInvalid, Message: "the SMP answer's signature does not verify"}}},
+			[]string{"Its access point endpoint is not shown: the SMP answer it was read from is not verified."}, []string{"Access point endpoint https://ap.example/as4"}},
 	}
 	for _, tt := range tests {
-		got := participantText(&tt.p)
+		got := participantText(tt.p.Judged())
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", tt.name, got, w)
