@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
@@ -202,7 +203,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 	}
 	switch {
 	case errors.Is(err, smp.ErrNotFound):
-		out.warnings = append(out.warnings, registry.Warning{Code: registry.WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"})
+		out.warnings = append(out.warnings, registry.Warning{Code: registry.WarnEndpointNotFound, Message: "the SMP lists document type " + untrusted.Quote(doc.String()) + " but has no service metadata for it, so no endpoint is shown"})
 		return out
 	case err != nil:
 		out.degraded = true
@@ -213,7 +214,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 	var ep *smp.Endpoint
 	rec.Endpoint, ep = pickEndpoint(doc, sm)
 	var sigWarnings []registry.Warning
-	rec.Signature, sigWarnings = l.signatureOf(ctx, sm, "document type "+doc.String(), now)
+	rec.Signature, sigWarnings = l.signatureOf(ctx, sm, "document type "+untrusted.Quote(doc.String()), now)
 	out.warnings = append(out.warnings, sigWarnings...)
 	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, now)...)
 	if rec.Endpoint != nil {

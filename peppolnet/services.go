@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
@@ -314,9 +315,10 @@ func summarise(services []registry.Service) []registry.Warning {
 		s.count++
 	}
 	for _, s := range services {
+		// What the SMP wrote is quoted and capped in the message (docs/INTERFACE.md §2.6).
 		name := s.DocumentType.Name
 		if name == "" {
-			name = s.DocumentType.ID
+			name = untrusted.Quote(s.DocumentType.ID)
 		}
 		for _, w := range s.Warnings {
 			add(w, "document type "+name)
@@ -324,7 +326,7 @@ func summarise(services []registry.Service) []registry.Warning {
 		for _, p := range s.Processes {
 			for _, e := range p.Endpoints {
 				for _, w := range e.Warnings {
-					add(w, "endpoint "+e.URL+" for "+name)
+					add(w, "endpoint "+untrusted.Short(e.URL)+" for "+name)
 				}
 			}
 		}
