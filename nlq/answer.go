@@ -61,8 +61,26 @@ func gist(t *tongue, w registry.Warning) string {
 			return g
 		}
 	}
-	m, _, _ := strings.Cut(w.Message, ": ")
-	return strings.TrimSuffix(m, ".")
+	return strings.TrimSuffix(firstClause(w.Message), ".")
+}
+
+// firstClause is m up to its first ": " outside brackets and curly quotes, so that a
+// cut never leaves one open; m whole when there is none.
+func firstClause(m string) string {
+	depth := 0
+	for i, r := range m {
+		switch r {
+		case '(', '[', '“':
+			depth++
+		case ')', ']', '”':
+			depth = max(0, depth-1)
+		case ':':
+			if depth == 0 && strings.HasPrefix(m[i:], ": ") {
+				return m[:i]
+			}
+		}
+	}
+	return m
 }
 
 // participantAnswer answers a question about one participant, looked up as p, with

@@ -246,7 +246,7 @@ func checkText(r *CheckResult) string {
 				fmt.Fprintf(&b, " %s", untrusted.Quote(row.Name))
 			}
 			if row.Country != "" {
-				fmt.Fprintf(&b, " (%s)", row.Country)
+				fmt.Fprintf(&b, " (%s)", untrusted.Short(row.Country))
 			}
 			switch row.Status {
 			case bulk.Receives:

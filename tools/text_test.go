@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -48,5 +49,17 @@ func TestParticipantText(t *testing.T) {
 				t.Errorf("%s: %q has %q", tt.name, got, n)
 			}
 		}
+	}
+}
+
+// TestCheckTextCleansCountry: a row's country, from the participant's card, is
+// cleaned and capped in the check's text like its name.
+func TestCheckTextCleansCountry(t *testing.T) {
+	t.Parallel()
+	r := &CheckResult{Documents: []string{"Invoice"}, Results: []bulk.Result{{Input: "0208:1", ParticipantID: "0208:1", Status: bulk.Receives,
+		Name: "Acme", Country: "B\u202eE" + strings.Repeat("x", 500), Documents: []bulk.Document{{Kind: "Invoice", Receives: true}}}}}
+	got := checkText(r)
+	if strings.Contains(got, "\u202e") || strings.Contains(got, strings.Repeat("x", 300)) {
+		t.Errorf("checkText shows the country raw: %.400q", got)
 	}
 }
