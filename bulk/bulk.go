@@ -73,8 +73,12 @@ type Row struct {
 
 // Document says whether a participant can receive one document kind.
 type Document struct {
-	Kind     string `json:"kind" jsonschema:"the document kind, a category of the Peppol code list, e.g. Invoice or Credit Note"`
-	Receives bool   `json:"receives" jsonschema:"whether the participant's SMP lists a document type of this kind"`
+	Kind string `json:"kind" jsonschema:"the document kind, a category of the Peppol code list, e.g. Invoice or Credit Note"`
+	// Listed: its SMP lists a document type of this kind.
+	Listed bool `json:"listed" jsonschema:"whether the participant's SMP lists a document type of this kind"`
+	// Receives is the verdict's (registry.KindVerdict.Receives): listed, and an
+	// endpoint of it can be sent to right now.
+	Receives bool `json:"receives" jsonschema:"whether it can be sent this kind right now: listed, and an endpoint receiving it is not blocked (false for a blocked row)"`
 }
 
 // RowError is why a row failed.
@@ -447,7 +451,7 @@ func (e *engine) lookup(j job) Result {
 		res.Blocked = v.Blocked
 		res.Status = statusOf(v.Reach)
 		for _, k := range v.Kinds {
-			res.Documents = append(res.Documents, Document{Kind: k.Kind, Receives: k.Listed})
+			res.Documents = append(res.Documents, Document{Kind: k.Kind, Listed: k.Listed, Receives: k.Receives})
 		}
 		return res
 	}

@@ -369,6 +369,11 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 		}
 		col := func(name string) string { return recs[1][slices.Index(recs[0], name)] }
 		r = bulk.Result{Status: bulk.Status(col("status")), AccessPoint: col("access_point"), Blocked: strings.Fields(col("blocked"))}
+		for _, kind := range []string{"invoice", "credit_note"} {
+			if v := col("receives_" + kind); v != "" {
+				r.Documents = append(r.Documents, bulk.Document{Kind: kind, Receives: v == "yes"})
+			}
+		}
 	} else {
 		resp, body := e.postCheck(t, "", "application/json", `{"rows":["`+id+`"]}`)
 		if resp.StatusCode != http.StatusOK {
@@ -381,6 +386,14 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 		}
 	}
 	d := door{blocked: r.Blocked, ap: r.AccessPoint}
+	// A document kind receives as the verdict's does: sendable right now, not listed.
+	every := len(r.Documents) > 0
+	for _, doc := range r.Documents {
+		every = every && doc.Receives
+	}
+	if every != (r.Status == bulk.Receives) {
+		t.Errorf("check (CSV %v): status %s, but documents %+v", asCSV, r.Status, r.Documents)
+	}
 	switch r.Status {
 	case bulk.Receives:
 		d.reach = registry.Receives
