@@ -492,8 +492,7 @@ func unregistered(tried []string, failure error) Result {
 		if err != nil {
 			continue
 		}
-		v := peppol.ValidateParticipantID(id)
-		for _, note := range append(v.Problems, v.Warnings...) {
+		for _, note := range peppol.Notes(id) {
 			res.Warnings = append(res.Warnings, registry.Warning{Code: registry.WarnIdentifier, Message: t + ": " + note})
 		}
 	}

@@ -115,7 +115,7 @@ func (l *Registry) fetchServices(ctx context.Context, id peppol.ParticipantID, f
 	switch {
 	case errors.Is(err, sml.ErrNotRegistered):
 		msg := "the SML answered that " + key + " is not registered, so it has no SMP and cannot receive documents over Peppol (a Peppol Directory card, if any, would not change that; the Directory is not asked for services); check the scheme and number, do not retry"
-		if notes := identifierNotes(id); len(notes) > 0 {
+		if notes := peppol.Notes(id); len(notes) > 0 {
 			msg += "; note: " + strings.Join(notes, "; ")
 		}
 		return notFound(msg)
@@ -154,7 +154,7 @@ func (l *Registry) fetchServices(ctx context.Context, id peppol.ParticipantID, f
 	degraded := l.fetchServiceMetadata(ctx, id, base, docs, out.Services, sigs)
 	out.SMP.Signature = firstNotValid(sigs)
 	out.Warnings = summarise(out.Services)
-	for _, n := range identifierNotes(id) {
+	for _, n := range peppol.Notes(id) {
 		out.Warnings = append(out.Warnings, registry.Warning{Code: registry.WarnIdentifier, Message: n})
 	}
 	ttl := l.cfg.PositiveTTL
