@@ -202,9 +202,9 @@ func documentAccessPointSentence(t *tongue, plan Plan, who string, p *registry.P
 	switch {
 	case !info.Registered:
 		return fmt.Sprintf(t.docAPNotReg, who, what)
-	case len(info.Blocked) > 0:
-		// Listed, but sending fails right now: no access point "receives" it, and
-		// none read from an answer that is not validly signed is named
+	case len(info.Blocked) > 0 || info.Unchecked:
+		// Listed, but sending fails right now or could not be checked: no access
+		// point "receives" it, and none read from an answer not validly signed is named
 		// (docs/INTERFACE.md §2.5).
 		return canReceiveSentence(t, plan, who, p, svc, info)
 	case info.CanReceive == nil || !*info.CanReceive:
@@ -227,6 +227,8 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 	switch {
 	case !info.Registered:
 		return verdict(t, t.no, fmt.Sprintf(t.crNotRegistered, who, what))
+	case info.Unchecked:
+		return fmt.Sprintf(t.crUnchecked, who, what, untrusted.Short(info.SMPHost))
 	case len(info.Blocked) > 0:
 		var why []string
 		for _, code := range info.Blocked {

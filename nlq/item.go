@@ -50,6 +50,9 @@ type PeppolInfo struct {
 	// Blocked, when CanReceive is false although the SMP lists the document kind, are
 	// the warning codes that make sending fail right now on every endpoint of it.
 	Blocked []string `json:"blocked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: why sending fails right now on every endpoint of it, as warning codes (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
+	// Unchecked, when CanReceive is false although the SMP lists the document kind:
+	// no endpoint of it could be read, so whether it can be sent is not known.
+	Unchecked bool `json:"unchecked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: its service metadata could not be read just now, so whether it can be sent is not known; retry later"`
 	// Warnings are the lookup's warnings.
 	Warnings []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
 	// Documents are, for a question naming a document kind, the document types of
@@ -130,8 +133,11 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 			}
 		}
 		can := v.Reach == registry.Receives
-		if v.Reach == registry.Blocked {
+		switch v.Reach {
+		case registry.Blocked:
 			info.Blocked = v.Blocked // listed, but sending fails right now
+		case registry.Unknown:
+			info.Unchecked = info.Registered // listed, but no endpoint could be read
 		}
 		info.CanReceive = &can
 	}

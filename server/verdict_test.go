@@ -130,6 +130,10 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			// Every ServiceMetadata of it redirects to where its SMP answers 404.
 			e.net.SetRedirect(p.ID, strings.TrimSuffix(e.net.SMPBaseURL(p.SMPHost), "/")+"/nowhere")
 		}, reach: registry.Blocked, code: registry.WarnEndpointNotFound, askAbout: "invoices"},
+		{name: "metadata unavailable", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			// Every ServiceMetadata of it redirects to where nothing answers.
+			e.net.SetRedirect(p.ID, "http://127.0.0.1:1/smp")
+		}, reach: registry.Unknown, askAbout: "invoices"},
 		{name: "not registered", id: "0208:0000000097", reach: registry.NotRegistered, askAbout: "invoices"},
 		{name: "upstream failed", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
 			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
@@ -292,6 +296,8 @@ func askOne(t *testing.T, e *e2e, query, ap string) door {
 	switch {
 	case info.CanReceive == nil:
 		t.Fatalf("/ask: no canReceive: %s", body)
+	case info.Unchecked && !*info.CanReceive:
+		d.reach = registry.Unknown
 	case *info.CanReceive:
 		d.reach = registry.Receives
 	case len(info.Blocked) > 0:
