@@ -171,13 +171,13 @@ func Judge(ev Evidence, kinds []string) Verdict {
 		}
 		if k.Listed && !known {
 			switch {
-			case p != nil && p.SMP != nil && p.SMP.Endpoint != nil:
-				// Only the lookup's one endpoint is known: it stands for the kind.
-				k.Receives, k.Blocked = len(lookupBlocked) == 0, slices.Clone(lookupBlocked)
 			case svc != nil && noEndpointBlocked(svc, kind) != nil:
 				// Every service of the kind without an endpoint says why: its SMP
 				// answers 404 for its metadata, or it is blocked.
 				k.Blocked = noEndpointBlocked(svc, kind)
+			case p != nil && p.SMP != nil && p.SMP.Endpoint != nil:
+				// Only the lookup's one endpoint is known: it stands for the kind.
+				k.Receives, k.Blocked = len(lookupBlocked) == 0, slices.Clone(lookupBlocked)
 			case svc == nil && len(lookupBlocked) > 0 && !p.has(WarnEndpointUnavailable):
 				k.Blocked = slices.Clone(lookupBlocked)
 			default:

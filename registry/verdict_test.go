@@ -75,6 +75,7 @@ func TestJudge(t *testing.T) {
 		{"services: metadata 404", Evidence{Services: services(service(inv, []string{WarnEndpointNotFound}), service(cn, nil, nil))}, DefaultKinds(), Blocked, []string{WarnEndpointNotFound}, false},
 		{"services: metadata unavailable", Evidence{Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, nil))}, DefaultKinds(), Unknown, nil, false},
 		{"services: one unavailable, one blocked", Evidence{Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, []string{WarnCertificateExpired}))}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, false},
+		{"services: credit note 404, the lookup's invoice endpoint does not stand for it", Evidence{Participant: lookup([]CodeInfo{inv, cn}), Services: services(service(inv, nil, nil), service(cn, []string{WarnEndpointNotFound}))}, DefaultKinds(), Blocked, []string{WarnEndpointNotFound}, true},
 		{"services: one 404, another fine", Evidence{Services: services(service(inv, []string{WarnEndpointNotFound}), service(inv, nil, nil), service(cn, nil, nil))}, DefaultKinds(), Receives, nil, false},
 	}
 	for _, tt := range tests {
