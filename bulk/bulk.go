@@ -73,8 +73,12 @@ type Row struct {
 
 // Document says whether a participant can receive one document kind.
 type Document struct {
-	Kind     string `json:"kind" jsonschema:"the document kind, a category of the Peppol code list, e.g. Invoice or Credit Note"`
-	Receives bool   `json:"receives" jsonschema:"whether the participant's SMP lists a document type of this kind"`
+	Kind string `json:"kind" jsonschema:"the document kind, a category of the Peppol code list, e.g. Invoice or Credit Note"`
+	// Listed: its SMP lists a document type of this kind.
+	Listed bool `json:"listed" jsonschema:"whether the participant's SMP lists a document type of this kind"`
+	// Receives is the verdict's (registry.KindVerdict.Receives): listed, and an
+	// endpoint of it can be sent to right now.
+	Receives bool `json:"receives" jsonschema:"whether it can be sent this kind right now: listed, and an endpoint receiving it is not blocked (false for a blocked row)"`
 }
 
 // RowError is why a row failed.
@@ -430,6 +434,11 @@ func (e *engine) lookup(j job) Result {
 			if failure == nil {
 				failure = err
 			}
+			if failure == nil {
+				// Registered, but no endpoint of a kind asked about could be read:
+				// whether it receives is not known, and may be on a retry.
+				failure = &registry.Error{Code: registry.CodeLookupFailed, Message: id.String() + ": its SMP lists the document kinds asked about, but their service metadata could not be read; retry later"}
+			}
 			continue
 		}
 		res.ParticipantID = id.String()
@@ -442,7 +451,7 @@ func (e *engine) lookup(j job) Result {
 		res.Blocked = v.Blocked
 		res.Status = statusOf(v.Reach)
 		for _, k := range v.Kinds {
-			res.Documents = append(res.Documents, Document{Kind: k.Kind, Receives: k.Listed})
+			res.Documents = append(res.Documents, Document{Kind: k.Kind, Listed: k.Listed, Receives: k.Receives})
 		}
 		return res
 	}
@@ -483,8 +492,7 @@ func unregistered(tried []string, failure error) Result {
 		if err != nil {
 			continue
 		}
-		v := peppol.ValidateParticipantID(id)
-		for _, note := range append(v.Problems, v.Warnings...) {
+		for _, note := range peppol.Notes(id) {
 			res.Warnings = append(res.Warnings, registry.Warning{Code: registry.WarnIdentifier, Message: t + ": " + note})
 		}
 	}

@@ -334,8 +334,8 @@ func TestSignatureBlocks(t *testing.T) {
 				t.Errorf("%+v, want blocked by %s without an access point", r, tt.code)
 			}
 			for _, d := range r.Documents {
-				if !d.Receives {
-					t.Errorf("documents %+v: the SMP lists them all", r.Documents)
+				if !d.Listed || d.Receives {
+					t.Errorf("documents %+v: the SMP lists them all, and none can be sent to", r.Documents)
 				}
 			}
 		})

@@ -61,8 +61,26 @@ func gist(t *tongue, w registry.Warning) string {
 			return g
 		}
 	}
-	m, _, _ := strings.Cut(w.Message, ": ")
-	return strings.TrimSuffix(m, ".")
+	return strings.TrimSuffix(firstClause(w.Message), ".")
+}
+
+// firstClause is m up to its first ": " outside brackets and curly quotes, so that a
+// cut never leaves one open; m whole when there is none.
+func firstClause(m string) string {
+	depth := 0
+	for i, r := range m {
+		switch r {
+		case '(', '[', '“':
+			depth++
+		case ')', ']', '”':
+			depth = max(0, depth-1)
+		case ':':
+			if depth == 0 && strings.HasPrefix(m[i:], ": ") {
+				return m[:i]
+			}
+		}
+	}
+	return m
 }
 
 // participantAnswer answers a question about one participant, looked up as p, with
@@ -184,7 +202,12 @@ func documentAccessPointSentence(t *tongue, plan Plan, who string, p *registry.P
 	switch {
 	case !info.Registered:
 		return fmt.Sprintf(t.docAPNotReg, who, what)
-	case info.CanReceive == nil || !*info.CanReceive && len(info.Blocked) == 0:
+	case len(info.Blocked) > 0 || info.Unchecked:
+		// Listed, but sending fails right now or could not be checked: no access
+		// point "receives" it, and none read from an answer not validly signed is named
+		// (docs/INTERFACE.md §2.5).
+		return canReceiveSentence(t, plan, who, p, svc, info)
+	case info.CanReceive == nil || !*info.CanReceive:
 		if types := listedTypes(p, svc); types != nil {
 			return fmt.Sprintf(t.docAPNone, who, untrusted.Short(info.SMPHost), what, acceptsPhrase(t, types))
 		}
@@ -204,6 +227,8 @@ func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participan
 	switch {
 	case !info.Registered:
 		return verdict(t, t.no, fmt.Sprintf(t.crNotRegistered, who, what))
+	case info.Unchecked:
+		return fmt.Sprintf(t.crUnchecked, who, what, untrusted.Short(info.SMPHost))
 	case len(info.Blocked) > 0:
 		var why []string
 		for _, code := range info.Blocked {

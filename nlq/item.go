@@ -1,8 +1,6 @@
 package nlq
 
 import (
-	"slices"
-
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -52,6 +50,9 @@ type PeppolInfo struct {
 	// Blocked, when CanReceive is false although the SMP lists the document kind, are
 	// the warning codes that make sending fail right now on every endpoint of it.
 	Blocked []string `json:"blocked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: why sending fails right now on every endpoint of it, as warning codes (certificate_expired, certificate_revoked, certificate_chain_invalid, service_not_yet_active, service_expired, transport_profile_removed, smp_signature_invalid, smp_signature_missing, smp_certificate_not_peppol)"`
+	// Unchecked, when CanReceive is false although the SMP lists the document kind:
+	// no endpoint of it could be read, so whether it can be sent is not known.
+	Unchecked bool `json:"unchecked,omitempty" jsonschema:"when canReceive is false although the SMP lists the document kind: its service metadata could not be read just now, so whether it can be sent is not known; retry later"`
 	// Warnings are the lookup's warnings.
 	Warnings []registry.Warning `json:"warnings,omitempty" jsonschema:"the lookup's warnings"`
 	// Documents are, for a question naming a document kind, the document types of
@@ -113,19 +114,18 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 		name, country = d.Name, d.CountryCode
 	}
 	it := e.newItem(p.ParticipantID, name, country)
-	stale := p.SMP != nil && hasWarning(p, registry.WarnSMPNotFound)
+	stale := p.SMP != nil && p.Has(registry.WarnSMPNotFound)
 	info := &PeppolInfo{Registered: p.SMP != nil && !stale, StaleSML: stale, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
+	// One verdict for every front door (registry.Judge, docs/INTERFACE.md §2.5): it
+	// also says which endpoint may be shown as its access point.
+	v := registry.Judge(registry.Evidence{Participant: p, Services: svc}, docKinds(doc))
 	if s := p.SMP; s != nil {
 		info.SMPHost, info.DocumentTypeCount = s.Hostname, s.ServiceCount
-		// An endpoint read from an SMP answer not validly signed by the network's SMP
-		// CA is never presented as its access point (docs/INTERFACE.md §2.5).
-		if ep := s.Endpoint; ep != nil && !slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool { return registry.Unverified(w.Code) }) {
+		if ep := s.Endpoint; ep != nil && v.AccessPoint != "" {
 			info.Endpoint = &EndpointInfo{URL: ep.URL, TransportProfile: ep.TransportProfile, DocumentType: ep.DocumentType}
 		}
 	}
 	if judge {
-		// One verdict for every front door (registry.Judge, docs/INTERFACE.md §2.5).
-		v := registry.Judge(registry.Evidence{Participant: p, Services: svc}, docKinds(doc))
 		if info.Registered {
 			if types := listedTypes(p, svc); types != nil {
 				info.Documents = documents(types, svc, doc)
@@ -133,8 +133,11 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 			}
 		}
 		can := v.Reach == registry.Receives
-		if v.Reach == registry.Blocked {
+		switch v.Reach {
+		case registry.Blocked:
 			info.Blocked = v.Blocked // listed, but sending fails right now
+		case registry.Unknown:
+			info.Unchecked = info.Registered // listed, but no endpoint could be read
 		}
 		info.CanReceive = &can
 	}
@@ -165,16 +168,6 @@ func (e *Engine) servicesItem(it *Item, svc *registry.ServicesResult) Item {
 	info.DocumentKinds = documentKinds(types)
 	out.Peppol = &info
 	return out
-}
-
-// hasWarning reports whether p carries a warning with code.
-func hasWarning(p *registry.Participant, code string) bool {
-	for _, w := range p.Warnings {
-		if w.Code == code {
-			return true
-		}
-	}
-	return false
 }
 
 // docKinds are the code-list categories Judge is asked about for doc: none (any

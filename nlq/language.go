@@ -247,6 +247,7 @@ type tongue struct {
 	crNotListed       string // who, SMP host, docs, n document types, what it accepts
 	crProbably        string // who, SMP host, n document types
 	crNotNow          string // who, docs, why
+	crUnchecked       string // who, docs, SMP host
 	acceptsNone       string
 	accepts           string // document type names
 	acceptsKinds      string // n document types, kinds

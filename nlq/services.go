@@ -175,11 +175,16 @@ func documentNames(docs []DocumentInfo) []string {
 	return append(active, other...)
 }
 
-// endpointsPhrase names the distinct endpoints of docs: "https://ap/as4
-// (peppol-transport-as4-v2_0)"; "" when there is none.
+// endpointsPhrase names the distinct endpoints of docs read from validly signed
+// answers: "https://ap/as4 (peppol-transport-as4-v2_0)"; "" when there is none.
 func endpointsPhrase(t *tongue, docs []DocumentInfo) string {
 	var eps []string
 	for _, d := range docs {
+		if slices.ContainsFunc(d.Warnings, func(w registry.Warning) bool { return registry.Unverified(w.Code) }) {
+			// Read from an answer not validly signed: never named as its access
+			// point (docs/INTERFACE.md §2.5).
+			continue
+		}
 		for _, e := range d.Endpoints {
 			s := untrusted.Short(e.URL) + " (" + untrusted.Short(e.TransportProfile) + ")"
 			if !slices.Contains(eps, s) {

@@ -132,7 +132,7 @@ func TestEngineServices(t *testing.T) {
 			wantCalls: svcCalls(netsim.KnownNonStandardDocType),
 			wantStart: 2,
 			wantCan:   true,
-			wantIn:    []string{"as Peppol BIS Billing UBL Invoice V3 and busdox-docid-qns::", "Warning: the document type busdox-docid-qns::"},
+			wantIn:    []string{"as Peppol BIS Billing UBL Invoice V3 and busdox-docid-qns::", "Warning: the document type “busdox-docid-qns::"},
 			check: func(t *testing.T, info *PeppolInfo) {
 				if len(info.Documents) != 2 || !slices.Equal(info.DocumentKinds, []string{"Invoice", kindOther}) {
 					t.Errorf("documents %+v, kinds %v", info.Documents, info.DocumentKinds)

@@ -75,6 +75,7 @@ var german = tongue{
 	crNotListed:       "%[1]s ist bei Peppol (SMP %[2]s), listet %[3]s aber nicht unter seinen %[4]s; %[5]s.",
 	crProbably:        "%[1]s ist bei Peppol registriert (SMP %[2]s, %[3]s), hat aber keine Visitenkarte im Directory, die die Dokumenttypen angibt; der Endpoint in seinem SMP gilt für einen anderen Dokumenttyp.",
 	crNotNow:          "%[1]s ist für %[2]s registriert, aber das Senden schlägt gerade fehl: %[3]s.",
+	crUnchecked:       "%[1]s ist für %[2]s registriert, aber ob das Senden klappt, ließ sich nicht prüfen: die Service-Metadaten konnten gerade nicht aus seinem SMP %[3]s gelesen werden; versuchen Sie es später erneut.",
 	acceptsNone:       "sein SMP listet keinen Dokumenttyp",
 	accepts:           "empfangen werden %s",
 	acceptsKinds:      "empfangen werden %[1]s der Arten %[2]s",

@@ -46,6 +46,7 @@ var english = tongue{
 	crNotListed:       "%[1]s is on Peppol (SMP %[2]s) but does not list %[3]s among its %[4]s; %[5]s.",
 	crProbably:        "%[1]s is registered on Peppol (SMP %[2]s, %[3]s), but it has no Directory card saying which document types; its SMP endpoint is for another document type.",
 	crNotNow:          "%[1]s is registered for %[2]s, but sending them fails right now: %[3]s.",
+	crUnchecked:       "%[1]s is registered for %[2]s, but whether sending them works could not be checked: their service metadata could not be read from its SMP %[3]s just now; try again later.",
 	acceptsNone:       "its SMP lists no document type",
 	accepts:           "it receives %s",
 	acceptsKinds:      "it receives %[1]s of the kinds %[2]s",

@@ -75,6 +75,7 @@ var french = tongue{
 	crNotListed:       "%[1]s est sur Peppol (SMP %[2]s) mais ne liste pas les %[3]s parmi ses %[4]s ; %[5]s.",
 	crProbably:        "%[1]s est enregistré sur Peppol (SMP %[2]s, %[3]s), mais n'a pas de carte dans l'annuaire indiquant quels types de document il accepte ; le point d'accès indiqué par son SMP concerne un autre type de document.",
 	crNotNow:          "%[1]s est enregistré pour les %[2]s, mais leur envoi échoue en ce moment : %[3]s.",
+	crUnchecked:       "%[1]s est enregistré pour les %[2]s, mais leur envoi n'a pas pu être vérifié : ses métadonnées de service n'ont pas pu être lues dans son SMP %[3]s pour le moment ; réessayez plus tard.",
 	acceptsNone:       "son SMP ne liste aucun type de document",
 	accepts:           "il reçoit %s",
 	acceptsKinds:      "il reçoit %[1]s des catégories %[2]s",

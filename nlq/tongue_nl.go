@@ -75,6 +75,7 @@ var dutch = tongue{
 	crNotListed:       "%[1]s is op Peppol (SMP %[2]s) maar vermeldt geen %[3]s bij zijn %[4]s; %[5]s.",
 	crProbably:        "%[1]s is geregistreerd op Peppol (SMP %[2]s, %[3]s), maar heeft geen kaart in de Directory die zegt welke documenttypes het ontvangt; het endpoint in zijn SMP is voor een ander documenttype.",
 	crNotNow:          "%[1]s is geregistreerd voor %[2]s, maar versturen mislukt op dit moment: %[3]s.",
+	crUnchecked:       "%[1]s is geregistreerd voor %[2]s, maar of versturen werkt kon niet worden nagegaan: de service-metadata konden op dit moment niet uit zijn SMP %[3]s gelezen worden; probeer het later opnieuw.",
 	acceptsNone:       "zijn SMP vermeldt geen enkel documenttype",
 	accepts:           "het ontvangt %s",
 	acceptsKinds:      "het ontvangt %[1]s van de soorten %[2]s",

@@ -74,6 +74,7 @@ var norwegian = tongue{
 	crNotListed:       "%[1]s er på Peppol (SMP %[2]s), men oppgir ikke %[3]s blant sine %[4]s; %[5]s.",
 	crProbably:        "%[1]s er registrert i Peppol (SMP %[2]s, %[3]s), men har ikke noe visittkort i katalogen som viser hvilke dokumenttyper den mottar; endepunktet i SMP-en gjelder en annen dokumenttype.",
 	crNotNow:          "%[1]s er registrert for %[2]s, men sending feiler akkurat nå: %[3]s.",
+	crUnchecked:       "%[1]s er registrert for %[2]s, men om sending virker kunne ikke sjekkes: tjenestemetadataene kunne ikke leses fra SMP-en %[3]s akkurat nå; prøv igjen senere.",
 	acceptsNone:       "SMP-en oppgir ingen dokumenttype",
 	accepts:           "den mottar %s",
 	acceptsKinds:      "den mottar %[1]s i kategoriene %[2]s",

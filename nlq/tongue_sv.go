@@ -75,6 +75,7 @@ var swedish = tongue{
 	crNotListed:       "%[1]s finns på Peppol (SMP %[2]s) men listar inte %[3]s bland sina %[4]s; %[5]s.",
 	crProbably:        "%[1]s är registrerad på Peppol (SMP %[2]s, %[3]s), men har inget visitkort i katalogen som anger vilka dokumenttyper den tar emot; endpointen i dess SMP gäller en annan dokumenttyp.",
 	crNotNow:          "%[1]s är registrerad för %[2]s, men att skicka dem misslyckas just nu: %[3]s.",
+	crUnchecked:       "%[1]s är registrerad för %[2]s, men om det går att skicka dem kunde inte kontrolleras: tjänstemetadata kunde inte läsas från dess SMP %[3]s just nu; försök igen senare.",
 	acceptsNone:       "dess SMP listar ingen dokumenttyp",
 	accepts:           "den tar emot %s",
 	acceptsKinds:      "den tar emot %[1]s i kategorierna %[2]s",

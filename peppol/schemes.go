@@ -166,6 +166,16 @@ type Validation struct {
 // OK reports whether no problem was found.
 func (v Validation) OK() bool { return len(v.Problems) == 0 }
 
+// Notes returns what ValidateParticipantID found wrong or questionable with id: its
+// problems, then its warnings; none for a well-formed id of an active scheme. A lookup
+// that finds id unregistered says them, as does the bulk check's not_registered row
+// (docs/INTERFACE.md §4.7), so that a mistyped number is told apart from an
+// unregistered one.
+func Notes(id ParticipantID) []string {
+	v := ValidateParticipantID(id)
+	return append(v.Problems, v.Warnings...)
+}
+
 // ValidateParticipantID checks id against the code list: whether its scheme is known and
 // in which state, whether the value matches the scheme's syntax, and its check digit.
 // It never returns an error; everything found is in the Validation's Problems and

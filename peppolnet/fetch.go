@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
@@ -21,13 +22,6 @@ import (
 var bisBillingInvoice = smp.Identifier{
 	Scheme: smp.DocTypeScheme,
 	Value:  "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2::Invoice##urn:cen.eu:en16931:2017#compliant#urn:fdc:peppol.eu:2017:poacc:billing:3.0::2.1",
-}
-
-// identifierNotes returns what the Peppol code list says is wrong or dated about id,
-// as sentences; nil when nothing is.
-func identifierNotes(id peppol.ParticipantID) []string {
-	v := peppol.ValidateParticipantID(id)
-	return append(v.Problems, v.Warnings...)
 }
 
 // smpOutcome is the result of the SML → SMP branch.
@@ -101,7 +95,7 @@ func (l *Registry) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) 
 		}
 		if do.rec == nil {
 			msg := "participant " + key + " is not registered on the Peppol network (not in the SML, no Peppol Directory card); check the scheme and number, do not retry"
-			if notes := identifierNotes(id); len(notes) > 0 {
+			if notes := peppol.Notes(id); len(notes) > 0 {
 				msg += "; note: " + strings.Join(notes, "; ")
 			}
 			return fetchResult{err: &registry.Error{Code: registry.CodeNotFound, Message: msg}, ttl: l.cfg.NegativeTTL}
@@ -115,7 +109,7 @@ func (l *Registry) merge(id peppol.ParticipantID, so smpOutcome, do dirOutcome) 
 		return fetchResult{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the SML has records for " + key + " but none points to a usable SMP, and " + what + "; retry with exponential backoff", Err: errors.Join(so.noSMPService, do.err)}}
 	}
 	p := &registry.Participant{ParticipantID: key, Directory: do.rec, SMP: so.rec, Warnings: so.warnings}
-	for _, n := range identifierNotes(id) {
+	for _, n := range peppol.Notes(id) {
 		p.Warnings = append(p.Warnings, registry.Warning{Code: registry.WarnIdentifier, Message: n})
 	}
 	if so.sgFetched && do.err == nil {
@@ -202,7 +196,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 	}
 	switch {
 	case errors.Is(err, smp.ErrNotFound):
-		out.warnings = append(out.warnings, registry.Warning{Code: registry.WarnEndpointNotFound, Message: "the SMP lists document type " + doc.String() + " but has no service metadata for it, so no endpoint is shown"})
+		out.warnings = append(out.warnings, registry.Warning{Code: registry.WarnEndpointNotFound, Message: "the SMP lists document type " + untrusted.Quote(doc.String()) + " but has no service metadata for it, so no endpoint is shown"})
 		return out
 	case err != nil:
 		out.degraded = true
@@ -213,7 +207,7 @@ func (l *Registry) smpBranch(ctx context.Context, id peppol.ParticipantID) smpOu
 	var ep *smp.Endpoint
 	rec.Endpoint, ep = pickEndpoint(doc, sm)
 	var sigWarnings []registry.Warning
-	rec.Signature, sigWarnings = l.signatureOf(ctx, sm, "document type "+doc.String(), now)
+	rec.Signature, sigWarnings = l.signatureOf(ctx, sm, "document type "+untrusted.Quote(doc.String()), now)
 	out.warnings = append(out.warnings, sigWarnings...)
 	out.warnings = append(out.warnings, recordEndpointWarnings(rec.Endpoint, now)...)
 	if rec.Endpoint != nil {

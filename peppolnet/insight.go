@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol/codelist"
 	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
@@ -217,24 +218,27 @@ func endpointURLWarnings(raw string) []registry.Warning {
 	return ws
 }
 
-// transportProfileWarnings checks a transport profile against the code list.
+// transportProfileWarnings checks a transport profile against the code list. The id is
+// the SMP's: quoted and capped in the message (untrusted.Quote, docs/INTERFACE.md §2.6).
 func transportProfileWarnings(t registry.TransportProfileInfo) []registry.Warning {
 	switch {
 	case t.NonStandard:
-		return []registry.Warning{{Code: registry.WarnTransportProfileUnknown, Message: "the transport profile " + t.ID + " is not in the Peppol code list, so Peppol access points will not use this endpoint; the only active profile is " + smp.TransportAS4}}
+		return []registry.Warning{{Code: registry.WarnTransportProfileUnknown, Message: "the transport profile " + untrusted.Quote(t.ID) + " is not in the Peppol code list, so Peppol access points will not use this endpoint; the only active profile is " + smp.TransportAS4}}
 	case t.State == string(codelist.StateRemoved):
-		return []registry.Warning{{Code: registry.WarnTransportProfileRemoved, Message: "the transport profile " + t.ID + " (" + t.Name + ") has been removed from Peppol, so no access point sends over it; the participant needs an endpoint with " + smp.TransportAS4}}
+		return []registry.Warning{{Code: registry.WarnTransportProfileRemoved, Message: "the transport profile " + untrusted.Short(t.ID) + " (" + t.Name + ") has been removed from Peppol, so no access point sends over it; the participant needs an endpoint with " + smp.TransportAS4}}
 	case t.State == string(codelist.StateDeprecated):
-		return []registry.Warning{{Code: registry.WarnTransportProfileDeprecated, Message: "the transport profile " + t.ID + " (" + t.Name + ") is deprecated in the Peppol code list and will be removed; the participant should add an endpoint with " + smp.TransportAS4}}
+		return []registry.Warning{{Code: registry.WarnTransportProfileDeprecated, Message: "the transport profile " + untrusted.Short(t.ID) + " (" + t.Name + ") is deprecated in the Peppol code list and will be removed; the participant should add an endpoint with " + smp.TransportAS4}}
 	}
 	return nil
 }
 
-// documentTypeWarnings checks a document type against the code list.
+// documentTypeWarnings checks a document type against the code list. An id the code
+// list lacks is the SMP's: quoted and capped in the message (untrusted.Quote,
+// docs/INTERFACE.md §2.6).
 func documentTypeWarnings(d registry.CodeInfo) []registry.Warning {
 	switch {
 	case d.NonStandard:
-		return []registry.Warning{{Code: registry.WarnDocumentTypeNonStandard, Message: "the document type " + d.ID + " is not in the Peppol code list (version " + codelist.Version + "): it may be a community extension or a typo, and most senders cannot produce it"}}
+		return []registry.Warning{{Code: registry.WarnDocumentTypeNonStandard, Message: "the document type " + untrusted.Quote(d.ID) + " is not in the Peppol code list (version " + codelist.Version + "): it may be a community extension or a typo, and most senders cannot produce it"}}
 	case d.State == string(codelist.StateRemoved):
 		return []registry.Warning{{Code: registry.WarnDocumentTypeRemoved, Message: "the document type " + d.Name + " has been removed from the Peppol code list, so senders no longer send it; the participant should register its successor"}}
 	case d.State == string(codelist.StateDeprecated):

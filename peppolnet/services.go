@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/peppol/smp"
@@ -114,7 +115,7 @@ func (l *Registry) fetchServices(ctx context.Context, id peppol.ParticipantID, f
 	switch {
 	case errors.Is(err, sml.ErrNotRegistered):
 		msg := "the SML answered that " + key + " is not registered, so it has no SMP and cannot receive documents over Peppol (a Peppol Directory card, if any, would not change that; the Directory is not asked for services); check the scheme and number, do not retry"
-		if notes := identifierNotes(id); len(notes) > 0 {
+		if notes := peppol.Notes(id); len(notes) > 0 {
 			msg += "; note: " + strings.Join(notes, "; ")
 		}
 		return notFound(msg)
@@ -153,7 +154,7 @@ func (l *Registry) fetchServices(ctx context.Context, id peppol.ParticipantID, f
 	degraded := l.fetchServiceMetadata(ctx, id, base, docs, out.Services, sigs)
 	out.SMP.Signature = firstNotValid(sigs)
 	out.Warnings = summarise(out.Services)
-	for _, n := range identifierNotes(id) {
+	for _, n := range peppol.Notes(id) {
 		out.Warnings = append(out.Warnings, registry.Warning{Code: registry.WarnIdentifier, Message: n})
 	}
 	ttl := l.cfg.PositiveTTL
@@ -314,9 +315,10 @@ func summarise(services []registry.Service) []registry.Warning {
 		s.count++
 	}
 	for _, s := range services {
+		// What the SMP wrote is quoted and capped in the message (docs/INTERFACE.md §2.6).
 		name := s.DocumentType.Name
 		if name == "" {
-			name = s.DocumentType.ID
+			name = untrusted.Quote(s.DocumentType.ID)
 		}
 		for _, w := range s.Warnings {
 			add(w, "document type "+name)
@@ -324,7 +326,7 @@ func summarise(services []registry.Service) []registry.Warning {
 		for _, p := range s.Processes {
 			for _, e := range p.Endpoints {
 				for _, w := range e.Warnings {
-					add(w, "endpoint "+e.URL+" for "+name)
+					add(w, "endpoint "+untrusted.Short(e.URL)+" for "+name)
 				}
 			}
 		}

@@ -25,7 +25,9 @@ const (
 	// NotRegistered: the SML does not know the participant, or names an SMP that does
 	// not know it: nobody can send it documents over Peppol.
 	NotRegistered Reach = "not_registered"
-	// Unknown: the network could not be asked (an upstream failed).
+	// Unknown: the network could not be asked (an upstream failed), or the SMP lists a
+	// kind asked about but no endpoint of it could be read, and no other kind is
+	// blocked or missing.
 	Unknown Reach = "unknown"
 )
 
@@ -55,6 +57,9 @@ type KindVerdict struct {
 	// Blocked are the blocking warning codes of its endpoints when it is listed but
 	// none can be sent to.
 	Blocked []string `json:"blocked,omitempty" jsonschema:"when listed but no endpoint can be sent to right now: the warning codes that block them"`
+	// Unknown: listed, but no endpoint of it could be read (its ServiceMetadata could
+	// not be fetched), so whether it can be sent is not known.
+	Unknown bool `json:"unknown,omitempty" jsonschema:"when listed but no endpoint of it could be read (its service metadata could not be fetched): whether it can be sent is not known; retry later"`
 }
 
 // Verdict is Judge's answer: whether the participant can receive the document kinds
@@ -165,8 +170,20 @@ func Judge(ev Evidence, kinds []string) Verdict {
 			k.Listed = slices.ContainsFunc(p.SMP.DocumentTypes, func(t CodeInfo) bool { return OfKind(t, kind) })
 		}
 		if k.Listed && !known {
-			// Only the lookup's one endpoint is known: it stands for the kind.
-			k.Receives, k.Blocked = len(lookupBlocked) == 0, slices.Clone(lookupBlocked)
+			switch {
+			case svc != nil && noEndpointBlocked(svc, kind) != nil:
+				// Every service of the kind without an endpoint says why: its SMP
+				// answers 404 for its metadata, or it is blocked.
+				k.Blocked = noEndpointBlocked(svc, kind)
+			case p != nil && p.SMP != nil && p.SMP.Endpoint != nil:
+				// Only the lookup's one endpoint is known: it stands for the kind.
+				k.Receives, k.Blocked = len(lookupBlocked) == 0, slices.Clone(lookupBlocked)
+			case svc == nil && len(lookupBlocked) > 0 && !p.has(WarnEndpointUnavailable):
+				k.Blocked = slices.Clone(lookupBlocked)
+			default:
+				// No endpoint could be read: whether it can be sent is not known.
+				k.Unknown, k.Blocked = true, nil
+			}
 		}
 		if k.Receives {
 			k.Blocked = nil
@@ -174,8 +191,12 @@ func Judge(ev Evidence, kinds []string) Verdict {
 		switch {
 		case !k.Listed:
 			v.Reach = WithoutDocument
-		case !k.Receives:
+		case k.Unknown:
 			if v.Reach == Receives {
+				v.Reach = Unknown
+			}
+		case !k.Receives:
+			if v.Reach == Receives || v.Reach == Unknown {
 				v.Reach = Blocked
 			}
 			for _, c := range k.Blocked {
@@ -186,6 +207,34 @@ func Judge(ev Evidence, kinds []string) Verdict {
 	}
 	return v
 }
+
+// noEndpointBlocked are the blocking codes of the services of kind in svc that have
+// no endpoint, when every one of them has one (an SMP 404 for its metadata is
+// endpoint_not_found, a block); nil when one of them could not be read.
+func noEndpointBlocked(svc *ServicesResult, kind string) []string {
+	var codes []string
+	for _, s := range svc.Services {
+		if !OfKind(s.DocumentType, kind) || slices.ContainsFunc(s.Processes, func(p ProcessInfo) bool { return len(p.Endpoints) > 0 }) {
+			continue
+		}
+		var own []string
+		for _, w := range s.Warnings {
+			if Blocking(w.Code) {
+				own = addCode(own, w.Code)
+			}
+		}
+		if own == nil {
+			return nil
+		}
+		for _, c := range own {
+			codes = addCode(codes, c)
+		}
+	}
+	return codes
+}
+
+// Has reports whether p carries a warning with code.
+func (p *Participant) Has(code string) bool { return p.has(code) }
 
 // has reports whether p carries a warning with code.
 func (p *Participant) has(code string) bool {

@@ -23,6 +23,9 @@ func TestJudge(t *testing.T) {
 	lookup := func(types []CodeInfo, ws ...string) *Participant {
 		return &Participant{SMP: &SMPRecord{DocumentTypes: types, Endpoint: &Endpoint{URL: "https://ap.example/as4"}}, Warnings: w(ws...)}
 	}
+	lookupNoEndpoint := func(types []CodeInfo, ws ...string) *Participant {
+		return &Participant{SMP: &SMPRecord{DocumentTypes: types}, Warnings: w(ws...)}
+	}
 	service := func(t CodeInfo, svcWarn []string, epWarn ...[]string) Service {
 		s := Service{DocumentType: t, Warnings: w(svcWarn...)}
 		var eps []EndpointInfo
@@ -66,6 +69,14 @@ func TestJudge(t *testing.T) {
 		{"services: credit note blocked, invoice fine", Evidence{Services: services(service(inv, nil, nil), service(cn, nil, []string{WarnServiceExpired}))}, DefaultKinds(), Blocked, []string{WarnServiceExpired}, false},
 		{"services: any kind, one fine", Evidence{Services: services(service(inv, nil, nil), service(cn, nil, []string{WarnServiceExpired}))}, nil, Receives, nil, false},
 		{"services unread: the lookup judges", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnCertificateExpired), Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, nil))}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, true},
+		{"lookup: metadata 404", Evidence{Participant: lookupNoEndpoint([]CodeInfo{inv, cn}, WarnEndpointNotFound)}, DefaultKinds(), Blocked, []string{WarnEndpointNotFound}, false},
+		{"lookup: metadata unavailable", Evidence{Participant: lookupNoEndpoint([]CodeInfo{inv, cn}, WarnEndpointUnavailable)}, DefaultKinds(), Unknown, nil, false},
+		{"lookup: metadata unavailable, credit note not listed", Evidence{Participant: lookupNoEndpoint([]CodeInfo{inv}, WarnEndpointUnavailable)}, DefaultKinds(), WithoutDocument, nil, false},
+		{"services: metadata 404", Evidence{Services: services(service(inv, []string{WarnEndpointNotFound}), service(cn, nil, nil))}, DefaultKinds(), Blocked, []string{WarnEndpointNotFound}, false},
+		{"services: metadata unavailable", Evidence{Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, nil))}, DefaultKinds(), Unknown, nil, false},
+		{"services: one unavailable, one blocked", Evidence{Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, []string{WarnCertificateExpired}))}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, false},
+		{"services: credit note 404, the lookup's invoice endpoint does not stand for it", Evidence{Participant: lookup([]CodeInfo{inv, cn}), Services: services(service(inv, nil, nil), service(cn, []string{WarnEndpointNotFound}))}, DefaultKinds(), Blocked, []string{WarnEndpointNotFound}, true},
+		{"services: one 404, another fine", Evidence{Services: services(service(inv, []string{WarnEndpointNotFound}), service(inv, nil, nil), service(cn, nil, nil))}, DefaultKinds(), Receives, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,7 +85,7 @@ func TestJudge(t *testing.T) {
 				t.Errorf("Judge = %+v, want %s blocked by %v, access point shown %v", v, tt.reach, tt.blocked, tt.ap)
 			}
 			for _, k := range v.Kinds {
-				if k.Receives && (!k.Listed || k.Blocked != nil) {
+				if k.Receives && (!k.Listed || k.Blocked != nil || k.Unknown) {
 					t.Errorf("kind %+v receives but is not listed or is blocked", k)
 				}
 			}

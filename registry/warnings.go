@@ -148,12 +148,13 @@ const ExpiringWithin = 30 * 24 * time.Hour
 // network's access point CA, its service not active yet or expired, its transport
 // profile removed from the network, or the SMP answer it was read from not validly
 // signed, or signed by a certificate not of the network's SMP CA (senders' access
-// points refuse it).
+// points refuse it), or the SMP lists the document type but answers 404 for its
+// metadata (the participant cannot receive it).
 func Blocking(code string) bool {
 	switch code {
 	case WarnCertificateExpired, WarnServiceNotYetActive, WarnServiceExpired, WarnTransportProfileRemoved,
 		WarnCertificateChainInvalid, WarnSMPSignatureInvalid, WarnSMPSignatureMissing, WarnCertificateRevoked,
-		WarnSMPCertificateNotPeppol:
+		WarnSMPCertificateNotPeppol, WarnEndpointNotFound:
 		return true
 	}
 	return false

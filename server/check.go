@@ -947,7 +947,7 @@ func (s *Server) checkRoutes(k docKit) []route {
 						{Name: "summary", Description: "Last: how many rows, how many of each status, and the time taken.", Schema: summary},
 					}},
 				{Status: http.StatusOK, Description: "With Accept: text/csv, a CSV in input order: the input's columns (input, country, reference for JSON and NDJSON bodies), then " +
-					strings.Join(bulk.AnswerColumns([]string{"<kind>"}), ", ") + " (one receives_ column per document kind asked about, yes or no); the summary in the trailer " + checkSummaryTrailer + ".",
+					strings.Join(bulk.AnswerColumns([]string{"<kind>"}), ", ") + " (one receives_ column per document kind asked about, yes or no: whether it can be sent right now, not merely listed); the summary in the trailer " + checkSummaryTrailer + ".",
 					MediaType: mediaCSV},
 			},
 			Errors: append([]registry.Code{registry.CodeInvalidRequest, CodeUnsupportedMediaType, CodeBodyTooLarge, CodeTooManyRows,

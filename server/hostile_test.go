@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -396,8 +397,19 @@ func startHostileNames(t *testing.T) *e2e {
 		// certificate is issued to.
 		ap := ds.MustLookup(netsim.KnownNorwegian).Services[0].Processes[0].Endpoints[0].AccessPoint
 		ds.AccessPoints[ap].Organisation = hostileOrganisation
+		// An SMP string put into warning messages: a document type identifier
+		// no code list has.
+		for i, svc := range ds.MustLookup(netsim.KnownNonStandardDocType).Services {
+			if svc.DocumentType.Value == netsim.DocTypeNonStandard {
+				ds.MustLookup(netsim.KnownNonStandardDocType).Services[i].DocumentType.Value = hostileDocType
+			}
+		}
 	}, nil, nil)
 }
+
+// hostileDocType is a non-standard document type identifier an SMP lists: a bidi
+// override, and a run of x far longer than untrusted.MaxShown.
+var hostileDocType = "urn:example:\u202eevil::Invoice##" + strings.Repeat("x", 600) + "::2.1"
 
 // hostileOrganisation is the organisation of an access point certificate, and
 // hostileOrganisationShown how answers show it.
@@ -527,6 +539,35 @@ func TestHostileDirectoryNames(t *testing.T) {
 			checkShownText(t, "search_directory "+q, text)
 			if _, sr := structured[registry.SearchResult](t, res); len(sr.Results) == 0 || !strings.Contains(text, untrusted.Quote(sr.Results[0].Name)) {
 				t.Errorf("search_directory %q: %.300q", q, text)
+			}
+		}
+	})
+	t.Run("SMP document type", func(t *testing.T) {
+		// Its id reaches warning messages, which every door shows.
+		id := netsim.KnownNonStandardDocType
+		for _, q := range []string{"What document types does " + id + " receive?", "Can " + id + " receive invoices?", "Who is " + id + "?"} {
+			resp := e.postAsk(t, t.Context(), `{"query":"`+q+`"}`, "Content-Type", "application/json")
+			a := decodeJSON[nlq.Answer](t, readAll(t, resp))
+			checkShownText(t, "ask "+q, a.Answer)
+		}
+		c, _ := connectMCP(t, t.Context(), e.url, mcpClientVariants()[0])
+		for _, tool := range []string{"lookup_participant", "get_participant_services"} {
+			res := callTool(t, t.Context(), c, tool, map[string]any{"participantId": id})
+			checkShownText(t, tool, resultText(res))
+		}
+		resp, body := e.get(t, "/api/v1/participant/"+id)
+		p := decodeJSON[registry.Participant](t, body)
+		if resp.StatusCode != 200 || !slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool { return w.Code == registry.WarnDocumentTypeNonStandard }) {
+			t.Fatalf("REST: %d, no %s warning: %.500s", resp.StatusCode, registry.WarnDocumentTypeNonStandard, body)
+		}
+		for _, w := range p.Warnings {
+			checkShownText(t, "REST warning "+w.Code, w.Message)
+		}
+		resp, body = e.getPage(t, "/participant/"+id)
+		checkPage(t, resp, body)
+		for _, bad := range []string{"\u202e", strings.Repeat("x", untrusted.MaxShown)} {
+			if bytes.Contains(body, []byte(bad)) {
+				t.Errorf("page: shows %q", bad)
 			}
 		}
 	})

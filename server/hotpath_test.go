@@ -9,8 +9,8 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// TestHotPathSharedBody: an answer is encoded once per pointer and network; an answer
-// that does not encode is an error and is not remembered.
+// TestHotPathSharedBody: an answer is encoded once per pointer, network and variant;
+// an answer that does not encode is an error and is not remembered.
 func TestHotPathSharedBody(t *testing.T) {
 	t.Parallel()
 	a, b := &registry.Participant{ParticipantID: "0208:1"}, &registry.Participant{ParticipantID: "0208:1"}
@@ -19,25 +19,29 @@ func TestHotPathSharedBody(t *testing.T) {
 		name      string
 		v         *registry.Participant
 		network   string
-		wantMarks int // calls of mark so far
+		variant   string // the body differs by variant: it names the network it is marked with
+		wantMarks int    // calls of mark so far
 	}{
-		{"first", a, "", 1},
-		{"same answer, remembered", a, "", 1},
-		{"same answer, another network", a, "test", 2},
-		{"that network, remembered", a, "test", 2},
-		{"an equal answer at another address", b, "", 3},
+		{"first", a, "", "", 1},
+		{"same answer, remembered", a, "", "", 1},
+		{"same answer, another network", a, "test", "", 2},
+		{"that network, remembered", a, "test", "", 2},
+		{"an equal answer at another address", b, "", "", 3},
+		{"same answer, another variant", a, "", "demo", 4},
+		{"that variant, remembered", a, "", "demo", 4},
 	}
 	marks := 0
 	for _, tc := range tests {
-		got, err := h.sharedBody(tc.v, tc.network, func() any { marks++; return tc.v.On(tc.network) })
-		want, _ := encodeJSON(tc.v.On(tc.network))
+		shaped := func() any { return tc.v.On(tc.network + tc.variant) }
+		got, err := h.sharedBody(tc.v, tc.network, tc.variant, func() any { marks++; return shaped() })
+		want, _ := encodeJSON(shaped())
 		if err != nil || string(got) != string(want) || marks != tc.wantMarks {
 			t.Errorf("%s: %s, %v, %d marks; want %s, %d marks", tc.name, got, err, marks, want, tc.wantMarks)
 		}
 	}
 	bad := &registry.Participant{}
 	for range 2 {
-		if _, err := h.sharedBody(bad, "", func() any { return func() {} }); err == nil {
+		if _, err := h.sharedBody(bad, "", "", func() any { return func() {} }); err == nil {
 			t.Errorf("an answer JSON cannot encode: no error")
 		}
 	}
@@ -53,18 +57,18 @@ func TestHotPathSharedBodyBound(t *testing.T) {
 	var h hotPath
 	first := &registry.Participant{ParticipantID: "0208:0"}
 	mark := func() any { return "x" }
-	if _, err := h.sharedBody(first, "", mark); err != nil {
+	if _, err := h.sharedBody(first, "", "", mark); err != nil {
 		t.Fatal(err)
 	}
 	for i := 1; i < maxMemoBodies; i++ {
-		if _, err := h.sharedBody(&registry.Participant{ParticipantID: "0208:" + strconv.Itoa(i)}, "", mark); err != nil {
+		if _, err := h.sharedBody(&registry.Participant{ParticipantID: "0208:" + strconv.Itoa(i)}, "", "", mark); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if len(h.bodies) != maxMemoBodies {
 		t.Fatalf("%d bodies remembered, want %d", len(h.bodies), maxMemoBodies)
 	}
-	if _, err := h.sharedBody(&registry.Participant{}, "", mark); err != nil {
+	if _, err := h.sharedBody(&registry.Participant{}, "", "", mark); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := h.bodies[memoKey{v: first}]; len(h.bodies) != 1 || ok {
@@ -119,7 +123,7 @@ func BenchmarkHotPath(b *testing.B) {
 		name string
 		op   func()
 	}{
-		{"shared-body/memo", func() { _, _ = h.sharedBody(p, "", mark) }},
+		{"shared-body/memo", func() { _, _ = h.sharedBody(p, "", "", mark) }},
 		{"shared-body/encode", func() { _, _ = encodeJSON(mark()) }},
 		{"length/short-left-to-net-http", func() {
 			hdr := fixed.Clone()

@@ -16,9 +16,10 @@ func (s *Server) writeJSON(w http.ResponseWriter, r *http.Request, status int, v
 
 // writeShared writes an answer the registry shares from its cache (a pointer that is
 // never modified once returned), as answered by network ("" for unnamed): mark makes
-// the copy that says so. Its encoding is remembered (hotPath.sharedBody).
-func (s *Server) writeShared(w http.ResponseWriter, r *http.Request, status int, v any, network string, mark func() any) {
-	body, err := s.hot.sharedBody(v, network, mark)
+// the copy that says so, shaped by variant (hotPath.sharedBody). Its encoding is
+// remembered per answer, network and variant.
+func (s *Server) writeShared(w http.ResponseWriter, r *http.Request, status int, v any, network, variant string, mark func() any) {
+	body, err := s.hot.sharedBody(v, network, variant, mark)
 	s.writeBody(w, r, status, body, err)
 }
 

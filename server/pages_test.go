@@ -98,7 +98,7 @@ func TestPagesRender(t *testing.T) {
 		{"participant", "/participant/" + netsim.KnownCertValid, 200, []string{"Can receive invoices", "What it can receive", "/api/v1/participant/" + netsim.KnownCertValid, "lookup_participant", "days left"}},
 		{"participant percent-encoded", "/participant/" + url.PathEscape(netsim.KnownCertValid), 200, []string{"Can receive invoices"}},
 		// Seed 7 gives the Belgian an access point whose certificate has expired.
-		{"participant blocked", "/participant/" + netsim.KnownBelgian, 200, []string{"sending invoices would fail right now", "certificate_expired", "/api/v1/participant/0208:0677424046/services"}},
+		{"participant blocked", "/participant/" + netsim.KnownBelgian, 200, []string{"sending invoices and credit notes would fail right now", "certificate_expired", "/api/v1/participant/0208:0677424046/services"}},
 		{"participant on the test network", "/participant/" + netsim.KnownBelgian + "?network=test", 0, nil},
 		{"participant expired certificate", "/participant/" + netsim.KnownCertExpired, 200, []string{"certificate_expired", "Sending fails"}},
 		{"participant directory only", "/participant/" + netsim.KnownDirectoryOnly, 200, []string{"Not on Peppol", "business card"}},

@@ -31,7 +31,7 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	}
 	setFreshness(w.Header(), fresh)
 	// The verdict is registry.Judge's, as at every front door (docs/INTERFACE.md §2.5).
-	s.writeShared(w, r, http.StatusOK, p, network, func() any { return p.On(network).Judged() })
+	s.writeShared(w, r, http.StatusOK, p, network, "", func() any { return p.On(network).Judged() })
 	return nil
 }
 
@@ -58,7 +58,7 @@ func (s *Server) services(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	setFreshness(w.Header(), fresh)
-	s.writeShared(w, r, http.StatusOK, res, network, func() any { return res.On(network).Judged(doc) })
+	s.writeShared(w, r, http.StatusOK, res, network, "docType="+doc, func() any { return res.On(network).Judged(doc) })
 	return nil
 }
 

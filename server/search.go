@@ -31,7 +31,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request) error {
 		s.writeJSON(w, r, http.StatusOK, res.On(network))
 		return nil
 	}
-	s.writeShared(w, r, http.StatusOK, res, network, func() any { return res.On(network) })
+	s.writeShared(w, r, http.StatusOK, res, network, "", func() any { return res.On(network) })
 	return nil
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -47,6 +48,24 @@ func TestParticipantPageVerdictWords(t *testing.T) {
 	}
 	if expired != 1 {
 		t.Errorf("the expired certificate is listed %d times, want once:\n%s", expired, body)
+	}
+}
+
+// blockingCode finds the code of a blocking item of a page's "What to know" list.
+var blockingCode = regexp.MustCompile(`(?s)^<li class="blocking">.*\(([a-z_]+)\)`)
+
+// TestParticipantPageVerdictPerKind: the verdict box of a participant that lists only
+// credit notes, whose service expired, says sending credit notes fails, not invoices.
+func TestParticipantPageVerdictPerKind(t *testing.T) {
+	t.Parallel()
+	e := startE2EOn(t, func(ds *netsim.Dataset) {
+		p := ds.MustLookup(netsim.KnownServiceExpired)
+		p.Services = slices.DeleteFunc(p.Services, func(s netsim.ServiceInfo) bool { return !strings.Contains(s.DocumentType.Value, "::CreditNote##") })
+	}, nil, nil)
+	_, body := e.getPage(t, "/participant/"+netsim.KnownServiceExpired)
+	box := verdictBox.Find(body)
+	if !bytes.Contains(box, []byte("sending credit notes would fail")) || bytes.Contains(box, []byte("sending invoices")) {
+		t.Errorf("verdict box does not say sending credit notes fails, or speaks of invoices:\n%s", box)
 	}
 }
 
@@ -105,6 +124,16 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			p := ds.MustLookup(netsim.KnownCertValid)
 			p.Services = slices.DeleteFunc(p.Services, func(s netsim.ServiceInfo) bool { return strings.Contains(s.DocumentType.Value, "::CreditNote##") })
 		}, reach: registry.WithoutDocument, askAbout: "credit notes"},
+		{name: "service expired", id: netsim.KnownServiceExpired, reach: registry.Blocked, code: registry.WarnServiceExpired, askAbout: "invoices"},
+		{name: "service not yet active", id: netsim.KnownServiceNotYetActive, reach: registry.Blocked, code: registry.WarnServiceNotYetActive, askAbout: "invoices"},
+		{name: "metadata not found", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			// Every ServiceMetadata of it redirects to where its SMP answers 404.
+			e.net.SetRedirect(p.ID, strings.TrimSuffix(e.net.SMPBaseURL(p.SMPHost), "/")+"/nowhere")
+		}, reach: registry.Blocked, code: registry.WarnEndpointNotFound, askAbout: "invoices"},
+		{name: "metadata unavailable", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			// Every ServiceMetadata of it redirects to where nothing answers.
+			e.net.SetRedirect(p.ID, "http://127.0.0.1:1/smp")
+		}, reach: registry.Unknown, askAbout: "invoices"},
 		{name: "not registered", id: "0208:0000000097", reach: registry.NotRegistered, askAbout: "invoices"},
 		{name: "upstream failed", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
 			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
@@ -120,17 +149,24 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), mcpTestTimeout)
 			defer cancel()
 			c, _ := connectMCP(t, ctx, e.url, mcpClientVariants()[0])
+			ap := apURL(e, tt.id)
 			doors := map[string]door{
 				"REST participant":             restDoor(t, e, "/api/v1/participant/"+tt.id),
 				"REST services":                restDoor(t, e, "/api/v1/participant/"+tt.id+"/services"),
-				"MCP lookup_participant":       mcpDoor(t, ctx, c, "lookup_participant", tt.id),
-				"MCP get_participant_services": mcpDoor(t, ctx, c, "get_participant_services", tt.id),
-				"/ask":                         askDoor(t, e, tt.id, tt.askAbout),
-				"participant page":             pageDoor(t, e, tt.id, tt.code),
+				"MCP lookup_participant":       mcpDoor(t, ctx, c, "lookup_participant", tt.id, ap),
+				"MCP get_participant_services": mcpDoor(t, ctx, c, "get_participant_services", tt.id, ap),
+				"/ask":                         askDoor(t, e, tt.id, tt.askAbout, ap),
+				"participant page":             pageDoor(t, e, tt.id, ap),
 				"POST /api/v1/check NDJSON":    checkDoor(t, e, tt.id, false),
 				"POST /api/v1/check CSV":       checkDoor(t, e, tt.id, true),
 			}
 			for name, d := range doors {
+				// Every door but the services answers (no lookup: no one endpoint
+				// of the participant's to name) shows the access point of a
+				// participant that receives.
+				if tt.reach == registry.Receives && d.ap != ap && !strings.Contains(name, "services") {
+					t.Errorf("%s: shows the access point %q, want %s", name, d.ap, ap)
+				}
 				if d.reach != tt.reach {
 					t.Errorf("%s: %s, want %s", name, d.reach, tt.reach)
 				}
@@ -171,9 +207,23 @@ func restDoor(t *testing.T, e *e2e, path string) door {
 	return door{reach: v.Verdict.Reach, blocked: v.Verdict.Blocked, ap: v.Verdict.AccessPoint}
 }
 
+// apURL is the URL of the access point the dataset gives id ("" for none).
+func apURL(e *e2e, id string) string {
+	pid, err := peppol.ParseParticipantID(id)
+	if err != nil {
+		return ""
+	}
+	p, ok := e.ds.Lookup(pid)
+	if !ok || len(p.Services) == 0 || len(p.Services[0].Processes) == 0 || len(p.Services[0].Processes[0].Endpoints) == 0 {
+		return ""
+	}
+	return p.Services[0].Processes[0].Endpoints[0].Address
+}
+
 // mcpDoor is the verdict of the MCP tool on id: its structured verdict, which its text
-// must say too, or not_registered and unknown for its not_found and lookup_failed.
-func mcpDoor(t *testing.T, ctx context.Context, c *client.Client, tool, id string) door {
+// must say too, or not_registered and unknown for its not_found and lookup_failed. Its
+// access point is the structured one, or ap when the text names ap as the access point.
+func mcpDoor(t *testing.T, ctx context.Context, c *client.Client, tool, id, ap string) door {
 	t.Helper()
 	res := callTool(t, ctx, c, tool, map[string]any{"participantId": id})
 	text := resultText(res)
@@ -195,14 +245,32 @@ func mcpDoor(t *testing.T, ctx context.Context, c *client.Client, tool, id strin
 	if !strings.Contains(text, "Verdict: "+string(v.Verdict.Reach)) {
 		t.Errorf("%s: the text does not say the verdict %s: %s", tool, v.Verdict.Reach, text)
 	}
-	return door{reach: v.Verdict.Reach, blocked: v.Verdict.Blocked, ap: v.Verdict.AccessPoint}
+	d := door{reach: v.Verdict.Reach, blocked: v.Verdict.Blocked, ap: v.Verdict.AccessPoint}
+	if ap != "" && strings.Contains(text, "Access point endpoint "+ap) {
+		d.ap = ap
+	}
+	return d
 }
 
 // askDoor is /ask's verdict on whether id can receive what (invoices or credit notes),
-// asked in JSON.
-func askDoor(t *testing.T, e *e2e, id, what string) door {
+// asked in JSON; and, asked which access point receives what for id, the answer must
+// agree, and names its access point when its text names ap.
+func askDoor(t *testing.T, e *e2e, id, what, ap string) door {
 	t.Helper()
-	resp := e.postAsk(t, t.Context(), `{"query":"Can `+id+` receive `+what+`?"}`, "Content-Type", "application/json")
+	d := askOne(t, e, "Can "+id+" receive "+what+"?", ap)
+	if apd := askOne(t, e, "Which access point receives "+what+" for "+id+"?", ap); apd.reach != d.reach || !slices.Equal(apd.blocked, d.blocked) {
+		t.Errorf("/ask: which access point: %+v, but can it receive: %+v", apd, d)
+	} else if apd.ap != "" {
+		d.ap = apd.ap
+	}
+	return d
+}
+
+// askOne is /ask's verdict in its answer to query, asked in JSON: the access point it
+// names is ap when the text names it, else its item's endpoint.
+func askOne(t *testing.T, e *e2e, query, ap string) door {
+	t.Helper()
+	resp := e.postAsk(t, t.Context(), `{"query":"`+query+`"}`, "Content-Type", "application/json")
 	body := readAll(t, resp)
 	if resp.StatusCode == http.StatusBadGateway {
 		return door{reach: registry.Unknown}
@@ -222,9 +290,14 @@ func askDoor(t *testing.T, e *e2e, id, what string) door {
 	if info.Endpoint != nil {
 		d.ap = info.Endpoint.URL
 	}
+	if ap != "" && strings.Contains(a.Answer, ap) {
+		d.ap = ap
+	}
 	switch {
 	case info.CanReceive == nil:
 		t.Fatalf("/ask: no canReceive: %s", body)
+	case info.Unchecked && !*info.CanReceive:
+		d.reach = registry.Unknown
 	case *info.CanReceive:
 		d.reach = registry.Receives
 	case len(info.Blocked) > 0:
@@ -235,10 +308,14 @@ func askDoor(t *testing.T, e *e2e, id, what string) door {
 	return d
 }
 
-// pageDoor is the participant page's verdict, read from its verdict box; code is the
-// warning the case expects, which the page must explain in its list of warnings while
-// its verdict box says it in words.
-func pageDoor(t *testing.T, e *e2e, id, code string) door {
+// endpointCells are the endpoint cells of a participant page's services table.
+var endpointCells = regexp.MustCompile(`(?s)<td data-label="Endpoint"[^>]*>(.*?)</td>`)
+
+// pageDoor is the participant page's verdict, read from its verdict box, with the
+// blocking codes its list of warnings explains (while its verdict box says them in
+// words), and ap as its access point when its services table shows ap not marked
+// "not verified".
+func pageDoor(t *testing.T, e *e2e, id, ap string) door {
 	t.Helper()
 	resp, body := e.getPage(t, "/participant/"+id)
 	switch resp.StatusCode {
@@ -263,16 +340,21 @@ func pageDoor(t *testing.T, e *e2e, id, code string) door {
 		d.reach = registry.Receives
 	case bytes.Contains(box, []byte("Sending fails right now")):
 		d.reach = registry.Blocked
+	case bytes.Contains(box, []byte("could not be checked")):
+		d.reach = registry.Unknown
 	case bytes.Contains(box, []byte("but not credit notes")), bytes.Contains(box, []byte("but not invoices")), bytes.Contains(box, []byte("not for invoices or credit notes")):
 		d.reach = registry.WithoutDocument
 	default:
 		t.Fatalf("page: a verdict box this test cannot read: %s", box)
 	}
-	if code != "" {
-		for _, li := range warningItems.FindAll(body, -1) {
-			if bytes.Contains(li, []byte(`class="blocking"`)) && bytes.Contains(li, []byte("("+code+")")) {
-				d.blocked = append(d.blocked, code)
-			}
+	for _, li := range warningItems.FindAll(body, -1) {
+		if m := blockingCode.FindSubmatch(li); m != nil && !slices.Contains(d.blocked, string(m[1])) {
+			d.blocked = append(d.blocked, string(m[1]))
+		}
+	}
+	for _, cell := range endpointCells.FindAllSubmatch(body, -1) {
+		if ap != "" && bytes.Contains(cell[1], []byte(ap)) && !bytes.Contains(cell[1], []byte("not verified")) {
+			d.ap = ap
 		}
 	}
 	return d
@@ -293,6 +375,11 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 		}
 		col := func(name string) string { return recs[1][slices.Index(recs[0], name)] }
 		r = bulk.Result{Status: bulk.Status(col("status")), AccessPoint: col("access_point"), Blocked: strings.Fields(col("blocked"))}
+		for _, kind := range []string{"invoice", "credit_note"} {
+			if v := col("receives_" + kind); v != "" {
+				r.Documents = append(r.Documents, bulk.Document{Kind: kind, Receives: v == "yes"})
+			}
+		}
 	} else {
 		resp, body := e.postCheck(t, "", "application/json", `{"rows":["`+id+`"]}`)
 		if resp.StatusCode != http.StatusOK {
@@ -305,6 +392,14 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 		}
 	}
 	d := door{blocked: r.Blocked, ap: r.AccessPoint}
+	// A document kind receives as the verdict's does: sendable right now, not listed.
+	every := len(r.Documents) > 0
+	for _, doc := range r.Documents {
+		every = every && doc.Receives
+	}
+	if every != (r.Status == bulk.Receives) {
+		t.Errorf("check (CSV %v): status %s, but documents %+v", asCSV, r.Status, r.Documents)
+	}
 	switch r.Status {
 	case bulk.Receives:
 		d.reach = registry.Receives

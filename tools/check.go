@@ -57,7 +57,7 @@ Use it when you have several identifiers or numbers to check, e.g. "can these re
 
 Do not use it to find a company by name (use search_directory: rows must be identifiers or numbers), for one participant's full record (use lookup_participant) or for every document type and endpoint it lists (use get_participant_services). For more than ` + fmt.Sprint(MaxCheckRows) + ` rows use the REST API (POST /api/v1/check) or the command peppolgate check.
 
-Each row's status is receives (registered, its SMP lists every document kind asked about, and nothing blocks sending to its access point), blocked (registered and listing them, but sending to it fails right now: blocked gives the warning codes, e.g. certificate_expired, or smp_signature_invalid when its SMP answer is not validly signed; accessPoint is then absent when the answer was not validly signed, as an unverified URL is never shown), registered_without_that_document (registered, but documents says which kind is missing), not_registered (no reading of the input is registered in the SML: it cannot receive over Peppol), invalid (not an identifier or number peppolgate can read; fix the row) or failed (the Peppol network did not answer for it; error.retryable says whether checking it again later may help). Results come in input order, with the summary's counts per status.
+Each row's status is receives (registered, its SMP lists every document kind asked about, and nothing blocks sending to its access point), blocked (registered and listing them, but sending to it fails right now: blocked gives the warning codes, e.g. certificate_expired, or smp_signature_invalid when its SMP answer is not validly signed; accessPoint is then absent when the answer was not validly signed, as an unverified URL is never shown), registered_without_that_document (registered, but documents says which kind is missing: listed false). Each row's documents give, per kind asked about, listed (its SMP lists it) and receives (it can be sent right now: false for a blocked kind), not_registered (no reading of the input is registered in the SML: it cannot receive over Peppol), invalid (not an identifier or number peppolgate can read; fix the row) or failed (the Peppol network did not answer for it; error.retryable says whether checking it again later may help). Results come in input order, with the summary's counts per status.
 
 documents, optional, are document kinds, categories of the Peppol code list such as Invoice, Credit Note, Order, Order Response, Despatch Advice (any case).
 
@@ -246,7 +246,7 @@ func checkText(r *CheckResult) string {
 				fmt.Fprintf(&b, " %s", untrusted.Quote(row.Name))
 			}
 			if row.Country != "" {
-				fmt.Fprintf(&b, " (%s)", row.Country)
+				fmt.Fprintf(&b, " (%s)", untrusted.Short(row.Country))
 			}
 			switch row.Status {
 			case bulk.Receives:
@@ -256,7 +256,7 @@ func checkText(r *CheckResult) string {
 			default:
 				var missing []string
 				for _, d := range row.Documents {
-					if !d.Receives {
+					if !d.Listed {
 						missing = append(missing, d.Kind)
 					}
 				}

@@ -114,7 +114,7 @@ func TestMCPCheck(t *testing.T) {
 	if got := strings.Join(res.Documents, ","); got != "Invoice,Order" {
 		t.Errorf("documents %q, want Invoice,Order", got)
 	}
-	if row := res.Results[0]; row.Status != bulk.RegisteredWithoutDocument || len(row.Documents) != 2 || !row.Documents[0].Receives || row.Documents[1].Receives {
+	if row := res.Results[0]; row.Status != bulk.RegisteredWithoutDocument || len(row.Documents) != 2 || !row.Documents[0].Listed || row.Documents[1].Listed || row.Documents[1].Receives {
 		t.Errorf("asking for orders: %+v", row)
 	}
 	if !strings.Contains(resultText(r), "is registered but does not receive Order") || res.Summary.Counts.RegisteredWithoutDocument != 1 {

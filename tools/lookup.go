@@ -75,6 +75,11 @@ func verdictText(v *registry.Verdict) string {
 		if len(v.Blocked) > 0 {
 			s += " Sending to it fails right now (" + strings.Join(v.Blocked, ", ") + ")."
 		}
+	case registry.Unknown:
+		if len(v.Kinds) == 0 {
+			return ""
+		}
+		s = " Verdict: unknown: its SMP lists " + kindList(v, false) + ", but their endpoints could not be read just now; retry later."
 	default:
 		return ""
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -111,10 +112,16 @@ func servicesText(r *registry.ServicesResult) string {
 		case s.DocumentType.State != "" && s.DocumentType.State != "active":
 			fmt.Fprintf(&b, " (%s)", s.DocumentType.State)
 		}
+		// An endpoint read from an answer not validly signed is marked so, never
+		// presented as its access point (docs/INTERFACE.md §2.5).
+		unverified := ""
+		if slices.ContainsFunc(s.Warnings, func(w registry.Warning) bool { return registry.Unverified(w.Code) }) {
+			unverified = ", not verified"
+		}
 		var eps []string
 		for _, p := range s.Processes {
 			for _, e := range p.Endpoints {
-				eps = append(eps, untrusted.Short(e.URL)+" ("+untrusted.Short(e.TransportProfile.ID)+")")
+				eps = append(eps, untrusted.Short(e.URL)+" ("+untrusted.Short(e.TransportProfile.ID)+unverified+")")
 			}
 		}
 		if len(eps) > 0 {

@@ -10,7 +10,8 @@ import (
 )
 
 // participantText renders a participant record in a few plain sentences: who it is,
-// whether it can receive documents over Peppol and where, and the warnings. What the
+// whether it can receive documents over Peppol and where (the access point only when
+// its Verdict, set by Judged, vouches for it), and the warnings. What the
 // participant's card and SMP say is theirs, not ours: its name is quoted as what the
 // card says, and every such string is cleaned and capped (untrusted.Quote,
 // untrusted.Short; docs/ARCHITECTURE.md §6). The result's structured content carries
@@ -39,8 +40,13 @@ func participantText(p *registry.Participant) string {
 		fmt.Fprintf(&b, " In the SML, but its SMP %s does not know it: it cannot receive documents over Peppol.", untrusted.Short(s.Hostname))
 	} else if s != nil {
 		fmt.Fprintf(&b, " Registered on Peppol: SMP %s lists %s.", untrusted.Short(s.Hostname), phrase.Plural(s.ServiceCount, "document type"))
-		if e := s.Endpoint; e != nil {
+		// Only an endpoint the verdict vouches for is named as its access point
+		// (docs/INTERFACE.md §2.5).
+		switch e := s.Endpoint; {
+		case e != nil && p.Verdict != nil && p.Verdict.AccessPoint == e.URL:
 			fmt.Fprintf(&b, " Access point endpoint %s (%s).", untrusted.Short(e.URL), untrusted.Short(e.TransportProfile))
+		case e != nil:
+			b.WriteString(" Its access point endpoint is not shown: the SMP answer it was read from is not verified.")
 		}
 	} else {
 		b.WriteString(" Not registered in the SML: it cannot receive documents over Peppol.")

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -32,9 +33,12 @@ func TestParticipantText(t *testing.T) {
 			SMP:      &registry.SMPRecord{Hostname: "smp.example"},
 			Warnings: []registry.Warning{{Code: registry.WarnSMPNotFound, Message: "the SML points to an SMP that does not know this participant"}}},
 			[]string{"In the SML, but its SMP smp.example does not know it", "Warning (smp_not_found)"}, []string{"Registered on Peppol"}},
+		{"tampered answer", registry.Participant{ParticipantID: "0208:1", Directory: card, SMP: smpRec,
+			Warnings: []registry.Warning{{Code: registry.WarnSMPSignatureInvalid, Message: "the SMP answer's signature does not verify"}}},
+			[]string{"Its access point endpoint is not shown: the SMP answer it was read from is not verified."}, []string{"Access point endpoint https://ap.example/as4"}},
 	}
 	for _, tt := range tests {
-		got := participantText(&tt.p)
+		got := participantText(tt.p.Judged())
 		for _, w := range tt.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("%s: %q lacks %q", tt.name, got, w)
@@ -45,5 +49,17 @@ func TestParticipantText(t *testing.T) {
 				t.Errorf("%s: %q has %q", tt.name, got, n)
 			}
 		}
+	}
+}
+
+// TestCheckTextCleansCountry: a row's country, from the participant's card, is
+// cleaned and capped in the check's text like its name.
+func TestCheckTextCleansCountry(t *testing.T) {
+	t.Parallel()
+	r := &CheckResult{Documents: []string{"Invoice"}, Results: []bulk.Result{{Input: "0208:1", ParticipantID: "0208:1", Status: bulk.Receives,
+		Name: "Acme", Country: "B\u202eE" + strings.Repeat("x", 500), Documents: []bulk.Document{{Kind: "Invoice", Receives: true}}}}}
+	got := checkText(r)
+	if strings.Contains(got, "\u202e") || strings.Contains(got, strings.Repeat("x", 300)) {
+		t.Errorf("checkText shows the country raw: %.400q", got)
 	}
 }

@@ -35,6 +35,9 @@ type warningLine struct {
 
 type serviceRow struct {
 	Document, Kind, State, Process, URL, Transport, Certificate string
+	// Unverified: the SMP answer the row was read from is not validly signed by the
+	// network's SMP CA, so its URL is not the participant's verified access point.
+	Unverified bool
 }
 
 type participantData struct {
@@ -229,8 +232,18 @@ func pageVerdict(v registry.Verdict, res *registry.ServicesResult) verdict {
 		out = verdict{Class: "partial", Headline: "Can receive invoices, but not credit notes"}
 	case cn.Receives:
 		out = verdict{Class: "partial", Headline: "Can receive credit notes, but not invoices"}
+	case inv.Listed && !inv.Unknown || cn.Listed && !cn.Unknown:
+		// Said of the kinds that are listed and blocked, not of the others.
+		var kinds []string
+		for _, k := range []registry.KindVerdict{inv, cn} {
+			if k.Listed && !k.Unknown {
+				kinds = append(kinds, kindWords(k.Kind))
+			}
+		}
+		out = verdict{Class: "no", Headline: "Registered, but sending " + strings.Join(kinds, " and ") + " would fail right now"}
 	case inv.Listed || cn.Listed:
-		out = verdict{Class: "no", Headline: "Registered, but sending invoices would fail right now"}
+		out = verdict{Class: "partial", Headline: "Registered, but whether it can receive invoices and credit notes could not be checked just now"}
+		out.Details = append(out.Details, "Its SMP's answers for them could not be read; try again later.")
 	default:
 		out = verdict{Class: "partial", Headline: "Registered, but not for invoices or credit notes"}
 	}
@@ -258,6 +271,17 @@ func pageVerdict(v registry.Verdict, res *registry.ServicesResult) verdict {
 	return out
 }
 
+// kindWords names a code-list category for people: "invoices", "credit notes".
+func kindWords(kind string) string {
+	switch kind {
+	case kindInvoice:
+		return "invoices"
+	case kindCreditNote:
+		return "credit notes"
+	}
+	return kind
+}
+
 // blockWords says in words for people what a blocking warning code (registry.Blocking)
 // means for sending.
 func blockWords(code string) string {
@@ -280,6 +304,8 @@ func blockWords(code string) string {
 		return "the SMP's answer is not signed"
 	case registry.WarnSMPCertificateNotPeppol:
 		return "the SMP signs with a certificate not issued by the Peppol SMP CA"
+	case registry.WarnEndpointNotFound:
+		return "its SMP lists the document type but has no endpoint for it"
 	}
 	return "a problem with the access point"
 }
@@ -297,6 +323,9 @@ func serviceRows(services []registry.Service) []serviceRow {
 			rows = append(rows, doc)
 			continue
 		}
+		// An endpoint read from an answer not validly signed is marked "not
+		// verified", never presented as the access point (docs/INTERFACE.md §2.5).
+		doc.Unverified = slices.ContainsFunc(s.Warnings, func(w registry.Warning) bool { return registry.Unverified(w.Code) })
 		for _, proc := range s.Processes {
 			for _, e := range proc.Endpoints {
 				row := doc
