@@ -302,3 +302,88 @@ func TestCheckShutdown(t *testing.T) {
 		t.Errorf("Shutdown: %v", err)
 	}
 }
+
+// TestCheckBodiesMemoryBound: the memory for check bodies (BulkLimits.Buffered) is
+// taken for a body's declared length before any byte of it is read, so clients that
+// announce large bodies and send nothing are refused 503 once it is taken, while a
+// small check still runs; a check whose rows are read holds none of it.
+func TestCheckBodiesMemoryBound(t *testing.T) {
+	t.Parallel()
+	const body = 64 << 10
+	e := startE2EWith(t, func(c *Config) {
+		loopbackProxy(c)
+		c.Bulk.Body = body
+		c.Bulk.Buffered = 2*body + 4096
+	}, func(s *http.Server) { s.ReadTimeout = 20 * time.Second })
+	buffered := func() int {
+		g := e.srv.checks
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.buffered
+	}
+	// Two clients announce the largest body and send none of it.
+	for i := range 2 {
+		rawCheck(t, e, fmt.Sprintf("192.0.2.%d", i+1), "application/x-ndjson", body, "", 0)
+	}
+	waitLong(t, "the two announced bodies to be reserved", func() bool { return buffered() == 2*body })
+	// A third is refused at once, before it sends anything.
+	conn := rawCheck(t, e, "192.0.2.3", "application/x-ndjson", body, "", 0)
+	_ = conn.SetReadDeadline(time.Now().Add(checkFairBound))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the third announced body: no answer: %v", err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if got := decodeJSON[errorBody](t, raw).Error; resp.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable ||
+		resp.Header.Get("Retry-After") != "10" || !strings.Contains(got.Message, "bulk check bodies") {
+		t.Fatalf("the third announced body: %d %s", resp.StatusCode, raw)
+	}
+	// Another client's small check runs beside them, and holds no memory for bodies
+	// once its rows are read, while it runs.
+	belgian := e.ds.MustLookup(netsim.KnownBelgian)
+	e.net.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Hang: true})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r := e.startCheck(t, ctx, "", "application/x-ndjson", `"`+netsim.KnownBelgian+`"`, "X-Forwarded-For", "198.51.100.1")
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("a small check beside the announced bodies: %d", r.StatusCode)
+	}
+	defer r.Body.Close()
+	if got := buffered(); got != 2*body {
+		t.Errorf("a running check holds memory for bodies: %d bytes taken, want %d (the two announced bodies)", got, 2*body)
+	}
+}
+
+// TestCheckChunkedBodyMemory: a body of unknown length (chunked) reserves memory as
+// its buffer grows, counted by capacity, and is refused 503 when the bound is reached.
+func TestCheckChunkedBodyMemory(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, func(c *Config) {
+		c.Bulk.Body = 1 << 20
+		c.Bulk.Buffered = 200 << 10
+	}, nil)
+	// 300 KiB of rows, chunked: more than the memory for bodies.
+	row := `"` + netsim.KnownBelgian + `"` + "\n"
+	big := strings.Repeat(row, (300<<10)/len(row))
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.url+"/api/v1/check", io.MultiReader(strings.NewReader(big)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.ContentLength = -1
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if got := decodeJSON[errorBody](t, raw).Error; resp.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable {
+		t.Fatalf("a chunked body over the memory for bodies: %d %s", resp.StatusCode, raw)
+	}
+	g := e.srv.checks
+	waitLong(t, "the refused body's memory to be given back", func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.buffered == 0
+	})
+}
