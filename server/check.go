@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -556,7 +557,12 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	defer cancel(nil)
 	timeUp := time.AfterFunc(s.bulkLimits.MaxDuration, func() { cancel(errCheckTimeUp) })
 	defer timeUp.Stop()
-	stopDrain := context.AfterFunc(s.checks.stop, func() { cancel(errCheckShutdown) })
+	stopDrain := context.AfterFunc(s.checks.stop, func() {
+		cancel(errCheckShutdown)
+		// Its last writes get checkShutdownWrite, not the write stall, so that a client
+		// that stopped reading does not hold the server's drain (docs/INTERFACE.md §4.7).
+		sw.cut(time.Now().Add(checkShutdownWrite))
+	})
 	defer stopDrain()
 	sum, err := bulk.Run(ctx, bulk.Config{Registry: reg, Documents: docs}, next, sw, bulk.RunOptions{Ordered: csvOut})
 	outcome := "complete"
@@ -582,6 +588,10 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	s.logCheck(r, network, format, csvOut, sum, outcome, err)
 	return nil
 }
+
+// checkShutdownWrite is how long a check's last writes may wait for its client once
+// the server begins to shut down: well within the binary's drain (20 s).
+const checkShutdownWrite = 3 * time.Second
 
 // Why a check ended before its rows were answered, besides its client.
 var (
@@ -706,6 +716,12 @@ type checkWriter struct {
 	err error
 	// deadline is the connection's write deadline as last set.
 	deadline time.Time
+	// cutoff, once set (cut, Unix nanoseconds), is the latest write deadline: extend
+	// moves the deadline no further. It is read without mu: cut is called while a
+	// write may hold mu.
+	cutoff atomic.Int64
+	// ended is set by stop.
+	ended atomic.Bool
 	// written marks the rows whose result was written, by index.
 	written []bool
 }
@@ -820,6 +836,7 @@ func (c *checkWriter) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stopped = true
+	c.ended.Store(true)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -854,7 +871,25 @@ func (c *checkWriter) extend(now time.Time) {
 		return
 	}
 	c.deadline = now.Add(c.stall)
+	if cut := c.cutoff.Load(); cut != 0 && c.deadline.UnixNano() > cut {
+		c.deadline = time.Unix(0, cut)
+	}
 	_ = c.rc.SetWriteDeadline(c.deadline)
+	// cut may have run since the cutoff was read: its deadline wins.
+	if cut := c.cutoff.Load(); cut != 0 && c.deadline.UnixNano() > cut {
+		c.deadline = time.Unix(0, cut)
+		_ = c.rc.SetWriteDeadline(c.deadline)
+	}
+}
+
+// cut makes at the latest write deadline, at once (a write blocked now fails at at)
+// and for every write after. It does not take mu: a write may hold it.
+func (c *checkWriter) cut(at time.Time) {
+	if c.ended.Load() {
+		return // the handler returned: the connection may serve another request
+	}
+	c.cutoff.Store(at.UnixNano())
+	_ = c.rc.SetWriteDeadline(at)
 }
 
 // summaryField is a check's summary as a structured field dictionary (RFC 8941):

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"syscall"
@@ -386,4 +387,42 @@ func TestCheckChunkedBodyMemory(t *testing.T) {
 		defer g.mu.Unlock()
 		return g.buffered == 0
 	})
+}
+
+// TestCheckShutdownNonReadingClient: a check whose client stopped reading does not
+// hold the server's shutdown for its write stall (30 s): once the server begins to
+// shut down, its writes get a few seconds, and Shutdown returns well within the
+// binary's drain.
+func TestCheckShutdownNonReadingClient(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, loopbackProxy, nil)
+	// Served without the OpenAPI check, which would read the megabytes written after
+	// the handler returns, slowly under the race detector.
+	hs := httptest.NewServer(e.srv)
+	t.Cleanup(hs.Close)
+	direct := *e
+	direct.url, direct.hs = hs.URL, hs
+	e = &direct
+	// Enough rows that the answer (~6 MB) overflows every buffer on the way.
+	body := strings.Repeat(`"`+netsim.KnownBelgian+`"`+"\n", 10_000)
+	conn := rawCheck(t, e, "192.0.2.1", "application/x-ndjson", len(body), body, 4096)
+	br := bufio.NewReader(conn)
+	_ = conn.SetReadDeadline(time.Now().Add(checkFairBound))
+	status, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(status, " 200 ") {
+		t.Fatalf("status line %q: %v", status, err)
+	}
+	// Read no more; wait until the check's rows are all answered (written, or
+	// waiting for the client), so that its writes are what is left.
+	time.Sleep(2 * time.Second)
+	e.srv.BeginShutdown()
+	// Far below the check's 30 s write stall, far above the few seconds it gets.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := e.hs.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a check whose client stopped reading: %v\n%s", err, e.logs.String())
+	}
+	if logs := e.logs.String(); !strings.Contains(logs, `"outcome":"client stopped reading"`) {
+		t.Errorf("the check's log line does not say the client stopped reading:\n%s", logs)
+	}
 }
