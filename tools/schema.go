@@ -46,7 +46,7 @@ func ParticipantSchema() *jsonschema.Schema {
 func SearchResultSchema() *jsonschema.Schema {
 	s := outputSchema[registry.SearchResult]()
 	s.Description = "Peppol Directory matches for a query."
-	s.Properties["results"].MaxItems = ptr(registry.MaxSearchResults)
+	s.Properties["results"].MaxItems = ptr(registry.MaxSearchResults + registry.MaxSearchIdentifierHits)
 	return s
 }
 

@@ -88,5 +88,5 @@ func shownMatches(r *registry.SearchResult) string {
 	if r.Page <= 1 {
 		return fmt.Sprintf("the first %d", len(r.Results))
 	}
-	return fmt.Sprintf("page %d, from match %d", r.Page, (r.Page-1)*registry.MaxSearchResults+1)
+	return fmt.Sprintf("page %d, from match %d", r.Page, registry.SearchPageStart(r.Page))
 }
