@@ -159,7 +159,7 @@ func errShuttingDown() error {
 }
 
 // enterClient takes one of client's places (at most PerClient, or for a client exempt
-// from the rate limits max(PerClient, Total/2)) and returns the function that gives it
+// from the rate limits clientCap's larger share, max(PerClient, Total/2)) and returns the function that gives it
 // back. It returns *registry.Error with CodeTooManyBulkRequests when the client has
 // as many checks (running or sending their bodies) as it may, CodeUnavailable when
 // the server shuts down.
@@ -167,10 +167,7 @@ func (g *checkGate) enterClient(client netip.Addr, exempt bool) (func(), error) 
 	if g.stop.Err() != nil {
 		return nil, errShuttingDown()
 	}
-	limit := g.limits.PerClient
-	if exempt {
-		limit = max(limit, g.limits.Total/2)
-	}
+	limit := clientCap(g.limits.PerClient, g.limits.Total, exempt)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if n := g.clients[client]; n >= limit {
@@ -462,9 +459,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > int64(s.bulkLimits.Body) {
 		return tooLarge
 	}
-	client := clientAddr(r, s.trustedProxies)
-	exempt := isTrusted(client, s.rateLimitExempt)
-	key := bucketKey(client)
+	key, exempt := s.clientOf(r)
 	// A client's place first, counted for every client (rate-limit exempt or not,
 	// BulkLimits.PerClient);
 	// then the body, whole, before a place among the checks running: a body that is
