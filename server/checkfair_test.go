@@ -228,7 +228,9 @@ func hungRows(t *testing.T, e *e2e, n, m int) (body string, hung []int) {
 // are in the answer.
 func TestCheckTimeLimit(t *testing.T) {
 	t.Parallel()
-	e := startE2EWith(t, func(c *Config) { c.Bulk.MaxDuration = 2 * time.Second }, nil)
+	// Long enough that the fast rows finish on a loaded machine; the hung rows never do,
+	// so it costs wall time only.
+	e := startE2EWith(t, func(c *Config) { c.Bulk.MaxDuration = 9 * time.Second }, nil)
 	body, hung := hungRows(t, e, 3, 5)
 	t.Run("ndjson", func(t *testing.T) {
 		resp, raw := e.postCheck(t, "", "application/x-ndjson", body)

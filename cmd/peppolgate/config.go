@@ -525,8 +525,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// printUsage writes the -h text: commands, then every flag with its default and its
-// environment variable.
 // usageMCPLine is the usage's line about /mcp, naming every tool of tools.All() so the
 // list cannot drift from the registry (docs/INTERFACE.md §4.5), wrapped at 100 columns.
 func usageMCPLine() string {
@@ -556,6 +554,8 @@ func usageMCPLine() string {
 	return strings.Join(append(lines, line), "\n")
 }
 
+// printUsage writes the -h text: commands, then every flag with its default and its
+// environment variable.
 func printUsage(w io.Writer) {
 	var v flagValues
 	fs := newFlagSet(&v, cmdServe)
