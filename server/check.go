@@ -132,8 +132,11 @@ func (l BulkLimits) withDefaults() BulkLimits {
 // ready: use newCheckGate.
 type checkGate struct {
 	limits BulkLimits
-	// stop is done when the server begins to shut down (drain): running checks end
-	// with their rows not checked named, and no check is taken.
+	// closing is done when the server begins to shut down (close): no check is taken.
+	closing   context.Context
+	closeNow  context.CancelFunc
+	// stop is done when the running checks are cut (drain, after -drain-delay): they
+	// end with their rows not checked named.
 	stop     context.Context
 	drainNow context.CancelFunc
 
@@ -144,13 +147,21 @@ type checkGate struct {
 }
 
 func newCheckGate(l BulkLimits) *checkGate {
+	closing, closeNow := context.WithCancel(context.Background())
 	stop, drain := context.WithCancel(context.Background())
-	return &checkGate{limits: l, clients: map[netip.Addr]int{}, stop: stop, drainNow: drain}
+	return &checkGate{limits: l, clients: map[netip.Addr]int{}, closing: closing, closeNow: closeNow, stop: stop, drainNow: drain}
 }
 
+// close refuses new checks and lets the running ones go on: the server begins to shut
+// down.
+func (g *checkGate) close() { g.closeNow() }
+
 // drain ends the running checks (each answers its rows not checked as such) and
-// refuses new ones: the server is shutting down.
-func (g *checkGate) drain() { g.drainNow() }
+// refuses new ones: the server stops.
+func (g *checkGate) drain() {
+	g.closeNow()
+	g.drainNow()
+}
 
 // errShuttingDown refuses a check while the server shuts down.
 func errShuttingDown() error {
@@ -164,7 +175,7 @@ func errShuttingDown() error {
 // as many checks (running or sending their bodies) as it may, CodeUnavailable when
 // the server shuts down.
 func (g *checkGate) enterClient(client netip.Addr, exempt bool) (func(), error) {
-	if g.stop.Err() != nil {
+	if g.closing.Err() != nil {
 		return nil, errShuttingDown()
 	}
 	limit := clientCap(g.limits.PerClient, g.limits.Total, exempt)
@@ -189,7 +200,7 @@ func (g *checkGate) enterClient(client netip.Addr, exempt bool) (func(), error) 
 // returns the function that gives it back. It returns *registry.Error with
 // CodeUnavailable when the server runs as many checks as it may, or shuts down.
 func (g *checkGate) enterRun() (func(), error) {
-	if g.stop.Err() != nil {
+	if g.closing.Err() != nil {
 		return nil, errShuttingDown()
 	}
 	g.mu.Lock()

@@ -260,9 +260,10 @@ func TestCheckTimeLimit(t *testing.T) {
 	})
 }
 
-// TestCheckShutdown: when the server begins to shut down, a running check ends at once
-// with a last line naming the rows not checked (retryable), new checks are refused,
-// and the server's Shutdown drains within its time.
+// TestCheckShutdown: when the server begins to shut down, new checks are refused and
+// a running check goes on (it has the drain delay to finish); when the checks are cut
+// (EndChecks, after the delay), it ends at once with a last line naming the rows not
+// checked (retryable), and the server's Shutdown drains within its time.
 func TestCheckShutdown(t *testing.T) {
 	t.Parallel()
 	e := startE2E(t)
@@ -283,6 +284,19 @@ func TestCheckShutdown(t *testing.T) {
 		raw = append(raw, line...)
 	}
 	e.srv.BeginShutdown()
+	r1, raw1 := e.postCheck(t, "", "application/x-ndjson", `"`+netsim.KnownNorwegian+`"`)
+	if got := decodeJSON[errorBody](t, raw1).Error; r1.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable || !strings.Contains(got.Message, "shutting down") {
+		t.Errorf("a check once the server begins to shut down: %d %s", r1.StatusCode, raw1)
+	}
+	// Its hung rows never finish: it runs until the checks are cut.
+	g := e.srv.checks
+	g.mu.Lock()
+	running := g.total
+	g.mu.Unlock()
+	if running != 1 {
+		t.Errorf("%d checks run during the drain delay, want the one begun before it", running)
+	}
+	e.srv.EndChecks()
 	rest, err := io.ReadAll(br)
 	if err != nil {
 		t.Fatal(err)
@@ -418,6 +432,7 @@ func TestCheckShutdownNonReadingClient(t *testing.T) {
 	// waiting for the client), so that its writes are what is left.
 	time.Sleep(2 * time.Second)
 	e.srv.BeginShutdown()
+	e.srv.EndChecks()
 	// Far below the check's 30 s write stall, far above the few seconds it gets.
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 	defer cancel()

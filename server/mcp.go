@@ -330,15 +330,20 @@ func (s *Server) clientOf(r *http.Request) (key netip.Addr, exempt bool) {
 }
 
 // BeginShutdown ends the open MCP event streams and refuses new ones, so that an HTTP
-// server's Shutdown does not wait for them, and ends the running bulk checks (each
-// answers its rows not checked as such) and refuses new ones; call it first when the
-// service stops.
+// server's Shutdown does not wait for them, and refuses new bulk checks while the
+// running ones go on; call it first when the service stops, then EndChecks once the
+// running checks have had their time (the binary's -drain-delay), before Shutdown.
 func (s *Server) BeginShutdown() {
-	s.checks.drain()
+	s.checks.close()
 	if s.mcpStreams != nil {
 		s.mcpStreams.drain()
 	}
 }
+
+// EndChecks ends the running bulk checks (each answers its rows not checked as such,
+// its last writes waiting at most a few seconds for its client) and refuses new ones,
+// so that an HTTP server's Shutdown does not wait for them (docs/INTERFACE.md §4.7).
+func (s *Server) EndChecks() { s.checks.drain() }
 
 // mcpRoutes describes and serves the MCP transport (docs/INTERFACE.md §4).
 func (s *Server) mcpRoutes(k docKit) []route {
