@@ -133,8 +133,8 @@ func (l BulkLimits) withDefaults() BulkLimits {
 type checkGate struct {
 	limits BulkLimits
 	// closing is done when the server begins to shut down (close): no check is taken.
-	closing   context.Context
-	closeNow  context.CancelFunc
+	closing  context.Context
+	closeNow context.CancelFunc
 	// stop is done when the running checks are cut (drain, after -drain-delay): they
 	// end with their rows not checked named.
 	stop     context.Context
