@@ -136,22 +136,63 @@ func testFuncs(t *testing.T, pkgs []string) map[string]bool {
 }
 
 // matchesOne reports whether the go test pattern (a regexp per level, split by '/')
-// selects at least one function of names with the prefix ("Benchmark" or "Test"): its
-// first level must match the function's name, as go test matches it.
+// selects a function of names with the prefix ("Benchmark" or "Test") for each of its
+// first level's top-level alternatives ('A|B' needs a match for A and one for B, so a
+// renamed benchmark among them is caught): the first level matches the function's
+// name, as go test matches it.
 func matchesOne(t *testing.T, pattern, prefix string, names map[string]bool) bool {
 	t.Helper()
 	top, _, _ := strings.Cut(pattern, "/")
-	re, err := regexp.Compile(top)
-	if err != nil {
+	if _, err := regexp.Compile(top); err != nil {
 		t.Errorf("pattern %q: %v", pattern, err)
 		return false
 	}
-	for n := range names {
-		if strings.HasPrefix(n, prefix) && re.MatchString(n) {
-			return true
+	for _, alt := range topAlternatives(top) {
+		re, err := regexp.Compile(alt)
+		if err != nil {
+			t.Errorf("pattern %q, alternative %q: %v", pattern, alt, err)
+			return false
+		}
+		found := false
+		for n := range names {
+			if strings.HasPrefix(n, prefix) && re.MatchString(n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
 		}
 	}
-	return false
+	return true
+}
+
+// topAlternatives splits a regexp at its top-level '|': not escaped, not inside a
+// group or a character class.
+func topAlternatives(re string) []string {
+	var out []string
+	depth, class, start := 0, false, 0
+	for i := 0; i < len(re); i++ {
+		switch c := re[i]; {
+		case c == '\\':
+			i++ // the escaped character
+		case class:
+			class = c != ']'
+		case c == '[':
+			class = true
+			if i+1 < len(re) && re[i+1] == ']' {
+				i++ // a ']' first in a class is literal
+			}
+		case c == '(':
+			depth++
+		case c == ')':
+			depth--
+		case c == '|' && depth == 0:
+			out = append(out, re[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, re[start:])
 }
 
 // TestBenchmarksCommands reads every command BENCHMARKS.md quotes and fails when one
@@ -220,7 +261,10 @@ func TestBenchmarksReader(t *testing.T) {
 		t.Errorf("-bench=Foo read as %q", bench)
 	}
 	names := map[string]bool{"BenchmarkLookupCold": true, "TestEval": true}
-	for pattern, want := range map[string]bool{"LookupCold": true, "Cached|Cold": true, "Warm": false, ".": true, "LookupCold/sub": true} {
+	// Each top-level alternative must match a function: a renamed benchmark inside
+	// 'A|B|C' is caught. An alternation inside a group is one alternative.
+	for pattern, want := range map[string]bool{"LookupCold": true, "Cached|Cold": false, "Lookup|Cold": true, "Cold|Renamed": false,
+		"Lookup(Cached|Cold)": true, `Lookup[|]?Cold|Cold`: true, `\|Cold`: false, "Warm": false, ".": true, "LookupCold/sub": true, "Cold|Lookup/sub": true} {
 		if got := matchesOne(t, pattern, "Benchmark", names); got != want {
 			t.Errorf("matchesOne(%q) = %v, want %v", pattern, got, want)
 		}

@@ -22,7 +22,7 @@ const missingQueryMessage = "the search query q is missing; give a company name 
 const (
 	// maxExactCandidates bounds the exact participant= queries one search sends, because
 	// each costs a Directory request under the shared rate limit.
-	maxExactCandidates = 4
+	maxExactCandidates = registry.MaxSearchIdentifierHits
 	// freeTextPageSize is the Directory page size of the free-text query: enough to fill
 	// MaxSearchResults even when participants have several entities.
 	freeTextPageSize = 25
@@ -161,9 +161,9 @@ type searchOutcome struct {
 // Directory's q matches participant ids and the cards' identifiers as substrings), and
 // exact participant= queries are sent only for candidates the first page could not
 // show. An empty text with a country sends country= alone. Otherwise the free text runs as typed, beside exact queries for any ids written
-// in it. Hits on candidate ids come first, in candidate order, then the Directory's.
-// A later page asks for the free text's page alone and leaves the candidates out: page
-// 1 showed them.
+// in it. Hits on candidate ids come first, in candidate order, then the Directory's
+// whole first page (registry.MaxSearchResults). A later page asks for the free text's
+// page alone and leaves the candidates out: page 1 showed them.
 func (l *Registry) search(ctx context.Context, text, country string, page int) (*registry.SearchResult, error) {
 	plan := planSearch(text)
 	if page > 1 {
@@ -211,23 +211,20 @@ func (l *Registry) search(ctx context.Context, text, country string, page int) (
 		}
 	}
 
-	out := &registry.SearchResult{Query: text, Results: make([]registry.SearchHit, 0, registry.MaxSearchResults), Source: registry.SourceDirectory}
+	out := &registry.SearchResult{Query: text, Results: make([]registry.SearchHit, 0, registry.MaxSearchResults+len(plan.candidates)), Source: registry.SourceDirectory}
 	seen := make(map[peppol.ParticipantID]bool)
 	add := func(m directory.Match) {
 		if seen[m.Participant] {
 			return
 		}
 		seen[m.Participant] = true
-		if len(out.Results) < registry.MaxSearchResults {
-			out.Results = append(out.Results, registry.SearchHit{ParticipantID: m.Participant.String(), Name: m.Name(), CountryCode: m.CountryCode()})
-		}
+		out.Results = append(out.Results, registry.SearchHit{ParticipantID: m.Participant.String(), Name: m.Name(), CountryCode: m.CountryCode()})
 	}
 	// Candidate hits first, in candidate order, wherever they were found.
 	found := make(map[peppol.ParticipantID]directory.Match)
 	for _, m := range free.Matches {
 		found[m.Participant] = m
 	}
-	extra := 0 // exact hits the free-text total does not count
 	for i, r := range exact {
 		if r == nil {
 			continue
@@ -238,9 +235,6 @@ func (l *Registry) search(ctx context.Context, text, country string, page int) (
 			}
 			if _, ok := found[m.Participant]; !ok {
 				found[m.Participant] = m
-				if !plan.numberOnly {
-					extra++
-				}
 			}
 		}
 	}
@@ -249,13 +243,24 @@ func (l *Registry) search(ctx context.Context, text, country string, page int) (
 			add(m)
 		}
 	}
+	// Then the free text's whole first page, on top of the candidates' hits: page 2
+	// starts at the free text's 26th match (searchLater).
 	for _, m := range free.Matches {
 		add(m)
 	}
-	out.TotalCount = max(free.TotalCount, len(free.Matches)) + extra
-	out.Page, out.NextPage = 1, registry.NextSearchPage(1, out.TotalCount)
+	out.TotalCount = searchTotal(free)
+	if out.NextPage = registry.NextSearchPage(1, out.TotalCount); out.NextPage == 0 {
+		// One page only: the count may include the candidates' hits the free text
+		// does not find, as no later page has to agree with it.
+		out.TotalCount = max(out.TotalCount, len(out.Results))
+	}
+	out.Page = 1
 	return out, nil
 }
+
+// searchTotal is a search's totalCount, the same on every page: the matches of the
+// free text, as the Directory counts them (docs/INTERFACE.md §4.2).
+func searchTotal(free *directory.Result) int { return max(free.TotalCount, len(free.Matches)) }
 
 // searchLater answers page (2 or more) of a search: the Directory's page of the free
 // text, without plan's candidates, which page 1 showed first.
@@ -271,7 +276,7 @@ func (l *Registry) searchLater(ctx context.Context, text, country string, page i
 		}
 		out.Results = append(out.Results, registry.SearchHit{ParticipantID: m.Participant.String(), Name: m.Name(), CountryCode: m.CountryCode()})
 	}
-	out.TotalCount = free.TotalCount
+	out.TotalCount = searchTotal(free)
 	out.NextPage = registry.NextSearchPage(page, out.TotalCount)
 	return out, nil
 }

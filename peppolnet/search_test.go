@@ -543,3 +543,65 @@ func TestMaxSearchPageIsTheDirectorysLimit(t *testing.T) {
 		t.Errorf("page %d is valid for the Directory: MaxSearchPage could be higher", registry.MaxSearchPage+1)
 	}
 }
+
+// TestSearchPagesNameAndID: a query of words and a participant id over more than a
+// page of matches, the id's own hit not on the Directory's first page: page 1 carries
+// the id's hit on top of the Directory's first 25, page 2 the next, so pages 1 and 2
+// together show every match once; totalCount is the same on both pages.
+func TestSearchPagesNameAndID(t *testing.T) {
+	t.Parallel()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400, Now: testNow})
+	var cards []*netsim.Participant
+	for i := range ds.Participants {
+		if p := &ds.Participants[i]; p.Card != nil && len(p.Card.Entities) == 1 {
+			cards = append(cards, p)
+		}
+	}
+	if len(cards) < 41 {
+		t.Fatalf("%d participants with one card entity", len(cards))
+	}
+	// The id's participant comes last in the Directory's order; 40 others mention it.
+	target := cards[len(cards)-1]
+	want := map[string]bool{target.ID.String(): true}
+	for _, p := range cards[:40] {
+		p.Card.Entities[0].AdditionalInfo = "partner of " + target.ID.String()
+		want[p.ID.String()] = true
+	}
+	target.Card.Entities[0].AdditionalInfo = "partner"
+	n, err := netsim.Start(context.Background(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	l, _ := newLive(t, n, nil)
+	q := "partner " + target.ID.String()
+	first, _, err := l.Search(context.Background(), registry.SearchQuery{Q: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(first.Results) == 0 || first.Results[0].ParticipantID != target.ID.String() {
+		t.Fatalf("page 1 does not start with the id's hit: %+v", first.Results)
+	}
+	second, _, err := l.Search(context.Background(), registry.SearchQuery{Q: q, Page: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for _, h := range append(first.Results, second.Results...) {
+		if got[h.ParticipantID] {
+			t.Errorf("%s is shown twice", h.ParticipantID)
+		}
+		got[h.ParticipantID] = true
+	}
+	for id := range want {
+		if !got[id] {
+			t.Errorf("%s is on neither page 1 (%d results) nor page 2 (%d)", id, len(first.Results), len(second.Results))
+		}
+	}
+	if first.TotalCount != second.TotalCount || first.TotalCount != len(want) {
+		t.Errorf("totalCount %d on page 1, %d on page 2; want %d on both", first.TotalCount, second.TotalCount, len(want))
+	}
+	if first.NextPage != 2 || second.NextPage != 0 {
+		t.Errorf("nextPage %d on page 1, %d on page 2; want 2 and none", first.NextPage, second.NextPage)
+	}
+}

@@ -186,6 +186,12 @@ type SearchQuery struct {
 // MaxSearchResults is the most results one search returns: one page (docs/INTERFACE.md §8).
 const MaxSearchResults = 25
 
+// MaxSearchIdentifierHits is the most exact identifier matches page 1 of a search
+// carries on top of its MaxSearchResults (docs/INTERFACE.md §4.2): a query naming
+// participant ids shows their hits first, then the free text's whole first page, so
+// that page 2 starts where the free text's first page ends.
+const MaxSearchIdentifierHits = 4
+
 // MaxSearchPage is the last page a search serves. The Peppol Directory answers no
 // result beyond index 1000 of a query (package directory's MaxResultIndex), so pages
 // of MaxSearchResults end at 40, results 976 to 1000 (docs/INTERFACE.md §4.2, §8).
@@ -196,11 +202,23 @@ const MaxSearchPage = 40
 // page" follows.
 func NextSearchPage(page, totalCount int) int {
 	page = max(page, 1)
-	if page >= MaxSearchPage || page*MaxSearchResults >= totalCount {
+	if page >= LastSearchPage(totalCount) {
 		return 0
 	}
 	return page + 1
 }
+
+// LastSearchPage returns the last page a search of totalCount matches serves: as many
+// pages of MaxSearchResults as the matches fill, at most MaxSearchPage, at least 1.
+// NextSearchPage follows the same rule.
+func LastSearchPage(totalCount int) int {
+	return max(1, min(MaxSearchPage, (totalCount+MaxSearchResults-1)/MaxSearchResults))
+}
+
+// SearchPageStart returns the 1-based position, among the free text's matches, of
+// the first match of page (page 1 starts at 1; its exact identifier matches come on
+// top, MaxSearchIdentifierHits).
+func SearchPageStart(page int) int { return (max(page, 1)-1)*MaxSearchResults + 1 }
 
 // MaxQueryLength is the longest accepted search query, in characters.
 const MaxQueryLength = 200
@@ -215,15 +233,17 @@ type SearchResult struct {
 	// Network names the Peppol network that answered (production, test or demo); the
 	// adapters set it on a copy, the registry leaves it empty.
 	Network string `json:"network,omitempty" jsonschema:"the Peppol network whose Directory answered: production, test or demo (the one the request named, else the server's default); absent when the server names none"`
-	// TotalCount is the number of matches known, which may exceed len(Results).
-	TotalCount int `json:"totalCount" jsonschema:"number of matches known; may exceed the number of results returned"`
+	// TotalCount is the number of matches known, which may exceed len(Results); the
+	// same on every page of a search.
+	TotalCount int `json:"totalCount" jsonschema:"number of matches known, the same on every page; may exceed the number of results returned"`
 	// Page is the 1-based page of matches Results holds.
 	Page int `json:"page" jsonschema:"the page of matches this answer holds, from 1; each page holds up to 25"`
 	// NextPage is the page to ask for the next matches (NextSearchPage), 0 when this
 	// is the last page served.
 	NextPage int `json:"nextPage,omitempty" jsonschema:"the page to ask for to get the next matches (pass it as page); absent on the last page, or at page 40, beyond which the Peppol Directory serves no results"`
-	// Results holds at most MaxSearchResults hits, exact identifier matches first.
-	Results []SearchHit `json:"results" jsonschema:"at most 25 matches, exact identifier matches first (on page 1)"`
+	// Results holds at most MaxSearchResults hits, and on page 1 up to
+	// MaxSearchIdentifierHits exact identifier matches on top of them, first.
+	Results []SearchHit `json:"results" jsonschema:"at most 25 matches a page; page 1 shows exact identifier matches first, up to 4 on top of its 25"`
 	// Source says who answered: SourceDirectory or SourceMirror.
 	Source string `json:"source" jsonschema:"who answered: directory (the live Peppol Directory) or mirror (peppolgate's local copy of the Directory's daily export, as of dataAsOf)"`
 	// DataAsOf is when the Directory exported the data a mirror answer comes from; nil

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -88,8 +89,10 @@ type BulkLimits struct {
 	// Total is how many checks the server runs at once. A check takes its place only
 	// once its whole body is read: a slow body holds none.
 	Total int
-	// Buffered bounds the bytes of check bodies held in memory at once, all clients
-	// together, counted as they arrive.
+	// Buffered bounds the memory of the check bodies being read, all clients
+	// together: a body's declared length is taken before any byte of it is read (a
+	// body of unknown length takes its buffer's capacity as it grows), and given back
+	// once its rows are read. A body that does not fit is refused 503 with Retry-After.
 	Buffered int
 	// MaxDuration bounds one check from the moment it runs; the rows not answered by
 	// then are named not checked in the answer's last line (CSV: its trailer).
@@ -124,12 +127,16 @@ func (l BulkLimits) withDefaults() BulkLimits {
 // (enterClient, before its body is read: at most PerClient per client, exempt clients
 // too), then, once the whole body is read and its rows are good, a place among the
 // checks running (enterRun, at most Total). Between the two, the bodies being read hold
-// memory, not places: at most Buffered bytes in all (reserve). The zero value is not
+// memory, not places: at most Buffered bytes in all (reserve, before the memory is
+// allocated). The zero value is not
 // ready: use newCheckGate.
 type checkGate struct {
 	limits BulkLimits
-	// stop is done when the server begins to shut down (drain): running checks end
-	// with their rows not checked named, and no check is taken.
+	// closing is done when the server begins to shut down (close): no check is taken.
+	closing  context.Context
+	closeNow context.CancelFunc
+	// stop is done when the running checks are cut (drain, after -drain-delay): they
+	// end with their rows not checked named.
 	stop     context.Context
 	drainNow context.CancelFunc
 
@@ -140,13 +147,21 @@ type checkGate struct {
 }
 
 func newCheckGate(l BulkLimits) *checkGate {
+	closing, closeNow := context.WithCancel(context.Background())
 	stop, drain := context.WithCancel(context.Background())
-	return &checkGate{limits: l, clients: map[netip.Addr]int{}, stop: stop, drainNow: drain}
+	return &checkGate{limits: l, clients: map[netip.Addr]int{}, closing: closing, closeNow: closeNow, stop: stop, drainNow: drain}
 }
 
+// close refuses new checks and lets the running ones go on: the server begins to shut
+// down.
+func (g *checkGate) close() { g.closeNow() }
+
 // drain ends the running checks (each answers its rows not checked as such) and
-// refuses new ones: the server is shutting down.
-func (g *checkGate) drain() { g.drainNow() }
+// refuses new ones: the server stops.
+func (g *checkGate) drain() {
+	g.closeNow()
+	g.drainNow()
+}
 
 // errShuttingDown refuses a check while the server shuts down.
 func errShuttingDown() error {
@@ -155,18 +170,15 @@ func errShuttingDown() error {
 }
 
 // enterClient takes one of client's places (at most PerClient, or for a client exempt
-// from the rate limits max(PerClient, Total/2)) and returns the function that gives it
+// from the rate limits clientCap's larger share, max(PerClient, Total/2)) and returns the function that gives it
 // back. It returns *registry.Error with CodeTooManyBulkRequests when the client has
 // as many checks (running or sending their bodies) as it may, CodeUnavailable when
 // the server shuts down.
 func (g *checkGate) enterClient(client netip.Addr, exempt bool) (func(), error) {
-	if g.stop.Err() != nil {
+	if g.closing.Err() != nil {
 		return nil, errShuttingDown()
 	}
-	limit := g.limits.PerClient
-	if exempt {
-		limit = max(limit, g.limits.Total/2)
-	}
+	limit := clientCap(g.limits.PerClient, g.limits.Total, exempt)
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if n := g.clients[client]; n >= limit {
@@ -188,7 +200,7 @@ func (g *checkGate) enterClient(client netip.Addr, exempt bool) (func(), error) 
 // returns the function that gives it back. It returns *registry.Error with
 // CodeUnavailable when the server runs as many checks as it may, or shuts down.
 func (g *checkGate) enterRun() (func(), error) {
-	if g.stop.Err() != nil {
+	if g.closing.Err() != nil {
 		return nil, errShuttingDown()
 	}
 	g.mu.Lock()
@@ -223,48 +235,84 @@ func (g *checkGate) release(n int) {
 	g.buffered -= n
 }
 
-// errBodiesFull is why a body could not be read: the memory for bodies is taken.
-var errBodiesFull = errors.New("the memory for check bodies is taken")
+// checkBodyChunk is the first buffer of a body of unknown length (chunked): it
+// doubles as the body comes, each growth reserved before it is made.
+const checkBodyChunk = 64 << 10
 
-// budgetReader reserves each byte of a body as it arrives (checkGate.reserve), so
-// that a slow body holds only what it sent; held is what it reserved, to release.
-type budgetReader struct {
-	r    io.Reader
-	gate *checkGate
-	held int
-}
-
-func (b *budgetReader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if n > 0 {
-		if !b.gate.reserve(n) {
-			return 0, errBodiesFull
-		}
-		b.held += n
-	}
-	return n, err
-}
-
-// readCheckBody reads r's body whole, at most limit bytes, before the check takes a
-// place among those running; the bytes count against the gate's memory for bodies
-// until release is called. It is bounded in time by the server's ReadTimeout
-// (stack.ReadTimeout) and the client's place (enterClient).
+// readCheckBody reads r's body whole, at most the largest body, before the check takes
+// a place among those running. The memory it needs is taken from the gate's memory for
+// bodies (checkGate.reserve) before it is allocated: the declared Content-Length at
+// once, before any byte arrives; a body of unknown length as its buffer grows,
+// counted by capacity. release gives it back; call it once the rows are read (they
+// hold no reference to the body). It returns *registry.Error with CodeUnavailable and
+// Retry-After when the memory is taken, tooLarge past the largest body, and
+// CodeInvalidRequest for a body that cannot be read. It is bounded in time by the
+// server's ReadTimeout (stack.ReadTimeout) and the client's place (enterClient).
 func (s *Server) readCheckBody(w http.ResponseWriter, r *http.Request, tooLarge error) (body []byte, release func(), err error) {
-	br := &budgetReader{r: http.MaxBytesReader(w, r.Body, int64(s.bulkLimits.Body)), gate: s.checks}
-	release = func() { s.checks.release(br.held) }
-	buf := bytes.NewBuffer(make([]byte, 0, min(max(r.ContentLength, 0), int64(s.bulkLimits.Body))+bytes.MinRead))
-	_, err = buf.ReadFrom(br)
+	limit := s.bulkLimits.Body
+	held := 0
+	release = func() {
+		s.checks.release(held)
+		held = 0
+	}
+	full := &registry.Error{Code: CodeUnavailable, RetryAfter: checkRetryAfter,
+		Message: fmt.Sprintf("the server holds as many bulk check bodies as it may (%s); retry in %d s", spelledSize(s.bulkLimits.Buffered), int(checkRetryAfter/time.Second))}
+	alloc := func(length, capacity int) ([]byte, bool) {
+		if !s.checks.reserve(capacity) {
+			return nil, false
+		}
+		held += capacity
+		return make([]byte, length, capacity), true
+	}
+	rd := http.MaxBytesReader(w, r.Body, int64(limit))
+	if cl := r.ContentLength; cl >= 0 {
+		// The caller refused a declared length over the largest body; net/http reads
+		// no byte past it.
+		buf, ok := alloc(int(cl), int(cl))
+		if !ok {
+			// Answered at once, the body unread (see check).
+			w.Header().Set("Connection", "close")
+			return nil, release, full
+		}
+		_, err = io.ReadFull(rd, buf)
+		body = buf
+	} else {
+		buf, ok := alloc(0, min(checkBodyChunk, limit+1))
+		if !ok {
+			return nil, release, full
+		}
+		for {
+			if len(buf) == cap(buf) {
+				old := cap(buf)
+				nb, ok := alloc(len(buf), min(2*old, limit+1))
+				if !ok {
+					return nil, release, full
+				}
+				copy(nb, buf)
+				buf = nb
+				s.checks.release(old)
+				held -= old
+			}
+			var n int
+			n, err = rd.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err != nil {
+				break
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			err = nil
+		}
+		body = buf
+	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return nil, release, tooLarge
-	case errors.Is(err, errBodiesFull):
-		return nil, release, &registry.Error{Code: CodeUnavailable, RetryAfter: checkRetryAfter,
-			Message: fmt.Sprintf("the server holds as many bulk check bodies as it may (%s); retry in %d s", spelledSize(s.bulkLimits.Buffered), int(checkRetryAfter/time.Second))}
 	case err != nil:
 		return nil, release, apiError(registry.CodeInvalidRequest, "the request body could not be read")
 	}
-	return buf.Bytes(), release, nil
+	return body, release, nil
 }
 
 // checkFormat is the format of a check's body, from its Content-Type and
@@ -422,15 +470,17 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if r.ContentLength > int64(s.bulkLimits.Body) {
 		return tooLarge
 	}
-	client := clientAddr(r, s.trustedProxies)
-	exempt := isTrusted(client, s.rateLimitExempt)
-	key := bucketKey(client)
+	key, exempt := s.clientOf(r)
 	// A client's place first, counted for every client (rate-limit exempt or not,
 	// BulkLimits.PerClient);
 	// then the body, whole, before a place among the checks running: a body that is
 	// slow to come holds its client's place and the bytes it sent, never the server's.
 	leaveClient, err := s.checks.enterClient(key, exempt)
 	if err != nil {
+		// Answered at once, its body unread: net/http would otherwise read the body
+		// (up to 256 KiB) before answering, and a client that sends none would wait
+		// for the read timeout.
+		w.Header().Set("Connection", "close")
 		return err
 	}
 	defer leaveClient()
@@ -454,6 +504,12 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The rows are read (they hold copies, not the body): the body's memory is given
+	// back before the check runs, so only bodies being read hold it (docs/INTERFACE.md
+	// §4.7).
+	inputHeader, dialect := rd.Header(), rd.Dialect()
+	rd, body = nil, nil
+	release()
 	leaveRun, err := s.checks.enterRun()
 	if err != nil {
 		return err
@@ -475,10 +531,10 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if csvOut {
 		h.Set("Content-Type", "text/csv; charset=utf-8; header=present")
 		h.Set("Trailer", checkSummaryTrailer)
-		cw := bulk.NewCSVWriter(w, rd.Header(), docs)
+		cw := bulk.NewCSVWriter(w, inputHeader, docs)
 		if format == bulk.CSV {
 			// Answered in the dialect it was given: delimiter and byte order mark.
-			cw.SetDialect(rd.Dialect())
+			cw.SetDialect(dialect)
 		}
 		sw.enc, sw.flush, sw.csv = cw, cw.Flush, cw
 	} else {
@@ -507,7 +563,12 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	defer cancel(nil)
 	timeUp := time.AfterFunc(s.bulkLimits.MaxDuration, func() { cancel(errCheckTimeUp) })
 	defer timeUp.Stop()
-	stopDrain := context.AfterFunc(s.checks.stop, func() { cancel(errCheckShutdown) })
+	stopDrain := context.AfterFunc(s.checks.stop, func() {
+		cancel(errCheckShutdown)
+		// Its last writes get checkShutdownWrite, not the write stall, so that a client
+		// that stopped reading does not hold the server's drain (docs/INTERFACE.md §4.7).
+		sw.cut(time.Now().Add(checkShutdownWrite))
+	})
 	defer stopDrain()
 	sum, err := bulk.Run(ctx, bulk.Config{Registry: reg, Documents: docs}, next, sw, bulk.RunOptions{Ordered: csvOut})
 	outcome := "complete"
@@ -533,6 +594,10 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	s.logCheck(r, network, format, csvOut, sum, outcome, err)
 	return nil
 }
+
+// checkShutdownWrite is how long a check's last writes may wait for its client once
+// the server begins to shut down: well within the binary's drain (20 s).
+const checkShutdownWrite = 3 * time.Second
 
 // Why a check ended before its rows were answered, besides its client.
 var (
@@ -657,6 +722,12 @@ type checkWriter struct {
 	err error
 	// deadline is the connection's write deadline as last set.
 	deadline time.Time
+	// cutoff, once set (cut, Unix nanoseconds), is the latest write deadline: extend
+	// moves the deadline no further. It is read without mu: cut is called while a
+	// write may hold mu.
+	cutoff atomic.Int64
+	// ended is set by stop.
+	ended atomic.Bool
 	// written marks the rows whose result was written, by index.
 	written []bool
 }
@@ -771,6 +842,7 @@ func (c *checkWriter) stop() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.stopped = true
+	c.ended.Store(true)
 	if c.timer != nil {
 		c.timer.Stop()
 	}
@@ -805,7 +877,25 @@ func (c *checkWriter) extend(now time.Time) {
 		return
 	}
 	c.deadline = now.Add(c.stall)
+	if cut := c.cutoff.Load(); cut != 0 && c.deadline.UnixNano() > cut {
+		c.deadline = time.Unix(0, cut)
+	}
 	_ = c.rc.SetWriteDeadline(c.deadline)
+	// cut may have run since the cutoff was read: its deadline wins.
+	if cut := c.cutoff.Load(); cut != 0 && c.deadline.UnixNano() > cut {
+		c.deadline = time.Unix(0, cut)
+		_ = c.rc.SetWriteDeadline(c.deadline)
+	}
+}
+
+// cut makes at the latest write deadline, at once (a write blocked now fails at at)
+// and for every write after. It does not take mu: a write may hold it.
+func (c *checkWriter) cut(at time.Time) {
+	if c.ended.Load() {
+		return // the handler returned: the connection may serve another request
+	}
+	c.cutoff.Store(at.UnixNano())
+	_ = c.rc.SetWriteDeadline(at)
 }
 
 // summaryField is a check's summary as a structured field dictionary (RFC 8941):

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"syscall"
@@ -227,7 +228,9 @@ func hungRows(t *testing.T, e *e2e, n, m int) (body string, hung []int) {
 // are in the answer.
 func TestCheckTimeLimit(t *testing.T) {
 	t.Parallel()
-	e := startE2EWith(t, func(c *Config) { c.Bulk.MaxDuration = 2 * time.Second }, nil)
+	// Long enough that the fast rows finish on a loaded machine; the hung rows never do,
+	// so it costs wall time only.
+	e := startE2EWith(t, func(c *Config) { c.Bulk.MaxDuration = 9 * time.Second }, nil)
 	body, hung := hungRows(t, e, 3, 5)
 	t.Run("ndjson", func(t *testing.T) {
 		resp, raw := e.postCheck(t, "", "application/x-ndjson", body)
@@ -257,9 +260,10 @@ func TestCheckTimeLimit(t *testing.T) {
 	})
 }
 
-// TestCheckShutdown: when the server begins to shut down, a running check ends at once
-// with a last line naming the rows not checked (retryable), new checks are refused,
-// and the server's Shutdown drains within its time.
+// TestCheckShutdown: when the server begins to shut down, new checks are refused and
+// a running check goes on (it has the drain delay to finish); when the checks are cut
+// (EndChecks, after the delay), it ends at once with a last line naming the rows not
+// checked (retryable), and the server's Shutdown drains within its time.
 func TestCheckShutdown(t *testing.T) {
 	t.Parallel()
 	e := startE2E(t)
@@ -280,6 +284,19 @@ func TestCheckShutdown(t *testing.T) {
 		raw = append(raw, line...)
 	}
 	e.srv.BeginShutdown()
+	r1, raw1 := e.postCheck(t, "", "application/x-ndjson", `"`+netsim.KnownNorwegian+`"`)
+	if got := decodeJSON[errorBody](t, raw1).Error; r1.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable || !strings.Contains(got.Message, "shutting down") {
+		t.Errorf("a check once the server begins to shut down: %d %s", r1.StatusCode, raw1)
+	}
+	// Its hung rows never finish: it runs until the checks are cut.
+	g := e.srv.checks
+	g.mu.Lock()
+	running := g.total
+	g.mu.Unlock()
+	if running != 1 {
+		t.Errorf("%d checks run during the drain delay, want the one begun before it", running)
+	}
+	e.srv.EndChecks()
 	rest, err := io.ReadAll(br)
 	if err != nil {
 		t.Fatal(err)
@@ -300,5 +317,129 @@ func TestCheckShutdown(t *testing.T) {
 	defer cancel()
 	if err := e.hs.Config.Shutdown(ctx); err != nil {
 		t.Errorf("Shutdown: %v", err)
+	}
+}
+
+// TestCheckBodiesMemoryBound: the memory for check bodies (BulkLimits.Buffered) is
+// taken for a body's declared length before any byte of it is read, so clients that
+// announce large bodies and send nothing are refused 503 once it is taken, while a
+// small check still runs; a check whose rows are read holds none of it.
+func TestCheckBodiesMemoryBound(t *testing.T) {
+	t.Parallel()
+	const body = 64 << 10
+	e := startE2EWith(t, func(c *Config) {
+		loopbackProxy(c)
+		c.Bulk.Body = body
+		c.Bulk.Buffered = 2*body + 4096
+	}, func(s *http.Server) { s.ReadTimeout = 20 * time.Second })
+	buffered := func() int {
+		g := e.srv.checks
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.buffered
+	}
+	// Two clients announce the largest body and send none of it.
+	for i := range 2 {
+		rawCheck(t, e, fmt.Sprintf("192.0.2.%d", i+1), "application/x-ndjson", body, "", 0)
+	}
+	waitLong(t, "the two announced bodies to be reserved", func() bool { return buffered() == 2*body })
+	// A third is refused at once, before it sends anything.
+	conn := rawCheck(t, e, "192.0.2.3", "application/x-ndjson", body, "", 0)
+	_ = conn.SetReadDeadline(time.Now().Add(checkFairBound))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("the third announced body: no answer: %v", err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if got := decodeJSON[errorBody](t, raw).Error; resp.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable ||
+		resp.Header.Get("Retry-After") != "10" || !strings.Contains(got.Message, "bulk check bodies") {
+		t.Fatalf("the third announced body: %d %s", resp.StatusCode, raw)
+	}
+	// Another client's small check runs beside them, and holds no memory for bodies
+	// once its rows are read, while it runs.
+	belgian := e.ds.MustLookup(netsim.KnownBelgian)
+	e.net.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Hang: true})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	r := e.startCheck(t, ctx, "", "application/x-ndjson", `"`+netsim.KnownBelgian+`"`, "X-Forwarded-For", "198.51.100.1")
+	if r.StatusCode != http.StatusOK {
+		t.Fatalf("a small check beside the announced bodies: %d", r.StatusCode)
+	}
+	defer r.Body.Close()
+	if got := buffered(); got != 2*body {
+		t.Errorf("a running check holds memory for bodies: %d bytes taken, want %d (the two announced bodies)", got, 2*body)
+	}
+}
+
+// TestCheckChunkedBodyMemory: a body of unknown length (chunked) reserves memory as
+// its buffer grows, counted by capacity, and is refused 503 when the bound is reached.
+func TestCheckChunkedBodyMemory(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, func(c *Config) {
+		c.Bulk.Body = 1 << 20
+		c.Bulk.Buffered = 200 << 10
+	}, nil)
+	// 300 KiB of rows, chunked: more than the memory for bodies.
+	row := `"` + netsim.KnownBelgian + `"` + "\n"
+	big := strings.Repeat(row, (300<<10)/len(row))
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, e.url+"/api/v1/check", io.MultiReader(strings.NewReader(big)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	req.ContentLength = -1
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	if got := decodeJSON[errorBody](t, raw).Error; resp.StatusCode != http.StatusServiceUnavailable || got.Code != CodeUnavailable {
+		t.Fatalf("a chunked body over the memory for bodies: %d %s", resp.StatusCode, raw)
+	}
+	g := e.srv.checks
+	waitLong(t, "the refused body's memory to be given back", func() bool {
+		g.mu.Lock()
+		defer g.mu.Unlock()
+		return g.buffered == 0
+	})
+}
+
+// TestCheckShutdownNonReadingClient: a check whose client stopped reading does not
+// hold the server's shutdown for its write stall (30 s): once the server begins to
+// shut down, its writes get a few seconds, and Shutdown returns well within the
+// binary's drain.
+func TestCheckShutdownNonReadingClient(t *testing.T) {
+	t.Parallel()
+	e := startE2EWith(t, loopbackProxy, nil)
+	// Served without the OpenAPI check, which would read the megabytes written after
+	// the handler returns, slowly under the race detector.
+	hs := httptest.NewServer(e.srv)
+	t.Cleanup(hs.Close)
+	direct := *e
+	direct.url, direct.hs = hs.URL, hs
+	e = &direct
+	// Enough rows that the answer (~6 MB) overflows every buffer on the way.
+	body := strings.Repeat(`"`+netsim.KnownBelgian+`"`+"\n", 10_000)
+	conn := rawCheck(t, e, "192.0.2.1", "application/x-ndjson", len(body), body, 4096)
+	br := bufio.NewReader(conn)
+	_ = conn.SetReadDeadline(time.Now().Add(checkFairBound))
+	status, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(status, " 200 ") {
+		t.Fatalf("status line %q: %v", status, err)
+	}
+	// Read no more; wait until the check's rows are all answered (written, or
+	// waiting for the client), so that its writes are what is left.
+	time.Sleep(2 * time.Second)
+	e.srv.BeginShutdown()
+	e.srv.EndChecks()
+	// Far below the check's 30 s write stall, far above the few seconds it gets.
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := e.hs.Config.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown with a check whose client stopped reading: %v\n%s", err, e.logs.String())
+	}
+	if logs := e.logs.String(); !strings.Contains(logs, `"outcome":"client stopped reading"`) {
+		t.Errorf("the check's log line does not say the client stopped reading:\n%s", logs)
 	}
 }

@@ -183,8 +183,7 @@ const mcpSessionIdleTTL = 30 * time.Minute
 // errors (mcpwire.go).
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 	log := s.log.With("component", "mcp")
-	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, maxMCPSessionsPerClient, time.Now,
-		func(r *http.Request) netip.Addr { return clientKey(r, s.trustedProxies) })
+	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, maxMCPSessionsPerClient, time.Now, s.clientOf)
 	s.mcpStreams = newMCPStreams(maxMCPStreamsPerClient, maxMCPStreams)
 	// mcp-go's own idle sweeper is off (no WithSessionIdleTTL): mcpSessions sweeps, and
 	// ends in mcp-go every session it forgets (docs/INTERFACE.md §4.5).
@@ -308,11 +307,13 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), mcpStreamLifetime)
-	done, err := s.mcpStreams.open(clientKey(r, s.trustedProxies), id, cancel)
+	client, exempt := s.clientOf(r)
+	done, err := s.mcpStreams.open(client, exempt, id, cancel)
 	if err != nil {
 		cancel()
 		if errors.Is(err, errStreamsClient) {
-			return nil, &registry.Error{Code: CodeTooManyStreams, Message: fmt.Sprintf("this client already has %d open MCP event streams, the most one client may hold; close one, or retry later", maxMCPStreamsPerClient), RetryAfter: 30 * time.Second}
+			return nil, &registry.Error{Code: CodeTooManyStreams, Message: fmt.Sprintf("this client already has %d open MCP event streams, the most one client may hold; close one, or retry later",
+				clientCap(maxMCPStreamsPerClient, maxMCPStreams, exempt)), RetryAfter: 30 * time.Second}
 		}
 		return nil, &registry.Error{Code: CodeUnavailable, Message: "no MCP event stream can be opened now (the server is at its limit or shutting down); retry later", RetryAfter: 5 * time.Second}
 	}
@@ -320,16 +321,29 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 	return &openedStream{r: r.WithContext(ctx), cancel: cancel, done: done}, nil
 }
 
+// clientOf is r's client as the limits count it: the rate limiter's key (IP address,
+// an IPv6 client's /64) and whether the client is exempt from the rate limits
+// (Config.RateLimitExempt, clientCap).
+func (s *Server) clientOf(r *http.Request) (key netip.Addr, exempt bool) {
+	client := clientAddr(r, s.trustedProxies)
+	return bucketKey(client), isTrusted(client, s.rateLimitExempt)
+}
+
 // BeginShutdown ends the open MCP event streams and refuses new ones, so that an HTTP
-// server's Shutdown does not wait for them, and ends the running bulk checks (each
-// answers its rows not checked as such) and refuses new ones; call it first when the
-// service stops.
+// server's Shutdown does not wait for them, and refuses new bulk checks while the
+// running ones go on; call it first when the service stops, then EndChecks once the
+// running checks have had their time (the binary's -drain-delay), before Shutdown.
 func (s *Server) BeginShutdown() {
-	s.checks.drain()
+	s.checks.close()
 	if s.mcpStreams != nil {
 		s.mcpStreams.drain()
 	}
 }
+
+// EndChecks ends the running bulk checks (each answers its rows not checked as such,
+// its last writes waiting at most a few seconds for its client) and refuses new ones,
+// so that an HTTP server's Shutdown does not wait for them (docs/INTERFACE.md §4.7).
+func (s *Server) EndChecks() { s.checks.drain() }
 
 // mcpRoutes describes and serves the MCP transport (docs/INTERFACE.md §4).
 func (s *Server) mcpRoutes(k docKit) []route {

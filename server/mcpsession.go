@@ -35,6 +35,19 @@ const (
 	mcpHeartbeat = 25 * time.Second
 )
 
+// clientCap is how many of a resource capped at total server-wide one client may hold:
+// perClient, or for a client exempt from the rate limits (Config.RateLimitExempt; it
+// may be a local reverse proxy that speaks for many clients) max(perClient, total/2),
+// so that it is not held to one client's share, yet never takes every place. The one
+// rule for bulk checks, MCP sessions and MCP event streams (docs/INTERFACE.md §4.5,
+// §4.7).
+func clientCap(perClient, total int, exempt bool) int {
+	if exempt {
+		return max(perClient, total/2)
+	}
+	return perClient
+}
+
 // errUnknownSession is the error of a session id this server never minted, or whose
 // session idled out or was forgotten.
 var errUnknownSession = errors.New("unknown MCP session")
@@ -72,9 +85,10 @@ type mcpSessions struct {
 	ttl            time.Duration
 	max, perClient int
 	now            func() time.Time
-	// clientOf is the rate limiter's key of a request; nil r (mcp-go's calls from
-	// outside a request) has the zero key.
-	clientOf func(r *http.Request) netip.Addr
+	// clientOf is the rate limiter's key of a request and whether its client is exempt
+	// from the rate limits (clientCap); nil r (mcp-go's calls from outside a request)
+	// has the zero key, not exempt.
+	clientOf func(r *http.Request) (netip.Addr, bool)
 	// forget is called, without the lock held, with ids the manager forgot; nil does
 	// nothing. Set it before the first request.
 	forget func(ids []string)
@@ -93,7 +107,7 @@ type mcpSessions struct {
 	evictedClient, evictedAll int
 }
 
-func newMCPSessions(ttl time.Duration, max, perClient int, now func() time.Time, clientOf func(*http.Request) netip.Addr) *mcpSessions {
+func newMCPSessions(ttl time.Duration, max, perClient int, now func() time.Time, clientOf func(*http.Request) (netip.Addr, bool)) *mcpSessions {
 	return &mcpSessions{ttl: ttl, max: max, perClient: perClient, now: now, clientOf: clientOf,
 		live: map[string]*mcpSession{}, lru: list.New(), byClient: map[netip.Addr]*list.List{},
 		terminated: map[string]*list.Element{}, ended: list.New()}
@@ -103,20 +117,22 @@ func newMCPSessions(ttl time.Duration, max, perClient int, now func() time.Time,
 // seen by r's client, which is whose sessions a new one counts against.
 func (m *mcpSessions) ResolveSessionIdManager(r *http.Request) mcpserver.SessionIdManager {
 	var client netip.Addr
+	exempt := false
 	if r != nil && m.clientOf != nil {
-		client = m.clientOf(r)
+		client, exempt = m.clientOf(r)
 	}
-	return clientSessions{m: m, client: client}
+	return clientSessions{m: m, client: client, exempt: exempt}
 }
 
 // clientSessions is mcp-go's SessionIdManager for one client's requests.
 type clientSessions struct {
 	m      *mcpSessions
 	client netip.Addr
+	exempt bool
 }
 
 // Generate mints a session id of the client (mcpSessions.generate).
-func (c clientSessions) Generate() string { return c.m.generate(c.client) }
+func (c clientSessions) Generate() string { return c.m.generate(c.client, c.exempt) }
 
 // Validate is mcpSessions.Validate.
 func (c clientSessions) Validate(id string) (bool, error) { return c.m.Validate(id) }
@@ -125,9 +141,10 @@ func (c clientSessions) Validate(id string) (bool, error) { return c.m.Validate(
 func (c clientSessions) Terminate(id string) (bool, error) { return c.m.Terminate(id) }
 
 // generate mints a session id for client and remembers it. When the client holds
-// perClient sessions already, its session used longest ago is forgotten; when everyone
-// holds max, the session used longest ago of all.
-func (m *mcpSessions) generate(client netip.Addr) string {
+// its cap already (perClient, or for an exempt client clientCap's larger share), its
+// session used longest ago is forgotten; when everyone holds max, the session used
+// longest ago of all.
+func (m *mcpSessions) generate(client netip.Addr, exempt bool) string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	h := hex.EncodeToString(b[:])
@@ -135,22 +152,19 @@ func (m *mcpSessions) generate(client netip.Addr) string {
 	now := m.now()
 	var evicted []string
 	m.mu.Lock()
-	own := m.byClient[client]
-	if own == nil {
-		own = list.New()
-		m.byClient[client] = own
-	}
-	if own.Len() >= m.perClient {
+	if own := m.byClient[client]; own != nil && own.Len() >= clientCap(m.perClient, m.max, exempt) {
 		evicted = append(evicted, m.drop(own.Back().Value.(*mcpSession)))
 		m.evictedClient++
 	}
 	if len(m.live) >= m.max {
 		evicted = append(evicted, m.drop(m.lru.Back().Value.(*mcpSession)))
 		m.evictedAll++
-		if own = m.byClient[client]; own == nil { // drop removed the client's emptied list
-			own = list.New()
-			m.byClient[client] = own
-		}
+	}
+	// Fetched after the drops: drop deletes a client's list once it is empty.
+	own := m.byClient[client]
+	if own == nil {
+		own = list.New()
+		m.byClient[client] = own
 	}
 	ses := &mcpSession{id: id, client: client, last: now}
 	ses.all = m.lru.PushFront(ses)
@@ -334,16 +348,16 @@ var (
 	errStreamsFull   = errors.New("too many open MCP event streams, or the server is shutting down")
 )
 
-// open registers a stream of client for session with the cancel of its context; done
-// must be called when it ends. It refuses when the client or everyone has too many,
-// or the server drains.
-func (s *mcpStreams) open(client netip.Addr, session string, cancel context.CancelFunc) (done func(), err error) {
+// open registers a stream of client (exempt: from the rate limits, clientCap) for
+// session with the cancel of its context; done must be called when it ends. It refuses
+// when the client or everyone has too many, or the server drains.
+func (s *mcpStreams) open(client netip.Addr, exempt bool, session string, cancel context.CancelFunc) (done func(), err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.draining || len(s.cancels) >= s.max:
 		return nil, errStreamsFull
-	case s.byClient[client] >= s.perClient:
+	case s.byClient[client] >= clientCap(s.perClient, s.max, exempt):
 		return nil, errStreamsClient
 	}
 	s.byClient[client]++

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -35,7 +36,7 @@ func TestMCPSessionsOnlyMinted(t *testing.T) {
 	}
 	var ids []string
 	for range 4 {
-		ids = append(ids, m.generate(netip.Addr{}))
+		ids = append(ids, m.generate(netip.Addr{}, false))
 		now = now.Add(time.Minute)
 	}
 	if m.size() != 3 {
@@ -74,17 +75,17 @@ func TestMCPSessionsPerClientLRU(t *testing.T) {
 	m.forget = func(ids []string) { forgot = append(forgot, ids...) }
 	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3")
 	tick := func() { now = now.Add(time.Minute) }
-	b1 := m.generate(b)
+	b1 := m.generate(b, false)
 	tick()
-	a1 := m.generate(a)
+	a1 := m.generate(a, false)
 	tick()
-	a2 := m.generate(a)
+	a2 := m.generate(a, false)
 	tick()
 	if _, err := m.Validate(a1); err != nil { // a1 is now a's most recently used
 		t.Fatal(err)
 	}
 	tick()
-	a3 := m.generate(a)
+	a3 := m.generate(a, false)
 	if want := []string{a2}; !slices.Equal(forgot, want) {
 		t.Errorf("client a beyond its cap of 2 forgot %v, want its session used longest ago %v", forgot, want)
 	}
@@ -98,14 +99,14 @@ func TestMCPSessionsPerClientLRU(t *testing.T) {
 	}
 	tick()
 	forgot = nil
-	c1 := m.generate(c)
+	c1 := m.generate(c, false)
 	tick()
-	c2 := m.generate(c) // 5 live now: b1 a1 a3 c1 c2
+	c2 := m.generate(c, false) // 5 live now: b1 a1 a3 c1 c2
 	tick()
 	if _, err := m.Validate(b1); err != nil {
 		t.Fatal(err)
 	}
-	d := m.generate(netip.MustParseAddr("192.0.2.4"))
+	d := m.generate(netip.MustParseAddr("192.0.2.4"), false)
 	if want := []string{a1}; !slices.Equal(forgot, want) {
 		t.Errorf("at the global cap %v was forgotten, want the session used longest ago of all %v", forgot, want)
 	}
@@ -474,4 +475,63 @@ func TestMCPForgottenSessionEndsItsStream(t *testing.T) {
 		}
 	}
 	waitEnd("was forgotten by the client's cap", ended)
+}
+
+// TestMCPSessionsPerClientOne: with one session a client, every new session of the
+// client forgets its previous one, each time (the client's list is not left detached
+// when it empties).
+func TestMCPSessionsPerClientOne(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	m := newMCPSessions(time.Hour, 100, 1, func() time.Time { return now }, nil)
+	a := netip.MustParseAddr("192.0.2.1")
+	prev := m.generate(a, false)
+	for i := range 6 {
+		now = now.Add(time.Second)
+		id := m.generate(a, false)
+		if _, err := m.Validate(prev); err == nil {
+			t.Errorf("new session %d: the previous one is still live", i+2)
+		}
+		if m.clientSize(a) != 1 || m.size() != 1 {
+			t.Fatalf("new session %d: the client holds %d, %d live in all; want 1 and 1", i+2, m.clientSize(a), m.size())
+		}
+		prev = id
+	}
+}
+
+// TestClientCapExempt: a client exempt from the rate limits (it may be a local proxy
+// speaking for many) may hold half of a server-wide cap, never all of it; one rule for
+// checks, MCP sessions and MCP event streams.
+func TestClientCapExempt(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ per, total, want int }{{2, 32, 16}, {256, 10000, 5000}, {4, 512, 256}, {8, 6, 8}} {
+		if got := clientCap(tt.per, tt.total, true); got != tt.want {
+			t.Errorf("clientCap(%d, %d, exempt) = %d, want %d", tt.per, tt.total, got, tt.want)
+		}
+		if got := clientCap(tt.per, tt.total, false); got != tt.per {
+			t.Errorf("clientCap(%d, %d) = %d, want %d", tt.per, tt.total, got, tt.per)
+		}
+	}
+	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	m := newMCPSessions(time.Hour, 100, 2, func() time.Time { return now }, nil)
+	proxy, other := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("192.0.2.1")
+	o := m.generate(other, false)
+	for range 60 {
+		m.generate(proxy, true)
+	}
+	if m.clientSize(proxy) != 50 {
+		t.Errorf("an exempt client holds %d sessions, want 50 (half of 100)", m.clientSize(proxy))
+	}
+	if _, err := m.Validate(o); err != nil {
+		t.Errorf("another client's session was forgotten: %v", err)
+	}
+	st := newMCPStreams(4, 512)
+	for i := range 256 {
+		if _, err := st.open(proxy, true, fmt.Sprint(i), func() {}); err != nil {
+			t.Fatalf("an exempt client's stream %d: %v", i+1, err)
+		}
+	}
+	if _, err := st.open(proxy, true, "x", func() {}); !errors.Is(err, errStreamsClient) {
+		t.Errorf("an exempt client's 257th stream: %v, want errStreamsClient", err)
+	}
 }

@@ -28,9 +28,11 @@ const MaxMessageSize = 1 << 20
 // echoes method, tool and prompt names at any length.
 const MaxErrorMessage = 200
 
-// BatchMessage is the error message of a JSON-RPC batch: MCP removed batching in protocol
-// revision 2025-06-18, and peppolgate speaks that revision and later ones.
-const BatchMessage = "JSON-RPC batches are not supported (MCP removed them in protocol 2025-06-18); send one message at a time"
+// BatchMessage is the error message of a JSON-RPC batch. MCP removed batching in
+// protocol revision 2025-06-18; the MCP library also negotiates 2025-03-26 and
+// 2024-11-05, which allowed it, but answers a batch with a parse error, so peppolgate
+// refuses batches in every revision, saying so (docs/INTERFACE.md §4.5).
+const BatchMessage = "JSON-RPC batches are not supported in any protocol revision, 2024-11-05 and 2025-03-26 included (MCP removed them in 2025-06-18); send one message at a time"
 
 // WireError is a JSON-RPC error peppolgate answers for an MCP message before (or
 // instead of) its MCP library.

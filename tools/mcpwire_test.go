@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // TestCheckMessage: what the MCP library would mishandle is refused with the right
@@ -107,5 +109,17 @@ func TestCleanResponse(t *testing.T) {
 	result := []byte(`{"jsonrpc":"2.0","id":1,"result":{"text":"an \"error\" word"}}` + "\n")
 	if got := CleanResponse(result); string(got) != string(result) {
 		t.Errorf("a result was rewritten: %s", got)
+	}
+}
+
+// TestBatchMessageHonest: the MCP library negotiates revisions that allowed JSON-RPC
+// batches (before 2025-06-18); peppolgate refuses batches in every revision, and its
+// refusal names those revisions rather than claiming it speaks only later ones.
+func TestBatchMessageHonest(t *testing.T) {
+	t.Parallel()
+	for _, v := range mcp.ValidProtocolVersions {
+		if v < "2025-06-18" && !strings.Contains(BatchMessage, v) {
+			t.Errorf("the MCP library negotiates %s, which allowed batches, and the batch refusal does not say it is refused there too: %q", v, BatchMessage)
+		}
 	}
 }

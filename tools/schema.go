@@ -46,7 +46,7 @@ func ParticipantSchema() *jsonschema.Schema {
 func SearchResultSchema() *jsonschema.Schema {
 	s := outputSchema[registry.SearchResult]()
 	s.Description = "Peppol Directory matches for a query."
-	s.Properties["results"].MaxItems = ptr(registry.MaxSearchResults)
+	s.Properties["results"].MaxItems = ptr(registry.MaxSearchResults + registry.MaxSearchIdentifierHits)
 	return s
 }
 
@@ -137,8 +137,9 @@ func searchInput() *jsonschema.Schema {
 			},
 			"page": {
 				Type: "integer",
-				Description: "Optional: the page of 25 matches to return, from 1 (the default) to 40; the result's nextPage names the next one. " +
-					"The Peppol Directory serves no match beyond the 1000th: narrow the search (more words, a country) rather than paging further.",
+				Description: fmt.Sprintf("Optional: the page of %d matches to return, from 1 (the default) to %d; the result's nextPage names the next one. "+
+					"The Peppol Directory serves no match beyond the %dth: narrow the search (more words, a country) rather than paging further.",
+					registry.MaxSearchResults, registry.MaxSearchPage, registry.MaxSearchPage*registry.MaxSearchResults),
 				Minimum:  ptr(1.0),
 				Maximum:  ptr(float64(registry.MaxSearchPage)),
 				Examples: []any{2},

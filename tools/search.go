@@ -24,13 +24,14 @@ func searchDirectory() Tool {
 	return Tool{
 		Name:  "search_directory",
 		Title: "Search the Peppol Directory",
-		Description: `Search the Peppol Directory, the public list of Peppol participants' business cards, by company name or by registration/VAT number, and get up to 25 matches a page with their Peppol participant identifiers, names and countries.
+		Description: fmt.Sprintf(`Search the Peppol Directory, the public list of Peppol participants' business cards, by company name or by registration/VAT number, and get up to %[1]d matches a page with their Peppol participant identifiers, names and countries.
 
-Use it to find out whether a company is on Peppol and under which identifier, when you know its name or a national number. Numbers are recognised in common notations (BE0677424046, 0677.424.046, NL859238567B01, NO 923 609 016 MVA, SIREN/SIRET, GLN) and matched exactly; names match as substrings of the card's names. Narrow with country (ISO 3166 alpha-2); give country alone to count a country's participants (totalCount), e.g. how many companies in Norway are on Peppol: {"country": "NO"}. Then call lookup_participant with a result's participantId for the SMP and endpoint details. totalCount says how many match; for more than 25, call it again with page 2, 3, ... (nextPage in the result), up to page 40, beyond which the Peppol Directory serves no results: narrow the search instead.
+Use it to find out whether a company is on Peppol and under which identifier, when you know its name or a national number. Numbers are recognised in common notations (BE0677424046, 0677.424.046, NL859238567B01, NO 923 609 016 MVA, SIREN/SIRET, GLN) and matched exactly; names match as substrings of the card's names. Narrow with country (ISO 3166 alpha-2); give country alone to count a country's participants (totalCount), e.g. how many companies in Norway are on Peppol: {"country": "NO"}. Then call lookup_participant with a result's participantId for the SMP and endpoint details. totalCount says how many match; for more than %[1]d, call it again with page 2, 3, ... (nextPage in the result), up to page %[2]d, beyond which the Peppol Directory serves no results: narrow the search instead.
 
 Do not use it when you already have a participant identifier (use lookup_participant). Absence from the Directory does not prove a company cannot receive Peppol documents: business cards are optional; if you have its identifier, lookup_participant checks the SML too.
 
-Errors: missing_query (give q, or country alone) or query_too_short (give q with at least 2 characters), invalid_request (q over 200 characters, country not two letters, or page not from 1 to 40), search_failed (the Peppol Directory did not answer or rate-limited us; retry later, after the delay given when there is one).`,
+Errors: missing_query (give q, or country alone) or query_too_short (give q with at least %[4]d characters), invalid_request (q over %[3]d characters, country not two letters, or page not from 1 to %[2]d), search_failed (the Peppol Directory did not answer or rate-limited us; retry later, after the delay given when there is one).`, registry.MaxSearchResults, registry.MaxSearchPage, registry.MaxQueryLength, registry.MinQueryLength),
+
 		Input:       searchInput(),
 		Output:      SearchResultSchema(),
 		Annotations: readOnly(),
@@ -88,5 +89,5 @@ func shownMatches(r *registry.SearchResult) string {
 	if r.Page <= 1 {
 		return fmt.Sprintf("the first %d", len(r.Results))
 	}
-	return fmt.Sprintf("page %d, from match %d", r.Page, (r.Page-1)*registry.MaxSearchResults+1)
+	return fmt.Sprintf("page %d, from match %d", r.Page, registry.SearchPageStart(r.Page))
 }

@@ -136,7 +136,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 	}
 	d.JSONLink = p.link("/api/v1/search", "q", jsonQ, "country", country, "network", netParam, "page", jsonPage)
 	d.Countries = countryOptions(country)
-	d.First = (page-1)*registry.MaxSearchResults + 1
+	d.First = registry.SearchPageStart(page)
 	for _, h := range res.Results {
 		d.Hits = append(d.Hits, searchHit{Name: h.Name, ID: h.ParticipantID, Country: countryName(h.CountryCode),
 			Link:        p.link("/participant/"+url.PathEscape(h.ParticipantID), "network", netParam),
@@ -150,8 +150,7 @@ func (p *Pages) Search(w http.ResponseWriter, r *http.Request) error {
 			}
 			return p.link("/search", "q", q, "country", country, "network", netParam, "page", number)
 		}
-		last := min(registry.MaxSearchPage, (res.TotalCount+registry.MaxSearchResults-1)/registry.MaxSearchResults)
-		for _, n := range pagerNumbers(page, max(last, page)) {
+		for _, n := range pagerNumbers(page, max(registry.LastSearchPage(res.TotalCount), page)) {
 			item := pageLink{Number: n, Current: n == page}
 			if n > 0 && n != page {
 				item.Link = pageURL(n)

@@ -85,3 +85,74 @@ func TestServeShutdownDuringCheck(t *testing.T) {
 		t.Fatal("serve did not stop within 60s of SIGTERM with a check running")
 	}
 }
+
+// TestServeDrainDelayLetsCheckFinish: with -drain-delay, a check running when SIGTERM
+// comes has the delay to finish: its slow row (an SMP answering after 2 s) is answered,
+// no row is named not checked, and serve exits 0.
+func TestServeDrainDelayLetsCheckFinish(t *testing.T) {
+	t.Parallel()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 7, Participants: 400})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	belgian := ds.MustLookup(netsim.KnownBelgian)
+	n.SetFault(netsim.SMPHostTarget(belgian.SMPHost), netsim.Fault{Latency: 2 * time.Second})
+	var fast string
+	for _, p := range ds.Participants {
+		if p.InSML && !p.SMPNotFound && p.RedirectHost == -1 && p.SMPHost != belgian.SMPHost {
+			fast = p.ID.String()
+			break
+		}
+	}
+	if fast == "" {
+		t.Fatal("the dataset has no participant on another SMP host")
+	}
+	base, stop, done, stderr := launchServe(t, &syncBuffer{}, "-network", "production", "-networks", "production", "-addr", "127.0.0.1:0",
+		"-dns-server", n.DNSAddr(), "-directory-url", n.DirectoryURL(), "-allow-private-smp", "-drain-delay", "30s")
+	defer stop()
+
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/api/v1/check", strings.NewReader(`"`+fast+`"`+"\n"+`"`+netsim.KnownBelgian+`"`+"\n"))
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	br := bufio.NewReader(resp.Body)
+	first, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(first, `"index":0,`) {
+		t.Fatalf("first line %q: %v", first, err)
+	}
+	stop() // SIGTERM, while row 1 waits for its slow SMP
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatalf("the rest of the answer: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(rest)), "\n")
+	var last struct {
+		Summary struct {
+			Rows   int            `json:"rows"`
+			Counts map[string]int `json:"counts"`
+		} `json:"summary"`
+		NotChecked json.RawMessage `json:"notChecked"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("the last line %q: %v", rest, err)
+	}
+	if last.Summary.Rows != 2 || last.Summary.Counts["failed"] != 0 || last.NotChecked != nil || len(lines) != 2 || !strings.Contains(lines[0], `"index":1,`) {
+		t.Errorf("the rest of the answer %s, want row 1 answered within the drain delay and no row not checked", rest)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("exit %d, want 0: %s", code, stderr.String())
+		}
+	case <-time.After(90 * time.Second):
+		t.Fatal("serve did not stop within 90s of SIGTERM (drain delay 30s)")
+	}
+}

@@ -134,7 +134,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.mcpRateLimit, "mcp-rate-limit", "20/s,burst=40", "requests per client to /mcp, a `rate` as for -rate-limit")
 		fs.StringVar(&v.rateLimitExempt, "rate-limit-exempt", "127.0.0.0/8,::1", "`clients` no rate limit applies to, IP addresses or CIDR prefixes, comma-separated; none for no exception. Loopback by default: tools on the same host, and a local reverse proxy without -trust-proxy, which would otherwise put every client in one bucket")
 		fs.DurationVar(&v.mirrorRefresh, "mirror-refresh", 0, "how often to download the Directory's export and rebuild the -mirror index while serving, a `duration` such as 24h (the Directory rebuilds it daily and allows 3 downloads a day); 0 never (run 'peppolgate mirror sync' yourself)")
-		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way)")
+		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way; new bulk checks are refused at once, running ones end with the delay)")
 		fs.DurationVar(&v.checkMaxDuration, "check-max-duration", server.DefaultCheckMaxDuration, "the longest one POST /api/v1/check may run, a `duration` between 10s and 1h; its rows not answered by then are named not checked (retryable) in the answer's last line, or a CSV's trailer")
 		fs.StringVar(&v.logRequests, "log-requests", "all", "which requests the access log writes at info level: all, errors (failures only, status 400 and up) or sample:N (failures and one success in N, e.g. sample:100); the others at debug level")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
@@ -535,8 +535,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// printUsage writes the -h text: commands, then every flag with its default and its
-// environment variable.
 // usageMCPLine is the usage's line about /mcp, naming every tool of tools.All() so the
 // list cannot drift from the registry (docs/INTERFACE.md §4.5), wrapped at 100 columns.
 func usageMCPLine() string {
@@ -566,6 +564,8 @@ func usageMCPLine() string {
 	return strings.Join(append(lines, line), "\n")
 }
 
+// printUsage writes the -h text: commands, then every flag with its default and its
+// environment variable.
 func printUsage(w io.Writer) {
 	var v flagValues
 	fs := newFlagSet(&v, cmdServe)

@@ -25,8 +25,10 @@ var numberWords = []string{"zero", "one", "two", "three", "four", "five", "six",
 
 var (
 	// toolCount finds a count of tools in prose: "four read-only tools", "MCP (5 tools)",
-	// "the four operations as tools".
-	toolCount = regexp.MustCompile(`(?i)\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)\s+(?:[a-z-]+\s+){0,2}?(tools|operations)\b`)
+	// "the four operations as tools": the number right before "tools" or "operations",
+	// or before up to two of a fixed set of qualifiers; "one of the tools" counts
+	// nothing.
+	toolCount = regexp.MustCompile(`(?i)\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|\d+)\s+(?:(?:read-only|mcp|agent|llm)\s+){0,2}(tools|operations)\b`)
 	// snakeList finds a list of at least two snake_case names ("a_b, c_d and e_f"),
 	// backticked or not, across line breaks (the -h text wraps).
 	snakeList = regexp.MustCompile("`?[a-z]+(?:_[a-z]+)+`?(?:(?:\\s*,\\s*(?:and\\s+|or\\s+)?|\\s+and\\s+|\\s+or\\s+)`?[a-z]+(?:_[a-z]+)+`?)+")
@@ -254,6 +256,11 @@ func TestCheckToolProse(t *testing.T) {
 		{"It calls `a_tool` and `c_tool` for that", 0}, // two of them, not announced as the tools
 		{"serves the tools `a_tool`, `b_tool` and\n`c_tool`", 0},
 		{"codes not_found, invalid_request and search_failed", 0},
+		{"it calls 1 of the tools first", 0}, // no count of the tools
+		{"two of the tools take a country", 0},
+		{"an MCP server with five MCP tools", 1},
+		{"three read-only MCP tools", 0},
+		{"its 7 read-only tools", 1},
 	} {
 		if got := checkToolProse(docText{"t", tc.text}, names); len(got) != tc.bad {
 			t.Errorf("%q: %d complaints %q, want %d", tc.text, len(got), got, tc.bad)

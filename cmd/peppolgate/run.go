@@ -249,7 +249,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	case <-ctx.Done():
 	}
 	// Not ready first, so that a load balancer stops sending (for -drain-delay), and the
-	// MCP event streams, which would otherwise hold Shutdown until its timeout, end.
+	// MCP event streams, which would otherwise hold Shutdown until its timeout, end; new
+	// bulk checks are refused, the running ones have the drain delay to finish.
 	draining.Store(true)
 	handler.BeginShutdown()
 	if cfg.drainDelay > 0 {
@@ -260,6 +261,9 @@ func (p program) serve(ctx context.Context, cfg config) error {
 			return fmt.Errorf("serving: %w", err)
 		}
 	}
+	// The running bulk checks had the drain delay to finish; the rest end now, naming
+	// their rows not checked (docs/INTERFACE.md §4.7).
+	handler.EndChecks()
 	log.Info("shutting down, draining in-flight requests", "timeout", shutdownTimeout.String())
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownTimeout)
 	defer cancel()
