@@ -194,10 +194,14 @@ func TestInteractiveJoinRaisesBulkFlight(t *testing.T) {
 			t.Fatal("the raised flight's request never moved to the interactive queue")
 		}
 	}
+	// The freed slot is handed over under the gate's lock before holdBulk returns: the
+	// raised flight's request has left the interactive queue then. (The bulk row may
+	// be served a moment later, once the raised flight's quick request is done, so its
+	// queue is not looked at.)
 	holdBulk(smp.HostUnknown)
 	l.smpGates.mu.Lock()
 	hg := l.smpGates.hosts[host]
-	served := len(hg.waiting[0]) == 0 && len(hg.waiting[1]) == 1
+	served := len(hg.waiting[0]) == 0
 	l.smpGates.mu.Unlock()
 	if !served {
 		t.Error("the freed slot did not go to the raised flight ahead of the bulk row queued first")
