@@ -30,6 +30,8 @@ import (
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
 	"github.com/russellhaering/goxmldsig/etreeutils"
+
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 )
 
 // Status is the verdict on an SMP answer's signature.
@@ -237,7 +239,7 @@ func referencedBytes(root, sig *etree.Element, ref *etree.Element) ([]byte, erro
 	out.SetRoot(doc)
 	b, err := c.Canonicalize(doc)
 	if err != nil {
-		return nil, fmt.Errorf("the SMP answer cannot be canonicalised: %v", err)
+		return nil, fmt.Errorf("the SMP answer cannot be canonicalised: %v", untrusted.Short(err.Error()))
 	}
 	return b, nil
 }
@@ -260,11 +262,11 @@ func canonicalSignedInfo(si *etree.Element) ([]byte, error) {
 		// goxmldsig's own validation prepares SignedInfo.
 		ctx, err := etreeutils.NSBuildParentContext(si)
 		if err != nil {
-			return nil, fmt.Errorf("the signature's namespaces cannot be resolved: %v", err)
+			return nil, fmt.Errorf("the signature's namespaces cannot be resolved: %v", untrusted.Short(err.Error()))
 		}
 		det, err := etreeutils.NSDetatch(ctx, si)
 		if err != nil {
-			return nil, fmt.Errorf("the signature's namespaces cannot be resolved: %v", err)
+			return nil, fmt.Errorf("the signature's namespaces cannot be resolved: %v", untrusted.Short(err.Error()))
 		}
 		comments := dsig.AlgorithmID(a) == dsig.CanonicalXML10ExclusiveWithCommentsAlgorithmId
 		if comments {
@@ -293,7 +295,7 @@ func keyInfoCertificate(sig *etree.Element) (*x509.Certificate, error) {
 			}
 			cert, err := x509.ParseCertificate(der)
 			if err != nil {
-				return nil, fmt.Errorf("the signer's certificate in KeyInfo cannot be read: %v", err)
+				return nil, fmt.Errorf("the signer's certificate in KeyInfo cannot be read: %v", untrusted.Short(err.Error()))
 			}
 			return cert, nil
 		}
@@ -351,12 +353,13 @@ func base64Text(el *etree.Element) ([]byte, error) {
 	return base64.StdEncoding.DecodeString(text)
 }
 
-// quote quotes an algorithm identifier for a message.
+// quote quotes an algorithm identifier read from the SMP answer for a message: cleaned
+// and capped (untrusted.Short, docs/INTERFACE.md §2.6), then Go-quoted.
 func quote(s string) string {
 	if s == "" {
 		return "(none)"
 	}
-	return fmt.Sprintf("%q", s)
+	return fmt.Sprintf("%q", untrusted.Short(s))
 }
 
 // signatureMethod is a SignatureMethod this package checks.

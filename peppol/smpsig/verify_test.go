@@ -205,6 +205,21 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// TestReasonQuotesSMPTextCapped: an algorithm identifier the SMP wrote reaches the
+// reason cleaned of format characters and capped (docs/INTERFACE.md §2.6), not whole.
+func TestReasonQuotesSMPTextCapped(t *testing.T) {
+	t.Parallel()
+	valid := sign(t, newSigner(t, false), dsig.RSASHA256SignatureMethod, dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList(""))
+	hostile := "urn:x:\u202e" + strings.Repeat("evil", 2000)
+	r := Verify(bytes.Replace(valid, []byte(dsig.RSASHA256SignatureMethod), []byte(hostile), 1))
+	if r.Status != Unverifiable || !strings.Contains(r.Reason, "urn:x:evil") {
+		t.Fatalf("Verify = %+v; want unverifiable naming the method", r)
+	}
+	if len(r.Reason) > 400 || strings.ContainsRune(r.Reason, '\u202e') || strings.Contains(r.Reason, `\u202e`) {
+		t.Errorf("reason of %d bytes, not cleaned and capped: %.120q", len(r.Reason), r.Reason)
+	}
+}
+
 func b64(b []byte) string { return base64.StdEncoding.EncodeToString(b) }
 
 // signatureOf returns the Signature element of a signed document, as written.
