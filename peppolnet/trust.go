@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/peppol/smpsig"
@@ -83,7 +84,7 @@ func (l *Registry) checkAPChain(ctx context.Context, c *smp.Certificate, rc *reg
 	switch {
 	case chain == pki.Other:
 		ws = append(ws, registry.Warning{Code: registry.WarnCertificateChainInvalid, Message: fmt.Sprintf(
-			"the access point certificate (issued by %s) does not chain to the OpenPeppol access point CA of %s network (%v): Peppol access points will not trust it; check the endpoint with the participant's access point provider", c.Issuer, l.networkName(), err)})
+			"the access point certificate (issued by %s) does not chain to the OpenPeppol access point CA of %s network (%v): Peppol access points will not trust it; check the endpoint with the participant's access point provider", c.Issuer, l.networkName(), untrusted.Short(fmt.Sprint(err)))})
 	case !l.accepted(chain):
 		ws = append(ws, registry.Warning{Code: registry.WarnCertificateChainInvalid, Message: fmt.Sprintf(
 			"the access point certificate is issued by the OpenPeppol %s CA (%s), which %s network's access points do not trust: delivery will fail; the participant's access point provider must register the certificate of %s network in the SMP",
@@ -161,7 +162,7 @@ func (l *Registry) signatureOf(ctx context.Context, sm *smp.ServiceMetadata, wha
 		if !l.accepted(chain) {
 			reason := "it chains to the OpenPeppol " + chainWord(chain) + " PKI"
 			if err != nil {
-				reason = err.Error()
+				reason = untrusted.Short(err.Error()) // may name the SMP's certificates
 			}
 			ws = append(ws, registry.Warning{Code: registry.WarnSMPCertificateNotPeppol, Message: "the SMP's answer for " + what + " is signed with a certificate that does not chain to the OpenPeppol SMP CA of " + l.networkName() + " network (" + reason + "): senders do not trust it"})
 		}
