@@ -134,6 +134,47 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			// Every ServiceMetadata of it redirects to where nothing answers.
 			e.net.SetRedirect(p.ID, "http://127.0.0.1:1/smp")
 		}, reach: registry.Unknown, askAbout: "invoices"},
+		{name: "credit note's AP certificate expired", id: netsim.KnownCertValid, edit: func(ds *netsim.Dataset) {
+			// The invoice's endpoint is fine; the credit note's is the expired AP's.
+			expired := ds.MustLookup(netsim.KnownCertExpired).Services[0].Processes[0].Endpoints[0]
+			for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+				procs := slices.Clone(s.Processes)
+				for i := range procs {
+					procs[i].Endpoints = slices.Clone(procs[i].Endpoints)
+					for j := range procs[i].Endpoints {
+						procs[i].Endpoints[j].AccessPoint, procs[i].Endpoints[j].Address = expired.AccessPoint, expired.Address
+					}
+				}
+				s.Processes = procs
+			}
+		}, reach: registry.Blocked, code: registry.WarnCertificateExpired, askAbout: "credit notes"},
+		{name: "credit note's metadata not found", id: netsim.KnownCertValid, edit: func(ds *netsim.Dataset) {
+			// The invoice's endpoint is fine; the SMP answers 404 for the credit note's.
+			for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+				s.MetadataStatus = http.StatusNotFound
+			}
+		}, reach: registry.Blocked, code: registry.WarnEndpointNotFound, askAbout: "credit notes"},
+		{name: "credit note's metadata unavailable", id: netsim.KnownCertValid, edit: func(ds *netsim.Dataset) {
+			// The invoice's endpoint is fine; the SMP fails on the credit note's.
+			for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+				s.MetadataStatus = http.StatusInternalServerError
+			}
+		}, reach: registry.Unknown, askAbout: "credit notes"},
+		{name: "services unreadable after the lookup", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			// The lookup is cached (it read the invoice's endpoint, fine); then the
+			// SMP fails, so the services that would judge the credit note cannot
+			// be read.
+			reg, _, err := e.srv.nets.Select("")
+			if err != nil {
+				panic(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), mcpTestTimeout)
+			defer cancel()
+			if _, _, err := reg.Lookup(ctx, p.ID); err != nil {
+				panic(err)
+			}
+			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
+		}, reach: registry.Unknown, askAbout: "credit notes"},
 		{name: "not registered", id: "0208:0000000097", reach: registry.NotRegistered, askAbout: "invoices"},
 		{name: "upstream failed", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
 			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
@@ -182,6 +223,17 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// creditNotes are p's credit note services, to edit in place.
+func creditNotes(p *netsim.Participant) []*netsim.ServiceInfo {
+	var out []*netsim.ServiceInfo
+	for i := range p.Services {
+		if strings.Contains(p.Services[i].DocumentType.Value, "::CreditNote##") {
+			out = append(out, &p.Services[i])
+		}
+	}
+	return out
 }
 
 // restDoor is the verdict of GET path: the answer's verdict, or not_registered for a

@@ -52,7 +52,10 @@ func callLookup(ctx context.Context, nets *registry.Networks, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	p = p.On(network).Judged()
+	// The verdict is registry.JudgeParticipant's, as at every front door
+	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them.
+	v, _, _ := registry.JudgeParticipant(ctx, reg, id, p, nil, registry.DefaultKinds())
+	p = p.On(network).WithVerdict(v)
 	return &Result{Value: p, Text: participantText(p) + verdictText(p.Verdict), Freshness: fresh}, nil
 }
 
