@@ -468,3 +468,45 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 	}
 	return d
 }
+
+// TestVerdictServicesReadOnce: the lookup of a participant that lists credit notes
+// besides the invoice its lookup reads costs one services read, cached after that;
+// one that lists the invoice alone costs none (registry.JudgeParticipant).
+func TestVerdictServicesReadOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		edit  func(*netsim.Dataset)
+		reach registry.Reach
+		// serviceGroups is how many times the SMP is asked for the ServiceGroup.
+		serviceGroups int64
+	}{
+		{name: "invoice and credit note", reach: registry.Receives, serviceGroups: 2},
+		{name: "invoice alone", edit: func(ds *netsim.Dataset) {
+			p := ds.MustLookup(netsim.KnownCertValid)
+			p.Services = slices.DeleteFunc(p.Services, func(s netsim.ServiceInfo) bool { return !strings.Contains(s.DocumentType.Value, "::Invoice##") })
+		}, reach: registry.WithoutDocument, serviceGroups: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := startE2EOn(t, tt.edit, nil, nil)
+			p := e.ds.MustLookup(netsim.KnownCertValid)
+			e.net.ResetHits()
+			for range 3 {
+				if d := restDoor(t, e, "/api/v1/participant/"+netsim.KnownCertValid); d.reach != tt.reach {
+					t.Fatalf("verdict %s, want %s", d.reach, tt.reach)
+				}
+			}
+			h := e.net.Hits().SMP[p.SMPHost]
+			// The lookup reads one ServiceMetadata, the services every one.
+			wantSM := int64(1)
+			if tt.serviceGroups > 1 {
+				wantSM += int64(len(p.Services))
+			}
+			if h.ServiceGroup != tt.serviceGroups || h.ServiceMetadata != wantSM {
+				t.Errorf("3 lookups asked the SMP %d ServiceGroup and %d ServiceMetadata, want %d and %d", h.ServiceGroup, h.ServiceMetadata, tt.serviceGroups, wantSM)
+			}
+		})
+	}
+}
