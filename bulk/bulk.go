@@ -426,7 +426,8 @@ func (e *engine) lookup(j job) Result {
 		p, _, err := e.reg.Lookup(e.ctx, id)
 		// The services, when the verdict needs them, are read here, inside the row's
 		// lookup and so in its host's lane (docs/INTERFACE.md §2.5).
-		v, _, svcErr := registry.JudgeParticipant(e.ctx, e.reg, id, p, err, e.docs)
+		j := registry.JudgeParticipant(e.ctx, e.reg, id, p, err, e.docs)
+		v := j.Verdict
 		switch v.Reach {
 		case registry.NotRegistered:
 			// Also a Directory card without an SML registration, and a participant
@@ -437,7 +438,7 @@ func (e *engine) lookup(j job) Result {
 				failure = err
 			}
 			if failure == nil {
-				failure = svcErr
+				failure = j.Err
 			}
 			if failure == nil {
 				// Registered, but no endpoint of a kind asked about could be read:

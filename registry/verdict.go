@@ -266,6 +266,20 @@ func sameDocType(a, b string) bool {
 	return av == bv && strings.EqualFold(as, bs)
 }
 
+// Judgement is JudgeParticipant's answer: the verdict, and the services read for it.
+type Judgement struct {
+	// Verdict is Judge's verdict on the evidence read.
+	Verdict Verdict
+	// Services is the services answer read besides the lookup, nil when none was
+	// read (or the read failed).
+	Services *ServicesResult
+	// Fresh is the services answer's freshness; zero when none was read.
+	Fresh Freshness
+	// Err is the services read's error when it failed: the kinds the lookup alone
+	// cannot judge are then unknown (Evidence.ServicesErr).
+	Err error
+}
+
 // JudgeParticipant is the verdict every front door gives on whether the participant
 // id can receive kinds, from its lookup's answer p or error lookupErr
 // (docs/INTERFACE.md §2.5). When the lookup's one endpoint does not stand for every
@@ -273,21 +287,29 @@ func sameDocType(a, b string) bool {
 // services answer reg.Services(ctx, id, ""), the one the participant page and /ask
 // judge from, which the registry caches, and judges from both: at most one services
 // read, none for a participant that lists only the document type its lookup read.
-// It returns that services answer when it was read, else nil, and its error when the
-// read failed: the kinds the lookup alone cannot judge are then unknown, never
-// received (Evidence.ServicesErr).
-func JudgeParticipant(ctx context.Context, reg Registry, id peppol.ParticipantID, p *Participant, lookupErr error, kinds []string) (Verdict, *ServicesResult, error) {
+// A failed read is not an error of the lookup: its kinds are unknown, never received
+// (Judgement.Err).
+func JudgeParticipant(ctx context.Context, reg Registry, id peppol.ParticipantID, p *Participant, lookupErr error, kinds []string) Judgement {
 	ev := Evidence{Participant: p, Err: lookupErr}
 	if lookupErr != nil || !p.NeedsServices(kinds) {
-		return Judge(ev, kinds), nil, nil
+		return Judgement{Verdict: Judge(ev, kinds)}
 	}
-	svc, _, err := reg.Services(ctx, id, "")
+	svc, fresh, err := reg.Services(ctx, id, "")
 	if err != nil {
 		ev.ServicesErr = err
-		return Judge(ev, kinds), nil, err
+		return Judgement{Verdict: Judge(ev, kinds), Err: err}
 	}
 	ev.Services = svc
-	return Judge(ev, kinds), svc, nil
+	return Judgement{Verdict: Judge(ev, kinds), Services: svc, Fresh: fresh}
+}
+
+// With returns the freshness of an answer made of two answers, one f and one o: from
+// the cache only when both were, stale when either was, as old as the older, and
+// fresh only as long as both are.
+func (f Freshness) With(o Freshness) Freshness {
+	left := min(f.TTL-f.Age, o.TTL-o.Age)
+	age := max(f.Age, o.Age)
+	return Freshness{Cached: f.Cached && o.Cached, Stale: f.Stale || o.Stale, Age: age, TTL: age + max(left, 0)}
 }
 
 // noEndpointBlocked are the blocking codes of the services of kind in svc that have

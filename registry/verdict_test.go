@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestJudge: the verdict from a lookup alone, from services, and from failures, for
@@ -132,6 +133,26 @@ func TestNeedsServices(t *testing.T) {
 	for _, tt := range tests {
 		if got := tt.p.NeedsServices(tt.kinds); got != tt.want {
 			t.Errorf("%s: NeedsServices = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestFreshnessWith: an answer made of two is cached when both were, stale when
+// either was, as old as the older and fresh as long as both are.
+func TestFreshnessWith(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		a, b Freshness
+		want Freshness
+	}{
+		{"both fresh", Freshness{Cached: true, Age: 10 * time.Second, TTL: 900 * time.Second}, Freshness{Cached: true, Age: 5 * time.Second, TTL: 60 * time.Second}, Freshness{Cached: true, Age: 10 * time.Second, TTL: 65 * time.Second}},
+		{"one miss", Freshness{TTL: 900 * time.Second}, Freshness{Cached: true, Age: 5 * time.Second, TTL: 900 * time.Second}, Freshness{Age: 5 * time.Second, TTL: 900 * time.Second}},
+		{"one stale", Freshness{Cached: true, Stale: true, Age: 1000 * time.Second, TTL: 900 * time.Second}, Freshness{TTL: 900 * time.Second}, Freshness{Stale: true, Age: 1000 * time.Second, TTL: 1000 * time.Second}},
+	}
+	for _, tt := range tests {
+		if got := tt.a.With(tt.b); got != tt.want {
+			t.Errorf("%s: %+v.With(%+v) = %+v, want %+v", tt.name, tt.a, tt.b, got, tt.want)
 		}
 	}
 }

@@ -29,19 +29,23 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	setFreshness(w.Header(), fresh)
 	// The verdict is registry.JudgeParticipant's, as at every front door
-	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them.
-	v, svc, svcErr := registry.JudgeParticipant(r.Context(), reg, id, p, nil, registry.DefaultKinds())
-	mark := func() any { return p.On(network).WithVerdict(v) }
+	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them;
+	// the answer is then as fresh as both.
+	j := registry.JudgeParticipant(r.Context(), reg, id, p, nil, registry.DefaultKinds())
+	if j.Services != nil {
+		fresh = fresh.With(j.Fresh)
+	}
+	setFreshness(w.Header(), fresh)
+	mark := func() any { return p.On(network).WithVerdict(j.Verdict) }
 	switch {
-	case svcErr != nil:
+	case j.Err != nil:
 		// A verdict from a failed services read is not remembered: the next
 		// request may read them.
 		s.writeJSON(w, r, http.StatusOK, mark())
-	case svc != nil:
+	case j.Services != nil:
 		// The body depends on the services answer too: remember it per both.
-		s.writeShared(w, r, http.StatusOK, judgedPair{p, svc}, network, "", mark)
+		s.writeShared(w, r, http.StatusOK, judgedPair{p, j.Services}, network, "", mark)
 	default:
 		s.writeShared(w, r, http.StatusOK, p, network, "", mark)
 	}

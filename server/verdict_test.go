@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -508,5 +509,37 @@ func TestVerdictServicesReadOnce(t *testing.T) {
 				t.Errorf("3 lookups asked the SMP %d ServiceGroup and %d ServiceMetadata, want %d and %d", h.ServiceGroup, h.ServiceMetadata, tt.serviceGroups, wantSM)
 			}
 		})
+	}
+}
+
+// maxAge reads the max-age of a Cache-Control header, -1 when there is none.
+func maxAge(h http.Header) int {
+	_, v, ok := strings.Cut(h.Get("Cache-Control"), "max-age=")
+	if !ok {
+		return -1
+	}
+	v, _, _ = strings.Cut(v, ",")
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// TestVerdictFreshness: a lookup whose verdict was judged from the services too is
+// fresh only as long as they are: when the credit note's metadata could not be read
+// (a services answer cached briefly), the lookup's answer is not cacheable for longer.
+func TestVerdictFreshness(t *testing.T) {
+	t.Parallel()
+	e := startE2EOn(t, func(ds *netsim.Dataset) {
+		for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+			s.MetadataStatus = http.StatusInternalServerError
+		}
+	}, nil, nil)
+	presp, _ := e.get(t, "/api/v1/participant/"+netsim.KnownCertValid)
+	sresp, _ := e.get(t, "/api/v1/participant/"+netsim.KnownCertValid+"/services")
+	p, s := maxAge(presp.Header), maxAge(sresp.Header)
+	if p < 0 || s < 0 || p > s {
+		t.Errorf("the lookup is fresh for %d s, its services for %d s: want the lookup no longer (Cache-Control %q, %q)", p, s, presp.Header.Get("Cache-Control"), sresp.Header.Get("Cache-Control"))
 	}
 }

@@ -54,8 +54,11 @@ func callLookup(ctx context.Context, nets *registry.Networks, raw json.RawMessag
 	}
 	// The verdict is registry.JudgeParticipant's, as at every front door
 	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them.
-	v, _, _ := registry.JudgeParticipant(ctx, reg, id, p, nil, registry.DefaultKinds())
-	p = p.On(network).WithVerdict(v)
+	j := registry.JudgeParticipant(ctx, reg, id, p, nil, registry.DefaultKinds())
+	if j.Services != nil {
+		fresh = fresh.With(j.Fresh)
+	}
+	p = p.On(network).WithVerdict(j.Verdict)
 	return &Result{Value: p, Text: participantText(p) + verdictText(p.Verdict), Freshness: fresh}, nil
 }
 
