@@ -424,7 +424,10 @@ func (e *engine) lookup(j job) Result {
 	for _, id := range j.cands[max(j.at, 0):] {
 		res.Tried = append(res.Tried, id.String())
 		p, _, err := e.reg.Lookup(e.ctx, id)
-		v := registry.Judge(registry.Evidence{Participant: p, Err: err}, e.docs)
+		// The services, when the verdict needs them, are read here, inside the row's
+		// lookup and so in its host's lane (docs/INTERFACE.md §2.5).
+		j := registry.JudgeParticipant(e.ctx, e.reg, id, p, err, e.docs)
+		v := j.Verdict
 		switch v.Reach {
 		case registry.NotRegistered:
 			// Also a Directory card without an SML registration, and a participant
@@ -433,6 +436,9 @@ func (e *engine) lookup(j job) Result {
 		case registry.Unknown:
 			if failure == nil {
 				failure = err
+			}
+			if failure == nil {
+				failure = j.Err
 			}
 			if failure == nil {
 				// Registered, but no endpoint of a kind asked about could be read:

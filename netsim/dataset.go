@@ -193,6 +193,10 @@ type ServiceInfo struct {
 	DocumentType DocumentType
 	// Processes are the processes the document type is received in.
 	Processes []Process
+	// MetadataStatus, when not 0, is the HTTP status the SMP answers for this document
+	// type's ServiceMetadata although its ServiceGroup lists it: 404 for metadata
+	// that is not there, 500 for an SMP failing on it.
+	MetadataStatus int
 }
 
 // Process is a process identifier (scheme ProcessScheme) with its endpoints.

@@ -119,6 +119,10 @@ func (n *Network) serveSMP(s *smpServer, w http.ResponseWriter, r *http.Request)
 		n.write(w, r, f, http.StatusNotFound, smpContentType, smpErrorBody(http.StatusNotFound))
 		return
 	}
+	if svc.MetadataStatus != 0 {
+		n.write(w, r, f, svc.MetadataStatus, smpContentType, smpErrorBody(svc.MetadataStatus))
+		return
+	}
 	var body []byte
 	key, cert := n.pki.signer(s.host, f.Signature)
 	if base, ok := n.overrides.redirectFor(p.ID); ok {

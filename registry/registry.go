@@ -59,7 +59,7 @@ type Participant struct {
 	Warnings []Warning `json:"warnings,omitempty" jsonschema:"things a caller should know: what could not be checked or looks wrong; absent when there are none"`
 	// Verdict is Judge's verdict on invoices and credit notes; the adapters set it on a
 	// copy (Judged), the registry leaves it nil.
-	Verdict *Verdict `json:"verdict,omitempty" jsonschema:"whether the participant can be sent invoices and credit notes right now, judged as every front door judges (the bulk check's statuses): receives, blocked (registered and listed, but sending fails right now: see blocked), registered_without_that_document or not_registered"`
+	Verdict *Verdict `json:"verdict,omitempty" jsonschema:"whether the participant can be sent invoices and credit notes right now, judged as every front door judges (the bulk check's statuses), from this lookup and, when its SMP lists another invoice or credit note document type than the one its endpoint was read from, every document type's endpoints: receives, blocked (registered and listed, but sending fails right now: see blocked), registered_without_that_document, not_registered or unknown (an endpoint of a kind could not be read; retry later)"`
 }
 
 // IDParts is an identifier split into scheme and value (docs/INTERFACE.md §2.1).

@@ -1,8 +1,11 @@
 package registry
 
 import (
+	"context"
 	"slices"
 	"strings"
+
+	"github.com/peppolgate/peppolgate/peppol"
 )
 
 // Reach is the verdict on whether a participant can receive the document kinds asked
@@ -43,6 +46,10 @@ type Evidence struct {
 	// Err is the lookup's (or, without one, the services') error: CodeNotFound means
 	// not registered, anything else unknown.
 	Err error
+	// ServicesErr is the error of a services read made because the lookup alone could
+	// not judge (Participant.NeedsServices) and that failed: the kinds the lookup's one
+	// endpoint does not stand for are then unknown, never received.
+	ServicesErr error
 }
 
 // KindVerdict is the verdict on one document kind.
@@ -171,12 +178,18 @@ func Judge(ev Evidence, kinds []string) Verdict {
 		}
 		if k.Listed && !known {
 			switch {
+			case svc == nil && ev.ServicesErr != nil && p.NeedsServices([]string{kind}):
+				// The services that would say how its other document types fare
+				// could not be read: whether it can be sent is not known.
+				k.Unknown, k.Blocked = true, nil
 			case svc != nil && noEndpointBlocked(svc, kind) != nil:
 				// Every service of the kind without an endpoint says why: its SMP
 				// answers 404 for its metadata, or it is blocked.
 				k.Blocked = noEndpointBlocked(svc, kind)
-			case p != nil && p.SMP != nil && p.SMP.Endpoint != nil:
-				// Only the lookup's one endpoint is known: it stands for the kind.
+			case p != nil && p.SMP != nil && p.SMP.Endpoint != nil && (svc == nil || p.endpointOfKind(kind)):
+				// Only the lookup's one endpoint is known: it stands for the kind
+				// (with services read, only when it was read for a document type of
+				// the kind).
 				k.Receives, k.Blocked = len(lookupBlocked) == 0, slices.Clone(lookupBlocked)
 			case svc == nil && len(lookupBlocked) > 0 && !p.has(WarnEndpointUnavailable):
 				k.Blocked = slices.Clone(lookupBlocked)
@@ -206,6 +219,97 @@ func Judge(ev Evidence, kinds []string) Verdict {
 		v.Kinds = append(v.Kinds, k)
 	}
 	return v
+}
+
+// NeedsServices reports whether p's lookup alone cannot judge kinds (none: any
+// document): its SMP lists a document type of a kind asked about other than the one
+// its endpoint was read from (without an endpoint: one of several it lists), whose
+// endpoints only a services answer gives (docs/INTERFACE.md §2.5). False for nil, an
+// unregistered participant, or one its SMP does not know.
+func (p *Participant) NeedsServices(kinds []string) bool {
+	if p == nil || p.SMP == nil || p.has(WarnSMPNotFound) {
+		return false
+	}
+	if len(kinds) == 0 {
+		kinds = []string{""}
+	}
+	for _, t := range p.SMP.DocumentTypes {
+		if !slices.ContainsFunc(kinds, func(k string) bool { return OfKind(t, k) }) {
+			continue
+		}
+		if p.SMP.Endpoint == nil {
+			if len(p.SMP.DocumentTypes) > 1 {
+				return true
+			}
+			continue
+		}
+		if !sameDocType(t.ID, p.SMP.Endpoint.DocumentType) {
+			return true
+		}
+	}
+	return false
+}
+
+// endpointOfKind reports whether p's lookup read its endpoint for a document type
+// of kind.
+func (p *Participant) endpointOfKind(kind string) bool {
+	return slices.ContainsFunc(p.SMP.DocumentTypes, func(t CodeInfo) bool {
+		return sameDocType(t.ID, p.SMP.Endpoint.DocumentType) && OfKind(t, kind)
+	})
+}
+
+// sameDocType reports whether the document type identifiers a and b
+// ("<scheme>::<value>") are the same: schemes compare ignoring case, values exactly.
+func sameDocType(a, b string) bool {
+	as, av, _ := strings.Cut(a, "::")
+	bs, bv, _ := strings.Cut(b, "::")
+	return av == bv && strings.EqualFold(as, bs)
+}
+
+// Judgement is JudgeParticipant's answer: the verdict, and the services read for it.
+type Judgement struct {
+	// Verdict is Judge's verdict on the evidence read.
+	Verdict Verdict
+	// Services is the services answer read besides the lookup, nil when none was
+	// read (or the read failed).
+	Services *ServicesResult
+	// Fresh is the services answer's freshness; zero when none was read.
+	Fresh Freshness
+	// Err is the services read's error when it failed: the kinds the lookup alone
+	// cannot judge are then unknown (Evidence.ServicesErr).
+	Err error
+}
+
+// JudgeParticipant is the verdict every front door gives on whether the participant
+// id can receive kinds, from its lookup's answer p or error lookupErr
+// (docs/INTERFACE.md §2.5). When the lookup's one endpoint does not stand for every
+// document type of those kinds its SMP lists (NeedsServices), it also reads the
+// services answer reg.Services(ctx, id, ""), the one the participant page and /ask
+// judge from, which the registry caches, and judges from both: at most one services
+// read, none for a participant that lists only the document type its lookup read.
+// A failed read is not an error of the lookup: its kinds are unknown, never received
+// (Judgement.Err).
+func JudgeParticipant(ctx context.Context, reg Registry, id peppol.ParticipantID, p *Participant, lookupErr error, kinds []string) Judgement {
+	ev := Evidence{Participant: p, Err: lookupErr}
+	if lookupErr != nil || !p.NeedsServices(kinds) {
+		return Judgement{Verdict: Judge(ev, kinds)}
+	}
+	svc, fresh, err := reg.Services(ctx, id, "")
+	if err != nil {
+		ev.ServicesErr = err
+		return Judgement{Verdict: Judge(ev, kinds), Err: err}
+	}
+	ev.Services = svc
+	return Judgement{Verdict: Judge(ev, kinds), Services: svc, Fresh: fresh}
+}
+
+// With returns the freshness of an answer made of two answers, one f and one o: from
+// the cache only when both were, stale when either was, as old as the older, and
+// fresh only as long as both are.
+func (f Freshness) With(o Freshness) Freshness {
+	left := min(f.TTL-f.Age, o.TTL-o.Age)
+	age := max(f.Age, o.Age)
+	return Freshness{Cached: f.Cached && o.Cached, Stale: f.Stale || o.Stale, Age: age, TTL: age + max(left, 0)}
 }
 
 // noEndpointBlocked are the blocking codes of the services of kind in svc that have
@@ -282,14 +386,26 @@ func OfKind(t CodeInfo, kind string) bool {
 	return false
 }
 
-// Judged returns a copy of p with its Verdict on DefaultKinds set, for an adapter to
-// render; nil for nil.
+// Judged returns a copy of p with its Verdict on DefaultKinds set from p alone; nil
+// for nil. A front door renders JudgeParticipant's verdict instead (WithVerdict),
+// which reads the services when p alone cannot judge (NeedsServices).
 func (p *Participant) Judged() *Participant {
 	if p == nil {
 		return nil
 	}
 	c := *p
 	v := Judge(Evidence{Participant: p}, DefaultKinds())
+	c.Verdict = &v
+	return &c
+}
+
+// WithVerdict returns a copy of p with its Verdict set to v (JudgeParticipant's), for
+// an adapter to render; nil for nil.
+func (p *Participant) WithVerdict(v Verdict) *Participant {
+	if p == nil {
+		return nil
+	}
+	c := *p
 	c.Verdict = &v
 	return &c
 }

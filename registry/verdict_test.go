@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestJudge: the verdict from a lookup alone, from services, and from failures, for
@@ -21,7 +22,7 @@ func TestJudge(t *testing.T) {
 		return ws
 	}
 	lookup := func(types []CodeInfo, ws ...string) *Participant {
-		return &Participant{SMP: &SMPRecord{DocumentTypes: types, Endpoint: &Endpoint{URL: "https://ap.example/as4"}}, Warnings: w(ws...)}
+		return &Participant{SMP: &SMPRecord{DocumentTypes: types, Endpoint: &Endpoint{DocumentType: inv.ID, URL: "https://ap.example/as4"}}, Warnings: w(ws...)}
 	}
 	lookupNoEndpoint := func(types []CodeInfo, ws ...string) *Participant {
 		return &Participant{SMP: &SMPRecord{DocumentTypes: types}, Warnings: w(ws...)}
@@ -76,6 +77,10 @@ func TestJudge(t *testing.T) {
 		{"services: metadata unavailable", Evidence{Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, nil))}, DefaultKinds(), Unknown, nil, false},
 		{"services: one unavailable, one blocked", Evidence{Services: services(service(inv, []string{WarnEndpointUnavailable}), service(cn, nil, []string{WarnCertificateExpired}))}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, false},
 		{"services: credit note 404, the lookup's invoice endpoint does not stand for it", Evidence{Participant: lookup([]CodeInfo{inv, cn}), Services: services(service(inv, nil, nil), service(cn, []string{WarnEndpointNotFound}))}, DefaultKinds(), Blocked, []string{WarnEndpointNotFound}, true},
+		{"services: credit note unavailable, the lookup's invoice endpoint does not stand for it", Evidence{Participant: lookup([]CodeInfo{inv, cn}), Services: services(service(inv, nil, nil), service(cn, []string{WarnEndpointUnavailable}))}, DefaultKinds(), Unknown, nil, true},
+		{"services unreadable: the credit note is unknown", Evidence{Participant: lookup([]CodeInfo{inv, cn}), ServicesErr: &Error{Code: CodeLookupFailed}}, DefaultKinds(), Unknown, nil, true},
+		{"services unreadable: a blocked invoice still blocks", Evidence{Participant: lookup([]CodeInfo{inv, cn}, WarnCertificateExpired), ServicesErr: &Error{Code: CodeLookupFailed}}, DefaultKinds(), Blocked, []string{WarnCertificateExpired}, true},
+		{"services unreadable: not needed for the invoice alone", Evidence{Participant: lookup([]CodeInfo{inv}), ServicesErr: &Error{Code: CodeLookupFailed}}, []string{"Invoice"}, Receives, nil, true},
 		{"services: one 404, another fine", Evidence{Services: services(service(inv, []string{WarnEndpointNotFound}), service(inv, nil, nil), service(cn, nil, nil))}, DefaultKinds(), Receives, nil, false},
 	}
 	for _, tt := range tests {
@@ -90,5 +95,64 @@ func TestJudge(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNeedsServices: the lookup alone judges only the kinds whose listed document
+// types are all the one its endpoint was read for.
+func TestNeedsServices(t *testing.T) {
+	t.Parallel()
+	inv := CodeInfo{ID: "busdox-docid-qns::x::Invoice##y", Value: "x::Invoice##y", Category: "Invoice"}
+	cn := CodeInfo{ID: "busdox-docid-qns::x::CreditNote##y", Value: "x::CreditNote##y", Category: "Credit Note"}
+	order := CodeInfo{ID: "busdox-docid-qns::x::Order##y", Value: "x::Order##y", Category: "Order"}
+	with := func(ep string, types ...CodeInfo) *Participant {
+		p := &Participant{SMP: &SMPRecord{DocumentTypes: types}}
+		if ep != "" {
+			p.SMP.Endpoint = &Endpoint{DocumentType: ep}
+		}
+		return p
+	}
+	tests := []struct {
+		name  string
+		p     *Participant
+		kinds []string
+		want  bool
+	}{
+		{"nil", nil, DefaultKinds(), false},
+		{"not registered", &Participant{}, DefaultKinds(), false},
+		{"SMP does not know it", &Participant{SMP: &SMPRecord{DocumentTypes: []CodeInfo{inv, cn}}, Warnings: []Warning{{Code: WarnSMPNotFound}}}, DefaultKinds(), false},
+		{"only the invoice read", with(inv.ID, inv), DefaultKinds(), false},
+		{"scheme in another case", with("BUSDOX-DOCID-QNS::x::Invoice##y", inv), DefaultKinds(), false},
+		{"credit note besides", with(inv.ID, inv, cn), DefaultKinds(), true},
+		{"credit note besides, invoices asked", with(inv.ID, inv, cn), []string{"Invoice"}, false},
+		{"order besides", with(inv.ID, inv, order), DefaultKinds(), false},
+		{"order besides, any asked", with(inv.ID, inv, order), nil, true},
+		{"no endpoint, one type", with("", inv), DefaultKinds(), false},
+		{"no endpoint, two types", with("", inv, cn), DefaultKinds(), true},
+	}
+	for _, tt := range tests {
+		if got := tt.p.NeedsServices(tt.kinds); got != tt.want {
+			t.Errorf("%s: NeedsServices = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestFreshnessWith: an answer made of two is cached when both were, stale when
+// either was, as old as the older and fresh as long as both are.
+func TestFreshnessWith(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		a, b Freshness
+		want Freshness
+	}{
+		{"both fresh", Freshness{Cached: true, Age: 10 * time.Second, TTL: 900 * time.Second}, Freshness{Cached: true, Age: 5 * time.Second, TTL: 60 * time.Second}, Freshness{Cached: true, Age: 10 * time.Second, TTL: 65 * time.Second}},
+		{"one miss", Freshness{TTL: 900 * time.Second}, Freshness{Cached: true, Age: 5 * time.Second, TTL: 900 * time.Second}, Freshness{Age: 5 * time.Second, TTL: 900 * time.Second}},
+		{"one stale", Freshness{Cached: true, Stale: true, Age: 1000 * time.Second, TTL: 900 * time.Second}, Freshness{TTL: 900 * time.Second}, Freshness{Stale: true, Age: 1000 * time.Second, TTL: 1000 * time.Second}},
+	}
+	for _, tt := range tests {
+		if got := tt.a.With(tt.b); got != tt.want {
+			t.Errorf("%s: %+v.With(%+v) = %+v, want %+v", tt.name, tt.a, tt.b, got, tt.want)
+		}
 	}
 }

@@ -405,8 +405,11 @@ func faultMatrix() []faultCase {
 			status: 200, warning: registry.WarnEndpointUnavailable, deadline: faultLookupTimeout, failure: "redirect loop",
 			after: func(t *testing.T, e *faultE2E, before netsim.HitCounts) {
 				host := e.ds.MustLookup(swedish).SMPHost
-				if got := smHits(e.net.Hits(), host) - smHits(before, host); got != 2 {
-					t.Errorf("%d ServiceMetadata requests, want 2 (the redirect followed once)", got)
+				// The lookup reads one ServiceMetadata and, its endpoint unread, its
+				// verdict the services' two (registry.JudgeParticipant): three reads,
+				// each redirect followed once.
+				if got := smHits(e.net.Hits(), host) - smHits(before, host); got != 6 {
+					t.Errorf("%d ServiceMetadata requests, want 6 (3 reads, the redirect followed once each)", got)
 				}
 			}},
 		// With the SSRF guard on, an SMP (standing in for a public one) redirects to

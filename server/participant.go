@@ -29,10 +29,35 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	// The verdict is registry.JudgeParticipant's, as at every front door
+	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them;
+	// the answer is then as fresh as both.
+	j := registry.JudgeParticipant(r.Context(), reg, id, p, nil, registry.DefaultKinds())
+	if j.Services != nil {
+		fresh = fresh.With(j.Fresh)
+	}
 	setFreshness(w.Header(), fresh)
-	// The verdict is registry.Judge's, as at every front door (docs/INTERFACE.md §2.5).
-	s.writeShared(w, r, http.StatusOK, p, network, "", func() any { return p.On(network).Judged() })
+	mark := func() any { return p.On(network).WithVerdict(j.Verdict) }
+	switch {
+	case j.Err != nil:
+		// A verdict from a failed services read is not remembered: the next
+		// request may read them.
+		s.writeJSON(w, r, http.StatusOK, mark())
+	case j.Services != nil:
+		// The body depends on the services answer too: remember it per both.
+		s.writeShared(w, r, http.StatusOK, judgedPair{p, j.Services}, network, "", mark)
+	default:
+		s.writeShared(w, r, http.StatusOK, p, network, "", mark)
+	}
 	return nil
+}
+
+// judgedPair is a lookup answer and the services answer its verdict was judged from
+// besides, as the key of its remembered body (hotPath.sharedBody): both are shared
+// from the registry's cache, so the pair changes when either does.
+type judgedPair struct {
+	p   *registry.Participant
+	svc *registry.ServicesResult
 }
 
 // services serves GET /api/v1/participant/{participantId}/services[?docType=].

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -134,6 +135,47 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			// Every ServiceMetadata of it redirects to where nothing answers.
 			e.net.SetRedirect(p.ID, "http://127.0.0.1:1/smp")
 		}, reach: registry.Unknown, askAbout: "invoices"},
+		{name: "credit note's AP certificate expired", id: netsim.KnownCertValid, edit: func(ds *netsim.Dataset) {
+			// The invoice's endpoint is fine; the credit note's is the expired AP's.
+			expired := ds.MustLookup(netsim.KnownCertExpired).Services[0].Processes[0].Endpoints[0]
+			for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+				procs := slices.Clone(s.Processes)
+				for i := range procs {
+					procs[i].Endpoints = slices.Clone(procs[i].Endpoints)
+					for j := range procs[i].Endpoints {
+						procs[i].Endpoints[j].AccessPoint, procs[i].Endpoints[j].Address = expired.AccessPoint, expired.Address
+					}
+				}
+				s.Processes = procs
+			}
+		}, reach: registry.Blocked, code: registry.WarnCertificateExpired, askAbout: "credit notes"},
+		{name: "credit note's metadata not found", id: netsim.KnownCertValid, edit: func(ds *netsim.Dataset) {
+			// The invoice's endpoint is fine; the SMP answers 404 for the credit note's.
+			for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+				s.MetadataStatus = http.StatusNotFound
+			}
+		}, reach: registry.Blocked, code: registry.WarnEndpointNotFound, askAbout: "credit notes"},
+		{name: "credit note's metadata unavailable", id: netsim.KnownCertValid, edit: func(ds *netsim.Dataset) {
+			// The invoice's endpoint is fine; the SMP fails on the credit note's.
+			for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+				s.MetadataStatus = http.StatusInternalServerError
+			}
+		}, reach: registry.Unknown, askAbout: "credit notes"},
+		{name: "services unreadable after the lookup", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			// The lookup is cached (it read the invoice's endpoint, fine); then the
+			// SMP fails, so the services that would judge the credit note cannot
+			// be read.
+			reg, _, err := e.srv.nets.Select("")
+			if err != nil {
+				panic(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), mcpTestTimeout)
+			defer cancel()
+			if _, _, err := reg.Lookup(ctx, p.ID); err != nil {
+				panic(err)
+			}
+			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
+		}, reach: registry.Unknown, askAbout: "credit notes"},
 		{name: "not registered", id: "0208:0000000097", reach: registry.NotRegistered, askAbout: "invoices"},
 		{name: "upstream failed", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
 			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
@@ -182,6 +224,17 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// creditNotes are p's credit note services, to edit in place.
+func creditNotes(p *netsim.Participant) []*netsim.ServiceInfo {
+	var out []*netsim.ServiceInfo
+	for i := range p.Services {
+		if strings.Contains(p.Services[i].DocumentType.Value, "::CreditNote##") {
+			out = append(out, &p.Services[i])
+		}
+	}
+	return out
 }
 
 // restDoor is the verdict of GET path: the answer's verdict, or not_registered for a
@@ -415,4 +468,78 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 		t.Fatalf("check: %+v", r)
 	}
 	return d
+}
+
+// TestVerdictServicesReadOnce: the lookup of a participant that lists credit notes
+// besides the invoice its lookup reads costs one services read, cached after that;
+// one that lists the invoice alone costs none (registry.JudgeParticipant).
+func TestVerdictServicesReadOnce(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name  string
+		edit  func(*netsim.Dataset)
+		reach registry.Reach
+		// serviceGroups is how many times the SMP is asked for the ServiceGroup.
+		serviceGroups int64
+	}{
+		{name: "invoice and credit note", reach: registry.Receives, serviceGroups: 2},
+		{name: "invoice alone", edit: func(ds *netsim.Dataset) {
+			p := ds.MustLookup(netsim.KnownCertValid)
+			p.Services = slices.DeleteFunc(p.Services, func(s netsim.ServiceInfo) bool { return !strings.Contains(s.DocumentType.Value, "::Invoice##") })
+		}, reach: registry.WithoutDocument, serviceGroups: 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := startE2EOn(t, tt.edit, nil, nil)
+			p := e.ds.MustLookup(netsim.KnownCertValid)
+			e.net.ResetHits()
+			for range 3 {
+				if d := restDoor(t, e, "/api/v1/participant/"+netsim.KnownCertValid); d.reach != tt.reach {
+					t.Fatalf("verdict %s, want %s", d.reach, tt.reach)
+				}
+			}
+			h := e.net.Hits().SMP[p.SMPHost]
+			// The lookup reads one ServiceMetadata, the services every one.
+			wantSM := int64(1)
+			if tt.serviceGroups > 1 {
+				wantSM += int64(len(p.Services))
+			}
+			if h.ServiceGroup != tt.serviceGroups || h.ServiceMetadata != wantSM {
+				t.Errorf("3 lookups asked the SMP %d ServiceGroup and %d ServiceMetadata, want %d and %d", h.ServiceGroup, h.ServiceMetadata, tt.serviceGroups, wantSM)
+			}
+		})
+	}
+}
+
+// maxAge reads the max-age of a Cache-Control header, -1 when there is none.
+func maxAge(h http.Header) int {
+	_, v, ok := strings.Cut(h.Get("Cache-Control"), "max-age=")
+	if !ok {
+		return -1
+	}
+	v, _, _ = strings.Cut(v, ",")
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// TestVerdictFreshness: a lookup whose verdict was judged from the services too is
+// fresh only as long as they are: when the credit note's metadata could not be read
+// (a services answer cached briefly), the lookup's answer is not cacheable for longer.
+func TestVerdictFreshness(t *testing.T) {
+	t.Parallel()
+	e := startE2EOn(t, func(ds *netsim.Dataset) {
+		for _, s := range creditNotes(ds.MustLookup(netsim.KnownCertValid)) {
+			s.MetadataStatus = http.StatusInternalServerError
+		}
+	}, nil, nil)
+	presp, _ := e.get(t, "/api/v1/participant/"+netsim.KnownCertValid)
+	sresp, _ := e.get(t, "/api/v1/participant/"+netsim.KnownCertValid+"/services")
+	p, s := maxAge(presp.Header), maxAge(sresp.Header)
+	if p < 0 || s < 0 || p > s {
+		t.Errorf("the lookup is fresh for %d s, its services for %d s: want the lookup no longer (Cache-Control %q, %q)", p, s, presp.Header.Get("Cache-Control"), sresp.Header.Get("Cache-Control"))
+	}
 }

@@ -52,7 +52,13 @@ func callLookup(ctx context.Context, nets *registry.Networks, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	p = p.On(network).Judged()
+	// The verdict is registry.JudgeParticipant's, as at every front door
+	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them.
+	j := registry.JudgeParticipant(ctx, reg, id, p, nil, registry.DefaultKinds())
+	if j.Services != nil {
+		fresh = fresh.With(j.Fresh)
+	}
+	p = p.On(network).WithVerdict(j.Verdict)
 	return &Result{Value: p, Text: participantText(p) + verdictText(p.Verdict), Freshness: fresh}, nil
 }
 

@@ -113,10 +113,11 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 		d.Services = serviceRows(res.Services)
 		d.Verdict = pageVerdict(registry.Judge(registry.Evidence{Participant: part, Services: res}, registry.DefaultKinds()), res)
 	case errors.As(err, &re):
-		// The lookup answered; the detail did not. Judge from the lookup's list.
+		// The lookup answered; the detail did not. Judge from the lookup's list: the
+		// kinds its one endpoint does not stand for are unknown, as at every door.
 		d.fromLookup(part, p.plain, nil)
 		d.ServicesNote = "The detailed services could not be read right now (" + p.plain.Replace(re.Message) + "). Reload the page in a minute."
-		d.Verdict = pageVerdict(registry.Judge(registry.Evidence{Participant: part}, registry.DefaultKinds()), nil)
+		d.Verdict = pageVerdict(registry.Judge(registry.Evidence{Participant: part, ServicesErr: err}, registry.DefaultKinds()), nil)
 	default:
 		return err
 	}
@@ -228,6 +229,12 @@ func pageVerdict(v registry.Verdict, res *registry.ServicesResult) verdict {
 	switch {
 	case inv.Receives && cn.Receives:
 		out = verdict{Class: "ok", Headline: "Can receive invoices and credit notes"}
+	case inv.Receives && cn.Unknown:
+		out = verdict{Class: "partial", Headline: "Can receive invoices, but whether it can receive credit notes could not be checked just now"}
+		out.Details = append(out.Details, "Its SMP's answer for credit notes could not be read; try again later.")
+	case cn.Receives && inv.Unknown:
+		out = verdict{Class: "partial", Headline: "Can receive credit notes, but whether it can receive invoices could not be checked just now"}
+		out.Details = append(out.Details, "Its SMP's answer for invoices could not be read; try again later.")
 	case inv.Receives:
 		out = verdict{Class: "partial", Headline: "Can receive invoices, but not credit notes"}
 	case cn.Receives:
