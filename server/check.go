@@ -581,7 +581,13 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 			outcome = "client stopped reading"
 		}
 	case r.Context().Err() != nil:
+		// net/http may end the request when a write of its own buffer fails before
+		// any write of the check's has: past the write deadline, the client stopped
+		// reading.
 		outcome = "client went away"
+		if sw.stalled(time.Now()) {
+			outcome = "client stopped reading"
+		}
 	case errors.Is(cause, errCheckTimeUp), errors.Is(cause, errCheckShutdown):
 		outcome = "cut short: " + cause.Error()
 		sum.SetElapsed(time.Since(start))
@@ -835,6 +841,14 @@ func (c *checkWriter) failed() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.err
+}
+
+// stalled reports whether the connection's write deadline, as last moved, had passed
+// at now: a write blocked on a client that stopped reading failed then.
+func (c *checkWriter) stalled(now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.deadline.IsZero() && !now.Before(c.deadline)
 }
 
 // stop ends the timer's pushes; call it before the handler returns.
