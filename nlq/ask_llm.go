@@ -56,7 +56,7 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 		}
 		switch v := res.Value.(type) {
 		case *registry.Participant:
-			add(e.participantItem(v, nil, DocAny, false))
+			add(e.participantItem(v, nil, nil, DocAny, false))
 		case *registry.ServicesResult:
 			mu.Lock()
 			if _, ok := services[v.ParticipantID]; !ok {

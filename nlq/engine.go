@@ -330,7 +330,7 @@ func (r *run) run(ctx context.Context) error {
 				// them, and say the business card could not be checked.
 				f := failedCall(c, d.err)
 				a.Failed = append(a.Failed, f)
-				it := r.e.participantItem(p, d.svc, plan.Document, plan.needsServices())
+				it := r.e.participantItem(p, d.svc, nil, plan.Document, plan.needsServices())
 				r.add(it, &f)
 				a.Answer = participantAnswer(t, plan, p, d.svc, it) + " " + fmt.Sprintf(t.partial, t.card[0])
 				return nil
@@ -338,7 +338,7 @@ func (r *run) run(ctx context.Context) error {
 			return r.callFailed(c, d.err)
 		}
 		f := r.noteServices(d)
-		it := r.e.participantItem(d.p, d.svc, plan.Document, plan.needsServices())
+		it := r.e.participantItem(d.p, d.svc, d.svcErr, plan.Document, plan.needsServices())
 		r.add(it, f)
 		a.Answer = participantAnswer(t, plan, d.p, d.svc, it)
 		return nil
@@ -486,7 +486,7 @@ func (r *run) followUp(ctx context.Context, sr *registry.SearchResult, approx st
 			switch o := out[next]; {
 			case o.p != nil:
 				f := r.noteServices(o)
-				r.add(r.e.participantItem(o.p, o.svc, plan.Document, plan.needsServices()), f)
+				r.add(r.e.participantItem(o.p, o.svc, o.svcErr, plan.Document, plan.needsServices()), f)
 				found = append(found, o)
 			case registry.ErrorCode(o.err) == registry.CodeNotFound:
 				// A Directory hit that neither the SML nor the Directory knows any

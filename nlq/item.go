@@ -107,8 +107,9 @@ func (e *Engine) hitItem(h registry.SearchHit) Item {
 // naming a document kind or asking whether it can receive (plan.needsServices): the
 // item then says whether it can receive doc (DocAny: anything), with the document
 // types of that kind and what its SMP lists, read from svc when its services were
-// listed (nil otherwise).
-func (e *Engine) participantItem(p *registry.Participant, svc *registry.ServicesResult, doc string, judge bool) Item {
+// listed (nil otherwise); svcErr is the services call's error when it failed, so the
+// kinds the lookup alone cannot judge are unknown (registry.Evidence.ServicesErr).
+func (e *Engine) participantItem(p *registry.Participant, svc *registry.ServicesResult, svcErr error, doc string, judge bool) Item {
 	name, country := "", ""
 	if d := p.Directory; d != nil {
 		name, country = d.Name, d.CountryCode
@@ -118,7 +119,7 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 	info := &PeppolInfo{Registered: p.SMP != nil && !stale, StaleSML: stale, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
 	// One verdict for every front door (registry.Judge, docs/INTERFACE.md §2.5): it
 	// also says which endpoint may be shown as its access point.
-	v := registry.Judge(registry.Evidence{Participant: p, Services: svc}, docKinds(doc))
+	v := registry.Judge(registry.Evidence{Participant: p, Services: svc, ServicesErr: svcErr}, docKinds(doc))
 	if s := p.SMP; s != nil {
 		info.SMPHost, info.DocumentTypeCount = s.Hostname, s.ServiceCount
 		if ep := s.Endpoint; ep != nil && v.AccessPoint != "" {

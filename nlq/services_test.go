@@ -362,7 +362,7 @@ func TestNotRightNowWithoutServices(t *testing.T) {
 		Warnings: []registry.Warning{{Code: registry.WarnCertificateExpired, Message: "the access point certificate expired on 2026-02-15 (16 days ago): senders refuse it"}}}
 	e := &Engine{baseURL: "https://peppolgate.test"}
 	plan := Plan{Intent: IntentCanReceive, Document: DocInvoice}
-	it := e.participantItem(p, nil, DocInvoice, true)
+	it := e.participantItem(p, nil, nil, DocInvoice, true)
 	if it.Peppol.CanReceive == nil || *it.Peppol.CanReceive || !slices.Equal(it.Peppol.Blocked, []string{registry.WarnCertificateExpired}) {
 		t.Fatalf("peppol %+v", it.Peppol)
 	}
