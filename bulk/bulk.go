@@ -426,8 +426,8 @@ func (e *engine) lookup(j job) Result {
 		p, _, err := e.reg.Lookup(e.ctx, id)
 		// The services, when the verdict needs them, are read here, inside the row's
 		// lookup and so in its host's lane (docs/INTERFACE.md §2.5).
-		j := registry.JudgeParticipant(e.ctx, e.reg, id, p, err, e.docs)
-		v := j.Verdict
+		jm := registry.JudgeParticipant(e.ctx, e.reg, id, p, err, e.docs)
+		v := jm.Verdict
 		switch v.Reach {
 		case registry.NotRegistered:
 			// Also a Directory card without an SML registration, and a participant
@@ -438,7 +438,7 @@ func (e *engine) lookup(j job) Result {
 				failure = err
 			}
 			if failure == nil {
-				failure = j.Err
+				failure = jm.Err
 			}
 			if failure == nil {
 				// Registered, but no endpoint of a kind asked about could be read:
@@ -453,7 +453,8 @@ func (e *engine) lookup(j job) Result {
 		}
 		// Only a URL read from a validly signed answer is shown (docs/INTERFACE.md §4.7).
 		res.AccessPoint = v.AccessPoint
-		res.Warnings = p.Warnings
+		// Each blocking code the services add comes with its warning (docs/INTERFACE.md §2.5).
+		res.Warnings = jm.Warnings(p.Warnings)
 		res.Blocked = v.Blocked
 		res.Status = statusOf(v.Reach)
 		for _, k := range v.Kinds {

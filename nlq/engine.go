@@ -383,11 +383,13 @@ func fromServices(d participantDetail) *registry.Participant {
 // noteServices records a failed services call of a participant that was looked up
 // and returns it for the participant's result event (nil when the call did not
 // fail): the answer is then judged from the lookup and says what it could not check.
+// A services not_found of a participant its lookup found registered is an upstream
+// failure (registry.ServicesFailed); of one its SMP does not know, the expected answer.
 func (r *run) noteServices(d participantDetail) *FailedCall {
-	if d.svcErr == nil || d.p == nil || registry.ErrorCode(d.svcErr) == registry.CodeNotFound {
+	if d.svcErr == nil || d.p == nil || registry.ErrorCode(d.svcErr) == registry.CodeNotFound && (d.p.SMP == nil || d.p.Has(registry.WarnSMPNotFound)) {
 		return nil
 	}
-	f := failedCall(Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": d.p.ParticipantID}}, d.svcErr)
+	f := failedCall(Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": d.p.ParticipantID}}, registry.ServicesFailed(d.svcErr))
 	r.a.Failed = append(r.a.Failed, f)
 	return &f
 }

@@ -119,7 +119,7 @@ func (e *Engine) participantItem(p *registry.Participant, svc *registry.Services
 	info := &PeppolInfo{Registered: p.SMP != nil && !stale, StaleSML: stale, DirectoryCard: p.Directory != nil, Warnings: p.Warnings}
 	// One verdict for every front door (registry.Judge, docs/INTERFACE.md §2.5): it
 	// also says which endpoint may be shown as its access point.
-	v := registry.Judge(registry.Evidence{Participant: p, Services: svc, ServicesErr: svcErr}, docKinds(doc))
+	v := registry.Judge(registry.Evidence{Participant: p, Services: svc, ServicesErr: registry.ServicesFailed(svcErr)}, docKinds(doc))
 	if s := p.SMP; s != nil {
 		info.SMPHost, info.DocumentTypeCount = s.Hostname, s.ServiceCount
 		if ep := s.Endpoint; ep != nil && v.AccessPoint != "" {

@@ -2,6 +2,7 @@ package registry
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 
@@ -296,11 +297,67 @@ func JudgeParticipant(ctx context.Context, reg Registry, id peppol.ParticipantID
 	}
 	svc, fresh, err := reg.Services(ctx, id, "")
 	if err != nil {
+		err = ServicesFailed(err)
 		ev.ServicesErr = err
 		return Judgement{Verdict: Judge(ev, kinds), Err: err}
 	}
 	ev.Services = svc
 	return Judgement{Verdict: Judge(ev, kinds), Services: svc, Fresh: fresh}
+}
+
+// Freshness is the freshness of an answer carrying this judgement, whose lookup's was
+// lookup: as fresh as both answers when the services were read; when their read
+// failed, not cacheable (max-age 0: TTL = Age) and not a cache hit, since the next
+// request may read them; else the lookup's (docs/INTERFACE.md §2.5).
+func (j Judgement) Freshness(lookup Freshness) Freshness {
+	switch {
+	case j.Services != nil:
+		return lookup.With(j.Fresh)
+	case j.Err != nil:
+		lookup.Cached, lookup.TTL = false, lookup.Age
+	}
+	return lookup
+}
+
+// Warnings are the warnings of an answer carrying this judgement whose lookup's were
+// lookup: those, and when the services were read, their warning of each code that
+// blocks the verdict (Verdict.Blocked) and lookup lacks, once per code, so that every
+// blocking code the answer names comes with its advice (docs/INTERFACE.md §2.5).
+func (j Judgement) Warnings(lookup []Warning) []Warning {
+	if j.Services == nil {
+		return lookup
+	}
+	out := lookup
+	for _, c := range j.Verdict.Blocked {
+		if slices.ContainsFunc(out, func(w Warning) bool { return w.Code == c }) {
+			continue
+		}
+		if i := slices.IndexFunc(j.Services.Warnings, func(w Warning) bool { return w.Code == c }); i >= 0 {
+			out = append(slices.Clip(out), j.Services.Warnings[i])
+		}
+	}
+	return out
+}
+
+// ServicesFailed is err, the error of a services read made beside a lookup that found
+// the participant registered, as an upstream failure (CodeLookupFailed, retryable):
+// whatever it says, even not_found (the SMP no longer knows a participant its lookup
+// just read), the kinds it would judge are unknown at every front door, never "not
+// found" (docs/INTERFACE.md §2.5). Nil for nil; an error that already is
+// CodeLookupFailed is returned as it is.
+func ServicesFailed(err error) error {
+	if err == nil || ErrorCode(err) == CodeLookupFailed {
+		return err
+	}
+	msg := "its services could not be read; retry later"
+	var re *Error
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		msg = "its lookup found it registered, but its SMP now answers that it does not know it; retry later"
+	case errors.As(err, &re):
+		msg = re.Message
+	}
+	return &Error{Code: CodeLookupFailed, Message: msg, Err: err}
 }
 
 // With returns the freshness of an answer made of two answers, one f and one o: from

@@ -156,3 +156,30 @@ func TestFreshnessWith(t *testing.T) {
 		}
 	}
 }
+
+// TestServicesFailed: any error of a services read beside a lookup is an upstream
+// failure (lookup_failed), never not_found; nil stays nil.
+func TestServicesFailed(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		err  error
+		want Code
+	}{
+		{name: "nil", err: nil, want: ""},
+		{name: "not found", err: &Error{Code: CodeNotFound, Message: "unknown"}, want: CodeLookupFailed},
+		{name: "lookup failed", err: &Error{Code: CodeLookupFailed, Message: "SMP down"}, want: CodeLookupFailed},
+		{name: "plain", err: errors.New("boom"), want: CodeLookupFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ServicesFailed(tt.err)
+			if got := ErrorCode(err); got != tt.want {
+				t.Errorf("code %q, want %q", got, tt.want)
+			}
+			if tt.err != nil && !errors.Is(err, tt.err) {
+				t.Errorf("%v does not wrap %v", err, tt.err)
+			}
+		})
+	}
+}

@@ -33,11 +33,12 @@ func (s *Server) participant(w http.ResponseWriter, r *http.Request) error {
 	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them;
 	// the answer is then as fresh as both.
 	j := registry.JudgeParticipant(r.Context(), reg, id, p, nil, registry.DefaultKinds())
-	if j.Services != nil {
-		fresh = fresh.With(j.Fresh)
+	setFreshness(w.Header(), j.Freshness(fresh))
+	mark := func() any {
+		c := p.On(network).WithVerdict(j.Verdict)
+		c.Warnings = j.Warnings(p.Warnings)
+		return c
 	}
-	setFreshness(w.Header(), fresh)
-	mark := func() any { return p.On(network).WithVerdict(j.Verdict) }
 	switch {
 	case j.Err != nil:
 		// A verdict from a failed services read is not remembered: the next

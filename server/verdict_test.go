@@ -93,6 +93,9 @@ type verdictCase struct {
 	code string
 	// askAbout is the document /ask is asked about: invoices or credit notes.
 	askAbout string
+	// servicesReach, when set, is the services doors' verdict: they read the
+	// services alone, without the lookup the other doors judge from too.
+	servicesReach registry.Reach
 }
 
 // TestVerdictAtEveryDoor: for every kind of block (signature invalid, missing or by a
@@ -176,6 +179,21 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 			}
 			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
 		}, reach: registry.Unknown, askAbout: "credit notes"},
+		{name: "services not found after the lookup", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
+			// The lookup is cached (it read the invoice's endpoint, fine); then the
+			// SMP answers 404 for its ServiceGroup: an upstream failure (the lookup
+			// says it is registered), never "not found" nor "receives".
+			reg, _, err := e.srv.nets.Select("")
+			if err != nil {
+				panic(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), mcpTestTimeout)
+			defer cancel()
+			if _, _, err := reg.Lookup(ctx, p.ID); err != nil {
+				panic(err)
+			}
+			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusNotFound})
+		}, reach: registry.Unknown, askAbout: "credit notes", servicesReach: registry.NotRegistered},
 		{name: "not registered", id: "0208:0000000097", reach: registry.NotRegistered, askAbout: "invoices"},
 		{name: "upstream failed", id: netsim.KnownCertValid, setup: func(e *e2e, p *netsim.Participant) {
 			e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
@@ -209,8 +227,12 @@ func TestVerdictAtEveryDoor(t *testing.T) {
 				if tt.reach == registry.Receives && d.ap != ap && !strings.Contains(name, "services") {
 					t.Errorf("%s: shows the access point %q, want %s", name, d.ap, ap)
 				}
-				if d.reach != tt.reach {
-					t.Errorf("%s: %s, want %s", name, d.reach, tt.reach)
+				want := tt.reach
+				if tt.servicesReach != "" && strings.Contains(name, "services") {
+					want = tt.servicesReach
+				}
+				if d.reach != want {
+					t.Errorf("%s: %s, want %s", name, d.reach, want)
 				}
 				if tt.code != "" && !slices.Contains(d.blocked, tt.code) {
 					t.Errorf("%s: blocked by %v, want %s among them", name, d.blocked, tt.code)
@@ -252,12 +274,31 @@ func restDoor(t *testing.T, e *e2e, path string) door {
 		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
 	}
 	var v struct {
-		Verdict *registry.Verdict `json:"verdict"`
+		Verdict  *registry.Verdict  `json:"verdict"`
+		Warnings []registry.Warning `json:"warnings"`
 	}
 	if err := json.Unmarshal(body, &v); err != nil || v.Verdict == nil {
 		t.Fatalf("GET %s: no verdict (%v): %s", path, err, body)
 	}
+	explained(t, "GET "+path, v.Verdict.Blocked, v.Warnings)
 	return door{reach: v.Verdict.Reach, blocked: v.Verdict.Blocked, ap: v.Verdict.AccessPoint}
+}
+
+// explained checks that every blocking code of a door's answer has its warning there,
+// once: the warning says what to do about it.
+func explained(t *testing.T, door string, blocked []string, warnings []registry.Warning) {
+	t.Helper()
+	for _, c := range blocked {
+		n := 0
+		for _, w := range warnings {
+			if w.Code == c {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s: blocked by %s, with %d warnings of that code, want 1", door, c, n)
+		}
+	}
 }
 
 // apURL is the URL of the access point the dataset gives id ("" for none).
@@ -443,6 +484,7 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 		}
 		got, sum := readNDJSON(t, body)
 		r = got[0]
+		explained(t, "check", r.Blocked, r.Warnings)
 		if sum == nil || sum.Counts.Of(r.Status) != 1 {
 			t.Errorf("check: summary %+v does not count the row's %s", sum, r.Status)
 		}
@@ -467,6 +509,10 @@ func checkDoor(t *testing.T, e *e2e, id string, asCSV bool) door {
 		d.reach = registry.NotRegistered
 	case bulk.Failed:
 		d.reach = registry.Unknown
+		// An upstream failure, never "not found": a retry may help.
+		if r.Error != nil && (r.Error.Code == string(registry.CodeNotFound) || !r.Error.Retryable) {
+			t.Errorf("check (CSV %v): failed with %+v, want a retryable upstream failure", asCSV, r.Error)
+		}
 	default:
 		t.Fatalf("check: %+v", r)
 	}
@@ -544,5 +590,34 @@ func TestVerdictFreshness(t *testing.T) {
 	p, s := maxAge(presp.Header), maxAge(sresp.Header)
 	if p < 0 || s < 0 || p > s {
 		t.Errorf("the lookup is fresh for %d s, its services for %d s: want the lookup no longer (Cache-Control %q, %q)", p, s, presp.Header.Get("Cache-Control"), sresp.Header.Get("Cache-Control"))
+	}
+}
+
+// TestVerdictFreshnessServicesFailed: a lookup served from the cache whose verdict
+// needed the services, which could not be read, is not cacheable (max-age=0) and not a
+// cache hit: the next request may read them (registry.Judgement.Freshness).
+func TestVerdictFreshnessServicesFailed(t *testing.T) {
+	t.Parallel()
+	e := startE2EOn(t, nil, nil, nil)
+	p := e.ds.MustLookup(netsim.KnownCertValid)
+	reg, _, err := e.srv.nets.Select("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), mcpTestTimeout)
+	defer cancel()
+	if _, _, err := reg.Lookup(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	e.net.SetFault(netsim.SMPHostTarget(p.SMPHost), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
+	resp, body := e.get(t, "/api/v1/participant/"+netsim.KnownCertValid)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+	if n := maxAge(resp.Header); n != 0 {
+		t.Errorf("Cache-Control %q, want max-age=0", resp.Header.Get("Cache-Control"))
+	}
+	if x := resp.Header.Get("X-Cache"); x == "hit" {
+		t.Errorf("X-Cache %q for a verdict whose services read failed", x)
 	}
 }

@@ -55,10 +55,9 @@ func callLookup(ctx context.Context, nets *registry.Networks, raw json.RawMessag
 	// The verdict is registry.JudgeParticipant's, as at every front door
 	// (docs/INTERFACE.md §2.5): from the lookup, and the services when it reads them.
 	j := registry.JudgeParticipant(ctx, reg, id, p, nil, registry.DefaultKinds())
-	if j.Services != nil {
-		fresh = fresh.With(j.Fresh)
-	}
+	fresh = j.Freshness(fresh)
 	p = p.On(network).WithVerdict(j.Verdict)
+	p.Warnings = j.Warnings(p.Warnings)
 	return &Result{Value: p, Text: participantText(p) + verdictText(p.Verdict), Freshness: fresh}, nil
 }
 
@@ -85,12 +84,14 @@ func verdictText(v *registry.Verdict) string {
 		if len(v.Kinds) == 0 {
 			return ""
 		}
-		s = " Verdict: unknown: its SMP lists " + kindList(v, false) + ", but their endpoints could not be read just now; retry later."
+		s = " Verdict: unknown: its SMP lists " + kindList(v, false) + ", but the endpoints of " + unknownList(v) + " could not be read just now; retry later."
 	default:
 		return ""
 	}
+	// Only when no verified access point is shown: an unsigned answer of another
+	// kind's services is not the one the lookup's endpoint was read from.
 	for _, c := range v.Blocked {
-		if registry.Unverified(c) {
+		if v.AccessPoint == "" && registry.Unverified(c) {
 			s += " The SMP answer its endpoint was read from is not validly signed: that URL is not its verified access point."
 			break
 		}
@@ -114,6 +115,21 @@ func kindList(v *registry.Verdict, receiving bool) string {
 	}
 	if len(out) == 0 {
 		return "none of " + strings.Join(all, ", ")
+	}
+	return strings.Join(out, " and ")
+}
+
+// unknownList names the kinds of v whose endpoints could not be read (Unknown), "the
+// document type asked about" for a verdict on any.
+func unknownList(v *registry.Verdict) string {
+	var out []string
+	for _, k := range v.Kinds {
+		if k.Kind == "" {
+			return "the document type asked about"
+		}
+		if k.Unknown {
+			out = append(out, k.Kind)
+		}
 	}
 	return strings.Join(out, " and ")
 }

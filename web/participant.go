@@ -89,10 +89,9 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 		return p.notRegistered(w, r, d, part, fresh)
 	}
 	res, sfresh, err := reg.Services(r.Context(), id, "")
-	if err == nil {
-		// The page is as stale as its staler answer, as old as its older one.
-		fresh.Stale, fresh.Age = fresh.Stale || sfresh.Stale, max(fresh.Age, sfresh.Age)
-	}
+	// The page is as stale as its staler answer, as old as its older one; not
+	// cacheable when the services read failed (registry.Judgement.Freshness).
+	fresh = registry.Judgement{Services: res, Fresh: sfresh, Err: err}.Freshness(fresh)
 	// Answers the registry has cached come back as the same pointers: the page of
 	// fresh ones is kept rendered.
 	key := memoKey{part: part, res: res, id: d.ID, network: netParam}
@@ -117,7 +116,7 @@ func (p *Pages) Participant(w http.ResponseWriter, r *http.Request) error {
 		// kinds its one endpoint does not stand for are unknown, as at every door.
 		d.fromLookup(part, p.plain, nil)
 		d.ServicesNote = "The detailed services could not be read right now (" + p.plain.Replace(re.Message) + "). Reload the page in a minute."
-		d.Verdict = pageVerdict(registry.Judge(registry.Evidence{Participant: part, ServicesErr: err}, registry.DefaultKinds()), nil)
+		d.Verdict = pageVerdict(registry.Judge(registry.Evidence{Participant: part, ServicesErr: registry.ServicesFailed(err)}, registry.DefaultKinds()), nil)
 	default:
 		return err
 	}
