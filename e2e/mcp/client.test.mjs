@@ -261,8 +261,8 @@ for (const transport of transports) {
       assert.equal(sc.results[0].country, DEMO.country);
       assert.match(sc.results[0].accessPoint ?? '', /^https:\/\//);
       assert.deepEqual(sc.results[0].documents, [
-        { kind: 'Invoice', receives: true },
-        { kind: 'Credit Note', receives: true },
+        { kind: 'Invoice', listed: true, receives: true },
+        { kind: 'Credit Note', listed: true, receives: true },
       ]);
       assert.equal(sc.results[3].error?.code, 'invalid_participant_id');
       assert.equal(sc.summary.rows, 4);
