@@ -39,26 +39,7 @@ func TestServeShutdownDuringCheck(t *testing.T) {
 		"-dns-server", n.DNSAddr(), "-directory-url", n.DirectoryURL(), "-allow-private-smp")
 	defer stop()
 
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/api/v1/check", strings.NewReader(`"`+fast+`"`+"\n"+`"`+netsim.KnownBelgian+`"`+"\n"))
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("check: %d", resp.StatusCode)
-	}
-	br := bufio.NewReader(resp.Body)
-	first, err := br.ReadString('\n')
-	if err != nil || !strings.Contains(first, `"index":0,`) {
-		t.Fatalf("first line %q: %v", first, err)
-	}
-	stop() // SIGTERM, while row 1 waits for its hung SMP
-	rest, err := io.ReadAll(br)
-	if err != nil {
-		t.Fatalf("the rest of the answer: %v", err)
-	}
+	rest := checkThenStop(t, base, fast, stop) // row 1 waits for its hung SMP
 	var last struct {
 		Summary struct {
 			Rows int `json:"rows"`
@@ -113,26 +94,7 @@ func TestServeDrainDelayLetsCheckFinish(t *testing.T) {
 		"-dns-server", n.DNSAddr(), "-directory-url", n.DirectoryURL(), "-allow-private-smp", "-drain-delay", "30s")
 	defer stop()
 
-	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/api/v1/check", strings.NewReader(`"`+fast+`"`+"\n"+`"`+netsim.KnownBelgian+`"`+"\n"))
-	req.Header.Set("Content-Type", "application/x-ndjson")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("check: %d", resp.StatusCode)
-	}
-	br := bufio.NewReader(resp.Body)
-	first, err := br.ReadString('\n')
-	if err != nil || !strings.Contains(first, `"index":0,`) {
-		t.Fatalf("first line %q: %v", first, err)
-	}
-	stop() // SIGTERM, while row 1 waits for its slow SMP
-	rest, err := io.ReadAll(br)
-	if err != nil {
-		t.Fatalf("the rest of the answer: %v", err)
-	}
+	rest := checkThenStop(t, base, fast, stop) // row 1 waits for its slow SMP
 	lines := strings.Split(strings.TrimSpace(string(rest)), "\n")
 	var last struct {
 		Summary struct {
@@ -155,4 +117,32 @@ func TestServeDrainDelayLetsCheckFinish(t *testing.T) {
 	case <-time.After(90 * time.Second):
 		t.Fatal("serve did not stop within 90s of SIGTERM (drain delay 30s)")
 	}
+}
+
+// checkThenStop posts a check of fast and netsim.KnownBelgian (in that order) to the
+// server at base, reads the first row's line, then calls stop (SIGTERM) while the second
+// row is still being looked up, and returns the rest of the answer.
+func checkThenStop(t *testing.T, base, fast string, stop func()) []byte {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, base+"/api/v1/check", strings.NewReader(`"`+fast+`"`+"\n"+`"`+netsim.KnownBelgian+`"`+"\n"))
+	req.Header.Set("Content-Type", "application/x-ndjson")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("check: %d", resp.StatusCode)
+	}
+	br := bufio.NewReader(resp.Body)
+	first, err := br.ReadString('\n')
+	if err != nil || !strings.Contains(first, `"index":0,`) {
+		t.Fatalf("first line %q: %v", first, err)
+	}
+	stop()
+	rest, err := io.ReadAll(br)
+	if err != nil {
+		t.Fatalf("the rest of the answer: %v", err)
+	}
+	return rest
 }
