@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/sml"
@@ -53,6 +54,13 @@ const (
 // Config configures a Registry. Resolver, SMP and Directory are required; every
 // other zero field takes the default named after it.
 type Config struct {
+	// Fleet is the Redis the replicas of a deployment share: with it, the caches, the
+	// coalescing of identical lookups, the Directory's budget, the SMP hosts' caps and
+	// the circuit breakers hold fleet-wide (docs/ARCHITECTURE.md §7); nil keeps them in
+	// this process. FleetScope names this registry's network in its keys, so that
+	// two networks' answers never mix.
+	Fleet      *fleet.Fleet
+	FleetScope string
 	// Resolver resolves participants to their SMP through the SML.
 	Resolver *sml.Resolver
 	// SMP fetches ServiceGroup and ServiceMetadata documents. Put the SSRF policy

@@ -8,6 +8,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/peppolgate/peppolgate/discovery"
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -18,7 +19,9 @@ type statusBody struct {
 	// Mirror is the Directory mirror's state, on /readyz when one is configured.
 	Mirror *mirror.Status `json:"mirror,omitempty" jsonschema:"the local copy of the Peppol Directory, when the service runs with one (readiness only)"`
 	// SML is whether each network's SML zone resolves, on /readyz when known.
-	SML []registry.SMLStatus `json:"sml,omitempty" jsonschema:"for each network, whether its SML zone resolves through the DNS servers peppolgate asks (readiness only); while a DNS server answers that the default network's zone does not exist (noSuchZone), /readyz answers 503"`
+	// Redis is the shared Redis's health, on /readyz when the service runs with one.
+	Redis *fleet.Status        `json:"redis,omitempty" jsonschema:"the Redis this replica shares its cache, limits and sessions with, when it runs with one (-redis; readiness only). Redis trouble never makes the service unready: the replica serves from its own state meanwhile"`
+	SML   []registry.SMLStatus `json:"sml,omitempty" jsonschema:"for each network, whether its SML zone resolves through the DNS servers peppolgate asks (readiness only); while a DNS server answers that the default network's zone does not exist (noSuchZone), /readyz answers 503"`
 }
 
 // healthz is the liveness probe: the process serves HTTP, nothing more.
@@ -56,6 +59,10 @@ func (s *Server) readyz(w http.ResponseWriter, r *http.Request) error {
 	if s.mirror != nil {
 		m := s.mirror()
 		body.Mirror = &m
+	}
+	if s.fleet != nil {
+		st := s.fleet.Status()
+		body.Redis = &st
 	}
 	if s.sml != nil {
 		body.SML = s.sml(ctx)

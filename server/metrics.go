@@ -1,15 +1,18 @@
 package server
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/peppolgate/peppolgate/registry"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/prometheus/common/expfmt"
+
+	"github.com/peppolgate/peppolgate/fleet"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // metricsPath is where the Prometheus metrics are served.
@@ -183,4 +186,40 @@ func (m *Metrics) handler(errorLog promhttp.Logger) http.Handler {
 		ErrorHandling:   promhttp.ContinueOnError,
 		AcceptedFormats: []expfmt.Format{expfmt.NewFormat(expfmt.TypeTextPlain)},
 	})
+}
+
+// watchFleet adds the shared Redis's health to the metrics: whether it is up, and
+// counts of failed operations, operations not tried while it was down (each one
+// answered from this replica's own state) and times it went down. A second call for
+// the same Metrics adds nothing.
+func (m *Metrics) watchFleet(f *fleet.Fleet) {
+	if f == nil {
+		return
+	}
+	up := func() float64 {
+		if f.Up() {
+			return 1
+		}
+		return 0
+	}
+	for _, c := range []prometheus.Collector{
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "peppolgate_redis_up",
+			Help: "1 while the shared Redis answers; 0 while this replica serves from its own state because Redis is down, slow or full."}, up),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "peppolgate_redis_errors_total",
+			Help: "Redis operations that failed (timeout over 50 ms, refused, out of memory, ...); each marks Redis down until it answers a probe."},
+			func() float64 { return float64(f.Status().Errors) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "peppolgate_redis_fallbacks_total",
+			Help: "Redis operations not tried because Redis was down: each was answered from this replica's own state."},
+			func() float64 { return float64(f.Status().Skipped) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "peppolgate_redis_downs_total",
+			Help: "Times the shared Redis was found down."},
+			func() float64 { return float64(f.Status().Downs) }),
+	} {
+		if err := m.reg.Register(c); err != nil {
+			var dup prometheus.AlreadyRegisteredError
+			if !errors.As(err, &dup) {
+				panic(err) // a programming error: a name or help text prometheus refuses
+			}
+		}
+	}
 }

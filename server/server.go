@@ -18,6 +18,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/nlq"
@@ -31,6 +32,11 @@ const readyTimeout = 5 * time.Second
 
 // Config configures a Server.
 type Config struct {
+	// Fleet is the Redis this replica shares with the others of its deployment: client
+	// rate limits and MCP sessions hold fleet-wide through it, and /readyz and /metrics
+	// report its health. Nil: one process, everything in memory (docs/ARCHITECTURE.md
+	// §7).
+	Fleet *fleet.Fleet
 	// Networks answer lookups and searches, over REST, MCP and POST /ask (which
 	// always answers from the default network). When they offer networks by name
 	// (registry.NewNetworks), answers say which network answered and the REST API's
@@ -118,7 +124,9 @@ type Server struct {
 	mcpStreams  *mcpStreams
 	metrics     *Metrics
 	mirror      func() mirror.Status
-	sml         func(ctx context.Context) []registry.SMLStatus
+	// fleet is the shared Redis, nil without one.
+	fleet *fleet.Fleet
+	sml   func(ctx context.Context) []registry.SMLStatus
 	// cache is how long the registry keeps answers and its Directory rate, for the
 	// documents.
 	cache registry.CachePolicy
@@ -164,6 +172,7 @@ func New(cfg Config) (*Server, error) {
 		fixed:   fixedHeaders(),
 		metrics: cfg.Metrics,
 		mirror:  cfg.Mirror,
+		fleet:   cfg.Fleet,
 		sml:     cfg.SML,
 		cache:   cfg.Cache.WithDefaults(),
 
@@ -183,6 +192,7 @@ func New(cfg Config) (*Server, error) {
 		s.metrics = NewMetrics()
 	}
 	s.metrics.build.WithLabelValues(s.version).Set(1)
+	s.metrics.watchFleet(cfg.Fleet)
 	s.metricsPage = s.metrics.handler(slog.NewLogLogger(s.log.Handler(), slog.LevelWarn))
 	s.limitREST = newLimiter(classREST, "the REST API", cfg.RateLimit, time.Now, maxClientsPerClass)
 	s.limitDocs = newLimiter(classDocs, "the documents and /metrics", cfg.RateLimit, time.Now, maxClientsPerClass)

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/netsim"
@@ -75,6 +76,8 @@ type Network struct {
 
 // Config configures a Stack.
 type Config struct {
+	// Fleet is the Redis the replicas share (peppolnet.Config.Fleet); nil for none.
+	Fleet *fleet.Fleet
 	// Networks are the networks to answer for, the default first. Required.
 	Networks []Network
 	// MirrorPath is the Directory mirror's index file of the default network; ""
@@ -286,6 +289,8 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 		Network:          caNetwork,
 		Anchors:          anchors,
 		Now:              cfg.Now,
+		Fleet:            cfg.Fleet,
+		FleetScope:       "net-" + n.Name,
 	}
 	if isDefault && s.Mirror != nil {
 		// Assigned only when set: a nil *Store in the interface would not be nil.

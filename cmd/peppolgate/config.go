@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/pki"
@@ -79,6 +80,9 @@ type config struct {
 	checkMaxDuration time.Duration
 	// check is the check command's own configuration.
 	check checkConfig
+	// redisURL is the Redis the replicas share ("" for none: one process, everything
+	// in memory), redisPrefix its key prefix (-redis, -redis-prefix).
+	redisURL, redisPrefix string
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -112,6 +116,7 @@ type flagValues struct {
 	drainDelay                                          time.Duration
 	checkMaxDuration                                    time.Duration
 	logRequests                                         string
+	redis, redisPrefix                                  string
 	check                                               checkFlags
 }
 
@@ -137,6 +142,8 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.DurationVar(&v.drainDelay, "drain-delay", 0, "on SIGTERM or SIGINT, how long /readyz answers 503 while the server still serves, before it stops listening and drains, a `duration` such as 5s for a load balancer's health check to notice; 0 stops at once (MCP event streams end first either way; new bulk checks are refused at once, running ones end with the delay)")
 		fs.DurationVar(&v.checkMaxDuration, "check-max-duration", server.DefaultCheckMaxDuration, "the longest one POST /api/v1/check may run, a `duration` between 10s and 1h; its rows not answered by then are named not checked (retryable) in the answer's last line, or a CSV's trailer")
 		fs.StringVar(&v.logRequests, "log-requests", "all", "which requests the access log writes at info level: all, errors (failures only, status 400 and up) or sample:N (failures and one success in N, e.g. sample:100); the others at debug level")
+		fs.StringVar(&v.redis, "redis", "", "`URL` of the Redis (or Valkey) that several replicas share their cache, client rate limits, upstream budgets, circuit breakers and MCP sessions through: redis://[user:password@]host:6379[/db], rediss://… (TLS) or unix:///path/to/redis.sock; never logged with its password. Unset: one process, everything in memory. Redis trouble is never an outage: each replica then serves from its own state")
+		fs.StringVar(&v.redisPrefix, "redis-prefix", fleet.DefaultPrefix, "`prefix` of every Redis key, so that two deployments can share one Redis: letters, digits, '-', '_' and '.'")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
 	if cmd == cmdCheck {
@@ -239,6 +246,14 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 			return c, usagef("-addr %q has no valid port number", v.addr)
 		}
 		c.addr = v.addr
+	}
+	if cmd == cmdServe {
+		c.redisURL, c.redisPrefix = strings.TrimSpace(v.redis), v.redisPrefix
+		if err := fleet.Check(fleet.Options{URL: c.redisURL, Prefix: c.redisPrefix}); c.redisURL != "" && err != nil {
+			return c, usagef("-redis: %v", err)
+		} else if err := fleet.Check(fleet.Options{URL: "redis://localhost", Prefix: c.redisPrefix}); err != nil {
+			return c, usagef("-redis-prefix: %v", err)
+		}
 	}
 	c.mcpOrigins = splitList(v.mcpOrigins)
 	c.mcpHosts = splitList(v.mcpHosts)
@@ -588,7 +603,7 @@ Commands:
   serve    run the HTTP API and /mcp (the default)
   mcp      speak MCP over stdin/stdout, for MCP clients that start a local command;
            logs go to stderr. Takes the same flags except -addr, -base-url, -mcp-allowed-*, -llm*,
-           the rate limits, -trust-proxy and -mirror-refresh.
+           the rate limits, -trust-proxy, -redis* and -mirror-refresh.
   check    check a whole customer list (CSV, JSON or NDJSON) against Peppol in-process, no
            server: which rows can receive invoices, under which id (see 'peppolgate check -h')
   mirror   build and refresh a local copy of the Peppol Directory for -mirror:
@@ -620,7 +635,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 // flagOrder lists flags in the order a reader needs them, not alphabetically.
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
-		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy",
+		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy", "redis", "redis-prefix",
 		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level", "log-requests"} {
 		if n == name {
 			return i

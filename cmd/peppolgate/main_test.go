@@ -250,8 +250,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 29 {
-			t.Errorf("%d flags, want 29", n)
+		if n != 31 {
+			t.Errorf("%d flags, want 31", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -108,8 +109,9 @@ func (up *upstream) closeAll() {
 // first for -network demo, with obs (the metrics; nil for none) observing the
 // registries. The caller must call closeAll when done. Errors about the
 // configuration are *usageError.
-func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Observer) (*upstream, error) {
+func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Observer, fl *fleet.Fleet) (*upstream, error) {
 	scfg := stack.Config{
+		Fleet:            fl,
 		MirrorPath:       cfg.mirrorPath,
 		CacheTTL:         cfg.cacheTTL,
 		MirrorMaxAge:     cfg.mirrorMaxAge,
@@ -175,7 +177,16 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	warnWideProxies(log, cfg.trustedProxies)
 	// One Metrics for the registry (upstream calls, cache) and the server (requests).
 	metrics := server.NewMetrics()
-	up, err := connect(ctx, cfg, log, metrics)
+	var fl *fleet.Fleet
+	if cfg.redisURL != "" {
+		var err error
+		if fl, err = fleet.Open(fleet.Options{URL: cfg.redisURL, Prefix: cfg.redisPrefix, Logger: log}); err != nil {
+			return &usageError{"-redis: " + err.Error()}
+		}
+		defer fl.Close()
+		log.Info("sharing cache, limits and sessions through redis", "redis", fl.URL(), "prefix", fl.Prefix(), "up", fl.Up())
+	}
+	up, err := connect(ctx, cfg, log, metrics, fl)
 	if err != nil {
 		return err
 	}
@@ -211,6 +222,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Bulk:              server.BulkLimits{MaxDuration: cfg.checkMaxDuration},
 		Metrics:           metrics,
+		Fleet:             fl,
 		Mirror:            up.MirrorStatus(),
 		SML:               up.SMLStatus(),
 		Cache:             up.CachePolicy(),

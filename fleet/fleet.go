@@ -1,0 +1,423 @@
+// Package fleet is what several peppolgate replicas share through Redis (or Valkey):
+// the connection, its health, and the names of the keys. The shared parts themselves
+// (client rate limits, the response cache and coalescing, the upstream budgets and
+// breakers, MCP sessions, the mirror's sync lease) live with the code they serve and
+// use a *Fleet when one is configured; a nil *Fleet means one process with everything
+// in memory, as without -redis (docs/ARCHITECTURE.md §7).
+//
+// Redis trouble is never an outage: every operation has a short deadline (OpTimeout,
+// 50 ms by default); the first one that fails marks Redis down, and from then on
+// operations fail at once with ErrDown, so that callers fall back to their local state
+// without waiting, until a background probe finds Redis answering again (every
+// ProbeEvery). The cause is logged at most once a minute and counted.
+package fleet
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Defaults of Options.
+const (
+	// DefaultOpTimeout bounds one Redis operation: slower than this, Redis is treated
+	// as down and the replica uses its local state.
+	DefaultOpTimeout = 50 * time.Millisecond
+	// DefaultProbeEvery is how often a replica that found Redis down asks it again.
+	DefaultProbeEvery = time.Second
+	// DefaultPrefix namespaces every key of a deployment.
+	DefaultPrefix = "peppolgate"
+	// logEvery bounds how often the same kind of Redis trouble is logged.
+	logEvery = time.Minute
+)
+
+// ErrDown is returned by Do while Redis is marked down: the caller uses its local
+// state. It is also what Do wraps around the error that marked Redis down.
+var ErrDown = errors.New("redis is down")
+
+// Options configure Open.
+type Options struct {
+	// URL is the Redis URL: redis://[user:password@]host:port[/db],
+	// rediss://… for TLS, or unix://[user:password@]/path/to/socket[?db=N].
+	URL string
+	// Prefix namespaces every key, so that two deployments can share one Redis;
+	// empty means DefaultPrefix. It may hold letters, digits, '-', '_' and '.'.
+	Prefix string
+	// OpTimeout bounds each operation; 0 means DefaultOpTimeout.
+	OpTimeout time.Duration
+	// ProbeEvery is how often Redis is asked again while down; 0 means
+	// DefaultProbeEvery.
+	ProbeEvery time.Duration
+	// Logger receives the cause of Redis trouble (at most once a minute per kind) and
+	// its recovery; nil discards.
+	Logger *slog.Logger
+}
+
+// Fleet is a replica's connection to the Redis its fleet shares. Its methods are safe
+// for concurrent use, and those of a nil *Fleet report that there is no fleet (Do
+// returns ErrOff), so callers need not check.
+type Fleet struct {
+	client     *redis.Client
+	prefix     string
+	opTimeout  time.Duration
+	probeEvery time.Duration
+	log        *slog.Logger
+	redacted   string // the URL without password, for logs and /readyz
+
+	down     atomic.Bool
+	errCount atomic.Uint64 // operations that failed for Redis (not redis.Nil)
+	skipped  atomic.Uint64 // operations not tried because Redis was down
+	downs    atomic.Uint64 // times Redis was marked down
+
+	mu        sync.Mutex
+	lastErr   string
+	lastCause string
+	downSince time.Time
+	logged    map[string]time.Time // cause kind → last logged
+
+	stop     chan struct{}
+	stopOnce sync.Once
+	probing  sync.WaitGroup
+}
+
+// ErrOff is returned by a nil *Fleet's Do: there is no Redis configured.
+var ErrOff = errors.New("no redis configured")
+
+// Open parses opt.URL and returns a Fleet using it. It does not wait for Redis: a
+// Redis that is not reachable yet is marked down, and the replica serves from its
+// local state until the probe finds it. It returns an error for a URL that cannot be
+// parsed or a prefix with other characters than letters, digits, '-', '_' and '.';
+// the error never holds the password.
+func Open(opt Options) (*Fleet, error) {
+	prefix := opt.Prefix
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	if err := checkPrefix(prefix); err != nil {
+		return nil, err
+	}
+	ro, err := parseURL(opt.URL)
+	if err != nil {
+		return nil, err
+	}
+	if opt.OpTimeout <= 0 {
+		opt.OpTimeout = DefaultOpTimeout
+	}
+	if opt.ProbeEvery <= 0 {
+		opt.ProbeEvery = DefaultProbeEvery
+	}
+	log := opt.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ro.DialTimeout = 4 * opt.OpTimeout
+	ro.ReadTimeout = opt.OpTimeout
+	ro.WriteTimeout = opt.OpTimeout
+	ro.ContextTimeoutEnabled = true
+	ro.MaxRetries = -1 // a retry would exceed the deadline; the probe retries
+	ro.PoolTimeout = opt.OpTimeout
+	ro.DisableIdentity = true // no CLIENT SETINFO round trip on each new connection
+	f := &Fleet{
+		client:     redis.NewClient(ro),
+		prefix:     prefix,
+		opTimeout:  opt.OpTimeout,
+		probeEvery: opt.ProbeEvery,
+		log:        log,
+		redacted:   Redact(opt.URL),
+		logged:     map[string]time.Time{},
+		stop:       make(chan struct{}),
+	}
+	// Ask once, briefly, so that a replica started with Redis down starts local.
+	ctx, cancel := context.WithTimeout(context.Background(), 4*opt.OpTimeout)
+	err = f.client.Ping(ctx).Err()
+	cancel()
+	if err != nil {
+		f.markDown(err)
+	}
+	f.probing.Add(1)
+	go f.probe()
+	return f, nil
+}
+
+// Check reports what Open would refuse in opt (the URL and the prefix), without
+// connecting.
+func Check(opt Options) error {
+	if opt.Prefix != "" {
+		if err := checkPrefix(opt.Prefix); err != nil {
+			return err
+		}
+	}
+	_, err := parseURL(opt.URL)
+	return err
+}
+
+// parseURL reads a redis://, rediss:// or unix:// URL into go-redis options, with
+// errors that never quote the password.
+func parseURL(raw string) (*redis.Options, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, errors.New("the Redis URL is empty; use redis://host:6379/0, rediss://host:6380 or unix:///path/to/redis.sock")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("the Redis URL %s cannot be parsed; use redis://[user:password@]host:6379[/db], rediss://… or unix:///path/to/redis.sock", Redact(raw))
+	}
+	switch u.Scheme {
+	case "redis", "rediss", "unix":
+	default:
+		return nil, fmt.Errorf("the Redis URL %s has scheme %q; use redis://, rediss:// (TLS) or unix://", Redact(raw), u.Scheme)
+	}
+	ro, err := redis.ParseURL(raw)
+	if err != nil {
+		msg := err.Error()
+		if u.User != nil {
+			if p, ok := u.User.Password(); ok && p != "" {
+				msg = strings.ReplaceAll(msg, p, "xxxxx")
+			}
+		}
+		return nil, fmt.Errorf("the Redis URL %s is not usable: %s", Redact(raw), msg)
+	}
+	return ro, nil
+}
+
+// Redact returns a Redis URL with its password replaced by "xxxxx", for logs.
+func Redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		// Unparseable: keep only the scheme, which cannot hold a secret.
+		if i := strings.Index(raw, "://"); i > 0 && i < 10 {
+			return raw[:i] + "://…"
+		}
+		return "(unparseable)"
+	}
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			u.User = url.UserPassword(u.User.Username(), "xxxxx")
+		}
+	}
+	return u.String()
+}
+
+// checkPrefix refuses a key prefix that could collide with another's keys or hold
+// spaces or control characters.
+func checkPrefix(p string) error {
+	if len(p) > 64 {
+		return errors.New("the Redis key prefix is longer than 64 characters")
+	}
+	for _, r := range p {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return fmt.Errorf("the Redis key prefix %q may hold only letters, digits, '-', '_' and '.'", p)
+		}
+	}
+	return nil
+}
+
+// Key returns the key of parts under the fleet's prefix: prefix:part1:part2…. Parts
+// must be our own words or Hash of anything a client sent: nothing from a client is
+// used raw in a key.
+func (f *Fleet) Key(parts ...string) string {
+	var b strings.Builder
+	b.WriteString(f.prefix)
+	for _, p := range parts {
+		b.WriteByte(':')
+		b.WriteString(p)
+	}
+	return b.String()
+}
+
+// URL returns the Redis URL without its password, for logs.
+func (f *Fleet) URL() string { return f.redacted }
+
+// Prefix returns the fleet's key prefix.
+func (f *Fleet) Prefix() string { return f.prefix }
+
+// Hash returns a key part for s, which may come from a client: 22 characters of
+// URL-safe base64 of its SHA-256 (128 bits), so that no client text reaches a key and
+// keys have a bounded length.
+func Hash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return base64.RawURLEncoding.EncodeToString(sum[:16])
+}
+
+// Client returns the go-redis client, for callers that run their own scripts; they
+// must run them inside Do, so that deadlines and health apply.
+func (f *Fleet) Client() *redis.Client { return f.client }
+
+// OpTimeout returns the deadline of one operation.
+func (f *Fleet) OpTimeout() time.Duration { return f.opTimeout }
+
+// Do runs fn against Redis with the operation deadline, unless Redis is marked down
+// (then ErrDown at once) or f is nil (ErrOff). An error of fn other than redis.Nil and
+// the caller's own cancellation marks Redis down and is returned wrapped in ErrDown;
+// op names the operation in logs. Callers fall back to their local state on any
+// error.
+func (f *Fleet) Do(ctx context.Context, op string, fn func(ctx context.Context, c *redis.Client) error) error {
+	if f == nil {
+		return ErrOff
+	}
+	if f.down.Load() {
+		f.skipped.Add(1)
+		return ErrDown
+	}
+	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.opTimeout)
+	defer cancel()
+	err := fn(octx, f.client)
+	if err == nil || errors.Is(err, redis.Nil) {
+		return err
+	}
+	if ctx.Err() != nil && octx.Err() == nil {
+		return ctx.Err() // the caller left; says nothing about Redis
+	}
+	f.errCount.Add(1)
+	f.markDown(fmt.Errorf("%s: %w", op, err))
+	return fmt.Errorf("%w: %s: %w", ErrDown, op, err)
+}
+
+// Up reports whether Redis is in use (not marked down); false for a nil *Fleet.
+func (f *Fleet) Up() bool { return f != nil && !f.down.Load() }
+
+// markDown marks Redis down for cause and logs the cause, at most once a minute per
+// kind of cause.
+func (f *Fleet) markDown(cause error) {
+	kind := Cause(cause)
+	now := time.Now()
+	f.mu.Lock()
+	f.lastErr = kind + ": " + cause.Error()
+	f.lastCause = kind
+	first := !f.down.Load()
+	if first {
+		f.downSince = now
+		f.downs.Add(1)
+	}
+	f.down.Store(true)
+	last, seen := f.logged[kind]
+	logIt := !seen || now.Sub(last) >= logEvery
+	if logIt {
+		f.logged[kind] = now
+	}
+	f.mu.Unlock()
+	if logIt {
+		f.log.Warn("redis unavailable: serving from this replica's own state until it answers again", "redis", f.redacted, "cause", kind, "err", cause)
+	}
+}
+
+// Cause names the kind of a Redis failure for logs and metrics: timeout, refused,
+// dns, tls, auth, oom (Redis is full), readonly, or other.
+func Cause(err error) string {
+	var ne net.Error
+	var oe *net.OpError
+	msg := err.Error()
+	switch {
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return "timeout"
+	case strings.Contains(msg, "OOM"):
+		return "oom"
+	case strings.Contains(msg, "NOAUTH"), strings.Contains(msg, "WRONGPASS"), strings.Contains(msg, "NOPERM"):
+		return "auth"
+	case strings.Contains(msg, "READONLY"):
+		return "readonly"
+	case strings.Contains(msg, "tls:"), strings.Contains(msg, "x509:"):
+		return "tls"
+	case errors.Is(err, os.ErrNotExist), strings.Contains(msg, "connection refused"), strings.Contains(msg, "no such file"):
+		return "refused"
+	case errors.As(err, &oe) && oe.Op == "dial":
+		var de *net.DNSError
+		if errors.As(err, &de) {
+			return "dns"
+		}
+		return "refused"
+	}
+	return "other"
+}
+
+// probe asks Redis every probeEvery while it is marked down, and marks it up when it
+// answers.
+func (f *Fleet) probe() {
+	defer f.probing.Done()
+	t := time.NewTicker(f.probeEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.stop:
+			return
+		case <-t.C:
+		}
+		if !f.down.Load() {
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 4*f.opTimeout)
+		err := f.client.Ping(ctx).Err()
+		cancel()
+		if err != nil {
+			f.mu.Lock()
+			f.lastErr = Cause(err) + ": ping: " + err.Error()
+			f.lastCause = Cause(err)
+			f.mu.Unlock()
+			continue
+		}
+		f.mu.Lock()
+		since := f.downSince
+		f.mu.Unlock()
+		f.down.Store(false)
+		f.log.Info("redis answers again: the fleet's shared state is in use", "redis", f.redacted, "down_for", time.Since(since).Round(time.Millisecond))
+	}
+}
+
+// Status is what /readyz and /metrics show of the fleet's Redis. It names no host:
+// the URL and the full error go to the log only.
+type Status struct {
+	// Up is false while Redis is marked down and the replica uses its own state.
+	Up bool `json:"up" jsonschema:"false while the shared Redis is unreachable, slow (over 50 ms) or refusing writes: this replica then serves from its own cache and limits (still ready), and goes back to the shared state when Redis answers again"`
+	// DownSince is when Redis was marked down; zero while up.
+	DownSince time.Time `json:"downSince,omitzero" jsonschema:"when Redis was last found down (RFC 3339); absent while up"`
+	// Cause is the kind of the last failure: timeout, refused, dns, tls, auth, oom,
+	// readonly or other.
+	Cause string `json:"cause,omitempty" jsonschema:"the kind of the last Redis failure: timeout, refused, dns, tls, auth, oom (Redis is full), readonly or other; absent when there was none"`
+	// Errors counts operations that failed for Redis, Skipped those not tried because
+	// it was down, and Downs the times it was marked down.
+	Errors  uint64 `json:"errors" jsonschema:"Redis operations that failed since the start"`
+	Skipped uint64 `json:"skipped" jsonschema:"Redis operations not tried because Redis was down (the replica's own state answered)"`
+	Downs   uint64 `json:"downs" jsonschema:"times Redis was found down since the start"`
+	// LastError is the last failure in full, for logs; never shown to clients.
+	LastError string `json:"-"`
+}
+
+// Status returns the fleet's Redis status; a nil *Fleet gives the zero Status.
+func (f *Fleet) Status() Status {
+	if f == nil {
+		return Status{}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	s := Status{Up: !f.down.Load(), Cause: f.lastCause, LastError: f.lastErr,
+		Errors: f.errCount.Load(), Skipped: f.skipped.Load(), Downs: f.downs.Load()}
+	if !s.Up {
+		s.DownSince = f.downSince
+	}
+	return s
+}
+
+// Close stops the probe and closes the connections. Safe to call on nil and twice.
+func (f *Fleet) Close() {
+	if f == nil {
+		return
+	}
+	f.stopOnce.Do(func() {
+		close(f.stop)
+		f.probing.Wait()
+		_ = f.client.Close()
+	})
+}
