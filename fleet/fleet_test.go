@@ -112,3 +112,42 @@ func TestUnixSocket(t *testing.T) {
 		t.Fatalf("ping over the unix socket: %v", err)
 	}
 }
+
+// TestAllowIsOneLimitForEveryReplica: three Fleets (three replicas) on one Redis
+// asking the same key share its burst and rate.
+func TestAllowIsOneLimitForEveryReplica(t *testing.T) {
+	srv := redistest.Start(t)
+	var fs []*fleet.Fleet
+	for range 3 {
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		fs = append(fs, f)
+	}
+	key := fs[0].Key("rl", "x")
+	allowed := 0
+	var last fleet.Decision
+	for i := range 30 {
+		d, err := fs[i%3].Allow(context.Background(), key, 1, 10, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Allowed {
+			allowed++
+		} else {
+			last = d
+		}
+	}
+	if allowed != 10 {
+		t.Errorf("allowed %d of 30 at once with burst 10, want 10", allowed)
+	}
+	if last.RetryAfter <= 0 || last.RetryAfter > time.Second || last.Remaining != 0 {
+		t.Errorf("a refused request's decision = %+v, want a retry within 1 s and nothing remaining", last)
+	}
+	time.Sleep(1100 * time.Millisecond)
+	if d, err := fs[1].Allow(context.Background(), key, 1, 10, 1); err != nil || !d.Allowed {
+		t.Errorf("after one second at 1/s: %+v, %v; want allowed", d, err)
+	}
+}
