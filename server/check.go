@@ -518,7 +518,7 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 	if l := s.limitREST; l != nil && !exempt {
 		// One request was charged on arrival; the rest of the check's cost now.
 		if extra := checkCost(len(rows)) - 1; extra > 0 {
-			d := l.charge(key, float64(extra))
+			d := l.decide.Charge(r.Context(), key, float64(extra))
 			w.Header()["Ratelimit"] = []string{l.rateLimitHeader(d, 0)}
 		}
 	}

@@ -1,16 +1,21 @@
 package server
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/fleet"
+	"github.com/peppolgate/peppolgate/fleet/redistest"
 	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/internal/httpx"
+	"github.com/peppolgate/peppolgate/ratelimit"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -24,7 +29,7 @@ func limitedRegistry() *fakeRegistry {
 func useClock(s *Server, clock *clock.Fake) {
 	for _, l := range []*limiter{s.limitREST, s.limitAsk, s.limitMCP, s.limitDocs} {
 		if l != nil {
-			l.now, l.epoch = clock.Now, clock.Now()
+			l.decide = ratelimit.New(l.class, l.limit, nil, clock.Now)
 		}
 	}
 }
@@ -32,37 +37,37 @@ func useClock(s *Server, clock *clock.Fake) {
 func TestLimiterBuckets(t *testing.T) {
 	t.Parallel()
 	clock := clock.NewFake(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
-	l := newLimiter(classREST, "the REST API", RateLimit{Rate: 2, Burst: 3}, clock.Now, maxClientsPerClass)
+	l := newLimiter(classREST, "the REST API", RateLimit{Rate: 2, Burst: 3}, nil, clock.Now)
 	a, b := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2")
 	steps := []struct {
 		advance time.Duration
 		key     netip.Addr
-		want    decision
+		want    ratelimit.Decision
 		header  string
 	}{
-		{key: a, want: decision{allowed: true, remaining: 2, full: 500 * time.Millisecond}, header: `"rest";r=2;t=1`},
-		{key: a, want: decision{allowed: true, remaining: 1, full: time.Second}, header: `"rest";r=1;t=1`},
-		{key: a, want: decision{allowed: true, remaining: 0, full: 1500 * time.Millisecond}, header: `"rest";r=0;t=2`},
-		{key: a, want: decision{remaining: 0, wait: 500 * time.Millisecond, full: 1500 * time.Millisecond}, header: `"rest";r=0;t=1`},
+		{key: a, want: ratelimit.Decision{Allowed: true, Remaining: 2, ResetAfter: 500 * time.Millisecond}, header: `"rest";r=2;t=1`},
+		{key: a, want: ratelimit.Decision{Allowed: true, Remaining: 1, ResetAfter: time.Second}, header: `"rest";r=1;t=1`},
+		{key: a, want: ratelimit.Decision{Allowed: true, Remaining: 0, ResetAfter: 1500 * time.Millisecond}, header: `"rest";r=0;t=2`},
+		{key: a, want: ratelimit.Decision{Remaining: 0, RetryAfter: 500 * time.Millisecond, ResetAfter: 1500 * time.Millisecond}, header: `"rest";r=0;t=1`},
 		// Another client has a bucket of its own.
-		{key: b, want: decision{allowed: true, remaining: 2, full: 500 * time.Millisecond}, header: `"rest";r=2;t=1`},
+		{key: b, want: ratelimit.Decision{Allowed: true, Remaining: 2, ResetAfter: 500 * time.Millisecond}, header: `"rest";r=2;t=1`},
 		// Half a second later a has earned one token.
-		{advance: 500 * time.Millisecond, key: a, want: decision{allowed: true, remaining: 0, full: 1500 * time.Millisecond}, header: `"rest";r=0;t=2`},
-		{advance: 100 * time.Millisecond, key: a, want: decision{remaining: 0, wait: 400 * time.Millisecond, full: 1400 * time.Millisecond}, header: `"rest";r=0;t=1`},
+		{advance: 500 * time.Millisecond, key: a, want: ratelimit.Decision{Allowed: true, Remaining: 0, ResetAfter: 1500 * time.Millisecond}, header: `"rest";r=0;t=2`},
+		{advance: 100 * time.Millisecond, key: a, want: ratelimit.Decision{Remaining: 0, RetryAfter: 400 * time.Millisecond, ResetAfter: 1400 * time.Millisecond}, header: `"rest";r=0;t=1`},
 		// An idle bucket fills up to the burst, never beyond.
-		{advance: time.Hour, key: a, want: decision{allowed: true, remaining: 2, full: 500 * time.Millisecond}, header: `"rest";r=2;t=1`},
+		{advance: time.Hour, key: a, want: ratelimit.Decision{Allowed: true, Remaining: 2, ResetAfter: 500 * time.Millisecond}, header: `"rest";r=2;t=1`},
 		// A clock that goes back earns nothing and takes nothing back.
-		{advance: -time.Minute, key: a, want: decision{allowed: true, remaining: 1, full: time.Second}, header: `"rest";r=1;t=1`},
+		{advance: -time.Minute, key: a, want: ratelimit.Decision{Allowed: true, Remaining: 1, ResetAfter: time.Second}, header: `"rest";r=1;t=1`},
 	}
 	for i, st := range steps {
 		clock.Advance(st.advance)
-		got := l.take(st.key)
+		got := l.decide.Take(context.Background(), st.key)
 		if got != st.want {
 			t.Fatalf("step %d: %+v, want %+v", i, got, st.want)
 		}
 		retry := int64(0)
-		if !got.allowed {
-			retry = httpx.RetryAfterSeconds(got.wait)
+		if !got.Allowed {
+			retry = httpx.RetryAfterSeconds(got.RetryAfter)
 		}
 		if h := l.rateLimitHeader(got, retry); h != st.header {
 			t.Errorf("step %d: RateLimit %s, want %s", i, h, st.header)
@@ -84,7 +89,7 @@ func TestRateLimitPolicy(t *testing.T) {
 		{RateLimit{Rate: 100, Burst: 1}, `"rest";q=1;w=1`, "100 requests per second, bursts of 1"},
 	}
 	for _, tt := range tests {
-		l := newLimiter(classREST, "the REST API", tt.lim, time.Now, maxClientsPerClass)
+		l := newLimiter(classREST, "the REST API", tt.lim, nil, time.Now)
 		if l == nil {
 			t.Fatalf("%+v: no limiter", tt.lim)
 		}
@@ -96,7 +101,7 @@ func TestRateLimitPolicy(t *testing.T) {
 		}
 	}
 	for _, off := range []RateLimit{{}, {Rate: -1, Burst: 5}, {Burst: 10}} {
-		if l := newLimiter(classREST, "x", off, time.Now, maxClientsPerClass); l != nil || off.On() {
+		if l := newLimiter(classREST, "x", off, nil, time.Now); l != nil || off.On() {
 			t.Errorf("%+v limits", off)
 		}
 	}
@@ -327,33 +332,6 @@ func TestRateLimitSpoofing(t *testing.T) {
 	}
 }
 
-// TestLimiterBounded checks that 100,000 clients cannot grow a class's buckets beyond
-// maxClientsPerClass, whether their buckets are busy (a frozen clock: nothing
-// refills, so room is made by eviction) or go idle (dropped by the sweep).
-func TestLimiterBounded(t *testing.T) {
-	t.Parallel()
-	for _, advance := range []time.Duration{0, 10 * time.Millisecond} {
-		t.Run(fmt.Sprintf("clock advancing %v per request", advance), func(t *testing.T) {
-			clock := clock.NewFake(time.Now())
-			l := newLimiter(classREST, "the REST API", RateLimit{Rate: 20, Burst: 40}, clock.Now, maxClientsPerClass)
-			for i := range 100_000 {
-				clock.Advance(advance)
-				if d := l.take(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)})); !d.allowed {
-					t.Fatalf("client %d refused on its first request", i)
-				}
-			}
-			for i := range l.shards {
-				if n := len(l.shards[i].buckets); n > l.perShard {
-					t.Errorf("shard %d holds %d buckets, more than %d", i, n, l.perShard)
-				}
-			}
-			if n := l.clients(); n > maxClientsPerClass {
-				t.Errorf("%d buckets after 100,000 clients, more than %d", n, maxClientsPerClass)
-			}
-		})
-	}
-}
-
 // TestRateLimitExempt checks that exempt clients (after X-Forwarded-For from trusted
 // proxies is applied) are never charged nor sent rate-limit headers, and that others
 // still are.
@@ -398,15 +376,60 @@ func TestRateLimitExempt(t *testing.T) {
 	}
 }
 
-// BenchmarkLimiterTake measures one rate-limit decision, from many goroutines over
-// many clients.
-func BenchmarkLimiterTake(b *testing.B) {
-	l := newLimiter(classREST, "the REST API", RateLimit{Rate: 20, Burst: 40}, time.Now, maxClientsPerClass)
-	b.RunParallel(func(pb *testing.PB) {
-		i := 0
-		for pb.Next() {
-			i++
-			l.take(netip.AddrFrom4([4]byte{10, 0, byte(i >> 8), byte(i)}))
+// TestRateLimitAcrossFleet: three replicas (three servers, each with its own
+// *fleet.Fleet) share one real redis-server; one client behind a trusted load
+// balancer sends three times its burst, spread round-robin over the three. Its limit
+// holds once for the fleet, not once per replica: about the burst is served, and
+// every refusal is a 429 with Retry-After and RateLimit headers that agree.
+func TestRateLimitAcrossFleet(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	// 10 a minute, bursts of 10: a token comes back every 6 s, so a slow run earns
+	// at most a token or two while the 30 requests are made.
+	lim := RateLimit{Rate: 10.0 / 60, Burst: 10}
+	var replicas [3]*Server
+	for i := range replicas {
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "rltest"})
+		if err != nil {
+			t.Fatal(err)
 		}
-	})
+		t.Cleanup(f.Close)
+		replicas[i], _ = newTestServer(t, limitedRegistry(), func(c *Config) {
+			c.RateLimit = lim
+			c.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
+			c.Fleet = f
+		})
+	}
+	served := 0
+	for i := range 3 * lim.Burst {
+		r := httptest.NewRequest("GET", "/api/v1/participant/0208:0999999999", nil)
+		r.RemoteAddr = fmt.Sprintf("10.0.0.%d:40000", i%3+1) // the load balancer's address towards replica i%3
+		r.Header.Set("X-Forwarded-For", "198.51.100.7")
+		w := httptest.NewRecorder()
+		replicas[i%3].ServeHTTP(w, r)
+		if got := w.Header().Get("RateLimit-Policy"); got != `"rest";q=10;w=60` {
+			t.Errorf("request %d: RateLimit-Policy %q", i, got)
+		}
+		switch w.Code {
+		case http.StatusOK:
+			served++
+		case http.StatusTooManyRequests:
+			retry, err := strconv.Atoi(w.Header().Get("Retry-After"))
+			if err != nil || retry < 1 || retry > 6 {
+				t.Errorf("request %d: Retry-After %q, want 1 to 6 s (the next token of 10/min)", i, w.Header().Get("Retry-After"))
+			}
+			if got, want := w.Header().Get("RateLimit"), fmt.Sprintf(`"rest";r=0;t=%d`, retry); got != want {
+				t.Errorf("request %d: RateLimit %q, want %q (t is Retry-After on a refusal)", i, got, want)
+			}
+			if msg := decodeError(t, w).Message; !strings.HasPrefix(msg, "198.51.100.7 made too many requests") {
+				t.Errorf("request %d: message %q", i, msg)
+			}
+		default:
+			t.Fatalf("request %d: %d %s", i, w.Code, w.Body)
+		}
+	}
+	if served < lim.Burst || served > lim.Burst+2 {
+		t.Errorf("%d of %d requests served over 3 replicas, want about the burst of %d (each replica giving its own burst serves %d)",
+			served, 3*lim.Burst, lim.Burst, 3*lim.Burst)
+	}
 }
