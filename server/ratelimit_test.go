@@ -389,7 +389,9 @@ func TestRateLimitAcrossFleet(t *testing.T) {
 	lim := RateLimit{Rate: 10.0 / 60, Burst: 10}
 	var replicas [3]*Server
 	for i := range replicas {
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "rltest"})
+		// A generous deadline: a busy machine must not turn a slow answer into a
+		// fallback to the replica's own buckets here.
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "rltest", OpTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
