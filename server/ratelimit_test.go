@@ -434,4 +434,16 @@ func TestRateLimitAcrossFleet(t *testing.T) {
 		t.Errorf("%d of %d requests served over 3 replicas, want about the burst of %d (each replica giving its own burst serves %d)",
 			served, 3*lim.Burst, lim.Burst, 3*lim.Burst)
 	}
+	// Redis gone: each replica limits with its own buckets, and fails nothing.
+	srv.Kill()
+	for i, s := range replicas {
+		r := httptest.NewRequest("GET", "/api/v1/participant/0208:0999999999", nil)
+		r.RemoteAddr = fmt.Sprintf("10.0.0.%d:40000", i+1)
+		r.Header.Set("X-Forwarded-For", "198.51.100.8")
+		w := httptest.NewRecorder()
+		s.ServeHTTP(w, r)
+		if w.Code != http.StatusOK || w.Header().Get("RateLimit") != `"rest";r=9;t=6` {
+			t.Errorf("replica %d with Redis killed: %d RateLimit %q; want 200 from a fresh bucket of its own", i, w.Code, w.Header().Get("RateLimit"))
+		}
+	}
 }

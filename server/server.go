@@ -69,7 +69,8 @@ type Config struct {
 	// RateLimit limits each client's requests to the REST API (/api/v1/...),
 	// AskRateLimit to POST /ask and MCPRateLimit to /mcp, each with buckets of its
 	// own. The zero value means no limit. Health, readiness, metrics and the
-	// discovery documents are never limited.
+	// discovery documents are never limited. With Fleet the limits hold per client
+	// across every replica (package ratelimit).
 	RateLimit, AskRateLimit, MCPRateLimit RateLimit
 	// TrustedProxies are the reverse proxies whose X-Forwarded-For names the client
 	// (see clientKey: the right-most address that is not a trusted proxy). Empty
