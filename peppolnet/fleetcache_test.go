@@ -31,7 +31,9 @@ type replicaOpts struct {
 // o.scope, reading o.clock.
 func newReplica(t testing.TB, n *netsim.Network, o replicaOpts) *Registry {
 	t.Helper()
-	f, err := fleet.Open(fleet.Options{URL: o.url, Prefix: o.prefix, ProbeEvery: 50 * time.Millisecond})
+	// A generous deadline per operation: the tests must not race 50 ms on a busy
+	// machine (a slow Redis is a fallback to local state, not what they test).
+	f, err := fleet.Open(fleet.Options{URL: o.url, Prefix: o.prefix, OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatalf("fleet.Open: %v", err)
 	}
@@ -94,6 +96,11 @@ func TestFleetCoalescesColdLookups(t *testing.T) {
 	}
 	if got, want := roundOf(n.Hits()), (upstreamRound{1, 1, 1, 1}); got != want {
 		t.Errorf("30 lookups over 3 replicas asked upstream %+v, want one round %+v", got, want)
+	}
+	for i, l := range reps {
+		if st := l.cfg.Fleet.Status(); st.Downs != 0 {
+			t.Errorf("replica %d: Redis found down: %+v", i, st)
+		}
 	}
 }
 
