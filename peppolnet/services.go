@@ -40,8 +40,8 @@ type servicesFetch struct {
 // fetched. The document types, processes and transport profiles carry their Peppol
 // code-list names and states, and the endpoints the warnings of the checks in
 // insight.go (certificate, dates, URL, profile). Answers are cached and coalesced like
-// Lookup's (with Config.Fleet, across replicas), keyed by id and docType. The Directory is not asked: the Directory checks
-// are on Lookup's record.
+// Lookup's (with Config.Fleet, across replicas), keyed by id and docType. The
+// Directory is not asked: the Directory checks are on Lookup's record.
 //
 // Errors (*Error): CodeInvalidParticipantID for a zero id; CodeInvalidRequest for a
 // docType that is not "<scheme>::<value>"; CodeNotFound when the SML does not list id,
