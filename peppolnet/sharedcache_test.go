@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/fleet/redistest"
 	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/netsim"
@@ -235,4 +236,39 @@ func reportPercentiles(b *testing.B, lat []time.Duration) {
 	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
 	b.ReportMetric(us(lat[len(lat)/2]), "p50-µs")
 	b.ReportMetric(us(lat[len(lat)*99/100]), "p99-µs")
+}
+
+func TestSharedLeaseWaitEndsWhenRedisDies(t *testing.T) {
+	t.Parallel()
+	// A replica waiting for another's fetch fetches itself as soon as Redis fails,
+	// rather than waiting out the lease or its waiting allowance.
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	l, _ := newLive(t, n, func(c *Config) {
+		c.Fleet, c.FleetScope = f, "net-test"
+		c.LookupTimeout = time.Minute // the waiting allowance: far beyond the test's deadline
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	if err := rdb.Set(context.Background(), l.lookups.redisKey("lease", netsim.KnownBelgian), "live-replica", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		srv.Kill()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
+	if err != nil || p.SMP == nil {
+		t.Fatalf("lookup while Redis died under a held lease: %v", err)
+	}
+	if f.Up() {
+		t.Error("fleet up after Redis was killed: the lookup did not wait for the lease")
+	}
 }
