@@ -272,3 +272,38 @@ func TestSharedLeaseWaitEndsWhenRedisDies(t *testing.T) {
 		t.Error("fleet up after Redis was killed: the lookup did not wait for the lease")
 	}
 }
+
+func TestSharedLeaseWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	// A holder that keeps its lease but never answers (alive, stuck): the waiter waits
+	// as long as a lookup may wait for a turn (LookupTimeout), then fetches itself.
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	l, _ := newLive(t, n, func(c *Config) {
+		c.Fleet, c.FleetScope = f, "net-test"
+		c.LookupTimeout = 2 * time.Second
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	lease := l.lookups.redisKey("lease", netsim.KnownBelgian)
+	if err := rdb.Set(context.Background(), lease, "stuck-replica", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
+	if err != nil || p.SMP == nil {
+		t.Fatalf("lookup under a stuck holder's lease: %v", err)
+	}
+	if v, _ := rdb.Get(context.Background(), lease).Result(); v != "stuck-replica" {
+		t.Errorf("lease = %q, want the stuck holder's, untouched", v)
+	}
+	if got := roundOf(n.Hits()); got != (upstreamRound{1, 1, 1, 1}) {
+		t.Errorf("upstream %+v, want one round", got)
+	}
+}
