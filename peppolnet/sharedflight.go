@@ -53,8 +53,8 @@ var renewScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then
 // whether it came from the shared cache (another replica fetched it). fetch runs an
 // upstream round and reports whether its entry is an answer to keep (not a failure,
 // not abandoned); once stores such answers. Without a fleet, fetch runs and its
-// answer is kept in the L1, as always. The error is ctx's when it ended while this
-// replica waited for another's fetch: then there is no entry.
+// answer is kept in the L1, as always. The error is ctx's when it ended before this
+// replica fetched (while it waited for another's fetch): then there is no entry.
 func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context.Context) (cacheEntry[V], bool)) (cacheEntry[V], bool, error) {
 	if t.fleet == nil {
 		e, answer := fetch(ctx)
@@ -76,6 +76,9 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 	defer poll.Stop()
 	for {
 		s, found, held, err := t.tryLease(ctx, key, token)
+		if err != nil && ctx.Err() != nil {
+			return cacheEntry[V]{}, false, ctx.Err() // every caller left
+		}
 		if err != nil {
 			endWait()
 			return t.fetchHere(ctx, key, fetch), false, nil
