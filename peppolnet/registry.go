@@ -36,13 +36,13 @@ type Registry struct {
 	smpGates      *hostGates
 	dirLimit      *limiter
 	dirBreaker    *breaker
-	dirPause      pause // the Directory's last Retry-After
-	lookups       *cache[*registry.Participant]
-	searches      *cache[*registry.SearchResult]
+	dirPause      pause                          // the Directory's last Retry-After
+	lookups       *tiered[*registry.Participant] // shared with a fleet (sharedcache.go)
+	searches      *tiered[*registry.SearchResult]
 	lookupFlights flights[fetchResult]
 	searchFlights flights[searchOutcome]
 	// services and servicesFlights cache and coalesce Services calls (services.go).
-	services        *cache[*registry.ServicesResult]
+	services        *tiered[*registry.ServicesResult]
 	servicesFlights flights[servicesFetch]
 	// ocsp remembers OCSP answers and ocspFlights coalesces the requests (revocation.go).
 	ocsp        revocations
@@ -73,9 +73,9 @@ func New(cfg Config) (*Registry, error) {
 		// The limiter sleeps on real timers, so it reads the real clock, not cfg.Now.
 		dirLimit:   newLimiter(cfg.DirectoryRate, cfg.DirectoryBurst, cfg.DirectoryQueue, time.Now),
 		dirBreaker: newBreaker(cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown),
-		lookups:    newCache[*registry.Participant](cfg.MaxCacheEntries),
-		searches:   newCache[*registry.SearchResult](cfg.MaxCacheEntries),
-		services:   newCache[*registry.ServicesResult](cfg.MaxCacheEntries),
+		lookups:    newTiered[*registry.Participant](cfg, kindLookup),
+		searches:   newTiered[*registry.SearchResult](cfg, kindSearch),
+		services:   newTiered[*registry.ServicesResult](cfg, kindServices),
 		handoff:    newCache[*sml.Result](cfg.MaxCacheEntries),
 		causeLog:   newCauseLog(),
 	}, nil
@@ -150,15 +150,20 @@ func queryAttr(q directory.Query) slog.Attr {
 }
 
 // fetchResult is what one upstream round of a lookup produced: an answer (a
-// participant or a not_found *Error) with its ttl, or a failure.
+// participant or a not_found *Error) with its ttl, or a failure. With a fleet, the
+// answer may be another replica's (shared, fetched at fetched).
 type fetchResult struct {
-	p   *registry.Participant
-	err error // *Error: CodeNotFound is an answer, CodeLookupFailed a failure
-	ttl time.Duration
+	p       *registry.Participant
+	err     error // *Error: CodeNotFound is an answer, CodeLookupFailed a failure
+	ttl     time.Duration
+	fetched time.Time
+	shared  bool
 }
 
 // Lookup resolves id: the SML and SMP on one side and the Directory on the other, in
-// parallel, coalescing identical concurrent lookups and caching answers (see Config).
+// parallel, coalescing identical concurrent lookups and caching answers (see Config;
+// with Config.Fleet, the cache and the coalescing hold across replicas:
+// docs/ARCHITECTURE.md §7).
 //
 // Errors (*Error): CodeInvalidParticipantID for a zero id; CodeNotFound when the SML
 // says the participant is not registered and the Directory has no card for it;
@@ -175,23 +180,27 @@ func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*regist
 	if err != nil {
 		return nil, registry.Freshness{}, err
 	}
-	now := l.cfg.Now()
-	cached, hit := l.lookups.get(key)
+	cached, hit := l.lookups.find(ctx, key)
 	if hit {
-		if age := now.Sub(cached.fetched); age < cached.ttl {
+		if age := l.cfg.Now().Sub(cached.fetched); age < cached.ttl {
 			l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheHit)
 			return cached.val, registry.Freshness{Cached: true, Age: age, TTL: cached.ttl}, cached.err
 		}
 	}
 
-	// Coalesced with identical lookups in flight; one caller giving up does not fail
-	// the others, and the fetch stops when all have gone.
+	// Coalesced with identical lookups in flight (and with a fleet, on every replica);
+	// one caller giving up does not fail the others, and the fetch stops when all have
+	// gone.
 	r, err := l.lookupFlights.do(ctx, key, l.cfg.LookupTimeout, func(fctx context.Context) fetchResult {
-		r := l.fetch(fctx, id)
-		if registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx) {
-			l.lookups.put(key, cacheEntry[*registry.Participant]{val: r.p, err: r.err, fetched: l.cfg.Now(), ttl: r.ttl})
+		e, shared, err := l.lookups.once(fctx, key, func(fctx context.Context) (cacheEntry[*registry.Participant], bool) {
+			r := l.fetch(fctx, id)
+			e := cacheEntry[*registry.Participant]{val: r.p, err: r.err, fetched: l.cfg.Now(), ttl: r.ttl}
+			return e, registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx)
+		})
+		if err != nil {
+			return fetchResult{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the lookup of " + key + " waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
 		}
-		return r
+		return fetchResult{p: e.val, err: e.err, ttl: e.ttl, fetched: e.fetched, shared: shared}
 	})
 	if err != nil {
 		l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheMiss)
@@ -209,6 +218,11 @@ func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*regist
 		}
 		l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheMiss)
 		return nil, registry.Freshness{}, r.err
+	}
+	if r.shared {
+		// Another replica fetched it while this one waited.
+		l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheHit)
+		return r.p, registry.Freshness{Cached: true, Age: l.cfg.Now().Sub(r.fetched), TTL: r.ttl}, r.err
 	}
 	l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheMiss)
 	return r.p, registry.Freshness{TTL: r.ttl}, r.err

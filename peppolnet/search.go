@@ -111,23 +111,26 @@ func (l *Registry) Search(ctx context.Context, q registry.SearchQuery) (*registr
 }
 
 // searchLive answers a validated search from the live Directory, through the cache
-// and coalesced with identical searches in flight (see Search for the errors).
+// and coalesced with identical searches in flight (with Config.Fleet, across replicas;
+// see Search for the errors).
 func (l *Registry) searchLive(ctx context.Context, text, country string, page int) (*registry.SearchResult, registry.Freshness, error) {
 	key := country + "\x00" + strconv.Itoa(page) + "\x00" + text
-	now := l.cfg.Now()
-	cached, hit := l.searches.get(key)
+	cached, hit := l.searches.find(ctx, key)
 	if hit {
-		if age := now.Sub(cached.fetched); age < cached.ttl {
+		if age := l.cfg.Now().Sub(cached.fetched); age < cached.ttl {
 			l.cfg.Observer.Cache(registry.CacheSearch, registry.CacheHit)
 			return cached.val, registry.Freshness{Cached: true, Age: age, TTL: cached.ttl}, nil
 		}
 	}
 	out, cerr := l.searchFlights.do(ctx, key, l.cfg.SearchTimeout, func(sctx context.Context) searchOutcome {
-		res, err := l.search(sctx, text, country, page)
-		if err == nil && !abandoned(sctx) {
-			l.searches.put(key, cacheEntry[*registry.SearchResult]{val: res, fetched: l.cfg.Now(), ttl: l.cfg.SearchTTL})
+		e, shared, err := l.searches.once(sctx, key, func(sctx context.Context) (cacheEntry[*registry.SearchResult], bool) {
+			res, err := l.search(sctx, text, country, page)
+			return cacheEntry[*registry.SearchResult]{val: res, err: err, fetched: l.cfg.Now(), ttl: l.cfg.SearchTTL}, err == nil && !abandoned(sctx)
+		})
+		if err != nil {
+			return searchOutcome{err: &registry.Error{Code: registry.CodeSearchFailed, Message: "the search waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
 		}
-		return searchOutcome{res, err}
+		return searchOutcome{res: e.val, err: e.err, fetched: e.fetched, shared: shared}
 	})
 	if cerr != nil {
 		l.cfg.Observer.Cache(registry.CacheSearch, registry.CacheMiss)
@@ -145,14 +148,22 @@ func (l *Registry) searchLive(ctx context.Context, text, country string, page in
 		l.cfg.Observer.Cache(registry.CacheSearch, registry.CacheMiss)
 		return nil, registry.Freshness{}, err
 	}
+	if out.shared {
+		// Another replica fetched it while this one waited.
+		l.cfg.Observer.Cache(registry.CacheSearch, registry.CacheHit)
+		return res, registry.Freshness{Cached: true, Age: l.cfg.Now().Sub(out.fetched), TTL: l.cfg.SearchTTL}, nil
+	}
 	l.cfg.Observer.Cache(registry.CacheSearch, registry.CacheMiss)
 	return res, registry.Freshness{TTL: l.cfg.SearchTTL}, nil
 }
 
-// searchOutcome is what one coalesced search fetch produced.
+// searchOutcome is what one coalesced search fetch produced. With a fleet, the answer
+// may be another replica's (shared, fetched at fetched).
 type searchOutcome struct {
-	res *registry.SearchResult
-	err error
+	res     *registry.SearchResult
+	err     error
+	fetched time.Time
+	shared  bool
 }
 
 // search asks the Directory as few times as the query allows, because every request

@@ -23,11 +23,14 @@ import (
 const maxListedDocTypes = 10
 
 // servicesFetch is what one upstream round of a Services call produced: an answer (a
-// result or a not_found *Error) with its ttl, or a failure.
+// result or a not_found *Error) with its ttl, or a failure. With a fleet, the answer
+// may be another replica's (shared, fetched at fetched).
 type servicesFetch struct {
-	r   *registry.ServicesResult
-	err error // *Error: CodeNotFound is an answer, CodeLookupFailed a failure
-	ttl time.Duration
+	r       *registry.ServicesResult
+	err     error // *Error: CodeNotFound is an answer, CodeLookupFailed a failure
+	ttl     time.Duration
+	fetched time.Time
+	shared  bool
 }
 
 // Services lists what id can receive: every document type its SMP's ServiceGroup lists,
@@ -37,8 +40,8 @@ type servicesFetch struct {
 // fetched. The document types, processes and transport profiles carry their Peppol
 // code-list names and states, and the endpoints the warnings of the checks in
 // insight.go (certificate, dates, URL, profile). Answers are cached and coalesced like
-// Lookup's, keyed by id and docType. The Directory is not asked: the Directory checks
-// are on Lookup's record.
+// Lookup's (with Config.Fleet, across replicas), keyed by id and docType. The
+// Directory is not asked: the Directory checks are on Lookup's record.
 //
 // Errors (*Error): CodeInvalidParticipantID for a zero id; CodeInvalidRequest for a
 // docType that is not "<scheme>::<value>"; CodeNotFound when the SML does not list id,
@@ -62,7 +65,7 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 		filter = &d
 	}
 	ckey := key + "\x00" + docType
-	cached, hit := l.services.get(ckey)
+	cached, hit := l.services.find(ctx, ckey)
 	if hit {
 		if age := l.cfg.Now().Sub(cached.fetched); age < cached.ttl {
 			l.cfg.Observer.Cache(registry.CacheServices, registry.CacheHit)
@@ -70,11 +73,15 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 		}
 	}
 	r, err := l.servicesFlights.do(ctx, ckey, l.cfg.LookupTimeout, func(fctx context.Context) servicesFetch {
-		r := l.fetchServices(fctx, id, filter)
-		if registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx) {
-			l.services.put(ckey, cacheEntry[*registry.ServicesResult]{val: r.r, err: r.err, fetched: l.cfg.Now(), ttl: r.ttl})
+		e, shared, err := l.services.once(fctx, ckey, func(fctx context.Context) (cacheEntry[*registry.ServicesResult], bool) {
+			r := l.fetchServices(fctx, id, filter)
+			e := cacheEntry[*registry.ServicesResult]{val: r.r, err: r.err, fetched: l.cfg.Now(), ttl: r.ttl}
+			return e, registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx)
+		})
+		if err != nil {
+			return servicesFetch{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the services lookup of " + key + " waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
 		}
-		return r
+		return servicesFetch{r: e.val, err: e.err, ttl: e.ttl, fetched: e.fetched, shared: shared}
 	})
 	if err != nil {
 		l.cfg.Observer.Cache(registry.CacheServices, registry.CacheMiss)
@@ -90,6 +97,11 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 		}
 		l.cfg.Observer.Cache(registry.CacheServices, registry.CacheMiss)
 		return nil, registry.Freshness{}, r.err
+	}
+	if r.shared {
+		// Another replica fetched it while this one waited.
+		l.cfg.Observer.Cache(registry.CacheServices, registry.CacheHit)
+		return r.r, registry.Freshness{Cached: true, Age: l.cfg.Now().Sub(r.fetched), TTL: r.ttl}, r.err
 	}
 	l.cfg.Observer.Cache(registry.CacheServices, registry.CacheMiss)
 	return r.r, registry.Freshness{TTL: r.ttl}, r.err

@@ -1,0 +1,309 @@
+package peppolnet
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/peppolgate/peppolgate/fleet"
+	"github.com/peppolgate/peppolgate/fleet/redistest"
+	"github.com/peppolgate/peppolgate/internal/clock"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// fill sets every field reachable from v (a pointer) to a distinct non-zero value:
+// pointers allocated, slices of two, strings and numbers counted, times distinct.
+func fill(v reflect.Value, n *int) {
+	*n++
+	switch v.Kind() {
+	case reflect.Pointer:
+		v.Set(reflect.New(v.Type().Elem()))
+		fill(v.Elem(), n)
+	case reflect.Struct:
+		if v.Type() == reflect.TypeFor[time.Time]() {
+			v.Set(reflect.ValueOf(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(*n) * 90 * time.Minute)))
+			return
+		}
+		for i := range v.NumField() {
+			fill(v.Field(i), n)
+		}
+	case reflect.Slice:
+		v.Set(reflect.MakeSlice(v.Type(), 2, 2))
+		for i := range 2 {
+			fill(v.Index(i), n)
+		}
+	case reflect.String:
+		v.SetString("s" + strconv.Itoa(*n) + " <&> é")
+	case reflect.Int, reflect.Int64:
+		v.SetInt(int64(*n))
+	case reflect.Bool:
+		v.SetBool(true)
+	default:
+		panic("fill: add " + v.Kind().String())
+	}
+}
+
+// filled returns a *T with every field set.
+func filled[T any]() *T {
+	var n int
+	v := new(T)
+	fill(reflect.ValueOf(&v).Elem(), &n)
+	return v
+}
+
+// roundTrip checks that e survives the shared format whole: the decoded entry equals
+// e field for field (those json leaves out too), and its answer renders byte for byte
+// as e's.
+func roundTrip[V any](t *testing.T, e cacheEntry[V]) {
+	t.Helper()
+	raw, err := encodeEntry(e)
+	if err != nil {
+		t.Fatalf("encode: %v", err)
+	}
+	got, err := decodeEntry[V](raw)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	if !reflect.DeepEqual(got, e) {
+		t.Errorf("decoded entry differs:\n got %#v\nwant %#v", got, e)
+	}
+	a, _ := json.Marshal(e.val)
+	b, _ := json.Marshal(got.val)
+	if !bytes.Equal(a, b) {
+		t.Errorf("re-marshalled answer differs:\n%s\n%s", b, a)
+	}
+}
+
+func TestSharedEntryRoundTrip(t *testing.T) {
+	t.Parallel()
+	fetched := time.Date(2026, 9, 1, 12, 30, 15, 123456789, time.UTC)
+	notFound := &registry.Error{Code: registry.CodeNotFound, Message: "the SML answered that 0208:1 is not registered", RetryAfter: 3 * time.Second}
+	t.Run("participant", func(t *testing.T) {
+		p := filled[registry.Participant]()
+		if p.Verdict == nil || !p.Verdict.FromList || p.SMP.Signature.Signer == nil || p.SMP.Endpoint.Certificate == nil {
+			t.Fatal("fill left a field empty")
+		}
+		roundTrip(t, cacheEntry[*registry.Participant]{val: p, fetched: fetched, ttl: 15 * time.Minute})
+	})
+	t.Run("services", func(t *testing.T) {
+		s := filled[registry.ServicesResult]()
+		if s.Services[1].Processes[1].Endpoints[1].Certificate.PeppolCAName == "" {
+			t.Fatal("fill left a field empty")
+		}
+		roundTrip(t, cacheEntry[*registry.ServicesResult]{val: s, fetched: fetched, ttl: time.Minute})
+	})
+	t.Run("search", func(t *testing.T) {
+		roundTrip(t, cacheEntry[*registry.SearchResult]{val: filled[registry.SearchResult](), fetched: fetched, ttl: 5 * time.Minute})
+	})
+	t.Run("not found", func(t *testing.T) {
+		roundTrip(t, cacheEntry[*registry.Participant]{err: notFound, fetched: fetched, ttl: time.Minute})
+	})
+	t.Run("services not found", func(t *testing.T) {
+		roundTrip(t, cacheEntry[*registry.ServicesResult]{err: notFound, fetched: fetched, ttl: time.Minute})
+	})
+}
+
+func TestSharedEntryNotShared(t *testing.T) {
+	t.Parallel()
+	big := filled[registry.SearchResult]()
+	big.Query = strings.Repeat("x", maxSharedEntry)
+	tests := []struct {
+		name string
+		e    cacheEntry[*registry.SearchResult]
+	}{
+		{"larger than the cap", cacheEntry[*registry.SearchResult]{val: big, ttl: time.Minute}},
+		{"an error with a cause", cacheEntry[*registry.SearchResult]{err: &registry.Error{Code: registry.CodeNotFound, Err: errors.New("x")}, ttl: time.Minute}},
+		{"not a registry error", cacheEntry[*registry.SearchResult]{err: errors.New("x"), ttl: time.Minute}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := encodeEntry(tt.e); !errors.Is(err, errNotShared) {
+				t.Errorf("encode: %v, want errNotShared", err)
+			}
+		})
+	}
+}
+
+func TestSharedEntryExpiry(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	clk := clock.NewFake(testNow)
+	l := newReplica(t, n, replicaOpts{url: srv.URL(0), scope: "net-test", clock: clk})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	tests := []struct {
+		id   string
+		want time.Duration // the key's TTL in Redis
+	}{
+		{netsim.KnownBelgian, registry.DefaultPositiveTTL + registry.DefaultStaleFor},
+		{"0208:0000000097", registry.DefaultNegativeTTL}, // not_found: never served stale
+	}
+	for _, tt := range tests {
+		l.Lookup(ctx, mustID(t, tt.id))
+		got, err := rdb.PTTL(ctx, l.lookups.redisKey("c", tt.id)).Result()
+		if err != nil || got <= tt.want-time.Minute || got > tt.want {
+			t.Errorf("%s: Redis TTL %v (%v), want %v", tt.id, got, err, tt.want)
+		}
+	}
+}
+
+func TestSharedLeaseReleasedWithoutAnswer(t *testing.T) {
+	t.Parallel()
+	// A holder whose fetch failed releases its lease without an entry: the waiter
+	// fetches itself, once, as soon as it finds the lease free.
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	l := newReplica(t, n, replicaOpts{url: srv.URL(0), scope: "net-test", clock: clock.NewFake(testNow)})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	lease := l.lookups.redisKey("lease", netsim.KnownBelgian)
+	if err := rdb.Set(context.Background(), lease, "failing-replica", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		rdb.Del(context.Background(), lease)
+		close(released)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, fr, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
+	if err != nil || p.SMP == nil || fr.Cached {
+		t.Fatalf("lookup: freshness %+v, %v; want fetched here", fr, err)
+	}
+	select {
+	case <-released:
+	default:
+		t.Error("the lookup did not wait for the holder's lease")
+	}
+	if got := roundOf(n.Hits()); got != (upstreamRound{1, 1, 1, 1}) {
+		t.Errorf("upstream %+v, want one round", got)
+	}
+}
+
+// BenchmarkCachedLookup measures a cached lookup answered by the in-process cache
+// (local) and by Redis over loopback with the in-process cache skipped (redis): what
+// an L1 miss costs with a fleet.
+func BenchmarkCachedLookup(b *testing.B) {
+	n := startNet(b, 300)
+	id := mustID(b, netsim.KnownBelgian)
+	srv := redistest.Start(b)
+	for _, mode := range []string{"local", "redis"} {
+		b.Run(mode, func(b *testing.B) {
+			var l *Registry
+			if mode == "local" {
+				l, _ = newLive(b, n, nil)
+			} else {
+				l = newReplica(b, n, replicaOpts{url: srv.URL(0), scope: "net-bench", clock: clock.NewFake(testNow)})
+				l.lookups.skipL1 = true
+			}
+			if _, _, err := l.Lookup(context.Background(), id); err != nil {
+				b.Fatal(err)
+			}
+			lat := make([]time.Duration, 0, 1<<16)
+			b.ReportAllocs()
+			for b.Loop() {
+				start := time.Now()
+				if _, fr, err := l.Lookup(context.Background(), id); err != nil || !fr.Cached {
+					b.Fatal("not cached", err)
+				}
+				lat = append(lat, time.Since(start))
+			}
+			reportPercentiles(b, lat)
+		})
+	}
+}
+
+// reportPercentiles reports the p50 and p99 of lat in microseconds.
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	us := func(d time.Duration) float64 { return float64(d) / float64(time.Microsecond) }
+	b.ReportMetric(us(lat[len(lat)/2]), "p50-µs")
+	b.ReportMetric(us(lat[len(lat)*99/100]), "p99-µs")
+}
+
+func TestSharedLeaseWaitEndsWhenRedisDies(t *testing.T) {
+	t.Parallel()
+	// A replica waiting for another's fetch fetches itself as soon as Redis fails,
+	// rather than waiting out the lease or its waiting allowance.
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	l, _ := newLive(t, n, func(c *Config) {
+		c.Fleet, c.FleetScope = f, "net-test"
+		c.LookupTimeout = time.Minute // the waiting allowance: far beyond the test's deadline
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	if err := rdb.Set(context.Background(), l.lookups.redisKey("lease", netsim.KnownBelgian), "live-replica", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		srv.Kill()
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	p, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
+	if err != nil || p.SMP == nil {
+		t.Fatalf("lookup while Redis died under a held lease: %v", err)
+	}
+	if f.Up() {
+		t.Error("fleet up after Redis was killed: the lookup did not wait for the lease")
+	}
+}
+
+func TestSharedLeaseWaitIsBounded(t *testing.T) {
+	t.Parallel()
+	// A holder that keeps its lease but never answers (alive, stuck): the waiter waits
+	// as long as a lookup may wait for a turn (LookupTimeout), then fetches itself.
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	l, _ := newLive(t, n, func(c *Config) {
+		c.Fleet, c.FleetScope = f, "net-test"
+		c.LookupTimeout = 2 * time.Second
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	lease := l.lookups.redisKey("lease", netsim.KnownBelgian)
+	if err := rdb.Set(context.Background(), lease, "stuck-replica", time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	p, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
+	if err != nil || p.SMP == nil {
+		t.Fatalf("lookup under a stuck holder's lease: %v", err)
+	}
+	if v, _ := rdb.Get(context.Background(), lease).Result(); v != "stuck-replica" {
+		t.Errorf("lease = %q, want the stuck holder's, untouched", v)
+	}
+	if got := roundOf(n.Hits()); got != (upstreamRound{1, 1, 1, 1}) {
+		t.Errorf("upstream %+v, want one round", got)
+	}
+}

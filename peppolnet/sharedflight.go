@@ -1,0 +1,196 @@
+package peppolnet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// Coalescing across replicas (docs/ARCHITECTURE.md §3 and §7): N replicas asked for the
+// same cold answer at once make one upstream round. Within a replica, flights
+// (flight.go) already make one fetch of a key, so each replica makes at most one lease
+// attempt per key at a time. The fetch then:
+//
+//  1. in one MULTI/EXEC, reads the shared entry and tries to take the key's lease
+//     (SET prefix:lease:v1:<scope>:<kind>:<hash> <token> NX PX leaseTTL): atomic, so
+//     that a lease found free with no fresh entry means nobody is fetching and the last
+//     holder (if any) got no answer;
+//  2. a fresh entry is the answer (a lease just taken is given back);
+//  3. holding the lease, it fetches, renews the lease every leaseRenewEvery while it
+//     works, stores the answer (L1 and Redis), then releases the lease (compare and
+//     delete, so that a lease that expired and was taken over is not deleted);
+//  4. else another replica holds the lease: it polls step 1 every leasePollEvery
+//     until the entry appears or it gets the lease (the holder released it without an
+//     answer: a failure, which is not shared, or its callers left; or it died and its
+//     lease expired): then it fetches itself, once. The waiting counts as waiting for
+//     a turn (budget.go), bounded by the fetch's waiting allowance, after which it
+//     fetches itself without the lease, and by the fetch's context.
+//
+// On any fleet error (Redis down, slow, refusing) it fetches at once, as without a
+// fleet.
+
+const (
+	// leaseTTL is how long a lease outlives a holder that stopped renewing it (died).
+	leaseTTL = 3 * time.Second
+	// leaseRenewEvery is how often a holder renews its lease while it fetches.
+	leaseRenewEvery = time.Second
+	// leasePollEvery is how often a replica waiting for another's fetch looks again.
+	leasePollEvery = 15 * time.Millisecond
+)
+
+// releaseScript deletes KEYS[1] if it holds ARGV[1] (the holder's token).
+var releaseScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("DEL", KEYS[1]) end return 0`)
+
+// renewScript sets KEYS[1] to expire in ARGV[2] ms if it holds ARGV[1].
+var renewScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then return redis.call("PEXPIRE", KEYS[1], ARGV[2]) end return 0`)
+
+// once returns the entry for key fetched once across the fleet (see above), and
+// whether it came from the shared cache (another replica fetched it). fetch runs an
+// upstream round and reports whether its entry is an answer to keep (not a failure,
+// not abandoned); once stores such answers. Without a fleet, fetch runs and its
+// answer is kept in the L1, as always. The error is ctx's when it ended before this
+// replica fetched (while it waited for another's fetch): then there is no entry.
+func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context.Context) (cacheEntry[V], bool)) (cacheEntry[V], bool, error) {
+	if t.fleet == nil {
+		e, answer := fetch(ctx)
+		if answer {
+			t.put(key, e)
+		}
+		return e, false, nil
+	}
+	token := newToken()
+	var w *turn
+	endWait := func() {
+		if w != nil {
+			w.end()
+			w = nil
+		}
+	}
+	defer endWait()
+	poll := time.NewTimer(leasePollEvery)
+	defer poll.Stop()
+	for {
+		s, found, held, err := t.tryLease(ctx, key, token)
+		if err != nil && ctx.Err() != nil {
+			return cacheEntry[V]{}, false, ctx.Err() // every caller left
+		}
+		if err != nil {
+			endWait()
+			return t.fetchHere(ctx, key, fetch), false, nil
+		}
+		if found && fresh(s, t.now()) {
+			if held {
+				t.release(ctx, key, token)
+			}
+			t.put(key, s)
+			return s, true, nil
+		}
+		if held {
+			endWait()
+			return t.fetchHolding(ctx, key, token, fetch), false, nil
+		}
+		if w == nil {
+			w = startWait(ctx)
+		}
+		poll.Reset(leasePollEvery)
+		select {
+		case <-ctx.Done():
+			return cacheEntry[V]{}, false, ctx.Err()
+		case <-w.out:
+			// Waited as long as this fetch may wait: fetch without the lease.
+			endWait()
+			return t.fetchHere(ctx, key, fetch), false, nil
+		case <-poll.C:
+		}
+	}
+}
+
+// fetchHere runs fetch without the lease and keeps its answer (L1, and Redis when it
+// answers).
+func (t *tiered[V]) fetchHere(ctx context.Context, key string, fetch func(ctx context.Context) (cacheEntry[V], bool)) cacheEntry[V] {
+	e, answer := fetch(ctx)
+	if answer {
+		t.store(ctx, key, e)
+	}
+	return e
+}
+
+// fetchHolding runs fetch under the lease held with token, renewing it meanwhile,
+// keeps its answer and releases the lease.
+func (t *tiered[V]) fetchHolding(ctx context.Context, key, token string, fetch func(ctx context.Context) (cacheEntry[V], bool)) cacheEntry[V] {
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(leaseRenewEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				// A failed renewal is no reason to stop: at worst another replica
+				// takes over and fetches too.
+				_ = t.fleet.Do(ctx, "cache lease renew", func(ctx context.Context, c *redis.Client) error {
+					return renewScript.Run(ctx, c, []string{t.redisKey("lease", key)}, token, leaseTTL.Milliseconds()).Err()
+				})
+			}
+		}
+	})
+	e := t.fetchHere(ctx, key, fetch)
+	close(stop)
+	wg.Wait()
+	t.release(ctx, key, token)
+	return e
+}
+
+// tryLease reads key's shared entry and tries to take its lease with token, in one
+// transaction. found says an entry was read, held that the lease is now token's. The
+// error is Do's.
+func (t *tiered[V]) tryLease(ctx context.Context, key, token string) (e cacheEntry[V], found, held bool, err error) {
+	var (
+		get *redis.StringCmd
+		set *redis.BoolCmd
+	)
+	err = t.fleet.Do(ctx, "cache lease", func(ctx context.Context, c *redis.Client) error {
+		_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			get = p.Get(ctx, t.redisKey("c", key))
+			set = p.SetNX(ctx, t.redisKey("lease", key), token, leaseTTL)
+			return nil
+		})
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return err
+		}
+		// TxPipelined returns the first command's error: redis.Nil for a missing
+		// entry would hide the lease's.
+		return set.Err()
+	})
+	if err != nil {
+		return e, false, false, err
+	}
+	held = set.Val()
+	if raw, gerr := get.Bytes(); gerr == nil {
+		if d, derr := decodeEntry[V](raw); derr == nil {
+			e, found = t.sane(d), true
+		}
+	}
+	return e, found, held, nil
+}
+
+// release gives back the lease of key if token still holds it.
+func (t *tiered[V]) release(ctx context.Context, key, token string) {
+	_ = t.fleet.Do(ctx, "cache lease release", func(ctx context.Context, c *redis.Client) error {
+		return releaseScript.Run(ctx, c, []string{t.redisKey("lease", key)}, token).Err()
+	})
+}
+
+// newToken returns a random lease token, so that a holder releases only its own lease.
+func newToken() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
