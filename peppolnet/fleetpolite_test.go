@@ -1,0 +1,292 @@
+package peppolnet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/fleet"
+	"github.com/peppolgate/peppolgate/fleet/redistest"
+	"github.com/peppolgate/peppolgate/internal/clock"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// replica is one simulated replica of a fleet: a Registry over the shared netsim
+// network with its own *fleet.Fleet on the shared Redis, and its own fake clock (for
+// its breakers' cool-downs).
+type replica struct {
+	*Registry
+	clock *clock.Fake
+	fleet *fleet.Fleet
+}
+
+// newReplicas returns count Registries over n, each with its own fleet.Open on srv's
+// Redis and the same FleetScope, as the replicas of one deployment; edit adjusts every
+// config before New.
+func newReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, count int, edit func(*Config)) []replica {
+	t.Helper()
+	var out []replica
+	for range count {
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "polite", ProbeEvery: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatalf("fleet.Open: %v", err)
+		}
+		t.Cleanup(f.Close)
+		l, clk := newLive(t, n, func(c *Config) {
+			c.Fleet = f
+			c.FleetScope = "net-test"
+			if edit != nil {
+				edit(c)
+			}
+		})
+		out = append(out, replica{Registry: l, clock: clk, fleet: f})
+	}
+	return out
+}
+
+// memoWait is longer than a replica may trust its last look at the fleet's breakers
+// (fleetBreakerMemo, 250 ms): after it, every replica sees a breaker another opened.
+const memoWait = 300 * time.Millisecond
+
+// failLookups looks up ids on r while their SMP host fails, expecting lookup_failed.
+func failLookups(t *testing.T, r replica, ids []peppol.ParticipantID) {
+	t.Helper()
+	for _, id := range ids {
+		if _, _, err := r.Lookup(context.Background(), id); registry.ErrorCode(err) != registry.CodeLookupFailed {
+			t.Fatalf("lookup of %s while its SMP fails: %v", id, err)
+		}
+	}
+}
+
+// refusedByBreaker reports whether err is lookup_failed for an open breaker, with a
+// Retry-After of at most cooldown.
+func refusedByBreaker(err error, cooldown time.Duration) bool {
+	var e *registry.Error
+	return errors.As(err, &e) && e.Code == registry.CodeLookupFailed && e.RetryAfter > 0 && e.RetryAfter <= cooldown &&
+		strings.Contains(e.Message, "so peppolgate is not asking it for now")
+}
+
+// TestFleetBreakerSharedAcrossReplicas: an SMP host's breaker opened on replica 1 is
+// open on replicas 2 and 3 once their last look at the fleet has aged (well within a
+// second): they refuse lookups on that host without sending. When the fleet-wide
+// cool-down ends the replicas probe, and a failed probe opens the breaker fleet-wide
+// again.
+func TestFleetBreakerSharedAcrossReplicas(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 600)
+	ids := hostParticipants(t, n, 0, 10)
+	const cooldown = 2 * time.Second
+	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+		c.BreakerFailures = 3
+		c.BreakerCooldown = cooldown
+	})
+	// Replicas 2 and 3 have just looked at the fleet and found the host healthy.
+	for i, r := range rs[1:] {
+		if _, _, err := r.Lookup(context.Background(), ids[8+i]); err != nil {
+			t.Fatalf("replica %d, healthy host: %v", i+2, err)
+		}
+	}
+	n.SetFault(netsim.SMPHostTarget(0), netsim.Fault{HTTPStatus: 503})
+	failLookups(t, rs[0], ids[:3]) // opens replica 1's breaker
+	time.Sleep(memoWait)
+
+	before := n.Hits().SMP[0]
+	for i, r := range rs[1:] {
+		_, _, err := r.Lookup(context.Background(), ids[3+i])
+		if !refusedByBreaker(err, cooldown) {
+			t.Errorf("replica %d after replica 1 opened the breaker: %v, want lookup_failed for an open breaker", i+2, err)
+		}
+	}
+	if after := n.Hits().SMP[0]; after != before {
+		t.Fatalf("SMP hits went from %+v to %+v: replicas 2 and 3 sent to a host whose breaker replica 1 opened", before, after)
+	}
+
+	// The fleet's cool-down ends (Redis's clock) and so do the replicas' own (their
+	// fake clocks): replica 2 probes, the host still fails, and the breaker is open
+	// fleet-wide again.
+	time.Sleep(cooldown)
+	for _, r := range rs {
+		r.clock.Advance(cooldown)
+	}
+	probeBefore := n.Hits().SMP[0].ServiceGroup
+	failLookups(t, rs[1], ids[5:6])
+	if got := n.Hits().SMP[0].ServiceGroup - probeBefore; got != 1 {
+		t.Fatalf("replica 2 sent %d requests after the cool-down, want one probe", got)
+	}
+	time.Sleep(memoWait)
+	before = n.Hits().SMP[0]
+	for i, r := range []replica{rs[0], rs[2]} {
+		_, _, err := r.Lookup(context.Background(), ids[6+i])
+		if !refusedByBreaker(err, cooldown) {
+			t.Errorf("replica %d after replica 2's probe failed: %v, want lookup_failed for an open breaker", 2*i+1, err)
+		}
+	}
+	if after := n.Hits().SMP[0]; after != before {
+		t.Errorf("SMP hits went from %+v to %+v after the failed probe re-opened the breaker", before, after)
+	}
+}
+
+// searchWords returns count distinct free-text queries (letters only, so each is one
+// Directory request).
+func searchWords(prefix string, count int) []string {
+	out := make([]string, count)
+	for i := range out {
+		out[i] = fmt.Sprintf("%s%c%c", prefix, 'a'+i/26, 'a'+i%26)
+	}
+	return out
+}
+
+// TestFleetDirectoryBudget: searches spread over three replicas at once reach the
+// Directory no faster than one budget allows (burst, then rate per second), and all
+// are answered.
+func TestFleetDirectoryBudget(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 100)
+	const rate, burst, perReplica = 10, 2, 10
+	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+		c.DirectoryRate = rate
+		c.DirectoryBurst = burst
+		c.SearchTimeout = 20 * time.Second
+	})
+	n.ResetHits()
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		for _, q := range searchWords(fmt.Sprintf("firm%c", 'a'+i), perReplica) {
+			wg.Go(func() {
+				if _, _, err := r.Search(context.Background(), registry.SearchQuery{Q: q}); err != nil {
+					t.Errorf("replica %d, search %q: %v", i+1, q, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	got := n.Hits().Directory.Search
+	if got != 3*perReplica {
+		t.Fatalf("the Directory saw %d searches, want %d", got, 3*perReplica)
+	}
+	// Every request reached the Directory within elapsed: one budget allows at most
+	// burst + rate·elapsed of them (one more for rounding).
+	if allowed := burst + rate*elapsed.Seconds() + 1; float64(got) > allowed {
+		t.Errorf("the Directory saw %d searches in %v; one budget of %d/s (burst %d) allows %.1f", got, elapsed.Round(time.Millisecond), rate, burst, allowed)
+	}
+}
+
+// TestFleetSMPHostCap: cold lookups of distinct participants of one slow SMP host,
+// spread over three replicas at once, never have more requests in flight at that host
+// than one SMPHostConcurrency, and all are answered.
+func TestFleetSMPHostCap(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 600)
+	const limit, perReplica = 2, 3
+	ids := hostParticipants(t, n, 0, 3*perReplica)
+	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+		c.SMPHostConcurrency = limit
+		c.LookupTimeout = 20 * time.Second
+	})
+	n.SetFault(netsim.SMPHostTarget(0), netsim.Fault{Latency: 200 * time.Millisecond})
+	n.ResetHits()
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		r := rs[i%len(rs)]
+		wg.Go(func() {
+			if p, _, err := r.Lookup(context.Background(), id); err != nil || p.SMP == nil || p.SMP.Endpoint == nil {
+				t.Errorf("lookup %s: %+v, %v", id, p, err)
+			}
+		})
+	}
+	wg.Wait()
+	h := n.Hits().SMP[0]
+	if want := int64(len(ids)); h.ServiceGroup != want || h.ServiceMetadata != want {
+		t.Errorf("hits %+v, want %d of each", h, want)
+	}
+	// Nine lookups waiting on a 200 ms host fill every slot of the fleet; none beyond.
+	if h.MaxInFlight != limit {
+		t.Errorf("the SMP host held %d requests at once, want the fleet's cap, %d", h.MaxInFlight, limit)
+	}
+	for i, r := range rs {
+		if len(r.smpGates.hosts) != 0 {
+			t.Errorf("replica %d remembers %d SMP hosts after all went well", i+1, len(r.smpGates.hosts))
+		}
+	}
+}
+
+// TestFleetPolitenessRedisDown: Redis killed in the middle of searches that wait for
+// the fleet's Directory budget: every search and lookup is still answered, under each
+// replica's own limits; once Redis is back, breakers are shared again.
+func TestFleetPolitenessRedisDown(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 600)
+	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+		c.DirectoryRate = 10
+		c.DirectoryBurst = 2
+		c.SearchTimeout = 20 * time.Second
+		c.LookupTimeout = 20 * time.Second
+		c.BreakerFailures = 3
+		c.SMPHostConcurrency = 2
+	})
+	var wg sync.WaitGroup
+	for i, r := range rs {
+		for _, q := range searchWords(fmt.Sprintf("corp%c", 'a'+i), 8) {
+			wg.Go(func() {
+				if _, _, err := r.Search(context.Background(), registry.SearchQuery{Q: q}); err != nil {
+					t.Errorf("replica %d, search %q: %v", i+1, q, err)
+				}
+			})
+		}
+	}
+	time.Sleep(500 * time.Millisecond) // some searches are waiting for the fleet's budget
+	srv.Kill()
+	ids := hostParticipants(t, n, 1, 6)
+	n.SetFault(netsim.SMPHostTarget(1), netsim.Fault{Latency: 50 * time.Millisecond})
+	for i, id := range ids {
+		r := rs[i%len(rs)]
+		wg.Go(func() {
+			if p, _, err := r.Lookup(context.Background(), id); err != nil || p.SMP == nil || p.SMP.Endpoint == nil {
+				t.Errorf("lookup %s with Redis down: %+v, %v", id, p, err)
+			}
+		})
+	}
+	wg.Wait()
+	for i, r := range rs {
+		if r.fleet.Up() {
+			t.Errorf("replica %d still thinks Redis is up", i+1)
+		}
+	}
+
+	srv.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, r := range rs {
+		for !r.fleet.Up() {
+			if time.Now().After(deadline) {
+				t.Fatal("the replicas did not find Redis again within 10 s")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	n.ClearFaults()
+	fail := hostParticipants(t, n, 2, 5)
+	n.SetFault(netsim.SMPHostTarget(2), netsim.Fault{HTTPStatus: 503})
+	failLookups(t, rs[0], fail[:3])
+	time.Sleep(memoWait)
+	before := n.Hits().SMP[2]
+	for i, r := range rs[1:] {
+		if _, _, err := r.Lookup(context.Background(), fail[3+i]); !refusedByBreaker(err, DefaultBreakerCooldown) {
+			t.Errorf("replica %d after Redis came back and replica 1 opened a breaker: %v", i+2, err)
+		}
+	}
+	if after := n.Hits().SMP[2]; after != before {
+		t.Errorf("SMP hits went from %+v to %+v: the breaker is not shared after Redis came back", before, after)
+	}
+}
