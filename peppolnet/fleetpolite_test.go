@@ -33,7 +33,10 @@ func newReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, count i
 	t.Helper()
 	var out []replica
 	for range count {
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "polite", ProbeEvery: 50 * time.Millisecond})
+		// A generous deadline per operation: these tests show what is shared, and a
+		// busy test machine must not make Redis look slow (then each replica falls
+		// back to its own limits, as TestFleetPolitenessRedisDown shows).
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "polite", ProbeEvery: 50 * time.Millisecond, OpTimeout: time.Second})
 		if err != nil {
 			t.Fatalf("fleet.Open: %v", err)
 		}
@@ -50,9 +53,15 @@ func newReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, count i
 	return out
 }
 
-// memoWait is longer than a replica may trust its last look at the fleet's breakers
-// (fleetBreakerMemo, 250 ms): after it, every replica sees a breaker another opened.
-const memoWait = 300 * time.Millisecond
+// checkShared fails t when a replica fell back to its own state during the test.
+func checkShared(t *testing.T, rs []replica) {
+	t.Helper()
+	for i, r := range rs {
+		if st := r.fleet.Status(); st.Downs != 0 {
+			t.Fatalf("replica %d found Redis down during the test (%s): the test shows nothing shared", i+1, st.LastError)
+		}
+	}
+}
 
 // failLookups looks up ids on r while their SMP host fails, expecting lookup_failed.
 func failLookups(t *testing.T, r replica, ids []peppol.ParticipantID) {
@@ -73,8 +82,9 @@ func refusedByBreaker(err error, cooldown time.Duration) bool {
 }
 
 // TestFleetBreakerSharedAcrossReplicas: an SMP host's breaker opened on replica 1 is
-// open on replicas 2 and 3 once their last look at the fleet has aged (well within a
-// second): they refuse lookups on that host without sending. When the fleet-wide
+// open on replicas 2 and 3 at their next request to that host (so well within a
+// second), although they found it healthy just before: they refuse lookups on that
+// host without sending. When the fleet-wide
 // cool-down ends the replicas probe, and a failed probe opens the breaker fleet-wide
 // again.
 func TestFleetBreakerSharedAcrossReplicas(t *testing.T) {
@@ -87,7 +97,7 @@ func TestFleetBreakerSharedAcrossReplicas(t *testing.T) {
 		c.BreakerFailures = 3
 		c.BreakerCooldown = cooldown
 	})
-	// Replicas 2 and 3 have just looked at the fleet and found the host healthy.
+	// Replicas 2 and 3 have just found the host healthy.
 	for i, r := range rs[1:] {
 		if _, _, err := r.Lookup(context.Background(), ids[8+i]); err != nil {
 			t.Fatalf("replica %d, healthy host: %v", i+2, err)
@@ -95,8 +105,8 @@ func TestFleetBreakerSharedAcrossReplicas(t *testing.T) {
 	}
 	n.SetFault(netsim.SMPHostTarget(0), netsim.Fault{HTTPStatus: 503})
 	failLookups(t, rs[0], ids[:3]) // opens replica 1's breaker
-	time.Sleep(memoWait)
 
+	checkShared(t, rs)
 	before := n.Hits().SMP[0]
 	for i, r := range rs[1:] {
 		_, _, err := r.Lookup(context.Background(), ids[3+i])
@@ -120,7 +130,6 @@ func TestFleetBreakerSharedAcrossReplicas(t *testing.T) {
 	if got := n.Hits().SMP[0].ServiceGroup - probeBefore; got != 1 {
 		t.Fatalf("replica 2 sent %d requests after the cool-down, want one probe", got)
 	}
-	time.Sleep(memoWait)
 	before = n.Hits().SMP[0]
 	for i, r := range []replica{rs[0], rs[2]} {
 		_, _, err := r.Lookup(context.Background(), ids[6+i])
@@ -169,6 +178,7 @@ func TestFleetDirectoryBudget(t *testing.T) {
 		}
 	}
 	wg.Wait()
+	checkShared(t, rs)
 	elapsed := time.Since(start)
 	got := n.Hits().Directory.Search
 	if got != 3*perReplica {
@@ -206,6 +216,7 @@ func TestFleetSMPHostCap(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	checkShared(t, rs)
 	h := n.Hits().SMP[0]
 	if want := int64(len(ids)); h.ServiceGroup != want || h.ServiceMetadata != want {
 		t.Errorf("hits %+v, want %d of each", h, want)
@@ -279,7 +290,6 @@ func TestFleetPolitenessRedisDown(t *testing.T) {
 	fail := hostParticipants(t, n, 2, 5)
 	n.SetFault(netsim.SMPHostTarget(2), netsim.Fault{HTTPStatus: 503})
 	failLookups(t, rs[0], fail[:3])
-	time.Sleep(memoWait)
 	before := n.Hits().SMP[2]
 	for i, r := range rs[1:] {
 		if _, _, err := r.Lookup(context.Background(), fail[3+i]); !refusedByBreaker(err, DefaultBreakerCooldown) {
