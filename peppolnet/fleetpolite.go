@@ -192,9 +192,9 @@ func (p *fleetPolite) trySlot(ctx context.Context, host, holder string, bulk boo
 // join the fetch meanwhile), polling while all are held, within the fetch's waiting
 // allowance (which the wait does not eat into the fetch's deadline: budget.go). It
 // returns the release func (to call once the request is done), or, without a slot,
-// a *fleetOpening when the host's breaker is open fleet-wide, errWaitedTooLong when
-// the fetch may wait no longer, or ctx.Err(). On a fleet error it returns a release
-// that does nothing: the request goes on under the local gate alone.
+// an opening with d > 0 when the host's breaker is open fleet-wide, errWaitedTooLong
+// when the fetch may wait no longer, or ctx.Err(). On a fleet error it returns a
+// release that does nothing: the request goes on under the local gate alone.
 func (p *fleetPolite) acquireSlot(ctx context.Context, host string, bulk func() bool) (release func(), open fleetOpening, err error) {
 	noop := func() {}
 	name := p.self + ":" + strconv.FormatUint(p.seq.Add(1), 10)

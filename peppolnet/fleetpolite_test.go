@@ -300,3 +300,50 @@ func TestFleetPolitenessRedisDown(t *testing.T) {
 		t.Errorf("SMP hits went from %+v to %+v: the breaker is not shared after Redis came back", before, after)
 	}
 }
+
+// TestFleetDirectoryPauseAndBreaker: the Directory's Retry-After and its breaker, met
+// by replica 1, hold on replicas 2 and 3 at once: their searches fail fast with
+// search_failed and a Retry-After, and nothing reaches the Directory.
+func TestFleetDirectoryPauseAndBreaker(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		fault    netsim.Fault
+		failures int // searches replica 1 makes while the Directory fails
+	}{
+		{"429 with Retry-After pauses every replica", netsim.Fault{HTTPStatus: 429, RetryAfter: "30"}, 1},
+		{"a breaker opened on one replica is open on all", netsim.Fault{HTTPStatus: 500}, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv := redistest.Start(t)
+			n := startNet(t, 50)
+			rs := newReplicas(t, n, srv, 3, func(c *Config) { c.BreakerFailures = 3 })
+			// Replicas 2 and 3 have just found the Directory healthy.
+			for i, r := range rs[1:] {
+				if _, _, err := r.Search(context.Background(), registry.SearchQuery{Q: fmt.Sprintf("warm%c", 'a'+i)}); err != nil {
+					t.Fatalf("replica %d, healthy Directory: %v", i+2, err)
+				}
+			}
+			n.SetFault(netsim.DirectoryTarget(), tt.fault)
+			for _, q := range searchWords("fail", tt.failures) {
+				if _, _, err := rs[0].Search(context.Background(), registry.SearchQuery{Q: q}); registry.ErrorCode(err) != registry.CodeSearchFailed {
+					t.Fatalf("replica 1, search %q while the Directory fails: %v", q, err)
+				}
+			}
+			checkShared(t, rs)
+			before := n.Hits().Directory.Search
+			for i, r := range rs[1:] {
+				_, _, err := r.Search(context.Background(), registry.SearchQuery{Q: fmt.Sprintf("later%c", 'a'+i)})
+				var e *registry.Error
+				if !errors.As(err, &e) || e.Code != registry.CodeSearchFailed || e.RetryAfter <= 0 || e.RetryAfter > 30*time.Second {
+					t.Errorf("replica %d after replica 1 met the fault: %v, want search_failed with a Retry-After", i+2, err)
+				}
+			}
+			if after := n.Hits().Directory.Search; after != before {
+				t.Errorf("replicas 2 and 3 sent %d Directory requests, want none", after-before)
+			}
+		})
+	}
+}
