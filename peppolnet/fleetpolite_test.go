@@ -14,6 +14,7 @@ import (
 	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -345,5 +346,88 @@ func TestFleetDirectoryPauseAndBreaker(t *testing.T) {
 				t.Errorf("replicas 2 and 3 sent %d Directory requests, want none", after-before)
 			}
 		})
+	}
+}
+
+// newFleetGates returns count hostGates of perHost slots, one per simulated replica,
+// each with its own fleet.Open on srv's Redis.
+func newFleetGates(t *testing.T, srv *redistest.Server, count, perHost int) []*hostGates {
+	t.Helper()
+	var out []*hostGates
+	for range count {
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "gates", OpTimeout: time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.Close)
+		g := newHostGates(perHost, 3, time.Minute, 30*time.Second, time.Now)
+		g.fleet = newFleetPolite(Config{Fleet: f, FleetScope: "s", SMP: &smp.Client{}, SMPHostConcurrency: perHost, BreakerFailures: 3, BreakerCooldown: 30 * time.Second})
+		out = append(out, g)
+	}
+	return out
+}
+
+// TestFleetHostSlots: an SMP host's slots are counted over the fleet, bulk requests
+// hold at most their share of them fleet-wide (3 of 4), and the slots of a replica
+// that crashed holding them come free when their holders expire.
+func TestFleetHostSlots(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	gs := newFleetGates(t, srv, 2, 4)
+	a, b := gs[0], gs[1]
+	const host = "smp.example:443"
+	ctx := context.Background()
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel() // takes a free slot, but cannot wait for one
+	bulk := registry.WithBulk(ctx)
+
+	// Replica a's bulk requests take the fleet's bulk share.
+	var dones []func(smp.HostOutcome)
+	for i := range 3 {
+		done, err := a.Enter(bulk, host)
+		if err != nil {
+			t.Fatalf("bulk request %d on replica a: %v", i+1, err)
+		}
+		dones = append(dones, done)
+	}
+	// Replica b has local slots free, but the fleet's bulk share is used up.
+	var busy *hostBusyError
+	if _, err := b.Enter(registry.WithBulk(cancelled), host); !errors.As(err, &busy) {
+		t.Fatalf("a bulk request on replica b beyond the fleet's bulk share: %v, want *hostBusyError", err)
+	}
+	// An interactive request gets the last slot, and then the host is full.
+	done, err := b.Enter(ctx, host)
+	if err != nil {
+		t.Fatalf("an interactive request on replica b: %v", err)
+	}
+	if _, err := b.Enter(cancelled, host); !errors.As(err, &busy) {
+		t.Fatalf("a fifth request over the fleet: %v, want *hostBusyError", err)
+	}
+	// A slot given back on a is free for b.
+	dones[0](smp.HostUp)
+	next, err := b.Enter(cancelled, host)
+	if err != nil {
+		t.Fatalf("after replica a gave a slot back: %v", err)
+	}
+	next(smp.HostUp)
+	done(smp.HostUp)
+
+	// Replica a crashes holding every slot of another host (they are never given
+	// back); they come free when their holders expire, and b's waiting request gets
+	// one.
+	const other = "smp.example.net:443"
+	a.fleet.slotTTL = 500 * time.Millisecond
+	for range 4 {
+		if _, err := a.Enter(ctx, other); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := b.Enter(cancelled, other); !errors.As(err, &busy) {
+		t.Fatalf("with replica a holding every slot: %v, want *hostBusyError", err)
+	}
+	waitCtx, stop := context.WithTimeout(ctx, 30*time.Second)
+	defer stop()
+	if _, err := b.Enter(waitCtx, other); err != nil {
+		t.Fatalf("waiting for a crashed replica's slots to expire: %v", err)
 	}
 }
