@@ -431,3 +431,36 @@ func TestFleetHostSlots(t *testing.T) {
 		t.Fatalf("waiting for a crashed replica's slots to expire: %v", err)
 	}
 }
+
+// BenchmarkHostGateEnter measures what an SMP request pays at its host's gate on the
+// happy path (a slot free, breaker closed): in memory, and with the fleet (one Lua
+// script to take the fleet-wide slot, one ZREM to give it back, over loopback).
+func BenchmarkHostGateEnter(b *testing.B) {
+	srv := redistest.Start(b)
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(f.Close)
+	for _, tt := range []struct {
+		name  string
+		fleet *fleet.Fleet
+	}{{"local", nil}, {"fleet", f}} {
+		b.Run(tt.name, func(b *testing.B) {
+			g := newHostGates(8, 3, time.Minute, 30*time.Second, time.Now)
+			g.fleet = newFleetPolite(Config{Fleet: tt.fleet, FleetScope: "s", SMP: &smp.Client{}, SMPHostConcurrency: 8, BreakerFailures: 3, BreakerCooldown: 30 * time.Second})
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				done, err := g.Enter(ctx, "smp.example:443")
+				if err != nil {
+					b.Fatal(err)
+				}
+				done(smp.HostUp)
+			}
+			if !tt.fleet.Up() && tt.fleet != nil {
+				b.Fatal("Redis went down during the benchmark: the numbers are the local path's")
+			}
+		})
+	}
+}
