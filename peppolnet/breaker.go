@@ -32,6 +32,8 @@ const halfOpenRetryAfter = 5 * time.Second
 // failures, the first of them at most window ago, it fails calls fast for cooldown,
 // then lets one probe through; the probe's success closes it, its failure opens it
 // for another cooldown. Its clock is passed in, so tests drive it with a fake one.
+// In a fleet, a breaker that opens opens on every replica (record reports it, adopt
+// takes another replica's; fleetpolite.go, docs/ARCHITECTURE.md §7).
 // The zero value is not usable; a breaker is made by newBreaker.
 type breaker struct {
 	failures int
