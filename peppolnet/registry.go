@@ -31,15 +31,13 @@ import (
 // Answers are shared between callers and with the cache: callers must not modify the
 // *Participant or *SearchResult they receive.
 type Registry struct {
-	cfg        Config
-	smp        *smp.Client // cfg.SMP with the gate below
-	smpGates   *hostGates
-	dirLimit   *limiter
-	dirBreaker *breaker
-	dirPause   pause // the Directory's last Retry-After
-	// polite makes the Directory's budget and pause, the SMP hosts' caps and the
-	// breakers fleet-wide (fleetpolite.go); nil without Config.Fleet.
-	polite        *fleetPolite
+	cfg           Config
+	smp           *smp.Client // cfg.SMP with the gate below
+	smpGates      *hostGates
+	dirLimit      *limiter
+	dirBreaker    *breaker
+	dirPause      pause        // the Directory's last Retry-After
+	polite        *fleetPolite // the fleet-wide budget, caps and breakers (fleetpolite.go); nil without Config.Fleet
 	lookups       *cache[*registry.Participant]
 	searches      *cache[*registry.SearchResult]
 	lookupFlights flights[fetchResult]
