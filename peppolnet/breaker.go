@@ -32,6 +32,8 @@ const halfOpenRetryAfter = 5 * time.Second
 // failures, the first of them at most window ago, it fails calls fast for cooldown,
 // then lets one probe through; the probe's success closes it, its failure opens it
 // for another cooldown. Its clock is passed in, so tests drive it with a fake one.
+// In a fleet, a breaker that opens opens on every replica (record reports it, adopt
+// takes another replica's; fleetpolite.go, docs/ARCHITECTURE.md §7).
 // The zero value is not usable; a breaker is made by newBreaker.
 type breaker struct {
 	failures int
@@ -44,6 +46,9 @@ type breaker struct {
 	first   time.Time // when the run began
 	until   time.Time // open: when the cool-down ends
 	probing bool      // half-open: the probe is out
+	// shown is the failure count an adopted opening reports (the opening replica's,
+	// adopt); 0 means failures.
+	shown int
 }
 
 func newBreaker(failures int, window, cooldown time.Duration) *breaker {
@@ -74,11 +79,15 @@ func (b *breaker) blocked(now time.Time) *circuitOpenError {
 
 // refusal is blocked with b.mu held.
 func (b *breaker) refusal(now time.Time) *circuitOpenError {
+	failures := b.failures
+	if b.shown > 0 {
+		failures = b.shown
+	}
 	switch {
 	case b.state == breakerOpen && now.Before(b.until):
-		return &circuitOpenError{failures: b.failures, retryAfter: b.until.Sub(now)}
+		return &circuitOpenError{failures: failures, retryAfter: b.until.Sub(now)}
 	case b.state == breakerHalfOpen && b.probing:
-		return &circuitOpenError{failures: b.failures, retryAfter: halfOpenRetryAfter, probing: true}
+		return &circuitOpenError{failures: failures, retryAfter: halfOpenRetryAfter, probing: true}
 	}
 	return nil
 }
@@ -99,25 +108,28 @@ func (b *breaker) allow(now time.Time) (probe bool, refused *circuitOpenError) {
 	return true, nil
 }
 
-// record takes the result of a call allow let through at the time it ended.
-func (b *breaker) record(now time.Time, h health, probe bool) {
+// record takes the result of a call allow let through at the time it ended, and
+// reports whether it opened the breaker (for a fleet, which then opens it on every
+// replica: docs/ARCHITECTURE.md §7).
+func (b *breaker) record(now time.Time, h health, probe bool) (opened bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if probe {
 		b.probing = false
 		switch h {
 		case healthUp:
-			b.state, b.run = breakerClosed, 0
+			b.state, b.run, b.shown = breakerClosed, 0, 0
 		case healthDown:
-			b.state, b.until = breakerOpen, now.Add(b.cooldown)
+			b.state, b.until, b.shown = breakerOpen, now.Add(b.cooldown), 0
+			return true
 		}
 		// healthUnknown: still half-open; the next call probes.
-		return
+		return false
 	}
 	if b.state != breakerClosed {
 		// A call let through before the breaker opened says nothing the breaker
 		// has not already concluded.
-		return
+		return false
 	}
 	switch h {
 	case healthUp:
@@ -128,9 +140,29 @@ func (b *breaker) record(now time.Time, h health, probe bool) {
 		}
 		b.run++
 		if b.run >= b.failures {
-			b.state, b.until = breakerOpen, now.Add(b.cooldown)
+			b.state, b.until, b.shown = breakerOpen, now.Add(b.cooldown), 0
+			return true
 		}
 	}
+	return false
+}
+
+// adopt opens the breaker at now for d, because another replica of the fleet opened
+// it after failures failures and its shared cool-down has d left (docs/ARCHITECTURE.md
+// §7). An open breaker's cool-down is only ever lengthened, and a half-open breaker
+// whose probe is out is left to its probe. When the cool-down ends the breaker probes
+// as if it had opened itself.
+func (b *breaker) adopt(now time.Time, d time.Duration, failures int) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if d <= 0 || (b.state == breakerHalfOpen && b.probing) {
+		return
+	}
+	until := now.Add(d)
+	if b.state == breakerOpen && !until.After(b.until) {
+		return
+	}
+	b.state, b.until, b.probing, b.shown = breakerOpen, until, false, failures
 }
 
 // idle reports whether the breaker remembers nothing worth keeping at now: closed

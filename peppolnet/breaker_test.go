@@ -140,3 +140,51 @@ func TestBreakerOneProbe(t *testing.T) {
 		t.Errorf("state %d idle %v after a good probe", b.current(), b.idle(now))
 	}
 }
+
+// TestBreakerAdopt: a breaker opened by another replica of the fleet (adopt) refuses
+// with that replica's failure count until the shared cool-down ends, is never
+// shortened by it, leaves a probe in flight alone, and probes when it cools down.
+func TestBreakerAdopt(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		prepare   func(b *breaker) // before adopt(now, 10s, 7)
+		wantRetry time.Duration    // of the refusal right after; 0: not refused
+		wantShown int
+	}{
+		{"closed opens for the shared cool-down", func(*breaker) {}, 10 * time.Second, 7},
+		{"a longer local cool-down is kept", func(b *breaker) { b.record(now, healthDown, false) }, 30 * time.Second, 1},
+		{"a probe in flight decides", func(b *breaker) {
+			b.record(now.Add(-time.Minute), healthDown, false)
+			b.allow(now) // the probe
+		}, halfOpenRetryAfter, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBreaker(1, time.Minute, 30*time.Second)
+			tt.prepare(b)
+			b.adopt(now, 10*time.Second, 7)
+			e := b.blocked(now)
+			if e == nil || e.retryAfter != tt.wantRetry || e.failures != tt.wantShown {
+				t.Fatalf("after adopt: %+v, want retry after %v with %d failures", e, tt.wantRetry, tt.wantShown)
+			}
+		})
+	}
+	b := newBreaker(3, time.Minute, 30*time.Second)
+	b.adopt(now, 10*time.Second, 5)
+	b.adopt(now, 2*time.Second, 5) // never shortened
+	if e := b.blocked(now.Add(5 * time.Second)); e == nil || e.retryAfter != 5*time.Second {
+		t.Fatalf("5 s into an adopted 10 s cool-down: %+v", e)
+	}
+	probe, refused := b.allow(now.Add(10 * time.Second))
+	if !probe || refused != nil {
+		t.Fatalf("after the adopted cool-down: probe %v, refused %v; want a probe", probe, refused)
+	}
+	if !b.record(now.Add(10*time.Second), healthDown, true) {
+		t.Error("a failed probe of an adopted breaker did not report that it opened it")
+	}
+	if e := b.blocked(now.Add(10 * time.Second)); e == nil || e.failures != 3 {
+		t.Errorf("re-opened by its own probe: %+v, want this replica's 3 failures", e)
+	}
+}

@@ -33,6 +33,9 @@ type hostGates struct {
 	window    time.Duration
 	cooldown  time.Duration
 	now       func() time.Time
+	// fleet, when set, makes the caps and breakers fleet-wide (fleetpolite.go,
+	// docs/ARCHITECTURE.md §7); nil keeps them in this process.
+	fleet *fleetPolite
 
 	mu    sync.Mutex
 	hosts map[string]*hostGate
@@ -103,7 +106,10 @@ func (e *hostCircuitError) Unwrap() error { return e.circuitOpenError }
 // deadline, and nothing is recorded on the breaker), and asks the breaker again once
 // it has one (it may have opened meanwhile). The breaker hears how the request went,
 // except a request its fetch's deadline cut short before the host had a fair share of
-// it (cutShort): that is the caller's deadline, not the host's failure.
+// it (cutShort): that is the caller's deadline, not the host's failure. With a fleet,
+// the request also takes one of the host's fleet-wide slots once it holds a local one,
+// and a breaker another replica opened refuses it as this replica's own would
+// (takeFleet); a breaker that opens here opens fleet-wide.
 func (g *hostGates) Enter(ctx context.Context, host string) (func(smp.HostOutcome), error) {
 	hg := g.join(host)
 	if e := hg.br.blocked(g.now()); e != nil {
@@ -115,8 +121,15 @@ func (g *hostGates) Enter(ctx context.Context, host string) (func(smp.HostOutcom
 		g.leave(host, hg)
 		return nil, err
 	}
+	fleetDone, err := g.takeFleet(ctx, host, hg)
+	if err != nil {
+		g.release(hg, w)
+		g.leave(host, hg)
+		return nil, err
+	}
 	probe, refused := hg.br.allow(g.now())
 	if refused != nil {
+		fleetDone()
 		g.release(hg, w)
 		g.leave(host, hg)
 		return nil, &hostCircuitError{host: host, circuitOpenError: refused}
@@ -125,15 +138,44 @@ func (g *hostGates) Enter(ctx context.Context, host string) (func(smp.HostOutcom
 	var once sync.Once
 	return func(o smp.HostOutcome) {
 		once.Do(func() {
+			fleetDone()
 			h := hostHealth(o)
 			if h == healthDown && cutShort(ctx, sent) {
 				h = healthUnknown
 			}
-			hg.br.record(g.now(), h, probe)
+			if hg.br.record(g.now(), h, probe) && g.fleet != nil {
+				g.fleet.openBreaker(g.fleet.hostBreakerKey(host))
+			}
 			g.release(hg, w)
 			g.leave(host, hg)
 		})
 	}, nil
+}
+
+// takeFleet gets one of host's fleet-wide slots once the request holds a local one
+// (fleetpolite.go): the local gate orders this replica's requests, the fleet's caps
+// them all. It returns the func that gives the slot back (nothing to give without a
+// fleet or when Redis failed: the local cap alone holds), a *hostBusyError when the
+// fleet's slots stay full as long as the fetch may wait or ctx ends, and a
+// *hostCircuitError when another replica opened host's breaker, which this replica's
+// breaker then adopts until the shared cool-down ends.
+func (g *hostGates) takeFleet(ctx context.Context, host string, hg *hostGate) (func(), error) {
+	if g.fleet == nil {
+		return func() {}, nil
+	}
+	release, open, err := g.fleet.acquireSlot(ctx, host, func() bool { return bulkOf(ctx) })
+	if err != nil {
+		return nil, &hostBusyError{host: host, limit: g.perHost, cause: err}
+	}
+	if open.d > 0 {
+		now := g.now()
+		hg.br.adopt(now, open.d, open.failures)
+		if e := hg.br.blocked(now); e != nil {
+			return nil, &hostCircuitError{host: host, circuitOpenError: e}
+		}
+		return func() {}, nil // not reached: adopt opened it, or this replica's probe is out
+	}
+	return release, nil
 }
 
 // take gets one of hg's slots for a request of ctx, waiting for it when none is free

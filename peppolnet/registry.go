@@ -37,6 +37,7 @@ type Registry struct {
 	dirLimit      *limiter
 	dirBreaker    *breaker
 	dirPause      pause                          // the Directory's last Retry-After
+	polite        *fleetPolite                   // the fleet-wide budget, caps and breakers (fleetpolite.go); nil without Config.Fleet
 	lookups       *tiered[*registry.Participant] // shared with a fleet (sharedcache.go)
 	searches      *tiered[*registry.SearchResult]
 	lookupFlights flights[fetchResult]
@@ -66,8 +67,11 @@ func New(cfg Config) (*Registry, error) {
 	gates := newHostGates(cfg.SMPHostConcurrency, cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown, cfg.Now)
 	smpc := *cfg.SMP
 	smpc.Gate = gates
+	polite := newFleetPolite(cfg)
+	gates.fleet = polite
 	return &Registry{
 		cfg:      cfg,
+		polite:   polite,
 		smp:      &smpc,
 		smpGates: gates,
 		// The limiter sleeps on real timers, so it reads the real clock, not cfg.Now.
@@ -97,7 +101,9 @@ func participantKey(id peppol.ParticipantID) (peppol.ParticipantID, string, erro
 const maxDirectoryPause = 5 * time.Minute
 
 // directorySearch runs one Directory query under the shared rate limit and the
-// Directory's circuit breaker, and reports it to the Observer. A full queue or an open
+// Directory's circuit breaker, and reports it to the Observer. With a fleet, the rate
+// limit, the Directory's Retry-After pause and its breaker are the fleet's
+// (fleetpolite.go), behind this replica's own fair queue. A full queue or an open
 // breaker is reported as an ErrUnavailable-kind *directory.Error wrapping
 // errLimiterBusy or a *circuitOpenError, so callers treat it like any Directory
 // outage.
@@ -119,6 +125,25 @@ func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*dir
 	if err := l.dirLimit.wait(ctx); err != nil {
 		return nil, notSent(err)
 	}
+	if l.polite != nil {
+		// Fleet-wide (docs/ARCHITECTURE.md §7): another replica's pause or open
+		// breaker holds here too, and the token must also come from the fleet's budget.
+		paused, open := l.polite.directoryState(ctx)
+		if paused > 0 {
+			l.dirPause.extend(time.Now(), paused)
+			l.cfg.Observer.Upstream(registry.UpstreamDirectory, registry.OutcomeRejected, time.Since(start))
+			return nil, &directory.Error{Kind: directory.KindRateLimited, Err: &directory.RateLimitError{RetryAfter: paused}}
+		}
+		if open.d > 0 {
+			l.dirBreaker.adopt(l.cfg.Now(), open.d, open.failures)
+		}
+		if e := l.dirBreaker.blocked(l.cfg.Now()); e != nil {
+			return nil, notSent(e)
+		}
+		if err := l.polite.directoryToken(ctx); err != nil {
+			return nil, notSent(err)
+		}
+	}
 	probe, refused := l.dirBreaker.allow(l.cfg.Now())
 	if refused != nil {
 		return nil, notSent(refused)
@@ -128,6 +153,9 @@ func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*dir
 	var rl *directory.RateLimitError
 	if errors.As(err, &rl) && rl.RetryAfter > 0 {
 		l.dirPause.extend(time.Now(), min(rl.RetryAfter, maxDirectoryPause))
+		if l.polite != nil {
+			l.polite.pauseDirectory(ctx, min(rl.RetryAfter, maxDirectoryPause))
+		}
 	}
 	h := directoryHealth(err)
 	if errors.Is(ctx.Err(), context.Canceled) || cutShort(ctx, start) {
@@ -136,7 +164,9 @@ func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*dir
 		// says nothing about the Directory.
 		h = healthUnknown
 	}
-	l.dirBreaker.record(l.cfg.Now(), h, probe)
+	if l.dirBreaker.record(l.cfg.Now(), h, probe) && l.polite != nil {
+		l.polite.openDirectoryBreaker()
+	}
 	l.observeCall(ctx, registry.UpstreamDirectory, start, err, queryAttr(q))
 	return res, err
 }

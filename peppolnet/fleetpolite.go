@@ -1,0 +1,344 @@
+package peppolnet
+
+import (
+	"context"
+	crand "crypto/rand"
+	"encoding/hex"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/peppolgate/peppolgate/fleet"
+	"github.com/peppolgate/peppolgate/peppol/smp"
+)
+
+// fleetPolite is the fleet-wide half of a Registry's upstream politeness when its
+// replicas share a Redis (Config.Fleet; docs/ARCHITECTURE.md §7): the Directory's
+// rate budget and Retry-After pause, each SMP host's cap of requests in flight, and
+// the circuit breakers hold for the whole fleet rather than for each replica. The
+// replica's own limiter, gates and breakers stay in front (they order and prioritise
+// its callers) and are what remains when Redis is off, down or slow: every method
+// here lets the caller go on under its local limits on any error from the fleet.
+//
+// The keys, all under the fleet's prefix and the registry's FleetScope:
+//
+//	dir:<scope>:rate     the Directory's GCRA budget (fleet.Allow)
+//	dir:<scope>:pause    present while the Directory's last Retry-After lasts
+//	brk:<scope>:dir      present while the Directory's breaker is open
+//	brk:<scope>:<hash>   present while an SMP host's breaker is open
+//	host:<scope>:<hash>  the SMP host's slot holders (a sorted set by expiry)
+//
+// A breaker key holds the failure count that opened it and expires with the
+// cool-down; a pause key expires with the pause; a slot holder expires slotTTL after
+// it was taken, so that a replica that crashed holding slots frees them by itself.
+type fleetPolite struct {
+	f     *fleet.Fleet
+	scope string
+	// self names this replica in its slot holders; seq numbers them.
+	self string
+	seq  atomic.Uint64
+	// slotTTL is how long a slot holder lives in Redis: longer than any request may
+	// hold its slot.
+	slotTTL   time.Duration
+	perHost   int
+	bulkShare int
+	dirRate   float64
+	dirBurst  int
+	failures  int
+	cooldown  time.Duration
+}
+
+// slotTTLMargin is added to the SMP client's timeout for slotTTL.
+const slotTTLMargin = 5 * time.Second
+
+// Polling for an SMP host's fleet-wide slot starts at slotPollMin and doubles up to
+// slotPollMax (each jittered), within the fetch's waiting allowance.
+const (
+	slotPollMin = 5 * time.Millisecond
+	slotPollMax = 50 * time.Millisecond
+)
+
+// newFleetPolite returns the fleet half of cfg's politeness, or nil without a fleet.
+func newFleetPolite(cfg Config) *fleetPolite {
+	if cfg.Fleet == nil {
+		return nil
+	}
+	var id [8]byte
+	_, _ = crand.Read(id[:]) // crypto/rand.Read never fails
+	timeout := cfg.SMP.Timeout
+	if timeout <= 0 {
+		timeout = smp.DefaultTimeout
+	}
+	return &fleetPolite{f: cfg.Fleet, scope: cfg.FleetScope, self: hex.EncodeToString(id[:]),
+		slotTTL: timeout + slotTTLMargin, perHost: cfg.SMPHostConcurrency, bulkShare: BulkShare(cfg.SMPHostConcurrency),
+		dirRate: cfg.DirectoryRate, dirBurst: cfg.DirectoryBurst, failures: cfg.BreakerFailures, cooldown: cfg.BreakerCooldown}
+}
+
+func (p *fleetPolite) hostSlotsKey(host string) string {
+	return p.f.Key("host", p.scope, fleet.Hash(host))
+}
+
+func (p *fleetPolite) hostBreakerKey(host string) string {
+	return p.f.Key("brk", p.scope, fleet.Hash(host))
+}
+
+// openBreaker opens the breaker under key for the whole fleet for the cool-down: the
+// other replicas adopt it at their next request to that upstream. A fleet error is
+// ignored (the breaker is open on this replica alone).
+func (p *fleetPolite) openBreaker(key string) {
+	_ = p.f.Do(context.Background(), "open breaker", func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, key, strconv.Itoa(p.failures), p.cooldown).Err()
+	})
+}
+
+// fleetOpening is a breaker some replica opened: d of its cool-down is left, and it
+// opened after failures failures.
+type fleetOpening struct {
+	d        time.Duration
+	failures int
+}
+
+// opening reads a breaker key's value and PTTL; the zero fleetOpening when the key
+// is absent.
+func opening(val string, pttl time.Duration) fleetOpening {
+	if pttl <= 0 {
+		return fleetOpening{}
+	}
+	n, _ := strconv.Atoi(val)
+	return fleetOpening{d: pttl, failures: max(n, 0)}
+}
+
+// acquireScript takes one of an SMP host's fleet-wide slots in one step, unless the
+// host's breaker is open fleet-wide. Holders expired by Redis's clock are dropped
+// first; a bulk request (a check's row, docs/ARCHITECTURE.md §3) gets a slot only
+// while bulk requests hold fewer than the bulk share, so the rest is left to
+// interactive ones fleet-wide as on each replica.
+//
+// KEYS[1] the host's slots, KEYS[2] its breaker; ARGV: the cap, the bulk share, the
+// holder's TTL in ms, the holder's name (bulk ones start "b:"), "1" for bulk.
+// Returns {1} when taken, {0} when full, {-1, pttl ms, value} when the breaker is open.
+var acquireScript = redis.NewScript(`
+local open = redis.call("PTTL", KEYS[2])
+if open > 0 then
+  return {-1, open, redis.call("GET", KEYS[2])}
+end
+local t = redis.call("TIME")
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call("ZREMRANGEBYSCORE", KEYS[1], "-inf", now)
+local holders = redis.call("ZRANGE", KEYS[1], 0, -1)
+if #holders >= tonumber(ARGV[1]) then
+  return {0}
+end
+if ARGV[5] == "1" then
+  local bulk = 0
+  for _, m in ipairs(holders) do
+    if string.sub(m, 1, 2) == "b:" then bulk = bulk + 1 end
+  end
+  if bulk >= tonumber(ARGV[2]) then
+    return {0}
+  end
+end
+local ttl = tonumber(ARGV[3])
+redis.call("ZADD", KEYS[1], now + ttl, ARGV[4])
+redis.call("PEXPIRE", KEYS[1], ttl)
+return {1}
+`)
+
+// slotResult is what one attempt at a fleet-wide slot found.
+type slotResult int
+
+const (
+	slotTaken slotResult = iota + 1
+	slotFull
+	slotBreakerOpen
+)
+
+// trySlot makes one attempt at a slot of host for holder; open is set when the
+// host's breaker is open fleet-wide.
+func (p *fleetPolite) trySlot(ctx context.Context, host, holder string, bulk bool) (res slotResult, open fleetOpening, err error) {
+	b := "0"
+	if bulk {
+		b = "1"
+	}
+	err = p.f.Do(ctx, "smp host slot", func(ctx context.Context, c *redis.Client) error {
+		out, err := acquireScript.Run(ctx, c, []string{p.hostSlotsKey(host), p.hostBreakerKey(host)},
+			p.perHost, p.bulkShare, p.slotTTL.Milliseconds(), holder, b).Slice()
+		if err != nil {
+			return err
+		}
+		code, _ := out[0].(int64)
+		switch code {
+		case 1:
+			res = slotTaken
+		case 0:
+			res = slotFull
+		default:
+			res = slotBreakerOpen
+			pttl, _ := out[1].(int64)
+			val, _ := out[2].(string)
+			open = opening(val, time.Duration(pttl)*time.Millisecond)
+		}
+		return nil
+	})
+	return res, open, err
+}
+
+// acquireSlot takes one of host's fleet-wide slots for a request of ctx (whose
+// priority bulk reports, asked again at each attempt since an interactive caller may
+// join the fetch meanwhile), polling while all are held, within the fetch's waiting
+// allowance (which the wait does not eat into the fetch's deadline: budget.go). It
+// returns the release func (to call once the request is done), or, without a slot,
+// an opening with d > 0 when the host's breaker is open fleet-wide, errWaitedTooLong
+// when the fetch may wait no longer, or ctx.Err(). On a fleet error it returns a
+// release that does nothing: the request goes on under the local gate alone.
+func (p *fleetPolite) acquireSlot(ctx context.Context, host string, bulk func() bool) (release func(), open fleetOpening, err error) {
+	noop := func() {}
+	name := p.self + ":" + strconv.FormatUint(p.seq.Add(1), 10)
+	var t *turn
+	defer func() {
+		if t != nil {
+			t.end()
+		}
+	}()
+	wait := slotPollMin
+	for {
+		holder := "i:" + name
+		isBulk := bulk()
+		if isBulk {
+			holder = "b:" + name
+		}
+		res, open, err := p.trySlot(ctx, host, holder, isBulk)
+		switch {
+		case err != nil:
+			return noop, fleetOpening{}, nil
+		case res == slotTaken:
+			key := p.hostSlotsKey(host)
+			return func() {
+				_ = p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
+					return c.ZRem(ctx, key, holder).Err()
+				})
+			}, fleetOpening{}, nil
+		case res == slotBreakerOpen:
+			return nil, open, nil
+		}
+		if t == nil {
+			t = startWait(ctx)
+		}
+		if err := sleepTurn(ctx, t, jitter(wait)); err != nil {
+			return nil, fleetOpening{}, err
+		}
+		wait = min(2*wait, slotPollMax)
+	}
+}
+
+// jitter returns d spread over [d/2, 3d/2), so that replicas polling together drift
+// apart.
+func jitter(d time.Duration) time.Duration {
+	return d/2 + rand.N(d)
+}
+
+// sleepTurn sleeps d within the wait t: nil after d, errWaitedTooLong when the fetch
+// may wait no longer, ctx.Err() when ctx ends.
+func sleepTurn(ctx context.Context, t *turn, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		select {
+		case <-timer.C:
+			return nil
+		case <-t.out:
+			if t.reopened() {
+				continue // raised after its allowance ran out: it may wait again
+			}
+			return errWaitedTooLong
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// directoryState reads the Directory's fleet-wide pause and breaker in one round
+// trip: how long the pause still lasts (0 when none) and the breaker's opening (zero
+// when closed). On a fleet error it reports neither.
+func (p *fleetPolite) directoryState(ctx context.Context) (paused time.Duration, open fleetOpening) {
+	pauseKey, brkKey := p.f.Key("dir", p.scope, "pause"), p.f.Key("brk", p.scope, "dir")
+	var pausePTTL, brkPTTL *redis.DurationCmd
+	var brkVal *redis.StringCmd
+	err := p.f.Do(ctx, "directory state", func(ctx context.Context, c *redis.Client) error {
+		_, err := c.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			pausePTTL = pipe.PTTL(ctx, pauseKey)
+			brkPTTL = pipe.PTTL(ctx, brkKey)
+			brkVal = pipe.Get(ctx, brkKey)
+			return nil
+		})
+		if errors.Is(err, redis.Nil) {
+			return nil // GET of a closed breaker's absent key
+		}
+		return err
+	})
+	if err != nil {
+		return 0, fleetOpening{}
+	}
+	return max(pausePTTL.Val(), 0), opening(brkVal.Val(), brkPTTL.Val())
+}
+
+// pauseScript lengthens the Directory's fleet-wide pause to ARGV[1] ms unless it
+// already lasts longer.
+var pauseScript = redis.NewScript(`
+if redis.call("PTTL", KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call("SET", KEYS[1], "1", "PX", ARGV[1])
+end
+return 0
+`)
+
+// pauseDirectory makes every replica stay away from the Directory for at least d (it
+// answered 429 with Retry-After). A fleet error is ignored: the pause holds on this
+// replica.
+func (p *fleetPolite) pauseDirectory(ctx context.Context, d time.Duration) {
+	ms := max(d.Milliseconds(), 1)
+	_ = p.f.Do(ctx, "directory pause", func(ctx context.Context, c *redis.Client) error {
+		return pauseScript.Run(ctx, c, []string{p.f.Key("dir", p.scope, "pause")}, ms).Err()
+	})
+}
+
+// openDirectoryBreaker opens the Directory's breaker for the whole fleet.
+func (p *fleetPolite) openDirectoryBreaker() { p.openBreaker(p.f.Key("brk", p.scope, "dir")) }
+
+// directoryToken takes one token of the Directory's fleet-wide budget (DirectoryRate
+// per second, DirectoryBurst at once, over every replica), waiting for it as the
+// budget says within the fetch's waiting allowance (not counted against the fetch's
+// deadline: budget.go). It returns errLimiterBusy when the allowance would end before
+// the token comes or ends while waiting, and ctx.Err() when ctx ends; on a fleet
+// error it returns nil, and the replica's own limiter alone has spoken.
+func (p *fleetPolite) directoryToken(ctx context.Context) error {
+	key := p.f.Key("dir", p.scope, "rate")
+	var t *turn
+	defer func() {
+		if t != nil {
+			t.end()
+		}
+	}()
+	for {
+		d, err := p.f.Allow(ctx, key, p.dirRate, p.dirBurst, 1)
+		if err != nil || d.Allowed {
+			return nil
+		}
+		wait := max(d.RetryAfter, time.Millisecond)
+		if deadline, ok := waitDeadline(ctx); ok && time.Now().Add(wait).After(deadline) {
+			return errLimiterBusy
+		}
+		if t == nil {
+			t = startWait(ctx)
+		}
+		if err := sleepTurn(ctx, t, wait); err != nil {
+			if errors.Is(err, errWaitedTooLong) {
+				return errLimiterBusy
+			}
+			return err
+		}
+	}
+}
