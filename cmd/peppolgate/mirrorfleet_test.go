@@ -1,0 +1,345 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/fleet/redistest"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// The Directory mirror in a fleet (issue 27 item 7, docs/ARCHITECTURE.md §7): with
+// -redis, the replicas and `mirror sync` jobs take turns under a lease in Redis and
+// share when the mirror was last synced, so that the Directory's export (3 downloads a
+// day) is downloaded once for all of them.
+
+// exportNet is a simulated Directory serving a fresh export of cards cards, without its
+// daily limit, behind a gate that can hold the requests to its export path (the one the
+// Directory counts against the limit) so that a test can keep one sync in the middle of
+// its download while others start.
+type exportNet struct {
+	sim   *netsim.Network
+	url   string // the gate's URL: the Directory to sync from
+	cards int
+
+	arrived chan struct{} // gets a value for each held request
+	mu      sync.Mutex
+	release chan struct{} // closed to let held requests through; nil when not holding
+}
+
+func startExportNet(t *testing.T, cards int) *exportNet {
+	t.Helper()
+	sim, err := netsim.Start(t.Context(), netsim.Generate(netsim.DatasetConfig{Seed: 5, Participants: 20}), netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	var body bytes.Buffer
+	if err := netsim.WriteExportXML(&body, netsim.ExportConfig{Seed: 9, Cards: cards, Created: time.Now().UTC().Add(-time.Hour).Truncate(time.Second)}); err != nil {
+		t.Fatal(err)
+	}
+	sim.SetExport(body.Bytes(), time.Now().Add(-time.Hour))
+	sim.SetExportLimit(0)
+	e := &exportNet{sim: sim, cards: cards, arrived: make(chan struct{}, 16)}
+	target, _ := url.Parse(sim.DirectoryURL())
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		e.mu.Lock()
+		release := e.release
+		e.mu.Unlock()
+		if release != nil && r.URL.Path == netsim.ExportPath {
+			e.arrived <- struct{}{}
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			case <-time.After(60 * time.Second):
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go gate.Serve(ln)
+	t.Cleanup(func() { gate.Close() })
+	e.url = "http://" + ln.Addr().String()
+	return e
+}
+
+// hold makes the gate hold the export requests until the returned function is called.
+func (e *exportNet) hold() (release func()) {
+	ch := make(chan struct{})
+	e.mu.Lock()
+	e.release = ch
+	e.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			e.mu.Lock()
+			e.release = nil
+			e.mu.Unlock()
+			close(ch)
+		})
+	}
+}
+
+// waitArrival waits (at most 60 s) for a request to reach the held gate.
+func (e *exportNet) waitArrival(t *testing.T) {
+	t.Helper()
+	select {
+	case <-e.arrived:
+	case <-time.After(60 * time.Second):
+		t.Fatal("no export request reached the Directory within 60 s")
+	}
+}
+
+// requests returns the requests to the export path (each a download or a conditional
+// request the Directory counts) and the downloads of the export file.
+func (e *exportNet) requests() (exportPath, files int64) {
+	h := e.sim.Hits().Directory
+	return h.ExportRedirects, h.ExportDownloads
+}
+
+// TestMirrorSyncFleetLease: two `mirror sync -redis` at once against one Redis: one
+// downloads, the other exits 0 saying another sync holds the lease; the lease is
+// released at the end (a third sync runs and finds the export unchanged).
+func TestMirrorSyncFleetLease(t *testing.T) {
+	t.Parallel()
+	e := startExportNet(t, 200)
+	rs := redistest.Start(t)
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	syncArgs := func(db, prefix string) []string {
+		return []string{"mirror", "sync", "-mirror", db, "-directory-url", e.url, "-redis", rs.URL(0), "-redis-prefix", prefix}
+	}
+	args := syncArgs(db, "lease-test")
+
+	release := e.hold()
+	defer release()
+	type result struct {
+		code   int
+		stderr string
+	}
+	first := make(chan result, 1)
+	go func() {
+		var out, errb syncBuffer
+		p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
+		first <- result{p.run(t.Context(), args), errb.String()}
+	}()
+	e.waitArrival(t) // the first sync holds the lease and is downloading
+
+	code, _, stderr := runCmd(t, args...)
+	if code != 0 || !strings.Contains(stderr, "another sync holds the lease") {
+		t.Fatalf("second sync while the first downloads: exit %d, want 0 and \"another sync holds the lease\"\n%s", code, stderr)
+	}
+	release()
+	var r result
+	select {
+	case r = <-first:
+	case <-time.After(120 * time.Second):
+		t.Fatal("the first sync did not end within 120 s")
+	}
+	if r.code != 0 || !strings.Contains(r.stderr, "imported 200 cards") {
+		t.Fatalf("first sync: exit %d\n%s", r.code, r.stderr)
+	}
+	if p, f := e.requests(); p != 1 || f != 1 {
+		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 1 and 1", p, f)
+	}
+
+	// The lease was released: the next sync runs (and finds the export unchanged).
+	if code, _, stderr := runCmd(t, args...); code != 0 || !strings.Contains(stderr, "has not changed") {
+		t.Fatalf("sync after the first: exit %d\n%s", code, stderr)
+	}
+	// A sync of another deployment (another prefix) does not see this one's lease.
+	release = e.hold()
+	go func() {
+		var out, errb syncBuffer
+		p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
+		first <- result{p.run(t.Context(), syncArgs(filepath.Join(t.TempDir(), "mirror.db"), "lease-test")), errb.String()}
+	}()
+	e.waitArrival(t)
+	other := syncArgs(filepath.Join(t.TempDir(), "mirror.db"), "other-deployment")
+	done := make(chan result, 1)
+	go func() {
+		var out, errb syncBuffer
+		p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
+		done <- result{p.run(t.Context(), other), errb.String()}
+	}()
+	e.waitArrival(t) // the other deployment's sync reached the Directory too
+	release()
+	for _, ch := range []chan result{first, done} {
+		select {
+		case r = <-ch:
+		case <-time.After(120 * time.Second):
+			t.Fatal("a sync did not end within 120 s")
+		}
+		if r.code != 0 || strings.Contains(r.stderr, "holds the lease") {
+			t.Errorf("sync: exit %d\n%s", r.code, r.stderr)
+		}
+	}
+}
+
+// fleetServe is one replica of TestServeMirrorRefreshFleet.
+type fleetServe struct {
+	base   string
+	stderr *syncBuffer
+}
+
+// launchFleetServe runs `peppolgate serve` with args, logging at info and checking its
+// mirror file every reload, until the test ends.
+func launchFleetServe(t *testing.T, reload time.Duration, args ...string) fleetServe {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	stderr := &syncBuffer{}
+	ready := make(chan string, 1)
+	p := program{stdout: &syncBuffer{}, stderr: stderr, getenv: envMap(nil), mirrorReload: reload,
+		listening: func(_ net.Addr, base string) { ready <- base }}
+	exit := make(chan int, 1)
+	go func() {
+		exit <- p.run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0", "-rate-limit", "off", "-log-level", "info"}, args...))
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-exit:
+		case <-time.After(30 * time.Second):
+			t.Error("serve did not stop within 30s")
+		}
+	})
+	select {
+	case base := <-ready:
+		return fleetServe{base: base, stderr: stderr}
+	case code := <-exit:
+		t.Fatalf("exited %d before listening: %s", code, stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatal("not listening after 30s")
+	}
+	return fleetServe{}
+}
+
+// waitMirror waits (at most 60 s) until s serves a mirror of cards cards.
+func waitMirror(t *testing.T, s fleetServe, cards int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	var ready readyBody
+	for getJSON(t, s.base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != registry.MirrorOK || ready.Mirror.Cards != cards; getJSON(t, s.base+"/readyz", &ready) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the mirror does not hold %d cards after 60 s: %+v\n%s", s.base, cards, ready.Mirror, s.stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitLogs waits (at most 60 s) until at least n of the replicas logged msg.
+func waitLogs(t *testing.T, replicas []fleetServe, msg string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		got := 0
+		for _, s := range replicas {
+			if strings.Contains(s.stderr.String(), msg) {
+				got++
+			}
+		}
+		if got >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			var logs strings.Builder
+			for _, s := range replicas {
+				logs.WriteString(s.stderr.String())
+			}
+			t.Fatalf("%d replicas logged %q after 60 s, want %d\n%s", got, msg, n, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServeMirrorRefreshFleet: three replicas with -mirror-refresh 24h sharing one Redis
+// and one mirror file (a shared volume) download the export once between them: the
+// first holds the lease while the others skip their turn; when it is done, the others
+// serve the new index after their next reload, find the fleet's sync fresh and wait
+// for the next period.
+func TestServeMirrorRefreshFleet(t *testing.T) {
+	t.Parallel()
+	e := startExportNet(t, 150)
+	rs := redistest.Start(t)
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	release := e.hold()
+	defer release()
+	var replicas []fleetServe
+	for range 3 {
+		replicas = append(replicas, launchFleetServe(t, 100*time.Millisecond, "-networks", "production", "-dns-server", e.sim.DNSAddr(),
+			"-directory-url", e.url, "-allow-private-smp", "-mirror", db, "-mirror-refresh", "24h", "-redis", rs.URL(0)))
+	}
+	e.waitArrival(t)
+	waitLogs(t, replicas, "another replica is syncing the Directory mirror", 2)
+	release()
+	for _, s := range replicas {
+		waitMirror(t, s, 150)
+	}
+	waitLogs(t, replicas, "the Directory mirror was synced by another replica", 2)
+	if p, f := e.requests(); p != 1 || f != 1 {
+		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 1 and 1", p, f)
+	}
+}
+
+// TestServeMirrorRefreshOwnCopies: replicas that keep their own mirror file (no shared
+// volume) each sync their own copy, one after the other under the lease.
+func TestServeMirrorRefreshOwnCopies(t *testing.T) {
+	t.Parallel()
+	e := startExportNet(t, 120)
+	rs := redistest.Start(t)
+	var replicas []fleetServe
+	for range 2 {
+		replicas = append(replicas, launchFleetServe(t, 100*time.Millisecond, "-networks", "production", "-dns-server", e.sim.DNSAddr(),
+			"-directory-url", e.url, "-allow-private-smp", "-mirror", filepath.Join(t.TempDir(), "mirror.db"), "-mirror-refresh", "24h", "-redis", rs.URL(0)))
+	}
+	for _, s := range replicas {
+		waitMirror(t, s, 120)
+	}
+	if p, f := e.requests(); p != 2 || f != 2 {
+		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 2 and 2 (one per copy)", p, f)
+	}
+}
+
+// TestMirrorFleetRedisDown: with Redis down, `mirror sync -redis` and serve
+// -mirror-refresh -redis behave as without Redis: each syncs on its own schedule, and
+// nothing fails.
+func TestMirrorFleetRedisDown(t *testing.T) {
+	t.Parallel()
+	e := startExportNet(t, 80)
+	rs := redistest.Start(t)
+	redisURL := rs.URL(0)
+	rs.Kill()
+
+	for i := range 2 {
+		db := filepath.Join(t.TempDir(), "mirror.db")
+		code, _, stderr := runCmd(t, "mirror", "sync", "-mirror", db, "-directory-url", e.url, "-redis", redisURL)
+		if code != 0 || !strings.Contains(stderr, "imported 80 cards") {
+			t.Fatalf("sync %d with Redis down: exit %d\n%s", i, code, stderr)
+		}
+	}
+	var replicas []fleetServe
+	for range 2 {
+		replicas = append(replicas, launchFleetServe(t, 100*time.Millisecond, "-networks", "production", "-dns-server", e.sim.DNSAddr(),
+			"-directory-url", e.url, "-allow-private-smp", "-mirror", filepath.Join(t.TempDir(), "mirror.db"), "-mirror-refresh", "24h", "-redis", redisURL))
+	}
+	for _, s := range replicas {
+		waitMirror(t, s, 80)
+	}
+	if p, f := e.requests(); p != 4 || f != 4 {
+		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 4 and 4 (each sync on its own)", p, f)
+	}
+}
