@@ -78,6 +78,24 @@ type mirrorFlags struct {
 	logOnly bool
 }
 
+// mirrorFlagSet returns the flags of `mirror sub` (import or sync), documented in
+// mirrorUsage.
+func mirrorFlagSet(sub string, f *mirrorFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("peppolgate mirror "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.path, "mirror", "", "")
+	fs.StringVar(&f.logLevel, "log-level", "info", "")
+	if sub == "import" {
+		fs.BoolVar(&f.allowPrivate, "allow-private", false, "")
+	} else {
+		fs.StringVar(&f.network, "network", registry.NetworkProduction, "")
+		fs.StringVar(&f.directoryURL, "directory-url", "", "")
+		fs.StringVar(&f.redisURL, "redis", "", "")
+		fs.StringVar(&f.redisPrefix, "redis-prefix", "", "")
+	}
+	return fs
+}
+
 // runMirror runs `peppolgate mirror <sub> ...` and returns the exit status.
 func (p program) runMirror(ctx context.Context, args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" || args[0] == "-help" {
@@ -93,18 +111,7 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 		return 2
 	}
 	var f mirrorFlags
-	fs := flag.NewFlagSet("peppolgate mirror "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.path, "mirror", "", "")
-	fs.StringVar(&f.logLevel, "log-level", "info", "")
-	if sub == "import" {
-		fs.BoolVar(&f.allowPrivate, "allow-private", false, "")
-	} else {
-		fs.StringVar(&f.network, "network", registry.NetworkProduction, "")
-		fs.StringVar(&f.directoryURL, "directory-url", "", "")
-		fs.StringVar(&f.redisURL, "redis", "", "")
-		fs.StringVar(&f.redisPrefix, "redis-prefix", "", "")
-	}
+	fs := mirrorFlagSet(sub, &f)
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(p.stderr, "peppolgate mirror %s: %s\nRun 'peppolgate mirror -h' for usage.\n", sub, fmt.Sprintf(format, a...))
 		return 2

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"flag"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -341,5 +342,28 @@ func TestMirrorFleetRedisDown(t *testing.T) {
 	}
 	if p, f := e.requests(); p != 4 || f != 4 {
 		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 4 and 4 (each sync on its own)", p, f)
+	}
+}
+
+// TestMirrorUsageNamesEveryFlag: `mirror -h` documents every flag of import and sync,
+// -redis and -redis-prefix among them.
+func TestMirrorUsageNamesEveryFlag(t *testing.T) {
+	t.Parallel()
+	code, stdout, _ := runCmd(t, "mirror", "-h")
+	if code != 0 {
+		t.Fatalf("mirror -h: exit %d", code)
+	}
+	for _, sub := range []string{"import", "sync"} {
+		var f mirrorFlags
+		mirrorFlagSet(sub, &f).VisitAll(func(fl *flag.Flag) {
+			if !strings.Contains(stdout, "\n  -"+fl.Name+" ") {
+				t.Errorf("mirror -h does not document -%s (of %s)", fl.Name, sub)
+			}
+		})
+	}
+	for _, want := range []string{"[-redis URL] [-redis-prefix PREFIX]", "PEPPOLGATE_REDIS", "lease"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("mirror -h does not say %q", want)
+		}
 	}
 }
