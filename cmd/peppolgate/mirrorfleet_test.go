@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -14,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/fleet/redistest"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
@@ -365,5 +369,146 @@ func TestMirrorUsageNamesEveryFlag(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("mirror -h does not say %q", want)
 		}
+	}
+}
+
+// TestMirrorLease shows the lease on a real Redis: one holder at a time, renewed past
+// its TTL while held, lapsing after a crashed holder's TTL, released only by its holder
+// (compare-and-delete), and Redis trouble reported as an error (the caller then syncs
+// on its own).
+func TestMirrorLease(t *testing.T) {
+	t.Parallel()
+	rs := redistest.Start(t)
+	open := func() *mirrorFleet {
+		f, err := fleet.Open(fleet.Options{URL: rs.URL(0), Prefix: "lease-unit", ProbeEvery: 50 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.Close)
+		m := newMirrorFleet(f, "https://directory.example/", slog.New(slog.DiscardHandler))
+		m.ttl, m.renewEvery = 2*time.Second, 100*time.Millisecond
+		return m
+	}
+	a, b := open(), open() // two replicas
+	raw := redis.NewClient(&redis.Options{Addr: rs.Addr()})
+	t.Cleanup(func() { raw.Close() })
+	ctx := t.Context()
+
+	if a.leaseKey != "lease-unit:mirror:sync:"+fleet.Hash("https://directory.example") || b.leaseKey != a.leaseKey {
+		t.Fatalf("lease keys %q, %q", a.leaseKey, b.leaseKey)
+	}
+	la, err := a.acquire(ctx)
+	if err != nil || la == nil {
+		t.Fatalf("first acquire: %v %v", la, err)
+	}
+	if lb, err := b.acquire(ctx); lb != nil || err != nil {
+		t.Fatalf("second acquire while held: %v %v, want nil, nil", lb, err)
+	}
+	// Renewed while held: still held after more than its TTL.
+	time.Sleep(a.ttl + a.ttl/2)
+	if lb, err := b.acquire(ctx); lb != nil || err != nil {
+		t.Fatalf("acquire after the TTL while the holder renews: %v %v, want nil, nil", lb, err)
+	}
+	la.release()
+	lb, err := b.acquire(ctx)
+	if err != nil || lb == nil {
+		t.Fatalf("acquire after release: %v %v", lb, err)
+	}
+
+	// A holder that crashes (stops renewing, never releases) blocks the others for at
+	// most the TTL.
+	close(lb.stop)
+	<-lb.done
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		la, err = a.acquire(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if la != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a crashed holder's lease did not lapse within 30 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	// A release finding the lease no longer its own (it lapsed and another took it)
+	// leaves it alone.
+	if err := raw.Set(ctx, a.leaseKey, "someone-else", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	la.release()
+	if v, err := raw.Get(ctx, a.leaseKey).Result(); err != nil || v != "someone-else" {
+		t.Fatalf("after a release of a lease no longer ours: %q %v, want someone-else's", v, err)
+	}
+
+	// Redis down: an error at once (sync without the lease), and a release that does not
+	// hang.
+	raw.Del(ctx, a.leaseKey)
+	la, err = a.acquire(ctx)
+	if err != nil || la == nil {
+		t.Fatalf("acquire: %v %v", la, err)
+	}
+	rs.Kill()
+	if lb, err := b.acquire(ctx); lb != nil || err == nil {
+		t.Fatalf("acquire with Redis down: %v %v, want an error", lb, err)
+	}
+	la.release()
+}
+
+// TestMirrorSyncRecord: the record of the fleet's last sync, and when it makes a
+// replica's own sync unnecessary.
+func TestMirrorSyncRecord(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	asOf := now.Add(-5 * time.Hour).UTC().Truncate(time.Second)
+	rec := mirrorSyncRecord{V: mirrorRecordVersion, Synced: now.Add(-2 * time.Hour), DataAsOf: asOf}
+	for _, tt := range []struct {
+		name      string
+		rec       mirrorSyncRecord
+		dataAsOf  time.Time
+		haveIndex bool
+		fresh     bool
+	}{
+		{"synced within the period, same data", rec, asOf, true, true},
+		{"synced within the period, newer data here", rec, asOf.Add(time.Hour), true, true},
+		{"synced within the period, older data here (own copy)", rec, asOf.Add(-24 * time.Hour), true, false},
+		{"no index here", rec, time.Time{}, false, false},
+		{"synced a period ago", mirrorSyncRecord{V: 1, Synced: now.Add(-25 * time.Hour), DataAsOf: asOf}, asOf, true, false},
+		{"synced in the future (a clock off)", mirrorSyncRecord{V: 1, Synced: now.Add(time.Hour), DataAsOf: asOf}, asOf, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			next, fresh := tt.rec.fresh(24*time.Hour, tt.dataAsOf, tt.haveIndex)
+			if fresh != tt.fresh || (fresh && !next.Equal(tt.rec.Synced.Add(24*time.Hour))) {
+				t.Errorf("fresh = %v, %v; want %v", next, fresh, tt.fresh)
+			}
+		})
+	}
+
+	rs := redistest.Start(t)
+	f, err := fleet.Open(fleet.Options{URL: rs.URL(0), Prefix: "record-unit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	m := newMirrorFleet(f, "https://directory.example", slog.New(slog.DiscardHandler))
+	if _, ok, err := m.lastSync(t.Context()); ok || err != nil {
+		t.Fatalf("lastSync before any: %v %v", ok, err)
+	}
+	if err := m.recordSync(t.Context(), asOf); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := m.lastSync(t.Context())
+	if !ok || err != nil || !got.DataAsOf.Equal(asOf) || time.Since(got.Synced) > time.Minute {
+		t.Fatalf("lastSync: %+v %v %v", got, ok, err)
+	}
+	// A record of another format (a newer release during a rolling deploy) is ignored.
+	raw := redis.NewClient(&redis.Options{Addr: rs.Addr()})
+	t.Cleanup(func() { raw.Close() })
+	raw.Set(t.Context(), m.syncKey, `{"v":2,"synced":"2026-01-01T00:00:00Z"}`, time.Minute)
+	if _, ok, err := m.lastSync(t.Context()); ok || err != nil {
+		t.Fatalf("lastSync of a v2 record: %v %v, want ignored", ok, err)
 	}
 }
