@@ -136,30 +136,52 @@ func TestMirrorSyncFleetLease(t *testing.T) {
 		code   int
 		stderr string
 	}
-	first := make(chan result, 1)
-	go func() {
-		var out, errb syncBuffer
-		p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
-		first <- result{p.run(t.Context(), args), errb.String()}
-	}()
+	run := func(args []string) <-chan result {
+		ch := make(chan result, 1)
+		go func() {
+			var out, errb syncBuffer
+			p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
+			ch <- result{p.run(t.Context(), args), errb.String()}
+		}()
+		return ch
+	}
+	wait := func(ch <-chan result) result {
+		t.Helper()
+		select {
+		case r := <-ch:
+			return r
+		case <-time.After(120 * time.Second):
+			t.Fatal("a sync did not end within 120 s")
+		}
+		return result{}
+	}
+	first := run(args)
 	e.waitArrival(t) // the first sync holds the lease and is downloading
 
-	code, _, stderr := runCmd(t, args...)
-	if code != 0 || !strings.Contains(stderr, "another sync holds the lease") {
-		t.Fatalf("second sync while the first downloads: exit %d, want 0 and \"another sync holds the lease\"\n%s", code, stderr)
-	}
-	release()
-	var r result
+	second := run(args)
 	select {
-	case r = <-first:
+	case r := <-second:
+		if r.code != 0 || !strings.Contains(r.stderr, "another sync holds the lease") {
+			t.Fatalf("second sync while the first downloads: exit %d, want 0 and \"another sync holds the lease\"\n%s", r.code, r.stderr)
+		}
+		release()
+		if r := wait(first); r.code != 0 || !strings.Contains(r.stderr, "imported 200 cards") {
+			t.Fatalf("first sync: exit %d\n%s", r.code, r.stderr)
+		}
+		if p, f := e.requests(); p != 1 || f != 1 {
+			t.Fatalf("the Directory saw %d export requests and %d file downloads, want 1 and 1", p, f)
+		}
+	case <-e.arrived:
+		// Both reached the Directory: only right when Redis missed its 50 ms deadline on
+		// this busy machine and a sync went on without the lease, as it must.
+		release()
+		r1, r2 := wait(first), wait(second)
+		if !strings.Contains(r1.stderr+r2.stderr, "without the fleet's lease") || r1.code != 0 || r2.code != 0 {
+			t.Fatalf("both syncs downloaded, and neither went without the lease for Redis:\n%s\n%s", r1.stderr, r2.stderr)
+		}
+		t.Logf("Redis missed its deadline, so a sync went on without the lease (as designed); not counting downloads:\n%s\n%s", r1.stderr, r2.stderr)
 	case <-time.After(120 * time.Second):
-		t.Fatal("the first sync did not end within 120 s")
-	}
-	if r.code != 0 || !strings.Contains(r.stderr, "imported 200 cards") {
-		t.Fatalf("first sync: exit %d\n%s", r.code, r.stderr)
-	}
-	if p, f := e.requests(); p != 1 || f != 1 {
-		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 1 and 1", p, f)
+		t.Fatal("the second sync neither ended nor reached the Directory within 120 s")
 	}
 
 	// The lease was released: the next sync runs (and finds the export unchanged).
@@ -168,28 +190,13 @@ func TestMirrorSyncFleetLease(t *testing.T) {
 	}
 	// A sync of another deployment (another prefix) does not see this one's lease.
 	release = e.hold()
-	go func() {
-		var out, errb syncBuffer
-		p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
-		first <- result{p.run(t.Context(), syncArgs(filepath.Join(t.TempDir(), "mirror.db"), "lease-test")), errb.String()}
-	}()
+	first = run(syncArgs(filepath.Join(t.TempDir(), "mirror.db"), "lease-test"))
 	e.waitArrival(t)
-	other := syncArgs(filepath.Join(t.TempDir(), "mirror.db"), "other-deployment")
-	done := make(chan result, 1)
-	go func() {
-		var out, errb syncBuffer
-		p := program{stdout: &out, stderr: &errb, getenv: envMap(nil)}
-		done <- result{p.run(t.Context(), other), errb.String()}
-	}()
+	done := run(syncArgs(filepath.Join(t.TempDir(), "mirror.db"), "other-deployment"))
 	e.waitArrival(t) // the other deployment's sync reached the Directory too
 	release()
-	for _, ch := range []chan result{first, done} {
-		select {
-		case r = <-ch:
-		case <-time.After(120 * time.Second):
-			t.Fatal("a sync did not end within 120 s")
-		}
-		if r.code != 0 || strings.Contains(r.stderr, "holds the lease") {
+	for _, ch := range []<-chan result{first, done} {
+		if r := wait(ch); r.code != 0 || strings.Contains(r.stderr, "holds the lease") {
 			t.Errorf("sync: exit %d\n%s", r.code, r.stderr)
 		}
 	}
@@ -246,17 +253,30 @@ func waitMirror(t *testing.T, s fleetServe, cards int) {
 	}
 }
 
-// waitLogs waits (at most 60 s) until at least n of the replicas logged msg.
-func waitLogs(t *testing.T, replicas []fleetServe, msg string, n int) {
+// fallbackLog is what a replica or job logs when Redis does not answer in time and it
+// syncs without the lease.
+const fallbackLog = "without the fleet's lease"
+
+// countLogs counts the replicas that logged any of msgs.
+func countLogs(replicas []fleetServe, msgs ...string) int {
+	got := 0
+	for _, s := range replicas {
+		for _, m := range msgs {
+			if strings.Contains(s.stderr.String(), m) {
+				got++
+				break
+			}
+		}
+	}
+	return got
+}
+
+// waitLogs waits (at most 60 s) until at least n of the replicas logged one of msgs.
+func waitLogs(t *testing.T, replicas []fleetServe, msgs []string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		got := 0
-		for _, s := range replicas {
-			if strings.Contains(s.stderr.String(), msg) {
-				got++
-			}
-		}
+		got := countLogs(replicas, msgs...)
 		if got >= n {
 			return
 		}
@@ -265,7 +285,7 @@ func waitLogs(t *testing.T, replicas []fleetServe, msg string, n int) {
 			for _, s := range replicas {
 				logs.WriteString(s.stderr.String())
 			}
-			t.Fatalf("%d replicas logged %q after 60 s, want %d\n%s", got, msg, n, logs.String())
+			t.Fatalf("%d replicas logged %q after 60 s, want %d\n%s", got, msgs, n, logs.String())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -289,14 +309,22 @@ func TestServeMirrorRefreshFleet(t *testing.T) {
 			"-directory-url", e.url, "-allow-private-smp", "-mirror", db, "-mirror-refresh", "24h", "-redis", rs.URL(0)))
 	}
 	e.waitArrival(t)
-	waitLogs(t, replicas, "another replica is syncing the Directory mirror", 2)
+	// Every replica took its turn: one downloads, the others skip theirs (or, when Redis
+	// missed its 50 ms deadline on this busy machine, went on without the lease, as they
+	// must; then they are not counted against the fleet).
+	waitLogs(t, replicas, []string{"another replica is syncing the Directory mirror", fallbackLog}, 2)
 	release()
 	for _, s := range replicas {
 		waitMirror(t, s, 150)
 	}
-	waitLogs(t, replicas, "the Directory mirror was synced by another replica", 2)
-	if p, f := e.requests(); p != 1 || f != 1 {
-		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 1 and 1", p, f)
+	fellBack := countLogs(replicas, fallbackLog)
+	waitLogs(t, replicas, []string{"the Directory mirror was synced by another replica"}, 2-fellBack)
+	p, f := e.requests()
+	if fellBack > 0 {
+		t.Logf("Redis missed its deadline for %d replicas, which synced without the lease (as designed)", fellBack)
+	}
+	if p < 1 || p > int64(1+fellBack) || f > p {
+		t.Fatalf("the Directory saw %d export requests and %d file downloads, want 1 and 1 (%d replicas went without the lease for Redis)", p, f, fellBack)
 	}
 }
 
@@ -380,7 +408,8 @@ func TestMirrorLease(t *testing.T) {
 	t.Parallel()
 	rs := redistest.Start(t)
 	open := func() *mirrorFleet {
-		f, err := fleet.Open(fleet.Options{URL: rs.URL(0), Prefix: "lease-unit", ProbeEvery: 50 * time.Millisecond})
+		// A generous deadline: this test is about the lease, not about a busy machine.
+		f, err := fleet.Open(fleet.Options{URL: rs.URL(0), Prefix: "lease-unit", ProbeEvery: 50 * time.Millisecond, OpTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -488,7 +517,7 @@ func TestMirrorSyncRecord(t *testing.T) {
 	}
 
 	rs := redistest.Start(t)
-	f, err := fleet.Open(fleet.Options{URL: rs.URL(0), Prefix: "record-unit"})
+	f, err := fleet.Open(fleet.Options{URL: rs.URL(0), Prefix: "record-unit", OpTimeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
