@@ -309,6 +309,10 @@ func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL strin
 		}
 	}
 	if err := p.syncMirror(ctx, f.path, dirURL, nil, log, false); err != nil {
+		// Refused by the download limit: the replicas' -mirror-refresh waits as long.
+		if rl := (*mirror.RateLimitedError)(nil); errors.As(err, &rl) && mf != nil {
+			_ = mf.postpone(ctx, rl.Until)
+		}
 		return err
 	}
 	if mf != nil {
@@ -431,8 +435,10 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, fl *f
 // ARCHITECTURE.md §7) it first reloads the index and asks Redis when the fleet last
 // synced: when that is within one period and this replica's index is as new, another
 // replica (or `mirror sync` job) did the work and the next turn is one period after
-// it. Else it syncs under the fleet's lease; when another holds the lease, it skips
-// this turn and looks again after reloadEvery (the holder's index, on a shared volume,
+// it; when the fleet's last attempt failed, no replica tries before the time that
+// attempt set (the Directory's Retry-After, or an hour). Else it syncs under the
+// fleet's lease; when another holds the lease, it skips this turn and looks again
+// after reloadEvery (the holder's index, on a shared volume,
 // is reloaded meanwhile; a replica with its own copy syncs it when the lease is free).
 // Without an answer from Redis it syncs on its own, as without a fleet.
 func (p program) refreshMirror(ctx context.Context, cfg config, up *upstream, mf *mirrorFleet, client *http.Client, log *slog.Logger, reloadEvery time.Duration, waiting *bool) time.Duration {
@@ -454,8 +460,22 @@ func (p program) refreshMirror(ctx context.Context, cfg config, up *upstream, mf
 			}
 			return next, fresh
 		}
+		// notNow says whether the fleet's last attempt failed and asked everyone to
+		// wait, and until when.
+		notNow := func() (time.Time, bool) {
+			until, ok, err := mf.postponed(ctx)
+			if err != nil || !ok {
+				return time.Time{}, false
+			}
+			*waiting = false
+			log.Info("the fleet's last sync of the Directory mirror failed; no replica tries again before then", "until", until.Format(time.RFC3339))
+			return until, true
+		}
 		if next, ok := upToDate(); ok {
 			return max(time.Until(next), time.Minute)
+		}
+		if until, ok := notNow(); ok {
+			return max(time.Until(until), reloadEvery)
 		}
 		lease, err := mf.acquire(ctx)
 		switch {
@@ -470,9 +490,12 @@ func (p program) refreshMirror(ctx context.Context, cfg config, up *upstream, mf
 		default:
 			*waiting = false
 			defer lease.release()
-			// Another may have finished between the look and the lease.
+			// Another may have finished (or failed) between the look and the lease.
 			if next, ok := upToDate(); ok {
 				return max(time.Until(next), time.Minute)
+			}
+			if until, ok := notNow(); ok {
+				return max(time.Until(until), reloadEvery)
 			}
 		}
 	}
@@ -488,9 +511,11 @@ func (p program) refreshMirror(ctx context.Context, cfg config, up *upstream, mf
 		log.Warn("Directory mirror refresh failed; the mirror keeps its current data", "err", err, "retry_in", wait.String())
 	}
 	p.reloadMirror(up.Mirror, log)
+	// Redis trouble here is logged by the fleet; the others then sync on their own.
 	if m, ok := up.Mirror.Meta(); err == nil && ok && mf != nil {
-		// Redis trouble is logged by the fleet; the others then sync on their own.
 		_ = mf.recordSync(ctx, m.DataAsOf)
+	} else if err != nil && ctx.Err() == nil && mf != nil {
+		_ = mf.postpone(ctx, time.Now().Add(wait))
 	}
 	return wait
 }

@@ -48,10 +48,10 @@ var (
 // mirrorFleet is the fleet's shared state of the syncs of one Directory's export: the
 // lease and the record of the last successful sync. A nil *mirrorFleet is no fleet.
 type mirrorFleet struct {
-	f                 *fleet.Fleet
-	leaseKey, syncKey string
-	ttl, renewEvery   time.Duration
-	log               *slog.Logger
+	f                             *fleet.Fleet
+	leaseKey, syncKey, backoffKey string
+	ttl, renewEvery               time.Duration
+	log                           *slog.Logger
 }
 
 // newMirrorFleet returns the shared sync state for the Directory at dirURL, or nil
@@ -64,7 +64,7 @@ func newMirrorFleet(f *fleet.Fleet, dirURL string, log *slog.Logger) *mirrorFlee
 	}
 	id := fleet.Hash(strings.TrimRight(strings.TrimSpace(dirURL), "/"))
 	return &mirrorFleet{f: f, leaseKey: f.Key("mirror", "sync", id), syncKey: f.Key("mirror", "synced", id),
-		ttl: mirrorLeaseTTL, renewEvery: mirrorLeaseRenewEvery, log: log}
+		backoffKey: f.Key("mirror", "backoff", id), ttl: mirrorLeaseTTL, renewEvery: mirrorLeaseRenewEvery, log: log}
 }
 
 // mirrorSyncRecord is what the fleet remembers of its last successful sync.
@@ -100,12 +100,52 @@ func (m *mirrorFleet) lastSync(ctx context.Context) (rec mirrorSyncRecord, ok bo
 }
 
 // recordSync stores the record of a successful sync that left an index of data date
-// dataAsOf.
+// dataAsOf, and clears a postponement.
 func (m *mirrorFleet) recordSync(ctx context.Context, dataAsOf time.Time) error {
 	b, _ := json.Marshal(mirrorSyncRecord{V: mirrorRecordVersion, Synced: time.Now().UTC(), DataAsOf: dataAsOf.UTC()})
 	return m.f.Do(ctx, "mirror record sync", func(ctx context.Context, c *redis.Client) error {
-		return c.Set(ctx, m.syncKey, b, mirrorSyncedTTL).Err()
+		_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.Set(ctx, m.syncKey, b, mirrorSyncedTTL)
+			p.Del(ctx, m.backoffKey)
+			return nil
+		})
+		return err
 	})
+}
+
+// postpone tells the fleet that no replica should try to sync before until: the sync
+// failed (the Directory down, its download limit reached), and the others must not
+// each try again at once.
+func (m *mirrorFleet) postpone(ctx context.Context, until time.Time) error {
+	d := time.Until(until)
+	if d <= 0 {
+		return nil
+	}
+	return m.f.Do(ctx, "mirror postpone", func(ctx context.Context, c *redis.Client) error {
+		return c.Set(ctx, m.backoffKey, until.UTC().Format(time.RFC3339Nano), d).Err()
+	})
+}
+
+// postponed returns the time before which the fleet agreed not to sync, if it is
+// still ahead. An error is Redis trouble.
+func (m *mirrorFleet) postponed(ctx context.Context) (time.Time, bool, error) {
+	var raw string
+	err := m.f.Do(ctx, "mirror postponed", func(ctx context.Context, c *redis.Client) error {
+		var err error
+		raw, err = c.Get(ctx, m.backoffKey).Result()
+		return err
+	})
+	if errors.Is(err, redis.Nil) {
+		return time.Time{}, false, nil
+	}
+	if err != nil {
+		return time.Time{}, false, err
+	}
+	until, perr := time.Parse(time.RFC3339Nano, raw)
+	if perr != nil || !time.Now().Before(until) {
+		return time.Time{}, false, nil
+	}
+	return until, true, nil
 }
 
 // mirrorLease is a held sync lease, renewed in the background until released.

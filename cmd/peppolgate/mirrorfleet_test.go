@@ -328,6 +328,35 @@ func TestServeMirrorRefreshFleet(t *testing.T) {
 	}
 }
 
+// TestServeMirrorRefreshFleetFailure: when the replica holding the lease fails to sync
+// (here the Directory answers 404 for the export), the others do not each try again at
+// once: the failed attempt postpones the fleet's next one.
+func TestServeMirrorRefreshFleetFailure(t *testing.T) {
+	t.Parallel()
+	e := startExportNet(t, 50)
+	e.sim.SetExportFault(netsim.ExportFault{Status: http.StatusNotFound})
+	rs := redistest.Start(t)
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	release := e.hold()
+	defer release()
+	var replicas []fleetServe
+	for range 2 {
+		replicas = append(replicas, launchFleetServe(t, 100*time.Millisecond, "-networks", "production", "-dns-server", e.sim.DNSAddr(),
+			"-directory-url", e.url, "-allow-private-smp", "-mirror", db, "-mirror-refresh", "24h", "-redis", rs.URL(0)))
+	}
+	e.waitArrival(t)
+	waitLogs(t, replicas, []string{"another replica is syncing the Directory mirror", fallbackLog}, 1)
+	release()
+	waitLogs(t, replicas, []string{"Directory mirror refresh failed"}, 1)
+	waitLogs(t, replicas, []string{"the fleet's last sync of the Directory mirror failed", fallbackLog}, 1)
+	if fellBack := countLogs(replicas, fallbackLog); fellBack > 0 {
+		t.Skipf("Redis missed its deadline for %d replicas, which synced without the lease (as designed); nothing to count", fellBack)
+	}
+	if p, _ := e.requests(); p != 1 {
+		t.Fatalf("the Directory saw %d export requests, want 1: the failed attempt must postpone the others", p)
+	}
+}
+
 // TestServeMirrorRefreshOwnCopies: replicas that keep their own mirror file (no shared
 // volume) each sync their own copy, one after the other under the lease.
 func TestServeMirrorRefreshOwnCopies(t *testing.T) {
