@@ -310,7 +310,8 @@ func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL strin
 	}
 	if err := p.syncMirror(ctx, f.path, dirURL, nil, log, false); err != nil {
 		// Refused by the download limit: the replicas' -mirror-refresh waits as long.
-		if rl := (*mirror.RateLimitedError)(nil); errors.As(err, &rl) && mf != nil {
+		var rl *mirror.RateLimitedError
+		if errors.As(err, &rl) && mf != nil {
 			_ = mf.postpone(ctx, rl.Until)
 		}
 		return err
