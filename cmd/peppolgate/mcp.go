@@ -28,7 +28,7 @@ func (p program) serveMCP(ctx context.Context, cfg config) error {
 		return err
 	}
 	defer up.closeAll()
-	defer p.startKeepMirror(ctx, cfg, up, logger)()
+	defer p.startKeepMirror(ctx, cfg, up, nil, logger)()
 	m, err := tools.NewMCPServer(tools.MCPConfig{Networks: up.Networks, Version: version(), Logger: logger})
 	if err != nil {
 		return err

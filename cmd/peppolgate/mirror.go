@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/internal/httpx"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
@@ -39,6 +40,7 @@ const (
 // mirrorUsage is the help of `peppolgate mirror`.
 const mirrorUsage = `Usage: peppolgate mirror import [-mirror FILE] [-allow-private] <export file | URL | ->
        peppolgate mirror sync   [-mirror FILE] [-network production|test] [-directory-url URL]
+                                [-redis URL] [-redis-prefix PREFIX]
 
 A local copy of the Peppol Directory, for 'peppolgate serve -mirror FILE': searches and the
 Directory half of lookups are answered from it in milliseconds instead of asking the
@@ -50,22 +52,48 @@ Directory (2 requests/s). The SMP half of lookups stays live.
           Malformed cards are reported and skipped.
   sync    downloads the export from the Directory's /export/businesscards when it changed
           (conditional requests, resumed when interrupted, at most 2 downloads a day: the
-          Directory allows 3 per IP) into FILE.export, then imports it.
+          Directory allows 3 per IP) into FILE.export, then imports it. With -redis, it
+          takes the fleet's sync lease first: when a replica (serve -mirror-refresh) or
+          another job is syncing from the same Directory, it says so and exits 0 without
+          downloading; it records the sync so that the replicas skip their own turn.
 
 Flags:
   -mirror FILE          the index file (env PEPPOLGATE_MIRROR, default ` + defaultMirrorPath + `)
   -allow-private        import: allow an export URL on loopback or a private network
   -network NAME         sync: production (default) or test, which Directory to download from
   -directory-url URL    sync: the Directory's base URL, overriding the network's
+  -redis URL            sync: the Redis the fleet shares (env PEPPOLGATE_REDIS), as for serve:
+                        redis://[user:password@]host:6379[/db], rediss://… or unix:///path;
+                        unreachable, the sync runs without the lease
+  -redis-prefix PREFIX  sync: the fleet's key prefix (env PEPPOLGATE_REDIS_PREFIX, default ` + fleet.DefaultPrefix + `)
   -log-level LEVEL      debug, info (default), warn or error
 `
 
 // mirrorFlags are the flags of the mirror subcommands.
 type mirrorFlags struct {
 	path, network, directoryURL, logLevel string
+	redisURL, redisPrefix                 string
 	allowPrivate                          bool
 	// logOnly reports progress as log lines even on a terminal (inside serve).
 	logOnly bool
+}
+
+// mirrorFlagSet returns the flags of `mirror sub` (import or sync), documented in
+// mirrorUsage.
+func mirrorFlagSet(sub string, f *mirrorFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet("peppolgate mirror "+sub, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&f.path, "mirror", "", "")
+	fs.StringVar(&f.logLevel, "log-level", "info", "")
+	if sub == "import" {
+		fs.BoolVar(&f.allowPrivate, "allow-private", false, "")
+	} else {
+		fs.StringVar(&f.network, "network", registry.NetworkProduction, "")
+		fs.StringVar(&f.directoryURL, "directory-url", "", "")
+		fs.StringVar(&f.redisURL, "redis", "", "")
+		fs.StringVar(&f.redisPrefix, "redis-prefix", "", "")
+	}
+	return fs
 }
 
 // runMirror runs `peppolgate mirror <sub> ...` and returns the exit status.
@@ -83,16 +111,7 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 		return 2
 	}
 	var f mirrorFlags
-	fs := flag.NewFlagSet("peppolgate mirror "+sub, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&f.path, "mirror", "", "")
-	fs.StringVar(&f.logLevel, "log-level", "info", "")
-	if sub == "import" {
-		fs.BoolVar(&f.allowPrivate, "allow-private", false, "")
-	} else {
-		fs.StringVar(&f.network, "network", registry.NetworkProduction, "")
-		fs.StringVar(&f.directoryURL, "directory-url", "", "")
-	}
+	fs := mirrorFlagSet(sub, &f)
 	usage := func(format string, a ...any) int {
 		fmt.Fprintf(p.stderr, "peppolgate mirror %s: %s\nRun 'peppolgate mirror -h' for usage.\n", sub, fmt.Sprintf(format, a...))
 		return 2
@@ -109,6 +128,20 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 	}
 	if f.path == "" {
 		f.path = defaultMirrorPath
+	}
+	if sub == "sync" {
+		if f.redisURL = strings.TrimSpace(f.redisURL); f.redisURL == "" {
+			f.redisURL = strings.TrimSpace(p.getenv(envName("redis")))
+		}
+		if f.redisPrefix == "" {
+			f.redisPrefix = p.getenv(envName("redis-prefix"))
+		}
+		if err := fleet.Check(fleet.Options{URL: "redis://localhost", Prefix: f.redisPrefix}); err != nil {
+			return usage("-redis-prefix: %v", err)
+		}
+		if err := fleet.Check(fleet.Options{URL: f.redisURL, Prefix: f.redisPrefix}); f.redisURL != "" && err != nil {
+			return usage("-redis: %v", err)
+		}
 	}
 	level, ok := parseLogLevel(f.logLevel)
 	if !ok {
@@ -131,7 +164,7 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 		if uerr != nil {
 			return usage("%v", uerr)
 		}
-		err = p.syncMirror(ctx, f.path, dirURL, nil, log, false)
+		err = p.syncMirrorOnce(ctx, f, dirURL, log)
 	}
 	if err != nil {
 		fmt.Fprintf(p.stderr, "peppolgate mirror %s: %v\n", sub, err)
@@ -250,6 +283,51 @@ func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Rea
 	return file, n, func() { file.Close() }, nil
 }
 
+// syncMirrorOnce runs `mirror sync`: with -redis under the fleet's sync lease, whose
+// holder being another replica or job is a success with nothing done (the holder's
+// index is what every replica will serve), and recording the sync for the replicas'
+// -mirror-refresh; with Redis unreachable, as without -redis (docs/ARCHITECTURE.md §7).
+func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL string, log *slog.Logger) error {
+	var mf *mirrorFleet
+	if f.redisURL != "" {
+		fl, err := fleet.Open(fleet.Options{URL: f.redisURL, Prefix: f.redisPrefix, Logger: log})
+		if err != nil {
+			return fmt.Errorf("-redis: %w", err)
+		}
+		defer fl.Close()
+		mf = newMirrorFleet(fl, dirURL, log)
+		lease, err := mf.acquire(ctx)
+		switch {
+		case err != nil:
+			log.Warn("syncing without the fleet's lease: Redis does not answer (another replica or job may download the export at the same time)", "redis", fl.URL(), "err", err)
+		case lease == nil:
+			fmt.Fprintf(p.stderr, "another sync holds the lease: a replica or job of this fleet (Redis %s, prefix %s) is syncing the Directory mirror from %s; nothing to do\n",
+				fl.URL(), fl.Prefix(), dirURL)
+			return nil
+		default:
+			defer lease.release()
+		}
+	}
+	if err := p.syncMirror(ctx, f.path, dirURL, nil, log, false); err != nil {
+		// Refused by the download limit: the replicas' -mirror-refresh waits as long.
+		var rl *mirror.RateLimitedError
+		if errors.As(err, &rl) && mf != nil {
+			_ = mf.postpone(ctx, rl.Until)
+		}
+		return err
+	}
+	if mf != nil {
+		ix, err := mirror.OpenIndex(f.path)
+		if err != nil {
+			return fmt.Errorf("reading the synced index: %w", err)
+		}
+		dataAsOf := ix.Meta().DataAsOf
+		ix.Close()
+		_ = mf.recordSync(ctx, dataAsOf) // Redis trouble is logged by the fleet; the replicas then sync on their own schedule
+	}
+	return nil
+}
+
 // syncMirror downloads the export from dirURL when it changed and imports it into path
 // when the index is older than the downloaded export (also when an earlier import of an
 // unchanged download failed). A download refused by the export limit is an error that
@@ -297,7 +375,7 @@ const mirrorReloadEvery = 30 * time.Second
 // startKeepMirror runs keepMirror in the background when a mirror is configured and
 // returns the function that stops it and waits for it, which must run before the store
 // is closed.
-func (p program) startKeepMirror(ctx context.Context, cfg config, up *upstream, log *slog.Logger) (stop func()) {
+func (p program) startKeepMirror(ctx context.Context, cfg config, up *upstream, fl *fleet.Fleet, log *slog.Logger) (stop func()) {
 	if up.Mirror == nil {
 		return func() {}
 	}
@@ -305,7 +383,7 @@ func (p program) startKeepMirror(ctx context.Context, cfg config, up *upstream, 
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		p.keepMirror(ctx, cfg, up, log)
+		p.keepMirror(ctx, cfg, up, fl, log)
 	}()
 	return func() {
 		cancel()
@@ -316,10 +394,16 @@ func (p program) startKeepMirror(ctx context.Context, cfg config, up *upstream, 
 // keepMirror keeps the served mirror current until ctx is done: it reloads the index
 // when its file was replaced, and with -mirror-refresh it syncs the export and
 // rebuilds the index on that schedule (at once when the data is older than one
-// period).
-func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *slog.Logger) {
-	reload := time.NewTicker(mirrorReloadEvery)
+// period). With a fleet (fl not nil), the replicas take turns (refreshMirror).
+func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, fl *fleet.Fleet, log *slog.Logger) {
+	reloadEvery := mirrorReloadEvery
+	if p.mirrorReload > 0 {
+		reloadEvery = p.mirrorReload
+	}
+	reload := time.NewTicker(reloadEvery)
 	defer reload.Stop()
+	mf := newMirrorFleet(fl, up.DirectoryURL, log)
+	waiting := false // another replica holds the lease; said once at info
 	// refresh stays nil, and never fires, without -mirror-refresh.
 	var refresh <-chan time.Time
 	var t *time.Timer
@@ -342,21 +426,99 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, log *
 		case <-reload.C:
 			p.reloadMirror(up.Mirror, log)
 		case <-refresh:
-			wait := cfg.mirrorRefresh
-			err := p.syncMirror(ctx, cfg.mirrorPath, up.DirectoryURL, client, log, true)
-			var rl *mirror.RateLimitedError
-			switch {
-			case errors.As(err, &rl) && !rl.Until.IsZero():
-				wait = max(time.Until(rl.Until), time.Minute)
-				log.Warn("Directory mirror refresh postponed: the export download limit is reached", "until", rl.Until.Format(time.RFC3339))
-			case err != nil && ctx.Err() == nil:
-				wait = min(cfg.mirrorRefresh, time.Hour)
-				log.Warn("Directory mirror refresh failed; the mirror keeps its current data", "err", err, "retry_in", wait.String())
-			}
-			p.reloadMirror(up.Mirror, log)
-			t.Reset(wait)
+			t.Reset(p.refreshMirror(ctx, cfg, up, mf, client, log, reloadEvery, &waiting))
 		}
 	}
+}
+
+// refreshMirror is one turn of -mirror-refresh: it syncs the export, rebuilds the
+// index and returns when the next turn is due. With a fleet (mf not nil; docs/
+// ARCHITECTURE.md §7) it first reloads the index and asks Redis when the fleet last
+// synced: when that is within one period and this replica's index is as new, another
+// replica (or `mirror sync` job) did the work and the next turn is one period after
+// it; when the fleet's last attempt failed, no replica tries before the time that
+// attempt set (the Directory's Retry-After, or an hour). Else it syncs under the
+// fleet's lease; when another holds the lease, it skips this turn and looks again
+// after reloadEvery (the holder's index, on a shared volume,
+// is reloaded meanwhile; a replica with its own copy syncs it when the lease is free).
+// Without an answer from Redis it syncs on its own, as without a fleet.
+func (p program) refreshMirror(ctx context.Context, cfg config, up *upstream, mf *mirrorFleet, client *http.Client, log *slog.Logger, reloadEvery time.Duration, waiting *bool) time.Duration {
+	if mf != nil {
+		// upToDate says whether the fleet's last sync makes this one unnecessary, and
+		// until when. Redis trouble: no (sync on our own).
+		upToDate := func() (time.Time, bool) {
+			p.reloadMirror(up.Mirror, log)
+			rec, ok, err := mf.lastSync(ctx)
+			if err != nil || !ok {
+				return time.Time{}, false
+			}
+			m, have := up.Mirror.Meta()
+			next, fresh := rec.fresh(cfg.mirrorRefresh, m.DataAsOf, have)
+			if fresh {
+				*waiting = false
+				log.Info("the Directory mirror was synced by another replica or job of the fleet; serving its index, next sync due then",
+					"synced", rec.Synced.Format(time.RFC3339), "data_as_of", rec.DataAsOf.Format(time.RFC3339), "next", next.Format(time.RFC3339))
+			}
+			return next, fresh
+		}
+		// notNow says whether the fleet's last attempt failed and asked everyone to
+		// wait, and until when.
+		notNow := func() (time.Time, bool) {
+			until, ok, err := mf.postponed(ctx)
+			if err != nil || !ok {
+				return time.Time{}, false
+			}
+			*waiting = false
+			log.Info("the fleet's last sync of the Directory mirror failed; no replica tries again before then", "until", until.Format(time.RFC3339))
+			return until, true
+		}
+		if next, ok := upToDate(); ok {
+			return max(time.Until(next), time.Minute)
+		}
+		if until, ok := notNow(); ok {
+			return max(time.Until(until), reloadEvery)
+		}
+		lease, err := mf.acquire(ctx)
+		switch {
+		case err != nil:
+			log.Warn("Directory mirror refresh without the fleet's lease: Redis does not answer, so this replica syncs on its own schedule (another may download at the same time)", "err", err)
+		case lease == nil:
+			if !*waiting {
+				log.Info("another replica is syncing the Directory mirror (it holds the fleet's lease); this one skips its turn and reloads the index when it changes", "check_again_in", reloadEvery.String())
+			}
+			*waiting = true
+			return reloadEvery
+		default:
+			*waiting = false
+			defer lease.release()
+			// Another may have finished (or failed) between the look and the lease.
+			if next, ok := upToDate(); ok {
+				return max(time.Until(next), time.Minute)
+			}
+			if until, ok := notNow(); ok {
+				return max(time.Until(until), reloadEvery)
+			}
+		}
+	}
+	wait := cfg.mirrorRefresh
+	err := p.syncMirror(ctx, cfg.mirrorPath, up.DirectoryURL, client, log, true)
+	var rl *mirror.RateLimitedError
+	switch {
+	case errors.As(err, &rl) && !rl.Until.IsZero():
+		wait = max(time.Until(rl.Until), time.Minute)
+		log.Warn("Directory mirror refresh postponed: the export download limit is reached", "until", rl.Until.Format(time.RFC3339))
+	case err != nil && ctx.Err() == nil:
+		wait = min(cfg.mirrorRefresh, time.Hour)
+		log.Warn("Directory mirror refresh failed; the mirror keeps its current data", "err", err, "retry_in", wait.String())
+	}
+	p.reloadMirror(up.Mirror, log)
+	// Redis trouble here is logged by the fleet; the others then sync on their own.
+	if m, ok := up.Mirror.Meta(); err == nil && ok && mf != nil {
+		_ = mf.recordSync(ctx, m.DataAsOf)
+	} else if err != nil && ctx.Err() == nil && mf != nil {
+		_ = mf.postpone(ctx, time.Now().Add(wait))
+	}
+	return wait
 }
 
 // reloadMirror swaps in a replaced mirror file and logs it.

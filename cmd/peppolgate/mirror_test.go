@@ -37,6 +37,9 @@ func TestMirrorUsageErrors(t *testing.T) {
 		{"sync bad network", []string{"mirror", "sync", "-network", "demo"}, `-network "demo" is not one of production, test`},
 		{"sync bad directory url", []string{"mirror", "sync", "-directory-url", "directory.peppol.eu"}, "-directory-url"},
 		{"bad log level", []string{"mirror", "sync", "-log-level", "loud"}, `-log-level "loud"`},
+		{"sync bad redis url", []string{"mirror", "sync", "-redis", "http://redis:6379"}, `-redis: the Redis URL http://redis:6379 has scheme "http"`},
+		{"sync bad redis prefix", []string{"mirror", "sync", "-redis-prefix", "a b"}, "-redis-prefix: "},
+		{"import takes no redis", []string{"mirror", "import", "-redis", "redis://localhost", "a.xml"}, "flag provided but not defined: -redis"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

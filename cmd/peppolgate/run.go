@@ -34,6 +34,8 @@ type program struct {
 	// listening, when set, is called once the server accepts connections, with its
 	// bound address and base URL (tests use it to find a port chosen with :0).
 	listening func(addr net.Addr, baseURL string)
+	// mirrorReload, when set, replaces mirrorReloadEvery (tests).
+	mirrorReload time.Duration
 }
 
 // run runs the command for args (without the program name) until ctx is done and
@@ -239,7 +241,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	defer handler.Close()
 	srv := stack.HTTPServer(handler, log)
 
-	defer p.startKeepMirror(ctx, cfg, up, log)()
+	defer p.startKeepMirror(ctx, cfg, up, fl, log)()
 
 	serveErr := make(chan error, 1)
 	// net/http's own 400s (a request it cannot read) answer JSON too (server.Listener).
