@@ -30,7 +30,7 @@ type replica struct {
 // newReplicas returns count Registries over n, each with its own fleet.Open on srv's
 // Redis and the same FleetScope, as the replicas of one deployment; edit adjusts every
 // config before New.
-func newReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, count int, edit func(*Config)) []replica {
+func newPoliteReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, count int, edit func(*Config)) []replica {
 	t.Helper()
 	var out []replica
 	for range count {
@@ -94,7 +94,7 @@ func TestFleetBreakerSharedAcrossReplicas(t *testing.T) {
 	n := startNet(t, 600)
 	ids := hostParticipants(t, n, 0, 10)
 	const cooldown = 2 * time.Second
-	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+	rs := newPoliteReplicas(t, n, srv, 3, func(c *Config) {
 		c.BreakerFailures = 3
 		c.BreakerCooldown = cooldown
 	})
@@ -161,7 +161,7 @@ func TestFleetDirectoryBudget(t *testing.T) {
 	srv := redistest.Start(t)
 	n := startNet(t, 100)
 	const rate, burst, perReplica = 10, 2, 10
-	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+	rs := newPoliteReplicas(t, n, srv, 3, func(c *Config) {
 		c.DirectoryRate = rate
 		c.DirectoryBurst = burst
 		c.SearchTimeout = 20 * time.Second
@@ -201,7 +201,7 @@ func TestFleetSMPHostCap(t *testing.T) {
 	n := startNet(t, 600)
 	const limit, perReplica = 2, 3
 	ids := hostParticipants(t, n, 0, 3*perReplica)
-	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+	rs := newPoliteReplicas(t, n, srv, 3, func(c *Config) {
 		c.SMPHostConcurrency = limit
 		c.LookupTimeout = 20 * time.Second
 	})
@@ -240,7 +240,7 @@ func TestFleetPolitenessRedisDown(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	n := startNet(t, 600)
-	rs := newReplicas(t, n, srv, 3, func(c *Config) {
+	rs := newPoliteReplicas(t, n, srv, 3, func(c *Config) {
 		c.DirectoryRate = 10
 		c.DirectoryBurst = 2
 		c.SearchTimeout = 20 * time.Second
@@ -320,7 +320,7 @@ func TestFleetDirectoryPauseAndBreaker(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t)
 			n := startNet(t, 50)
-			rs := newReplicas(t, n, srv, 3, func(c *Config) { c.BreakerFailures = 3 })
+			rs := newPoliteReplicas(t, n, srv, 3, func(c *Config) { c.BreakerFailures = 3 })
 			// Replicas 2 and 3 have just found the Directory healthy.
 			for i, r := range rs[1:] {
 				if _, _, err := r.Search(context.Background(), registry.SearchQuery{Q: fmt.Sprintf("warm%c", 'a'+i)}); err != nil {
