@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/logging"
 )
 
 // Defaults of Options.
@@ -421,3 +422,9 @@ func (f *Fleet) Close() {
 		_ = f.client.Close()
 	})
 }
+
+// SilenceDriverLog stops go-redis from printing its own lines (e.g. "connection pool:
+// failed to dial") to stderr: the fleet logs Redis trouble itself, with its cause, at
+// most once a minute. The driver's logger is process-wide, so call it once at program
+// start, before any Fleet is opened.
+func SilenceDriverLog() { redis.SetLogger(&logging.VoidLogger{}) }

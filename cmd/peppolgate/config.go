@@ -83,6 +83,7 @@ type config struct {
 	// redisURL is the Redis the replicas share ("" for none: one process, everything
 	// in memory), redisPrefix its key prefix (-redis, -redis-prefix).
 	redisURL, redisPrefix string
+	redisTimeout          time.Duration
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -117,6 +118,7 @@ type flagValues struct {
 	checkMaxDuration                                    time.Duration
 	logRequests                                         string
 	redis, redisPrefix                                  string
+	redisTimeout                                        time.Duration
 	check                                               checkFlags
 }
 
@@ -143,6 +145,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.DurationVar(&v.checkMaxDuration, "check-max-duration", server.DefaultCheckMaxDuration, "the longest one POST /api/v1/check may run, a `duration` between 10s and 1h; its rows not answered by then are named not checked (retryable) in the answer's last line, or a CSV's trailer")
 		fs.StringVar(&v.logRequests, "log-requests", "all", "which requests the access log writes at info level: all, errors (failures only, status 400 and up) or sample:N (failures and one success in N, e.g. sample:100); the others at debug level")
 		fs.StringVar(&v.redis, "redis", "", "`URL` of the Redis (or Valkey) that several replicas share their cache, client rate limits, upstream budgets, circuit breakers and MCP sessions through: redis://[user:password@]host:6379[/db], rediss://… (TLS) or unix:///path/to/redis.sock; never logged with its password. Unset: one process, everything in memory. Redis trouble is never an outage: each replica then serves from its own state")
+		fs.DurationVar(&v.redisTimeout, "redis-timeout", fleet.DefaultOpTimeout, "the longest one Redis operation may take, a `duration` between 1ms and 5s: slower, Redis counts as down and each replica serves from its own state until Redis answers a probe (every second)")
 		fs.StringVar(&v.redisPrefix, "redis-prefix", fleet.DefaultPrefix, "`prefix` of every Redis key, so that two deployments can share one Redis: letters, digits, '-', '_' and '.'")
 		fs.StringVar(&v.trustProxy, "trust-proxy", "", "reverse `proxies` whose X-Forwarded-For names the client, as IP addresses or CIDR prefixes, comma-separated (e.g. 10.0.0.0/8,::1); the client is the right-most address in the header that is not one of them. Unset: the header is ignored")
 	}
@@ -248,7 +251,10 @@ func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 		c.addr = v.addr
 	}
 	if cmd == cmdServe {
-		c.redisURL, c.redisPrefix = strings.TrimSpace(v.redis), v.redisPrefix
+		c.redisURL, c.redisPrefix, c.redisTimeout = strings.TrimSpace(v.redis), v.redisPrefix, v.redisTimeout
+		if c.redisTimeout < time.Millisecond || c.redisTimeout > 5*time.Second {
+			return c, usagef("-redis-timeout must be between 1ms and 5s, e.g. 50ms; got %v", v.redisTimeout)
+		}
 		if err := fleet.Check(fleet.Options{URL: c.redisURL, Prefix: c.redisPrefix}); c.redisURL != "" && err != nil {
 			return c, usagef("-redis: %v", err)
 		} else if err := fleet.Check(fleet.Options{URL: "redis://localhost", Prefix: c.redisPrefix}); err != nil {
@@ -635,7 +641,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 // flagOrder lists flags in the order a reader needs them, not alphabetically.
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
-		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy", "redis", "redis-prefix",
+		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy", "redis", "redis-prefix", "redis-timeout",
 		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level", "log-requests"} {
 		if n == name {
 			return i

@@ -14,11 +14,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/stack"
 )
 
 func main() {
 	stack.SetGC()
+	fleet.SilenceDriverLog()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	p := program{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}
 	code := p.run(ctx, os.Args[1:])

@@ -158,6 +158,10 @@ func TestUsageErrors(t *testing.T) {
 		{"bad addr", []string{"-addr", "8080"}, nil, `-addr "8080" is not host:port`},
 		{"bad port", []string{"-addr", ":99999"}, nil, "no valid port"},
 		{"bad dns server", []string{"-dns-server", "9.9.9.9"}, nil, `-dns-server "9.9.9.9" is not host:port`},
+		{"redis url with another scheme", []string{"-redis", "http://u:s3cret@h:6379"}, nil, `-redis: the Redis URL http://u:xxxxx@h:6379 has scheme "http"`},
+		{"redis prefix with a space", []string{"-redis-prefix", "a b"}, nil, "-redis-prefix: the Redis key prefix \"a b\" may hold only letters"},
+		{"redis timeout too long", []string{"-redis-timeout", "10s"}, nil, "-redis-timeout must be between 1ms and 5s"},
+		{"redis url from the environment", nil, map[string]string{"PEPPOLGATE_REDIS": "redis://h:6379/x"}, "-redis: the Redis URL redis://h:6379/x is not usable"},
 		{"bad base url", []string{"-base-url", "localhost:8080"}, nil, "-base-url"},
 		{"bad directory url", []string{"-directory-url", "directory.peppol.eu"}, nil, "-directory-url"},
 		{"bad bool env", nil, map[string]string{"PEPPOLGATE_ALLOW_PRIVATE_SMP": "maybe"}, `invalid value "maybe" for PEPPOLGATE_ALLOW_PRIVATE_SMP`},
@@ -250,8 +254,8 @@ func TestHelpListsEveryFlagAndEnv(t *testing.T) {
 				t.Errorf("%v: help lacks the default %q of -%s", args, f.DefValue, f.Name)
 			}
 		})
-		if n != 31 {
-			t.Errorf("%d flags, want 31", n)
+		if n != 32 {
+			t.Errorf("%d flags, want 32", n)
 		}
 		for _, s := range []string{"default derived from -addr", "production, test, or demo", "-networks", "PEPPOLGATE_NETWORKS", "default production,test; demo,test with -network demo", "directory.peppol.eu", "Exit status", "peppolgate mirror import|sync"} {
 			if !strings.Contains(out, s) {

@@ -182,7 +182,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	var fl *fleet.Fleet
 	if cfg.redisURL != "" {
 		var err error
-		if fl, err = fleet.Open(fleet.Options{URL: cfg.redisURL, Prefix: cfg.redisPrefix, Logger: log}); err != nil {
+		if fl, err = fleet.Open(fleet.Options{URL: cfg.redisURL, Prefix: cfg.redisPrefix, OpTimeout: cfg.redisTimeout, Logger: log}); err != nil {
 			return &usageError{"-redis: " + err.Error()}
 		}
 		defer fl.Close()
