@@ -1,13 +1,20 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // A real INFO reply of redis-server 7.0 (commandstats and stats), cut down.
-const infoSample = "# Stats\r\n" +
+const infoSample = "# CPU\r\n" +
+	"used_cpu_sys:1.500000\r\n" +
+	"used_cpu_user:0.250000\r\n" +
+	"\r\n" +
+	"# Stats\r\n" +
 	"total_connections_received:12\r\n" +
 	"total_commands_processed:4210\r\n" +
 	"total_net_input_bytes:183341\r\n" +
@@ -36,6 +43,9 @@ func TestParseInfo(t *testing.T) {
 	if len(got.calls) != len(want) {
 		t.Errorf("calls = %v, want %v", got.calls, want)
 	}
+	if got.cpu != 1.75 {
+		t.Errorf("cpu = %v s, want 1.75 (sys 1.5 + user 0.25)", got.cpu)
+	}
 }
 
 func TestParseInfoRefusesAReplyWithoutStats(t *testing.T) {
@@ -45,8 +55,8 @@ func TestParseInfoRefusesAReplyWithoutStats(t *testing.T) {
 }
 
 func TestInfoDeltaLeavesOutTheBenchmarksOwnCommands(t *testing.T) {
-	before := redisInfo{inBytes: 100, outBytes: 1000, calls: map[string]int64{"get": 5, "info": 1}}
-	after := redisInfo{inBytes: 400, outBytes: 5000, calls: map[string]int64{"get": 25, "evalsha": 10, "info": 2, "config|resetstat": 1}}
+	before := redisInfo{inBytes: 100, outBytes: 1000, cpu: 1, calls: counts{"get": 5, "info": 1}}
+	after := redisInfo{inBytes: 400, outBytes: 5000, cpu: 1.5, calls: counts{"get": 25, "evalsha": 10, "info": 2, "config|resetstat": 1}}
 	d := after.sub(before, 700)
 	if d.inBytes != 300 || d.outBytes != 3300 {
 		t.Errorf("bytes in/out = %d/%d, want 300/3300 (the first INFO's 700-byte reply left out)", d.inBytes, d.outBytes)
@@ -59,11 +69,38 @@ func TestInfoDeltaLeavesOutTheBenchmarksOwnCommands(t *testing.T) {
 			t.Errorf("calls hold the benchmark's own %q: %v", own, d.calls)
 		}
 	}
-	if d.total() != 30 {
-		t.Errorf("total = %d, want 30", d.total())
+	if d.cpu != 0.5 {
+		t.Errorf("cpu = %v s, want 0.5", d.cpu)
 	}
-	if got := d.String(); got != "evalsha 10 · get 20" {
-		t.Errorf("String() = %q", got)
+	if d.calls.total() != 30 {
+		t.Errorf("total = %d, want 30", d.calls.total())
+	}
+	if got := d.calls.perRequest(10); got != "EVALSHA 1.00 · GET 2.00" {
+		t.Errorf("perRequest(10) = %q", got)
+	}
+	if got := (counts{}).perRequest(10); got != "none" {
+		t.Errorf("perRequest of nothing = %q", got)
+	}
+}
+
+// The replicas' own count of what they send: one EVALSHA whose script runs three
+// commands inside Redis is one command sent, and pipelines count their commands.
+func TestSentCounterCountsWhatTheClientSends(t *testing.T) {
+	var c sentCounter
+	ctx := t.Context()
+	process := c.ProcessHook(func(context.Context, redis.Cmder) error { return nil })
+	pipeline := c.ProcessPipelineHook(func(context.Context, []redis.Cmder) error { return nil })
+	_ = process(ctx, redis.NewCmd(ctx, "evalsha", "abc", 1, "k"))
+	_ = process(ctx, redis.NewStringCmd(ctx, "get", "k"))
+	_ = pipeline(ctx, []redis.Cmder{redis.NewStringCmd(ctx, "get", "a"), redis.NewStringCmd(ctx, "get", "b")})
+	got := c.snapshot()
+	want := counts{"evalsha": 1, "get": 3}
+	if len(got) != len(want) || got["evalsha"] != 1 || got["get"] != 3 {
+		t.Errorf("sent = %v, want %v", got, want)
+	}
+	later := counts{"evalsha": 3, "get": 3, "del": 1}
+	if d := later.sub(got); d["evalsha"] != 2 || d["del"] != 1 || len(d) != 2 {
+		t.Errorf("later.sub = %v, want evalsha 2 and del 1", d)
 	}
 }
 

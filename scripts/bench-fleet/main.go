@@ -10,7 +10,9 @@
 // say what went upstream. Each configuration starts from new replicas and an empty
 // Redis. Redis's own counters (INFO commandstats and stats, before and after) say
 // which commands and how many bytes each phase cost; the benchmark's own INFO,
-// CONFIG and FLUSHALL are left out. It measures:
+// CONFIG and FLUSHALL are left out; a go-redis hook on every replica's client counts
+// the commands it sent (an EVALSHA is one command sent, whatever its script runs
+// inside Redis). It measures:
 //
 //   - mix: -requests requests (lookups, searches and services in the shares of
 //     -mix, each item drawn with a Zipf popularity of exponent -zipf, so that some are
@@ -226,7 +228,7 @@ func measure(ctx context.Context, o options, logw io.Writer) (*results, error) {
 		return nil, err
 	}
 	defer stopSims()
-	b := &bench{o: o, redis: rs, nets: sims, sim: sims[0].Sim, log: log, logw: logw,
+	b := &bench{o: o, redis: rs, nets: sims, sim: sims[0].Sim, log: log, logw: logw, sent: &sentCounter{},
 		client: newHTTPClient(max(o.concurrency, o.tputConcurrency)*2, 30*time.Second)}
 	b.pop = demoPopulation(b.sim.Dataset(), o.seed)
 	res.population = b.pop
@@ -251,7 +253,7 @@ func measure(ctx context.Context, o options, logw io.Writer) (*results, error) {
 			return res, fmt.Errorf("mix on %d replicas: %w", c.n, err)
 		}
 		res.mix = append(res.mix, row)
-		fmt.Fprintf(logw, "bench-fleet: … %.1f s, %d upstream requests, %d Redis commands\n", row.d.seconds, row.up.total(), row.ri.total())
+		fmt.Fprintf(logw, "bench-fleet: … %.1f s, %d upstream requests, %d Redis commands\n", row.d.seconds, row.up.total(), row.ri.sent.total())
 	}
 	fmt.Fprintf(logw, "bench-fleet: kinds and cache hits on %d replicas\n", o.maxReplicas())
 	if res.kinds, res.hits, err = b.runKinds(ctx); err != nil {

@@ -28,10 +28,11 @@ type bench struct {
 	client *http.Client
 	log    *slog.Logger
 	logw   io.Writer
+	sent   *sentCounter // what every replica (and the bare Redis measurements) sent
 }
 
 func (b *bench) replicaConfig(withRedis bool) replicaConfig {
-	cfg := replicaConfig{nets: b.nets, prefix: b.o.prefix, limits: b.o.limits, log: b.log}
+	cfg := replicaConfig{nets: b.nets, prefix: b.o.prefix, limits: b.o.limits, log: b.log, hook: b.sent}
 	if withRedis {
 		cfg.redisURL = b.redis.url(0)
 	}
@@ -51,19 +52,22 @@ func (b *bench) fresh(ctx context.Context, n int, withRedis bool) ([]*replica, e
 	return reps, nil
 }
 
-// counted runs fn and returns what Redis and the network served meanwhile.
+// counted runs fn and returns what the replicas sent to Redis, what Redis counted and
+// what the network served meanwhile.
 func (b *bench) counted(ctx context.Context, fn func()) (redisInfo, netsim.HitCounts, error) {
 	before, reply, err := b.redis.info(ctx)
 	if err != nil {
 		return redisInfo{}, netsim.HitCounts{}, err
 	}
-	h0 := b.sim.Hits()
+	h0, s0 := b.sim.Hits(), b.sent.snapshot()
 	fn()
 	after, _, err := b.redis.info(ctx)
 	if err != nil {
 		return redisInfo{}, netsim.HitCounts{}, err
 	}
-	return after.sub(before, reply), subHits(b.sim.Hits(), h0), nil
+	d := after.sub(before, reply)
+	d.sent = b.sent.snapshot().sub(s0)
+	return d, subHits(b.sim.Hits(), h0), nil
 }
 
 // upstream is a phase's requests to the simulated network, by kind.
@@ -128,12 +132,17 @@ type kindRow struct {
 	ri         redisInfo
 }
 
-// hitRow is the latency of one way of answering from a cache.
+// hitRow is the latency of one way of answering from a cache, or of one Redis
+// operation.
 type hitRow struct {
 	name, what string
 	lat        latencies
 	bytes      int // mean size of the value, when it is one
 	problems   int
+	// ri is what was sent to Redis and what it counted meanwhile, for a bare Redis
+	// operation; ops is the number of operations (0 for an HTTP row).
+	ri  redisInfo
+	ops int
 }
 
 // runKinds asks each kind of request alone on -replicas-max replicas with Redis, and
@@ -197,7 +206,7 @@ func (b *bench) runKinds(ctx context.Context) ([]kindRow, []hitRow, error) {
 		}
 		row.ri, row.up = ri, upstreamOf(h)
 		rows = append(rows, row)
-		fmt.Fprintf(b.logw, "bench-fleet: %s: %d requests, %d Redis commands, %d upstream requests\n", s.name, row.d.requests, row.ri.total(), row.up.total())
+		fmt.Fprintf(b.logw, "bench-fleet: %s: %d requests, %d Redis commands, %d upstream requests\n", s.name, row.d.requests, row.ri.sent.total(), row.up.total())
 	}
 	hits, err := b.hitLatency(ctx, reps, ids, on)
 	return rows, hits, err
@@ -235,7 +244,44 @@ func (b *bench) hitLatency(ctx context.Context, reps []*replica, ids []string, o
 	if err != nil {
 		return rows, err
 	}
+	rows = append(rows, row)
+	row, err = b.allowLatency(ctx)
+	if err != nil {
+		return rows, err
+	}
 	return append(rows, row), nil
+}
+
+// allowLatency measures fleet.Allow, the shared GCRA limit a rate-limited request
+// asks, one call at a time, over 1,000 clients' keys.
+func (b *bench) allowLatency(ctx context.Context) (hitRow, error) {
+	row := hitRow{name: "Redis rate limit (fleet.Allow)", what: "one GCRA decision on Redis's clock (EVALSHA of fleet/gcra.go's script) for one of 1,000 clients, through fleet.Do, one at a time: what each rate-limited request adds with Redis"}
+	f, err := fleet.Open(fleet.Options{URL: b.redis.url(0), Prefix: b.o.prefix, Logger: b.log})
+	if err != nil {
+		return row, err
+	}
+	defer f.Close()
+	f.Client().AddHook(b.sent)
+	var keys []string
+	for i := range 1000 {
+		keys = append(keys, f.Key("rl", "rest", fleet.Hash(fmt.Sprintf("192.0.2.%d/%d", i%256, i))))
+	}
+	// The first call loads the script (EVALSHA answers NOSCRIPT, then EVAL): not timed.
+	if _, err := f.Allow(ctx, keys[0], 1e6, 1e6, 1); err != nil {
+		return row, err
+	}
+	row.ri, _, err = b.counted(ctx, func() {
+		for i := range b.o.hitSamples {
+			start := time.Now()
+			_, err := f.Allow(ctx, keys[i%len(keys)], 1e6, 1e6, 1)
+			row.lat.add(time.Since(start))
+			if err != nil {
+				row.problems++
+			}
+		}
+	})
+	row.ops = b.o.hitSamples
+	return row, err
 }
 
 // redisGetLatency stores the cached participants of ids as JSON in Redis and then
@@ -248,6 +294,7 @@ func (b *bench) redisGetLatency(ctx context.Context, r *replica, ids []string) (
 		return row, err
 	}
 	defer f.Close()
+	f.Client().AddHook(b.sent)
 	var keys []string
 	total := 0
 	for _, s := range ids {
@@ -271,22 +318,25 @@ func (b *bench) redisGetLatency(ctx context.Context, r *replica, ids []string) (
 		total += len(v)
 	}
 	row.bytes = total / max(1, len(keys))
-	for i := range b.o.hitSamples {
-		start := time.Now()
-		err := f.Do(ctx, "bench get", func(ctx context.Context, c *redis.Client) error {
-			v, err := c.Get(ctx, keys[i%len(keys)]).Bytes()
+	row.ri, _, err = b.counted(ctx, func() {
+		for i := range b.o.hitSamples {
+			start := time.Now()
+			err := f.Do(ctx, "bench get", func(ctx context.Context, c *redis.Client) error {
+				v, err := c.Get(ctx, keys[i%len(keys)]).Bytes()
+				if err != nil {
+					return err
+				}
+				var p registry.Participant
+				return json.Unmarshal(v, &p)
+			})
+			row.lat.add(time.Since(start))
 			if err != nil {
-				return err
+				row.problems++
 			}
-			var p registry.Participant
-			return json.Unmarshal(v, &p)
-		})
-		row.lat.add(time.Since(start))
-		if err != nil {
-			row.problems++
 		}
-	}
-	return row, nil
+	})
+	row.ops = b.o.hitSamples
+	return row, err
 }
 
 // tputRow is the closed-loop rate of cached lookups of one configuration.

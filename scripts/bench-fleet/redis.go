@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -122,7 +124,7 @@ func (s *redisServer) flush(ctx context.Context) error {
 func (s *redisServer) info(ctx context.Context) (redisInfo, int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	raw, err := s.admin.Info(ctx, "stats", "commandstats").Result()
+	raw, err := s.admin.Info(ctx, "cpu", "stats", "commandstats").Result()
 	if err != nil {
 		return redisInfo{}, 0, fmt.Errorf("INFO: %w", err)
 	}
@@ -146,34 +148,46 @@ func (s *redisServer) stop() {
 	os.RemoveAll(s.dir)
 }
 
-// redisInfo is what INFO stats and INFO commandstats count: calls per command (lower
-// case; subcommands as "config|resetstat") and bytes read and written on the network.
+// redisInfo is what Redis counted (INFO cpu, stats and commandstats): its CPU time,
+// the bytes it read and wrote on the network, and the commands it ran (lower case;
+// subcommands as "config|resetstat"), those a script runs included; and, in a delta
+// made by bench.counted, the commands the replicas sent (sentCounter).
 type redisInfo struct {
-	calls             map[string]int64
+	calls             counts
+	sent              counts
+	cpu               float64 // seconds, system and user
 	inBytes, outBytes int64
 }
 
-// parseInfo reads an INFO reply holding the stats and commandstats sections. It
+// parseInfo reads an INFO reply holding the cpu, stats and commandstats sections. It
 // returns an error when the reply has no network byte counts.
 func parseInfo(raw string) (redisInfo, error) {
-	in := redisInfo{calls: map[string]int64{}, inBytes: -1, outBytes: -1}
+	in := redisInfo{calls: counts{}, inBytes: -1, outBytes: -1}
 	for line := range strings.SplitSeq(raw, "\n") {
 		line = strings.TrimSpace(line)
-		if name, rest, ok := strings.Cut(line, ":"); ok {
-			switch {
-			case name == "total_net_input_bytes":
-				in.inBytes, _ = strconv.ParseInt(rest, 10, 64)
-			case name == "total_net_output_bytes":
-				in.outBytes, _ = strconv.ParseInt(rest, 10, 64)
-			case strings.HasPrefix(name, "cmdstat_"):
-				for f := range strings.SplitSeq(rest, ",") {
-					if v, ok := strings.CutPrefix(f, "calls="); ok {
-						n, err := strconv.ParseInt(v, 10, 64)
-						if err != nil {
-							return in, fmt.Errorf("INFO commandstats: %q", line)
-						}
-						in.calls[strings.TrimPrefix(name, "cmdstat_")] = n
+		name, rest, ok := strings.Cut(line, ":")
+		if !ok {
+			continue
+		}
+		switch {
+		case name == "total_net_input_bytes":
+			in.inBytes, _ = strconv.ParseInt(rest, 10, 64)
+		case name == "total_net_output_bytes":
+			in.outBytes, _ = strconv.ParseInt(rest, 10, 64)
+		case name == "used_cpu_sys" || name == "used_cpu_user":
+			v, err := strconv.ParseFloat(rest, 64)
+			if err != nil {
+				return in, fmt.Errorf("INFO cpu: %q", line)
+			}
+			in.cpu += v
+		case strings.HasPrefix(name, "cmdstat_"):
+			for f := range strings.SplitSeq(rest, ",") {
+				if v, ok := strings.CutPrefix(f, "calls="); ok {
+					n, err := strconv.ParseInt(v, 10, 64)
+					if err != nil {
+						return in, fmt.Errorf("INFO commandstats: %q", line)
 					}
+					in.calls[strings.TrimPrefix(name, "cmdstat_")] = n
 				}
 			}
 		}
@@ -193,55 +207,98 @@ func ownCommand(name string) bool {
 // sub returns what happened between before and i, leaving out the benchmark's own
 // commands and the reply to the INFO that read before (beforeReply bytes).
 func (i redisInfo) sub(before redisInfo, beforeReply int64) redisInfo {
-	d := redisInfo{calls: map[string]int64{}, inBytes: i.inBytes - before.inBytes, outBytes: i.outBytes - before.outBytes - beforeReply}
-	for k, v := range i.calls {
+	d := redisInfo{calls: i.calls.sub(before.calls), cpu: i.cpu - before.cpu,
+		inBytes: i.inBytes - before.inBytes, outBytes: i.outBytes - before.outBytes - beforeReply}
+	for k := range d.calls {
 		if ownCommand(k) {
-			continue
+			delete(d.calls, k)
 		}
-		if n := v - before.calls[k]; n > 0 {
-			d.calls[k] = n
+	}
+	return d
+}
+
+// counts are Redis commands by name.
+type counts map[string]int64
+
+// sub returns c less before, leaving out the commands that did not grow.
+func (c counts) sub(before counts) counts {
+	d := counts{}
+	for k, v := range c {
+		if n := v - before[k]; n > 0 {
+			d[k] = n
 		}
 	}
 	return d
 }
 
 // total returns the number of commands.
-func (i redisInfo) total() int64 {
+func (c counts) total() int64 {
 	var n int64
-	for _, v := range i.calls {
+	for _, v := range c {
 		n += v
 	}
 	return n
 }
 
-// String lists the commands and their calls, by name: "evalsha 10 · get 20".
-func (i redisInfo) String() string {
+// perRequest lists the commands per request, by name: "EVALSHA 1.00 · GET 0.25";
+// "none" when there were none.
+func (c counts) perRequest(requests int) string {
+	if requests == 0 || len(c) == 0 {
+		return "none"
+	}
 	var names []string
-	for k := range i.calls {
+	for k := range c {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	parts := make([]string, len(names))
 	for j, k := range names {
-		parts[j] = fmt.Sprintf("%s %d", k, i.calls[k])
+		parts[j] = fmt.Sprintf("%s %.2f", strings.ToUpper(k), float64(c[k])/float64(requests))
 	}
 	return strings.Join(parts, " · ")
 }
 
-// perRequest lists the commands per request, by name: "evalsha 1.00 · get 0.25";
-// "none" when there were none.
-func (i redisInfo) perRequest(requests int) string {
-	if requests == 0 || len(i.calls) == 0 {
-		return "none"
+// sentCounter is a go-redis hook counting the commands a client sends, by name: a
+// script's EVALSHA is one, whatever it runs inside Redis (which INFO commandstats
+// counts too). Install it on every replica's fleet client. Safe for concurrent use.
+type sentCounter struct {
+	mu sync.Mutex
+	n  counts
+}
+
+func (c *sentCounter) add(name string) {
+	c.mu.Lock()
+	if c.n == nil {
+		c.n = counts{}
 	}
-	var names []string
-	for k := range i.calls {
-		names = append(names, k)
+	c.n[name]++
+	c.mu.Unlock()
+}
+
+// snapshot returns the counts so far.
+func (c *sentCounter) snapshot() counts {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.n)
+}
+
+// DialHook counts nothing.
+func (c *sentCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+// ProcessHook counts one command.
+func (c *sentCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		c.add(cmd.Name())
+		return next(ctx, cmd)
 	}
-	slices.Sort(names)
-	parts := make([]string, len(names))
-	for j, k := range names {
-		parts[j] = fmt.Sprintf("%s %.2f", strings.ToUpper(k), float64(i.calls[k])/float64(requests))
+}
+
+// ProcessPipelineHook counts each command of a pipeline (or transaction).
+func (c *sentCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		for _, cmd := range cmds {
+			c.add(cmd.Name())
+		}
+		return next(ctx, cmds)
 	}
-	return strings.Join(parts, " · ")
 }

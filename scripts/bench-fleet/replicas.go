@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/server"
 	"github.com/peppolgate/peppolgate/stack"
@@ -33,6 +35,7 @@ type replicaConfig struct {
 	prefix   string
 	limits   bool // a client rate limit on every API request, too high to refuse any
 	log      *slog.Logger
+	hook     redis.Hook // counts what each replica sends to Redis
 }
 
 // startReplicas starts n replicas of cfg. It returns an error when one cannot be
@@ -61,6 +64,9 @@ func startReplica(i int, cfg replicaConfig) (*replica, error) {
 		if !f.Up() {
 			f.Close()
 			return nil, fmt.Errorf("redis at %s does not answer", fleet.Redact(cfg.redisURL))
+		}
+		if cfg.hook != nil {
+			f.Client().AddHook(cfg.hook)
 		}
 		r.fleet = f
 	}
