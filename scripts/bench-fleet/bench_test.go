@@ -174,3 +174,21 @@ func TestQuantiles(t *testing.T) {
 		t.Errorf("empty quantile = %v", got)
 	}
 }
+
+func TestTroubleString(t *testing.T) {
+	tests := []struct {
+		t    trouble
+		want string
+	}{
+		{trouble{}, "none"},
+		{trouble{errors: 2, skipped: 37, downs: 2}, "2 downs · 2 failed · 37 skipped"},
+	}
+	for _, tt := range tests {
+		if got := tt.t.String(); got != tt.want {
+			t.Errorf("%+v: %q, want %q", tt.t, got, tt.want)
+		}
+	}
+	if d := (trouble{errors: 3, skipped: 40, downs: 3}).sub(trouble{errors: 1, skipped: 3, downs: 1}); d != (trouble{errors: 2, skipped: 37, downs: 2}) {
+		t.Errorf("sub = %+v", d)
+	}
+}

@@ -52,14 +52,15 @@ func (b *bench) fresh(ctx context.Context, n int, withRedis bool) ([]*replica, e
 	return reps, nil
 }
 
-// counted runs fn and returns what the replicas sent to Redis, what Redis counted and
-// what the network served meanwhile.
-func (b *bench) counted(ctx context.Context, fn func()) (redisInfo, netsim.HitCounts, error) {
+// counted runs fn and returns what the replicas reps sent to Redis and how often
+// their fleets found it down, what Redis counted and what the network served
+// meanwhile.
+func (b *bench) counted(ctx context.Context, reps []*replica, fn func()) (redisInfo, netsim.HitCounts, error) {
 	before, reply, err := b.redis.info(ctx)
 	if err != nil {
 		return redisInfo{}, netsim.HitCounts{}, err
 	}
-	h0, s0 := b.sim.Hits(), b.sent.snapshot()
+	h0, s0, f0 := b.sim.Hits(), b.sent.snapshot(), fleetTrouble(reps)
 	fn()
 	after, _, err := b.redis.info(ctx)
 	if err != nil {
@@ -67,7 +68,38 @@ func (b *bench) counted(ctx context.Context, fn func()) (redisInfo, netsim.HitCo
 	}
 	d := after.sub(before, reply)
 	d.sent = b.sent.snapshot().sub(s0)
+	d.trouble = fleetTrouble(reps).sub(f0)
 	return d, subHits(b.sim.Hits(), h0), nil
+}
+
+// trouble is what replicas' fleets counted of Redis failing them (fleet.Status):
+// operations that failed (each marks Redis down, over 50 ms included), operations
+// not tried while it was down (answered from the replica's own state), and times it
+// was marked down.
+type trouble struct{ errors, skipped, downs uint64 }
+
+func fleetTrouble(reps []*replica) trouble {
+	var t trouble
+	for _, r := range reps {
+		st := r.fleet.Status() // a nil fleet's is zero
+		t.errors += st.Errors
+		t.skipped += st.Skipped
+		t.downs += st.Downs
+	}
+	return t
+}
+
+func (t trouble) sub(o trouble) trouble {
+	return trouble{errors: t.errors - o.errors, skipped: t.skipped - o.skipped, downs: t.downs - o.downs}
+}
+
+// String says how often Redis failed the replicas: "none", or e.g. "2 downs · 2
+// failed · 37 skipped".
+func (t trouble) String() string {
+	if t == (trouble{}) {
+		return "none"
+	}
+	return fmt.Sprintf("%d downs · %d failed · %d skipped", t.downs, t.errors, t.skipped)
 }
 
 // upstream is a phase's requests to the simulated network, by kind.
@@ -119,7 +151,7 @@ func (b *bench) runMix(ctx context.Context, n int, withRedis bool, reqs []reques
 		return row, err
 	}
 	defer closeReplicas(reps)
-	ri, h, err := b.counted(ctx, func() { row.d = drive(ctx, b.client, reps, roundRobin(reqs, n), b.o.concurrency) })
+	ri, h, err := b.counted(ctx, reps, func() { row.d = drive(ctx, b.client, reps, roundRobin(reqs, n), b.o.concurrency) })
 	row.ri, row.up = ri, upstreamOf(h)
 	return row, err
 }
@@ -200,7 +232,7 @@ func (b *bench) runKinds(ctx context.Context) ([]kindRow, []hitRow, error) {
 	var rows []kindRow
 	for _, s := range steps {
 		row := kindRow{name: s.name, what: s.what}
-		ri, h, err := b.counted(ctx, func() { row.d = drive(ctx, b.client, reps, s.jobs, b.o.concurrency) })
+		ri, h, err := b.counted(ctx, reps, func() { row.d = drive(ctx, b.client, reps, s.jobs, b.o.concurrency) })
 		if err != nil {
 			return rows, nil, err
 		}
@@ -270,7 +302,7 @@ func (b *bench) allowLatency(ctx context.Context) (hitRow, error) {
 	if _, err := f.Allow(ctx, keys[0], 1e6, 1e6, 1); err != nil {
 		return row, err
 	}
-	row.ri, _, err = b.counted(ctx, func() {
+	row.ri, _, err = b.counted(ctx, nil, func() {
 		for i := range b.o.hitSamples {
 			start := time.Now()
 			_, err := f.Allow(ctx, keys[i%len(keys)], 1e6, 1e6, 1)
@@ -318,7 +350,7 @@ func (b *bench) redisGetLatency(ctx context.Context, r *replica, ids []string) (
 		total += len(v)
 	}
 	row.bytes = total / max(1, len(keys))
-	row.ri, _, err = b.counted(ctx, func() {
+	row.ri, _, err = b.counted(ctx, nil, func() {
 		for i := range b.o.hitSamples {
 			start := time.Now()
 			err := f.Do(ctx, "bench get", func(ctx context.Context, c *redis.Client) error {
@@ -372,7 +404,7 @@ func (b *bench) runThroughput(ctx context.Context, n int, withRedis bool) (tputR
 	for _, id := range hot {
 		reqs = append(reqs, lookupRequest(id))
 	}
-	ri, _, err := b.counted(ctx, func() {
+	ri, _, err := b.counted(ctx, reps, func() {
 		row.d = closedLoop(ctx, b.client, reps, roundRobin(reqs, n), b.o.tputConcurrency, b.o.duration)
 	})
 	row.ri = ri

@@ -155,6 +155,7 @@ func (s *redisServer) stop() {
 type redisInfo struct {
 	calls             counts
 	sent              counts
+	trouble           trouble // in a delta: what the replicas' fleets counted
 	cpu               float64 // seconds, system and user
 	inBytes, outBytes int64
 }
