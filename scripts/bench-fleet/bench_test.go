@@ -93,7 +93,10 @@ func TestSentCounterCountsWhatTheClientSends(t *testing.T) {
 	_ = process(ctx, redis.NewCmd(ctx, "evalsha", "abc", 1, "k"))
 	_ = process(ctx, redis.NewStringCmd(ctx, "get", "k"))
 	_ = pipeline(ctx, []redis.Cmder{redis.NewStringCmd(ctx, "get", "a"), redis.NewStringCmd(ctx, "get", "b")})
-	got := c.snapshot()
+	got, trips := c.snapshot()
+	if trips != 3 {
+		t.Errorf("%d round trips, want 3 (two commands and one pipeline)", trips)
+	}
 	want := counts{"evalsha": 1, "get": 3}
 	if len(got) != len(want) || got["evalsha"] != 1 || got["get"] != 3 {
 		t.Errorf("sent = %v, want %v", got, want)

@@ -60,14 +60,16 @@ func (b *bench) counted(ctx context.Context, reps []*replica, fn func()) (redisI
 	if err != nil {
 		return redisInfo{}, netsim.HitCounts{}, err
 	}
-	h0, s0, f0 := b.sim.Hits(), b.sent.snapshot(), fleetTrouble(reps)
+	h0, f0 := b.sim.Hits(), fleetTrouble(reps)
+	s0, t0 := b.sent.snapshot()
 	fn()
 	after, _, err := b.redis.info(ctx)
 	if err != nil {
 		return redisInfo{}, netsim.HitCounts{}, err
 	}
 	d := after.sub(before, reply)
-	d.sent = b.sent.snapshot().sub(s0)
+	s1, t1 := b.sent.snapshot()
+	d.sent, d.trips = s1.sub(s0), t1-t0
 	d.trouble = fleetTrouble(reps).sub(f0)
 	return d, subHits(b.sim.Hits(), h0), nil
 }

@@ -155,6 +155,7 @@ func (s *redisServer) stop() {
 type redisInfo struct {
 	calls             counts
 	sent              counts
+	trips             int64   // in a delta: round trips the replicas made
 	trouble           trouble // in a delta: what the replicas' fleets counted
 	cpu               float64 // seconds, system and user
 	inBytes, outBytes int64
@@ -263,24 +264,28 @@ func (c counts) perRequest(requests int) string {
 // script's EVALSHA is one, whatever it runs inside Redis (which INFO commandstats
 // counts too). Install it on every replica's fleet client. Safe for concurrent use.
 type sentCounter struct {
-	mu sync.Mutex
-	n  counts
+	mu    sync.Mutex
+	n     counts
+	trips int64 // round trips: a command, or a whole pipeline or transaction
 }
 
-func (c *sentCounter) add(name string) {
+func (c *sentCounter) add(cmds ...redis.Cmder) {
 	c.mu.Lock()
 	if c.n == nil {
 		c.n = counts{}
 	}
-	c.n[name]++
+	for _, cmd := range cmds {
+		c.n[cmd.Name()]++
+	}
+	c.trips++
 	c.mu.Unlock()
 }
 
-// snapshot returns the counts so far.
-func (c *sentCounter) snapshot() counts {
+// snapshot returns the commands and round trips so far.
+func (c *sentCounter) snapshot() (counts, int64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return maps.Clone(c.n)
+	return maps.Clone(c.n), c.trips
 }
 
 // DialHook counts nothing.
@@ -289,17 +294,16 @@ func (c *sentCounter) DialHook(next redis.DialHook) redis.DialHook { return next
 // ProcessHook counts one command.
 func (c *sentCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		c.add(cmd.Name())
+		c.add(cmd)
 		return next(ctx, cmd)
 	}
 }
 
-// ProcessPipelineHook counts each command of a pipeline (or transaction).
+// ProcessPipelineHook counts each command of a pipeline (or transaction, MULTI and
+// EXEC included), and one round trip.
 func (c *sentCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return func(ctx context.Context, cmds []redis.Cmder) error {
-		for _, cmd := range cmds {
-			c.add(cmd.Name())
-		}
+		c.add(cmds...)
 		return next(ctx, cmds)
 	}
 }

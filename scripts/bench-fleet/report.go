@@ -57,7 +57,7 @@ func reportMix(w io.Writer, o options, res *results) {
 		"Sent round robin, %d at a time, to new replicas on an empty Redis. The goal: the same upstream requests at 1, 2 and 3 replicas.\n\n",
 		phrase.Grouped(int64(o.requests), ","), o.shares.lookup, o.shares.search, o.shares.services,
 		phrase.Grouped(int64(len(res.population.ids)), ","), phrase.Grouped(int64(len(res.population.queries)), ","), o.zipf, 100*res.distinct, o.concurrency)
-	fmt.Fprintln(w, "| replicas | Redis | DNS | SMP | Directory | OCSP | **upstream** | vs 1 without Redis | Redis commands / request | Redis bytes in / out per request | Redis CPU / request | Redis trouble | X-Cache hit · miss · stale | p50 / p99 | failed |")
+	fmt.Fprintln(w, "| replicas | Redis | DNS | SMP | Directory | OCSP | **upstream** | vs 1 without Redis | Redis round trips (commands) / request | Redis bytes in / out per request | Redis CPU / request | Redis trouble | X-Cache hit · miss · stale | p50 / p99 | failed |")
 	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|---|---|---:|---|---|---|---:|")
 	base := res.mix[0].up.total()
 	for _, m := range res.mix {
@@ -68,12 +68,12 @@ func reportMix(w io.Writer, o options, res *results) {
 		}
 		fmt.Fprintf(w, "| %d | %s | %.0f | %.0f | %.0f | %.0f | **%.0f** | %s | %.2f (%s) | %.0f / %.0f | %.1f µs | %s | %d · %d · %d | %s / %s | %d |\n",
 			m.replicas, redis, float64(m.up.dns)*k, float64(m.up.smp)*k, float64(m.up.dir)*k, float64(m.up.ocsp)*k, float64(m.up.total())*k,
-			ratio(m.up.total(), base), float64(m.ri.sent.total())/float64(max(1, m.d.requests)), m.ri.sent.perRequest(m.d.requests),
+			ratio(m.up.total(), base), float64(m.ri.trips)/float64(max(1, m.d.requests)), m.ri.sent.perRequest(m.d.requests),
 			float64(m.ri.inBytes)/float64(max(1, m.d.requests)), float64(m.ri.outBytes)/float64(max(1, m.d.requests)), m.ri.cpu*1e6/float64(max(1, m.d.requests)),
 			m.ri.trouble, m.d.cache["hit"], m.d.cache["miss"], m.d.cache["stale"], durText(m.d.lat.quantile(0.5)), durText(m.d.lat.quantile(0.99)), m.d.serverErrors())
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Redis commands are what the replicas sent (a go-redis hook on each: a script's EVALSHA is one, whatever it runs inside Redis; HELLO opens a connection, PING is the probe of a replica that found Redis down); bytes what Redis read and wrote (INFO stats); Redis CPU its process's time (INFO cpu). Redis trouble is what the replicas' fleets counted (fleet.Status): times Redis was marked down (an operation failed or took over 50 ms), operations that failed, and operations not tried meanwhile, each answered from the replica's own state.")
+	fmt.Fprintln(w, "Redis round trips and commands are what the replicas sent (a go-redis hook on each: a pipeline or MULTI…EXEC transaction is one round trip of several commands, a script's EVALSHA one command whatever it runs inside Redis; HELLO opens a connection, PING is the probe of a replica that found Redis down); bytes what Redis read and wrote (INFO stats); Redis CPU its process's time (INFO cpu). Redis trouble is what the replicas' fleets counted (fleet.Status): times Redis was marked down (an operation failed or took over 50 ms), operations that failed, and operations not tried meanwhile, each answered from the replica's own state.")
 	fmt.Fprintln(w)
 	failures(w, "mix", func(yield func(string, *driveResult) bool) {
 		for _, m := range res.mix {
@@ -86,14 +86,14 @@ func reportMix(w io.Writer, o options, res *results) {
 
 func reportKinds(w io.Writer, o options, res *results) {
 	fmt.Fprintf(w, "## Redis commands and bytes per request, by kind\n\n")
-	fmt.Fprintf(w, "Each kind alone, %d requests, %d at a time, on %d replicas with Redis (new replicas, empty Redis), in this order. Commands are what the replicas sent (a go-redis hook on each: a script's EVALSHA is one, whatever it runs inside Redis), bytes what Redis read and wrote on the network (INFO stats), Redis CPU its process's system and user time (INFO cpu; it includes Redis's own background work, about 1 ms a second).\n\n",
+	fmt.Fprintf(w, "Each kind alone, %d requests, %d at a time, on %d replicas with Redis (new replicas, empty Redis), in this order. Round trips and commands are what the replicas sent (a go-redis hook on each: a pipeline or transaction is one round trip, a script's EVALSHA one command), bytes what Redis read and wrote on the network (INFO stats), Redis CPU its process's system and user time (INFO cpu; it includes Redis's own background work, about 1 ms a second).\n\n",
 		o.kindRequests, o.concurrency, o.maxReplicas())
-	fmt.Fprintln(w, "| request | Redis commands / request | Redis bytes in / out per request | Redis CPU / request | Redis trouble | upstream / request (DNS · SMP · Directory · OCSP) | p50 / p99 | answers | failed |")
+	fmt.Fprintln(w, "| request | Redis round trips (commands) / request | Redis bytes in / out per request | Redis CPU / request | Redis trouble | upstream / request (DNS · SMP · Directory · OCSP) | p50 / p99 | answers | failed |")
 	fmt.Fprintln(w, "|---|---|---|---:|---|---|---|---|---:|")
 	for _, k := range res.kinds {
 		n := float64(max(1, k.d.requests))
 		fmt.Fprintf(w, "| %s | %.2f (%s) | %.0f / %.0f | %.1f µs | %s | %.2f · %.2f · %.2f · %.2f | %s / %s | %s | %d |\n",
-			k.name, float64(k.ri.sent.total())/n, k.ri.sent.perRequest(k.d.requests), float64(k.ri.inBytes)/n, float64(k.ri.outBytes)/n, k.ri.cpu*1e6/n, k.ri.trouble,
+			k.name, float64(k.ri.trips)/n, k.ri.sent.perRequest(k.d.requests), float64(k.ri.inBytes)/n, float64(k.ri.outBytes)/n, k.ri.cpu*1e6/n, k.ri.trouble,
 			float64(k.up.dns)/n, float64(k.up.smp)/n, float64(k.up.dir)/n, float64(k.up.ocsp)/n,
 			durText(k.d.lat.quantile(0.5)), durText(k.d.lat.quantile(0.99)), statusText(k.d.statuses), k.d.serverErrors())
 	}
@@ -143,7 +143,7 @@ func reportThroughput(w io.Writer, o options, res *results) {
 	fmt.Fprintf(w, "## Cached lookups per second\n\n")
 	fmt.Fprintf(w, "GET /api/v1/participant/{id} of %d popular ids warmed on every replica, round robin, %d at a time for %s. All replicas share this process's %d CPUs with the client and netsim.\n\n",
 		res.tput[0].hot, o.tputConcurrency, o.duration, res.env.cpus)
-	fmt.Fprintln(w, "| replicas | Redis | req/s | vs 1 without Redis | p50 / p99 | Redis commands / request | Redis CPU / request | Redis trouble | failed |")
+	fmt.Fprintln(w, "| replicas | Redis | req/s | vs 1 without Redis | p50 / p99 | Redis round trips (commands) / request | Redis CPU / request | Redis trouble | failed |")
 	fmt.Fprintln(w, "|---:|---|---:|---:|---|---|---:|---|---:|")
 	base := res.tput[0].d.requests
 	for _, t := range res.tput {
@@ -154,7 +154,7 @@ func reportThroughput(w io.Writer, o options, res *results) {
 		fmt.Fprintf(w, "| %d | %s | **%s** | %s | %s / %s | %.2f (%s) | %.1f µs | %s | %d |\n", t.replicas, redis,
 			phrase.Grouped(int64(float64(t.d.requests)/t.d.seconds), ","), ratio(int64(t.d.requests), int64(base)),
 			durText(t.d.lat.quantile(0.5)), durText(t.d.lat.quantile(0.99)),
-			float64(t.ri.sent.total())/float64(max(1, t.d.requests)), t.ri.sent.perRequest(t.d.requests),
+			float64(t.ri.trips)/float64(max(1, t.d.requests)), t.ri.sent.perRequest(t.d.requests),
 			t.ri.cpu*1e6/float64(max(1, t.d.requests)), t.ri.trouble, t.d.serverErrors())
 	}
 	fmt.Fprintln(w)
