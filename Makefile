@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest redis-server fuzz-short mcp-e2e openapi-lint web-e2e bench fuzz load bench-mirror bench-bulk
+.PHONY: test fmt-check vet staticcheck gotest redis-server fuzz-short mcp-e2e openapi-lint web-e2e bench fuzz load bench-mirror bench-bulk bench-fleet
 
 ## test: format check, go vet, staticcheck, the whole test suite with the race detector,
 ## a short run of every fuzz target, and the built binary's MCP and OpenAPI checks and
@@ -101,6 +101,23 @@ BULK_FLAGS ?=
 bench-bulk:
 	$(GO) build -o bin/bench-bulk ./scripts/bench-bulk
 	bin/bench-bulk -sizes '$(BULK_SIZES)' -distinct $(BULK_DISTINCT) -concurrency $(BULK_CONCURRENCY) -sweep '$(BULK_SWEEP)' $(BULK_FLAGS)
+
+## bench-fleet: peppolgate as a fleet sharing one Redis (issue 27; BENCHMARKS.md; not part
+## of `make test`; needs only Go and redis-server, installed when missing): over one
+## simulated network (the demo's), replicas in one process each with their own stack,
+## server and connection to a redis-server the benchmark starts on a free loopback port.
+## Upstream requests per 1,000 client requests of a mix (FLEET_REQUESTS lookups,
+## searches and services with a Zipf popularity) at 1 replica without Redis and at
+## FLEET_REPLICAS with it; Redis commands and bytes per request of each kind; the
+## latency of a cache hit in process and through Redis; cached lookups per second at
+## the most replicas against 1 without Redis. Markdown tables on stdout. More flags in
+## FLEET_FLAGS (bin/bench-fleet -h), e.g. FLEET_FLAGS='-duration 30s -zipf 1.2'.
+FLEET_REQUESTS ?= 20000
+FLEET_REPLICAS ?= 1,2,3
+FLEET_FLAGS ?=
+bench-fleet: redis-server
+	$(GO) build -o bin/bench-fleet ./scripts/bench-fleet
+	bin/bench-fleet -requests $(FLEET_REQUESTS) -replicas '$(FLEET_REPLICAS)' $(FLEET_FLAGS)
 
 ## fuzz: every fuzz target (each func Fuzz… of a _test.go file) for FUZZTIME (default
 ## 20s) each, FUZZ_JOBS targets at a time (default: one per CPU) with one fuzzing worker
