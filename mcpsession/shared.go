@@ -230,6 +230,10 @@ func (s *Shared) forgetShared(ids []string) {
 	})
 }
 
+// Sweep forgets the sessions idle on this replica for longer than the TTL
+// (Memory.Sweep); in Redis they stay as long as they are used elsewhere.
+func (s *Shared) Sweep(log *slog.Logger) { s.mem.Sweep(log) }
+
 // ForgetIfGone is Memory.ForgetIfGone.
 func (s *Shared) ForgetIfGone(id string) { s.mem.ForgetIfGone(id) }
 
