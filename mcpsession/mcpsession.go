@@ -32,6 +32,11 @@ type Store interface {
 	// Terminate ends a session for good, as a client's DELETE does: its id is refused
 	// as terminated for the idle TTL.
 	Terminate(id string)
+	// Held reports whether this replica still holds id as a live session, without
+	// marking it used; under Shared it asks Redis, and a session ended elsewhere is
+	// forgotten here (handed to Options.Forget), so that an event stream open on this
+	// replica ends with it.
+	Held(id string) bool
 	// Drop ends a session on this replica only: mcp-go's own endings (its shutdown,
 	// peppolgate's clean-up of a session it forgot) are no client's DELETE.
 	Drop(id string)

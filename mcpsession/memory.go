@@ -328,6 +328,14 @@ func (m *Memory) ForgetIfGone(id string) {
 	}
 }
 
+// Held reports whether id is live, without marking it used.
+func (m *Memory) Held(id string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.live[id]
+	return ok
+}
+
 // Size is the number of live sessions.
 func (m *Memory) Size() int {
 	m.mu.Lock()

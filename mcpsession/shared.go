@@ -202,6 +202,26 @@ func (s *Shared) Validate(id string, exempt bool) (isTerminated bool, err error)
 	return false, ErrUnknown
 }
 
+// Held reports whether this replica holds id and the fleet has not ended it, without
+// marking it used (nor refreshing it in Redis); a session ended elsewhere is forgotten
+// here. When Redis does not answer, it reports what this replica holds.
+func (s *Shared) Held(id string) bool {
+	if !s.mem.Held(id) {
+		return false
+	}
+	var v string
+	err := s.fleet.Do(context.Background(), "mcp session held", func(ctx context.Context, c *redis.Client) error {
+		var err error
+		v, err = c.Get(ctx, s.key(id)).Result()
+		return err
+	})
+	if err != nil || (v != markerTerminated && v != markerForgotten) {
+		return true // live, absent (put back by Republish), or Redis trouble: this replica decides
+	}
+	s.mem.endedElsewhere(id, v == markerTerminated)
+	return false
+}
+
 // Terminate ends a session on this replica and, through a terminated marker in Redis,
 // on every other; when Redis does not answer, on this replica only.
 func (s *Shared) Terminate(id string) {

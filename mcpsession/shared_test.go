@@ -216,7 +216,8 @@ func TestSharedRefreshesTTLAtMostEveryRecheck(t *testing.T) {
 
 // TestSharedForgetting: a session a replica forgets for its per-client cap is forgotten
 // by the fleet; one it forgets for idling there (it may be in use on another replica)
-// and one mcp-go ends on its own (Drop: a replica shutting down) are not.
+// and one mcp-go ends on its own (Drop: a replica shutting down) are not; Held sees a
+// DELETE on another replica.
 func TestSharedForgetting(t *testing.T) {
 	srv := redistest.Start(t)
 	opt := defaults
@@ -269,6 +270,20 @@ func TestSharedForgetting(t *testing.T) {
 	a.clock.Advance(mcpsession.Recheck)
 	if term, _ := a.store.Validate(third, false); !term {
 		t.Error("after a client's DELETE on replica b, replica a does not refuse the session as terminated")
+	}
+
+	// Held (an open event stream's question) learns of a DELETE elsewhere at once,
+	// and forgets the session here, so that the stream ends with it.
+	fourth := a.store.Generate(client, false)
+	if !a.store.Held(fourth) || b.store.Held(fourth) {
+		t.Errorf("Held: replica a %v, b %v; want true where it was minted, false where never used", a.store.Held(fourth), b.store.Held(fourth))
+	}
+	b.store.Terminate(fourth)
+	if a.store.Held(fourth) {
+		t.Error("replica a still holds a session DELETEd on replica b")
+	}
+	if got := a.forgotten(); !slices.Contains(got, fourth) {
+		t.Errorf("replica a handed %q to Forget, want the session DELETEd elsewhere among them", got)
 	}
 }
 

@@ -309,7 +309,9 @@ func (o *openedStream) finish() {
 // client's limit, like the rate limiter's) and the global one (503
 // service_unavailable, with Retry-After), and it ends after mcpStreamLifetime, when its
 // session is DELETEd or forgotten, or when the server drains. The write deadline is
-// lifted for it. A nil result with a nil error means the answer has been written.
+// lifted for it. With -redis it also ends when its session is ended on another
+// replica (asked every mcpStreamRecheck). A nil result with a nil error means the
+// answer has been written.
 func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedStream, error) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
@@ -332,6 +334,25 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 		return nil, &registry.Error{Code: CodeUnavailable, Message: "no MCP event stream can be opened now (the server is at its limit or shutting down); retry later", RetryAfter: 5 * time.Second}
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	if s.fleet != nil {
+		// The session may end on another replica (a DELETE there): ask every
+		// mcpStreamRecheck, so that this stream ends with it (docs/INTERFACE.md §4.5).
+		go func() {
+			t := time.NewTicker(mcpStreamRecheck)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if !s.mcpSessions.Held(id) {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
 	return &openedStream{r: r.WithContext(ctx), cancel: cancel, done: done}, nil
 }
 

@@ -71,8 +71,8 @@ func waitStatus(t *testing.T, r mcpReplica, session string, want int, what strin
 }
 
 // openStream opens a GET /mcp event stream of session on replica r and returns its
-// status; a 200 stream is read until ctx ends.
-func openStream(t *testing.T, ctx context.Context, r mcpReplica, session string) int {
+// status and, for a 200 stream (read until ctx ends), a channel closed when it ends.
+func openStream(t *testing.T, ctx context.Context, r mcpReplica, session string) (int, <-chan struct{}) {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, r.hs.URL+"/mcp", nil)
 	if err != nil {
@@ -87,13 +87,15 @@ func openStream(t *testing.T, ctx context.Context, r mcpReplica, session string)
 	}
 	if resp.StatusCode != http.StatusOK {
 		resp.Body.Close()
-		return resp.StatusCode
+		return resp.StatusCode, nil
 	}
+	ended := make(chan struct{})
 	go func() {
+		defer close(ended)
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}()
-	return resp.StatusCode
+	return resp.StatusCode, ended
 }
 
 // TestMCPSessionAcrossReplicas: with -redis, an MCP session initialised on replica 1
@@ -122,20 +124,33 @@ func TestMCPSessionAcrossReplicas(t *testing.T) {
 	}
 
 	// The event stream: opened on replica 3, then (replica 3's connection gone) again
-	// on replica 1 with the same session.
+	// on replica 1 with the same session; one more stays open on replica 3.
 	ctx, cancel := context.WithCancel(t.Context())
-	if code := openStream(t, ctx, rs[2], session); code != http.StatusOK {
+	if code, _ := openStream(t, ctx, rs[2], session); code != http.StatusOK {
 		t.Fatalf("GET /mcp on replica 3 for replica 1's session: %d", code)
 	}
 	cancel()
 	ctx, cancel = context.WithCancel(t.Context())
 	defer cancel()
-	if code := openStream(t, ctx, rs[0], session); code != http.StatusOK {
+	code, onOne := openStream(t, ctx, rs[0], session)
+	if code != http.StatusOK {
 		t.Fatalf("GET /mcp again on replica 1: %d", code)
+	}
+	code, onThree := openStream(t, ctx, rs[2], session)
+	if code != http.StatusOK {
+		t.Fatalf("a second GET /mcp on replica 3: %d", code)
 	}
 
 	if code, body := mcpOn(t, rs[1], http.MethodDelete, "", session); code != http.StatusOK {
 		t.Fatalf("DELETE on replica 2: %d %s", code, body)
+	}
+	// The streams of the session end on replicas 1 and 3 without a request there.
+	for i, ended := range map[int]<-chan struct{}{1: onOne, 3: onThree} {
+		select {
+		case <-ended:
+		case <-time.After(mcpTestTimeout):
+			t.Fatalf("the event stream on replica %d stayed open after the DELETE on replica 2", i)
+		}
 	}
 	waitStatus(t, rs[0], session, http.StatusNotFound, "replica 1 after the DELETE on replica 2")
 	waitStatus(t, rs[2], session, http.StatusNotFound, "replica 3 after the DELETE on replica 2")

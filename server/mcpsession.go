@@ -23,6 +23,9 @@ const (
 	maxMCPStreams          = 512
 	// mcpStreamLifetime ends a GET /mcp event stream; the client reconnects.
 	mcpStreamLifetime = 30 * time.Minute
+	// mcpStreamRecheck is how often, with -redis, an open event stream asks whether
+	// its session was ended on another replica.
+	mcpStreamRecheck = 5 * time.Second
 	// mcpHeartbeat is how often an open event stream gets a heartbeat, so that proxies
 	// keep it and a dead client is noticed.
 	mcpHeartbeat = 25 * time.Second
