@@ -118,6 +118,15 @@ func TestMCPSessionAcrossReplicas(t *testing.T) {
 	if code != http.StatusOK || !strings.Contains(body, "0208:0677424046") || strings.Contains(body, `"isError":true`) || strings.Contains(body, `"error":{"code"`) {
 		t.Fatalf("tools/call lookup_participant on replica 2: %d %.300s", code, body)
 	}
+	// Nothing kept per session on the replica that ran initialize (client info,
+	// negotiated revision) changes an answer: replica 1 answers the same.
+	for _, msg := range []string{`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`, rawLookup} {
+		_, on2 := mcpOn(t, rs[1], http.MethodPost, msg, session)
+		_, on1 := mcpOn(t, rs[0], http.MethodPost, msg, session)
+		if on1 != on2 {
+			t.Errorf("%.60s: replica 1 answers\n%.400s\nreplica 2\n%.400s", msg, on1, on2)
+		}
+	}
 	// The log level is set on replica 3 and answered there; the session goes on.
 	if code, body = mcpOn(t, rs[2], http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"logging/setLevel","params":{"level":"error"}}`, session); code != http.StatusOK || strings.Contains(body, `"error":{"code"`) {
 		t.Fatalf("logging/setLevel on replica 3: %d %.300s", code, body)
