@@ -19,6 +19,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/mcpsession"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -175,7 +176,8 @@ const mcpSessionIdleTTL = 30 * time.Minute
 // through when the operator names it. The server's write timeout is lifted for GET,
 // the long-lived event stream; POST answers are bounded by the registry's deadlines.
 // Close stops the idle session sweep. Only session ids this server minted are valid,
-// at most maxMCPSessionsPerClient per client and maxMCPSessions in all (mcpSessions),
+// at most maxMCPSessionsPerClient per client and maxMCPSessions in all (package
+// mcpsession; with -redis shared by the fleet, the caps counted per replica),
 // and every session it forgets is ended in mcp-go too (endMCPSession); a GET event
 // stream needs a session, gets a heartbeat, ends after mcpStreamLifetime or with its
 // session and counts against per-client and global caps (mcpStreams); POST bodies are
@@ -183,23 +185,34 @@ const mcpSessionIdleTTL = 30 * time.Minute
 // errors (mcpwire.go).
 func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 	log := s.log.With("component", "mcp")
-	s.mcpSessions = newMCPSessions(mcpSessionIdleTTL, maxMCPSessions, maxMCPSessionsPerClient, time.Now, s.clientOf)
 	s.mcpStreams = newMCPStreams(maxMCPStreamsPerClient, maxMCPStreams)
-	// mcp-go's own idle sweeper is off (no WithSessionIdleTTL): mcpSessions sweeps, and
+	// Every session the store forgets is ended in mcp-go too, with its event streams;
+	// h is set before the first request and before the sweep starts.
+	var h *mcpserver.StreamableHTTPServer
+	opt := mcpsession.Options{TTL: mcpSessionIdleTTL, Max: maxMCPSessions, PerClient: maxMCPSessionsPerClient,
+		ExemptPerClient: clientCap(maxMCPSessionsPerClient, maxMCPSessions, true),
+		Forget: func(ids []string) {
+			for _, id := range ids {
+				endMCPSession(h, id)
+			}
+			s.mcpStreams.end(ids)
+		}}
+	// With -redis the sessions are the fleet's (docs/ARCHITECTURE.md §7); without,
+	// this process's.
+	if s.fleet != nil {
+		s.mcpSessions = mcpsession.NewShared(s.fleet, opt)
+	} else {
+		s.mcpSessions = mcpsession.NewMemory(opt)
+	}
+	// mcp-go's own idle sweeper is off (no WithSessionIdleTTL): the store sweeps, and
 	// ends in mcp-go every session it forgets (docs/INTERFACE.md §4.5).
-	h := mcpserver.NewStreamableHTTPServer(m,
+	h = mcpserver.NewStreamableHTTPServer(m,
 		mcpserver.WithDisableLocalhostProtection(true),
-		mcpserver.WithSessionIdManagerResolver(s.mcpSessions),
+		mcpserver.WithSessionIdManagerResolver(mcpsession.Resolver{Store: s.mcpSessions, ClientOf: s.clientOf}),
 		mcpserver.WithHeartbeatInterval(mcpHeartbeat),
 		mcpserver.WithStreamableHTTPLogger(log))
 	s.mcpHTTP = h
-	s.mcpSessions.forget = func(ids []string) {
-		for _, id := range ids {
-			endMCPSession(h, id)
-		}
-		s.mcpStreams.end(ids)
-	}
-	s.mcpSessions.start(mcpSweepEvery, log)
+	s.mcpSessions.Start(mcpSweepEvery, log)
 	return s.adapt(func(w http.ResponseWriter, r *http.Request) error {
 		switch r.Method {
 		case http.MethodGet, http.MethodPost, http.MethodDelete, http.MethodOptions:
@@ -241,7 +254,7 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 		ew.finish()
 		switch {
 		case r.Method == http.MethodPost && w.Header().Get("Mcp-Session-Id") != "":
-			s.mcpSessions.forgetIfGone(w.Header().Get("Mcp-Session-Id"))
+			s.mcpSessions.ForgetIfGone(w.Header().Get("Mcp-Session-Id"))
 		case r.Method == http.MethodDelete && ew.status == http.StatusOK:
 			s.mcpStreams.end([]string{r.Header.Get("Mcp-Session-Id")}) // mcp-go leaves them open
 		}
@@ -252,11 +265,12 @@ func (s *Server) mcpHandler(m *mcpserver.MCPServer, g *mcpGuard) http.Handler {
 // endMCPSession makes mcp-go forget a session peppolgate forgot: it sends h a DELETE
 // for it, in-process (mcp-go offers no other way to drop all of a session's state:
 // MCPServer.UnregisterSession leaves the transport's own copy behind). The session id
-// manager no longer knows the id, so the DELETE only cleans up.
+// manager no longer knows the id, so the DELETE only cleans up; it is marked as
+// peppolgate's own (mcpsession.Internal), so that it ends nothing in the fleet.
 func endMCPSession(h *mcpserver.StreamableHTTPServer, id string) {
 	hdr := http.Header{}
 	hdr.Set(mcpserver.HeaderKeySessionID, id)
-	h.Handle(discardMCPWriter{hdr: http.Header{}}, &mcpserver.HTTPRequest{Method: http.MethodDelete, Header: hdr, Context: context.Background()})
+	h.Handle(discardMCPWriter{hdr: http.Header{}}, &mcpserver.HTTPRequest{Method: http.MethodDelete, Header: hdr, Context: mcpsession.Internal(context.Background())})
 }
 
 // discardMCPWriter is the answer writer of endMCPSession's DELETE: nobody reads it.
@@ -295,19 +309,21 @@ func (o *openedStream) finish() {
 // client's limit, like the rate limiter's) and the global one (503
 // service_unavailable, with Retry-After), and it ends after mcpStreamLifetime, when its
 // session is DELETEd or forgotten, or when the server drains. The write deadline is
-// lifted for it. A nil result with a nil error means the answer has been written.
+// lifted for it. With -redis it also ends when its session is ended on another
+// replica (asked every mcpStreamRecheck). A nil result with a nil error means the
+// answer has been written.
 func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedStream, error) {
 	id := r.Header.Get("Mcp-Session-Id")
 	if id == "" {
 		s.writeJSONRPCError(w, http.StatusBadRequest, jsonrpcInvalidRequest, "GET /mcp opens the event stream of a session: send the Mcp-Session-Id that initialize returned")
 		return nil, nil
 	}
-	if terminated, err := s.mcpSessions.Validate(id); err != nil || terminated {
+	client, exempt := s.clientOf(r)
+	if terminated, err := s.mcpSessions.Validate(id, exempt); err != nil || terminated {
 		s.writeJSONRPCError(w, http.StatusNotFound, jsonrpcInvalidRequest, statusMessage(http.StatusNotFound))
 		return nil, nil
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), mcpStreamLifetime)
-	client, exempt := s.clientOf(r)
 	done, err := s.mcpStreams.open(client, exempt, id, cancel)
 	if err != nil {
 		cancel()
@@ -318,6 +334,25 @@ func (s *Server) openMCPStream(w http.ResponseWriter, r *http.Request) (*openedS
 		return nil, &registry.Error{Code: CodeUnavailable, Message: "no MCP event stream can be opened now (the server is at its limit or shutting down); retry later", RetryAfter: 5 * time.Second}
 	}
 	_ = http.NewResponseController(w).SetWriteDeadline(time.Time{})
+	if s.fleet != nil {
+		// The session may end on another replica (a DELETE there): ask every
+		// mcpStreamRecheck, so that this stream ends with it (docs/INTERFACE.md §4.5).
+		go func() {
+			t := time.NewTicker(mcpStreamRecheck)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+					if !s.mcpSessions.Held(id) {
+						cancel()
+						return
+					}
+				}
+			}
+		}()
+	}
 	return &openedStream{r: r.WithContext(ctx), cancel: cancel, done: done}, nil
 }
 

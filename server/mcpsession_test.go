@@ -20,6 +20,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/peppolgate/peppolgate/mcpsession"
 	"github.com/peppolgate/peppolgate/tools"
 )
 
@@ -31,33 +32,31 @@ func TestMCPSessionsOnlyMinted(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
 	m := newMCPSessions(time.Hour, 3, 3, clock, nil)
-	if _, err := m.Validate("mcp-session-7f1d6a7e-1111-2222-3333-444455556666"); err == nil {
+	if _, err := m.Validate("mcp-session-7f1d6a7e-1111-2222-3333-444455556666", false); err == nil {
 		t.Error("a made-up, well-formed id was accepted")
 	}
 	var ids []string
 	for range 4 {
-		ids = append(ids, m.generate(netip.Addr{}, false))
+		ids = append(ids, m.Generate(netip.Addr{}, false))
 		now = now.Add(time.Minute)
 	}
-	if m.size() != 3 {
-		t.Errorf("%d sessions kept, want the maximum 3", m.size())
+	if m.Size() != 3 {
+		t.Errorf("%d sessions kept, want the maximum 3", m.Size())
 	}
-	if _, err := m.Validate(ids[0]); err == nil {
+	if _, err := m.Validate(ids[0], false); err == nil {
 		t.Error("the session idle longest was not the one forgotten")
 	}
 	for _, id := range ids[1:] {
-		if term, err := m.Validate(id); err != nil || term {
+		if term, err := m.Validate(id, false); err != nil || term {
 			t.Errorf("%s: %v %v", id, term, err)
 		}
 	}
-	if _, err := m.Terminate(ids[1]); err != nil {
-		t.Fatal(err)
-	}
-	if term, _ := m.Validate(ids[1]); !term {
+	m.Terminate(ids[1])
+	if term, _ := m.Validate(ids[1], false); !term {
 		t.Error("a terminated session is not reported terminated")
 	}
 	now = now.Add(2 * time.Hour)
-	if _, err := m.Validate(ids[2]); err == nil {
+	if _, err := m.Validate(ids[2], false); err == nil {
 		t.Error("an idled-out session was accepted")
 	}
 }
@@ -70,48 +69,47 @@ func TestMCPSessionsOnlyMinted(t *testing.T) {
 func TestMCPSessionsPerClientLRU(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
-	m := newMCPSessions(time.Hour, 5, 2, func() time.Time { return now }, nil)
 	var forgot []string
-	m.forget = func(ids []string) { forgot = append(forgot, ids...) }
+	m := newMCPSessions(time.Hour, 5, 2, func() time.Time { return now }, func(ids []string) { forgot = append(forgot, ids...) })
 	a, b, c := netip.MustParseAddr("192.0.2.1"), netip.MustParseAddr("192.0.2.2"), netip.MustParseAddr("192.0.2.3")
 	tick := func() { now = now.Add(time.Minute) }
-	b1 := m.generate(b, false)
+	b1 := m.Generate(b, false)
 	tick()
-	a1 := m.generate(a, false)
+	a1 := m.Generate(a, false)
 	tick()
-	a2 := m.generate(a, false)
+	a2 := m.Generate(a, false)
 	tick()
-	if _, err := m.Validate(a1); err != nil { // a1 is now a's most recently used
+	if _, err := m.Validate(a1, false); err != nil { // a1 is now a's most recently used
 		t.Fatal(err)
 	}
 	tick()
-	a3 := m.generate(a, false)
+	a3 := m.Generate(a, false)
 	if want := []string{a2}; !slices.Equal(forgot, want) {
 		t.Errorf("client a beyond its cap of 2 forgot %v, want its session used longest ago %v", forgot, want)
 	}
 	for _, id := range []string{b1, a1, a3} {
-		if _, err := m.Validate(id); err != nil {
+		if _, err := m.Validate(id, false); err != nil {
 			t.Errorf("%s was forgotten: %v", id, err)
 		}
 	}
-	if m.clientSize(a) != 2 || m.clientSize(b) != 1 {
-		t.Errorf("a holds %d, b %d, want 2 and 1", m.clientSize(a), m.clientSize(b))
+	if m.ClientSize(a) != 2 || m.ClientSize(b) != 1 {
+		t.Errorf("a holds %d, b %d, want 2 and 1", m.ClientSize(a), m.ClientSize(b))
 	}
 	tick()
 	forgot = nil
-	c1 := m.generate(c, false)
+	c1 := m.Generate(c, false)
 	tick()
-	c2 := m.generate(c, false) // 5 live now: b1 a1 a3 c1 c2
+	c2 := m.Generate(c, false) // 5 live now: b1 a1 a3 c1 c2
 	tick()
-	if _, err := m.Validate(b1); err != nil {
+	if _, err := m.Validate(b1, false); err != nil {
 		t.Fatal(err)
 	}
-	d := m.generate(netip.MustParseAddr("192.0.2.4"), false)
+	d := m.Generate(netip.MustParseAddr("192.0.2.4"), false)
 	if want := []string{a1}; !slices.Equal(forgot, want) {
 		t.Errorf("at the global cap %v was forgotten, want the session used longest ago of all %v", forgot, want)
 	}
-	if m.size() != 5 {
-		t.Errorf("%d live, want 5", m.size())
+	if m.Size() != 5 {
+		t.Errorf("%d live, want 5", m.Size())
 	}
 	// Last uses (minutes from the start): a3 4, c1 5, c2 6, b1 7, d 7.
 	var logs bytes.Buffer
@@ -119,18 +117,18 @@ func TestMCPSessionsPerClientLRU(t *testing.T) {
 	start := now.Add(-7 * time.Minute)
 	forgot = nil
 	now = start.Add(time.Hour + 5*time.Minute + 30*time.Second)
-	m.sweep(log) // a3 and c1 idled out
+	m.Sweep(log) // a3 and c1 idled out
 	if want := []string{a3, c1}; !slices.Equal(forgot, want) {
 		t.Errorf("the first sweep forgot %v, want %v", forgot, want)
 	}
 	now = now.Add(2 * time.Minute)
-	m.sweep(log) // c2, b1 and d idled out
-	m.sweep(log) // nothing left: no line
-	if m.size() != 0 || len(forgot) != 5 {
-		t.Errorf("after the idle TTL: %d live, forgot %v", m.size(), forgot)
+	m.Sweep(log) // c2, b1 and d idled out
+	m.Sweep(log) // nothing left: no line
+	if m.Size() != 0 || len(forgot) != 5 {
+		t.Errorf("after the idle TTL: %d live, forgot %v", m.Size(), forgot)
 	}
 	for _, id := range []string{b1, a3, c1, c2, d} {
-		if _, err := m.Validate(id); err == nil {
+		if _, err := m.Validate(id, false); err == nil {
 			t.Errorf("%s is still valid after idling out", id)
 		}
 	}
@@ -153,6 +151,13 @@ func TestMCPSessionsPerClientLRU(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("the sweeps logged %+v, want one summary line each (and none when nothing was forgotten): %+v\n%s", got, want, logs.String())
 	}
+}
+
+// newMCPSessions is the in-memory session store as mcpHandler builds it, with the
+// test's idle TTL, caps, clock and forget.
+func newMCPSessions(ttl time.Duration, max, perClient int, now func() time.Time, forget func(ids []string)) *mcpsession.Memory {
+	return mcpsession.NewMemory(mcpsession.Options{TTL: ttl, Max: max, PerClient: perClient,
+		ExemptPerClient: clientCap(perClient, max, true), Now: now, Forget: forget})
 }
 
 // mcpTestServer is the server over httptest, with the session of an initialized MCP
@@ -178,7 +183,7 @@ func TestMCPMadeUpSessionsKeepNoState(t *testing.T) {
 			t.Fatalf("made-up session %s: %d %s", id, resp.StatusCode, body)
 		}
 	}
-	if n := s.mcpSessions.size(); n != 1 {
+	if n := s.mcpSessions.Size(); n != 1 {
 		t.Errorf("%d sessions remembered after 500 made-up ids, want the 1 minted", n)
 	}
 	if resp, body := rawMCP(t, hs.Client(), hs.URL, http.MethodPost, ping, "Mcp-Session-Id", session, "MCP-Protocol-Version", rawProtocolVersion); resp.StatusCode != 200 {
@@ -367,7 +372,7 @@ func TestMCPSessionFloodBounded(t *testing.T) {
 		}
 	}
 	t.Logf("the live heap grew by %.1f MB over %d initializes from one client", float64(heap()-base)/(1<<20), flood)
-	if n := s.mcpSessions.size(); n > maxMCPSessionsPerClient+1 {
+	if n := s.mcpSessions.Size(); n > maxMCPSessionsPerClient+1 {
 		t.Errorf("%d sessions live after the flood, want at most the flooding client's %d and the other client's 1", n, maxMCPSessionsPerClient)
 	}
 	if rec := post(victimAddr, `{"jsonrpc":"2.0","id":7,"method":"ping"}`, sess...); rec.Code != http.StatusOK {
@@ -485,15 +490,15 @@ func TestMCPSessionsPerClientOne(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	m := newMCPSessions(time.Hour, 100, 1, func() time.Time { return now }, nil)
 	a := netip.MustParseAddr("192.0.2.1")
-	prev := m.generate(a, false)
+	prev := m.Generate(a, false)
 	for i := range 6 {
 		now = now.Add(time.Second)
-		id := m.generate(a, false)
-		if _, err := m.Validate(prev); err == nil {
+		id := m.Generate(a, false)
+		if _, err := m.Validate(prev, false); err == nil {
 			t.Errorf("new session %d: the previous one is still live", i+2)
 		}
-		if m.clientSize(a) != 1 || m.size() != 1 {
-			t.Fatalf("new session %d: the client holds %d, %d live in all; want 1 and 1", i+2, m.clientSize(a), m.size())
+		if m.ClientSize(a) != 1 || m.Size() != 1 {
+			t.Fatalf("new session %d: the client holds %d, %d live in all; want 1 and 1", i+2, m.ClientSize(a), m.Size())
 		}
 		prev = id
 	}
@@ -515,14 +520,14 @@ func TestClientCapExempt(t *testing.T) {
 	now := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	m := newMCPSessions(time.Hour, 100, 2, func() time.Time { return now }, nil)
 	proxy, other := netip.MustParseAddr("127.0.0.1"), netip.MustParseAddr("192.0.2.1")
-	o := m.generate(other, false)
+	o := m.Generate(other, false)
 	for range 60 {
-		m.generate(proxy, true)
+		m.Generate(proxy, true)
 	}
-	if m.clientSize(proxy) != 50 {
-		t.Errorf("an exempt client holds %d sessions, want 50 (half of 100)", m.clientSize(proxy))
+	if m.ClientSize(proxy) != 50 {
+		t.Errorf("an exempt client holds %d sessions, want 50 (half of 100)", m.ClientSize(proxy))
 	}
-	if _, err := m.Validate(o); err != nil {
+	if _, err := m.Validate(o, false); err != nil {
 		t.Errorf("another client's session was forgotten: %v", err)
 	}
 	st := newMCPStreams(4, 512)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/mcpsession"
 	"github.com/peppolgate/peppolgate/mirror"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -121,7 +122,7 @@ type Server struct {
 	fixed   []headerValue
 	mcpHTTP *mcpserver.StreamableHTTPServer
 	// mcpSessions and mcpStreams are /mcp's sessions and open event streams.
-	mcpSessions *mcpSessions
+	mcpSessions mcpsession.Store
 	mcpStreams  *mcpStreams
 	metrics     *Metrics
 	mirror      func() mirror.Status
@@ -231,7 +232,7 @@ func New(cfg Config) (*Server, error) {
 // ends open MCP sessions; the rate limiters run nothing in the background. Call it
 // after the HTTP server has shut down. It returns nil.
 func (s *Server) Close() error {
-	s.mcpSessions.halt()
+	s.mcpSessions.Halt()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return s.mcpHTTP.Shutdown(ctx)
