@@ -1,0 +1,876 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/fleet/redistest"
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppolnet"
+)
+
+// TestFleet is issue 27's end-to-end test of peppolgate run as a fleet
+// (docs/ARCHITECTURE.md §7): a real redis-server and three replicas of the real `serve`
+// command (program.run in-process, each on its own loopback port with its own Redis
+// connection, as three pods would be) over ONE simulated Peppol network, whose
+// counters show what reached the upstream; a fourth replica is another deployment on
+// the same Redis under another -redis-prefix. Without redis-server it is skipped
+// (redistest; `make test` makes that a failure).
+//
+// The subtests share that world, because a replica takes about 2 s to start under
+// -race on a busy machine (six worlds would cost ~40 s of start-up alone); they stay
+// independent of one another all the same: each asks about participants no other one
+// asks about (fleetWorld.fresh), as clients of its own (X-Forwarded-For), and the
+// SMP host whose breaker (c) opens is used by no other. They run one after the other,
+// since they read the network's counters; (e), which kills and restarts Redis, runs
+// last.
+func TestFleet(t *testing.T) {
+	t.Parallel()
+	w := newFleetWorld(t)
+	for _, tt := range []struct {
+		name string
+		run  func(*testing.T, *fleetWorld)
+	}{
+		{"a_one_smp_round_for_a_cold_participant", testFleetCoalescing},
+		{"b_one_client_limit_for_the_fleet", testFleetClientLimit},
+		{"c_a_breaker_opened_on_one_replica_is_open_on_all", testFleetBreaker},
+		{"d_an_mcp_session_works_on_every_replica", testFleetMCPSession},
+		{"f_two_prefixes_do_not_see_each_other", testFleetPrefixes},
+		{"e_redis_killed_and_restarted", testFleetRedisDown},
+	} {
+		t.Run(tt.name, func(t *testing.T) { tt.run(t, w) })
+	}
+}
+
+// The client limit every replica of these tests runs with (-rate-limit): small, so
+// that a client at three times it is quick to make. Loopback stays exempt (the
+// default), so the tests' own plumbing (readiness, the cold lookups of (a), the steady
+// mix of (e)) is never limited; the limited clients name themselves in
+// X-Forwarded-For (-trust-proxy 127.0.0.1), each test a different one from TEST-NET-3
+// (RFC 5737).
+const (
+	fleetRate  = 5.0
+	fleetBurst = 5
+)
+
+// Key prefixes of the two deployments on the one Redis.
+const (
+	fleetPrefix = "fleet"
+	otherPrefix = "other"
+)
+
+// fleetWorld is one Redis and one simulated network, the three replicas of the fleet
+// and the one replica of another deployment serving over them.
+type fleetWorld struct {
+	redis  *redistest.Server
+	ds     *netsim.Dataset
+	sim    *netsim.Network
+	caFile string
+	hc     *http.Client
+
+	// rs are the fleet's replicas; other is the other deployment's.
+	rs    []*replica
+	other *replica
+
+	// breakerHost is the SMP host (c) fails, and breakerIDs the participants on it.
+	breakerHost int
+	breakerIDs  []string
+
+	mu   sync.Mutex
+	free []string // participants on other hosts no subtest has taken yet
+}
+
+// newFleetWorld starts redis-server (skipping the test when it is not installed and
+// PEPPOLGATE_REQUIRE_REDIS is unset), a simulated network and the replicas, until the
+// test ends.
+func newFleetWorld(t *testing.T) *fleetWorld {
+	t.Helper()
+	w := &fleetWorld{redis: redistest.Start(t)}
+	w.ds = netsim.Generate(netsim.DatasetConfig{Seed: 27, Participants: 400})
+	sim, err := netsim.Start(t.Context(), w.ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sim.Close() })
+	w.sim = sim
+	// The network's CAs, as a private network's operator gives them with -trust-ca.
+	root, smpCA, apCA := sim.TrustAnchors()
+	var buf bytes.Buffer
+	for _, der := range [][]byte{root, smpCA, apCA} {
+		_ = pem.Encode(&buf, &pem.Block{Type: "CERTIFICATE", Bytes: der})
+	}
+	w.caFile = filepath.Join(t.TempDir(), "netsim-ca.pem")
+	if err := os.WriteFile(w.caFile, buf.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w.hc = &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	t.Cleanup(w.hc.CloseIdleConnections)
+
+	// The busiest SMP host is (c)'s; everyone else takes participants of the others.
+	byHost := plainParticipants(w.ds)
+	w.breakerHost = -1
+	for h, ids := range byHost {
+		if len(ids) > len(w.breakerIDs) {
+			w.breakerHost, w.breakerIDs = h, ids
+		}
+	}
+	for h := range w.ds.SMPHosts {
+		if h != w.breakerHost {
+			w.free = append(w.free, byHost[h]...)
+		}
+	}
+	if len(w.breakerIDs) < 24 || len(w.free) < 24 {
+		t.Fatalf("the dataset has %d plain participants on its busiest SMP host and %d on the others; want 24 of each", len(w.breakerIDs), len(w.free))
+	}
+
+	// The four replicas start at once: each takes seconds under -race.
+	names := []string{"r1", "r2", "r3", "other1"}
+	started := make([]*replica, len(names))
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		prefix := fleetPrefix
+		if i == 3 {
+			prefix = otherPrefix
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			started[i], errs[i] = w.start(t, name, w.redis.URL(0), prefix)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.rs, w.other = started[:3], started[3]
+	for _, r := range started {
+		code, rd := w.readyz(t, r)
+		if code != http.StatusOK || rd.Redis == nil || !rd.Redis.Up {
+			t.Fatalf("replica %s: /readyz %d, redis %+v; want 200 with redis up", r.name, code, rd.Redis)
+		}
+	}
+	return w
+}
+
+// fresh returns n participants no subtest has asked about, none on the breaker host.
+func (w *fleetWorld) fresh(t *testing.T, n int) []string {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.free) < n {
+		t.Fatalf("only %d fresh participants left, want %d", len(w.free), n)
+	}
+	ids := w.free[:n:n]
+	w.free = w.free[n:]
+	return ids
+}
+
+// replica is one running `peppolgate serve`.
+type replica struct {
+	name   string
+	base   string
+	stderr *syncBuffer
+}
+
+// start starts one replica on the world's network sharing the Redis at redisURL under
+// prefix, and stops it when the test ends, showing the end of its log if the test
+// failed. It may run on any goroutine.
+func (w *fleetWorld) start(t *testing.T, name, redisURL, prefix string) (*replica, error) {
+	args := []string{"serve", "-addr", "127.0.0.1:0", "-network", "production", "-networks", "production",
+		"-sml-zone", w.sim.Zone(), "-dns-server", w.sim.DNSAddr(), "-directory-url", w.sim.DirectoryURL(),
+		"-allow-private-smp", "-trust-ca", w.caFile, "-trust-proxy", "127.0.0.1",
+		"-rate-limit", fmt.Sprintf("%g/s,burst=%d", fleetRate, fleetBurst),
+		"-redis", redisURL, "-redis-prefix", prefix}
+	ctx, stop := context.WithCancel(context.Background())
+	stderr := &syncBuffer{}
+	ready := make(chan string, 1)
+	p := program{stdout: &syncBuffer{}, stderr: stderr, getenv: envMap(map[string]string{"PEPPOLGATE_LOG_LEVEL": "warn"}),
+		listening: func(_ net.Addr, base string) { ready <- base }}
+	done := make(chan int, 1)
+	go func() { done <- p.run(ctx, args) }()
+	var base string
+	select {
+	case base = <-ready:
+	case code := <-done:
+		stop()
+		return nil, fmt.Errorf("replica %s exited %d before listening: %s", name, code, stderr.String())
+	case <-time.After(60 * time.Second):
+		stop()
+		return nil, fmt.Errorf("replica %s not listening after 60s", name)
+	}
+	t.Cleanup(func() {
+		stop()
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			t.Errorf("replica %s did not stop within 30s", name)
+		}
+		if log := stderr.String(); t.Failed() && log != "" {
+			t.Logf("replica %s (%s), the end of its log:\n%s", name, base, tail(log, 15))
+		}
+	})
+	return &replica{name: name, base: base, stderr: stderr}, nil
+}
+
+// tail is the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// answer is one HTTP exchange's outcome.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+	err    error
+}
+
+func (a answer) String() string {
+	if a.err != nil {
+		return a.err.Error()
+	}
+	b := a.body
+	if len(b) > 300 {
+		b = b[:300]
+	}
+	return fmt.Sprintf("%d %s", a.status, bytes.TrimSpace(b))
+}
+
+// do sends one request to base+path; hdr are header name/value pairs.
+func (w *fleetWorld) do(ctx context.Context, method, url, body string, hdr ...string) answer {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, url, rd)
+	if err != nil {
+		return answer{err: err}
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := w.hc.Do(req)
+	if err != nil {
+		return answer{err: err}
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return answer{status: resp.StatusCode, header: resp.Header, body: b, err: err}
+}
+
+// lookup GETs the participant id from r, as client (an X-Forwarded-For address; ""
+// for loopback, which is exempt from the limits).
+func (w *fleetWorld) lookup(ctx context.Context, r *replica, id, client string) answer {
+	var hdr []string
+	if client != "" {
+		hdr = []string{"X-Forwarded-For", client}
+	}
+	return w.do(ctx, http.MethodGet, r.base+"/api/v1/participant/"+id, "", hdr...)
+}
+
+// fleetReady is what these tests read of /readyz.
+type fleetReady struct {
+	Status string `json:"status"`
+	Redis  *struct {
+		Up    bool   `json:"up"`
+		Cause string `json:"cause"`
+	} `json:"redis"`
+}
+
+func (w *fleetWorld) readyz(t *testing.T, r *replica) (int, fleetReady) {
+	t.Helper()
+	a := w.do(t.Context(), http.MethodGet, r.base+"/readyz", "")
+	var rd fleetReady
+	if a.err != nil {
+		t.Fatalf("replica %s: /readyz: %v", r.name, a.err)
+	}
+	if err := json.Unmarshal(a.body, &rd); err != nil {
+		t.Fatalf("replica %s: /readyz %s: %v", r.name, a, err)
+	}
+	return a.status, rd
+}
+
+// plainParticipants returns, by SMP host, the participants whose lookup is one clean
+// SMP round on that host: in the SML, served by their SMP without redirect or failing
+// metadata, with a business card.
+func plainParticipants(ds *netsim.Dataset) map[int][]string {
+	out := map[int][]string{}
+	for _, p := range ds.Participants {
+		if !p.InSML || p.SMPNotFound || p.RedirectHost != -1 || p.Card == nil || len(p.Services) == 0 {
+			continue
+		}
+		clean := true
+		for _, s := range p.Services {
+			clean = clean && s.MetadataStatus == 0
+		}
+		if clean {
+			out[p.SMPHost] = append(out[p.SMPHost], p.ID.String())
+		}
+	}
+	return out
+}
+
+// smpDelta is how many ServiceGroup and ServiceMetadata requests all SMP hosts got
+// between two snapshots.
+func smpDelta(before, after netsim.HitCounts) (sg, sm int64) {
+	for i := range after.SMP {
+		sg += after.SMP[i].ServiceGroup - before.SMP[i].ServiceGroup
+		sm += after.SMP[i].ServiceMetadata - before.SMP[i].ServiceMetadata
+	}
+	return sg, sm
+}
+
+// hostHits is every request SMP host h got.
+func hostHits(h netsim.HitCounts, host int) int64 {
+	s := h.SMP[host]
+	return s.ServiceGroup + s.ServiceMetadata + s.Other
+}
+
+// (a) 30 concurrent lookups of one cold participant, spread over three replicas, cost
+// its SMP one round: the requests one lookup costs a lone deployment, not three times
+// that. The round is measured afterwards on the same participant by the other
+// deployment (another -redis-prefix, so to it the participant is still cold), so that
+// it is exactly comparable.
+func testFleetCoalescing(t *testing.T, w *fleetWorld) {
+	rs := w.rs
+	id := w.fresh(t, 1)[0]
+
+	const n = 30
+	start := make(chan struct{})
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	before := w.sim.Hits()
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			answers[i] = w.lookup(t.Context(), rs[i%len(rs)], id, "")
+		}()
+	}
+	close(start)
+	wg.Wait()
+	mid := w.sim.Hits()
+	served := map[string]int{}
+	for i, a := range answers {
+		if a.status != http.StatusOK {
+			t.Errorf("lookup %d on replica %s: %s", i, rs[i%len(rs)].name, a)
+			continue
+		}
+		served[rs[i%len(rs)].name]++
+	}
+	if len(served) != len(rs) {
+		t.Errorf("answers by replica %v; want all three to have answered", served)
+	}
+	sg, sm := smpDelta(before, mid)
+
+	if a := w.lookup(t.Context(), w.other, id, ""); a.status != http.StatusOK {
+		t.Fatalf("the other deployment: lookup of %s: %s", id, a)
+	}
+	roundSG, roundSM := smpDelta(mid, w.sim.Hits())
+	if roundSG < 1 || roundSM < 1 {
+		t.Fatalf("one lookup of %s on the other deployment cost %d ServiceGroup and %d ServiceMetadata requests; want at least one of each: it must not see the fleet's cache (see f), and the harness must read the right counters",
+			id, roundSG, roundSM)
+	}
+	t.Logf("30 concurrent lookups over 3 replicas: %d ServiceGroup + %d ServiceMetadata requests (NAPTR queries %d); one round of %s on a lone deployment: %d + %d",
+		sg, sm, mid.DNS.ByType["NAPTR"]-before.DNS.ByType["NAPTR"], id, roundSG, roundSM)
+	if sg != roundSG || sm != roundSM {
+		t.Errorf("30 concurrent lookups of cold %s over 3 replicas cost its SMP %d ServiceGroup + %d ServiceMetadata requests (%.1f rounds); want one round (%d + %d)",
+			id, sg, sm, float64(sg+sm)/float64(roundSG+roundSM), roundSG, roundSM)
+	}
+}
+
+// (b) One client at three times its limit, its requests spread round-robin over three
+// replicas, is served about its limit once, not once per replica; the rest are 429
+// with Retry-After. "About": GCRA serves at most burst + rate × the time the requests
+// took to arrive (a token per 1/rate seconds after the burst), plus 2 for rounding at
+// both ends; a client served once per replica would get up to three times that.
+func testFleetClientLimit(t *testing.T, w *fleetWorld) {
+	rs := w.rs
+	id := w.fresh(t, 1)[0]
+	// The participant is cached by every replica first, so that what is measured is
+	// the limit, not the upstream; loopback is exempt, so this costs the client nothing.
+	for _, r := range rs {
+		if a := w.lookup(t.Context(), r, id, ""); a.status != http.StatusOK {
+			t.Fatalf("replica %s: lookup of %s: %s", r.name, id, a)
+		}
+	}
+
+	const client = "203.0.113.2"
+	const seconds = 3
+	n := int(3 * fleetRate * seconds) // three times the limit for 3 s: 45 requests
+	interval := time.Second / time.Duration(3*fleetRate)
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	begin := time.Now()
+	var mu sync.Mutex
+	var last time.Time
+	for i := range n {
+		time.Sleep(time.Until(begin.Add(time.Duration(i) * interval)))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			a := w.lookup(t.Context(), rs[i%len(rs)], id, client)
+			mu.Lock()
+			answers[i] = a
+			last = time.Now()
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := last.Sub(begin)
+	served, limited := 0, 0
+	perReplica := map[string]int{}
+	for i, a := range answers {
+		switch a.status {
+		case http.StatusOK:
+			served++
+			perReplica[rs[i%len(rs)].name]++
+		case http.StatusTooManyRequests:
+			limited++
+			if a.header.Get("Retry-After") == "" || !bytes.Contains(a.body, []byte(`"rate_limited"`)) {
+				t.Errorf("request %d: 429 without Retry-After or rate_limited: %v %s", i, a.header, a.body)
+			}
+		default:
+			t.Errorf("request %d on replica %s: %s", i, rs[i%len(rs)].name, a)
+		}
+	}
+	most := fleetBurst + int(math.Ceil(fleetRate*elapsed.Seconds())) + 2
+	t.Logf("%d requests in %v at 3× the limit over 3 replicas: %d served (%v), %d limited; at most %d may be served",
+		n, elapsed.Round(time.Millisecond), served, perReplica, limited, most)
+	if served > most {
+		t.Errorf("a client at 3× its limit (%g/s, burst %d) over 3 replicas was served %d of %d requests in %v; want at most %d (burst + rate × time + 2): its limit once, not once per replica",
+			fleetRate, fleetBurst, served, n, elapsed.Round(time.Millisecond), most)
+	}
+	if served < fleetBurst {
+		t.Errorf("served %d of %d; want at least the burst, %d", served, n, fleetBurst)
+	}
+	if limited != n-served {
+		t.Errorf("%d limited of the %d not served", limited, n-served)
+	}
+}
+
+// (c) A breaker opened on replica 1 (its SMP host failing) is open on replicas 2 and
+// 3 within a second: their lookups on that host no longer reach it. Replicas 2 and 3
+// are asked too few times to open breakers of their own (fewer failures than
+// peppolnet.DefaultBreakerFailures), so only a shared breaker passes.
+func testFleetBreaker(t *testing.T, w *fleetWorld) {
+	rs, host, ids := w.rs, w.breakerHost, w.breakerIDs
+	next := 0
+	fresh := func() string { next++; return ids[next-1] }
+	// The host stays failing only for this test; its breakers stay open for their
+	// cool-down, which is why no other test uses it.
+	w.sim.SetFault(netsim.SMPHostTarget(host), netsim.Fault{HTTPStatus: http.StatusInternalServerError})
+	defer w.sim.SetFault(netsim.SMPHostTarget(host), netsim.Fault{})
+
+	// Open it on replica 1: lookups of participants it never saw, until one no longer
+	// reaches the host.
+	var perLookup int64
+	opened := false
+	for i := 0; i < 3*peppolnet.DefaultBreakerFailures && !opened; i++ {
+		before := w.sim.Hits()
+		a := w.lookup(t.Context(), rs[0], fresh(), "")
+		d := hostHits(w.sim.Hits(), host) - hostHits(before, host)
+		if a.err != nil || a.status < 400 {
+			t.Fatalf("lookup %d on replica 1 with its SMP failing: %s; want an error", i, a)
+		}
+		if d == 0 {
+			opened = true
+			t.Logf("replica 1's breaker for SMP host %d opened after %d lookups (%d SMP requests each): %s", host, i, perLookup, a)
+		}
+		perLookup = max(perLookup, d)
+	}
+	if !opened {
+		t.Fatalf("replica 1's lookups on SMP host %d still reached it after %d lookups; the breaker never opened", host, 3*peppolnet.DefaultBreakerFailures)
+	}
+	openedAt := time.Now()
+
+	// Replicas 2 and 3: each probe is one lookup of a participant nobody saw; a probe
+	// that reaches the host is a failure their own breaker counts, so there are at most
+	// as many probes as keep that count below the threshold.
+	probes := max(1, min(4, int((peppolnet.DefaultBreakerFailures-1)/max(perLookup, 1))))
+	spacing := time.Second / time.Duration(probes)
+	var seen []string
+	for p := range probes {
+		time.Sleep(time.Until(openedAt.Add(time.Duration(p+1) * spacing)))
+		open := true
+		for _, r := range rs[1:] {
+			before := w.sim.Hits()
+			id := fresh()
+			a := w.lookup(t.Context(), r, id, "")
+			d := hostHits(w.sim.Hits(), host) - hostHits(before, host)
+			seen = append(seen, fmt.Sprintf("probe %d at %v on %s: %d requests reached the host; answered %s",
+				p+1, time.Since(openedAt).Round(time.Millisecond), r.name, d, a))
+			if a.err != nil || a.status < 400 {
+				t.Errorf("lookup of %s on replica %s with its SMP failing: %s; want an error", id, r.name, a)
+			}
+			open = open && d == 0
+		}
+		if open {
+			t.Logf("open on replicas 2 and 3: %s", strings.Join(seen, "; "))
+			return
+		}
+	}
+	t.Errorf("a breaker opened on replica 1 was not open on replicas 2 and 3 within a second (%d probes each): %s",
+		probes, strings.Join(seen, "; "))
+}
+
+// MCP messages at the protocol revision with sessions (as server/mcp_test.go's).
+const (
+	fleetMCPVersion     = "2025-06-18"
+	fleetMCPInitialize  = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"fleet-e2e","version":"0"}}}`
+	fleetMCPInitialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	fleetMCPList        = `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`
+)
+
+func fleetMCPLookup(id string) string {
+	return `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"lookup_participant","arguments":{"participantId":"` + id + `"}}}`
+}
+
+// mcpPost POSTs one JSON-RPC message to r's /mcp, in session when session is set;
+// hdr are more header pairs.
+func (w *fleetWorld) mcpPost(ctx context.Context, r *replica, session, body string, hdr ...string) answer {
+	h := append([]string{"Content-Type", "application/json", "Accept", "application/json, text/event-stream"}, hdr...)
+	if session != "" {
+		h = append(h, "Mcp-Session-Id", session, "MCP-Protocol-Version", fleetMCPVersion)
+	}
+	return w.do(ctx, http.MethodPost, r.base+"/mcp", body, h...)
+}
+
+// mcpSession initialises an MCP session on r and returns its id.
+func (w *fleetWorld) mcpSession(ctx context.Context, r *replica, hdr ...string) (string, error) {
+	a := w.mcpPost(ctx, r, "", fleetMCPInitialize, hdr...)
+	id := ""
+	if a.header != nil {
+		id = a.header.Get("Mcp-Session-Id")
+	}
+	if a.status != http.StatusOK || id == "" {
+		return "", fmt.Errorf("initialize on %s: %s (session %q)", r.name, a, id)
+	}
+	if a := w.mcpPost(ctx, r, id, fleetMCPInitialized, hdr...); a.status != http.StatusAccepted {
+		return "", fmt.Errorf("notifications/initialized on %s: %s", r.name, a)
+	}
+	return id, nil
+}
+
+// rpcResult is a JSON-RPC answer as these tests read it: the result, or the error.
+type rpcResult struct {
+	Result *struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+		IsError           bool            `json:"isError"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// decodeRPC reads a JSON-RPC answer sent as JSON or as one event of an event stream.
+func decodeRPC(a answer) (rpcResult, error) {
+	var res rpcResult
+	if a.err != nil {
+		return res, a.err
+	}
+	body := a.body
+	if strings.HasPrefix(a.header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(bytes.NewReader(a.body))
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data:"); ok {
+				body = []byte(strings.TrimSpace(data))
+			}
+		}
+	}
+	if err := json.Unmarshal(body, &res); err != nil {
+		return res, fmt.Errorf("%s: %v", a, err)
+	}
+	if res.Error != nil || res.Result == nil {
+		return res, fmt.Errorf("%s", a)
+	}
+	return res, nil
+}
+
+// (d) An MCP session initialised on replica 1 lists and calls tools on replicas 2 and
+// 3 (streamable HTTP POST /mcp with its Mcp-Session-Id). On replica 1 itself it works
+// too, which shows the session is sound.
+func testFleetMCPSession(t *testing.T, w *fleetWorld) {
+	rs := w.rs
+	id := w.fresh(t, 1)[0]
+	session, err := w.mcpSession(t.Context(), rs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []*replica{rs[0], rs[1], rs[2]} {
+		list, err := decodeRPC(w.mcpPost(t.Context(), r, session, fleetMCPList))
+		if err != nil {
+			t.Errorf("tools/list on replica %s in the session made on replica 1: %v", r.name, err)
+			continue
+		}
+		names := make([]string, 0, len(list.Result.Tools))
+		for _, tool := range list.Result.Tools {
+			names = append(names, tool.Name)
+		}
+		if !strings.Contains(strings.Join(names, ","), "lookup_participant") {
+			t.Errorf("tools/list on replica %s: tools %v, want lookup_participant among them", r.name, names)
+		}
+		call, err := decodeRPC(w.mcpPost(t.Context(), r, session, fleetMCPLookup(id)))
+		if err != nil {
+			t.Errorf("tools/call lookup_participant on replica %s in the session made on replica 1: %v", r.name, err)
+			continue
+		}
+		var part struct {
+			ParticipantID string `json:"participantId"`
+		}
+		if call.Result.IsError || json.Unmarshal(call.Result.StructuredContent, &part) != nil || part.ParticipantID != id {
+			t.Errorf("tools/call lookup_participant on replica %s: error %v, %s; want %s", r.name, call.Result.IsError, call.Result.StructuredContent, id)
+		}
+	}
+}
+
+// (e) redis-server killed mid-run: a steady mix of lookups, searches and MCP calls over
+// every replica is answered throughout, never 5xx; /readyz stays 200 and shows Redis
+// down. Restarted (empty, same port): every replica finds it again (/readyz up), and a
+// fresh client's limit is shared again.
+func testFleetRedisDown(t *testing.T, w *fleetWorld) {
+	rs := w.rs
+	ids := w.fresh(t, 3)
+	var q string
+	for _, p := range w.ds.Participants {
+		if p.ID.String() == ids[0] {
+			q = strings.Fields(p.Card.Entities[0].Names[0].Name)[0]
+		}
+	}
+	if len(q) < 3 {
+		q = "company"
+	}
+
+	// The steady mix: each step one request to the next replica in turn, from loopback
+	// (exempt from the limits, so every answer is about Redis, not the client).
+	type sent struct {
+		what, replica string
+		a             answer
+	}
+	ctx, stopMix := context.WithCancel(t.Context())
+	var mu sync.Mutex
+	var log []sent
+	var wg sync.WaitGroup
+	steps := []func(r *replica) (string, answer){
+		func(r *replica) (string, answer) { return "lookup", w.lookup(ctx, r, ids[0], "") },
+		func(r *replica) (string, answer) { return "lookup", w.lookup(ctx, r, ids[1], "") },
+		func(r *replica) (string, answer) {
+			return "search", w.do(ctx, http.MethodGet, r.base+"/api/v1/search?q="+urlQuery(q), "")
+		},
+		func(r *replica) (string, answer) {
+			session, err := w.mcpSession(ctx, r)
+			if err != nil {
+				return "mcp initialize", answer{err: err}
+			}
+			return "mcp tools/call", w.mcpPost(ctx, r, session, fleetMCPLookup(ids[0]))
+		},
+		func(r *replica) (string, answer) { return "readyz", w.do(ctx, http.MethodGet, r.base+"/readyz", "") },
+	}
+	for worker := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := worker; ctx.Err() == nil; i += 2 {
+				r := rs[i%len(rs)]
+				what, a := steps[i%len(steps)](r)
+				if ctx.Err() != nil && a.err != nil {
+					return // stopped mid-request
+				}
+				mu.Lock()
+				log = append(log, sent{what, r.name, a})
+				mu.Unlock()
+				select {
+				case <-ctx.Done():
+				case <-time.After(100 * time.Millisecond):
+				}
+			}
+		}()
+	}
+	defer func() { stopMix(); wg.Wait() }()
+
+	// waitRedis polls every replica's /readyz until each shows Redis up (or down), at
+	// most 10 s in all, and reports whether all did; every answer must be 200. A replica
+	// that does not is an error, and the test goes on, so that the mix is judged all
+	// the same.
+	waitRedis := func(up bool) bool {
+		t.Helper()
+		all := true
+		deadline := time.Now().Add(10 * time.Second)
+		for _, r := range rs {
+			for {
+				code, rd := w.readyz(t, r)
+				if code != http.StatusOK {
+					t.Errorf("replica %s: /readyz %d %+v while Redis up=%v is awaited; want 200", r.name, code, rd, up)
+				}
+				if rd.Redis != nil && rd.Redis.Up == up {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("replica %s: /readyz still shows redis %+v 10 s on; want up=%v", r.name, rd.Redis, up)
+					all = false
+					break
+				}
+				time.Sleep(100 * time.Millisecond)
+			}
+		}
+		return all
+	}
+
+	time.Sleep(time.Second) // the mix runs with Redis up
+	w.redis.Kill()
+	killed := time.Now()
+	if waitRedis(false) {
+		t.Logf("every replica found Redis down within %v of the kill", time.Since(killed).Round(time.Millisecond))
+	}
+	time.Sleep(time.Second) // the mix runs with Redis down
+	w.redis.Restart()
+	restarted := time.Now()
+	if waitRedis(true) {
+		t.Logf("every replica found Redis back within %v of the restart", time.Since(restarted).Round(time.Millisecond))
+	}
+	time.Sleep(500 * time.Millisecond) // and runs a little with Redis back
+	stopMix()
+	wg.Wait()
+
+	counts := map[string]int{}
+	for _, s := range log {
+		key := s.what
+		switch {
+		case s.a.err != nil:
+			t.Errorf("%s on replica %s was not answered: %v", s.what, s.replica, s.a.err)
+			key += " unanswered"
+		case s.a.status >= 500:
+			t.Errorf("%s on replica %s: %s; want no 5xx while Redis is killed", s.what, s.replica, s.a)
+		}
+		counts[fmt.Sprintf("%s %d", key, s.a.status)]++
+	}
+	t.Logf("the mix over the kill and the restart: %v", counts)
+	if len(log) < 20 {
+		t.Errorf("the mix sent only %d requests", len(log))
+	}
+
+	// Shared again: a fresh client sending 3× its burst at once over the three replicas
+	// is served about its burst once, not once per replica.
+	const client = "203.0.113.5"
+	n := 3 * fleetBurst
+	answers := make([]answer, n)
+	begin := time.Now()
+	var cwg sync.WaitGroup
+	for i := range n {
+		cwg.Add(1)
+		go func() {
+			defer cwg.Done()
+			answers[i] = w.lookup(t.Context(), rs[i%len(rs)], ids[2], client)
+		}()
+	}
+	cwg.Wait()
+	elapsed := time.Since(begin)
+	served := 0
+	for i, a := range answers {
+		switch a.status {
+		case http.StatusOK:
+			served++
+		case http.StatusTooManyRequests:
+		default:
+			t.Errorf("request %d of a fresh client after the restart: %s", i, a)
+		}
+	}
+	if most := fleetBurst + int(math.Ceil(fleetRate*elapsed.Seconds())) + 2; served > most {
+		t.Errorf("after Redis came back, a fresh client sending %d requests at once over 3 replicas was served %d in %v; want at most %d (burst + rate × time + 2): the limit is not shared again",
+			n, served, elapsed.Round(time.Millisecond), most)
+	}
+}
+
+// (f) Two deployments with different -redis-prefix on one Redis do not see each other:
+// a participant cached by A (the fleet) is a miss on B (the other deployment), and a
+// client limited on A is not limited on B. Within A (replicas 1 and 2) both are
+// shared, which shows the test can tell.
+func testFleetPrefixes(t *testing.T, w *fleetWorld) {
+	a, b := w.rs[:2], []*replica{w.other}
+	id := w.fresh(t, 1)[0]
+
+	// The cache.
+	step := func(r *replica) (string, int64) {
+		t.Helper()
+		before := w.sim.Hits()
+		ans := w.lookup(t.Context(), r, id, "")
+		if ans.status != http.StatusOK {
+			t.Fatalf("lookup of %s on %s: %s", id, r.name, ans)
+		}
+		sg, sm := smpDelta(before, w.sim.Hits())
+		return ans.header.Get("X-Cache"), sg + sm
+	}
+	if xc, d := step(a[0]); xc != "miss" || d == 0 {
+		t.Fatalf("first lookup on A: X-Cache %q, %d SMP requests; want a miss that asked the SMP", xc, d)
+	}
+	if xc, d := step(a[1]); xc != "hit" || d != 0 {
+		t.Errorf("the participant A's replica 1 cached, on A's replica 2: X-Cache %q, %d SMP requests; want a hit from the shared cache", xc, d)
+	}
+	if xc, d := step(b[0]); xc != "miss" || d == 0 {
+		t.Errorf("the participant A cached, on B: X-Cache %q, %d SMP requests; want a miss that asks the SMP (B must not see A's cache)", xc, d)
+	}
+
+	// The limit: a client spends its burst on A's replica 1; on A's replica 2 it is
+	// limited (shared), on B it has its whole burst.
+	const client = "203.0.113.7"
+	burst := func(r *replica) (served int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for range fleetBurst {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ans := w.lookup(t.Context(), r, id, client)
+				if ans.status != http.StatusOK && ans.status != http.StatusTooManyRequests {
+					t.Errorf("lookup on %s: %s", r.name, ans)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if ans.status == http.StatusOK {
+					served++
+				}
+			}()
+		}
+		wg.Wait()
+		return served
+	}
+	begin := time.Now()
+	if got := burst(a[0]); got != fleetBurst {
+		t.Fatalf("a fresh client's burst on A's replica 1: %d of %d served; want all", got, fleetBurst)
+	}
+	gotA2 := burst(a[1])
+	elapsedA := time.Since(begin)
+	gotB := burst(b[0])
+	if most := int(math.Ceil(fleetRate*elapsedA.Seconds())) + 1; gotA2 > most {
+		t.Errorf("the client that spent its burst on A's replica 1 was served %d of %d on A's replica 2 %v later; want at most %d (rate × time + 1): A's replicas share the limit",
+			gotA2, fleetBurst, elapsedA.Round(time.Millisecond), most)
+	}
+	if gotB != fleetBurst {
+		t.Errorf("the client limited on A was served %d of its burst of %d on B; want all: B must not see A's limits", gotB, fleetBurst)
+	}
+}
