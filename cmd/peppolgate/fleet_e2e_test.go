@@ -294,6 +294,47 @@ func (w *fleetWorld) lookup(ctx context.Context, r *replica, id, client string) 
 	return w.do(ctx, http.MethodGet, r.base+"/api/v1/participant/"+id, "", hdr...)
 }
 
+// redisDowns is how many times, in all, the replicas found Redis down so far.
+func (w *fleetWorld) redisDowns(t *testing.T) uint64 {
+	t.Helper()
+	var n uint64
+	for _, r := range append(w.rs[:len(w.rs):len(w.rs)], w.other) {
+		if _, rd := w.readyz(t, r); rd.Redis != nil {
+			n += rd.Redis.Downs
+		}
+	}
+	return n
+}
+
+// fleetAttempts is how many times (a) and (b) may measure. An attempt during which a
+// replica found Redis slow (an operation over its 50 ms deadline: a busy machine under
+// -race) does not count, since that replica then rightly served from its own state
+// (docs/ARCHITECTURE.md §7); every attempt that counts must pass, and one must count.
+const fleetAttempts = 3
+
+// disturbed reports whether a replica found Redis down since downs was read, and
+// then waits until every replica uses it again (at most 10 s).
+func (w *fleetWorld) disturbed(t *testing.T, downs uint64) bool {
+	t.Helper()
+	if w.redisDowns(t) == downs {
+		return false
+	}
+	w.logRedis(t)
+	deadline := time.Now().Add(10 * time.Second)
+	for _, r := range append(w.rs[:len(w.rs):len(w.rs)], w.other) {
+		for {
+			if _, rd := w.readyz(t, r); rd.Redis != nil && rd.Redis.Up {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("replica %s did not find Redis up again within 10 s", r.name)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
+	return true
+}
+
 // services GETs the participant id's services from r, from loopback. Unlike a
 // lookup it does not ask the Directory, so that its time is the SML's and the SMP's
 // alone, not a turn of the Directory's budget of 2 requests a second.
@@ -384,10 +425,22 @@ func hostHits(h netsim.HitCounts, host int) int64 {
 // its SMP one round: the requests one lookup costs a lone deployment, not three times
 // that. The round is measured afterwards on the same participant by the other
 // deployment (another -redis-prefix, so to it the participant is still cold), so that
-// it is exactly comparable.
+// it is exactly comparable. An attempt during which a replica went local for Redis is
+// made again with another participant (fleetAttempts).
 func testFleetCoalescing(t *testing.T, w *fleetWorld) {
+	for attempt := 1; attempt <= fleetAttempts; attempt++ {
+		if coalescingAttempt(t, w, attempt) {
+			return
+		}
+	}
+	t.Errorf("in each of %d attempts a replica found Redis slow and served from its own state; the fleet's coalescing could not be shown", fleetAttempts)
+}
+
+// coalescingAttempt is one attempt of (a); it reports whether it counted.
+func coalescingAttempt(t *testing.T, w *fleetWorld, attempt int) bool {
 	rs := w.rs
 	id := w.fresh(t, 1)[0]
+	downs := w.redisDowns(t)
 
 	const n = 30
 	start := make(chan struct{})
@@ -405,6 +458,12 @@ func testFleetCoalescing(t *testing.T, w *fleetWorld) {
 	close(start)
 	wg.Wait()
 	mid := w.sim.Hits()
+	sg, sm := smpDelta(before, mid)
+	if w.disturbed(t, downs) {
+		t.Logf("attempt %d does not count: a replica went local during it (%d ServiceGroup + %d ServiceMetadata requests for %s)", attempt, sg, sm, id)
+		return false
+	}
+
 	served := map[string]int{}
 	for i, a := range answers {
 		if a.status != http.StatusOK {
@@ -416,8 +475,6 @@ func testFleetCoalescing(t *testing.T, w *fleetWorld) {
 	if len(served) != len(rs) {
 		t.Errorf("answers by replica %v; want all three to have answered", served)
 	}
-	sg, sm := smpDelta(before, mid)
-
 	if a := w.lookup(t.Context(), w.other, id, ""); a.status != http.StatusOK {
 		t.Fatalf("the other deployment: lookup of %s: %s", id, a)
 	}
@@ -426,12 +483,13 @@ func testFleetCoalescing(t *testing.T, w *fleetWorld) {
 		t.Fatalf("one lookup of %s on the other deployment cost %d ServiceGroup and %d ServiceMetadata requests; want at least one of each: it must not see the fleet's cache (see f), and the harness must read the right counters",
 			id, roundSG, roundSM)
 	}
-	t.Logf("30 concurrent lookups over 3 replicas: %d ServiceGroup + %d ServiceMetadata requests (NAPTR queries %d); one round of %s on a lone deployment: %d + %d",
-		sg, sm, mid.DNS.ByType["NAPTR"]-before.DNS.ByType["NAPTR"], id, roundSG, roundSM)
+	t.Logf("attempt %d: 30 concurrent lookups over 3 replicas: %d ServiceGroup + %d ServiceMetadata requests (NAPTR queries %d); one round of %s on a lone deployment: %d + %d",
+		attempt, sg, sm, mid.DNS.ByType["NAPTR"]-before.DNS.ByType["NAPTR"], id, roundSG, roundSM)
 	if sg != roundSG || sm != roundSM {
 		t.Errorf("30 concurrent lookups of cold %s over 3 replicas cost its SMP %d ServiceGroup + %d ServiceMetadata requests (%.1f rounds); want one round (%d + %d)",
 			id, sg, sm, float64(sg+sm)/float64(roundSG+roundSM), roundSG, roundSM)
 	}
+	return true
 }
 
 // (b) One client at three times its limit, its requests spread round-robin over three
@@ -444,17 +502,27 @@ func testFleetCoalescing(t *testing.T, w *fleetWorld) {
 // come back after the last request, and clocks and arrivals jitter), so a limit that
 // also charged the refused requests, serving little more than the burst, fails too.
 func testFleetClientLimit(t *testing.T, w *fleetWorld) {
-	rs := w.rs
 	id := w.fresh(t, 1)[0]
 	// The participant is cached by every replica first, so that what is measured is
 	// the limit, not the upstream; loopback is exempt, so this costs the client nothing.
-	for _, r := range rs {
+	for _, r := range w.rs {
 		if a := w.lookup(t.Context(), r, id, ""); a.status != http.StatusOK {
 			t.Fatalf("replica %s: lookup of %s: %s", r.name, id, a)
 		}
 	}
+	for attempt := 1; attempt <= fleetAttempts; attempt++ {
+		// Each attempt is another client, with a full bucket.
+		if clientLimitAttempt(t, w, id, fmt.Sprintf("203.0.113.%d", 1+attempt), attempt) {
+			return
+		}
+	}
+	t.Errorf("in each of %d attempts a replica found Redis slow and limited with its own buckets; the fleet's limit could not be shown", fleetAttempts)
+}
 
-	const client = "203.0.113.2"
+// clientLimitAttempt is one attempt of (b) as client; it reports whether it counted.
+func clientLimitAttempt(t *testing.T, w *fleetWorld, id, client string, attempt int) bool {
+	rs := w.rs
+	downs := w.redisDowns(t)
 	const seconds = 3
 	n := int(3 * fleetRate * seconds) // three times the limit for 3 s: 45 requests
 	interval := time.Second / time.Duration(3*fleetRate)
@@ -479,6 +547,10 @@ func testFleetClientLimit(t *testing.T, w *fleetWorld) {
 	}
 	wg.Wait()
 	elapsed := last.Sub(begin)
+	if w.disturbed(t, downs) {
+		t.Logf("attempt %d does not count: a replica went local during it", attempt)
+		return false
+	}
 	served, limited := 0, 0
 	perReplica := map[string]int{}
 	for i, a := range answers {
@@ -502,8 +574,8 @@ func testFleetClientLimit(t *testing.T, w *fleetWorld) {
 	}
 	most := fleetBurst + int(math.Ceil(fleetRate*elapsed.Seconds())) + 2
 	least := fleetBurst + int(fleetRate*sentLast.Sub(begin).Seconds()) - 3
-	t.Logf("%d requests in %v at 3× the limit over 3 replicas: %d served (%v), %d limited; %d to %d may be served",
-		n, elapsed.Round(time.Millisecond), served, perReplica, limited, least, most)
+	t.Logf("attempt %d: %d requests in %v at 3× the limit over 3 replicas: %d served (%v), %d limited; %d to %d may be served",
+		attempt, n, elapsed.Round(time.Millisecond), served, perReplica, limited, least, most)
 	if served > most {
 		t.Errorf("a client at 3× its limit (%g/s, burst %d) over 3 replicas was served %d of %d requests in %v; want at most %d (burst + rate × time + 2): its limit once, not once per replica",
 			fleetRate, fleetBurst, served, n, elapsed.Round(time.Millisecond), most)
@@ -515,6 +587,7 @@ func testFleetClientLimit(t *testing.T, w *fleetWorld) {
 	if limited != n-served {
 		t.Errorf("%d limited of the %d not served", limited, n-served)
 	}
+	return true
 }
 
 // (c) A breaker opened on replica 1 (its SMP host failing) is open on replicas 2 and
