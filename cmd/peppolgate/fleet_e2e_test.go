@@ -793,6 +793,7 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 	type sent struct {
 		what, replica string
 		a             answer
+		start, end    time.Time
 	}
 	ctx, stopMix := context.WithCancel(t.Context())
 	var mu sync.Mutex
@@ -819,12 +820,13 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 			defer wg.Done()
 			for i := worker; ctx.Err() == nil; i += 2 {
 				r := rs[i%len(rs)]
+				began := time.Now()
 				what, a := steps[i%len(steps)](r)
 				if ctx.Err() != nil && a.err != nil {
 					return // stopped mid-request
 				}
 				mu.Lock()
-				log = append(log, sent{what, r.name, a})
+				log = append(log, sent{what, r.name, a, began, time.Now()})
 				mu.Unlock()
 				select {
 				case <-ctx.Done():
@@ -880,7 +882,11 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 	wg.Wait()
 
 	counts := map[string]int{}
+	whileDown := map[string]int{} // per replica, requests sent and answered while Redis was killed
 	for _, s := range log {
+		if s.start.After(killed) && s.end.Before(restarted) {
+			whileDown[s.replica]++
+		}
 		key := s.what
 		switch {
 		case s.a.err != nil:
@@ -891,9 +897,11 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 		}
 		counts[fmt.Sprintf("%s %d", key, s.a.status)]++
 	}
-	t.Logf("the mix over the kill and the restart: %v", counts)
-	if len(log) < 20 {
-		t.Errorf("the mix sent only %d requests", len(log))
+	t.Logf("the mix over the kill and the restart: %v; while Redis was killed, by replica: %v", counts, whileDown)
+	for _, r := range rs {
+		if whileDown[r.name] < 2 {
+			t.Errorf("the mix sent replica %s %d requests while Redis was killed; want at least 2", r.name, whileDown[r.name])
+		}
 	}
 
 	// Shared again: a fresh client sending 3× its burst at once over the three replicas
