@@ -310,7 +310,7 @@ func (w *fleetWorld) redisDowns(t *testing.T) uint64 {
 // replica found Redis slow (an operation over its 50 ms deadline: a busy machine under
 // -race) does not count, since that replica then rightly served from its own state
 // (docs/ARCHITECTURE.md §7); every attempt that counts must pass, and one must count.
-const fleetAttempts = 3
+const fleetAttempts = 5
 
 // disturbed reports whether a replica found Redis down since downs was read, and
 // then waits until every replica uses it again (at most 10 s).
@@ -523,8 +523,8 @@ func testFleetClientLimit(t *testing.T, w *fleetWorld) {
 func clientLimitAttempt(t *testing.T, w *fleetWorld, id, client string, attempt int) bool {
 	rs := w.rs
 	downs := w.redisDowns(t)
-	const seconds = 3
-	n := int(3 * fleetRate * seconds) // three times the limit for 3 s: 45 requests
+	const seconds = 2
+	n := int(3 * fleetRate * seconds) // three times the limit for 2 s: 30 requests
 	interval := time.Second / time.Duration(3*fleetRate)
 	answers := make([]answer, n)
 	var wg sync.WaitGroup
