@@ -306,11 +306,14 @@ func (w *fleetWorld) lookup(ctx context.Context, r *replica, id, client string) 
 	return w.do(ctx, http.MethodGet, r.base+"/api/v1/participant/"+id, "", hdr...)
 }
 
+// all is every replica: the fleet's and the other deployment's.
+func (w *fleetWorld) all() []*replica { return append(slices.Clip(w.rs), w.other) }
+
 // redisDowns is how many times, in all, the replicas found Redis down so far.
 func (w *fleetWorld) redisDowns(t *testing.T) uint64 {
 	t.Helper()
 	var n uint64
-	for _, r := range append(w.rs[:len(w.rs):len(w.rs)], w.other) {
+	for _, r := range w.all() {
 		if _, rd := w.readyz(t, r); rd.Redis != nil {
 			n += rd.Redis.Downs
 		}
@@ -333,7 +336,7 @@ func (w *fleetWorld) disturbed(t *testing.T, downs uint64) bool {
 	}
 	w.logRedis(t)
 	deadline := time.Now().Add(10 * time.Second)
-	for _, r := range append(w.rs[:len(w.rs):len(w.rs)], w.other) {
+	for _, r := range w.all() {
 		for {
 			if _, rd := w.readyz(t, r); rd.Redis != nil && rd.Redis.Up {
 				break
@@ -397,7 +400,7 @@ type fleetReady struct {
 // machine) and went local for a second, rather than a fleet feature not working.
 func (w *fleetWorld) logRedis(t *testing.T) {
 	t.Helper()
-	for _, r := range append(w.rs[:len(w.rs):len(w.rs)], w.other) {
+	for _, r := range w.all() {
 		a := w.do(context.Background(), http.MethodGet, r.base+"/readyz", "")
 		var rd fleetReady
 		if a.err != nil || json.Unmarshal(a.body, &rd) != nil || rd.Redis == nil {
@@ -411,6 +414,7 @@ func (w *fleetWorld) logRedis(t *testing.T) {
 	}
 }
 
+// readyz GETs r's /readyz: its status and what these tests read of it.
 func (w *fleetWorld) readyz(t *testing.T, r *replica) (int, fleetReady) {
 	t.Helper()
 	a := w.do(t.Context(), http.MethodGet, r.base+"/readyz", "")
@@ -808,8 +812,8 @@ func mcpSessionAttempt(t *testing.T, w *fleetWorld, o *outcome) {
 }
 
 // (e) redis-server killed mid-run: a steady mix of lookups, searches and MCP calls over
-// every replica is answered throughout, never 5xx; /readyz stays 200 and shows Redis
-// down. Restarted (empty, same port): every replica finds it again (/readyz up), and a
+// every replica is answered throughout, never 5xx (lookups, searches and /readyz 200);
+// /readyz stays 200 and shows Redis down. Restarted (empty, same port): every replica finds it again (/readyz up), and a
 // fresh client's limit is shared again.
 func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 	rs := w.rs
@@ -842,9 +846,13 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 			return "search", w.do(ctx, http.MethodGet, r.base+"/api/v1/search?q="+urlQuery(q), "")
 		},
 		func(r *replica) (string, answer) {
-			session, err := w.mcpSession(ctx, r)
-			if err != nil {
-				return "mcp initialize", answer{err: err}
+			a := w.mcpPost(ctx, r, "", fleetMCPInitialize)
+			if a.status != http.StatusOK || a.header.Get("Mcp-Session-Id") == "" {
+				return "mcp initialize", a
+			}
+			session := a.header.Get("Mcp-Session-Id")
+			if a := w.mcpPost(ctx, r, session, fleetMCPInitialized); a.status != http.StatusAccepted {
+				return "mcp notifications/initialized", a
 			}
 			return "mcp tools/call", w.mcpPost(ctx, r, session, fleetMCPLookup(ids[0]))
 		},
@@ -930,6 +938,10 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 			key += " unanswered"
 		case s.a.status >= 500:
 			t.Errorf("%s on replica %s: %s; want no 5xx while Redis is killed", s.what, s.replica, s.a)
+		case s.a.status != http.StatusOK && !strings.HasPrefix(s.what, "mcp"):
+			// An MCP client may be told to start a new session (404) and does; a
+			// lookup, a search or /readyz has no excuse.
+			t.Errorf("%s on replica %s: %s; want 200", s.what, s.replica, s.a)
 		}
 		counts[fmt.Sprintf("%s %d", key, s.a.status)]++
 	}
