@@ -130,6 +130,9 @@ func Open(opt Options) (*Fleet, error) {
 	ro.MaxRetries = -1 // a retry would exceed the deadline; the probe retries
 	ro.PoolTimeout = opt.OpTimeout
 	ro.DisableIdentity = true // no CLIENT SETINFO round trip on each new connection
+	// Connections kept open, so that a burst of requests after a quiet spell (or the
+	// start) does not have to dial within an operation's deadline.
+	ro.MinIdleConns = 8
 	f := &Fleet{
 		client:     redis.NewClient(ro),
 		prefix:     prefix,

@@ -217,7 +217,10 @@ func (w *fleetWorld) start(t *testing.T, name, redisURL, prefix string) (*replic
 		"-sml-zone", w.sim.Zone(), "-dns-server", w.sim.DNSAddr(), "-directory-url", w.sim.DirectoryURL(),
 		"-allow-private-smp", "-trust-ca", w.caFile, "-trust-proxy", "127.0.0.1",
 		"-rate-limit", fmt.Sprintf("%g/s,burst=%d", fleetRate, fleetBurst),
-		"-redis", redisURL, "-redis-prefix", prefix}
+		// A deadline of half a second, not 50 ms: the test shows what is shared, and a
+		// busy machine running the race detector would otherwise send replicas local
+		// (fleetWorld.retried still repeats an attempt that one disturbed).
+		"-redis", redisURL, "-redis-prefix", prefix, "-redis-timeout", "500ms"}
 	ctx, stop := context.WithCancel(context.Background())
 	stderr := &syncBuffer{}
 	ready := make(chan string, 1)
