@@ -15,6 +15,7 @@ package fleet
 import (
 	"context"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -61,6 +62,12 @@ type Options struct {
 	// ProbeEvery is how often Redis is asked again while down; 0 means
 	// DefaultProbeEvery.
 	ProbeEvery time.Duration
+	// RootCAs are the certificate authorities a rediss:// Redis's certificate must
+	// chain to; nil means the system's (which SSL_CERT_FILE and SSL_CERT_DIR extend).
+	RootCAs *x509.CertPool
+	// Now is the clock that spaces the log lines about Redis trouble; nil means
+	// time.Now.
+	Now func() time.Time
 	// Logger receives the cause of Redis trouble (at most once a minute per kind) and
 	// its recovery; nil discards.
 	Logger *slog.Logger
@@ -76,6 +83,7 @@ type Fleet struct {
 	probeEvery time.Duration
 	log        *slog.Logger
 	redacted   string // the URL without password, for logs and /readyz
+	now        func() time.Time
 
 	down     atomic.Bool
 	errCount atomic.Uint64 // operations that failed for Redis (not redis.Nil)
@@ -119,11 +127,20 @@ func Open(opt Options) (*Fleet, error) {
 	if opt.ProbeEvery <= 0 {
 		opt.ProbeEvery = DefaultProbeEvery
 	}
+	if opt.Now == nil {
+		opt.Now = time.Now
+	}
 	log := opt.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	ro.DialTimeout = 4 * opt.OpTimeout
+	// One dial per attempt: go-redis would otherwise retry a refused dial 5 times,
+	// 100 ms apart, in the background, and the caller's deadline would end first and
+	// report a refused or untrusted Redis as a timeout. The probe retries. The dial
+	// itself may take longer than an operation (a TLS handshake to a Redis far away):
+	// callers wait at most their deadline either way.
+	ro.DialerRetries = 1
+	ro.DialTimeout = max(4*opt.OpTimeout, time.Second)
 	ro.ReadTimeout = opt.OpTimeout
 	ro.WriteTimeout = opt.OpTimeout
 	ro.ContextTimeoutEnabled = true
@@ -133,6 +150,9 @@ func Open(opt Options) (*Fleet, error) {
 	// Connections kept open, so that a burst of requests after a quiet spell (or the
 	// start) does not have to dial within an operation's deadline.
 	ro.MinIdleConns = 8
+	if ro.TLSConfig != nil && opt.RootCAs != nil {
+		ro.TLSConfig.RootCAs = opt.RootCAs
+	}
 	f := &Fleet{
 		client:     redis.NewClient(ro),
 		prefix:     prefix,
@@ -140,6 +160,7 @@ func Open(opt Options) (*Fleet, error) {
 		probeEvery: opt.ProbeEvery,
 		log:        log,
 		redacted:   Redact(opt.URL),
+		now:        opt.Now,
 		logged:     map[string]time.Time{},
 		stop:       make(chan struct{}),
 	}
@@ -286,8 +307,31 @@ func (f *Fleet) Do(ctx context.Context, op string, fn func(ctx context.Context, 
 		return ctx.Err() // the caller left; says nothing about Redis
 	}
 	f.errCount.Add(1)
+	if !troubled(err) {
+		// An error reply to this command alone (a wrong type, a script error): the
+		// caller falls back for this operation, and Redis stays in use.
+		f.log.Warn("redis refused an operation", "op", op, "err", err)
+		return fmt.Errorf("%s: %w", op, err)
+	}
 	f.markDown(fmt.Errorf("%s: %w", op, err))
 	return fmt.Errorf("%w: %s: %w", ErrDown, op, err)
+}
+
+// troubled reports whether err says Redis as a whole cannot serve us now (a network
+// error, a timeout, or an error reply such as OOM, READONLY, LOADING, BUSY, MASTERDOWN
+// or an authentication failure), rather than refusing one command.
+func troubled(err error) bool {
+	var re redis.Error
+	if !errors.As(err, &re) {
+		return true
+	}
+	msg := re.Error()
+	for _, p := range []string{"OOM", "READONLY", "LOADING", "BUSY", "MASTERDOWN", "NOAUTH", "WRONGPASS", "NOPERM", "CLUSTERDOWN", "TRYAGAIN"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Up reports whether Redis is in use (not marked down); false for a nil *Fleet.
@@ -297,7 +341,7 @@ func (f *Fleet) Up() bool { return f != nil && !f.down.Load() }
 // kind of cause.
 func (f *Fleet) markDown(cause error) {
 	kind := Cause(cause)
-	now := time.Now()
+	now := f.now()
 	f.mu.Lock()
 	f.lastErr = kind + ": " + cause.Error()
 	f.lastCause = kind
@@ -307,15 +351,21 @@ func (f *Fleet) markDown(cause error) {
 		f.downs.Add(1)
 	}
 	f.down.Store(true)
-	last, seen := f.logged[kind]
-	logIt := !seen || now.Sub(last) >= logEvery
-	if logIt {
-		f.logged[kind] = now
-	}
+	logIt := f.dueLocked(kind, now)
 	f.mu.Unlock()
 	if logIt {
 		f.log.Warn("redis unavailable: serving from this replica's own state until it answers again", "redis", f.redacted, "cause", kind, "err", cause)
 	}
+}
+
+// dueLocked reports whether a cause of kind may be logged now (at most once a minute
+// per kind), and notes that it is; f.mu is held.
+func (f *Fleet) dueLocked(kind string, now time.Time) bool {
+	if last, seen := f.logged[kind]; seen && now.Sub(last) < logEvery {
+		return false
+	}
+	f.logged[kind] = now
+	return true
 }
 
 // Cause names the kind of a Redis failure for logs and metrics: timeout, refused,
@@ -325,7 +375,7 @@ func Cause(err error) string {
 	var oe *net.OpError
 	msg := err.Error()
 	switch {
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, redis.ErrPoolTimeout), errors.As(err, &ne) && ne.Timeout():
 		return "timeout"
 	case strings.Contains(msg, "OOM"):
 		return "oom"
@@ -362,21 +412,29 @@ func (f *Fleet) probe() {
 		if !f.down.Load() {
 			continue
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 4*f.opTimeout)
-		err := f.client.Ping(ctx).Err()
+		// A write, not a PING: a full (OOM) or read-only Redis answers PING, and
+		// marking it up would send every replica back to it once a second.
+		ctx, cancel := context.WithTimeout(context.Background(), max(4*f.opTimeout, time.Second))
+		err := f.client.Set(ctx, f.Key("fleet", "probe"), "1", 5*time.Second).Err()
 		cancel()
 		if err != nil {
+			kind := Cause(err)
 			f.mu.Lock()
-			f.lastErr = Cause(err) + ": ping: " + err.Error()
-			f.lastCause = Cause(err)
+			f.lastErr = kind + ": probe: " + err.Error()
+			f.lastCause = kind
+			logIt := f.dueLocked(kind, f.now())
 			f.mu.Unlock()
+			if logIt {
+				f.log.Warn("redis still unavailable: serving from this replica's own state", "redis", f.redacted, "cause", kind, "err", err)
+			}
 			continue
 		}
 		f.mu.Lock()
 		since := f.downSince
+		f.lastCause = ""
 		f.mu.Unlock()
 		f.down.Store(false)
-		f.log.Info("redis answers again: the fleet's shared state is in use", "redis", f.redacted, "down_for", time.Since(since).Round(time.Millisecond))
+		f.log.Info("redis answers again: the fleet's shared state is in use", "redis", f.redacted, "down_for", f.now().Sub(since).Round(time.Millisecond).String())
 	}
 }
 
@@ -384,12 +442,12 @@ func (f *Fleet) probe() {
 // the URL and the full error go to the log only.
 type Status struct {
 	// Up is false while Redis is marked down and the replica uses its own state.
-	Up bool `json:"up" jsonschema:"false while the shared Redis is unreachable, slow (over 50 ms) or refusing writes: this replica then serves from its own cache and limits (still ready), and goes back to the shared state when Redis answers again"`
+	Up bool `json:"up" jsonschema:"false while the shared Redis is unreachable, slow (over -redis-timeout, 50 ms by default) or refusing writes: this replica then serves from its own cache and limits (still ready), and goes back to the shared state when Redis answers again"`
 	// DownSince is when Redis was marked down; zero while up.
 	DownSince time.Time `json:"downSince,omitzero" jsonschema:"when Redis was last found down (RFC 3339); absent while up"`
-	// Cause is the kind of the last failure: timeout, refused, dns, tls, auth, oom,
-	// readonly or other.
-	Cause string `json:"cause,omitempty" jsonschema:"the kind of the last Redis failure: timeout, refused, dns, tls, auth, oom (Redis is full), readonly or other; absent when there was none"`
+	// Cause is, while down, the kind of the failure: timeout, refused, dns, tls,
+	// auth, oom, readonly or other.
+	Cause string `json:"cause,omitempty" jsonschema:"while down, the kind of the failure: timeout, refused, dns, tls, auth, oom (Redis is full), readonly or other; absent while up"`
 	// Errors counts operations that failed for Redis, Skipped those not tried because
 	// it was down, and Downs the times it was marked down.
 	Errors  uint64 `json:"errors" jsonschema:"Redis operations that failed since the start"`

@@ -66,7 +66,7 @@ func TestKeysAreNamespacedAndHashed(t *testing.T) {
 // first failed operation (later ones fail at once), and restarted it is used again.
 func TestDownAndBack(t *testing.T) {
 	srv := redistest.Start(t)
-	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), ProbeEvery: 50 * time.Millisecond})
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +90,7 @@ func TestDownAndBack(t *testing.T) {
 	if st.Up || st.LastError == "" || st.Downs != 1 || st.Skipped == 0 {
 		t.Errorf("Status while down = %+v", st)
 	}
-	srv.Restart()
+	srv.Restart(t)
 	deadline := time.Now().Add(5 * time.Second)
 	for !f.Up() && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)

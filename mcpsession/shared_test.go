@@ -310,7 +310,7 @@ func TestSharedRedisDown(t *testing.T) {
 		}
 	}
 	a.store.Republish() // Redis down: nothing to do, and no wait
-	srv.Restart()
+	srv.Restart(t)
 	for _, r := range rs {
 		deadline := time.Now().Add(10 * time.Second)
 		for !r.f.Up() {

@@ -236,7 +236,7 @@ func TestFleetSurvivesRedisDeath(t *testing.T) {
 		}
 	}
 
-	srv.Restart()
+	srv.Restart(t)
 	deadline := time.Now().Add(20 * time.Second)
 	for _, l := range reps {
 		for !fleetAnswers(l.cfg.Fleet) {

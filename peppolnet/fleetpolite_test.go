@@ -277,7 +277,7 @@ func TestFleetPolitenessRedisDown(t *testing.T) {
 		}
 	}
 
-	srv.Restart()
+	srv.Restart(t)
 	deadline := time.Now().Add(10 * time.Second)
 	for _, r := range rs {
 		for !r.fleet.Up() {

@@ -126,7 +126,7 @@ type shared struct {
 
 // key is client's limit in Redis: prefix:rl:<class>:<hash of the address>.
 func (s *shared) key(client netip.Addr) string {
-	return s.f.Key("rl", s.class, fleet.Hash(client.String()))
+	return s.f.Key("rl", "v1", s.class, fleet.Hash(client.String()))
 }
 
 func (s *shared) Take(ctx context.Context, client netip.Addr) Decision {

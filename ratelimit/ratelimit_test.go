@@ -67,7 +67,7 @@ func TestOneLimitForTheFleet(t *testing.T) {
 		{name: "shared through Redis", ls: shared, want: lim.Burst},
 		{name: "no fleet: each replica's own buckets", ls: alone, want: 3 * lim.Burst},
 		{name: "Redis killed: each replica's own buckets", before: srv.Kill, ls: shared, want: 3 * lim.Burst},
-		{name: "Redis back: shared again", before: func() { srv.Restart(); waitUp() }, ls: shared, want: lim.Burst},
+		{name: "Redis back: shared again", before: func() { srv.Restart(t); waitUp() }, ls: shared, want: lim.Burst},
 	}
 	for _, ph := range phases {
 		if ph.before != nil {

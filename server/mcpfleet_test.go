@@ -188,7 +188,7 @@ func TestMCPSessionAcrossReplicas(t *testing.T) {
 	}
 
 	// Restarted (empty): the replicas put their sessions back, and share them again.
-	srv.Restart()
+	srv.Restart(t)
 	for i, r := range rs {
 		deadline := time.Now().Add(mcpTestTimeout)
 		for !r.fleet.Up() {

@@ -206,7 +206,7 @@ func (m *Metrics) watchFleet(f *fleet.Fleet) {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "peppolgate_redis_up",
 			Help: "1 while the shared Redis answers; 0 while this replica serves from its own state because Redis is down, slow or full."}, up),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "peppolgate_redis_errors_total",
-			Help: "Redis operations that failed (timeout over 50 ms, refused, out of memory, ...); each marks Redis down until it answers a probe."},
+			Help: "Redis operations that failed (slower than -redis-timeout, refused, out of memory, ...); most mark Redis down until it answers a probe."},
 			func() float64 { return float64(f.Status().Errors) }),
 		prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "peppolgate_redis_fallbacks_total",
 			Help: "Redis operations not tried because Redis was down: each was answered from this replica's own state."},

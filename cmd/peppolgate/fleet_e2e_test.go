@@ -919,7 +919,7 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 		t.Logf("every replica found Redis down within %v of the kill", time.Since(killed).Round(time.Millisecond))
 	}
 	time.Sleep(time.Second) // the mix runs with Redis down
-	w.redis.Restart()
+	w.redis.Restart(t)
 	restarted := time.Now()
 	if waitRedis(true) {
 		t.Logf("every replica found Redis back within %v of the restart", time.Since(restarted).Round(time.Millisecond))

@@ -186,7 +186,11 @@ func (p program) serve(ctx context.Context, cfg config) error {
 			return &usageError{"-redis: " + err.Error()}
 		}
 		defer fl.Close()
-		log.Info("sharing cache, limits and sessions through redis", "redis", fl.URL(), "prefix", fl.Prefix(), "up", fl.Up())
+		if fl.Up() {
+			log.Info("sharing cache, limits and sessions through redis", "redis", fl.URL(), "prefix", fl.Prefix())
+		} else {
+			log.Warn("redis does not answer yet: serving from this replica's own state, and sharing once it answers", "redis", fl.URL(), "prefix", fl.Prefix(), "cause", fl.Status().Cause)
+		}
 	}
 	up, err := connect(ctx, cfg, log, metrics, fl)
 	if err != nil {

@@ -43,13 +43,25 @@ func Start(tb testing.TB, extra ...string) *Server {
 		}
 		tb.Skip("redis-server is not installed; apt-get install -y redis-server (make test does)")
 	}
-	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), port: freePort(tb), args: extra}
-	s.start()
+	s := &Server{tb: tb, bin: bin, dir: tb.TempDir(), args: extra}
+	// The free port found may be taken by a parallel test before redis-server binds
+	// it: then try another.
+	for attempt := 1; ; attempt++ {
+		s.port = FreePort(tb)
+		err := s.start()
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "Address already in use") {
+			tb.Fatalf("redistest: %v", err)
+		}
+	}
 	tb.Cleanup(s.Kill)
 	return s
 }
 
-func freePort(tb testing.TB) int {
+// FreePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func FreePort(tb testing.TB) int {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		tb.Fatalf("redistest: finding a free port: %v", err)
@@ -58,30 +70,42 @@ func freePort(tb testing.TB) int {
 	return l.Addr().(*net.TCPAddr).Port
 }
 
-func (s *Server) start() {
-	s.tb.Helper()
+// start starts redis-server and waits until it accepts connections; the error quotes
+// what it printed when it exits or does not get ready within 10 s.
+func (s *Server) start() error {
 	args := []string{"--port", strconv.Itoa(s.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", s.dir, "--unixsocket", s.SocketPath(), "--unixsocketperm", "700", "--daemonize", "no"}
 	args = append(args, s.args...)
 	cmd := exec.Command(s.bin, args...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		s.tb.Fatalf("redistest: %v", err)
+		return err
 	}
 	cmd.Stderr = cmd.Stdout
 	if err := cmd.Start(); err != nil {
-		s.tb.Fatalf("redistest: starting %s: %v", s.bin, err)
+		return fmt.Errorf("starting %s: %w", s.bin, err)
 	}
-	ready := make(chan struct{})
-	var log strings.Builder
+	ready, exited := make(chan struct{}), make(chan struct{})
+	var (
+		logMu sync.Mutex
+		log   strings.Builder
+	)
+	printed := func() string {
+		logMu.Lock()
+		defer logMu.Unlock()
+		return log.String()
+	}
 	go func() {
+		defer close(exited) // the output ends when the process does
 		sc := bufio.NewScanner(out)
 		once := sync.Once{}
 		for sc.Scan() {
 			line := sc.Text()
+			logMu.Lock()
 			if log.Len() < 8<<10 {
 				log.WriteString(line + "\n")
 			}
+			logMu.Unlock()
 			if strings.Contains(line, "Ready to accept connections") {
 				once.Do(func() { close(ready) })
 			}
@@ -89,13 +113,18 @@ func (s *Server) start() {
 	}()
 	select {
 	case <-ready:
+	case <-exited:
+		_ = cmd.Wait()
+		return fmt.Errorf("redis-server exited at start:\n%s", printed())
 	case <-time.After(10 * time.Second):
 		_ = cmd.Process.Kill()
-		s.tb.Fatalf("redistest: redis-server did not start within 10 s")
+		_ = cmd.Wait()
+		return fmt.Errorf("redis-server did not start within 10 s:\n%s", printed())
 	}
 	s.mu.Lock()
 	s.cmd = cmd
 	s.mu.Unlock()
+	return nil
 }
 
 // Addr returns host:port.
@@ -120,9 +149,12 @@ func (s *Server) Kill() {
 	_ = cmd.Wait()
 }
 
-// Restart starts the server again on the same port after Kill, empty.
-func (s *Server) Restart() {
-	s.tb.Helper()
+// Restart starts the server again on the same port after Kill, empty; a failure
+// fails tb, which must be the test or subtest calling it.
+func (s *Server) Restart(tb testing.TB) {
+	tb.Helper()
 	s.Kill()
-	s.start()
+	if err := s.start(); err != nil {
+		tb.Fatalf("redistest: restarting: %v", err)
+	}
 }
