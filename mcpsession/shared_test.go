@@ -44,7 +44,9 @@ func replicas(t *testing.T, srv *redistest.Server, n int, opt mcpsession.Options
 	t.Helper()
 	var out []*replica
 	for range n {
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpt", ProbeEvery: 50 * time.Millisecond})
+		// A generous deadline: no test here is about it, and a busy machine misses
+		// 50 ms and sends a replica local.
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpt", OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,7 +66,10 @@ func replicas(t *testing.T, srv *redistest.Server, n int, opt mcpsession.Options
 	return out
 }
 
-var defaults = mcpsession.Options{TTL: 30 * time.Minute, Max: 100, PerClient: 10, ExemptPerClient: 50}
+// defaults are the stores' options of the tests: a 30 min idle TTL and roomy caps.
+func defaults() mcpsession.Options {
+	return mcpsession.Options{TTL: 30 * time.Minute, Max: 100, PerClient: 10, ExemptPerClient: 50}
+}
 
 // keys returns every key of the test's prefix.
 func keys(t *testing.T, f *fleet.Fleet) []string {
@@ -107,7 +112,7 @@ func get(t *testing.T, f *fleet.Fleet, key string) (string, time.Duration) {
 // unknown everywhere and its DELETE leaves nothing in Redis.
 func TestSharedAcrossReplicas(t *testing.T) {
 	srv := redistest.Start(t)
-	rs := replicas(t, srv, 3, defaults)
+	rs := replicas(t, srv, 3, defaults())
 	a, b, c := rs[0], rs[1], rs[2]
 	client := netip.MustParseAddr("192.0.2.7")
 	id := a.store.Generate(client, false)
@@ -165,7 +170,7 @@ func TestSharedAcrossReplicas(t *testing.T) {
 // forgets it, and so does every replica that does not hold it.
 func TestSharedRefreshesTTLAtMostEveryRecheck(t *testing.T) {
 	srv := redistest.Start(t)
-	rs := replicas(t, srv, 2, defaults)
+	rs := replicas(t, srv, 2, defaults())
 	a, b := rs[0], rs[1]
 	id := a.store.Generate(netip.Addr{}, false)
 	key := a.f.Key("mcp", "s", fleet.Hash(id))
@@ -220,7 +225,7 @@ func TestSharedRefreshesTTLAtMostEveryRecheck(t *testing.T) {
 // DELETE on another replica.
 func TestSharedForgetting(t *testing.T) {
 	srv := redistest.Start(t)
-	opt := defaults
+	opt := defaults()
 	opt.PerClient = 1
 	rs := replicas(t, srv, 2, opt)
 	a, b := rs[0], rs[1]
@@ -292,7 +297,7 @@ func TestSharedForgetting(t *testing.T) {
 // sessions back and share them again.
 func TestSharedRedisDown(t *testing.T) {
 	srv := redistest.Start(t)
-	rs := replicas(t, srv, 2, defaults)
+	rs := replicas(t, srv, 2, defaults())
 	a, b := rs[0], rs[1]
 	before := a.store.Generate(netip.Addr{}, false)
 	srv.Kill()
