@@ -96,6 +96,13 @@ type Shared struct {
 	dirty atomic.Bool
 	downs atomic.Uint64
 
+	// pending holds the DELETEs of held sessions that Redis did not take (id → when),
+	// at most maxPending of them; Republish writes their markers before it puts any
+	// session back, so that another replica's republish does not revive them.
+	pendingMu  sync.Mutex
+	pending    map[string]time.Time
+	maxPending int
+
 	stopOnce   sync.Once
 	stop, done chan struct{}
 }
@@ -103,7 +110,7 @@ type Shared struct {
 // NewShared returns an empty store over f (which must not be nil) configured by opt;
 // its idle sweep and upkeep run once Start is called.
 func NewShared(f *fleet.Fleet, opt Options) *Shared {
-	s := &Shared{mem: NewMemory(opt), fleet: f, ttl: opt.TTL}
+	s := &Shared{mem: NewMemory(opt), fleet: f, ttl: opt.TTL, pending: map[string]time.Time{}, maxPending: max(opt.Max, 1)}
 	s.now = s.mem.now
 	s.mem.evicted = s.forgetShared
 	s.downs.Store(f.Status().Downs)
@@ -223,16 +230,78 @@ func (s *Shared) Held(id string) bool {
 }
 
 // Terminate ends a session on this replica and, through a terminated marker in Redis,
-// on every other; when Redis does not answer, on this replica only.
+// on every other; when Redis does not answer, on this replica at once and, for a
+// session held here, on every other once Redis answers again (Republish writes the
+// marker first).
 func (s *Shared) Terminate(id string) {
 	held := s.mem.end(id)
 	flag := "0"
 	if held {
 		flag = "1"
 	}
-	_ = s.fleet.Do(context.Background(), "mcp session terminate", func(ctx context.Context, c *redis.Client) error {
+	err := s.fleet.Do(context.Background(), "mcp session terminate", func(ctx context.Context, c *redis.Client) error {
 		return terminateScript.Run(ctx, c, []string{s.key(id)}, ms(s.ttl), flag).Err()
 	})
+	if err != nil && held {
+		s.addPending(id, s.now())
+	}
+}
+
+// addPending records a DELETE of id at t that Redis did not take and marks the store
+// dirty; beyond maxPending, the oldest is given up (its session then lives on where
+// other replicas hold it until it idles out there).
+func (s *Shared) addPending(id string, t time.Time) {
+	s.pendingMu.Lock()
+	if len(s.pending) >= s.maxPending {
+		var oldest string
+		for k, at := range s.pending {
+			if oldest == "" || at.Before(s.pending[oldest]) {
+				oldest = k
+			}
+		}
+		delete(s.pending, oldest)
+	}
+	s.pending[id] = t
+	s.pendingMu.Unlock()
+	s.dirty.Store(true)
+}
+
+// writePending writes the terminated markers of the pending DELETEs, for what is left
+// of their idle TTL, and forgets those written; it reports whether all were.
+func (s *Shared) writePending(now time.Time) bool {
+	s.pendingMu.Lock()
+	ids := make([]string, 0, len(s.pending))
+	ats := make([]time.Time, 0, len(s.pending))
+	for id, at := range s.pending {
+		ids, ats = append(ids, id), append(ats, at)
+	}
+	s.pendingMu.Unlock()
+	for len(ids) > 0 {
+		n := min(len(ids), republishBatch)
+		batch, batchAt := ids[:n], ats[:n]
+		ids, ats = ids[n:], ats[n:]
+		err := s.fleet.Do(context.Background(), "mcp session terminate", func(ctx context.Context, c *redis.Client) error {
+			p := c.Pipeline()
+			for i, id := range batch {
+				if left := s.ttl - now.Sub(batchAt[i]); left > 0 {
+					terminateScript.Eval(ctx, p, []string{s.key(id)}, ms(left), "1") // EVAL: a restarted Redis has no scripts cached
+				}
+			}
+			_, err := p.Exec(ctx)
+			return err
+		})
+		if err != nil {
+			return false
+		}
+		s.pendingMu.Lock()
+		for i, id := range batch {
+			if s.pending[id].Equal(batchAt[i]) {
+				delete(s.pending, id)
+			}
+		}
+		s.pendingMu.Unlock()
+	}
+	return true
 }
 
 // Drop ends a session on this replica only: the others go on serving it.
@@ -304,6 +373,10 @@ func (s *Shared) Republish() {
 	}
 	s.dirty.Store(false)
 	now := s.now()
+	if !s.writePending(now) {
+		s.dirty.Store(true)
+		return
+	}
 	all := s.mem.snapshot()
 	for len(all) > 0 {
 		batch := all[:min(len(all), republishBatch)]

@@ -340,3 +340,47 @@ func TestSharedRedisDown(t *testing.T) {
 		}
 	}
 }
+
+// waitUp waits (at most 10 s) until every replica's fleet finds Redis up again.
+func waitUp(t *testing.T, rs ...*replica) {
+	t.Helper()
+	for _, r := range rs {
+		deadline := time.Now().Add(10 * time.Second)
+		for !r.f.Up() {
+			if time.Now().After(deadline) {
+				t.Fatal("Redis not back")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// TestSharedTerminateWhileRedisDown: a DELETE on one replica while Redis is down ends
+// the session there; when Redis answers again (restarted empty) it is written to
+// Redis before any replica puts its sessions back, so a replica that held the
+// session (and puts it back) refuses it as terminated, and so does one that never
+// held it.
+func TestSharedTerminateWhileRedisDown(t *testing.T) {
+	srv := redistest.Start(t)
+	rs := replicas(t, srv, 3, defaults())
+	a, b, c := rs[0], rs[1], rs[2]
+	id := a.store.Generate(netip.Addr{}, false)
+	if _, err := b.store.Validate(id, false); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	a.store.Terminate(id) // finds Redis down: this replica only, for now
+	srv.Restart()
+	waitUp(t, a, b)
+	for _, order := range [][]*replica{{b, a}, {a, b}} { // either may put its state back first
+		for _, r := range order {
+			r.store.Republish()
+		}
+	}
+	b.clock.Advance(mcpsession.Recheck)
+	for name, r := range map[string]*replica{"b (held it)": b, "c (never held it)": c} {
+		if term, err := r.store.Validate(id, false); err != nil || !term {
+			t.Errorf("replica %s after Redis came back: %v %v, want the session DELETEd on a while Redis was down terminated", name, term, err)
+		}
+	}
+}
