@@ -70,6 +70,19 @@ end
 return 0
 `)
 
+// forgetScript marks a session forgotten for the idle TTL when it is live in Redis:
+// a terminated marker stays, and an absent key (Redis restarted) is left absent.
+//
+// KEYS[1] the session's key; ARGV: idle TTL in ms.
+var forgetScript = redis.NewScript(`
+local v = redis.call("GET", KEYS[1])
+if v and string.sub(v, 1, 2) == "c:" then
+  redis.call("SET", KEYS[1], "!forgotten", "PX", ARGV[1])
+  return 1
+end
+return 0
+`)
+
 // Shared is the sessions of a replica in a fleet (docs/ARCHITECTURE.md §7): a Memory,
 // whose sessions are also kept in the fleet's Redis under
 // prefix:mcp:s:<fleet.Hash(id)>, holding the session's client, with the idle TTL. A
@@ -77,9 +90,10 @@ return 0
 // hold is looked up in Redis and taken into its Memory; a held one is confirmed in
 // Redis (which refreshes its TTL) at most every Recheck. A DELETE on any replica leaves
 // a terminated marker for the idle TTL, refused on every replica; a session a replica
-// forgets for its caps (per client, in all: counted per replica) is forgotten by the
-// fleet, one it forgets for idling there is not (it may be in use elsewhere), and Redis
-// forgets it after the idle TTL without use anywhere.
+// minted and forgets for its caps (per client, in all: counted per replica) is
+// forgotten by the fleet, one it learnt from another replica and forgets for its caps,
+// or forgets for idling there, is not (it may be in use elsewhere), and Redis forgets
+// it after the idle TTL without use anywhere.
 //
 // Redis trouble is never an outage: on any fleet error the replica's Memory decides,
 // as without Redis (a session it holds is valid, any other is unknown), and sessions
@@ -146,7 +160,7 @@ func (s *Shared) Generate(client netip.Addr, exempt bool) string {
 	} else {
 		s.dirty.Store(true)
 	}
-	s.mem.add(id, client, exempt, checked)
+	s.mem.add(id, client, exempt, checked, true)
 	return id
 }
 
@@ -195,7 +209,7 @@ func (s *Shared) Validate(id string, exempt bool) (isTerminated bool, err error)
 			s.mem.confirmed(id, now)
 		} else {
 			owner, _ := netip.ParseAddr(strings.TrimPrefix(v, livePrefix)) // zero for none
-			s.mem.add(id, owner, exempt, now)
+			s.mem.add(id, owner, exempt, now, false)
 		}
 		return false, nil
 	case v == markerTerminated:
@@ -307,12 +321,14 @@ func (s *Shared) writePending(now time.Time) bool {
 // Drop ends a session on this replica only: the others go on serving it.
 func (s *Shared) Drop(id string) { s.mem.end(id) }
 
-// forgetShared marks ids, forgotten by this replica's caps, forgotten in Redis.
+// forgetShared marks ids, minted here and forgotten by this replica's caps, forgotten
+// in Redis where they are live (a session learnt from another replica is only dropped
+// here: it may be in use there).
 func (s *Shared) forgetShared(ids []string) {
 	_ = s.fleet.Do(context.Background(), "mcp session forget", func(ctx context.Context, c *redis.Client) error {
 		p := c.Pipeline()
 		for _, id := range ids {
-			p.Set(ctx, s.key(id), markerForgotten, s.ttl)
+			forgetScript.Eval(ctx, p, []string{s.key(id)}, ms(s.ttl)) // EVAL: in a pipeline, no fallback from NOSCRIPT
 		}
 		_, err := p.Exec(ctx)
 		return err

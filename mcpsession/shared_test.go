@@ -384,3 +384,34 @@ func TestSharedTerminateWhileRedisDown(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedEvictingALearntSession: a replica that learnt sessions of another (in
+// Validate) and forgets one of them for its caps forgets it here only: the session
+// goes on where it was minted; a session minted here and forgotten for the caps after a
+// DELETE elsewhere stays terminated in Redis (not overwritten as forgotten).
+func TestSharedEvictingALearntSession(t *testing.T) {
+	srv := redistest.Start(t)
+	opt := defaults()
+	opt.PerClient = 1
+	rs := replicas(t, srv, 3, opt)
+	a, b, c := rs[0], rs[1], rs[2]
+	client := netip.MustParseAddr("192.0.2.10")
+	first := a.store.Generate(client, false)
+	second := c.store.Generate(client, false)
+	for _, id := range []string{first, second} { // b learns both: the second evicts the first on b
+		if _, err := b.store.Validate(id, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.clock.Advance(mcpsession.Recheck)
+	if term, err := a.store.Validate(first, false); err != nil || term {
+		t.Errorf("replica a's session, evicted on b only, on a: %v %v, want valid", term, err)
+	}
+
+	own := b.store.Generate(client, false) // evicts second on b (learnt: b alone)
+	a.store.Terminate(own)
+	b.store.Generate(client, false) // evicts own, minted on b but DELETEd meanwhile
+	if term, err := c.store.Validate(own, false); err != nil || !term {
+		t.Errorf("a session DELETEd on a and then evicted on b, on c: %v %v, want terminated", term, err)
+	}
+}
