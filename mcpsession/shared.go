@@ -70,6 +70,18 @@ end
 return 0
 `)
 
+// epochScript returns the fleet's epoch key, set to ARGV[1] when absent: a Redis that
+// restarted empty has a new epoch, and every replica that sees it change puts its
+// sessions back (docs/ARCHITECTURE.md §7).
+//
+// KEYS[1] the epoch key; ARGV: a fresh random value.
+var epochScript = redis.NewScript(`
+local v = redis.call("GET", KEYS[1])
+if v then return v end
+redis.call("SET", KEYS[1], ARGV[1])
+return ARGV[1]
+`)
+
 // forgetScript marks a session forgotten for the idle TTL when it is live in Redis:
 // a terminated marker stays, and an absent key (Redis restarted) is left absent.
 //
@@ -109,6 +121,9 @@ type Shared struct {
 	// count of downs when the sessions were last put back.
 	dirty atomic.Bool
 	downs atomic.Uint64
+	// epoch is the fleet's epoch (epochScript) when the sessions were last put back;
+	// nil before the first time.
+	epoch atomic.Pointer[string]
 
 	// pending holds the DELETEs of held sessions that Redis did not take (id → when),
 	// at most maxPending of them; Republish writes their markers before it puts any
@@ -378,13 +393,34 @@ func (s *Shared) Halt() {
 	s.mem.Halt()
 }
 
+// readEpoch returns the fleet's epoch, setting it to a fresh random value when absent.
+func (s *Shared) readEpoch() (string, error) {
+	var v string
+	err := s.fleet.Do(context.Background(), "mcp epoch", func(ctx context.Context, c *redis.Client) error {
+		var err error
+		v, err = epochScript.Run(ctx, c, []string{s.fleet.Key("mcp", "epoch")}, newID()).Text()
+		return err
+	})
+	return v, err
+}
+
 // Republish puts this replica's live sessions into Redis (where absent, with the idle
-// TTL left from their last use here) when Redis is up and was down since the last
-// time, or a session could not be stored; the upkeep calls it every second. A
-// session ended elsewhere meanwhile keeps its marker.
+// TTL left from their last use here), after the terminated markers of the DELETEs
+// Redis did not take, when Redis is up and was down since the last time, a session or
+// DELETE could not be stored, or the fleet's epoch changed (Redis restarted empty
+// without any operation failing); the upkeep calls it every second. A session ended
+// elsewhere meanwhile keeps its marker.
 func (s *Shared) Republish() {
+	if !s.fleet.Up() {
+		return
+	}
 	downs := s.fleet.Status().Downs
-	if !s.fleet.Up() || (downs == s.downs.Load() && !s.dirty.Load()) {
+	epoch, err := s.readEpoch()
+	if err != nil {
+		return // Redis marked down: the next upkeep after it is back republishes
+	}
+	seen := s.epoch.Load()
+	if downs == s.downs.Load() && !s.dirty.Load() && seen != nil && *seen == epoch {
 		return
 	}
 	s.dirty.Store(false)
@@ -413,6 +449,7 @@ func (s *Shared) Republish() {
 		}
 	}
 	s.downs.Store(downs)
+	s.epoch.Store(&epoch)
 }
 
 var _ Store = (*Shared)(nil)

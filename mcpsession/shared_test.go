@@ -71,13 +71,13 @@ func defaults() mcpsession.Options {
 	return mcpsession.Options{TTL: 30 * time.Minute, Max: 100, PerClient: 10, ExemptPerClient: 50}
 }
 
-// keys returns every key of the test's prefix.
+// keys returns the session keys of the test's prefix (not the fleet's epoch key).
 func keys(t *testing.T, f *fleet.Fleet) []string {
 	t.Helper()
 	var out []string
 	err := f.Do(context.Background(), "keys", func(ctx context.Context, c *redis.Client) error {
 		var err error
-		out, err = c.Keys(ctx, f.Key("*")).Result()
+		out, err = c.Keys(ctx, f.Key("mcp", "s", "*")).Result()
 		return err
 	})
 	if err != nil {
@@ -413,5 +413,29 @@ func TestSharedEvictingALearntSession(t *testing.T) {
 	b.store.Generate(client, false) // evicts own, minted on b but DELETEd meanwhile
 	if term, err := c.store.Validate(own, false); err != nil || !term {
 		t.Errorf("a session DELETEd on a and then evicted on b, on c: %v %v, want terminated", term, err)
+	}
+}
+
+// TestSharedRedisRestartedSilently: Redis restarted empty between two operations,
+// without any of them failing (the driver redials): the upkeep notices it by the
+// fleet's epoch key and puts the replica's sessions back.
+func TestSharedRedisRestartedSilently(t *testing.T) {
+	srv := redistest.Start(t)
+	rs := replicas(t, srv, 2, defaults())
+	a, b := rs[0], rs[1]
+	id := a.store.Generate(netip.Addr{}, false)
+	a.store.Republish()
+	srv.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a.store.Republish()
+		_, err := b.store.Validate(id, false)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica b, Redis restarted empty: %v, want replica a's session put back", err)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
