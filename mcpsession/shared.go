@@ -172,10 +172,13 @@ func (s *Shared) Generate(client netip.Addr, exempt bool) string {
 	var checked time.Time
 	if err == nil {
 		checked = s.now()
-	} else {
-		s.dirty.Store(true)
 	}
 	s.mem.add(id, client, exempt, checked, true)
+	if err != nil {
+		// After the add: a Republish between the two would clear dirty and miss the
+		// session.
+		s.dirty.Store(true)
+	}
 	return id
 }
 

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -437,5 +438,48 @@ func TestSharedRedisRestartedSilently(t *testing.T) {
 			t.Fatalf("replica b, Redis restarted empty: %v, want replica a's session put back", err)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSharedGenerateRacingRepublish: a session minted while Redis is down is put into
+// Redis by a later republish even when one ran (Redis back) between Generate's failed
+// store and its adding the session here: the store's clock, which Generate reads when
+// it adds the session, runs that republish.
+func TestSharedGenerateRacingRepublish(t *testing.T) {
+	srv := redistest.Start(t)
+	b := replicas(t, srv, 1, defaults())[0]
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpt", OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	clk := clock.NewFake(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
+	var armed atomic.Bool
+	var a *mcpsession.Shared
+	opt := defaults()
+	opt.Now = func() time.Time {
+		if armed.CompareAndSwap(true, false) {
+			srv.Restart()
+			deadline := time.Now().Add(10 * time.Second)
+			for !f.Up() && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			a.Republish()
+		}
+		return clk.Now()
+	}
+	a = mcpsession.NewShared(f, opt)
+	t.Cleanup(a.Halt)
+	a.Republish()
+	srv.Kill()
+	armed.Store(true)
+	id := a.Generate(netip.Addr{}, false)
+	if armed.Load() {
+		t.Fatal("Generate did not read the clock after its store failed")
+	}
+	waitUp(t, b)
+	a.Republish()
+	if _, err := b.store.Validate(id, false); err != nil {
+		t.Errorf("replica b after replica a's republish: %v, want the session minted on a while Redis was down valid", err)
 	}
 }
