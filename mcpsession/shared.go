@@ -97,7 +97,7 @@ return 0
 
 // Shared is the sessions of a replica in a fleet (docs/ARCHITECTURE.md §7): a Memory,
 // whose sessions are also kept in the fleet's Redis under
-// prefix:mcp:s:<fleet.Hash(id)>, holding the session's client, with the idle TTL. A
+// prefix:mcp:v1:s:<fleet.Hash(id)>, holding the session's client, with the idle TTL. A
 // session minted on one replica is valid on every other: an id this replica does not
 // hold is looked up in Redis and taken into its Memory; a held one is confirmed in
 // Redis (which refreshes its TTL) at most every Recheck. A DELETE on any replica leaves
@@ -147,8 +147,13 @@ func NewShared(f *fleet.Fleet, opt Options) *Shared {
 	return s
 }
 
+// keyVersion is the format of the session keys' values (docs/ARCHITECTURE.md §7):
+// a release that changes it uses new keys, so that in a rolling deploy old and new
+// replicas never misread each other's sessions.
+const keyVersion = "v1"
+
 // key is the Redis key of session id: nothing of the id itself is in it.
-func (s *Shared) key(id string) string { return s.fleet.Key("mcp", "s", fleet.Hash(id)) }
+func (s *Shared) key(id string) string { return s.fleet.Key("mcp", keyVersion, "s", fleet.Hash(id)) }
 
 // value is a live session's value in Redis.
 func value(client netip.Addr) string {

@@ -78,7 +78,7 @@ func keys(t *testing.T, f *fleet.Fleet) []string {
 	var out []string
 	err := f.Do(context.Background(), "keys", func(ctx context.Context, c *redis.Client) error {
 		var err error
-		out, err = c.Keys(ctx, f.Key("mcp", "s", "*")).Result()
+		out, err = c.Keys(ctx, f.Key("mcp", "v1", "s", "*")).Result()
 		return err
 	})
 	if err != nil {
@@ -125,8 +125,8 @@ func TestSharedAcrossReplicas(t *testing.T) {
 		t.Errorf("replica b holds %d sessions after using a's, want 1", b.store.Size())
 	}
 	ks := keys(t, a.f)
-	if len(ks) != 1 || ks[0] != a.f.Key("mcp", "s", fleet.Hash(id)) {
-		t.Fatalf("keys %q, want the one session key %s", ks, a.f.Key("mcp", "s", fleet.Hash(id)))
+	if len(ks) != 1 || ks[0] != a.f.Key("mcp", "v1", "s", fleet.Hash(id)) {
+		t.Fatalf("keys %q, want the one session key %s", ks, a.f.Key("mcp", "v1", "s", fleet.Hash(id)))
 	}
 	if v, ttl := get(t, a.f, ks[0]); v != "c:192.0.2.7" || ttl <= 29*time.Minute || ttl > 30*time.Minute {
 		t.Errorf("the session's key holds %q with TTL %s, want c:192.0.2.7 and the 30 min idle TTL", v, ttl)
@@ -174,7 +174,7 @@ func TestSharedRefreshesTTLAtMostEveryRecheck(t *testing.T) {
 	rs := replicas(t, srv, 2, defaults())
 	a, b := rs[0], rs[1]
 	id := a.store.Generate(netip.Addr{}, false)
-	key := a.f.Key("mcp", "s", fleet.Hash(id))
+	key := a.f.Key("mcp", "v1", "s", fleet.Hash(id))
 	shorten := func() {
 		t.Helper()
 		if err := a.f.Do(context.Background(), "pexpire", func(ctx context.Context, c *redis.Client) error {
