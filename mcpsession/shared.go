@@ -2,6 +2,7 @@ package mcpsession
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/netip"
 	"strconv"
@@ -200,7 +201,7 @@ func (s *Shared) check(id string, client netip.Addr, republish bool) (string, er
 		v, err = checkScript.Run(ctx, c, []string{s.key(id)}, ms(s.ttl), value(client), flag).Text()
 		return err
 	})
-	if err == redis.Nil {
+	if errors.Is(err, redis.Nil) {
 		return "", nil
 	}
 	return v, err

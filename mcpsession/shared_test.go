@@ -94,7 +94,7 @@ func get(t *testing.T, f *fleet.Fleet, key string) (string, time.Duration) {
 	var ttl time.Duration
 	err := f.Do(context.Background(), "get", func(ctx context.Context, c *redis.Client) error {
 		var err error
-		if v, err = c.Get(ctx, key).Result(); err != nil && err != redis.Nil {
+		if v, err = c.Get(ctx, key).Result(); err != nil && !errors.Is(err, redis.Nil) {
 			return err
 		}
 		ttl, err = c.PTTL(ctx, key).Result()
