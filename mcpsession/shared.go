@@ -109,9 +109,10 @@ return 0
 // it after the idle TTL without use anywhere.
 //
 // Redis trouble is never an outage: on any fleet error the replica's Memory decides,
-// as without Redis (a session it holds is valid, any other is unknown), and sessions
-// minted meanwhile are put into Redis once it answers again, with every other session
-// the replica holds (Redis may have restarted empty).
+// as without Redis (a session it holds is valid, any other is unknown); once Redis
+// answers again, the DELETEs it did not take are written first, then the sessions
+// minted meanwhile with every other session the replica holds (Redis may have
+// restarted empty: a restart no operation noticed shows as a new epoch).
 type Shared struct {
 	mem   *Memory
 	fleet *fleet.Fleet
