@@ -12,12 +12,14 @@ import (
 )
 
 // session is one live session: its client (the rate limiter's key) and last use, when
-// the fleet's Redis last confirmed it (Shared), and its places in the LRU lists.
+// the fleet's Redis last confirmed it and whether this replica minted it (Shared), and
+// its places in the LRU lists.
 type session struct {
 	id      string
 	client  netip.Addr
 	last    time.Time
 	checked time.Time
+	minted  bool
 	all     *list.Element // in Memory.lru
 	own     *list.Element // in Memory.byClient[client]
 }
@@ -42,8 +44,9 @@ type Memory struct {
 	max, perClient, exemptShare int
 	now                         func() time.Time
 	forget                      func(ids []string)
-	// evicted is called, without the lock held, with the ids forgotten for a cap
-	// (Shared forgets them fleet-wide); nil does nothing.
+	// evicted is called, without the lock held, with the ids minted here (not learnt
+	// from the fleet) forgotten for a cap (Shared forgets them fleet-wide); nil does
+	// nothing.
 	evicted func(ids []string)
 
 	mu         sync.Mutex
@@ -86,15 +89,22 @@ func newID() string {
 // all.
 func (m *Memory) Generate(client netip.Addr, exempt bool) string {
 	id := newID()
-	m.add(id, client, exempt, time.Time{})
+	m.add(id, client, exempt, time.Time{}, true)
 	return id
 }
 
 // add makes id a live session of client, used now, confirmed by the fleet at checked,
-// evicting for the caps as Generate says; an id already live is only marked used.
-func (m *Memory) add(id string, client netip.Addr, exempt bool, checked time.Time) {
+// minted here or learnt from the fleet, evicting for the caps as Generate says; an id
+// already live is only marked used.
+func (m *Memory) add(id string, client netip.Addr, exempt bool, checked time.Time, minted bool) {
 	now := m.now()
-	var evicted []string
+	var evicted, evictedMinted []string
+	evict := func(ses *session) {
+		evicted = append(evicted, m.drop(ses))
+		if ses.minted {
+			evictedMinted = append(evictedMinted, ses.id)
+		}
+	}
 	m.mu.Lock()
 	if ses, ok := m.live[id]; ok {
 		m.touch(ses, now)
@@ -107,11 +117,11 @@ func (m *Memory) add(id string, client netip.Addr, exempt bool, checked time.Tim
 		limit = m.exemptShare
 	}
 	if own := m.byClient[client]; own != nil && own.Len() >= limit {
-		evicted = append(evicted, m.drop(own.Back().Value.(*session)))
+		evict(own.Back().Value.(*session))
 		m.evictedClient++
 	}
 	if len(m.live) >= m.max {
-		evicted = append(evicted, m.drop(m.lru.Back().Value.(*session)))
+		evict(m.lru.Back().Value.(*session))
 		m.evictedAll++
 	}
 	// Fetched after the drops: drop deletes a client's list once it is empty.
@@ -120,14 +130,14 @@ func (m *Memory) add(id string, client netip.Addr, exempt bool, checked time.Tim
 		own = list.New()
 		m.byClient[client] = own
 	}
-	ses := &session{id: id, client: client, last: now, checked: checked}
+	ses := &session{id: id, client: client, last: now, checked: checked, minted: minted}
 	ses.all = m.lru.PushFront(ses)
 	ses.own = own.PushFront(ses)
 	m.live[id] = ses
 	m.mu.Unlock()
 	m.forgotten(evicted)
-	if len(evicted) > 0 && m.evicted != nil {
-		m.evicted(evicted)
+	if len(evictedMinted) > 0 && m.evicted != nil {
+		m.evicted(evictedMinted)
 	}
 }
 

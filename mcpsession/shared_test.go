@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,7 +45,9 @@ func replicas(t *testing.T, srv *redistest.Server, n int, opt mcpsession.Options
 	t.Helper()
 	var out []*replica
 	for range n {
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpt", ProbeEvery: 50 * time.Millisecond})
+		// A generous deadline: no test here is about it, and a busy machine misses
+		// 50 ms and sends a replica local.
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpt", OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,15 +67,18 @@ func replicas(t *testing.T, srv *redistest.Server, n int, opt mcpsession.Options
 	return out
 }
 
-var defaults = mcpsession.Options{TTL: 30 * time.Minute, Max: 100, PerClient: 10, ExemptPerClient: 50}
+// defaults are the stores' options of the tests: a 30 min idle TTL and roomy caps.
+func defaults() mcpsession.Options {
+	return mcpsession.Options{TTL: 30 * time.Minute, Max: 100, PerClient: 10, ExemptPerClient: 50}
+}
 
-// keys returns every key of the test's prefix.
+// keys returns the session keys of the test's prefix (not the fleet's epoch key).
 func keys(t *testing.T, f *fleet.Fleet) []string {
 	t.Helper()
 	var out []string
 	err := f.Do(context.Background(), "keys", func(ctx context.Context, c *redis.Client) error {
 		var err error
-		out, err = c.Keys(ctx, f.Key("*")).Result()
+		out, err = c.Keys(ctx, f.Key("mcp", "v1", "s", "*")).Result()
 		return err
 	})
 	if err != nil {
@@ -88,7 +94,7 @@ func get(t *testing.T, f *fleet.Fleet, key string) (string, time.Duration) {
 	var ttl time.Duration
 	err := f.Do(context.Background(), "get", func(ctx context.Context, c *redis.Client) error {
 		var err error
-		if v, err = c.Get(ctx, key).Result(); err != nil && err != redis.Nil {
+		if v, err = c.Get(ctx, key).Result(); err != nil && !errors.Is(err, redis.Nil) {
 			return err
 		}
 		ttl, err = c.PTTL(ctx, key).Result()
@@ -107,7 +113,7 @@ func get(t *testing.T, f *fleet.Fleet, key string) (string, time.Duration) {
 // unknown everywhere and its DELETE leaves nothing in Redis.
 func TestSharedAcrossReplicas(t *testing.T) {
 	srv := redistest.Start(t)
-	rs := replicas(t, srv, 3, defaults)
+	rs := replicas(t, srv, 3, defaults())
 	a, b, c := rs[0], rs[1], rs[2]
 	client := netip.MustParseAddr("192.0.2.7")
 	id := a.store.Generate(client, false)
@@ -119,8 +125,8 @@ func TestSharedAcrossReplicas(t *testing.T) {
 		t.Errorf("replica b holds %d sessions after using a's, want 1", b.store.Size())
 	}
 	ks := keys(t, a.f)
-	if len(ks) != 1 || ks[0] != a.f.Key("mcp", "s", fleet.Hash(id)) {
-		t.Fatalf("keys %q, want the one session key %s", ks, a.f.Key("mcp", "s", fleet.Hash(id)))
+	if len(ks) != 1 || ks[0] != a.f.Key("mcp", "v1", "s", fleet.Hash(id)) {
+		t.Fatalf("keys %q, want the one session key %s", ks, a.f.Key("mcp", "v1", "s", fleet.Hash(id)))
 	}
 	if v, ttl := get(t, a.f, ks[0]); v != "c:192.0.2.7" || ttl <= 29*time.Minute || ttl > 30*time.Minute {
 		t.Errorf("the session's key holds %q with TTL %s, want c:192.0.2.7 and the 30 min idle TTL", v, ttl)
@@ -165,10 +171,10 @@ func TestSharedAcrossReplicas(t *testing.T) {
 // forgets it, and so does every replica that does not hold it.
 func TestSharedRefreshesTTLAtMostEveryRecheck(t *testing.T) {
 	srv := redistest.Start(t)
-	rs := replicas(t, srv, 2, defaults)
+	rs := replicas(t, srv, 2, defaults())
 	a, b := rs[0], rs[1]
 	id := a.store.Generate(netip.Addr{}, false)
-	key := a.f.Key("mcp", "s", fleet.Hash(id))
+	key := a.f.Key("mcp", "v1", "s", fleet.Hash(id))
 	shorten := func() {
 		t.Helper()
 		if err := a.f.Do(context.Background(), "pexpire", func(ctx context.Context, c *redis.Client) error {
@@ -220,7 +226,7 @@ func TestSharedRefreshesTTLAtMostEveryRecheck(t *testing.T) {
 // DELETE on another replica.
 func TestSharedForgetting(t *testing.T) {
 	srv := redistest.Start(t)
-	opt := defaults
+	opt := defaults()
 	opt.PerClient = 1
 	rs := replicas(t, srv, 2, opt)
 	a, b := rs[0], rs[1]
@@ -292,7 +298,7 @@ func TestSharedForgetting(t *testing.T) {
 // sessions back and share them again.
 func TestSharedRedisDown(t *testing.T) {
 	srv := redistest.Start(t)
-	rs := replicas(t, srv, 2, defaults)
+	rs := replicas(t, srv, 2, defaults())
 	a, b := rs[0], rs[1]
 	before := a.store.Generate(netip.Addr{}, false)
 	srv.Kill()
@@ -333,5 +339,147 @@ func TestSharedRedisDown(t *testing.T) {
 		if strings.Contains(k, "mcp-session") {
 			t.Errorf("key %q holds a session id", k)
 		}
+	}
+}
+
+// waitUp waits (at most 10 s) until every replica's fleet finds Redis up again.
+func waitUp(t *testing.T, rs ...*replica) {
+	t.Helper()
+	for _, r := range rs {
+		deadline := time.Now().Add(10 * time.Second)
+		for !r.f.Up() {
+			if time.Now().After(deadline) {
+				t.Fatal("Redis not back")
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// TestSharedTerminateWhileRedisDown: a DELETE on one replica while Redis is down ends
+// the session there; when Redis answers again (restarted empty) it is written to
+// Redis before any replica puts its sessions back, so a replica that held the
+// session (and puts it back) refuses it as terminated, and so does one that never
+// held it.
+func TestSharedTerminateWhileRedisDown(t *testing.T) {
+	srv := redistest.Start(t)
+	rs := replicas(t, srv, 3, defaults())
+	a, b, c := rs[0], rs[1], rs[2]
+	id := a.store.Generate(netip.Addr{}, false)
+	if _, err := b.store.Validate(id, false); err != nil {
+		t.Fatal(err)
+	}
+	srv.Kill()
+	a.store.Terminate(id) // finds Redis down: this replica only, for now
+	srv.Restart()
+	waitUp(t, a, b)
+	for _, order := range [][]*replica{{b, a}, {a, b}} { // either may put its state back first
+		for _, r := range order {
+			r.store.Republish()
+		}
+	}
+	b.clock.Advance(mcpsession.Recheck)
+	for name, r := range map[string]*replica{"b (held it)": b, "c (never held it)": c} {
+		if term, err := r.store.Validate(id, false); err != nil || !term {
+			t.Errorf("replica %s after Redis came back: %v %v, want the session DELETEd on a while Redis was down terminated", name, term, err)
+		}
+	}
+}
+
+// TestSharedEvictingALearntSession: a replica that learnt sessions of another (in
+// Validate) and forgets one of them for its caps forgets it here only: the session
+// goes on where it was minted; a session minted here and forgotten for the caps after a
+// DELETE elsewhere stays terminated in Redis (not overwritten as forgotten).
+func TestSharedEvictingALearntSession(t *testing.T) {
+	srv := redistest.Start(t)
+	opt := defaults()
+	opt.PerClient = 1
+	rs := replicas(t, srv, 3, opt)
+	a, b, c := rs[0], rs[1], rs[2]
+	client := netip.MustParseAddr("192.0.2.10")
+	first := a.store.Generate(client, false)
+	second := c.store.Generate(client, false)
+	for _, id := range []string{first, second} { // b learns both: the second evicts the first on b
+		if _, err := b.store.Validate(id, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a.clock.Advance(mcpsession.Recheck)
+	if term, err := a.store.Validate(first, false); err != nil || term {
+		t.Errorf("replica a's session, evicted on b only, on a: %v %v, want valid", term, err)
+	}
+
+	own := b.store.Generate(client, false) // evicts second on b (learnt: b alone)
+	a.store.Terminate(own)
+	b.store.Generate(client, false) // evicts own, minted on b but DELETEd meanwhile
+	if term, err := c.store.Validate(own, false); err != nil || !term {
+		t.Errorf("a session DELETEd on a and then evicted on b, on c: %v %v, want terminated", term, err)
+	}
+}
+
+// TestSharedRedisRestartedSilently: Redis restarted empty between two operations,
+// without any of them failing (the driver redials): the upkeep notices it by the
+// fleet's epoch key and puts the replica's sessions back.
+func TestSharedRedisRestartedSilently(t *testing.T) {
+	srv := redistest.Start(t)
+	rs := replicas(t, srv, 2, defaults())
+	a, b := rs[0], rs[1]
+	id := a.store.Generate(netip.Addr{}, false)
+	a.store.Republish()
+	srv.Restart()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a.store.Republish()
+		_, err := b.store.Validate(id, false)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("replica b, Redis restarted empty: %v, want replica a's session put back", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestSharedGenerateRacingRepublish: a session minted while Redis is down is put into
+// Redis by a later republish even when one ran (Redis back) between Generate's failed
+// store and its adding the session here: the store's clock, which Generate reads when
+// it adds the session, runs that republish.
+func TestSharedGenerateRacingRepublish(t *testing.T) {
+	srv := redistest.Start(t)
+	b := replicas(t, srv, 1, defaults())[0]
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpt", OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	clk := clock.NewFake(time.Date(2026, 11, 27, 12, 0, 0, 0, time.UTC))
+	var armed atomic.Bool
+	var a *mcpsession.Shared
+	opt := defaults()
+	opt.Now = func() time.Time {
+		if armed.CompareAndSwap(true, false) {
+			srv.Restart()
+			deadline := time.Now().Add(10 * time.Second)
+			for !f.Up() && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			a.Republish()
+		}
+		return clk.Now()
+	}
+	a = mcpsession.NewShared(f, opt)
+	t.Cleanup(a.Halt)
+	a.Republish()
+	srv.Kill()
+	armed.Store(true)
+	id := a.Generate(netip.Addr{}, false)
+	if armed.Load() {
+		t.Fatal("Generate did not read the clock after its store failed")
+	}
+	waitUp(t, b)
+	a.Republish()
+	if _, err := b.store.Validate(id, false); err != nil {
+		t.Errorf("replica b after replica a's republish: %v, want the session minted on a while Redis was down valid", err)
 	}
 }

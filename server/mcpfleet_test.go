@@ -29,7 +29,9 @@ func mcpFleet(t *testing.T, srv *redistest.Server, n int) []mcpReplica {
 	p := samplePart("0208:0677424046")
 	var out []mcpReplica
 	for range n {
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpfleet", ProbeEvery: 50 * time.Millisecond})
+		// A generous deadline: this test is not about it, and a busy machine misses
+		// 50 ms and sends a replica local.
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "mcpfleet", OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
