@@ -371,7 +371,7 @@ func TestSharedTerminateWhileRedisDown(t *testing.T) {
 	}
 	srv.Kill()
 	a.store.Terminate(id) // finds Redis down: this replica only, for now
-	srv.Restart()
+	srv.Restart(t)
 	waitUp(t, a, b)
 	for _, order := range [][]*replica{{b, a}, {a, b}} { // either may put its state back first
 		for _, r := range order {
@@ -426,7 +426,7 @@ func TestSharedRedisRestartedSilently(t *testing.T) {
 	a, b := rs[0], rs[1]
 	id := a.store.Generate(netip.Addr{}, false)
 	a.store.Republish()
-	srv.Restart()
+	srv.Restart(t)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		a.store.Republish()
@@ -459,7 +459,7 @@ func TestSharedGenerateRacingRepublish(t *testing.T) {
 	opt := defaults()
 	opt.Now = func() time.Time {
 		if armed.CompareAndSwap(true, false) {
-			srv.Restart()
+			srv.Restart(t)
 			deadline := time.Now().Add(10 * time.Second)
 			for !f.Up() && time.Now().Before(deadline) {
 				time.Sleep(20 * time.Millisecond)
