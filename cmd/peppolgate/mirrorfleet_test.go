@@ -422,7 +422,7 @@ func TestMirrorUsageNamesEveryFlag(t *testing.T) {
 			}
 		})
 	}
-	for _, want := range []string{"[-redis URL] [-redis-prefix PREFIX]", "PEPPOLGATE_REDIS", "lease"} {
+	for _, want := range []string{"[-redis URL] [-redis-prefix PREFIX] [-redis-timeout DURATION]", "PEPPOLGATE_REDIS", "PEPPOLGATE_REDIS_TIMEOUT", "lease"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("mirror -h does not say %q", want)
 		}
@@ -568,5 +568,32 @@ func TestMirrorSyncRecord(t *testing.T) {
 	raw.Set(t.Context(), m.syncKey, `{"v":2,"synced":"2026-01-01T00:00:00Z"}`, time.Minute)
 	if _, ok, err := m.lastSync(t.Context()); ok || err != nil {
 		t.Fatalf("lastSync of a v2 record: %v %v, want ignored", ok, err)
+	}
+}
+
+// TestMirrorSyncRedisTimeout: `mirror sync` takes -redis-timeout (env
+// PEPPOLGATE_REDIS_TIMEOUT) with serve's bounds, 1ms to 5s.
+func TestMirrorSyncRedisTimeout(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string // in stderr, with exit 2
+	}{
+		{"zero", []string{"-redis-timeout", "0s"}, nil, "-redis-timeout must be between 1ms and 5s"},
+		{"too long", []string{"-redis-timeout", "6s"}, nil, "-redis-timeout must be between 1ms and 5s"},
+		{"not a duration", []string{"-redis-timeout", "soon"}, nil, "invalid value"},
+		{"env too long", nil, map[string]string{"PEPPOLGATE_REDIS_TIMEOUT": "10s"}, "-redis-timeout must be between 1ms and 5s"},
+		{"env not a duration", nil, map[string]string{"PEPPOLGATE_REDIS_TIMEOUT": "soon"}, "PEPPOLGATE_REDIS_TIMEOUT"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errb syncBuffer
+			p := program{stdout: &out, stderr: &errb, getenv: envMap(tt.env)}
+			args := append([]string{"mirror", "sync", "-mirror", filepath.Join(t.TempDir(), "m.db"), "-directory-url", "http://127.0.0.1:1", "-redis", "redis://127.0.0.1:1/0"}, tt.args...)
+			if code := p.run(t.Context(), args); code != 2 || !strings.Contains(errb.String(), tt.want) {
+				t.Fatalf("exit %d, want 2 and %q\n%s", code, tt.want, errb.String())
+			}
+		})
 	}
 }
