@@ -305,8 +305,9 @@ func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Rea
 
 // syncMirrorOnce runs `mirror sync`: with -redis under the fleet's sync lease, whose
 // holder being another replica or job is a success with nothing done (the holder's
-// index is what every replica will serve), and recording the sync for the replicas'
-// -mirror-refresh; with Redis unreachable, as without -redis (docs/ARCHITECTURE.md §7).
+// index is what every replica will serve), as is a postponement left by the fleet's
+// last failed sync; it records the sync for the replicas' -mirror-refresh, or a failure
+// as a postponement; with Redis unreachable, as without -redis (docs/ARCHITECTURE.md §7).
 func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL string, log *slog.Logger) error {
 	var mf *mirrorFleet
 	if f.redisURL != "" {
@@ -316,6 +317,20 @@ func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL strin
 		}
 		defer fl.Close()
 		mf = newMirrorFleet(fl, dirURL, log)
+		// postponed says, and logs, whether the fleet's last sync failed and asked
+		// everyone to wait (Redis trouble: no, sync as without -redis).
+		postponed := func() bool {
+			until, ok, err := mf.postponed(ctx)
+			if err != nil || !ok {
+				return false
+			}
+			fmt.Fprintf(p.stderr, "the fleet's last sync of the Directory mirror from %s failed and postponed the next one until %s (Redis %s, prefix %s); nothing to do before then\n",
+				dirURL, until.Format(time.RFC3339), fl.URL(), fl.Prefix())
+			return true
+		}
+		if postponed() {
+			return nil
+		}
 		lease, err := mf.acquire(ctx)
 		switch {
 		case err != nil:
@@ -329,13 +344,23 @@ func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL strin
 			return nil
 		default:
 			defer lease.release()
+			// Another may have failed between the look and the lease.
+			if postponed() {
+				return nil
+			}
 		}
 	}
 	if err := p.syncMirror(ctx, f.path, dirURL, nil, log, false); err != nil {
-		// Refused by the download limit: the replicas' -mirror-refresh waits as long.
-		var rl *mirror.RateLimitedError
-		if errors.As(err, &rl) && mf != nil {
-			_ = mf.postpone(ctx, rl.Until)
+		// Any failure postpones the fleet's next attempt, as a replica's
+		// -mirror-refresh does (refreshMirror): until the download limit allows one
+		// again, or an hour.
+		if mf != nil && ctx.Err() == nil {
+			until := time.Now().Add(time.Hour)
+			var rl *mirror.RateLimitedError
+			if errors.As(err, &rl) && !rl.Until.IsZero() {
+				until = rl.Until
+			}
+			_ = mf.postpone(ctx, until)
 		}
 		return err
 	}

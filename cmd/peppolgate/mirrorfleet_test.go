@@ -597,3 +597,42 @@ func TestMirrorSyncRedisTimeout(t *testing.T) {
 		})
 	}
 }
+
+// TestMirrorSyncFleetPostponed: `mirror sync -redis` honours the fleet's postponement
+// (a failed sync of a replica or job asked everyone to wait): it exits 0 saying so,
+// without asking the Directory; and a sync of its own that fails for any cause (here a
+// 404) postpones the fleet, as a replica's -mirror-refresh does.
+func TestMirrorSyncFleetPostponed(t *testing.T) {
+	t.Parallel()
+	e := startExportNet(t, 30)
+	rs := redistest.Start(t)
+	f, err := fleet.Open(fleet.Options{URL: rs.URL(0), Prefix: "postpone-test", OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	m := newMirrorFleet(f, e.url, slog.New(slog.DiscardHandler))
+	args := []string{"mirror", "sync", "-mirror", filepath.Join(t.TempDir(), "mirror.db"), "-directory-url", e.url,
+		"-redis", rs.URL(0), "-redis-prefix", "postpone-test", "-redis-timeout", "2s"}
+
+	if err := m.postpone(t.Context(), time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := runCmd(t, args...); code != 0 || !strings.Contains(stderr, "postponed") {
+		t.Fatalf("sync while the fleet postponed: exit %d, want 0 and a word that it is postponed\n%s", code, stderr)
+	}
+	if p, _ := e.requests(); p != 0 {
+		t.Fatalf("the Directory saw %d export requests while the fleet postponed, want 0", p)
+	}
+
+	raw := redis.NewClient(&redis.Options{Addr: rs.Addr()})
+	t.Cleanup(func() { raw.Close() })
+	raw.Del(t.Context(), m.backoffKey)
+	e.sim.SetExportFault(netsim.ExportFault{Status: http.StatusNotFound})
+	if code, _, stderr := runCmd(t, args...); code != 1 {
+		t.Fatalf("sync against a Directory answering 404: exit %d, want 1\n%s", code, stderr)
+	}
+	if until, ok, err := m.postponed(t.Context()); err != nil || !ok || time.Until(until) < 30*time.Minute {
+		t.Fatalf("after a failed sync the fleet is postponed until %v (%v, %v), want about an hour ahead", until, ok, err)
+	}
+}
