@@ -1128,9 +1128,10 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 }
 
 // (f) Two deployments with different -redis-prefix on one Redis do not see each other:
-// a participant cached by A (the fleet) is a miss on B (the other deployment), and a
-// client limited on A is not limited on B. Within A (replicas 1 and 2) both are
-// shared, which shows the test can tell. An attempt a replica going local disturbed is
+// a participant cached by A (the fleet) is a miss on B (the other deployment), a
+// client limited on A is not limited on B, and an MCP session made on A is unknown to
+// B (404, the client starts a new session: the negative of (d)). Within A (replicas 1
+// and 2) all three are shared, which shows the test can tell. An attempt a replica going local disturbed is
 // made again with another participant and another client.
 func testFleetPrefixes(t *testing.T, w *fleetWorld) {
 	w.retried(t, fleetAttempts, func(o *outcome, n int) {
@@ -1203,6 +1204,20 @@ func prefixesAttempt(t *testing.T, w *fleetWorld, o *outcome, client string) {
 	}
 	if gotB != fleetBurst {
 		o.errorf("the client limited on A was served %d of its burst of %d on B; want all: B must not see A's limits", gotB, fleetBurst)
+	}
+
+	// The MCP sessions: one made on A's replica 1 lists tools on A's replica 2, and is
+	// not found on B.
+	session, err := w.mcpSession(t.Context(), a[0])
+	if err != nil {
+		o.errorf("%v", err)
+		return
+	}
+	if _, err := decodeRPC(w.mcpPost(t.Context(), a[1], session, fleetMCPList)); err != nil {
+		o.errorf("tools/list on A's replica 2 in the session made on A's replica 1: %v; want the tools (A's replicas share their sessions)", err)
+	}
+	if ans := w.mcpPost(t.Context(), b, session, fleetMCPList); ans.status != http.StatusNotFound {
+		o.errorf("tools/list on B in the session made on A's replica 1: %s; want 404 (B must not see A's sessions)", ans)
 	}
 }
 
