@@ -13,6 +13,7 @@ import (
 	"math"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -952,51 +953,88 @@ func mcpSessionAttempt(t *testing.T, w *fleetWorld, o *outcome) {
 }
 
 // (e) redis-server killed mid-run: a steady mix of lookups, searches and MCP calls over
-// every replica is answered throughout, never 5xx (lookups, searches and /readyz 200);
-// /readyz stays 200 and shows Redis down. Restarted (empty, same port): every replica finds it again (/readyz up), and a
+// every replica is answered throughout, never 5xx; /readyz stays 200 and shows Redis
+// down. Each lookup, search and MCP call asks about a participant (or a name) no
+// request asked before, so that every step goes through the shared cache (a miss in
+// Redis, or a fallback while it is down), not a replica's own copy. Loopback (exempt
+// from the limits) gets 200 for every lookup, search and /readyz, and for each MCP
+// step (initialize, then tools/call in that session on the same replica: a replica
+// serves the sessions it holds while Redis is down; one made on another replica may
+// get 404 meanwhile, docs/INTERFACE.md §3) a JSON-RPC result that is no error; a
+// client named in X-Forwarded-For, which the limits apply to, gets 200 or 429.
+// Restarted (empty, same port): every replica finds it again (/readyz up), and a
 // fresh client's limit is shared again.
 func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 	rs := w.rs
-	ids := w.fresh(t, 3)
-	var q string
-	for _, p := range w.ds.Participants {
-		if p.ID.String() == ids[0] {
-			q = strings.Fields(p.Card.Entities[0].Names[0].Name)[0]
+	after := w.fresh(t, 1)[0] // for the shared limit after the restart
+	// The mix's participants, each asked about once (it stops when they run out).
+	pool := w.fresh(t, min(len(w.free), 120))
+	var poolMu sync.Mutex
+	next := func() (string, bool) {
+		poolMu.Lock()
+		defer poolMu.Unlock()
+		if len(pool) == 0 {
+			return "", false
 		}
+		id := pool[0]
+		pool = pool[1:]
+		return id, true
 	}
-	if len(q) < 3 {
-		q = "company"
-	}
+	const client = "203.0.113.99"
 
-	// The steady mix: each step one request to the next replica in turn, from loopback
-	// (exempt from the limits, so every answer is about Redis, not the client).
+	// The steady mix: each step one request (or one MCP exchange) to the next replica in
+	// turn. problem is what a step found wrong beyond its status.
 	type sent struct {
 		what, replica string
 		a             answer
+		problem       string
 		start, end    time.Time
 	}
 	ctx, stopMix := context.WithCancel(t.Context())
 	var mu sync.Mutex
 	var log []sent
 	var wg sync.WaitGroup
-	steps := []func(r *replica) (string, answer){
-		func(r *replica) (string, answer) { return "lookup", w.lookup(ctx, r, ids[0], "") },
-		func(r *replica) (string, answer) { return "lookup", w.lookup(ctx, r, ids[1], "") },
-		func(r *replica) (string, answer) {
-			return "search", w.do(ctx, http.MethodGet, r.base+"/api/v1/search?q="+urlQuery(q), "")
+	type step func(r *replica, id string) (what string, a answer, problem string)
+	steps := []step{
+		func(r *replica, id string) (string, answer, string) { return "lookup", w.lookup(ctx, r, id, ""), "" },
+		func(r *replica, id string) (string, answer, string) {
+			return "client lookup", w.lookup(ctx, r, id, client), ""
 		},
-		func(r *replica) (string, answer) {
+		func(r *replica, id string) (string, answer, string) {
+			name := w.ds.CardName(id)
+			if name == "" {
+				name = id
+			}
+			return "search", w.do(ctx, http.MethodGet, r.base+"/api/v1/search?q="+url.QueryEscape(name), ""), ""
+		},
+		func(r *replica, id string) (string, answer, string) {
 			a := w.mcpPost(ctx, r, "", fleetMCPInitialize)
-			if a.status != http.StatusOK || a.header.Get("Mcp-Session-Id") == "" {
-				return "mcp initialize", a
+			session := ""
+			if a.header != nil {
+				session = a.header.Get("Mcp-Session-Id")
 			}
-			session := a.header.Get("Mcp-Session-Id")
+			if a.status != http.StatusOK || session == "" {
+				return "mcp initialize", a, "want 200 with an Mcp-Session-Id"
+			}
 			if a := w.mcpPost(ctx, r, session, fleetMCPInitialized); a.status != http.StatusAccepted {
-				return "mcp notifications/initialized", a
+				return "mcp notifications/initialized", a, "want 202"
 			}
-			return "mcp tools/call", w.mcpPost(ctx, r, session, fleetMCPLookup(ids[0]))
+			a = w.mcpPost(ctx, r, session, fleetMCPLookup(id))
+			call, err := decodeRPC(a)
+			if err != nil {
+				return "mcp tools/call", a, fmt.Sprintf("in a session made on this replica: %v", err)
+			}
+			var part struct {
+				ParticipantID string `json:"participantId"`
+			}
+			if call.Result.IsError || json.Unmarshal(call.Result.StructuredContent, &part) != nil || part.ParticipantID != id {
+				return "mcp tools/call", a, fmt.Sprintf("isError %v, structuredContent %s; want the participant %s", call.Result.IsError, call.Result.StructuredContent, id)
+			}
+			return "mcp tools/call", a, ""
 		},
-		func(r *replica) (string, answer) { return "readyz", w.do(ctx, http.MethodGet, r.base+"/readyz", "") },
+		func(r *replica, _ string) (string, answer, string) {
+			return "readyz", w.do(ctx, http.MethodGet, r.base+"/readyz", ""), ""
+		},
 	}
 	for worker := range 2 {
 		wg.Add(1)
@@ -1004,13 +1042,20 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 			defer wg.Done()
 			for i := worker; ctx.Err() == nil; i += 2 {
 				r := rs[i%len(rs)]
+				id := ""
+				if k := i % len(steps); k != len(steps)-1 { // all but /readyz ask about a participant
+					var ok bool
+					if id, ok = next(); !ok {
+						return
+					}
+				}
 				began := time.Now()
-				what, a := steps[i%len(steps)](r)
+				what, a, problem := steps[i%len(steps)](r, id)
 				if ctx.Err() != nil && a.err != nil {
 					return // stopped mid-request
 				}
 				mu.Lock()
-				log = append(log, sent{what, r.name, a, began, time.Now()})
+				log = append(log, sent{what, r.name, a, problem, began, time.Now()})
 				mu.Unlock()
 				select {
 				case <-ctx.Done():
@@ -1048,6 +1093,25 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 		}
 		return all
 	}
+	// kinds are the kinds of step the mix must have sent each replica while Redis was
+	// killed (an MCP step counts by its last exchange).
+	kinds := []string{"lookup", "client lookup", "search", "mcp tools/call", "readyz"}
+	// coveredSince reports, per replica, which kinds of step it answered that were sent
+	// after since.
+	coveredSince := func(since time.Time) map[string]map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		out := map[string]map[string]int{}
+		for _, s := range log {
+			if s.start.After(since) {
+				if out[s.replica] == nil {
+					out[s.replica] = map[string]int{}
+				}
+				out[s.replica][s.what]++
+			}
+		}
+		return out
+	}
 
 	time.Sleep(time.Second) // the mix runs with Redis up
 	w.redis.Kill()
@@ -1055,7 +1119,26 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 	if waitRedis(false) {
 		t.Logf("every replica found Redis down within %v of the kill", time.Since(killed).Round(time.Millisecond))
 	}
-	time.Sleep(time.Second) // the mix runs with Redis down
+	// The mix runs with Redis down for at least a second, and until it has sent every
+	// kind of step to every replica (at most 30 s).
+	downFrom := time.Now()
+	for {
+		time.Sleep(200 * time.Millisecond)
+		cov := coveredSince(killed)
+		done := time.Since(downFrom) > time.Second
+		for _, r := range rs {
+			for _, k := range kinds {
+				done = done && cov[r.name][k] > 0
+			}
+		}
+		if done {
+			break
+		}
+		if time.Since(downFrom) > 30*time.Second {
+			t.Errorf("30 s after the kill the mix had not sent every kind of step %v to every replica: %v", kinds, cov)
+			break
+		}
+	}
 	w.redis.Restart(t)
 	restarted := time.Now()
 	if waitRedis(true) {
@@ -1078,17 +1161,19 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 			key += " unanswered"
 		case s.a.status >= 500:
 			t.Errorf("%s on replica %s: %s; want no 5xx while Redis is killed", s.what, s.replica, s.a)
-		case s.a.status != http.StatusOK && !strings.HasPrefix(s.what, "mcp"):
-			// An MCP client may be told to start a new session (404) and does; a
-			// lookup, a search or /readyz has no excuse.
+		case s.problem != "":
+			t.Errorf("%s on replica %s: %s: %s", s.what, s.replica, s.a, s.problem)
+		case s.what == "client lookup" && s.a.status != http.StatusOK && s.a.status != http.StatusTooManyRequests:
+			t.Errorf("%s on replica %s as %s: %s; want 200 or 429", s.what, s.replica, client, s.a)
+		case s.what != "client lookup" && s.a.status != http.StatusOK:
 			t.Errorf("%s on replica %s: %s; want 200", s.what, s.replica, s.a)
 		}
 		counts[fmt.Sprintf("%s %d", key, s.a.status)]++
 	}
 	t.Logf("the mix over the kill and the restart: %v; while Redis was killed, by replica: %v", counts, whileDown)
 	for _, r := range rs {
-		if whileDown[r.name] < 2 {
-			t.Errorf("the mix sent replica %s %d requests while Redis was killed; want at least 2", r.name, whileDown[r.name])
+		if whileDown[r.name] < len(kinds) {
+			t.Errorf("the mix sent replica %s %d requests while Redis was killed; want at least %d", r.name, whileDown[r.name], len(kinds))
 		}
 	}
 
@@ -1105,7 +1190,7 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 			cwg.Add(1)
 			go func() {
 				defer cwg.Done()
-				answers[i] = w.lookup(t.Context(), rs[i%len(rs)], ids[2], client)
+				answers[i] = w.lookup(t.Context(), rs[i%len(rs)], after, client)
 			}()
 		}
 		cwg.Wait()
