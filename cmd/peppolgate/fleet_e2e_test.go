@@ -960,7 +960,7 @@ func mcpSessionAttempt(t *testing.T, w *fleetWorld, o *outcome) {
 // from the limits) gets 200 for every lookup, search and /readyz, and for each MCP
 // step (initialize, then tools/call in that session on the same replica: a replica
 // serves the sessions it holds while Redis is down; one made on another replica may
-// get 404 meanwhile, docs/INTERFACE.md §3) a JSON-RPC result that is no error; a
+// get 404 meanwhile, docs/INTERFACE.md §4.5) a JSON-RPC result that is no error; a
 // client named in X-Forwarded-For, which the limits apply to, gets 200 or 429.
 // Restarted (empty, same port): every replica finds it again (/readyz up), and a
 // fresh client's limit is shared again.
