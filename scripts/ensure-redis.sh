@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # ensure-redis.sh installs Debian's redis-server package when redis-server is missing, as
 # root or through password-less sudo, for the tests that run a real Redis (fleet/redistest:
-# each test starts its own redis-server on a free loopback port and stops it; nothing is
-# left running, and the package's own service is not needed). The package lists are
-# updated first: a fresh machine may have none.
+# each test starts its own redis-server on a free loopback port and stops it, and the
+# package's own service is not needed). On a Debian machine with systemd, installing the
+# package also enables and starts that service, redis-server on 127.0.0.1:6379; it is left
+# as the package set it up (stop it with `systemctl disable --now redis-server` if
+# unwanted); the tests never use it. The package lists are updated first: a fresh machine
+# may have none.
 set -euo pipefail
 command -v redis-server >/dev/null && exit 0
 sudo=()

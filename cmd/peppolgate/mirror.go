@@ -40,7 +40,7 @@ const (
 // mirrorUsage is the help of `peppolgate mirror`.
 const mirrorUsage = `Usage: peppolgate mirror import [-mirror FILE] [-allow-private] <export file | URL | ->
        peppolgate mirror sync   [-mirror FILE] [-network production|test] [-directory-url URL]
-                                [-redis URL] [-redis-prefix PREFIX]
+                                [-redis URL] [-redis-prefix PREFIX] [-redis-timeout DURATION]
 
 A local copy of the Peppol Directory, for 'peppolgate serve -mirror FILE': searches and the
 Directory half of lookups are answered from it in milliseconds instead of asking the
@@ -55,7 +55,9 @@ Directory (2 requests/s). The SMP half of lookups stays live.
           Directory allows 3 per IP) into FILE.export, then imports it. With -redis, it
           takes the fleet's sync lease first: when a replica (serve -mirror-refresh) or
           another job is syncing from the same Directory, it says so and exits 0 without
-          downloading; it records the sync so that the replicas skip their own turn.
+          downloading; when the fleet's last sync failed and postponed the next one, it
+          says until when and exits 0 without downloading; it records the sync so that
+          the replicas skip their own turn, or a failed one so that they wait too.
 
 Flags:
   -mirror FILE          the index file (env PEPPOLGATE_MIRROR, default ` + defaultMirrorPath + `)
@@ -66,6 +68,10 @@ Flags:
                         redis://[user:password@]host:6379[/db], rediss://… or unix:///path;
                         unreachable, the sync runs without the lease
   -redis-prefix PREFIX  sync: the fleet's key prefix (env PEPPOLGATE_REDIS_PREFIX, default ` + fleet.DefaultPrefix + `)
+  -redis-timeout DURATION
+                        sync: the longest one Redis operation may take, 1ms to 5s (env
+                        PEPPOLGATE_REDIS_TIMEOUT, default 50ms); slower, the sync runs
+                        without the lease
   -log-level LEVEL      debug, info (default), warn or error
 `
 
@@ -73,6 +79,7 @@ Flags:
 type mirrorFlags struct {
 	path, network, directoryURL, logLevel string
 	redisURL, redisPrefix                 string
+	redisTimeout                          time.Duration
 	allowPrivate                          bool
 	// logOnly reports progress as log lines even on a terminal (inside serve).
 	logOnly bool
@@ -92,6 +99,7 @@ func mirrorFlagSet(sub string, f *mirrorFlags) *flag.FlagSet {
 		fs.StringVar(&f.directoryURL, "directory-url", "", "")
 		fs.StringVar(&f.redisURL, "redis", "", "")
 		fs.StringVar(&f.redisPrefix, "redis-prefix", "", "")
+		fs.DurationVar(&f.redisTimeout, "redis-timeout", fleet.DefaultOpTimeout, "")
 	}
 	return fs
 }
@@ -135,6 +143,18 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 		}
 		if f.redisPrefix == "" {
 			f.redisPrefix = p.getenv(envName("redis-prefix"))
+		}
+		timeoutSet := false
+		fs.Visit(func(fl *flag.Flag) { timeoutSet = timeoutSet || fl.Name == "redis-timeout" })
+		if env := strings.TrimSpace(p.getenv(envName("redis-timeout"))); !timeoutSet && env != "" {
+			d, err := time.ParseDuration(env)
+			if err != nil {
+				return usage("%s %q is not a duration (e.g. 50ms)", envName("redis-timeout"), env)
+			}
+			f.redisTimeout = d
+		}
+		if f.redisTimeout < time.Millisecond || f.redisTimeout > 5*time.Second {
+			return usage("-redis-timeout must be between 1ms and 5s, e.g. 50ms; got %v", f.redisTimeout)
 		}
 		if err := fleet.Check(fleet.Options{URL: "redis://localhost", Prefix: f.redisPrefix}); err != nil {
 			return usage("-redis-prefix: %v", err)
@@ -285,34 +305,62 @@ func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Rea
 
 // syncMirrorOnce runs `mirror sync`: with -redis under the fleet's sync lease, whose
 // holder being another replica or job is a success with nothing done (the holder's
-// index is what every replica will serve), and recording the sync for the replicas'
-// -mirror-refresh; with Redis unreachable, as without -redis (docs/ARCHITECTURE.md §7).
+// index is what every replica will serve), as is a postponement left by the fleet's
+// last failed sync; it records the sync for the replicas' -mirror-refresh, or a failure
+// as a postponement; with Redis unreachable, as without -redis (docs/ARCHITECTURE.md §7).
 func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL string, log *slog.Logger) error {
 	var mf *mirrorFleet
 	if f.redisURL != "" {
-		fl, err := fleet.Open(fleet.Options{URL: f.redisURL, Prefix: f.redisPrefix, Logger: log})
+		fl, err := fleet.Open(fleet.Options{URL: f.redisURL, Prefix: f.redisPrefix, OpTimeout: f.redisTimeout, Logger: log})
 		if err != nil {
 			return fmt.Errorf("-redis: %w", err)
 		}
 		defer fl.Close()
 		mf = newMirrorFleet(fl, dirURL, log)
+		// postponed says, and logs, whether the fleet's last sync failed and asked
+		// everyone to wait (Redis trouble: no, sync as without -redis).
+		postponed := func() bool {
+			until, ok, err := mf.postponed(ctx)
+			if err != nil || !ok {
+				return false
+			}
+			fmt.Fprintf(p.stderr, "the fleet's last sync of the Directory mirror from %s failed and postponed the next one until %s (Redis %s, prefix %s); nothing to do before then\n",
+				dirURL, until.Format(time.RFC3339), fl.URL(), fl.Prefix())
+			return true
+		}
+		if postponed() {
+			return nil
+		}
 		lease, err := mf.acquire(ctx)
 		switch {
 		case err != nil:
-			log.Warn("syncing without the fleet's lease: Redis does not answer (another replica or job may download the export at the same time)", "redis", fl.URL(), "err", err)
+			// The fleet's own line speaks of "this replica's own state": for this job that
+			// is a sync like one without -redis.
+			log.Warn("mirror sync: this job syncs without the fleet's lease, as without -redis: Redis did not answer within -redis-timeout (another replica or job may download the export at the same time)",
+				"redis", fl.URL(), "redis_timeout", f.redisTimeout.String(), "err", err)
 		case lease == nil:
 			fmt.Fprintf(p.stderr, "another sync holds the lease: a replica or job of this fleet (Redis %s, prefix %s) is syncing the Directory mirror from %s; nothing to do\n",
 				fl.URL(), fl.Prefix(), dirURL)
 			return nil
 		default:
 			defer lease.release()
+			// Another may have failed between the look and the lease.
+			if postponed() {
+				return nil
+			}
 		}
 	}
 	if err := p.syncMirror(ctx, f.path, dirURL, nil, log, false); err != nil {
-		// Refused by the download limit: the replicas' -mirror-refresh waits as long.
-		var rl *mirror.RateLimitedError
-		if errors.As(err, &rl) && mf != nil {
-			_ = mf.postpone(ctx, rl.Until)
+		// Any failure postpones the fleet's next attempt, as a replica's
+		// -mirror-refresh does (refreshMirror): until the download limit allows one
+		// again, or an hour.
+		if mf != nil && ctx.Err() == nil {
+			until := time.Now().Add(time.Hour)
+			var rl *mirror.RateLimitedError
+			if errors.As(err, &rl) && !rl.Until.IsZero() {
+				until = rl.Until
+			}
+			_ = mf.postpone(ctx, until)
 		}
 		return err
 	}
