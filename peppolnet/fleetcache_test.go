@@ -182,6 +182,9 @@ func TestFleetTakesOverFromDeadHolder(t *testing.T) {
 	n := startNet(t, 300)
 	scope := "net-test"
 	l := newReplica(t, n, replicaOpts{url: srv.URL(0), scope: scope, clock: clock.NewFake(testNow)})
+	// A lookup that may wait a minute: only the take-over, not the waiting allowance,
+	// can end its wait within a few seconds.
+	l.cfg.LookupTimeout = time.Minute
 	// A replica took the lease of this lookup and died: it never writes nor releases.
 	lease := l.cfg.Fleet.Key("lease", "v1", scope, "lookup", fleet.Hash(netsim.KnownBelgian))
 	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
@@ -191,9 +194,14 @@ func TestFleetTakesOverFromDeadHolder(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	start := time.Now()
 	p, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
 	if err != nil || p.SMP == nil {
 		t.Fatalf("lookup under a dead holder's lease: %v", err)
+	}
+	// Taken over when the lease expired (3 s), long before the lookup's allowance.
+	if took := time.Since(start); took > 10*time.Second {
+		t.Errorf("the lookup took %v under a lease dead for 3 s: not taken over", took)
 	}
 	// The lookup waited for the lease to expire, took it over and released it.
 	if v, err := rdb.Get(context.Background(), lease).Result(); err != redis.Nil {

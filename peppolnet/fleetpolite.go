@@ -254,6 +254,7 @@ func sleepTurn(ctx context.Context, t *turn, d time.Duration) error {
 			if t.reopened() {
 				continue // raised after its allowance ran out: it may wait again
 			}
+			t.refuse()
 			return errWaitedTooLong
 		case <-ctx.Done():
 			return ctx.Err()
@@ -329,6 +330,7 @@ func (p *fleetPolite) directoryToken(ctx context.Context) error {
 		}
 		wait := max(d.RetryAfter, time.Millisecond)
 		if deadline, ok := waitDeadline(ctx); ok && time.Now().Add(wait).After(deadline) {
+			noteRefused(ctx)
 			return errLimiterBusy
 		}
 		if t == nil {

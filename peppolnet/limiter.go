@@ -108,6 +108,7 @@ func (l *limiter) wait(ctx context.Context) error {
 		wait := time.Duration((float64(ahead) + 1 - l.tokens) / l.rate * float64(time.Second))
 		if l.now().Add(wait).After(deadline) {
 			l.mu.Unlock()
+			noteRefused(ctx)
 			return errLimiterBusy
 		}
 	}
@@ -136,6 +137,7 @@ wait:
 			if turn.reopened() {
 				continue // raised after its allowance ran out: it may wait again
 			}
+			turn.refuse()
 			err = errLimiterBusy
 			break wait
 		case <-ctx.Done():

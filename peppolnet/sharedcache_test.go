@@ -307,3 +307,63 @@ func TestSharedLeaseWaitIsBounded(t *testing.T) {
 		t.Errorf("upstream %+v, want one round", got)
 	}
 }
+
+// TestSharedLeaseWaitLeavesFetchItsTurns: a fetch made after waiting in vain for a
+// stuck holder's lease may still wait for its own turns (an SMP host's slot, the
+// Directory's budget), since the lease wait is bounded apart (docs/ARCHITECTURE.md
+// §7); and an answer whose turn was refused (degraded by our own waiting) is kept in
+// this replica only, never shared.
+func TestSharedLeaseWaitLeavesFetchItsTurns(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	tests := []struct {
+		name string
+		// turn is how long the fetch waits for a turn of its own.
+		turn       time.Duration
+		wantErr    error
+		wantShared bool
+	}{
+		{name: "short turn", turn: 200 * time.Millisecond, wantErr: nil, wantShared: true},
+		{name: "turn refused", turn: time.Minute, wantErr: errWaitedTooLong, wantShared: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tc := newTiered[string](Config{Fleet: f, FleetScope: "net-" + tt.name, MaxCacheEntries: 10, Now: time.Now, StaleFor: time.Hour}, kindLookup)
+			if err := rdb.Set(context.Background(), tc.redisKey("lease", "k"), "stuck-replica", time.Hour).Err(); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := newBudget(context.Background(), 2*time.Second)
+			defer cancel()
+			var turnErr error
+			e, shared, err := tc.once(ctx, "k", func(ctx context.Context) (cacheEntry[string], bool) {
+				w := startWait(ctx)
+				turnErr = sleepTurn(ctx, w, tt.turn)
+				w.end()
+				return cacheEntry[string]{val: "answer", fetched: time.Now(), ttl: time.Minute}, true
+			})
+			if err != nil || shared || e.val != "answer" {
+				t.Fatalf("once = %+v, shared %v, %v; want fetched here", e, shared, err)
+			}
+			if !errors.Is(turnErr, tt.wantErr) {
+				t.Errorf("the fetch's own turn: %v, want %v", turnErr, tt.wantErr)
+			}
+			n, err := rdb.Exists(context.Background(), tc.redisKey("c", "k")).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := n == 1; got != tt.wantShared {
+				t.Errorf("answer shared in Redis: %v, want %v", got, tt.wantShared)
+			}
+			if _, ok := tc.get("k"); !ok {
+				t.Error("answer not kept in the L1")
+			}
+		})
+	}
+}

@@ -28,8 +28,13 @@ import (
 //     until the entry appears or it gets the lease (the holder released it without an
 //     answer: a failure, which is not shared, or its callers left; or it died and its
 //     lease expired): then it fetches itself, once. The waiting counts as waiting for
-//     a turn (budget.go), bounded by the fetch's waiting allowance, after which it
-//     fetches itself without the lease, and by the fetch's context.
+//     a turn (budget.go), bounded apart (leaseWaitFor: half the fetch's waiting
+//     allowance, so that its own fetch can still wait for its turns, at most
+//     leaseTTL+1s), after which it fetches itself without the lease, and by the
+//     fetch's context.
+//
+// An answer whose fetch had a wait refused for its allowance is kept in the L1 only
+// (fetchHere): it may be degraded by our waiting, not by upstream.
 //
 // On any fleet error (Redis down, slow, refusing) it fetches at once, as without a
 // fleet.
@@ -72,8 +77,7 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 		}
 	}
 	defer endWait()
-	poll := time.NewTimer(leasePollEvery)
-	defer poll.Stop()
+	var giveUp time.Time // when the lease wait ends (set when it begins)
 	for {
 		s, found, held, err := t.tryLease(ctx, key, token)
 		if err != nil && ctx.Err() != nil {
@@ -95,26 +99,49 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 			return t.fetchHolding(ctx, key, token, fetch), false, nil
 		}
 		if w == nil {
+			giveUp = time.Now().Add(leaseWaitFor(ctx))
 			w = startWait(ctx)
 		}
-		poll.Reset(leasePollEvery)
-		select {
-		case <-ctx.Done():
-			return cacheEntry[V]{}, false, ctx.Err()
-		case <-w.out:
-			// Waited as long as this fetch may wait: fetch without the lease.
+		left := time.Until(giveUp)
+		if left <= 0 {
+			// Waited as long as the lease may be waited for: fetch without it.
 			endWait()
 			return t.fetchHere(ctx, key, fetch), false, nil
-		case <-poll.C:
+		}
+		switch err := sleepTurn(ctx, w, min(jitter(leasePollEvery), left)); {
+		case errors.Is(err, errWaitedTooLong):
+			// The fetch may wait no longer: fetch without the lease.
+			endWait()
+			return t.fetchHere(ctx, key, fetch), false, nil
+		case err != nil:
+			return cacheEntry[V]{}, false, err
 		}
 	}
 }
 
-// fetchHere runs fetch without the lease and keeps its answer (L1, and Redis when it
-// answers).
+// leaseWaitFor returns how long a fetch of ctx may wait for another replica's lease:
+// half its waiting allowance, so that the fetch it may then make itself can still
+// wait for its own turns (an SMP host's slot, the Directory's budget), and no longer
+// than a dead holder's lease lives (leaseTTL, and a second for the take-over).
+func leaseWaitFor(ctx context.Context) time.Duration {
+	d := leaseTTL + time.Second
+	if deadline, ok := waitDeadline(ctx); ok {
+		d = min(d, time.Until(deadline)/2)
+	}
+	return d
+}
+
+// fetchHere runs fetch without the lease and keeps its answer: in the L1, and in
+// Redis unless a wait of the fetch was refused for its waiting allowance (the answer
+// may then be degraded by our own waiting, say directory_unavailable, and other
+// replicas must not serve it).
 func (t *tiered[V]) fetchHere(ctx context.Context, key string, fetch func(ctx context.Context) (cacheEntry[V], bool)) cacheEntry[V] {
 	e, answer := fetch(ctx)
-	if answer {
+	switch {
+	case !answer:
+	case refusedTurn(ctx):
+		t.put(key, e)
+	default:
 		t.store(ctx, key, e)
 	}
 	return e
