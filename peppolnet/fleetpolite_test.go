@@ -464,3 +464,57 @@ func BenchmarkHostGateEnter(b *testing.B) {
 		})
 	}
 }
+
+// TestFleetDirectoryTurnsInteractiveFirst: with bulk rows waiting for the fleet's
+// Directory budget, interactive calls still get their tokens within their waiting
+// allowance (they reserve the next turns in order; bulk rows take a token only while
+// one remains for interactive calls), and the bulk rows are all served too.
+func TestFleetDirectoryTurnsInteractiveFirst(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	var ps []*fleetPolite
+	for range 2 {
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "dirturns", OpTimeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.Close)
+		ps = append(ps, newFleetPolite(Config{Fleet: f, FleetScope: "s", SMP: &smp.Client{}, DirectoryRate: 10, DirectoryBurst: 2}))
+	}
+	const rows = 30
+	var wg sync.WaitGroup
+	bulkErrs := make(chan error, rows)
+	for range rows {
+		wg.Go(func() {
+			// A bulk row may wait 6 × 10 s: long enough for every row at 10/s.
+			ctx, cancel := newBudget(registry.WithBulk(context.Background()), 10*time.Second)
+			defer cancel()
+			_, _, err := ps[0].directoryTurn(ctx)
+			bulkErrs <- err
+		})
+	}
+	time.Sleep(300 * time.Millisecond) // the rows are waiting
+	const interactive = 3
+	errs := make(chan error, interactive)
+	for range interactive {
+		wg.Go(func() {
+			ctx, cancel := newBudget(context.Background(), time.Second)
+			defer cancel()
+			_, _, err := ps[1].directoryTurn(ctx)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	close(bulkErrs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("an interactive call behind %d bulk rows: %v, want a token within its second", rows, err)
+		}
+	}
+	for err := range bulkErrs {
+		if err != nil {
+			t.Errorf("a bulk row: %v", err)
+		}
+	}
+}

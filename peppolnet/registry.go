@@ -128,7 +128,7 @@ func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*dir
 	if l.polite != nil {
 		// Fleet-wide (docs/ARCHITECTURE.md §7): another replica's pause or open
 		// breaker holds here too, and the token must also come from the fleet's budget.
-		paused, open := l.polite.directoryState(ctx)
+		paused, open, err := l.polite.directoryTurn(ctx)
 		if paused > 0 {
 			l.dirPause.extend(time.Now(), paused)
 			l.cfg.Observer.Upstream(registry.UpstreamDirectory, registry.OutcomeRejected, time.Since(start))
@@ -136,11 +136,12 @@ func (l *Registry) directorySearch(ctx context.Context, q directory.Query) (*dir
 		}
 		if open.d > 0 {
 			l.dirBreaker.adopt(l.cfg.Now(), open.d, open.failures)
+			if e := l.dirBreaker.blocked(l.cfg.Now()); e != nil {
+				return nil, notSent(e)
+			}
+			return nil, notSent(&circuitOpenError{failures: open.failures, retryAfter: open.d})
 		}
-		if e := l.dirBreaker.blocked(l.cfg.Now()); e != nil {
-			return nil, notSent(e)
-		}
-		if err := l.polite.directoryToken(ctx); err != nil {
+		if err != nil {
 			return nil, notSent(err)
 		}
 	}
