@@ -211,7 +211,8 @@ func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*regist
 	if err != nil {
 		return nil, registry.Freshness{}, err
 	}
-	cached, hit := l.lookups.find(ctx, key)
+	// The services entry registry.JudgeParticipant reads next comes along (one read).
+	cached, hit := findAlong(ctx, l.lookups, key, l.services, key+"\x00")
 	if hit {
 		if age := l.cfg.Now().Sub(cached.fetched); age < cached.ttl {
 			l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheHit)

@@ -88,17 +88,53 @@ func (t *tiered[V]) redisKey(component, key string) string {
 // the two, expired, for serving stale when upstream fails. Without a fleet, or when
 // Redis fails, it is the L1's alone.
 func (t *tiered[V]) find(ctx context.Context, key string) (cacheEntry[V], bool) {
-	var (
-		e  cacheEntry[V]
-		ok bool
-	)
-	if !t.skipL1 {
-		e, ok = t.get(key)
-	}
+	e, ok := t.local(key)
 	if t.fleet == nil || ok && fresh(e, t.now()) {
 		return e, ok
 	}
 	s, sok := t.getShared(ctx, key)
+	return t.pick(key, e, ok, s, sok)
+}
+
+// findAlong is t.find(key) that, when it must read Redis, also reads along's entry
+// alongKey in the same round trip (one MGET) and keeps it in along's L1 when it is
+// fresh there: a lookup reads the services entry that registry.JudgeParticipant asks
+// for next (docs/ARCHITECTURE.md §7), so that a shared hit costs one read, not two.
+func findAlong[V, W any](ctx context.Context, t *tiered[V], key string, along *tiered[W], alongKey string) (cacheEntry[V], bool) {
+	e, ok := t.local(key)
+	if t.fleet == nil || ok && fresh(e, t.now()) {
+		return e, ok
+	}
+	if a, aok := along.local(alongKey); aok && fresh(a, along.now()) {
+		s, sok := t.getShared(ctx, key)
+		return t.pick(key, e, ok, s, sok)
+	}
+	var vals []any
+	err := t.fleet.Do(ctx, "cache get", func(ctx context.Context, c *redis.Client) error {
+		var err error
+		vals, err = c.MGet(ctx, t.redisKey("c", key), along.redisKey("c", alongKey)).Result()
+		return err
+	})
+	if err != nil || len(vals) != 2 {
+		return e, ok
+	}
+	if a, aok := decodeShared[W](along, vals[1]); aok && fresh(a, along.now()) {
+		along.put(alongKey, a)
+	}
+	s, sok := decodeShared[V](t, vals[0])
+	return t.pick(key, e, ok, s, sok)
+}
+
+// local returns the L1's entry for key (none when skipL1).
+func (t *tiered[V]) local(key string) (cacheEntry[V], bool) {
+	if t.skipL1 {
+		return cacheEntry[V]{}, false
+	}
+	return t.get(key)
+}
+
+// pick chooses between the L1's entry e (ok) and the shared one s (sok) for find.
+func (t *tiered[V]) pick(key string, e cacheEntry[V], ok bool, s cacheEntry[V], sok bool) (cacheEntry[V], bool) {
 	switch {
 	case !sok:
 		return e, ok
@@ -109,6 +145,20 @@ func (t *tiered[V]) find(ctx context.Context, key string) (cacheEntry[V], bool) 
 		return s, true
 	}
 	return e, ok
+}
+
+// decodeShared reads one value of an MGET as t's entry; false when it is missing or
+// cannot be read.
+func decodeShared[V any](t *tiered[V], v any) (cacheEntry[V], bool) {
+	raw, isString := v.(string)
+	if !isString {
+		return cacheEntry[V]{}, false
+	}
+	e, err := decodeEntry[V]([]byte(raw))
+	if err != nil {
+		return cacheEntry[V]{}, false
+	}
+	return t.sane(e), true
 }
 
 // store keeps the answer e under key in the L1 and, with a fleet, in Redis.

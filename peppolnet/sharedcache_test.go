@@ -367,3 +367,49 @@ func TestSharedLeaseWaitLeavesFetchItsTurns(t *testing.T) {
 		})
 	}
 }
+
+// TestSharedLookupReadsServicesAlong: a lookup answered from the shared cache reads
+// the participant's services entry (the one registry.JudgeParticipant asks for next)
+// in the same round trip, so that a shared hit costs Redis one read, not two.
+func TestSharedLookupReadsServicesAlong(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	reps := newReplicas(t, n, replicaOpts{url: srv.URL(0), scope: "net-test", clock: clock.NewFake(testNow)}, 2)
+	ctx := context.Background()
+	id := mustID(t, netsim.KnownBelgian)
+	if _, _, err := reps[0].Lookup(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := reps[0].Services(ctx, id, ""); err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if _, fr, err := reps[1].Lookup(ctx, id); err != nil || !fr.Cached {
+		t.Fatalf("lookup on replica 2: %+v, %v; want the shared answer", fr, err)
+	}
+	if _, fr, err := reps[1].Services(ctx, id, ""); err != nil || !fr.Cached {
+		t.Fatalf("services on replica 2: %+v, %v; want the shared answer", fr, err)
+	}
+	stats, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reads := 0
+	for _, line := range strings.Split(stats, "\n") {
+		for _, cmd := range []string{"cmdstat_get:", "cmdstat_mget:"} {
+			if rest, ok := strings.CutPrefix(strings.TrimSpace(line), cmd); ok {
+				calls, _, _ := strings.Cut(strings.TrimPrefix(rest, "calls="), ",")
+				n, _ := strconv.Atoi(calls)
+				reads += n
+			}
+		}
+	}
+	if reads != 1 {
+		t.Errorf("a shared lookup and its services made %d reads of Redis, want 1:\n%s", reads, stats)
+	}
+}
