@@ -14,6 +14,9 @@ import (
 	"github.com/peppolgate/peppolgate/fleet/redistest"
 	"github.com/peppolgate/peppolgate/internal/clock"
 	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol/directory"
+	"github.com/peppolgate/peppolgate/peppol/sml"
+	"github.com/peppolgate/peppolgate/peppol/smp"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -323,4 +326,36 @@ func mustJSON(t testing.TB, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestFleetScopeRequired: a registry with a fleet but no FleetScope is refused, since
+// two networks in one process would share answers under one scope.
+func TestFleetScopeRequired(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	res, err := sml.New(sml.Config{Servers: []string{"127.0.0.1:53"}, Zone: "edelivery.tech.ec.europa.eu."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := Config{Resolver: res, SMP: &smp.Client{}, Directory: &directory.Client{}, Fleet: f}
+	tests := []struct {
+		name    string
+		scope   string
+		wantErr bool
+	}{
+		{"no scope", "", true},
+		{"a scope", "net-test", false},
+	}
+	for _, tt := range tests {
+		c := base
+		c.FleetScope = tt.scope
+		if _, err := c.withDefaults(); (err != nil) != tt.wantErr {
+			t.Errorf("%s: withDefaults: %v, want an error: %v", tt.name, err, tt.wantErr)
+		}
+	}
 }

@@ -57,8 +57,8 @@ type Registry struct {
 var _ registry.Registry = (*Registry)(nil)
 
 // New returns a Registry for cfg, with defaults for zero fields (see Config).
-// It returns an error when Resolver, SMP or Directory is nil or a duration, rate or
-// size is negative.
+// It returns an error when Resolver, SMP or Directory is nil, Fleet is set without
+// FleetScope, or a duration, rate or size is negative.
 func New(cfg Config) (*Registry, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
