@@ -37,7 +37,7 @@ func newPoliteReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, c
 		// A generous deadline per operation: these tests show what is shared, and a
 		// busy test machine must not make Redis look slow (then each replica falls
 		// back to its own limits, as TestFleetPolitenessRedisDown shows).
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "polite", ProbeEvery: 50 * time.Millisecond, OpTimeout: time.Second})
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "polite", ProbeEvery: 50 * time.Millisecond, OpTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatalf("fleet.Open: %v", err)
 		}
@@ -355,7 +355,7 @@ func newFleetGates(t *testing.T, srv *redistest.Server, count, perHost int) []*h
 	t.Helper()
 	var out []*hostGates
 	for range count {
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "gates", OpTimeout: time.Second})
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "gates", OpTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -276,7 +276,8 @@ func TestSharedLeaseWaitEndsWhenRedisDies(t *testing.T) {
 func TestSharedLeaseWaitIsBounded(t *testing.T) {
 	t.Parallel()
 	// A holder that keeps its lease but never answers (alive, stuck): the waiter waits
-	// as long as a lookup may wait for a turn (LookupTimeout), then fetches itself.
+	// half as long as a lookup may wait for a turn (LookupTimeout; leaseWaitFor), then
+	// fetches itself.
 	srv := redistest.Start(t)
 	n := startNet(t, 300)
 	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second})
@@ -296,9 +297,14 @@ func TestSharedLeaseWaitIsBounded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	start := time.Now()
 	p, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
 	if err != nil || p.SMP == nil {
 		t.Fatalf("lookup under a stuck holder's lease: %v", err)
+	}
+	// It waited for the holder (half of 2 s), not fetched at once.
+	if took := time.Since(start); took < 900*time.Millisecond {
+		t.Errorf("the lookup took %v: it did not wait for the holder's lease", took)
 	}
 	if v, _ := rdb.Get(context.Background(), lease).Result(); v != "stuck-replica" {
 		t.Errorf("lease = %q, want the stuck holder's, untouched", v)
