@@ -63,6 +63,7 @@ func newReplicas(t testing.TB, n *netsim.Network, o replicaOpts, count int) []*R
 // ServiceMetadata and Directory searches.
 type upstreamRound struct{ naptr, sg, sm, dir int64 }
 
+// roundOf returns what the netsim hit counts h say was asked upstream.
 func roundOf(h netsim.HitCounts) upstreamRound {
 	sg, sm := smpHits(h)
 	return upstreamRound{naptr: h.DNS.ByType["NAPTR"], sg: sg, sm: sm, dir: h.Directory.Search}

@@ -79,10 +79,14 @@ func newFleetPolite(cfg Config) *fleetPolite {
 		dirRate: cfg.DirectoryRate, dirBurst: cfg.DirectoryBurst, failures: cfg.BreakerFailures, cooldown: cfg.BreakerCooldown}
 }
 
+// hostSlotsKey returns the Redis key of host's fleet-wide slot holders (a sorted set
+// by expiry; acquireScript).
 func (p *fleetPolite) hostSlotsKey(host string) string {
 	return p.f.Key("host", p.scope, fleet.Hash(host))
 }
 
+// hostBreakerKey returns the Redis key present while host's breaker is open
+// fleet-wide (openBreaker).
 func (p *fleetPolite) hostBreakerKey(host string) string {
 	return p.f.Key("brk", p.scope, fleet.Hash(host))
 }

@@ -27,7 +27,7 @@ type replica struct {
 	fleet *fleet.Fleet
 }
 
-// newReplicas returns count Registries over n, each with its own fleet.Open on srv's
+// newPoliteReplicas returns count Registries over n, each with its own fleet.Open on srv's
 // Redis and the same FleetScope, as the replicas of one deployment; edit adjusts every
 // config before New.
 func newPoliteReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, count int, edit func(*Config)) []replica {

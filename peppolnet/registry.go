@@ -230,7 +230,7 @@ func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*regist
 			return e, registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx)
 		})
 		if err != nil {
-			return fetchResult{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the lookup of " + key + " waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
+			return fetchResult{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the lookup of " + key + " was cancelled while another replica fetched it; retry with exponential backoff", Err: err}}
 		}
 		return fetchResult{p: e.val, err: e.err, ttl: e.ttl, fetched: e.fetched, shared: shared}
 	})

@@ -128,7 +128,7 @@ func (l *Registry) searchLive(ctx context.Context, text, country string, page in
 			return cacheEntry[*registry.SearchResult]{val: res, err: err, fetched: l.cfg.Now(), ttl: l.cfg.SearchTTL}, err == nil && !abandoned(sctx)
 		})
 		if err != nil {
-			return searchOutcome{err: &registry.Error{Code: registry.CodeSearchFailed, Message: "the search waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
+			return searchOutcome{err: &registry.Error{Code: registry.CodeSearchFailed, Message: "the search was cancelled while another replica fetched it; retry with exponential backoff", Err: err}}
 		}
 		return searchOutcome{res: e.val, err: e.err, fetched: e.fetched, shared: shared}
 	})

@@ -79,7 +79,7 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 			return e, registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx)
 		})
 		if err != nil {
-			return servicesFetch{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the services lookup of " + key + " waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
+			return servicesFetch{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the services lookup of " + key + " was cancelled while another replica fetched it; retry with exponential backoff", Err: err}}
 		}
 		return servicesFetch{r: e.val, err: e.err, ttl: e.ttl, fetched: e.fetched, shared: shared}
 	})

@@ -65,6 +65,7 @@ type tiered[V any] struct {
 	now      func() time.Time
 	staleFor time.Duration
 	// skipL1 makes find ignore the L1, so that a benchmark measures the Redis hit.
+	// Benchmark only (BenchmarkCachedLookup): never set outside tests.
 	skipL1 bool
 }
 

@@ -59,7 +59,9 @@ var renewScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then
 // upstream round and reports whether its entry is an answer to keep (not a failure,
 // not abandoned); once stores such answers. Without a fleet, fetch runs and its
 // answer is kept in the L1, as always. The error is ctx's when it ended before this
-// replica fetched (while it waited for another's fetch): then there is no entry.
+// replica fetched (while it waited for another's fetch): then there is no entry. The
+// waiting does not run the work clock (budget.go), so in practice ctx ends there only
+// when every caller left.
 func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context.Context) (cacheEntry[V], bool)) (cacheEntry[V], bool, error) {
 	if t.fleet == nil {
 		e, answer := fetch(ctx)
