@@ -3,6 +3,9 @@ package peppolnet
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"reflect"
@@ -417,5 +420,73 @@ func TestSharedLookupReadsServicesAlong(t *testing.T) {
 	}
 	if reads != 1 {
 		t.Errorf("a shared lookup and its services made %d reads of Redis, want 1:\n%s", reads, stats)
+	}
+}
+
+// sharedShape writes the JSON shape of t to b: every field reachable from it with
+// its JSON tag and kind, leaves (types with their own JSON or text encoding) by name.
+// seen stops at recursive types.
+func sharedShape(b *strings.Builder, t reflect.Type, seen map[reflect.Type]bool) {
+	jsonM, textM := reflect.TypeFor[json.Marshaler](), reflect.TypeFor[encoding.TextMarshaler]()
+	if t.Implements(jsonM) || t.Implements(textM) || reflect.PointerTo(t).Implements(jsonM) || reflect.PointerTo(t).Implements(textM) {
+		b.WriteString("leaf(" + t.String() + ")")
+		return
+	}
+	switch t.Kind() {
+	case reflect.Pointer:
+		b.WriteString("*")
+		sharedShape(b, t.Elem(), seen)
+	case reflect.Slice, reflect.Array:
+		b.WriteString("[]")
+		sharedShape(b, t.Elem(), seen)
+	case reflect.Map:
+		b.WriteString("map[")
+		sharedShape(b, t.Key(), seen)
+		b.WriteString("]")
+		sharedShape(b, t.Elem(), seen)
+	case reflect.Struct:
+		if seen[t] {
+			b.WriteString("again(" + t.String() + ")")
+			return
+		}
+		seen[t] = true
+		b.WriteString("{")
+		for f := range t.Fields() {
+			if !f.IsExported() && !f.Anonymous {
+				continue
+			}
+			b.WriteString(f.Name + " `" + f.Tag.Get("json") + "` ")
+			sharedShape(b, f.Type, seen)
+			b.WriteString("; ")
+		}
+		b.WriteString("}")
+		delete(seen, t)
+	default:
+		b.WriteString(t.Kind().String())
+	}
+}
+
+// TestSharedFormatPinned: the wire form of shared entries (sharedEntry and the JSON of
+// the registry types in it, for the three kinds) is part of sharedFormat: a change to
+// it must come with a new sharedFormat, so that during a rolling deploy old and new
+// replicas never misread each other's entries (docs/ARCHITECTURE.md §7).
+func TestSharedFormatPinned(t *testing.T) {
+	const (
+		pinnedFormat = "v1"
+		pinnedShape  = "f77a5d5f4e0efbee"
+	)
+	var b strings.Builder
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[sharedEntry[*registry.Participant]](),
+		reflect.TypeFor[sharedEntry[*registry.ServicesResult]](),
+		reflect.TypeFor[sharedEntry[*registry.SearchResult]](),
+	} {
+		sharedShape(&b, typ, map[reflect.Type]bool{})
+		b.WriteString("\n")
+	}
+	sum := sha256.Sum256([]byte(b.String()))
+	got := hex.EncodeToString(sum[:8])
+	if got != pinnedShape || sharedFormat != pinnedFormat {
+		t.Errorf("the shared entries' shape is %s (format %s), pinned %s (format %s): bump sharedFormat and update this hash\n%s", got, sharedFormat, pinnedShape, pinnedFormat, b.String())
 	}
 }
