@@ -17,7 +17,7 @@ import (
 // attempt per key at a time. The fetch then:
 //
 //  1. in one MULTI/EXEC, reads the shared entry and tries to take the key's lease
-//     (SET prefix:lease:v1:<scope>:<kind>:<hash> <token> NX PX leaseTTL): atomic, so
+//     (SET prefix:lease:v2:<scope>:<kind>:<hash> <token> NX PX leaseTTL): atomic, so
 //     that a lease found free with no fresh entry means nobody is fetching and the last
 //     holder (if any) got no answer;
 //  2. a fresh entry is the answer (a lease just taken is given back);
@@ -182,12 +182,14 @@ func (t *tiered[V]) fetchHolding(ctx context.Context, key, token string, fetch f
 // error is Do's.
 func (t *tiered[V]) tryLease(ctx context.Context, key, token string) (e cacheEntry[V], found, held bool, err error) {
 	var (
-		get *redis.StringCmd
-		set *redis.BoolCmd
+		get  *redis.StringCmd
+		pttl *redis.DurationCmd
+		set  *redis.BoolCmd
 	)
 	err = t.fleet.Do(ctx, "cache lease", func(ctx context.Context, c *redis.Client) error {
 		_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			get = p.Get(ctx, t.redisKey("c", key))
+			pttl = p.PTTL(ctx, t.redisKey("c", key))
 			set = p.SetNX(ctx, t.redisKey("lease", key), token, leaseTTL)
 			return nil
 		})
@@ -203,9 +205,7 @@ func (t *tiered[V]) tryLease(ctx context.Context, key, token string) (e cacheEnt
 	}
 	held = set.Val()
 	if raw, gerr := get.Bytes(); gerr == nil {
-		if d, derr := decodeEntry[V](raw); derr == nil {
-			e, found = t.sane(d), true
-		}
+		e, found = t.decodeAged(raw, pttl.Val())
 	}
 	return e, found, held, nil
 }
