@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -51,6 +52,68 @@ type fleetPolite struct {
 	dirBurst  int
 	failures  int
 	cooldown  time.Duration
+
+	// lost holds the slot holders whose release failed (or whose taking got no
+	// answer: the script may have run) while Redis did not answer, to remove once it
+	// answers again (sweep); at most maxLostSlots, the oldest dropped (they expire
+	// after slotTTL anyway).
+	mu   sync.Mutex
+	lost []lostSlot
+}
+
+// lostSlot is a slot holder to remove: the host's slots key and the holder's name.
+type lostSlot struct{ key, holder string }
+
+// maxLostSlots bounds fleetPolite.lost.
+const maxLostSlots = 1024
+
+// forget gives back the slot holder of key, now or, when Redis does not answer, at
+// the next sweep after it does.
+func (p *fleetPolite) forget(key, holder string) {
+	err := p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
+		return c.ZRem(ctx, key, holder).Err()
+	})
+	if err == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.lost) >= maxLostSlots {
+		p.lost = p.lost[1:]
+	}
+	p.lost = append(p.lost, lostSlot{key, holder})
+}
+
+// sweep removes the slot holders whose release was lost, in one round trip, when
+// there are some and Redis is up; those it cannot remove are kept for the next.
+func (p *fleetPolite) sweep() {
+	if !p.f.Up() {
+		return
+	}
+	p.mu.Lock()
+	lost := p.lost
+	p.lost = nil
+	p.mu.Unlock()
+	if len(lost) == 0 {
+		return
+	}
+	err := p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
+		_, err := c.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			for _, l := range lost {
+				pipe.ZRem(ctx, l.key, l.holder)
+			}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		p.mu.Lock()
+		p.lost = append(lost, p.lost...)
+		if n := len(p.lost); n > maxLostSlots {
+			p.lost = p.lost[n-maxLostSlots:]
+		}
+		p.mu.Unlock()
+	}
 }
 
 // slotTTLMargin is added to the SMP client's timeout for slotTTL.
@@ -209,6 +272,7 @@ func (p *fleetPolite) acquireSlot(ctx context.Context, host string, bulk func() 
 			t.end()
 		}
 	}()
+	p.sweep()
 	wait := slotPollMin
 	for {
 		holder := "i:" + name
@@ -219,14 +283,16 @@ func (p *fleetPolite) acquireSlot(ctx context.Context, host string, bulk func() 
 		res, open, err := p.trySlot(ctx, host, holder, isBulk)
 		switch {
 		case err != nil:
+			// Unless it was not sent (Redis already down), the script may have run
+			// without its answer reaching us: give the slot back, now or once Redis
+			// answers again.
+			if !errors.Is(err, fleet.ErrDown) {
+				p.forget(p.hostSlotsKey(host), holder)
+			}
 			return noop, fleetOpening{}, nil
 		case res == slotTaken:
 			key := p.hostSlotsKey(host)
-			return func() {
-				_ = p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
-					return c.ZRem(ctx, key, holder).Err()
-				})
-			}, fleetOpening{}, nil
+			return func() { p.forget(key, holder) }, fleetOpening{}, nil
 		case res == slotBreakerOpen:
 			return nil, open, nil
 		}

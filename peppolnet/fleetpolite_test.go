@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/fleet/redistest"
 	"github.com/peppolgate/peppolgate/internal/clock"
@@ -516,5 +518,52 @@ func TestFleetDirectoryTurnsInteractiveFirst(t *testing.T) {
 		if err != nil {
 			t.Errorf("a bulk row: %v", err)
 		}
+	}
+}
+
+// TestFleetSlotReleasedAfterBlip: a fleet-wide SMP slot whose release failed while
+// Redis did not answer (here: paused, with its data kept) is given back once Redis
+// answers again, rather than held until its holder expires.
+func TestFleetSlotReleasedAfterBlip(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	// A short operation deadline: this test is about Redis not answering in time.
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "blip", OpTimeout: 200 * time.Millisecond, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	p := newFleetPolite(Config{Fleet: f, FleetScope: "s", SMP: &smp.Client{}, SMPHostConcurrency: 4})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	const host = "smp.example:443"
+	interactive := func() bool { return false }
+	release, _, err := p.acquireSlot(ctx, host, interactive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rdb.ZCard(ctx, p.hostSlotsKey(host)).Result(); err != nil || n != 1 {
+		t.Fatalf("slot holders %d, %v; want 1", n, err)
+	}
+	if err := rdb.Do(ctx, "CLIENT", "PAUSE", "1500", "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	release() // times out: Redis does not answer
+	deadline := time.Now().Add(20 * time.Second)
+	for !f.Up() || !fleetAnswers(f) {
+		if time.Now().After(deadline) {
+			t.Fatal("Redis not back within 20 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The replica's next request to any host gives the lost release's slot back.
+	next, _, err := p.acquireSlot(ctx, "other.example:443", interactive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next()
+	if n, err := rdb.ZCard(ctx, p.hostSlotsKey(host)).Result(); err != nil || n != 0 {
+		t.Errorf("slot holders of %s after Redis came back: %d, %v; want 0", host, n, err)
 	}
 }
