@@ -212,7 +212,18 @@ func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*regist
 		return nil, registry.Freshness{}, err
 	}
 	// The services entry registry.JudgeParticipant reads next comes along (one read).
-	cached, hit := findAlong(ctx, l.lookups, key, l.services, key+"\x00")
+	// A caller joining a fetch in flight here reads the L1 alone: the fetch reads
+	// the shared entry (sharedflight.go).
+	var (
+		cached cacheEntry[*registry.Participant]
+		hit    bool
+	)
+	joined := l.lookupFlights.busy(key)
+	if joined {
+		cached, hit = l.lookups.local(key)
+	} else {
+		cached, hit = findAlong(ctx, l.lookups, key, l.services, key+"\x00")
+	}
 	if hit {
 		if age := l.cfg.Now().Sub(cached.fetched); age < cached.ttl {
 			l.cfg.Observer.Cache(registry.CacheLookup, registry.CacheHit)
@@ -241,6 +252,9 @@ func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*regist
 	if registry.ErrorCode(r.err) == registry.CodeLookupFailed {
 		// Serve an older positive answer rather than a 502: the participant's
 		// registration rarely changes within a day.
+		if joined && !hit {
+			cached, hit = l.lookups.find(ctx, key) // the shared entry, to serve stale
+		}
 		if hit && cached.err == nil && cached.val != nil {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
 				l.cfg.Logger.WarnContext(ctx, "lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -488,5 +489,103 @@ func TestSharedFormatPinned(t *testing.T) {
 	got := hex.EncodeToString(sum[:8])
 	if got != pinnedShape || sharedFormat != pinnedFormat {
 		t.Errorf("the shared entries' shape is %s (format %s), pinned %s (format %s): bump sharedFormat and update this hash\n%s", got, sharedFormat, pinnedShape, pinnedFormat, b.String())
+	}
+}
+
+// TestSharedLeaseWaitPollsCheaply: a replica waiting for another's lease polls the
+// lease, not the whole entry: it reads the entry again only once the lease is gone.
+func TestSharedLeaseWaitPollsCheaply(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	l := newReplica(t, n, replicaOpts{url: srv.URL(0), scope: "net-test", clock: clock.NewFake(testNow)})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	lease := l.lookups.redisKey("lease", netsim.KnownBelgian)
+	if err := rdb.Set(ctx, lease, "slow-replica", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(time.Second) // some 60 polls
+		rdb.Del(context.Background(), lease)
+	}()
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if _, _, err := l.Lookup(lctx, mustID(t, netsim.KnownBelgian)); err != nil {
+		t.Fatal(err)
+	}
+	stats, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gets := 0
+	for _, line := range strings.Split(stats, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_get:calls="); ok {
+			gets, _ = strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
+		}
+	}
+	// The lookup's first read, the lease attempt, the attempt once the lease is gone,
+	// and the GETs inside the lease scripts (release, renew): a handful, not one a
+	// poll (some 60).
+	if gets > 8 {
+		t.Errorf("a lookup waiting a second for another replica's lease ran GET %d times, want at most 8:\n%s", gets, stats)
+	}
+}
+
+// TestSharedSkipsReadWhileFetching: callers that join a fetch already in flight on
+// their replica do not read the shared entry first: the fetch reads it for them.
+func TestSharedSkipsReadWhileFetching(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	l := newReplica(t, n, replicaOpts{url: srv.URL(0), scope: "net-test", clock: clock.NewFake(testNow)})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	lease := l.lookups.redisKey("lease", netsim.KnownBelgian)
+	if err := rdb.Set(ctx, lease, "slow-replica", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	id := mustID(t, netsim.KnownBelgian)
+	lctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() { _, _, _ = l.Lookup(lctx, id) })
+	for deadline := time.Now().Add(10 * time.Second); !l.lookupFlights.busy(id.String()); {
+		if time.Now().After(deadline) {
+			t.Fatal("no fetch in flight after 10 s")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := rdb.ConfigResetStat(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const joining = 10
+	for range joining {
+		wg.Go(func() {
+			if _, _, err := l.Lookup(lctx, id); err != nil {
+				t.Errorf("a lookup joining the fetch: %v", err)
+			}
+		})
+	}
+	time.Sleep(300 * time.Millisecond)
+	rdb.Del(ctx, lease)
+	wg.Wait()
+	stats, err := rdb.Info(ctx, "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	gets := 0
+	for _, line := range strings.Split(stats, "\n") {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "cmdstat_get:calls="); ok {
+			gets, _ = strconv.Atoi(strings.SplitN(rest, ",", 2)[0])
+		}
+	}
+	if gets >= joining {
+		t.Errorf("%d lookups joining a fetch in flight ran GET %d times, want a few (the fetch's own):\n%s", joining, gets, stats)
 	}
 }

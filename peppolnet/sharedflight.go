@@ -24,8 +24,9 @@ import (
 //  3. holding the lease, it fetches, renews the lease every leaseRenewEvery while it
 //     works, stores the answer (L1 and Redis), then releases the lease (compare and
 //     delete, so that a lease that expired and was taken over is not deleted);
-//  4. else another replica holds the lease: it polls step 1 every leasePollEvery
-//     until the entry appears or it gets the lease (the holder released it without an
+//  4. else another replica holds the lease: it polls the lease (EXISTS) every
+//     leasePollEvery (jittered) and, once it is gone, tries step 1 again, until the
+//     entry appears or it gets the lease (the holder released it without an
 //     answer: a failure, which is not shared, or its callers left; or it died and its
 //     lease expired): then it fetches itself, once. The waiting counts as waiting for
 //     a turn (budget.go), bounded apart (leaseWaitFor: half the fetch's waiting
@@ -110,15 +111,34 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 			endWait()
 			return t.fetchHere(ctx, key, fetch), false, nil
 		}
-		switch err := sleepTurn(ctx, w, min(jitter(leasePollEvery), left)); {
-		case errors.Is(err, errWaitedTooLong):
-			// The fetch may wait no longer: fetch without the lease.
-			endWait()
-			return t.fetchHere(ctx, key, fetch), false, nil
-		case err != nil:
-			return cacheEntry[V]{}, false, err
+		// Poll the lease alone (EXISTS) while it is held; the entry is read again
+		// (with the next attempt at the lease) once it is gone.
+		for {
+			switch err := sleepTurn(ctx, w, min(jitter(leasePollEvery), max(time.Until(giveUp), time.Millisecond))); {
+			case errors.Is(err, errWaitedTooLong):
+				// The fetch may wait no longer: fetch without the lease.
+				endWait()
+				return t.fetchHere(ctx, key, fetch), false, nil
+			case err != nil:
+				return cacheEntry[V]{}, false, err
+			}
+			held, err := t.leaseHeld(ctx, key)
+			if err != nil || !held || !time.Now().Before(giveUp) {
+				break
+			}
 		}
 	}
+}
+
+// leaseHeld reports whether key's lease is held (by anyone). The error is Do's.
+func (t *tiered[V]) leaseHeld(ctx context.Context, key string) (bool, error) {
+	var n int64
+	err := t.fleet.Do(ctx, "cache lease poll", func(ctx context.Context, c *redis.Client) error {
+		var err error
+		n, err = c.Exists(ctx, t.redisKey("lease", key)).Result()
+		return err
+	})
+	return n > 0, err
 }
 
 // leaseWaitFor returns how long a fetch of ctx may wait for another replica's lease:
