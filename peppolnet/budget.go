@@ -57,7 +57,10 @@ type budget struct {
 	queueOut  chan struct{} // closed when the allowance is used up
 	bulk      bool
 	raised    chan struct{} // closed when raise makes a bulk budget interactive
-	after     map[*func()]struct{}
+	// refused is set when a wait of the fetch was refused for its waiting allowance:
+	// its answer may be degraded by its own waiting (refusedTurn).
+	refused bool
+	after   map[*func()]struct{}
 }
 
 // newBudget returns the budget of a fetch under parent, with work time work. A bulk
@@ -336,6 +339,37 @@ func (t *turn) reopened() bool {
 	}
 	t.out = t.b.queueOut
 	return true
+}
+
+// refuse records that t was given up because the fetch may wait no longer.
+func (t *turn) refuse() {
+	if t.b != nil {
+		t.b.mu.Lock()
+		t.b.refused = true
+		t.b.mu.Unlock()
+	}
+}
+
+// noteRefused records that a wait of ctx's fetch was refused before it began, because
+// the turn would come after the waiting allowance (waitDeadline).
+func noteRefused(ctx context.Context) {
+	if b, ok := ctx.Value(budgetKey{}).(*budget); ok {
+		(&turn{b: b}).refuse()
+	}
+}
+
+// refusedTurn reports whether a wait of ctx's fetch was refused for its waiting
+// allowance (errWaitedTooLong, errLimiterBusy from the allowance): its answer may be
+// degraded (say directory_unavailable) by its own waiting, not by upstream, and is
+// not shared with other replicas (sharedflight.go).
+func refusedTurn(ctx context.Context) bool {
+	b, ok := ctx.Value(budgetKey{}).(*budget)
+	if !ok {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.refused
 }
 
 // end ends the wait: the fetch's work clock runs again.

@@ -58,7 +58,8 @@ type Config struct {
 	// coalescing of identical lookups, the Directory's budget, the SMP hosts' caps and
 	// the circuit breakers hold fleet-wide (docs/ARCHITECTURE.md §7); nil keeps them in
 	// this process. FleetScope names this registry's network in its keys, so that
-	// two networks' answers never mix.
+	// two networks' answers never mix: required with Fleet (New returns an error
+	// without it).
 	Fleet      *fleet.Fleet
 	FleetScope string
 	// Resolver resolves participants to their SMP through the SML.
@@ -171,6 +172,10 @@ func (c Config) withDefaults() (Config, error) {
 			return c, fmt.Errorf("peppolnet: the OpenPeppol certificates: %w", err)
 		}
 		c.Anchors = a
+	}
+	if c.Fleet != nil && c.FleetScope == "" {
+		// Two networks in one process would share answers (docs/ARCHITECTURE.md §7).
+		return c, errors.New("peppolnet: Config.FleetScope is required with Config.Fleet")
 	}
 	if c.Directory == nil {
 		return c, errors.New("peppolnet: Config.Directory is required")

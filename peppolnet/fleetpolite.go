@@ -5,8 +5,10 @@ import (
 	crand "crypto/rand"
 	"encoding/hex"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -50,6 +52,68 @@ type fleetPolite struct {
 	dirBurst  int
 	failures  int
 	cooldown  time.Duration
+
+	// lost holds the slot holders whose release failed (or whose taking got no
+	// answer: the script may have run) while Redis did not answer, to remove once it
+	// answers again (sweep); at most maxLostSlots, the oldest dropped (they expire
+	// after slotTTL anyway).
+	mu   sync.Mutex
+	lost []lostSlot
+}
+
+// lostSlot is a slot holder to remove: the host's slots key and the holder's name.
+type lostSlot struct{ key, holder string }
+
+// maxLostSlots bounds fleetPolite.lost.
+const maxLostSlots = 1024
+
+// forget gives back the slot holder of key, now or, when Redis does not answer, at
+// the next sweep after it does.
+func (p *fleetPolite) forget(key, holder string) {
+	err := p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
+		return c.ZRem(ctx, key, holder).Err()
+	})
+	if err == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.lost) >= maxLostSlots {
+		p.lost = p.lost[1:]
+	}
+	p.lost = append(p.lost, lostSlot{key, holder})
+}
+
+// sweep removes the slot holders whose release was lost, in one round trip, when
+// there are some and Redis is up; those it cannot remove are kept for the next.
+func (p *fleetPolite) sweep() {
+	if !p.f.Up() {
+		return
+	}
+	p.mu.Lock()
+	lost := p.lost
+	p.lost = nil
+	p.mu.Unlock()
+	if len(lost) == 0 {
+		return
+	}
+	err := p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
+		_, err := c.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			for _, l := range lost {
+				pipe.ZRem(ctx, l.key, l.holder)
+			}
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		p.mu.Lock()
+		p.lost = append(lost, p.lost...)
+		if n := len(p.lost); n > maxLostSlots {
+			p.lost = p.lost[n-maxLostSlots:]
+		}
+		p.mu.Unlock()
+	}
 }
 
 // slotTTLMargin is added to the SMP client's timeout for slotTTL.
@@ -78,10 +142,14 @@ func newFleetPolite(cfg Config) *fleetPolite {
 		dirRate: cfg.DirectoryRate, dirBurst: cfg.DirectoryBurst, failures: cfg.BreakerFailures, cooldown: cfg.BreakerCooldown}
 }
 
+// hostSlotsKey returns the Redis key of host's fleet-wide slot holders (a sorted set
+// by expiry; acquireScript).
 func (p *fleetPolite) hostSlotsKey(host string) string {
 	return p.f.Key("host", p.scope, fleet.Hash(host))
 }
 
+// hostBreakerKey returns the Redis key present while host's breaker is open
+// fleet-wide (openBreaker).
 func (p *fleetPolite) hostBreakerKey(host string) string {
 	return p.f.Key("brk", p.scope, fleet.Hash(host))
 }
@@ -204,6 +272,7 @@ func (p *fleetPolite) acquireSlot(ctx context.Context, host string, bulk func() 
 			t.end()
 		}
 	}()
+	p.sweep()
 	wait := slotPollMin
 	for {
 		holder := "i:" + name
@@ -214,14 +283,16 @@ func (p *fleetPolite) acquireSlot(ctx context.Context, host string, bulk func() 
 		res, open, err := p.trySlot(ctx, host, holder, isBulk)
 		switch {
 		case err != nil:
+			// Unless it was not sent (Redis already down), the script may have run
+			// without its answer reaching us: give the slot back, now or once Redis
+			// answers again.
+			if !errors.Is(err, fleet.ErrDown) {
+				p.forget(p.hostSlotsKey(host), holder)
+			}
 			return noop, fleetOpening{}, nil
 		case res == slotTaken:
 			key := p.hostSlotsKey(host)
-			return func() {
-				_ = p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
-					return c.ZRem(ctx, key, holder).Err()
-				})
-			}, fleetOpening{}, nil
+			return func() { p.forget(key, holder) }, fleetOpening{}, nil
 		case res == slotBreakerOpen:
 			return nil, open, nil
 		}
@@ -254,36 +325,12 @@ func sleepTurn(ctx context.Context, t *turn, d time.Duration) error {
 			if t.reopened() {
 				continue // raised after its allowance ran out: it may wait again
 			}
+			t.refuse()
 			return errWaitedTooLong
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
-}
-
-// directoryState reads the Directory's fleet-wide pause and breaker in one round
-// trip: how long the pause still lasts (0 when none) and the breaker's opening (zero
-// when closed). On a fleet error it reports neither.
-func (p *fleetPolite) directoryState(ctx context.Context) (paused time.Duration, open fleetOpening) {
-	pauseKey, brkKey := p.f.Key("dir", p.scope, "pause"), p.f.Key("brk", p.scope, "dir")
-	var pausePTTL, brkPTTL *redis.DurationCmd
-	var brkVal *redis.StringCmd
-	err := p.f.Do(ctx, "directory state", func(ctx context.Context, c *redis.Client) error {
-		_, err := c.Pipelined(ctx, func(pipe redis.Pipeliner) error {
-			pausePTTL = pipe.PTTL(ctx, pauseKey)
-			brkPTTL = pipe.PTTL(ctx, brkKey)
-			brkVal = pipe.Get(ctx, brkKey)
-			return nil
-		})
-		if errors.Is(err, redis.Nil) {
-			return nil // GET of a closed breaker's absent key
-		}
-		return err
-	})
-	if err != nil {
-		return 0, fleetOpening{}
-	}
-	return max(pausePTTL.Val(), 0), opening(brkVal.Val(), brkPTTL.Val())
 }
 
 // pauseScript lengthens the Directory's fleet-wide pause to ARGV[1] ms unless it
@@ -308,37 +355,150 @@ func (p *fleetPolite) pauseDirectory(ctx context.Context, d time.Duration) {
 // openDirectoryBreaker opens the Directory's breaker for the whole fleet.
 func (p *fleetPolite) openDirectoryBreaker() { p.openBreaker(p.f.Key("brk", p.scope, "dir")) }
 
-// directoryToken takes one token of the Directory's fleet-wide budget (DirectoryRate
-// per second, DirectoryBurst at once, over every replica), waiting for it as the
-// budget says within the fetch's waiting allowance (not counted against the fetch's
-// deadline: budget.go). It returns errLimiterBusy when the allowance would end before
-// the token comes or ends while waiting, and ctx.Err() when ctx ends; on a fleet
-// error it returns nil, and the replica's own limiter alone has spoken.
-func (p *fleetPolite) directoryToken(ctx context.Context) error {
-	key := p.f.Key("dir", p.scope, "rate")
+// directoryScript is one turn at the Directory's fleet-wide budget, in one step: it
+// reads the Directory's fleet-wide pause and breaker and, when neither holds, takes a
+// token of the GCRA budget (fleet/gcra.go's key and format: the TAT in seconds since
+// 2017) by reserving the next free turn: the TAT moves forward and the caller sleeps
+// the returned delay, so that callers are served in the order they asked, each
+// with one call. A bulk call (a check's row, docs/ARCHITECTURE.md §3) takes a token
+// only when it is free now and, with a burst above one, another remains afterwards:
+// that token is kept for interactive calls, which therefore never queue behind rows.
+// An interactive call whose turn would come after its waiting allowance reserves
+// nothing.
+//
+// KEYS[1] the budget, KEYS[2] the pause, KEYS[3] the breaker; ARGV: the interval
+// (1/rate) in s, the burst, "1" for bulk, the most an interactive call may wait in s
+// (negative: unbounded). Returns {2, pause pttl ms} while paused, {3, pttl ms, value}
+// while the breaker is open, {1, delay s} when a turn is reserved, {0, retry s} when
+// none is (numbers as strings: Redis truncates Lua numbers).
+var directoryScript = redis.NewScript(`
+local paused = redis.call("PTTL", KEYS[2])
+if paused > 0 then
+  return {2, tostring(paused)}
+end
+local open = redis.call("PTTL", KEYS[3])
+if open > 0 then
+  return {3, tostring(open), redis.call("GET", KEYS[3])}
+end
+local t = redis.call("TIME")
+local now = (tonumber(t[1]) - 1483228800) + tonumber(t[2]) / 1000000
+local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local bulk = ARGV[3] == "1"
+local tat = tonumber(redis.call("GET", KEYS[1]) or now)
+if tat < now then tat = now end
+local new_tat = tat + interval
+local keep = 0
+if bulk and burst > 1 then keep = 1 end
+-- (rounded to the microsecond: the float arithmetic leaves crumbs)
+local delay = math.floor((new_tat + keep * interval - burst * interval - now) * 1000000 + 0.5) / 1000000
+if bulk then
+  if delay > 0 then
+    return {0, tostring(delay)}
+  end
+  delay = 0
+else
+  if delay < 0 then delay = 0 end
+  local most = tonumber(ARGV[4])
+  if most >= 0 and delay > most then
+    return {0, tostring(delay)}
+  end
+end
+redis.call("SET", KEYS[1], tostring(new_tat), "PX", math.ceil((new_tat - now) * 1000))
+return {1, tostring(delay)}
+`)
+
+// directoryTurn waits for the fleet's leave to send one Directory request of ctx: it
+// reports the Directory's fleet-wide pause (paused > 0: how long it still lasts) or
+// open breaker (open.d > 0), or else takes one token of the fleet-wide budget
+// (DirectoryRate per second, DirectoryBurst at once, over every replica; see
+// directoryScript), sleeping until its reserved turn within the fetch's waiting
+// allowance (not counted against the fetch's deadline: budget.go). err is
+// errLimiterBusy when the turn would come after the allowance or the allowance ends
+// while waiting, ctx.Err() when ctx ends; on a fleet error all three are zero, and
+// the replica's own limiter alone has spoken.
+func (p *fleetPolite) directoryTurn(ctx context.Context) (paused time.Duration, open fleetOpening, err error) {
+	keys := []string{p.f.Key("dir", p.scope, "rate"), p.f.Key("dir", p.scope, "pause"), p.f.Key("brk", p.scope, "dir")}
+	interval := strconv.FormatFloat(1/p.dirRate, 'g', -1, 64)
 	var t *turn
 	defer func() {
 		if t != nil {
 			t.end()
 		}
 	}()
-	for {
-		d, err := p.f.Allow(ctx, key, p.dirRate, p.dirBurst, 1)
-		if err != nil || d.Allowed {
-			return nil
-		}
-		wait := max(d.RetryAfter, time.Millisecond)
-		if deadline, ok := waitDeadline(ctx); ok && time.Now().Add(wait).After(deadline) {
-			return errLimiterBusy
-		}
+	sleep := func(d time.Duration) error {
 		if t == nil {
 			t = startWait(ctx)
 		}
-		if err := sleepTurn(ctx, t, wait); err != nil {
+		if err := sleepTurn(ctx, t, d); err != nil {
 			if errors.Is(err, errWaitedTooLong) {
 				return errLimiterBusy
 			}
 			return err
 		}
+		return nil
 	}
+	for {
+		bulk := bulkOf(ctx)
+		b, most := "0", "-1"
+		if bulk {
+			b = "1"
+		}
+		deadline, bounded := waitDeadline(ctx)
+		if bounded {
+			most = strconv.FormatFloat(max(time.Until(deadline).Seconds(), 0), 'f', 6, 64)
+		}
+		var out []any
+		ferr := p.f.Do(ctx, "directory turn", func(ctx context.Context, c *redis.Client) error {
+			var err error
+			out, err = directoryScript.Run(ctx, c, keys, interval, p.dirBurst, b, most).Slice()
+			return err
+		})
+		if ferr != nil || len(out) < 2 {
+			return 0, fleetOpening{}, nil
+		}
+		code, _ := out[0].(int64)
+		n := luaFloat(out[1])
+		switch code {
+		case 2:
+			return max(time.Duration(n)*time.Millisecond, time.Millisecond), fleetOpening{}, nil
+		case 3:
+			val := ""
+			if len(out) > 2 {
+				val, _ = out[2].(string)
+			}
+			return 0, opening(val, time.Duration(n)*time.Millisecond), nil
+		case 1:
+			if d := secondsOf(n); d > 0 {
+				return 0, fleetOpening{}, sleep(d)
+			}
+			return 0, fleetOpening{}, nil
+		}
+		// No turn: an interactive call's would come after its allowance; a bulk
+		// call's spare token is not there yet: it looks again (jittered, so that rows
+		// waiting together drift apart) while its allowance lasts.
+		retry := max(secondsOf(n), time.Millisecond)
+		if !bulk || bounded && time.Now().Add(retry).After(deadline) {
+			noteRefused(ctx)
+			return 0, fleetOpening{}, errLimiterBusy
+		}
+		if err := sleep(jitter(retry)); err != nil {
+			return 0, fleetOpening{}, err
+		}
+	}
+}
+
+// luaFloat reads a number a script returned as a string (0 when it is not one).
+func luaFloat(v any) float64 {
+	s, _ := v.(string)
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// secondsOf returns s seconds as a Duration, rounded up; 0 for s ≤ 0.
+func secondsOf(s float64) time.Duration {
+	if s <= 0 || math.IsNaN(s) {
+		return 0
+	}
+	return time.Duration(math.Ceil(s * float64(time.Second)))
 }

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/fleet/redistest"
 	"github.com/peppolgate/peppolgate/internal/clock"
@@ -27,7 +29,7 @@ type replica struct {
 	fleet *fleet.Fleet
 }
 
-// newReplicas returns count Registries over n, each with its own fleet.Open on srv's
+// newPoliteReplicas returns count Registries over n, each with its own fleet.Open on srv's
 // Redis and the same FleetScope, as the replicas of one deployment; edit adjusts every
 // config before New.
 func newPoliteReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, count int, edit func(*Config)) []replica {
@@ -37,7 +39,7 @@ func newPoliteReplicas(t *testing.T, n *netsim.Network, srv *redistest.Server, c
 		// A generous deadline per operation: these tests show what is shared, and a
 		// busy test machine must not make Redis look slow (then each replica falls
 		// back to its own limits, as TestFleetPolitenessRedisDown shows).
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "polite", ProbeEvery: 50 * time.Millisecond, OpTimeout: time.Second})
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "polite", ProbeEvery: 50 * time.Millisecond, OpTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatalf("fleet.Open: %v", err)
 		}
@@ -355,7 +357,7 @@ func newFleetGates(t *testing.T, srv *redistest.Server, count, perHost int) []*h
 	t.Helper()
 	var out []*hostGates
 	for range count {
-		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "gates", OpTimeout: time.Second})
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "gates", OpTimeout: 2 * time.Second})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -462,5 +464,106 @@ func BenchmarkHostGateEnter(b *testing.B) {
 				b.Fatal("Redis went down during the benchmark: the numbers are the local path's")
 			}
 		})
+	}
+}
+
+// TestFleetDirectoryTurnsInteractiveFirst: with bulk rows waiting for the fleet's
+// Directory budget, interactive calls still get their tokens within their waiting
+// allowance (they reserve the next turns in order; bulk rows take a token only while
+// one remains for interactive calls), and the bulk rows are all served too.
+func TestFleetDirectoryTurnsInteractiveFirst(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	var ps []*fleetPolite
+	for range 2 {
+		f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "dirturns", OpTimeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(f.Close)
+		ps = append(ps, newFleetPolite(Config{Fleet: f, FleetScope: "s", SMP: &smp.Client{}, DirectoryRate: 10, DirectoryBurst: 2}))
+	}
+	const rows = 30
+	var wg sync.WaitGroup
+	bulkErrs := make(chan error, rows)
+	for range rows {
+		wg.Go(func() {
+			// A bulk row may wait 6 × 10 s: long enough for every row at 10/s.
+			ctx, cancel := newBudget(registry.WithBulk(context.Background()), 10*time.Second)
+			defer cancel()
+			_, _, err := ps[0].directoryTurn(ctx)
+			bulkErrs <- err
+		})
+	}
+	time.Sleep(300 * time.Millisecond) // the rows are waiting
+	const interactive = 3
+	errs := make(chan error, interactive)
+	for range interactive {
+		wg.Go(func() {
+			ctx, cancel := newBudget(context.Background(), time.Second)
+			defer cancel()
+			_, _, err := ps[1].directoryTurn(ctx)
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	close(bulkErrs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("an interactive call behind %d bulk rows: %v, want a token within its second", rows, err)
+		}
+	}
+	for err := range bulkErrs {
+		if err != nil {
+			t.Errorf("a bulk row: %v", err)
+		}
+	}
+}
+
+// TestFleetSlotReleasedAfterBlip: a fleet-wide SMP slot whose release failed while
+// Redis did not answer (here: paused, with its data kept) is given back once Redis
+// answers again, rather than held until its holder expires.
+func TestFleetSlotReleasedAfterBlip(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	// A short operation deadline: this test is about Redis not answering in time.
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), Prefix: "blip", OpTimeout: 200 * time.Millisecond, ProbeEvery: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	p := newFleetPolite(Config{Fleet: f, FleetScope: "s", SMP: &smp.Client{}, SMPHostConcurrency: 4})
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	ctx := context.Background()
+	const host = "smp.example:443"
+	interactive := func() bool { return false }
+	release, _, err := p.acquireSlot(ctx, host, interactive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := rdb.ZCard(ctx, p.hostSlotsKey(host)).Result(); err != nil || n != 1 {
+		t.Fatalf("slot holders %d, %v; want 1", n, err)
+	}
+	if err := rdb.Do(ctx, "CLIENT", "PAUSE", "1500", "ALL").Err(); err != nil {
+		t.Fatal(err)
+	}
+	release() // times out: Redis does not answer
+	deadline := time.Now().Add(20 * time.Second)
+	for !f.Up() || !fleetAnswers(f) {
+		if time.Now().After(deadline) {
+			t.Fatal("Redis not back within 20 s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	// The replica's next request to any host gives the lost release's slot back.
+	next, _, err := p.acquireSlot(ctx, "other.example:443", interactive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next()
+	if n, err := rdb.ZCard(ctx, p.hostSlotsKey(host)).Result(); err != nil || n != 0 {
+		t.Errorf("slot holders of %s after Redis came back: %d, %v; want 0", host, n, err)
 	}
 }

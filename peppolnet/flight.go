@@ -29,6 +29,15 @@ type flights[T any] struct {
 	m  map[string]*flight[T]
 }
 
+// busy reports whether a fetch of key is in flight: a caller that would join it need
+// not read the shared cache first (the fetch does: sharedflight.go).
+func (g *flights[T]) busy(key string) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	_, ok := g.m[key]
+	return ok
+}
+
 type flight[T any] struct {
 	done    chan struct{}
 	val     T

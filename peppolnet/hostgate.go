@@ -222,6 +222,7 @@ func (g *hostGates) take(ctx context.Context, host string, hg *hostGate) (*slotW
 			if t.reopened() {
 				continue // raised after its allowance ran out: it may wait again
 			}
+			t.refuse()
 			cause = errWaitedTooLong
 		case <-ctx.Done():
 			cause = ctx.Err()

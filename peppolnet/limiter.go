@@ -28,7 +28,7 @@ var errLimiterBusy = errors.New("peppolnet: directory request queue is full")
 // apart from them against perClient, and leave the queue's last perClient places to
 // interactive callers; across clients tokens go round robin whatever the priority
 // (docs/ARCHITECTURE.md §3, Bulk check). In a fleet (Config.Fleet) a caller it lets
-// go also takes a token of the fleet's budget (fleetPolite.directoryToken), so that
+// go also takes a token of the fleet's budget (fleetPolite.directoryTurn), so that
 // the replicas together keep to the Directory's rate (docs/ARCHITECTURE.md §7).
 type limiter struct {
 	now        func() time.Time
@@ -108,6 +108,7 @@ func (l *limiter) wait(ctx context.Context) error {
 		wait := time.Duration((float64(ahead) + 1 - l.tokens) / l.rate * float64(time.Second))
 		if l.now().Add(wait).After(deadline) {
 			l.mu.Unlock()
+			noteRefused(ctx)
 			return errLimiterBusy
 		}
 	}
@@ -136,6 +137,7 @@ wait:
 			if turn.reopened() {
 				continue // raised after its allowance ran out: it may wait again
 			}
+			turn.refuse()
 			err = errLimiterBusy
 			break wait
 		case <-ctx.Done():

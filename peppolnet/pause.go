@@ -8,7 +8,7 @@ import (
 // pause remembers until when an upstream asked us to stay away (a 429 with
 // Retry-After), so that no request is sent before then: asking again early only
 // prolongs the limit and wastes the caller's time. In a fleet the pause is shared too
-// (fleetPolite.pauseDirectory, directoryState): one replica's 429 pauses every replica.
+// (fleetPolite.pauseDirectory, directoryTurn): one replica's 429 pauses every replica.
 type pause struct {
 	mu    sync.Mutex
 	until time.Time

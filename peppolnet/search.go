@@ -115,7 +115,17 @@ func (l *Registry) Search(ctx context.Context, q registry.SearchQuery) (*registr
 // see Search for the errors).
 func (l *Registry) searchLive(ctx context.Context, text, country string, page int) (*registry.SearchResult, registry.Freshness, error) {
 	key := country + "\x00" + strconv.Itoa(page) + "\x00" + text
-	cached, hit := l.searches.find(ctx, key)
+	// A caller joining a fetch in flight here reads the L1 alone (sharedflight.go).
+	var (
+		cached cacheEntry[*registry.SearchResult]
+		hit    bool
+	)
+	joined := l.searchFlights.busy(key)
+	if joined {
+		cached, hit = l.searches.local(key)
+	} else {
+		cached, hit = l.searches.find(ctx, key)
+	}
 	if hit {
 		if age := l.cfg.Now().Sub(cached.fetched); age < cached.ttl {
 			l.cfg.Observer.Cache(registry.CacheSearch, registry.CacheHit)
@@ -128,7 +138,7 @@ func (l *Registry) searchLive(ctx context.Context, text, country string, page in
 			return cacheEntry[*registry.SearchResult]{val: res, err: err, fetched: l.cfg.Now(), ttl: l.cfg.SearchTTL}, err == nil && !abandoned(sctx)
 		})
 		if err != nil {
-			return searchOutcome{err: &registry.Error{Code: registry.CodeSearchFailed, Message: "the search waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
+			return searchOutcome{err: &registry.Error{Code: registry.CodeSearchFailed, Message: "the search was cancelled while another replica fetched it; retry with exponential backoff", Err: err}}
 		}
 		return searchOutcome{res: e.val, err: e.err, fetched: e.fetched, shared: shared}
 	})
@@ -138,6 +148,9 @@ func (l *Registry) searchLive(ctx context.Context, text, country string, page in
 	}
 	res, err := out.res, out.err
 	if err != nil {
+		if registry.ErrorCode(err) == registry.CodeSearchFailed && joined && !hit {
+			cached, hit = l.searches.find(ctx, key) // the shared entry, to serve stale
+		}
 		if registry.ErrorCode(err) == registry.CodeSearchFailed && hit {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
 				l.cfg.Logger.WarnContext(ctx, "search failed, serving stale answer", "query", text, "age", age, "err", err)

@@ -65,7 +65,17 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 		filter = &d
 	}
 	ckey := key + "\x00" + docType
-	cached, hit := l.services.find(ctx, ckey)
+	// A caller joining a fetch in flight here reads the L1 alone (sharedflight.go).
+	var (
+		cached cacheEntry[*registry.ServicesResult]
+		hit    bool
+	)
+	joined := l.servicesFlights.busy(ckey)
+	if joined {
+		cached, hit = l.services.local(ckey)
+	} else {
+		cached, hit = l.services.find(ctx, ckey)
+	}
 	if hit {
 		if age := l.cfg.Now().Sub(cached.fetched); age < cached.ttl {
 			l.cfg.Observer.Cache(registry.CacheServices, registry.CacheHit)
@@ -79,7 +89,7 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 			return e, registry.ErrorCode(r.err) != registry.CodeLookupFailed && !abandoned(fctx)
 		})
 		if err != nil {
-			return servicesFetch{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the services lookup of " + key + " waited for another replica's fetch until its deadline; retry with exponential backoff", Err: err}}
+			return servicesFetch{err: &registry.Error{Code: registry.CodeLookupFailed, Message: "the services lookup of " + key + " was cancelled while another replica fetched it; retry with exponential backoff", Err: err}}
 		}
 		return servicesFetch{r: e.val, err: e.err, ttl: e.ttl, fetched: e.fetched, shared: shared}
 	})
@@ -88,6 +98,9 @@ func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 		return nil, registry.Freshness{}, &registry.Error{Code: registry.CodeLookupFailed, Message: "the services lookup of " + key + " was cancelled before the Peppol network answered; retry with exponential backoff", Err: err}
 	}
 	if registry.ErrorCode(r.err) == registry.CodeLookupFailed {
+		if joined && !hit {
+			cached, hit = l.services.find(ctx, ckey) // the shared entry, to serve stale
+		}
 		if hit && cached.err == nil && cached.val != nil {
 			if age := l.cfg.Now().Sub(cached.fetched); age <= l.cfg.StaleFor {
 				l.cfg.Logger.WarnContext(ctx, "services lookup failed, serving stale answer", "participant", key, "age", age, "err", r.err)

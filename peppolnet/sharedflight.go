@@ -17,19 +17,25 @@ import (
 // attempt per key at a time. The fetch then:
 //
 //  1. in one MULTI/EXEC, reads the shared entry and tries to take the key's lease
-//     (SET prefix:lease:v1:<scope>:<kind>:<hash> <token> NX PX leaseTTL): atomic, so
+//     (SET prefix:lease:v2:<scope>:<kind>:<hash> <token> NX PX leaseTTL): atomic, so
 //     that a lease found free with no fresh entry means nobody is fetching and the last
 //     holder (if any) got no answer;
 //  2. a fresh entry is the answer (a lease just taken is given back);
 //  3. holding the lease, it fetches, renews the lease every leaseRenewEvery while it
 //     works, stores the answer (L1 and Redis), then releases the lease (compare and
 //     delete, so that a lease that expired and was taken over is not deleted);
-//  4. else another replica holds the lease: it polls step 1 every leasePollEvery
-//     until the entry appears or it gets the lease (the holder released it without an
+//  4. else another replica holds the lease: it polls the lease (EXISTS) every
+//     leasePollEvery (jittered) and, once it is gone, tries step 1 again, until the
+//     entry appears or it gets the lease (the holder released it without an
 //     answer: a failure, which is not shared, or its callers left; or it died and its
 //     lease expired): then it fetches itself, once. The waiting counts as waiting for
-//     a turn (budget.go), bounded by the fetch's waiting allowance, after which it
-//     fetches itself without the lease, and by the fetch's context.
+//     a turn (budget.go), bounded apart (leaseWaitFor: half the fetch's waiting
+//     allowance, so that its own fetch can still wait for its turns, at most
+//     leaseTTL+1s), after which it fetches itself without the lease, and by the
+//     fetch's context.
+//
+// An answer whose fetch had a wait refused for its allowance is kept in the L1 only
+// (fetchHere): it may be degraded by our waiting, not by upstream.
 //
 // On any fleet error (Redis down, slow, refusing) it fetches at once, as without a
 // fleet.
@@ -54,7 +60,9 @@ var renewScript = redis.NewScript(`if redis.call("GET", KEYS[1]) == ARGV[1] then
 // upstream round and reports whether its entry is an answer to keep (not a failure,
 // not abandoned); once stores such answers. Without a fleet, fetch runs and its
 // answer is kept in the L1, as always. The error is ctx's when it ended before this
-// replica fetched (while it waited for another's fetch): then there is no entry.
+// replica fetched (while it waited for another's fetch): then there is no entry. The
+// waiting does not run the work clock (budget.go), so in practice ctx ends there only
+// when every caller left.
 func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context.Context) (cacheEntry[V], bool)) (cacheEntry[V], bool, error) {
 	if t.fleet == nil {
 		e, answer := fetch(ctx)
@@ -72,8 +80,7 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 		}
 	}
 	defer endWait()
-	poll := time.NewTimer(leasePollEvery)
-	defer poll.Stop()
+	var giveUp time.Time // when the lease wait ends (set when it begins)
 	for {
 		s, found, held, err := t.tryLease(ctx, key, token)
 		if err != nil && ctx.Err() != nil {
@@ -95,26 +102,68 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 			return t.fetchHolding(ctx, key, token, fetch), false, nil
 		}
 		if w == nil {
+			giveUp = time.Now().Add(leaseWaitFor(ctx))
 			w = startWait(ctx)
 		}
-		poll.Reset(leasePollEvery)
-		select {
-		case <-ctx.Done():
-			return cacheEntry[V]{}, false, ctx.Err()
-		case <-w.out:
-			// Waited as long as this fetch may wait: fetch without the lease.
+		left := time.Until(giveUp)
+		if left <= 0 {
+			// Waited as long as the lease may be waited for: fetch without it.
 			endWait()
 			return t.fetchHere(ctx, key, fetch), false, nil
-		case <-poll.C:
+		}
+		// Poll the lease alone (EXISTS) while it is held; the entry is read again
+		// (with the next attempt at the lease) once it is gone.
+		for {
+			switch err := sleepTurn(ctx, w, min(jitter(leasePollEvery), max(time.Until(giveUp), time.Millisecond))); {
+			case errors.Is(err, errWaitedTooLong):
+				// The fetch may wait no longer: fetch without the lease.
+				endWait()
+				return t.fetchHere(ctx, key, fetch), false, nil
+			case err != nil:
+				return cacheEntry[V]{}, false, err
+			}
+			held, err := t.leaseHeld(ctx, key)
+			if err != nil || !held || !time.Now().Before(giveUp) {
+				break
+			}
 		}
 	}
 }
 
-// fetchHere runs fetch without the lease and keeps its answer (L1, and Redis when it
-// answers).
+// leaseHeld reports whether key's lease is held (by anyone). The error is Do's.
+func (t *tiered[V]) leaseHeld(ctx context.Context, key string) (bool, error) {
+	var n int64
+	err := t.fleet.Do(ctx, "cache lease poll", func(ctx context.Context, c *redis.Client) error {
+		var err error
+		n, err = c.Exists(ctx, t.redisKey("lease", key)).Result()
+		return err
+	})
+	return n > 0, err
+}
+
+// leaseWaitFor returns how long a fetch of ctx may wait for another replica's lease:
+// half its waiting allowance, so that the fetch it may then make itself can still
+// wait for its own turns (an SMP host's slot, the Directory's budget), and no longer
+// than a dead holder's lease lives (leaseTTL, and a second for the take-over).
+func leaseWaitFor(ctx context.Context) time.Duration {
+	d := leaseTTL + time.Second
+	if deadline, ok := waitDeadline(ctx); ok {
+		d = min(d, time.Until(deadline)/2)
+	}
+	return d
+}
+
+// fetchHere runs fetch without the lease and keeps its answer: in the L1, and in
+// Redis unless a wait of the fetch was refused for its waiting allowance (the answer
+// may then be degraded by our own waiting, say directory_unavailable, and other
+// replicas must not serve it).
 func (t *tiered[V]) fetchHere(ctx context.Context, key string, fetch func(ctx context.Context) (cacheEntry[V], bool)) cacheEntry[V] {
 	e, answer := fetch(ctx)
-	if answer {
+	switch {
+	case !answer:
+	case refusedTurn(ctx):
+		t.put(key, e)
+	default:
 		t.store(ctx, key, e)
 	}
 	return e
@@ -153,12 +202,14 @@ func (t *tiered[V]) fetchHolding(ctx context.Context, key, token string, fetch f
 // error is Do's.
 func (t *tiered[V]) tryLease(ctx context.Context, key, token string) (e cacheEntry[V], found, held bool, err error) {
 	var (
-		get *redis.StringCmd
-		set *redis.BoolCmd
+		get  *redis.StringCmd
+		pttl *redis.DurationCmd
+		set  *redis.BoolCmd
 	)
 	err = t.fleet.Do(ctx, "cache lease", func(ctx context.Context, c *redis.Client) error {
 		_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			get = p.Get(ctx, t.redisKey("c", key))
+			pttl = p.PTTL(ctx, t.redisKey("c", key))
 			set = p.SetNX(ctx, t.redisKey("lease", key), token, leaseTTL)
 			return nil
 		})
@@ -174,9 +225,7 @@ func (t *tiered[V]) tryLease(ctx context.Context, key, token string) (e cacheEnt
 	}
 	held = set.Val()
 	if raw, gerr := get.Bytes(); gerr == nil {
-		if d, derr := decodeEntry[V](raw); derr == nil {
-			e, found = t.sane(d), true
-		}
+		e, found = t.decodeAged(raw, pttl.Val())
 	}
 	return e, found, held, nil
 }
