@@ -66,6 +66,7 @@ func (l Limit) String() string {
 // Decision is the outcome of one request: whether it may proceed, and what the
 // RateLimit header says about the client's bucket.
 type Decision struct {
+	// Allowed reports whether the request may proceed.
 	Allowed bool
 	// Remaining is the number of whole requests left; never below zero, even for a
 	// bucket in debt (Charge).

@@ -136,7 +136,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		fs.StringVar(&v.llmBaseURL, "llm-base-url", "", "base `URL` of the OpenAI-compatible API (default https://api.openai.com/v1; Ollama: http://localhost:11434/v1)")
 		fs.StringVar(&v.llmModel, "llm-model", "", "LLM `model`, e.g. gpt-4o-mini or llama3.1 (required with -llm openai)")
 		fs.DurationVar(&v.llmTimeout, "llm-timeout", 20*time.Second, "deadline of the LLM's work on one question, a positive `duration`; the rule planner answers when it passes")
-		fs.StringVar(&v.rateLimit, "rate-limit", "20/s,burst=40", "requests per client to the REST API (/api/v1/...): a `rate` N/s or N/m, optionally ,burst=B (when left out, one second's or minute's worth); 0 or off for no limit")
+		fs.StringVar(&v.rateLimit, "rate-limit", "20/s,burst=40", "requests per client to the REST API (/api/v1/...): a `rate` N/s or N/m, optionally ,burst=B (when left out, one second's or minute's worth); 0 or off for no limit. With -redis, one limit per client for the whole fleet")
 		fs.StringVar(&v.askRateLimit, "ask-rate-limit", "2/s,burst=5", "requests per client to POST /ask, a `rate` as for -rate-limit")
 		fs.StringVar(&v.mcpRateLimit, "mcp-rate-limit", "20/s,burst=40", "requests per client to /mcp, a `rate` as for -rate-limit")
 		fs.StringVar(&v.rateLimitExempt, "rate-limit-exempt", "127.0.0.0/8,::1", "`clients` no rate limit applies to, IP addresses or CIDR prefixes, comma-separated; none for no exception. Loopback by default: tools on the same host, and a local reverse proxy without -trust-proxy, which would otherwise put every client in one bucket")
