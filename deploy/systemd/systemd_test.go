@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -146,6 +147,47 @@ func TestUnitVerifies(t *testing.T) {
 				t.Errorf("systemd-analyze verify reported nothing for the %s; output:\n%s", tc.name, out)
 			}
 		})
+	}
+}
+
+// maxExposure is the highest `systemd-analyze security` exposure the unit may score
+// (0 is the most locked-down, 10 the least); docs/DEPLOY.md reports 1.4 with systemd 252.
+const maxExposure = 2.0
+
+// exposure matches the score line of `systemd-analyze security`.
+var exposure = regexp.MustCompile(`Overall exposure level for \S+: ([0-9.]+)`)
+
+// TestUnitSecurityExposure scores the unit with `systemd-analyze security --offline=yes`
+// (systemd 250 and later; older ones skip) and fails when the hardening weakens beyond
+// maxExposure.
+func TestUnitSecurityExposure(t *testing.T) {
+	analyze := systemdAnalyze(t)
+	bin := binary(t)
+	unit, err := os.ReadFile(unitFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), unitFile)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(unit), execStart, "ExecStart="+bin+" serve", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, analyze, "security", "--offline=yes", "--no-pager", path).CombinedOutput()
+	if bytes.Contains(out, []byte("--offline")) && err != nil {
+		t.Skipf("this systemd-analyze cannot score a unit file offline: %s", out)
+	}
+	m := exposure.FindSubmatch(out)
+	if m == nil {
+		t.Fatalf("systemd-analyze security: %v, no exposure level in:\n%s", err, out)
+	}
+	score, err := strconv.ParseFloat(string(m[1]), 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("systemd-analyze security: exposure %.1f", score)
+	if score > maxExposure {
+		t.Errorf("systemd-analyze security scores the unit %.1f, above %.1f: a hardening directive was lost\n%s", score, maxExposure, out)
 	}
 }
 
