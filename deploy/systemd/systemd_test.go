@@ -303,8 +303,8 @@ func envExample(t *testing.T) (set, commented [][2]string) {
 }
 
 // TestEnvExampleNamesRealFlags checks every variable of the example, set or commented
-// out, against the variables `peppolgate -h` lists for its flags, so that a renamed or
-// removed flag breaks the test. OPENAI_API_KEY is not a flag's: -h names it as the
+// out, and every PEPPOLGATE_* variable docs/DEPLOY.md names, against the variables
+// `peppolgate -h` lists for its flags, so that a renamed or removed flag breaks the test. OPENAI_API_KEY is not a flag's: -h names it as the
 // LLM's key.
 func TestEnvExampleNamesRealFlags(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -327,6 +327,17 @@ func TestEnvExampleNamesRealFlags(t *testing.T) {
 	for _, kv := range append(set, commented...) {
 		if !known[kv[0]] {
 			t.Errorf("%s sets %s, which no flag of `peppolgate -h` reads", envFile, kv[0])
+		}
+	}
+	// The deployment guide's variables too (the test-only PEPPOLGATE_REQUIRE_* aside).
+	const guide = "../../docs/DEPLOY.md"
+	doc, err := os.ReadFile(guide)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range regexp.MustCompile(`PEPPOLGATE_[A-Z0-9_]*[A-Z0-9]`).FindAllString(string(doc), -1) {
+		if !known[name] && !strings.HasPrefix(name, "PEPPOLGATE_REQUIRE_") {
+			t.Errorf("%s names %s, which no flag of `peppolgate -h` reads", guide, name)
 		}
 	}
 }
