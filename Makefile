@@ -2,7 +2,7 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest redis-server fuzz-short mcp-e2e openapi-lint web-e2e bench fuzz load bench-mirror bench-bulk bench-fleet
+.PHONY: test fmt-check vet staticcheck gotest redis-server systemd-analyze fuzz-short mcp-e2e openapi-lint web-e2e bench fuzz load bench-mirror bench-bulk bench-fleet
 
 ## test: format check, go vet, staticcheck, the whole test suite with the race detector,
 ## a short run of every fuzz target, and the built binary's MCP and OpenAPI checks and
@@ -19,15 +19,22 @@ vet:
 staticcheck:
 	$(GO) tool staticcheck ./...
 
-# The tests that run a real Redis (fleet/redistest) fail rather than skip under make test.
-gotest: redis-server
-	PEPPOLGATE_REQUIRE_REDIS=1 $(GO) test $(GOFLAGS_TEST) ./...
+# The tests that run a real Redis (fleet/redistest) or systemd-analyze (deploy/systemd)
+# fail rather than skip under make test.
+gotest: redis-server systemd-analyze
+	PEPPOLGATE_REQUIRE_REDIS=1 PEPPOLGATE_REQUIRE_SYSTEMD=1 $(GO) test $(GOFLAGS_TEST) ./...
 
 ## redis-server: Debian's redis-server for the tests that run a real Redis (installed
 ## with apt-get when missing, as root or through sudo; each test starts its own on a free
 ## loopback port)
 redis-server:
 	scripts/ensure-redis.sh
+
+## systemd-analyze: Debian's systemd package, for `systemd-analyze verify` of the unit in
+## deploy/systemd/ (installed with apt-get when missing, as root or through sudo; nothing
+## is started)
+systemd-analyze:
+	scripts/ensure-systemd.sh
 
 ## mcp-e2e: the built binary on the demo network against the official MCP TypeScript SDK
 ## client (HTTP and stdio) and the MCP conformance suite; needs npm (first run installs
