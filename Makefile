@@ -2,12 +2,12 @@
 GO ?= go
 GOFLAGS_TEST ?= -race -count=1
 
-.PHONY: test fmt-check vet staticcheck gotest redis-server systemd-analyze fuzz-short mcp-e2e openapi-lint web-e2e bench fuzz load bench-mirror bench-bulk bench-fleet
+.PHONY: test fmt-check vet staticcheck gotest redis-server systemd-analyze fuzz-short mcp-e2e openapi-lint web-e2e image image-check image-tools bench fuzz load bench-mirror bench-bulk bench-fleet
 
 ## test: format check, go vet, staticcheck, the whole test suite with the race detector,
 ## a short run of every fuzz target, and the built binary's MCP and OpenAPI checks and
-## its web pages in a real browser
-test: fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint web-e2e
+## its web pages in a real browser, and the OCI image checked by skopeo and umoci
+test: fmt-check vet staticcheck gotest fuzz-short mcp-e2e openapi-lint web-e2e image-check
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -58,6 +58,27 @@ openapi-lint:
 ## Node 22, playwright-core and axe-core into .tools/web-e2e)
 web-e2e:
 	e2e/web/run.sh
+
+## image: the OCI image of the committed HEAD without Docker (docs/DEPLOY.md, "Container
+## image"): FROM scratch, offline, for IMAGE_PLATFORMS; an OCI layout in
+## IMAGE_OUT/oci and a `docker load`-able tarball per platform in IMAGE_OUT. Two builds
+## of one commit give the same digests.
+IMAGE_OUT ?= .artifacts/image
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+image:
+	$(GO) run ./scripts/build-image -out $(IMAGE_OUT) -platforms $(IMAGE_PLATFORMS)
+
+## image-check: builds the image twice for this machine's platform (same digests),
+## inspects it with Debian's skopeo, unpacks it with umoci --rootless and runs the
+## unpacked binary on the demo network until it serves /healthz, with no container
+## runtime (scripts/build-image/image_test.go; part of make test)
+image-check: image-tools
+	PEPPOLGATE_IMAGE_CHECK=1 $(GO) test -count=1 -run '^TestImage$$' ./scripts/build-image
+
+## image-tools: Debian's skopeo and umoci (installed with apt-get when missing, as root or
+## through sudo)
+image-tools:
+	scripts/ensure-image-tools.sh
 
 ## bench: the benchmarks recorded in BENCHMARKS.md
 bench:
