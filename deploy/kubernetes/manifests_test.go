@@ -309,6 +309,31 @@ func TestManifests(t *testing.T) {
 		checkResources(t, rc)
 	})
 
+	t.Run("docs", func(t *testing.T) {
+		// docs/DEPLOY.md's commands name these objects: a rename must change them too.
+		doc, err := os.ReadFile("../../docs/DEPLOY.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{
+			"kubectl create namespace " + r.k.Namespace,
+			"kubectl -n " + r.k.Namespace + " create secret generic " + secretName,
+			"kubectl apply -k deploy/kubernetes",
+			"--from=cronjob/" + cron.Name + " ",
+			"deployment/" + dep.Name,
+			"svc/" + svc.Name + " 8080:80",
+		} {
+			if !strings.Contains(string(doc), want) {
+				t.Errorf("docs/DEPLOY.md does not say %q", want)
+			}
+		}
+		for _, k := range secretKeys {
+			if !strings.Contains(string(doc), "--from-literal="+k+"=") {
+				t.Errorf("docs/DEPLOY.md does not show how to set the Secret's %s", k)
+			}
+		}
+	})
+
 	// The binary: every PEPPOLGATE_* variable is a flag's, the ConfigMap's values are
 	// accepted, and the probes answer 200 on what `serve` listens on.
 	bin := buildBinary(t)
