@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	appsv1 "k8s.io/api/apps/v1"
 	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	batchv1 "k8s.io/api/batch/v1"
@@ -28,6 +29,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/util/intstr"
+
+	"github.com/peppolgate/peppolgate/fleet/redistest"
 )
 
 // The names the manifests and docs/DEPLOY.md agree on.
@@ -370,7 +373,7 @@ func TestManifests(t *testing.T) {
 		}
 	})
 	t.Run("binary", func(t *testing.T) {
-		checkBinary(t, bin, cm, dep, cron)
+		checkBinary(t, bin, cm, dep, cron, redis)
 	})
 }
 
@@ -634,16 +637,29 @@ func (l *logLines) wait(t *testing.T, msg string, d time.Duration) map[string]an
 // temporary file), GETs each probe, runs the CronJob's command against the demo's
 // Directory, then stops the server as the kubelet does and checks that the grace period
 // covers the drain.
-func checkBinary(t *testing.T, bin string, cm *corev1.ConfigMap, dep *appsv1.Deployment, cron *batchv1.CronJob) {
+func checkBinary(t *testing.T, bin string, cm *corev1.ConfigMap, dep *appsv1.Deployment, cron *batchv1.CronJob, redis *appsv1.Deployment) {
 	c := dep.Spec.Template.Spec.Containers[0]
 	dir := t.TempDir()
+	// The Secret's PEPPOLGATE_REDIS: a real redis-server started with redis.yaml's
+	// arguments (Valkey takes the same), its program name left out.
+	rargs := redis.Spec.Template.Spec.Containers[0].Args
+	if len(rargs) == 0 || !strings.HasSuffix(rargs[0], "-server") {
+		t.Fatalf("Redis args %q do not start with the server's name", rargs)
+	}
+	rsrv := redistest.Start(t, rargs[1:]...)
+	redisURL := "redis://" + rsrv.Addr() + "/0"
 	env := map[string]string{}
 	for k, v := range cm.Data {
 		env[k] = v
 	}
+	// The Secret as the operator creates it for this test: the Redis only (no LLM key).
+	secret := map[string]string{"PEPPOLGATE_REDIS": redisURL}
 	for _, e := range c.Env {
-		if e.ValueFrom == nil {
+		switch {
+		case e.ValueFrom == nil:
 			env[e.Name] = e.Value
+		case e.ValueFrom.SecretKeyRef != nil && secret[e.ValueFrom.SecretKeyRef.Key] != "":
+			env[e.Name] = secret[e.ValueFrom.SecretKeyRef.Key]
 		}
 	}
 	env["PEPPOLGATE_ADDR"] = "127.0.0.1:0"
@@ -692,6 +708,20 @@ func checkBinary(t *testing.T, bin string, cm *corev1.ConfigMap, dep *appsv1.Dep
 			t.Errorf("%s probe: GET %s = %d, want 200", name, p.HTTPGet.Path, got)
 		}
 	}
+	var ready struct {
+		Redis *struct {
+			Up bool `json:"up"`
+		} `json:"redis"`
+	}
+	if resp, err := client.Get("http://" + addr + c.ReadinessProbe.HTTPGet.Path); err != nil {
+		t.Fatal(err)
+	} else {
+		err := json.NewDecoder(resp.Body).Decode(&ready)
+		resp.Body.Close()
+		if err != nil || ready.Redis == nil || !ready.Redis.Up {
+			t.Errorf("readiness: redis %+v (%v), want up through the Secret's PEPPOLGATE_REDIS", ready.Redis, err)
+		}
+	}
 
 	// The CronJob's command with its environment, from the ConfigMap, against the demo's
 	// Directory (the only change: -directory-url, and the mirror in the temporary dir).
@@ -703,6 +733,8 @@ func checkBinary(t *testing.T, bin string, cm *corev1.ConfigMap, dep *appsv1.Dep
 			syncEnv[e.Name] = e.Value
 		case e.ValueFrom.ConfigMapKeyRef != nil:
 			syncEnv[e.Name] = cm.Data[e.ValueFrom.ConfigMapKeyRef.Key]
+		case e.ValueFrom.SecretKeyRef != nil && secret[e.ValueFrom.SecretKeyRef.Key] != "":
+			syncEnv[e.Name] = secret[e.ValueFrom.SecretKeyRef.Key]
 		}
 	}
 	syncEnv["PEPPOLGATE_MIRROR"] = filepath.Join(dir, "synced.db")
@@ -714,6 +746,14 @@ func checkBinary(t *testing.T, bin string, cm *corev1.ConfigMap, dep *appsv1.Dep
 		t.Errorf("the CronJob's command %q: %v\n%s", syncCmd.Args, err, out)
 	} else if _, err := os.Stat(syncEnv["PEPPOLGATE_MIRROR"]); err != nil {
 		t.Errorf("the CronJob's command wrote no mirror: %v\n%s", err, out)
+	} else {
+		// It recorded the sync for the replicas, under their prefix (docs/INTERFACE.md §4.10).
+		rc := goredis.NewClient(&goredis.Options{Addr: rsrv.Addr()})
+		defer rc.Close()
+		keys, err := rc.Keys(sctx, cm.Data["PEPPOLGATE_REDIS_PREFIX"]+":mirror:synced:*").Result()
+		if err != nil || len(keys) != 1 {
+			t.Errorf("the sync job's record under the replicas' prefix %s: %q %v\n%s", cm.Data["PEPPOLGATE_REDIS_PREFIX"], keys, err, out)
+		}
 	}
 
 	// SIGTERM, as the kubelet sends: /readyz answers 503 during the drain delay, and the
