@@ -456,6 +456,11 @@ func checkSecurity(t *testing.T, name string, spec corev1.PodSpec, uid int64) {
 	if spec.AutomountServiceAccountToken == nil || *spec.AutomountServiceAccountToken {
 		t.Errorf("%s: the service account token is mounted", name)
 	}
+	// The Services peppolgate and peppolgate-redis would otherwise put PEPPOLGATE_PORT,
+	// PEPPOLGATE_REDIS_PORT... among the settings' variables.
+	if spec.EnableServiceLinks == nil || *spec.EnableServiceLinks {
+		t.Errorf("%s: enableServiceLinks is not false", name)
+	}
 	for _, c := range append(spec.InitContainers, spec.Containers...) {
 		sc := c.SecurityContext
 		switch {
