@@ -63,10 +63,11 @@ web-e2e:
 ## image"): FROM scratch, offline, for IMAGE_PLATFORMS; an OCI layout in
 ## IMAGE_OUT/oci and a `docker load`-able tarball per platform in IMAGE_OUT. Two builds
 ## of one commit give the same digests.
+IMAGE ?= ghcr.io/peppolgate/peppolgate
 IMAGE_OUT ?= .artifacts/image
 IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
 image:
-	$(GO) run ./scripts/build-image -out $(IMAGE_OUT) -platforms $(IMAGE_PLATFORMS)
+	$(GO) run ./scripts/build-image -repo $(IMAGE) -out $(IMAGE_OUT) -platforms $(IMAGE_PLATFORMS)
 
 ## image-check: builds the image twice for this machine's platform (same digests),
 ## inspects it with Debian's skopeo, unpacks it with umoci --rootless and runs the

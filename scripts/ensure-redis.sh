@@ -22,7 +22,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 t0=$(date +%s)
 echo "ensure-redis: installing Debian's redis-server with apt-get (once per machine)"
-apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o Dpkg::Use-Pty=0)
+apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=300)
 if ! { "${apt[@]}" update && "${apt[@]}" install -y --no-install-recommends redis-server; } >"$log" 2>&1; then
   cat "$log" >&2
   exit 1

@@ -19,7 +19,7 @@ log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 t0=$(date +%s)
 echo "ensure-systemd: installing Debian's systemd (for systemd-analyze) with apt-get (once per machine)"
-apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o Dpkg::Use-Pty=0)
+apt=("${sudo[@]}" env DEBIAN_FRONTEND=noninteractive apt-get -q -o Dpkg::Use-Pty=0 -o DPkg::Lock::Timeout=300)
 if ! { "${apt[@]}" update && "${apt[@]}" install -y --no-install-recommends systemd; } >"$log" 2>&1; then
   cat "$log" >&2
   exit 1

@@ -104,8 +104,8 @@ func TestManifests(t *testing.T) {
 			t.Fatalf("kustomization.yaml images = %+v, want one entry naming %s with only its tag", r.k.Images, imageName)
 		}
 		tag := r.k.Images[0].NewTag
-		if !regexp.MustCompile(`^v?[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(tag) {
-			t.Errorf("image tag %q is not a release version", tag)
+		if !regexp.MustCompile(`^v[0-9]+\.[0-9]+\.[0-9]+$`).MatchString(tag) {
+			t.Errorf("image tag %q is not a release version as make image tags it (the module version, v1.2.3)", tag)
 		}
 		for _, img := range []string{c.Image, syncC.Image} {
 			if img != imageName+":"+tag {

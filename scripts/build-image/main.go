@@ -225,7 +225,10 @@ func goBuild(o Options, arch, out string) error {
 	cmd := exec.Command("go", "build", "-trimpath", "-buildvcs=true", "-tags", "timetzdata",
 		"-ldflags=-s -w -buildid=", "-o", out, "./cmd/peppolgate")
 	cmd.Dir = o.Root
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
+	// The machine's Go settings must not change the binary (or its digest): flags,
+	// micro-architecture levels and experiments are reset; the toolchain is the one
+	// named in go.mod.
+	cmd.Env = append(buildEnv(os.Environ()), "CGO_ENABLED=0", "GOOS=linux", "GOARCH="+arch)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	t0 := time.Now()
@@ -355,4 +358,19 @@ func gitOut(dir string, args ...string) (string, error) {
 		return "", errors.New("git " + strings.Join(args, " ") + ": " + err.Error() + ": " + strings.TrimSpace(stderr.String()))
 	}
 	return strings.TrimSpace(string(out)), nil
+}
+
+// buildEnv returns env without the Go settings that would change the image's binary:
+// GOFLAGS, GOAMD64, GOARM, GOARM64, GO386 and GOEXPERIMENT.
+func buildEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GOFLAGS", "GOAMD64", "GOARM", "GOARM64", "GO386", "GOEXPERIMENT":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
 }
