@@ -64,8 +64,33 @@ func (d *driveResult) serverErrors() int {
 // drive sends jobs with concurrency workers and waits for every answer, reading
 // each answer whole.
 func drive(ctx context.Context, c *http.Client, reps []*replica, jobs []job, concurrency int) *driveResult {
-	res := &driveResult{requests: len(jobs), statuses: map[int]int{}, cache: map[string]int{}}
 	var next atomic.Int64
+	return work(ctx, c, reps, concurrency, func() (job, bool) {
+		i := int(next.Add(1)) - 1
+		if i >= len(jobs) {
+			return job{}, false
+		}
+		return jobs[i], true
+	})
+}
+
+// closedLoop sends jobs in turn (from the start again when done) with concurrency
+// workers for dur, and returns what they got: requests per second of a saturated
+// service.
+func closedLoop(ctx context.Context, c *http.Client, reps []*replica, jobs []job, concurrency int, dur time.Duration) *driveResult {
+	ctx, cancel := context.WithTimeout(ctx, dur)
+	defer cancel()
+	var next atomic.Int64
+	return work(ctx, c, reps, concurrency, func() (job, bool) {
+		return jobs[int(next.Add(1)-1)%len(jobs)], true
+	})
+}
+
+// work runs concurrency workers, each sending the jobs next hands out until it has
+// none or ctx ends, and adds up what they got; a request cut short by ctx's end is
+// not counted.
+func work(ctx context.Context, c *http.Client, reps []*replica, concurrency int, next func() (job, bool)) *driveResult {
+	res := &driveResult{statuses: map[int]int{}, cache: map[string]int{}}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	start := time.Now()
@@ -73,15 +98,17 @@ func drive(ctx context.Context, c *http.Client, reps []*replica, jobs []job, con
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var own driveResult
-			own.statuses, own.cache = map[int]int{}, map[string]int{}
+			own := driveResult{statuses: map[int]int{}, cache: map[string]int{}}
 			for ctx.Err() == nil {
-				i := int(next.Add(1)) - 1
-				if i >= len(jobs) {
+				j, ok := next()
+				if !ok {
 					break
 				}
-				j := jobs[i]
 				status, cache, took, err := send(ctx, c, reps[j.replica].base, j.req)
+				if ctx.Err() != nil {
+					break // cut short by the end of the run: not counted
+				}
+				own.requests++
 				own.statuses[status]++
 				if cache != "" {
 					own.cache[cache]++
@@ -103,6 +130,7 @@ func drive(ctx context.Context, c *http.Client, reps []*replica, jobs []job, con
 }
 
 func (d *driveResult) merge(o *driveResult) {
+	d.requests += o.requests
 	d.lat.merge(&o.lat)
 	for k := range o.byKind {
 		d.byKind[k].merge(&o.byKind[k])
@@ -116,50 +144,6 @@ func (d *driveResult) merge(o *driveResult) {
 	if len(d.failures) < 5 {
 		d.failures = append(d.failures, o.failures[:min(len(o.failures), 5-len(d.failures))]...)
 	}
-}
-
-// closedLoop sends jobs in turn (from the start again when done) with concurrency
-// workers for dur, and returns what they got: requests per second of a saturated
-// service.
-func closedLoop(ctx context.Context, c *http.Client, reps []*replica, jobs []job, concurrency int, dur time.Duration) *driveResult {
-	ctx, cancel := context.WithTimeout(ctx, dur)
-	defer cancel()
-	res := &driveResult{statuses: map[int]int{}, cache: map[string]int{}}
-	var next atomic.Int64
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range max(1, concurrency) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var own driveResult
-			own.statuses, own.cache = map[int]int{}, map[string]int{}
-			for {
-				j := jobs[int(next.Add(1)-1)%len(jobs)]
-				status, cache, took, err := send(ctx, c, reps[j.replica].base, j.req)
-				if ctx.Err() != nil {
-					break // cut short by the end of the run: not counted
-				}
-				own.requests++
-				own.statuses[status]++
-				if cache != "" {
-					own.cache[cache]++
-				}
-				own.lat.add(took)
-				if (err != nil || status >= 500) && len(own.failures) < 5 {
-					own.failures = append(own.failures, fmt.Sprintf("replica %d %s: %d %v", j.replica+1, j.req.path, status, err))
-				}
-			}
-			mu.Lock()
-			res.requests += own.requests
-			res.merge(&own)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	res.seconds = time.Since(start).Seconds()
-	return res
 }
 
 // send sends r to the replica at base and reads the answer whole; status 0 for a
