@@ -28,13 +28,13 @@ gotest: redis-server systemd-analyze
 ## with apt-get when missing, as root or through sudo; each test starts its own on a free
 ## loopback port)
 redis-server:
-	scripts/ensure-redis.sh
+	scripts/ensure-debian.sh redis-server=redis-server
 
 ## systemd-analyze: Debian's systemd package, for `systemd-analyze verify` of the unit in
 ## deploy/systemd/ (installed with apt-get when missing, as root or through sudo; nothing
 ## is started)
 systemd-analyze:
-	scripts/ensure-systemd.sh
+	scripts/ensure-debian.sh systemd-analyze=systemd
 
 ## mcp-e2e: the built binary on the demo network against the official MCP TypeScript SDK
 ## client (HTTP and stdio) and the MCP conformance suite; needs npm (first run installs
@@ -79,7 +79,7 @@ image-check: image-tools
 ## image-tools: Debian's skopeo and umoci (installed with apt-get when missing, as root or
 ## through sudo)
 image-tools:
-	scripts/ensure-image-tools.sh
+	scripts/ensure-debian.sh skopeo=skopeo umoci=umoci /etc/ssl/certs/ca-certificates.crt=ca-certificates
 
 ## bench: the benchmarks recorded in BENCHMARKS.md
 bench:

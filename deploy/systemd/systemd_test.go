@@ -3,7 +3,7 @@
 // own systemd-analyze verify for the unit's directives, and the built peppolgate binary
 // for every PEPPOLGATE_* variable and value of the example.
 //
-// systemd-analyze comes with Debian's systemd package (scripts/ensure-systemd.sh installs
+// systemd-analyze comes with Debian's systemd package (scripts/ensure-debian.sh installs
 // it); without it the unit's check skips, unless PEPPOLGATE_REQUIRE_SYSTEMD is set, as
 // `make test` does.
 package systemd_test
@@ -86,7 +86,7 @@ func systemdAnalyze(t *testing.T) string {
 	p, err := exec.LookPath("systemd-analyze")
 	if err != nil {
 		if os.Getenv("PEPPOLGATE_REQUIRE_SYSTEMD") != "" {
-			t.Fatalf("systemd-analyze is not installed (PEPPOLGATE_REQUIRE_SYSTEMD is set): apt-get install -y systemd, or scripts/ensure-systemd.sh")
+			t.Fatalf("systemd-analyze is not installed (PEPPOLGATE_REQUIRE_SYSTEMD is set): apt-get install -y systemd, or make systemd-analyze")
 		}
 		t.Skip("systemd-analyze is not installed; apt-get install -y systemd (make test does)")
 	}

@@ -1,7 +1,7 @@
 // Command bench-fleet is the benchmark of `make bench-fleet` (issue 27): peppolgate
 // run as a fleet of replicas sharing one Redis, over one simulated Peppol network.
 //
-// It starts its own redis-server (Debian's; scripts/ensure-redis.sh installs it) on a
+// It starts its own redis-server (Debian's; make redis-server installs it) on a
 // free loopback port with no persistence, and the demo network (netsim, 3,000
 // participants) in this process. A replica is what `peppolgate serve -redis …` runs:
 // its own stack.Build (registries, caches, breakers, limiters) and server.New, with

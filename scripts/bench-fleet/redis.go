@@ -37,7 +37,7 @@ type redisServer struct {
 func startRedis(ctx context.Context, bin string) (*redisServer, error) {
 	path, err := exec.LookPath(bin)
 	if err != nil {
-		return nil, fmt.Errorf("%s not found (scripts/ensure-redis.sh installs Debian's redis-server): %w", bin, err)
+		return nil, fmt.Errorf("%s not found (make redis-server installs Debian's): %w", bin, err)
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

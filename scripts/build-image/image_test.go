@@ -35,7 +35,7 @@ func TestImage(t *testing.T) {
 	}
 	for _, tool := range []string{"skopeo", "umoci", "git", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Fatalf("%s is missing (scripts/ensure-image-tools.sh installs skopeo and umoci): %v", tool, err)
+			t.Fatalf("%s is missing (make image-tools installs skopeo and umoci): %v", tool, err)
 		}
 	}
 	root, err := gitOut(".", "rev-parse", "--show-toplevel")
