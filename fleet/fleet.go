@@ -164,8 +164,10 @@ func Open(opt Options) (*Fleet, error) {
 		logged:     map[string]time.Time{},
 		stop:       make(chan struct{}),
 	}
-	// Ask once, briefly, so that a replica started with Redis down starts local.
-	ctx, cancel := context.WithTimeout(context.Background(), 4*opt.OpTimeout)
+	// Ask once, within the dial budget (a TLS handshake to a busy or distant Redis may
+	// take longer than an operation), so that a replica started with Redis down starts
+	// local, and its cause is the real one, not a timeout.
+	ctx, cancel := context.WithTimeout(context.Background(), ro.DialTimeout)
 	err = f.client.Ping(ctx).Err()
 	cancel()
 	if err != nil {
@@ -414,7 +416,7 @@ func (f *Fleet) probe() {
 		}
 		// A write, not a PING: a full (OOM) or read-only Redis answers PING, and
 		// marking it up would send every replica back to it once a second.
-		ctx, cancel := context.WithTimeout(context.Background(), max(4*f.opTimeout, time.Second))
+		ctx, cancel := context.WithTimeout(context.Background(), f.client.Options().DialTimeout)
 		err := f.client.Set(ctx, f.Key("fleet", "probe"), "1", 5*time.Second).Err()
 		cancel()
 		if err != nil {
