@@ -13,6 +13,11 @@ const (
 	LangGerman    = "de"
 	LangNorwegian = "no"
 	LangSwedish   = "sv"
+	LangSpanish   = "es"
+	LangItalian   = "it"
+	LangDanish    = "da"
+	LangFinnish   = "fi"
+	LangPolish    = "pl"
 )
 
 // tongues are the languages answers are phrased in, English first (the default). Each
