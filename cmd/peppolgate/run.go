@@ -43,6 +43,10 @@ type program struct {
 // error.
 func (p program) run(ctx context.Context, args []string) int {
 	cmd := cmdServe
+	if len(args) > 0 && (args[0] == "-version" || args[0] == "--version" || args[0] == "version") {
+		fmt.Fprintln(p.stdout, versionLine())
+		return 0
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case cmdServe, cmdMCP, cmdCheck:
