@@ -464,7 +464,7 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, fl *f
 		t = time.NewTimer(max(time.Until(next), 0))
 		defer t.Stop()
 		refresh = t.C
-		client = netguard.NewHTTPClient(netguard.Policy{AllowPrivate: cfg.allowPrivateSMP, Timeout: importHeaderTimeout})
+		client = netguard.NewHTTPClient(netguard.Policy{AllowPrivate: cfg.allowPrivateSMP, Timeout: importHeaderTimeout, Proxy: cfg.proxy})
 		client.Timeout = 0 // Sync bounds the whole download itself
 	}
 	for {
