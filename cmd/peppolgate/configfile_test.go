@@ -3,13 +3,22 @@ package main
 import (
 	"bytes"
 	"flag"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/netsim"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
 )
 
@@ -246,4 +255,139 @@ func settings(out string) []string {
 		s = append(s, kv)
 	}
 	return s
+}
+
+// TestOCSPSettings runs -ocsp and -ocsp-timeout through parseConfig and connect to
+// the demo network's OCSP responder: on asks it, off never does and says unchecked; a
+// timeout below the responder's latency leaves the revocation unknown.
+func TestOCSPSettings(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		latency  time.Duration
+		want     string
+		askedAny bool
+	}{
+		{"on by default", nil, 0, "good", true},
+		{"off", []string{"-ocsp", "off"}, 0, "unchecked", false},
+		{"off from the file, as YAML's boolean", []string{"-config", writeConfig(t, "ocsp: off\n")}, 0, "unchecked", false},
+		{"timeout", []string{"-ocsp-timeout", "100ms"}, 3 * time.Second, "unknown", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg, err := parseConfig(cmdServe, append([]string{"-network", "demo", "-networks", "demo"}, tt.args...), envMap(nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			up, err := connect(t.Context(), cfg, slog.New(slog.DiscardHandler), nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer up.closeAll()
+			if tt.latency > 0 {
+				up.demo.SetFault(netsim.OCSPTarget(), netsim.Fault{Latency: tt.latency})
+			}
+			id, err := peppol.ParseParticipantID(netsim.KnownCertValid)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, _, err := up.Networks.Lookup(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.SMP.Endpoint.Certificate.Revocation; got != tt.want {
+				t.Errorf("revocation %q, want %q", got, tt.want)
+			}
+			if asked := up.demo.Hits().OCSP > 0; asked != tt.askedAny {
+				t.Errorf("OCSP responder asked %d times", up.demo.Hits().OCSP)
+			}
+		})
+	}
+	for _, bad := range []string{"50ms", "1m"} {
+		if _, err := parseConfig(cmdServe, []string{"-ocsp-timeout", bad}, envMap(nil)); err == nil || !strings.Contains(err.Error(), "-ocsp-timeout must be between 100ms and 30s") {
+			t.Errorf("-ocsp-timeout %s: %v", bad, err)
+		}
+	}
+	if _, err := parseConfig(cmdServe, nil, envMap(map[string]string{"PEPPOLGATE_OCSP": "maybe"})); err == nil || !strings.Contains(err.Error(), `invalid value "maybe" for PEPPOLGATE_OCSP: not on or off`) {
+		t.Errorf("PEPPOLGATE_OCSP=maybe: %v", err)
+	}
+}
+
+// TestDirectoryThroughProxy: with HTTP_PROXY in the program's environment, the
+// Directory is asked through the proxy (a real one on loopback, forwarding to the
+// simulated Directory), and a bad proxy URL is a usage error.
+func TestDirectoryThroughProxy(t *testing.T) {
+	t.Parallel()
+	n, err := netsim.Start(t.Context(), netsim.Generate(netsim.DatasetConfig{Seed: 1, Participants: 50}), netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	target, _ := url.Parse(n.DirectoryURL())
+	var proxied atomic.Int32
+	fwd := httputil.NewSingleHostReverseProxy(target)
+	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.IsAbs() || r.URL.Host != "directory.example" {
+			http.Error(w, "not a proxy request for directory.example", http.StatusBadRequest)
+			return
+		}
+		proxied.Add(1)
+		fwd.ServeHTTP(w, r)
+	}))
+	t.Cleanup(px.Close)
+	env := map[string]string{"HTTP_PROXY": px.URL, "NO_PROXY": "nothing.example"}
+	cfg, err := parseConfig(cmdServe, []string{"-network", "test", "-networks", "test", "-directory-url", "http://directory.example", "-dns-server", "127.0.0.1:1"}, envMap(env))
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := connect(t.Context(), cfg, slog.New(slog.DiscardHandler), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.closeAll()
+	if _, _, err := up.Networks.Search(t.Context(), registry.SearchQuery{Q: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := proxied.Load(); got == 0 {
+		t.Error("the Directory was not asked through the proxy")
+	}
+	if _, err := parseConfig(cmdServe, nil, envMap(map[string]string{"HTTPS_PROXY": "ftp://u:pw@proxy:21"})); err == nil || !strings.Contains(err.Error(), "HTTPS_PROXY ftp://u:REDACTED@proxy:21") {
+		t.Errorf("bad proxy: %v", err)
+	}
+}
+
+// TestMirrorConfigFile: mirror sync takes its settings from a -config file shared with
+// serve (serve's keys ignored), a flag beating the file; an unknown key is an error.
+func TestMirrorConfigFile(t *testing.T) {
+	t.Parallel()
+	n, err := netsim.Start(t.Context(), netsim.Generate(netsim.DatasetConfig{Seed: 1, Participants: 50}), netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	dir := t.TempDir()
+	file := writeConfig(t, "mirror: "+filepath.Join(dir, "from-file.db")+"\ndirectory-url: "+n.DirectoryURL()+"\ncache-ttl: 5m\nrate-limit: 5/s\n")
+	if code, _, stderr := runCmd(t, "mirror", "sync", "-config", file); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "from-file.db")); err != nil {
+		t.Errorf("the file's mirror was not written: %v", err)
+	}
+	if code, _, stderr := runCmd(t, "mirror", "sync", "-config", file, "-mirror", filepath.Join(dir, "from-flag.db")); code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "from-flag.db")); err != nil {
+		t.Errorf("the flag's mirror was not written: %v", err)
+	}
+	for body, want := range map[string]string{
+		"mirorr: x.db\n":      `unknown key "mirorr" (did you mean mirror?)`,
+		"redis-timeout: 1h\n": "-redis-timeout must be between 1ms and 5s",
+		"network: mainnet\n":  `-network "mainnet" is not one of production, test`,
+	} {
+		if code, _, stderr := runCmd(t, "mirror", "sync", "-config", writeConfig(t, body)); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", body, code, stderr, want)
+		}
+	}
 }
