@@ -391,3 +391,25 @@ func TestMirrorConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// TestDeployExampleConfig reads docs/DEPLOY.md's example -config file as serve would.
+func TestDeployExampleConfig(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/DEPLOY.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, sec, ok := strings.Cut(string(doc), "\n## Configuration file\n")
+	_, block, ok2 := strings.Cut(sec, "```yaml\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("docs/DEPLOY.md has no example under ## Configuration file")
+	}
+	c, err := parseConfig(cmdServe, []string{"-config", writeConfig(t, block)}, envMap(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.addr != "127.0.0.1:8080" || prefixes(c.trustedProxies) != "127.0.0.1/32,::1/128" || !c.ocsp || c.llmKey == "" || c.mirrorRefresh != 24*time.Hour {
+		t.Errorf("%+v", c)
+	}
+}
