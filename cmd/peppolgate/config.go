@@ -727,6 +727,10 @@ Flags (each may also be set by the environment variable shown, or by its name as
 		fmt.Fprintln(w)
 	}
 	fmt.Fprint(w, `
+Outbound proxy: HTTPS_PROXY, HTTP_PROXY and NO_PROXY carry SMP, Directory and OCSP requests
+through a proxy (the SSRF guard checks each target first); SML lookups are DNS, always direct.
+The LLM's key: OPENAI_API_KEY, or openai-api-key in the -config file.
+
 Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight requests),
 1 when the service cannot start or stop cleanly, 2 for a bad flag or value.
 `)

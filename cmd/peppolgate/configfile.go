@@ -236,16 +236,14 @@ func redactURL(raw string) string {
 		return raw
 	}
 	u.User = url.UserPassword(u.User.Username(), redacted)
-	s := u.String()
-	// url.String escapes nothing in REDACTED; keep the form an operator reads.
-	return s
+	return u.String()
 }
 
 // proxyEnv are the variables of the outbound proxy (docs/DEPLOY.md "Outbound proxy"),
 // in the order 'config print' lists them.
 var proxyEnv = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
 
-// printUsageConfig is the -h text of 'peppolgate config'.
+// usageConfig is the -h text of 'peppolgate config'.
 const usageConfig = `Usage: peppolgate config print [-config FILE] [serve's flags]
 
 Prints the effective configuration of serve as YAML: every setting, each with a comment
@@ -330,17 +328,17 @@ func (p program) printConfig(cfg config) {
 		fmt.Fprintf(w, "# %s: not set (needed with llm: openai; OPENAI_API_KEY beats it)\n", keyOpenAIKey)
 	}
 	fmt.Fprintln(w, "# Outbound proxy of SMP, Directory and OCSP requests, from the environment only:")
-	any := false
+	listed := false
 	for _, name := range proxyEnv {
 		if v := p.getenv(name); v != "" {
 			if !strings.HasPrefix(strings.ToUpper(name), "NO_") {
 				v = redactURL(v)
 			}
 			fmt.Fprintf(w, "#   %s=%s\n", name, v)
-			any = true
+			listed = true
 		}
 	}
-	if !any {
+	if !listed {
 		fmt.Fprintln(w, "#   none (HTTPS_PROXY, HTTP_PROXY and NO_PROXY unset): direct connections")
 	}
 }
