@@ -82,7 +82,7 @@ func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certific
 	}
 	// Concurrent checks of one certificate (the document types of one /services call
 	// share their access point's) ask once.
-	e, err := l.ocspFlights.do(ctx, key, l.cfg.OCSPTimeout, func(fctx context.Context) revocationEntry {
+	e, err := l.ocspFlights.do(ctx, key, l.ocspTimeout(), func(fctx context.Context) revocationEntry {
 		status, reason, until := l.askOCSP(fctx, cert, issuer, time.Now())
 		e := revocationEntry{status: status, reason: reason, until: until}
 		if abandoned(fctx) {
@@ -103,6 +103,15 @@ func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certific
 	return e.status, e.reason
 }
 
+// ocspTimeout bounds one OCSP request: Config.OCSPTimeout, or DefaultOCSPTimeout for a
+// registry made without New.
+func (l *Registry) ocspTimeout() time.Duration {
+	if l.cfg.OCSPTimeout > 0 {
+		return l.cfg.OCSPTimeout
+	}
+	return DefaultOCSPTimeout
+}
+
 // askOCSP asks cert's first responder; it returns the status, why it is unknown, and
 // until when to remember it.
 func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, now time.Time) (status, reason string, until time.Time) {
@@ -114,7 +123,7 @@ func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, 
 	if err != nil {
 		return unknown(fmt.Errorf("making the OCSP request: %w", err))
 	}
-	ctx, cancel := context.WithTimeout(ctx, l.cfg.OCSPTimeout)
+	ctx, cancel := context.WithTimeout(ctx, l.ocspTimeout())
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, cert.OCSPServer[0], bytes.NewReader(req))
 	if err != nil {
@@ -125,7 +134,7 @@ func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, 
 	resp, err := l.cfg.OCSP.Do(hr)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			err = fmt.Errorf("the OCSP responder did not answer within %v (-ocsp-timeout): %w", l.cfg.OCSPTimeout, err)
+			err = fmt.Errorf("the OCSP responder did not answer within %v (-ocsp-timeout): %w", l.ocspTimeout(), err)
 		}
 		return unknown(err)
 	}
