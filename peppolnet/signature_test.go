@@ -296,7 +296,7 @@ func TestRevocationOff(t *testing.T) {
 	t.Run("timeout", func(t *testing.T) {
 		t.Parallel()
 		n := startNet(t, 50)
-		n.SetFault(netsim.OCSPTarget(), netsim.Fault{Latency: 3 * time.Second})
+		n.SetFault(netsim.OCSPTarget(), netsim.Fault{Latency: time.Second})
 		l, _ := newLive(t, n, func(c *Config) { c.OCSPTimeout = 100 * time.Millisecond })
 		p, _, err := l.Lookup(t.Context(), mustID(t, netsim.KnownCertValid))
 		if err != nil {
