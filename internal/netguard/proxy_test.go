@@ -1,15 +1,19 @@
 package netguard
 
 import (
+	"context"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"golang.org/x/net/dns/dnsmessage"
 )
 
 // testProxy is an HTTP proxy on loopback: CONNECT tunnels go to backend whatever
@@ -135,5 +139,96 @@ func TestProxyFromEnv(t *testing.T) {
 	}
 	if s := (Proxy{HTTPS: "http://u:pw@p:3128", NoProxy: "x"}).String(); strings.Contains(s, "pw") || !strings.Contains(s, "u:REDACTED@p:3128") {
 		t.Errorf("String() = %q", s)
+	}
+}
+
+// startDNS answers A queries on loopback UDP from answers (name without the final dot)
+// and NXDOMAIN for every other name or type; it stops with the test.
+func startDNS(t *testing.T, answers map[string][]netip.Addr) *net.Resolver {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			addrs := answers[strings.TrimSuffix(q.Name.String(), ".")]
+			rh := dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true}
+			if len(addrs) == 0 {
+				rh.RCode = dnsmessage.RCodeNameError
+			}
+			b := dnsmessage.NewBuilder(nil, rh)
+			b.StartQuestions()
+			b.Question(q)
+			b.StartAnswers()
+			for _, a := range addrs {
+				if q.Type == dnsmessage.TypeA && a.Is4() {
+					b.AResource(dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}, dnsmessage.AResource{A: a.As4()})
+				}
+			}
+			if msg, err := b.Finish(); err == nil {
+				pc.WriteTo(msg, from)
+			}
+		}
+	}()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		return (&net.Dialer{}).DialContext(ctx, "udp", pc.LocalAddr().String())
+	}}
+}
+
+// TestProxyResolvesTargets: a target named by a host name is resolved here, through
+// the policy's resolver, before the proxy is asked: a name with a public address goes
+// through the proxy, a name with a private address (even one among public ones) or
+// none is refused, and the proxy never hears of it.
+func TestProxyResolvesTargets(t *testing.T) {
+	t.Parallel()
+	backend := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "smp") }))
+	t.Cleanup(backend.Close)
+	px := startProxy(t, backend.Listener.Addr().String())
+	tlsCfg := backend.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	tlsCfg.ServerName = "example.com"
+	res := startDNS(t, map[string][]netip.Addr{
+		"public.smp.test":  {netip.MustParseAddr("8.8.8.8")},
+		"private.smp.test": {netip.MustParseAddr("10.1.2.3")},
+		"mixed.smp.test":   {netip.MustParseAddr("8.8.8.8"), netip.MustParseAddr("192.168.1.1")},
+	})
+	client := NewHTTPClient(Policy{Proxy: Proxy{HTTPS: px.URL}, Resolver: res, TLS: tlsCfg, Timeout: 10 * time.Second})
+	for _, tt := range []struct {
+		host      string
+		ok        bool
+		forbidden bool
+	}{
+		{"public.smp.test", true, false},
+		{"private.smp.test", false, true},
+		{"mixed.smp.test", false, true},
+		{"unknown.smp.test", false, false},
+	} {
+		c0 := px.connects.Load()
+		resp, err := client.Get("https://" + tt.host + "/smp")
+		if err == nil {
+			resp.Body.Close()
+		}
+		connects := px.connects.Load() - c0
+		switch {
+		case tt.ok && (err != nil || connects != 1):
+			t.Errorf("%s: err %v, %d CONNECTs; want through the proxy", tt.host, err, connects)
+		case !tt.ok && (err == nil || connects != 0 || errors.Is(err, ErrForbiddenAddress) != tt.forbidden):
+			t.Errorf("%s: err %v, %d CONNECTs; want refused (forbidden %v) before the proxy", tt.host, err, connects, tt.forbidden)
+		}
 	}
 }
