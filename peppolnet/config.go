@@ -148,6 +148,13 @@ type Config struct {
 	// OCSP asks access point certificates' OCSP responders whether they are revoked;
 	// give it the same SSRF guard as the SMP client's. Nil means no revocation checks.
 	OCSP *http.Client
+	// OCSPOff turns revocation checks off (-ocsp off, for a network that cannot reach
+	// the CAs' responders): no responder is asked, and every certificate that names one
+	// says revocation "unchecked", never good; no warning, nothing blocked.
+	OCSPOff bool
+	// OCSPTimeout bounds one OCSP request (DefaultOCSPTimeout); a responder slower
+	// than that leaves the revocation unknown.
+	OCSPTimeout time.Duration
 	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
 	// still be used first (72h). Older data is stale: the live Directory is asked, and
 	// when it fails the stale mirror answers with a mirror_stale warning.
@@ -196,6 +203,7 @@ func (c Config) withDefaults() (Config, error) {
 		{"BreakerCooldown", &c.BreakerCooldown, DefaultBreakerCooldown},
 		{"MirrorMaxAge", &c.MirrorMaxAge, DefaultMirrorMaxAge},
 		{"MirrorHardMaxAge", &c.MirrorHardMaxAge, DefaultMirrorHardMaxAge},
+		{"OCSPTimeout", &c.OCSPTimeout, DefaultOCSPTimeout},
 	}
 	hardSet := c.MirrorHardMaxAge != 0
 	for _, d := range durs {

@@ -21,8 +21,8 @@ import (
 // a short deadline, and remembered per certificate until the answer's next update.
 // A responder that cannot be asked is "unknown", a warning, never a failure.
 const (
-	// ocspTimeout bounds one OCSP request.
-	ocspTimeout = 3 * time.Second
+	// DefaultOCSPTimeout bounds one OCSP request (Config.OCSPTimeout, -ocsp-timeout).
+	DefaultOCSPTimeout = 3 * time.Second
 	// ocspMaxBody bounds an OCSP answer.
 	ocspMaxBody = 64 << 10
 	// ocspDefaultFor is how long an answer without a next update is kept, and
@@ -42,6 +42,8 @@ const (
 	revocationGood    = "good"
 	revocationRevoked = "revoked"
 	revocationUnknown = "unknown"
+	// revocationUnchecked: OCSP checks are off (Config.OCSPOff); nothing was asked.
+	revocationUnchecked = "unchecked"
 )
 
 // revocations remembers OCSP answers by certificate (issuer and serial).
@@ -57,10 +59,17 @@ type revocationEntry struct {
 
 // revocationOf returns what cert's OCSP responder says about it (issuer being its CA),
 // and for unknown why. The answer is remembered as the responder allows. It asks
-// nothing when no client is configured or cert names no responder ("", ""). Times are
-// the real clock's, not Config.Now: OCSP answers are about the present.
+// nothing when no client is configured or cert names no responder ("", ""), nor with
+// OCSP off (unchecked). Times are the real clock's, not Config.Now: OCSP answers are
+// about the present.
 func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certificate) (status, reason string) {
-	if l.cfg.OCSP == nil || len(cert.OCSPServer) == 0 || issuer == nil {
+	if len(cert.OCSPServer) == 0 || issuer == nil {
+		return "", ""
+	}
+	if l.cfg.OCSPOff {
+		return revocationUnchecked, "OCSP checks are off (-ocsp off)"
+	}
+	if l.cfg.OCSP == nil {
 		return "", ""
 	}
 	key := string(issuer.RawSubject) + "\x00" + cert.SerialNumber.String()
@@ -73,7 +82,7 @@ func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certific
 	}
 	// Concurrent checks of one certificate (the document types of one /services call
 	// share their access point's) ask once.
-	e, err := l.ocspFlights.do(ctx, key, ocspTimeout, func(fctx context.Context) revocationEntry {
+	e, err := l.ocspFlights.do(ctx, key, l.ocspTimeout(), func(fctx context.Context) revocationEntry {
 		status, reason, until := l.askOCSP(fctx, cert, issuer, time.Now())
 		e := revocationEntry{status: status, reason: reason, until: until}
 		if abandoned(fctx) {
@@ -94,6 +103,15 @@ func (l *Registry) revocationOf(ctx context.Context, cert, issuer *x509.Certific
 	return e.status, e.reason
 }
 
+// ocspTimeout bounds one OCSP request: Config.OCSPTimeout, or DefaultOCSPTimeout for a
+// registry made without New.
+func (l *Registry) ocspTimeout() time.Duration {
+	if l.cfg.OCSPTimeout > 0 {
+		return l.cfg.OCSPTimeout
+	}
+	return DefaultOCSPTimeout
+}
+
 // askOCSP asks cert's first responder; it returns the status, why it is unknown, and
 // until when to remember it.
 func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, now time.Time) (status, reason string, until time.Time) {
@@ -105,7 +123,7 @@ func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, 
 	if err != nil {
 		return unknown(fmt.Errorf("making the OCSP request: %w", err))
 	}
-	ctx, cancel := context.WithTimeout(ctx, ocspTimeout)
+	ctx, cancel := context.WithTimeout(ctx, l.ocspTimeout())
 	defer cancel()
 	hr, err := http.NewRequestWithContext(ctx, http.MethodPost, cert.OCSPServer[0], bytes.NewReader(req))
 	if err != nil {
@@ -115,6 +133,9 @@ func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, 
 	hr.Header.Set("Accept", "application/ocsp-response")
 	resp, err := l.cfg.OCSP.Do(hr)
 	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("the OCSP responder did not answer within %v (-ocsp-timeout): %w", l.ocspTimeout(), err)
+		}
 		return unknown(err)
 	}
 	defer resp.Body.Close()

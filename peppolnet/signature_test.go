@@ -262,3 +262,51 @@ func TestRevokedSMPSigner(t *testing.T) {
 		t.Errorf("revoked signer: %+v, warnings %+v", s, p.Warnings)
 	}
 }
+
+// TestRevocationOff: with OCSP off no responder is asked at all, and the certificates
+// say so ("unchecked"), without a warning and without blocking anything; with a
+// timeout shorter than the responder's latency the revocation is unknown, and the
+// reason names the deadline.
+func TestRevocationOff(t *testing.T) {
+	t.Parallel()
+	t.Run("off", func(t *testing.T) {
+		t.Parallel()
+		n := startNet(t, 50)
+		id := mustID(t, netsim.KnownCertValid)
+		l, _ := newLive(t, n, func(c *Config) { c.OCSPOff = true })
+		p, _, err := l.Lookup(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc, _, err := l.Services(t.Context(), id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := svc.Services[0].Processes[0].Endpoints[0]
+		if c := p.SMP.Endpoint.Certificate; c.Revocation != "unchecked" || e.Certificate.Revocation != "unchecked" || p.SMP.Signature.Signer.Revocation != "unchecked" {
+			t.Errorf("revocation %q, services %q, signer %q; want unchecked", c.Revocation, e.Certificate.Revocation, p.SMP.Signature.Signer.Revocation)
+		}
+		if slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool { return strings.Contains(w.Code, "revo") }) || p.SMP.Signature.Status != "valid" {
+			t.Errorf("warnings %+v, signature %q; want no revocation warning and a valid signature", p.Warnings, p.SMP.Signature.Status)
+		}
+		if got := n.Hits().OCSP; got != 0 {
+			t.Errorf("OCSP asked %d times with OCSP off, want never", got)
+		}
+	})
+	t.Run("timeout", func(t *testing.T) {
+		t.Parallel()
+		n := startNet(t, 50)
+		n.SetFault(netsim.OCSPTarget(), netsim.Fault{Latency: time.Second})
+		l, _ := newLive(t, n, func(c *Config) { c.OCSPTimeout = 100 * time.Millisecond })
+		p, _, err := l.Lookup(t.Context(), mustID(t, netsim.KnownCertValid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := p.SMP.Endpoint.Certificate; c.Revocation != "unknown" ||
+			!slices.ContainsFunc(p.Warnings, func(w registry.Warning) bool {
+				return w.Code == registry.WarnCertificateRevocationUnknown && strings.Contains(w.Message, "100ms")
+			}) {
+			t.Errorf("revocation %q, warnings %+v; want unknown, after the 100ms deadline", c.Revocation, p.Warnings)
+		}
+	})
+}

@@ -142,8 +142,9 @@ type Certificate struct {
 	SHA256       string    `json:"sha256" jsonschema:"SHA-256 fingerprint of the DER certificate in hexadecimal"`
 	// Chain says whose PKI issued the certificate; "" when it was not checked.
 	Chain string `json:"chain,omitempty" jsonschema:"the PKI the certificate chains to: peppol-production or peppol-test (OpenPeppol's access point CA of that network), operator (a CA the server's operator trusts for this network, -trust-ca), or other"`
-	// Revocation is what the issuing CA's OCSP responder says; "" when not asked.
-	Revocation string `json:"revocation,omitempty" jsonschema:"what the issuing CA's OCSP responder says: good, revoked, or unknown (it could not be asked or does not know the certificate); absent when the certificate names no responder or does not chain"`
+	// Revocation is what the issuing CA's OCSP responder says; "unchecked" with OCSP
+	// off, "" when not asked for another reason.
+	Revocation string `json:"revocation,omitempty" jsonschema:"what the issuing CA's OCSP responder says: good, revoked, or unknown (it could not be asked or does not know the certificate); unchecked when the server's operator turned OCSP checks off (-ocsp off): nothing was asked; absent when the certificate names no responder or does not chain"`
 }
 
 // Signature is the verdict on the XML signature of an SMP answer, checked over the
@@ -160,8 +161,9 @@ type Signer struct {
 	Subject  string    `json:"subject" jsonschema:"subject distinguished name, in the certificate's own order"`
 	Issuer   string    `json:"issuer" jsonschema:"issuer distinguished name, in the certificate's own order"`
 	NotAfter time.Time `json:"notAfter" jsonschema:"end of validity (RFC 3339)"`
-	// Revocation is what the SMP CA's OCSP responder says; "" when not asked.
-	Revocation string `json:"revocation,omitempty" jsonschema:"what the SMP CA's OCSP responder says about the signing certificate: good, revoked or unknown; absent when the certificate names no responder or does not chain"`
+	// Revocation is what the SMP CA's OCSP responder says; "unchecked" with OCSP off,
+	// "" when not asked for another reason.
+	Revocation string `json:"revocation,omitempty" jsonschema:"what the SMP CA's OCSP responder says about the signing certificate: good, revoked or unknown; unchecked when the server's operator turned OCSP checks off (-ocsp off); absent when the certificate names no responder or does not chain"`
 }
 
 // Warning is a machine code and a sentence about something a caller should know.

@@ -101,6 +101,13 @@ type Config struct {
 	// Observer sees the registries' upstream calls and cache decisions (the
 	// server's Metrics); nil means none.
 	Observer registry.Observer
+	// OCSPOff turns certificates' revocation checks off and OCSPTimeout bounds each
+	// (peppolnet.Config.OCSPOff, OCSPTimeout; 0 means peppolnet's default).
+	OCSPOff     bool
+	OCSPTimeout time.Duration
+	// Proxy is the outbound proxy of SMP, Directory and OCSP requests; the zero Proxy
+	// means direct connections. The SSRF guard holds through it (netguard.Proxy).
+	Proxy netguard.Proxy
 }
 
 // ConfigError is a network of a Config that cannot be configured: a name given twice,
@@ -270,14 +277,17 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 		// http ones.
 		HTTPSOnly: n.Name == registry.NetworkProduction && !allowPrivate,
 		Timeout:   UpstreamTimeout,
+		Proxy:     cfg.Proxy,
 	})
 	rcfg := peppolnet.Config{
 		Resolver: resolver,
 		SMP:      &smp.Client{HTTP: guarded},
 		// OCSP responders are asked through the same SSRF guard as SMPs, but over
 		// plain http, as OCSP is.
-		OCSP:             netguard.NewHTTPClient(netguard.Policy{AllowPrivate: allowPrivate, Timeout: UpstreamTimeout}),
-		Directory:        &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: UpstreamTimeout}},
+		OCSP:             netguard.NewHTTPClient(netguard.Policy{AllowPrivate: allowPrivate, Timeout: UpstreamTimeout, Proxy: cfg.Proxy}),
+		OCSPOff:          cfg.OCSPOff,
+		OCSPTimeout:      cfg.OCSPTimeout,
+		Directory:        &directory.Client{Base: dirURL, HTTP: &http.Client{Timeout: UpstreamTimeout, Transport: netguard.Transport(cfg.Proxy)}},
 		PositiveTTL:      cfg.CacheTTL,
 		DirectoryRate:    n.DirectoryRate,
 		DirectoryBurst:   n.DirectoryBurst,

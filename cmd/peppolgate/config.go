@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/fleet"
+	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/pki"
@@ -84,6 +85,27 @@ type config struct {
 	// in memory), redisPrefix its key prefix (-redis, -redis-prefix).
 	redisURL, redisPrefix string
 	redisTimeout          time.Duration
+	// ocsp says whether access point and SMP certificates' OCSP responders are asked
+	// (-ocsp), ocspTimeout how long each may take (-ocsp-timeout).
+	ocsp        bool
+	ocspTimeout time.Duration
+	// proxy is the outbound proxy of SMP, Directory and OCSP requests, from the
+	// environment (HTTPS_PROXY, HTTP_PROXY, NO_PROXY).
+	proxy netguard.Proxy
+	// warnings are said at start-up: a -config file others may read holding a secret.
+	warnings []string
+	// layers is where each setting came from, for 'config print'.
+	layers *configLayers
+}
+
+// configLayers is what parseConfig read: the flags with their values, where each
+// value came from (flag, env, file; default when absent), and the -config file.
+type configLayers struct {
+	fs   *flag.FlagSet
+	src  map[string]string
+	file *configFile
+	// keySource says where the LLM's key came from: env, file, or "" (none).
+	keySource string
 }
 
 // usageError is a bad flag, value or argument: exit status 2.
@@ -120,6 +142,34 @@ type flagValues struct {
 	redis, redisPrefix                                  string
 	redisTimeout                                        time.Duration
 	check                                               checkFlags
+	config                                              string
+	ocsp                                                onOff
+	ocspTimeout                                         time.Duration
+}
+
+// onOff is a flag that is on or off; true/false, yes/no and 1/0 are taken too (YAML
+// reads a bare on or off as a boolean).
+type onOff bool
+
+// String returns on or off.
+func (o *onOff) String() string {
+	if o != nil && *o {
+		return "on"
+	}
+	return "off"
+}
+
+// Set reads on or off, or a synonym; anything else is an error.
+func (o *onOff) Set(s string) error {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "on", "true", "yes", "1":
+		*o = true
+	case "off", "false", "no", "0":
+		*o = false
+	default:
+		return errors.New("not on or off")
+	}
+	return nil
 }
 
 // newFlagSet returns the flags of cmd: the upstream flags for both commands, the
@@ -162,6 +212,9 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.StringVar(&v.dnsServer, "dns-server", "", "DNS `server`s for the -network network's SML lookups, host:port, comma-separated (default the system resolvers); not for the other -networks")
 	fs.StringVar(&v.directoryURL, "directory-url", "", "Peppol Directory base `URL` of the -network network (default per network: production "+directory.Production+", test "+directory.Test+"); not for the other -networks")
 	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")
+	v.ocsp = true
+	fs.Var(&v.ocsp, "ocsp", "on or off: ask the OCSP responder each access point and SMP certificate names whether it is revoked. Off, for a network that cannot reach the CAs' responders: nothing is asked and each certificate's revocation says unchecked (never good)")
+	fs.DurationVar(&v.ocspTimeout, "ocsp-timeout", peppolnet.DefaultOCSPTimeout, "the longest one OCSP request may take, a `duration` between 100ms and 30s; slower, the certificate's revocation is unknown (a warning, never a failure)")
 	fs.StringVar(&v.mirror, "mirror", "", "Directory mirror index `file` built by 'peppolgate mirror import' or 'mirror sync': searches and the Directory half of lookups on the -network network are answered from it; empty for none (everything asks the live Directory)")
 	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", peppolnet.DefaultMirrorMaxAge, "how old the mirror's data may be and still answer first, a positive `duration`; older, the live Directory answers, and the mirror only when the live Directory fails (with a mirror_stale warning)")
 	fs.DurationVar(&v.mirrorHardMaxAge, "mirror-hard-max-age", peppolnet.DefaultMirrorHardMaxAge, "how old the mirror's data may be and still answer when the live Directory fails, a `duration` at least -mirror-max-age; older data is never used")
@@ -171,6 +224,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 		logLevel = "error" // the rows say what failed upstream, the summary what was done
 	}
 	fs.StringVar(&v.logLevel, "log-level", logLevel, "log `level`: debug, info, warn or error")
+	fs.StringVar(&v.config, "config", "", "YAML `file` of settings, its keys the flags' names (cache-ttl: 15m), lists as YAML lists or comma-separated; a flag beats its environment variable, which beats the file. Keys of other commands' flags are ignored, unknown keys are errors. It may hold the LLM's key as openai-api-key (OPENAI_API_KEY beats it); 'peppolgate config print' shows the result")
 	return fs
 }
 
@@ -201,7 +255,8 @@ func parseConfig(cmd string, args []string, getenv func(string) string) (config,
 		return config{}, usagef("unexpected argument %q; flags go before it and %s takes no arguments", fs.Arg(0), cmd)
 	}
 	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	layers := &configLayers{fs: fs, src: map[string]string{}}
+	fs.Visit(func(f *flag.Flag) { set[f.Name], layers.src[f.Name] = true, "flag" })
 	var envErr error
 	fs.VisitAll(func(f *flag.Flag) {
 		if set[f.Name] || envErr != nil || isCheckFlag(f.Name) {
@@ -215,19 +270,49 @@ func parseConfig(cmd string, args []string, getenv func(string) string) (config,
 			envErr = usagef("invalid value %q for %s: %v", val, envName(f.Name), cleanFlagErr(err))
 			return
 		}
-		set[f.Name] = true
+		set[f.Name], layers.src[f.Name] = true, "env"
 	})
 	if envErr != nil {
 		return config{}, envErr
+	}
+	// The -config file fills in what neither a flag nor the environment set.
+	if path := strings.TrimSpace(v.config); path != "" {
+		cf, err := loadConfigFile(path)
+		if err != nil {
+			return config{}, err
+		}
+		if err := cf.apply(fs, func(name string) bool { return set[name] }, layers.src); err != nil {
+			return config{}, err
+		}
+		for name, from := range layers.src {
+			set[name] = set[name] || from == "file"
+		}
+		layers.file = cf
 	}
 	c, err := v.validate(cmd, set)
 	if err == nil && cmd == cmdCheck {
 		c.check, err = v.check.validate(rest, set)
 	}
-	if err == nil && c.llm != "" {
-		c.llmKey = strings.TrimSpace(getenv("OPENAI_API_KEY"))
+	if err != nil {
+		return c, layers.file.fromFile(err, layers.src)
 	}
-	return c, err
+	c.layers = layers
+	// The outbound proxy: the standard variables, read through getenv (tests), not
+	// the process's (docs/DEPLOY.md "Outbound proxy").
+	if c.proxy = netguard.ProxyFromEnv(getenv); c.proxy.Check() != nil {
+		return c, usagef("%v", c.proxy.Check())
+	}
+	if c.llm != "" {
+		if c.llmKey = strings.TrimSpace(getenv("OPENAI_API_KEY")); c.llmKey != "" {
+			layers.keySource = "env"
+		} else if layers.file != nil && layers.file.values[keyOpenAIKey] != "" {
+			c.llmKey, layers.keySource = strings.TrimSpace(layers.file.values[keyOpenAIKey]), "file"
+		}
+	}
+	if cf := layers.file; cf != nil && cf.readable && cf.holdsSecret() {
+		c.warnings = append(c.warnings, fmt.Sprintf("the -config file %s holds a secret (%s or a Redis password) and is readable by others than its owner: chmod 600 it", cf.path, keyOpenAIKey))
+	}
+	return c, nil
 }
 
 // cleanFlagErr drops the strconv noise from flag value errors: 'parse error' is enough.
@@ -240,7 +325,10 @@ func cleanFlagErr(err error) string {
 }
 
 func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
-	c := config{cmd: cmd, allowPrivateSMP: v.allowPrivateSMP, cacheTTL: v.cacheTTL}
+	c := config{cmd: cmd, allowPrivateSMP: v.allowPrivateSMP, cacheTTL: v.cacheTTL, ocsp: bool(v.ocsp), ocspTimeout: v.ocspTimeout}
+	if v.ocspTimeout < 100*time.Millisecond || v.ocspTimeout > 30*time.Second {
+		return c, usagef("-ocsp-timeout must be between 100ms and 30s, e.g. 3s; got %v", v.ocspTimeout)
+	}
 
 	if cmd == cmdServe {
 		if _, port, err := net.SplitHostPort(v.addr); err != nil {
@@ -594,6 +682,8 @@ func printUsage(w io.Writer) {
        peppolgate mcp [flags]
        peppolgate check [flags] <customers.csv> (see 'peppolgate check -h')
        peppolgate mirror import|sync [flags] (see 'peppolgate mirror -h')
+       peppolgate config print [-config FILE] [flags]
+       peppolgate -version
 
 peppolgate answers Peppol participant lookups and directory searches as JSON and over MCP:
   GET /api/v1/participant/{participantId}            e.g. /api/v1/participant/0208:0677424046
@@ -614,8 +704,12 @@ Commands:
            server: which rows can receive invoices, under which id (see 'peppolgate check -h')
   mirror   build and refresh a local copy of the Peppol Directory for -mirror:
            'mirror import <export>' or 'mirror sync' (see 'peppolgate mirror -h')
+  config   'config print': the effective settings of serve as a -config file, each with
+           where it came from, secrets redacted (see 'peppolgate config -h')
+  version  the version, revision, Go version and platform (also -version)
 
-Flags (each may also be set by the environment variable shown; a flag beats the variable):
+Flags (each may also be set by the environment variable shown, or by its name as a key of the
+-config file; a flag beats its variable, the variable the -config file, the file the default):
 `, usageMCPLine())
 	var flags []*flag.Flag
 	fs.VisitAll(func(f *flag.Flag) { flags = append(flags, f) })
@@ -633,6 +727,10 @@ Flags (each may also be set by the environment variable shown; a flag beats the 
 		fmt.Fprintln(w)
 	}
 	fmt.Fprint(w, `
+Outbound proxy: HTTPS_PROXY, HTTP_PROXY and NO_PROXY carry SMP, Directory and OCSP requests
+through a proxy (the SSRF guard checks each target first); SML lookups are DNS, always direct.
+The LLM's key: OPENAI_API_KEY, or openai-api-key in the -config file.
+
 Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight requests),
 1 when the service cannot start or stop cleanly, 2 for a bad flag or value.
 `)
@@ -642,7 +740,7 @@ Exit status: 0 after a clean shutdown (SIGINT or SIGTERM drains in-flight reques
 func flagOrder(name string) int {
 	for i, n := range []string{"addr", "base-url", "mcp-allowed-origins", "mcp-allowed-hosts", "llm", "llm-base-url", "llm-model", "llm-timeout",
 		"rate-limit", "ask-rate-limit", "mcp-rate-limit", "rate-limit-exempt", "trust-proxy", "redis", "redis-prefix", "redis-timeout",
-		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level", "log-requests"} {
+		"network", "networks", "trust-ca", "sml-zone", "dns-server", "directory-url", "allow-private-smp", "ocsp", "ocsp-timeout", "mirror", "mirror-max-age", "mirror-hard-max-age", "mirror-refresh", "cache-ttl", "log-level", "log-requests", "config"} {
 		if n == name {
 			return i
 		}

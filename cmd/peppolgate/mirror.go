@@ -73,6 +73,9 @@ Flags:
                         PEPPOLGATE_REDIS_TIMEOUT, default 50ms); slower, the sync runs
                         without the lease
   -log-level LEVEL      debug, info (default), warn or error
+  -config FILE          the YAML -config file serve reads (env PEPPOLGATE_CONFIG): its keys
+                        for these flags apply (mirror, network, redis, ...), serve's are
+                        ignored; a flag beats the environment, which beats the file
 `
 
 // mirrorFlags are the flags of the mirror subcommands.
@@ -81,6 +84,8 @@ type mirrorFlags struct {
 	redisURL, redisPrefix                 string
 	redisTimeout                          time.Duration
 	allowPrivate                          bool
+	// config is the -config file (or PEPPOLGATE_CONFIG).
+	config string
 	// logOnly reports progress as log lines even on a terminal (inside serve).
 	logOnly bool
 }
@@ -92,6 +97,7 @@ func mirrorFlagSet(sub string, f *mirrorFlags) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.path, "mirror", "", "")
 	fs.StringVar(&f.logLevel, "log-level", "info", "")
+	fs.StringVar(&f.config, "config", "", "")
 	if sub == "import" {
 		fs.BoolVar(&f.allowPrivate, "allow-private", false, "")
 	} else {
@@ -131,6 +137,36 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 		}
 		return usage("%v", err)
 	}
+	// The -config file fills in what neither a flag nor the environment (for the flags
+	// that read one) set; serve's keys in it are ignored.
+	visited := map[string]bool{}
+	fs.Visit(func(fl *flag.Flag) { visited[fl.Name] = true })
+	if f.config == "" {
+		f.config = p.getenv(envName("config"))
+	}
+	var cf *configFile
+	src := map[string]string{}
+	if path := strings.TrimSpace(f.config); path != "" {
+		var err error
+		if cf, err = loadConfigFile(path); err != nil {
+			return usage("%v", err)
+		}
+		fromEnv := func(name string) bool {
+			switch name {
+			case "mirror", "redis", "redis-prefix", "redis-timeout":
+				return strings.TrimSpace(p.getenv(envName(name))) != ""
+			}
+			return false
+		}
+		if err := cf.apply(fs, func(name string) bool { return visited[name] || fromEnv(name) }, src); err != nil {
+			return usage("%v", err)
+		}
+	}
+	usage = func(format string, a ...any) int {
+		err := cf.fromFile(usagef(format, a...), src)
+		fmt.Fprintf(p.stderr, "peppolgate mirror %s: %v\nRun 'peppolgate mirror -h' for usage.\n", sub, err)
+		return 2
+	}
 	if f.path == "" {
 		f.path = p.getenv(envName("mirror"))
 	}
@@ -144,8 +180,7 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 		if f.redisPrefix == "" {
 			f.redisPrefix = p.getenv(envName("redis-prefix"))
 		}
-		timeoutSet := false
-		fs.Visit(func(fl *flag.Flag) { timeoutSet = timeoutSet || fl.Name == "redis-timeout" })
+		timeoutSet := visited["redis-timeout"]
 		if env := strings.TrimSpace(p.getenv(envName("redis-timeout"))); !timeoutSet && env != "" {
 			d, err := time.ParseDuration(env)
 			if err != nil {
@@ -464,7 +499,7 @@ func (p program) keepMirror(ctx context.Context, cfg config, up *upstream, fl *f
 		t = time.NewTimer(max(time.Until(next), 0))
 		defer t.Stop()
 		refresh = t.C
-		client = netguard.NewHTTPClient(netguard.Policy{AllowPrivate: cfg.allowPrivateSMP, Timeout: importHeaderTimeout})
+		client = netguard.NewHTTPClient(netguard.Policy{AllowPrivate: cfg.allowPrivateSMP, Timeout: importHeaderTimeout, Proxy: cfg.proxy})
 		client.Timeout = 0 // Sync bounds the whole download itself
 	}
 	for {

@@ -43,17 +43,23 @@ type program struct {
 // error.
 func (p program) run(ctx context.Context, args []string) int {
 	cmd := cmdServe
+	if len(args) > 0 && (args[0] == "-version" || args[0] == "--version" || args[0] == "version") {
+		fmt.Fprintln(p.stdout, versionLine())
+		return 0
+	}
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		switch args[0] {
 		case cmdServe, cmdMCP, cmdCheck:
 			cmd, args = args[0], args[1:]
 		case cmdMirror:
 			return p.runMirror(ctx, args[1:])
+		case "config":
+			return p.runConfig(args[1:])
 		case "help":
 			printUsage(p.stdout)
 			return 0
 		default:
-			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the commands are serve (the default), mcp, check and mirror\nRun 'peppolgate -h' for usage.\n", args[0])
+			fmt.Fprintf(p.stderr, "peppolgate: unknown command %q; the commands are serve (the default), mcp, check, mirror, config and version\nRun 'peppolgate -h' for usage.\n", args[0])
 			return 2
 		}
 	}
@@ -69,6 +75,12 @@ func (p program) run(ctx context.Context, args []string) int {
 	if err != nil {
 		fmt.Fprintf(p.stderr, "peppolgate: %v\nRun '%s' for usage.\n", err, usage)
 		return 2
+	}
+	if cmd != cmdServe {
+		// serve logs them (as JSON, with its other logs).
+		for _, w := range cfg.warnings {
+			fmt.Fprintf(p.stderr, "peppolgate: warning: %s\n", w)
+		}
 	}
 	run := p.serve
 	switch cmd {
@@ -120,6 +132,9 @@ func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Obs
 		MirrorHardMaxAge: cfg.mirrorHardMaxAge,
 		Logger:           log,
 		Observer:         obs,
+		OCSPOff:          !cfg.ocsp,
+		OCSPTimeout:      cfg.ocspTimeout,
+		Proxy:            cfg.proxy,
 	}
 	up := &upstream{}
 	if cfg.network == registry.NetworkDemo {
@@ -164,17 +179,15 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	// Every setting is checked before anything starts or listens: a usage error must
 	// exit 2 with its own message, not 1 because -addr is taken or the demo network
 	// could not start.
-	var llm *nlq.LLM
-	if cfg.llm != "" {
-		var err error
-		llm, err = nlq.NewLLM(nlq.LLMConfig{BaseURL: cfg.llmBaseURL, Model: cfg.llmModel, APIKey: cfg.llmKey,
-			Timeout: cfg.llmTimeout, HTTPClient: &http.Client{Timeout: cfg.llmTimeout}})
-		if err != nil {
-			return &usageError{err.Error()}
-		}
+	llm, err := newLLM(cfg)
+	if err != nil {
+		return err
 	}
 	if err := server.CheckMCPAllowed(cfg.mcpOrigins, cfg.mcpHosts); err != nil {
 		return &usageError{err.Error()}
+	}
+	for _, w := range cfg.warnings {
+		log.Warn(w)
 	}
 	warnWideProxies(log, cfg.trustedProxies)
 	// One Metrics for the registry (upstream calls, cache) and the server (requests).
@@ -253,7 +266,8 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	log.Info("listening", "addr", ln.Addr().String(), "base_url", baseURL, "network", cfg.network, "networks", strings.Join(cfg.networks, ","),
 		"sml_zone", up.Zone, "directory", up.DirectoryURL, "allow_private_smp", cfg.allowPrivateSMP, "version", version(),
 		"ask_planner", askPlanner(llm), "rate_limit", cfg.rateLimit.String(), "ask_rate_limit", cfg.askRateLimit.String(),
-		"mcp_rate_limit", cfg.mcpRateLimit.String(), "rate_limit_exempt", prefixes(cfg.rateLimitExempt), "trusted_proxies", prefixes(cfg.trustedProxies))
+		"mcp_rate_limit", cfg.mcpRateLimit.String(), "rate_limit_exempt", prefixes(cfg.rateLimitExempt), "trusted_proxies", prefixes(cfg.trustedProxies),
+		"ocsp", (*onOff)(&cfg.ocsp).String(), "outbound_proxy", cfg.proxy.String())
 	if up.demo != nil {
 		printDemoBanner(p.stdout, up.demo, up.demoTest, baseURL)
 	}
@@ -290,6 +304,36 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		return fmt.Errorf("in-flight requests did not finish within %v: %w", shutdownTimeout, err)
 	}
 	log.Info("stopped")
+	return nil
+}
+
+// newLLM returns the LLM of -llm (nil for none), or a *usageError for settings it
+// refuses (e.g. no key).
+func newLLM(cfg config) (*nlq.LLM, error) {
+	if cfg.llm == "" {
+		return nil, nil
+	}
+	llm, err := nlq.NewLLM(nlq.LLMConfig{BaseURL: cfg.llmBaseURL, Model: cfg.llmModel, APIKey: cfg.llmKey,
+		Timeout: cfg.llmTimeout, HTTPClient: &http.Client{Timeout: cfg.llmTimeout}})
+	if err != nil {
+		msg := err.Error()
+		if strings.HasSuffix(msg, "set OPENAI_API_KEY") {
+			msg += " (or " + keyOpenAIKey + " in the -config file)"
+		}
+		return nil, &usageError{msg}
+	}
+	return llm, nil
+}
+
+// checkServe checks the settings serve checks before it starts (beyond parseConfig),
+// so that 'config print' refuses what serve refuses.
+func checkServe(cfg config) error {
+	if _, err := newLLM(cfg); err != nil {
+		return err
+	}
+	if err := server.CheckMCPAllowed(cfg.mcpOrigins, cfg.mcpHosts); err != nil {
+		return &usageError{err.Error()}
+	}
 	return nil
 }
 

@@ -1,6 +1,10 @@
 package main
 
-import "runtime/debug"
+import (
+	"fmt"
+	"runtime"
+	"runtime/debug"
+)
 
 // version returns the module version the binary was built from, or "dev" plus the
 // first 12 characters of the VCS revision for a build from a checkout.
@@ -19,4 +23,18 @@ func version() string {
 		}
 	}
 	return v
+}
+
+// versionLine is what -version prints: "peppolgate <version> (<revision>, <go
+// version>, <os/arch>)", the revision "unknown" when the build recorded none.
+func versionLine() string {
+	rev := "unknown"
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" && s.Value != "" {
+				rev = s.Value
+			}
+		}
+	}
+	return fmt.Sprintf("peppolgate %s (%s, %s, %s/%s)", version(), rev, runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }

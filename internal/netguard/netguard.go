@@ -12,9 +12,12 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"slices"
 	"syscall"
 	"time"
+
+	"golang.org/x/net/http/httpproxy"
 )
 
 // ErrForbiddenAddress is wrapped by the error of a dial to an address that is not
@@ -106,6 +109,9 @@ type Policy struct {
 	TLS *tls.Config
 	// Timeout bounds each whole request; 0 means none beyond the request's context.
 	Timeout time.Duration
+	// Proxy is the outbound proxy; the zero Proxy means direct connections. The
+	// address rules hold through it (see Proxy).
+	Proxy Proxy
 }
 
 // Dialer returns a dialer that refuses, after name resolution, every address Allowed
@@ -119,15 +125,21 @@ func Dialer(allowPrivate bool) *net.Dialer {
 func (p Policy) dialer() *net.Dialer {
 	d := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Resolver: p.Resolver}
 	if !p.AllowPrivate {
-		exempt := make([]netip.AddrPort, len(p.Exempt))
-		for i, ap := range p.Exempt {
-			exempt[i] = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-		}
+		exempt := p.exempt()
 		d.Control = func(network, address string, _ syscall.RawConn) error {
 			return control(exempt, address)
 		}
 	}
 	return d
+}
+
+// exempt returns p.Exempt with IPv4-mapped addresses unmapped.
+func (p Policy) exempt() []netip.AddrPort {
+	exempt := make([]netip.AddrPort, len(p.Exempt))
+	for i, ap := range p.Exempt {
+		exempt[i] = netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
+	}
+	return exempt
 }
 
 // control checks the resolved address of every connection attempt; it runs before
@@ -153,12 +165,14 @@ func HTTPClient(allowPrivate bool, timeout time.Duration) *http.Client {
 // NewHTTPClient returns an HTTP client for SMP fetches under p: dials refuse what
 // Allowed rejects (unless p.AllowPrivate or exempt), failing with an error wrapping
 // ErrForbiddenAddress; with p.HTTPSOnly a plain-http request fails with an error
-// wrapping ErrPlainHTTP before anything is sent. No proxy is used (a proxy would dial
-// on our behalf, unchecked) and redirects are never followed (the caller sees the 3xx).
+// wrapping ErrPlainHTTP before anything is sent. A proxy is used only when p.Proxy
+// names one, and then the target is checked before the proxy is asked (see Proxy);
+// redirects are never followed (the caller sees the 3xx).
 func NewHTTPClient(p Policy) *http.Client {
+	guarded := p.dialer()
 	tr := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           p.dialer().DialContext,
+		DialContext:           guarded.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          100,
 		MaxIdleConnsPerHost:   10,
@@ -168,6 +182,7 @@ func NewHTTPClient(p Policy) *http.Client {
 		ExpectContinueTimeout: time.Second,
 		TLSClientConfig:       p.TLS,
 	}
+	p.withProxy(tr, guarded)
 	var rt http.RoundTripper = tr
 	if p.HTTPSOnly {
 		rt = httpsOnly{tr}
@@ -177,6 +192,19 @@ func NewHTTPClient(p Policy) *http.Client {
 		Timeout:       p.Timeout,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
+}
+
+// Transport returns a transport like http.DefaultTransport's, without the SSRF guard
+// (for hosts the operator names, such as the Directory), through proxy when it names
+// one for a request: the program's own reading of the environment, not the process's.
+func Transport(proxy Proxy) *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil
+	if !proxy.IsZero() {
+		pf := (&httpproxy.Config{HTTPSProxy: proxy.HTTPS, HTTPProxy: proxy.HTTP, NoProxy: proxy.NoProxy}).ProxyFunc()
+		tr.Proxy = func(req *http.Request) (*url.URL, error) { return pf(req.URL) }
+	}
+	return tr
 }
 
 // httpsOnly refuses requests that are not https before anything is sent.

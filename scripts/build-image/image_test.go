@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"debug/buildinfo"
 	"encoding/base64"
@@ -212,6 +213,21 @@ func TestImage(t *testing.T) {
 			if got[k] != want {
 				t.Errorf("build info %s = %q, want %q", k, got[k], want)
 			}
+		}
+	})
+
+	t.Run("-version", func(t *testing.T) {
+		// The unpacked binary says which version and revision it is, as the image's
+		// labels do.
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		out, err := exec.CommandContext(ctx, bin, "-version").Output()
+		if err != nil {
+			t.Fatalf("-version: %v", err)
+		}
+		want := fmt.Sprintf("peppolgate %s (%s, ", r1.Version, rev)
+		if line := string(out); !strings.HasPrefix(line, want) || !strings.HasSuffix(line, " linux/"+runtime.GOARCH+")\n") {
+			t.Errorf("-version printed %q, want %q… linux/%s)", line, want, runtime.GOARCH)
 		}
 	})
 
