@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
@@ -101,6 +103,9 @@ type Config struct {
 	// Observer sees the registries' upstream calls and cache decisions (the
 	// server's Metrics); nil means none.
 	Observer registry.Observer
+	// TracerProvider gives the registries' upstream work spans
+	// (peppolnet.Config.TracerProvider); nil means no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // ConfigError is a network of a Config that cannot be configured: a name given twice,
@@ -291,6 +296,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 		Now:              cfg.Now,
 		Fleet:            cfg.Fleet,
 		FleetScope:       "net-" + n.Name,
+		TracerProvider:   cfg.TracerProvider,
 	}
 	if isDefault && s.Mirror != nil {
 		// Assigned only when set: a nil *Store in the interface would not be nil.

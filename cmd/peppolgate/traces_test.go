@@ -155,11 +155,11 @@ func TestTraces(t *testing.T) {
 		return byName[name][0]
 	}
 
-	srv := one("GET /api/v1/participant/{id}")
+	srv := one("GET /api/v1/participant/{participantId}")
 	if srv.ParentSpanID != parent || srv.Kind != "server" {
 		t.Errorf("server span: parent %s, kind %s; want the traceparent's %s, server", srv.ParentSpanID, srv.Kind, parent)
 	}
-	for k, want := range map[string]string{"http.request.method": "GET", "http.route": "/api/v1/participant/{id}",
+	for k, want := range map[string]string{"http.request.method": "GET", "http.route": "/api/v1/participant/{participantId}",
 		"http.response.status_code": "200", "client.address": "127.0.0.1"} {
 		if got := srv.Attrs[k]; got != want {
 			t.Errorf("server span %s = %q, want %q", k, got, want)
@@ -223,6 +223,25 @@ func TestTraces(t *testing.T) {
 	childOf(chain)
 	if chain.Attrs["peppol.certificate.role"] != "access point" || chain.Attrs["peppol.certificate.chain"] == "" {
 		t.Errorf("chain span attributes %v", chain.Attrs)
+	}
+
+	// The OCSP responder's request hangs under the OCSP check, under a chain or
+	// signature check.
+	spanByID := map[string]otlptest.Span{}
+	for _, s := range trace {
+		spanByID[s.SpanID] = s
+	}
+	ocspOK := false
+	for _, s := range byName["OCSP POST"] {
+		check := spanByID[s.ParentSpanID]
+		holder := spanByID[check.ParentSpanID]
+		if check.Name == "OCSP check" && check.Attrs["peppol.ocsp.status"] == "good" &&
+			(holder.Name == "certificate chain check" || holder.Name == "SMP signature check") && s.Attrs["http.response.status_code"] == "200" {
+			ocspOK = true
+		}
+	}
+	if !ocspOK {
+		t.Errorf("no OCSP POST span with status 200 under an OCSP check (status good) under a chain or signature check; trace: %v", names())
 	}
 
 	// The access log line of the request carries the trace and the server span.
