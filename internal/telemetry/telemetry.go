@@ -2,7 +2,7 @@
 // and holds the few helpers the other packages share to make spans: an HTTP client
 // wrapper for upstream calls, a log handler that puts the trace id into every log line
 // of a traced request, and the recording of a failure on a span (docs/ARCHITECTURE.md
-// §4, docs/DEPLOY.md "Traces (OpenTelemetry)").
+// §3 "Traces", docs/DEPLOY.md "Traces (OpenTelemetry)").
 //
 // Tracing is off unless configured. The packages take a trace.TracerProvider through
 // their Config (nil or a noop provider means off) and never use the otel globals, so
