@@ -153,8 +153,10 @@ type Server struct {
 	checks     *checkGate
 	// successes samples the successful requests the access log writes (RequestLog).
 	successes *successSampler
-	// tracer makes the server spans (tracing.go); nil with tracing off.
-	tracer trace.Tracer
+	// tracer makes the server spans (tracing.go); nil with tracing off. serverSpan
+	// are their options, made once (a slice made per request is an allocation).
+	tracer     trace.Tracer
+	serverSpan []trace.SpanStartOption
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Networks is nil or its
@@ -191,6 +193,7 @@ func New(cfg Config) (*Server, error) {
 		bulkLimits:      cfg.Bulk.withDefaults(),
 		successes:       &successSampler{every: cfg.RequestLog.SuccessEvery},
 		tracer:          tracerOf(cfg.TracerProvider),
+		serverSpan:      []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 	}
 	s.checks = newCheckGate(s.bulkLimits)
 	if s.log == nil {
