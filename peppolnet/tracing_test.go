@@ -55,7 +55,7 @@ func TestSpansRecordFailures(t *testing.T) {
 				}
 				attrs := map[string]string{}
 				for _, a := range s.Attributes() {
-					attrs[string(a.Key)] = a.Value.Emit()
+					attrs[string(a.Key)] = a.Value.String()
 				}
 				if attrs[tt.attr] != tt.value {
 					continue
