@@ -77,7 +77,7 @@ type Options struct {
 	Logger *slog.Logger
 	// TracerProvider, when it records (telemetry.On), makes every operation Do sends
 	// a span named "redis <op>" under the caller's, with a failure recorded on it
-	// (docs/DEPLOY.md, "Traces"); nil means none.
+	// (docs/ARCHITECTURE.md §3); nil means none.
 	TracerProvider trace.TracerProvider
 }
 

@@ -45,7 +45,7 @@ type Config struct {
 	// Logger receives LLM fallbacks and tool failures; nil discards them.
 	Logger *slog.Logger
 	// TracerProvider gives the LLM's planning and each tool call a span
-	// (docs/DEPLOY.md, "Traces"); nil means none.
+	// (docs/ARCHITECTURE.md §3); nil means none.
 	TracerProvider trace.TracerProvider
 }
 

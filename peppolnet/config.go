@@ -154,7 +154,7 @@ type Config struct {
 	// lookup, a services call and a search spans under the caller's: the SML query,
 	// each SMP, Directory and OCSP request (host, status, bytes; no trace context is
 	// sent to them), the mirror, and the signature and chain checks
-	// (docs/DEPLOY.md, "Traces"). Nil means no tracing.
+	// (docs/ARCHITECTURE.md §3). Nil means no tracing.
 	TracerProvider trace.TracerProvider
 	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
 	// still be used first (72h). Older data is stale: the live Directory is asked, and

@@ -15,7 +15,7 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// The spans of the upstream work (docs/DEPLOY.md, "Traces"). Only the cold path makes
+// The spans of the upstream work (docs/ARCHITECTURE.md §3). Only the cold path makes
 // them: an answer from the cache starts none. The SMP, Directory and OCSP requests are
 // the spans of their HTTP clients (telemetry.Client, wrapped in New); this file names
 // the rest: the SML query, the mirror, the signature and chain checks and OCSP. Span

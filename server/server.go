@@ -106,7 +106,7 @@ type Config struct {
 	// TracerProvider, when it records (telemetry.On), gives every request but the
 	// probes and scrapes a server span named by its route, continuing the trace of
 	// an incoming W3C traceparent, and /ask's planning and tool calls spans of
-	// their own (docs/DEPLOY.md, "Traces"); nil means no tracing.
+	// their own (docs/ARCHITECTURE.md §3); nil means no tracing.
 	TracerProvider trace.TracerProvider
 }
 

@@ -201,7 +201,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	if cfg.llm != "" {
 		var err error
 		// The LLM's requests are spans too ("LLM POST"); like the upstreams, the LLM
-		// gets no traceparent (docs/DEPLOY.md, "Traces").
+		// gets no traceparent (docs/ARCHITECTURE.md §3).
 		llm, err = nlq.NewLLM(nlq.LLMConfig{BaseURL: cfg.llmBaseURL, Model: cfg.llmModel, APIKey: cfg.llmKey,
 			Timeout: cfg.llmTimeout, HTTPClient: telemetry.Client(&http.Client{Timeout: cfg.llmTimeout}, tp, "LLM")})
 		if err != nil {
