@@ -43,9 +43,8 @@ func (s *Server) startSpan(ctx context.Context, r *http.Request) (context.Contex
 	return ctx, span
 }
 
-
 // nameSpan names the request's span after the route template the router matched
-// ("GET /api/v1/participant/{id}"), never the raw path: ids stay out of span names.
+// ("GET /api/v1/participant/{participantId}"), never the raw path: ids stay out of span names.
 func nameSpan(r *http.Request, pattern string) {
 	span := trace.SpanFromContext(r.Context())
 	if !span.IsRecording() {
