@@ -30,6 +30,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/redis/go-redis/v9/logging"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 )
 
 // Defaults of Options.
@@ -71,6 +75,10 @@ type Options struct {
 	// Logger receives the cause of Redis trouble (at most once a minute per kind) and
 	// its recovery; nil discards.
 	Logger *slog.Logger
+	// TracerProvider, when it records (telemetry.On), makes every operation Do sends
+	// a span named "redis <op>" under the caller's, with a failure recorded on it
+	// (docs/ARCHITECTURE.md §3); nil means none.
+	TracerProvider trace.TracerProvider
 }
 
 // Fleet is a replica's connection to the Redis its fleet shares. Its methods are safe
@@ -99,6 +107,9 @@ type Fleet struct {
 	stop     chan struct{}
 	stopOnce sync.Once
 	probing  sync.WaitGroup
+
+	// tracer makes a span of each operation Do sends; nil with tracing off.
+	tracer trace.Tracer
 }
 
 // ErrOff is returned by a nil *Fleet's Do: there is no Redis configured.
@@ -163,6 +174,9 @@ func Open(opt Options) (*Fleet, error) {
 		now:        opt.Now,
 		logged:     map[string]time.Time{},
 		stop:       make(chan struct{}),
+	}
+	if telemetry.On(opt.TracerProvider) {
+		f.tracer = opt.TracerProvider.Tracer("github.com/peppolgate/peppolgate/fleet")
 	}
 	// Ask once, within the dial budget (a TLS handshake to a busy or distant Redis may
 	// take longer than an operation), so that a replica started with Redis down starts
@@ -301,7 +315,22 @@ func (f *Fleet) Do(ctx context.Context, op string, fn func(ctx context.Context, 
 	}
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.opTimeout)
 	defer cancel()
-	err := fn(octx, f.client)
+	if f.tracer != nil {
+		var span trace.Span
+		octx, span = f.tracer.Start(octx, "redis "+op, trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(attribute.String("db.system.name", "redis"), attribute.String("db.operation.name", op)))
+		defer span.End()
+		err := fn(octx, f.client)
+		if err != nil && !errors.Is(err, redis.Nil) {
+			telemetry.Fail(span, err, "")
+		}
+		return f.done(ctx, octx, op, err)
+	}
+	return f.done(ctx, octx, op, fn(octx, f.client))
+}
+
+// done is Do's verdict on fn's err: an error of Redis marks it down.
+func (f *Fleet) done(ctx, octx context.Context, op string, err error) error {
 	if err == nil || errors.Is(err, redis.Nil) {
 		return err
 	}
@@ -312,7 +341,7 @@ func (f *Fleet) Do(ctx context.Context, op string, fn func(ctx context.Context, 
 	if !troubled(err) {
 		// An error reply to this command alone (a wrong type, a script error): the
 		// caller falls back for this operation, and Redis stays in use.
-		f.log.Warn("redis refused an operation", "op", op, "err", err)
+		f.log.WarnContext(ctx, "redis refused an operation", "op", op, "err", err)
 		return fmt.Errorf("%s: %w", op, err)
 	}
 	f.markDown(fmt.Errorf("%s: %w", op, err))

@@ -6,6 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -47,7 +51,7 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 		if !ok {
 			return "invalid_request: unknown tool " + tool, nil, nil
 		}
-		res, err := t.Call(ctx, e.reg, args)
+		res, err := e.callTool(ctx, t, args)
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", nil, ctx.Err()
@@ -81,7 +85,18 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 		}
 		return string(b), res.Value, nil
 	}
+	// The LLM's requests are spans of their own ("LLM POST", the HTTP client's); this
+	// one holds them and the tool calls they asked for.
+	span := trace.SpanFromContext(ctx)
+	if e.tracer != nil {
+		ctx, span = e.tracer.Start(ctx, "ask LLM", trace.WithAttributes(attribute.String("peppolgate.planner", meta.Planner)))
+	}
 	answer, calls, err := e.llm.Answer(ctx, query, run)
+	if e.tracer != nil {
+		span.SetAttributes(attribute.Int("peppolgate.tool_calls", len(calls)))
+		telemetry.Fail(span, err, "")
+		span.End()
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -40,6 +44,9 @@ type Config struct {
 	Version string
 	// Logger receives LLM fallbacks and tool failures; nil discards them.
 	Logger *slog.Logger
+	// TracerProvider gives the LLM's planning and each tool call a span
+	// (docs/ARCHITECTURE.md §3); nil means none.
+	TracerProvider trace.TracerProvider
 }
 
 // Engine answers questions with the tools. It is safe for concurrent use.
@@ -64,6 +71,9 @@ type Engine struct {
 	// tools are the tools by name, built once: a tool's schemas are derived by
 	// reflection, far too slow to repeat per question.
 	tools map[string]tools.Tool
+	// tracer makes the spans of the LLM's planning and the tool calls; nil when
+	// tracing is off, so that a cached answer costs no allocation more.
+	tracer trace.Tracer
 }
 
 // New returns an Engine for cfg. It returns an error when cfg.Registry or cfg.Planner
@@ -73,7 +83,11 @@ func New(cfg Config) (*Engine, error) {
 		return nil, errors.New("nlq: Config.Registry and Config.Planner are required")
 	}
 	e := &Engine{reg: registry.One(cfg.Registry), planner: cfg.Planner, llm: cfg.LLM,
-		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), version: cfg.Version, log: cfg.Logger}
+		baseURL: strings.TrimSuffix(cfg.BaseURL, "/"), version: cfg.Version, log: cfg.Logger,
+	}
+	if telemetry.On(cfg.TracerProvider) {
+		e.tracer = cfg.TracerProvider.Tracer("github.com/peppolgate/peppolgate/nlq")
+	}
 	e.nets = e.reg
 	if n, ok := cfg.Registry.(*registry.Networks); ok {
 		e.nets = n
@@ -517,7 +531,21 @@ func (e *Engine) call(ctx context.Context, c Call) (*tools.Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.Call(ctx, e.reg, args)
+	return e.callTool(ctx, t, args)
+}
+
+// callTool runs one tool call in a span of its own, named by the tool ("ask tool
+// lookup_participant"; the arguments, which hold what the client asked, stay out of
+// it), with the failure recorded on it.
+func (e *Engine) callTool(ctx context.Context, t tools.Tool, args json.RawMessage) (*tools.Result, error) {
+	if e.tracer == nil {
+		return t.Call(ctx, e.reg, args)
+	}
+	ctx, span := e.tracer.Start(ctx, "ask tool "+t.Name, trace.WithAttributes(attribute.String("peppolgate.tool", t.Name)))
+	defer span.End()
+	res, err := t.Call(ctx, e.reg, args)
+	telemetry.Fail(span, err, "")
+	return res, err
 }
 
 // callFailed turns a failed call into the answer or the error: an input error or a

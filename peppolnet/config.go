@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/pki"
@@ -155,6 +157,12 @@ type Config struct {
 	// OCSPTimeout bounds one OCSP request (DefaultOCSPTimeout); a responder slower
 	// than that leaves the revocation unknown.
 	OCSPTimeout time.Duration
+	// TracerProvider, when it records (telemetry.On), gives the upstream work of a
+	// lookup, a services call and a search spans under the caller's: the SML query,
+	// each SMP, Directory and OCSP request (host, status, bytes; no trace context is
+	// sent to them), the mirror, and the signature and chain checks
+	// (docs/ARCHITECTURE.md §3). Nil means no tracing.
+	TracerProvider trace.TracerProvider
 	// MirrorMaxAge is how old the mirror's data (its export's creation time) may be and
 	// still be used first (72h). Older data is stale: the live Directory is asked, and
 	// when it fails the stale mirror answers with a mirror_stale warning.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/registry"
@@ -120,7 +122,12 @@ func (l *Registry) resolve(ctx context.Context, id peppol.ParticipantID) (*sml.R
 		return e.val, e.err
 	}
 	start := time.Now()
-	res, err := l.cfg.Resolver.Lookup(ctx, id)
+	sctx, span := l.startSpan(ctx, "SML NAPTR", l.zoneAttr(), attribute.String("peppol.participant.id", key))
+	res, err := l.cfg.Resolver.Lookup(sctx, id)
+	if l.tracer != nil {
+		span.SetAttributes(smlSpanAttrs(res, err)...)
+	}
+	endSpan(span, err)
 	l.observeCall(ctx, registry.UpstreamSML, start, err, slog.String("participant", key))
 	return res, err
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -105,7 +107,12 @@ func days(d time.Duration) string {
 // is as of asOf. ok is false when the mirror could not answer; warn then says why.
 func (l *Registry) mirrorSearch(ctx context.Context, text, country string, page int, asOf time.Time) (res *registry.SearchResult, ok bool, warn *registry.Warning) {
 	start := time.Now()
-	r, err := l.cfg.Mirror.SearchPage(ctx, text, country, (page-1)*registry.MaxSearchResults, registry.MaxSearchResults)
+	sctx, span := l.startSpan(ctx, "Directory mirror search", attribute.Int("peppol.search.page", page))
+	r, err := l.cfg.Mirror.SearchPage(sctx, text, country, (page-1)*registry.MaxSearchResults, registry.MaxSearchResults)
+	if err == nil {
+		span.SetAttributes(attribute.Int("peppol.search.total", r.TotalCount))
+	}
+	endSpan(span, err)
 	l.observeCall(ctx, registry.UpstreamMirror, start, err, slog.String("query", text))
 	if err != nil {
 		return nil, false, &registry.Warning{Code: registry.WarnMirrorUnavailable, Message: "peppolgate's copy of the Peppol Directory could not be searched, so the live Directory answered (slower, rate limited)"}
@@ -127,7 +134,10 @@ func (l *Registry) mirrorSearch(ctx context.Context, text, country string, page 
 // the mirror could not answer.
 func (l *Registry) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec *registry.DirectoryRecord, ok bool) {
 	start := time.Now()
-	rec, err := l.cfg.Mirror.Card(ctx, id)
+	sctx, span := l.startSpan(ctx, "Directory mirror card", attribute.String("peppol.participant.id", id.String()))
+	rec, err := l.cfg.Mirror.Card(sctx, id)
+	span.SetAttributes(attribute.Bool("peppol.directory.card", rec != nil))
+	endSpan(span, err)
 	l.observeCall(ctx, registry.UpstreamMirror, start, err, slog.String("participant", id.String()))
 	if err != nil {
 		return nil, false

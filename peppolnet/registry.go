@@ -13,6 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/directory"
 	"github.com/peppolgate/peppolgate/peppol/sml"
@@ -52,6 +55,8 @@ type Registry struct {
 	handoff *cache[*sml.Result]
 	// causeLog logs an SML answer not from the SML zone once per cause (causelog.go).
 	causeLog *causeLog
+	// tracer makes the spans of the upstream work (tracing.go); nil with tracing off.
+	tracer trace.Tracer
 }
 
 var _ registry.Registry = (*Registry)(nil)
@@ -67,6 +72,19 @@ func New(cfg Config) (*Registry, error) {
 	gates := newHostGates(cfg.SMPHostConcurrency, cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown, cfg.Now)
 	smpc := *cfg.SMP
 	smpc.Gate = gates
+	var tracer trace.Tracer
+	if telemetry.On(cfg.TracerProvider) {
+		tracer = cfg.TracerProvider.Tracer("github.com/peppolgate/peppolgate/peppolnet")
+		// Every SMP, Directory and OCSP request a span of its own (copies: the
+		// caller's clients stay as they are).
+		smpc.HTTP = telemetry.Client(smpc.HTTP, cfg.TracerProvider, "SMP")
+		dir := *cfg.Directory
+		dir.HTTP = telemetry.Client(dir.HTTP, cfg.TracerProvider, "Directory")
+		cfg.Directory = &dir
+		if cfg.OCSP != nil {
+			cfg.OCSP = telemetry.Client(cfg.OCSP, cfg.TracerProvider, "OCSP")
+		}
+	}
 	polite := newFleetPolite(cfg)
 	gates.fleet = polite
 	return &Registry{
@@ -82,6 +100,7 @@ func New(cfg Config) (*Registry, error) {
 		services:   newTiered[*registry.ServicesResult](cfg, kindServices),
 		handoff:    newCache[*sml.Result](cfg.MaxCacheEntries),
 		causeLog:   newCauseLog(),
+		tracer:     tracer,
 	}, nil
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol/pki"
 	"github.com/peppolgate/peppolgate/peppol/smp"
@@ -65,6 +67,19 @@ func (l *Registry) checkAPChain(ctx context.Context, c *smp.Certificate, rc *reg
 	if c == nil || rc == nil {
 		return nil
 	}
+	if l.tracer == nil {
+		return l.apChainWarnings(ctx, c, rc, ci, now)
+	}
+	ctx, span := l.startSpan(ctx, "certificate chain check", attribute.String("peppol.certificate.role", "access point"))
+	ws := l.apChainWarnings(ctx, c, rc, ci, now)
+	span.SetAttributes(attribute.String("peppol.certificate.chain", rc.Chain), attribute.String("peppol.certificate.revocation", rc.Revocation),
+		attribute.Int("peppol.warnings", len(ws)))
+	span.End()
+	return ws
+}
+
+// apChainWarnings is checkAPChain's work.
+func (l *Registry) apChainWarnings(ctx context.Context, c *smp.Certificate, rc *registry.Certificate, ci *registry.CertificateInfo, now time.Time) []registry.Warning {
 	cert, err := x509.ParseCertificate(c.Raw)
 	if err != nil {
 		return nil
@@ -126,6 +141,22 @@ func chainWord(c pki.Chain) string {
 // signatureOf is the verdict on sm's signature, with its signer's chain, and the
 // warnings it calls for; what names the document for the messages.
 func (l *Registry) signatureOf(ctx context.Context, sm *smp.ServiceMetadata, what string, now time.Time) (*registry.Signature, []registry.Warning) {
+	if l.tracer == nil {
+		return l.signatureVerdict(ctx, sm, what, now)
+	}
+	// The signature itself was verified as the SMP client read the answer; the span
+	// holds the verdict and the signer's chain and revocation checks. A bad signature
+	// is a finding about the participant, not a failure of ours: no Error status.
+	ctx, span := l.startSpan(ctx, "SMP signature check")
+	sig, ws := l.signatureVerdict(ctx, sm, what, now)
+	span.SetAttributes(attribute.String("peppol.signature.status", sig.Status), attribute.String("peppol.signature.algorithm", sig.Algorithm),
+		attribute.String("peppol.certificate.chain", sig.Chain), attribute.Int("peppol.warnings", len(ws)))
+	span.End()
+	return sig, ws
+}
+
+// signatureVerdict is signatureOf's work.
+func (l *Registry) signatureVerdict(ctx context.Context, sm *smp.ServiceMetadata, what string, now time.Time) (*registry.Signature, []registry.Warning) {
 	r := sm.Signature
 	sig := &registry.Signature{Status: string(r.Status), Algorithm: r.Algorithm}
 	var ws []registry.Warning

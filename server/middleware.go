@@ -14,6 +14,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -77,8 +79,15 @@ func (s *Server) edge(next http.Handler) http.Handler {
 		h["X-Request-Id"] = []string{id}
 		// The client rides along so that the registry shares the Directory's budget
 		// fairly between clients (registry.WithClient).
-		r = r.WithContext(registry.WithClient(context.WithValue(r.Context(), requestIDKey, id), clientKey(r, s.trustedProxies)))
+		ctx := registry.WithClient(context.WithValue(r.Context(), requestIDKey, id), clientKey(r, s.trustedProxies))
 		rec := &recorder{ResponseWriter: w, metrics: s.metrics}
+		// The server span (tracing.go); none with tracing off, nor for probes.
+		if s.tracer != nil && !untraced(r.URL.Path) {
+			var span trace.Span
+			ctx, span = s.startSpan(ctx, r)
+			defer func() { endSpan(span, rec.status, id) }()
+		}
+		r = r.WithContext(ctx)
 		// Deferred, so that a stream aborted by a panic is no longer counted open.
 		defer rec.endStream()
 		s.serveRecovering(rec, r, next)
@@ -124,6 +133,9 @@ func (s *Server) route(pattern string, l *limiter, next http.Handler) http.Handl
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if rec := findRecorder(w); rec != nil {
 			rec.route = pattern
+		}
+		if s.tracer != nil {
+			nameSpan(r, pattern)
 		}
 		if l != nil && r.Method != http.MethodOptions && !s.admit(w, r, l) {
 			return

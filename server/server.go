@@ -17,6 +17,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/internal/phrase"
@@ -102,6 +103,11 @@ type Config struct {
 	// RequestLog says which successful requests the access log writes at info level
 	// (-log-requests); the zero value writes every request.
 	RequestLog RequestLog
+	// TracerProvider, when it records (telemetry.On), gives every request but the
+	// probes and scrapes a server span named by its route, continuing the trace of
+	// an incoming W3C traceparent, and /ask's planning and tool calls spans of
+	// their own (docs/ARCHITECTURE.md §3); nil means no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // Server is the HTTP handler of the whole service. It is safe for concurrent use.
@@ -147,6 +153,10 @@ type Server struct {
 	checks     *checkGate
 	// successes samples the successful requests the access log writes (RequestLog).
 	successes *successSampler
+	// tracer makes the server spans (tracing.go); nil with tracing off. serverSpan
+	// are their options, made once (a slice made per request is an allocation).
+	tracer     trace.Tracer
+	serverSpan []trace.SpanStartOption
 }
 
 // New returns a Server for cfg. It returns an error when cfg.Networks is nil or its
@@ -182,6 +192,8 @@ func New(cfg Config) (*Server, error) {
 		rateLimitExempt: cfg.RateLimitExempt,
 		bulkLimits:      cfg.Bulk.withDefaults(),
 		successes:       &successSampler{every: cfg.RequestLog.SuccessEvery},
+		tracer:          tracerOf(cfg.TracerProvider),
+		serverSpan:      []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 	}
 	s.checks = newCheckGate(s.bulkLimits)
 	if s.log == nil {
@@ -205,7 +217,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.nlq, err = nlq.New(nlq.Config{Registry: cfg.Networks, Planner: nlq.RulePlanner{}, LLM: cfg.LLM,
-		BaseURL: s.baseURL, Version: cfg.Version, Logger: s.log})
+		BaseURL: s.baseURL, Version: cfg.Version, Logger: s.log, TracerProvider: cfg.TracerProvider})
 	if err != nil {
 		return nil, fmt.Errorf("server: %w", err)
 	}

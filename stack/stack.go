@@ -18,6 +18,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/internal/netguard"
 	"github.com/peppolgate/peppolgate/mirror"
@@ -108,6 +110,9 @@ type Config struct {
 	// Proxy is the outbound proxy of SMP, Directory and OCSP requests; the zero Proxy
 	// means direct connections. The SSRF guard holds through it (netguard.Proxy).
 	Proxy netguard.Proxy
+	// TracerProvider gives the registries' upstream work spans
+	// (peppolnet.Config.TracerProvider); nil means no tracing.
+	TracerProvider trace.TracerProvider
 }
 
 // ConfigError is a network of a Config that cannot be configured: a name given twice,
@@ -301,6 +306,7 @@ func (s *Stack) live(cfg Config, n Network, isDefault bool, log *slog.Logger) (*
 		Now:              cfg.Now,
 		Fleet:            cfg.Fleet,
 		FleetScope:       "net-" + n.Name,
+		TracerProvider:   cfg.TracerProvider,
 	}
 	if isDefault && s.Mirror != nil {
 		// Assigned only when set: a nil *Store in the interface would not be nil.

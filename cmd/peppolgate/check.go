@@ -681,7 +681,7 @@ func (p program) check(ctx context.Context, cfg config) error {
 		}
 	}()
 
-	up, err := connect(ctx, cfg, log, nil, nil)
+	up, err := connect(ctx, cfg, log, nil, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -281,7 +281,7 @@ func TestOCSPSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			up, err := connect(t.Context(), cfg, slog.New(slog.DiscardHandler), nil, nil)
+			up, err := connect(t.Context(), cfg, slog.New(slog.DiscardHandler), nil, nil, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -342,7 +342,7 @@ func TestDirectoryThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	up, err := connect(t.Context(), cfg, slog.New(slog.DiscardHandler), nil, nil)
+	up, err := connect(t.Context(), cfg, slog.New(slog.DiscardHandler), nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

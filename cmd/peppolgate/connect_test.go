@@ -49,7 +49,7 @@ func TestConfigError(t *testing.T) {
 func TestConnectOffline(t *testing.T) {
 	t.Parallel()
 	up, err := connect(t.Context(), config{network: registry.NetworkProduction, networks: []string{"production", "test"},
-		dnsServers: []string{"127.0.0.1:1"}, smlZone: "edelivery.tech.ec.europa.eu"}, slog.New(slog.DiscardHandler), nil, nil)
+		dnsServers: []string{"127.0.0.1:1"}, smlZone: "edelivery.tech.ec.europa.eu"}, slog.New(slog.DiscardHandler), nil, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 // HTTP (docs/INTERFACE.md §4.5).
 func (p program) serveMCP(ctx context.Context, cfg config) error {
 	logger := slog.New(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel}))
-	up, err := connect(ctx, cfg, logger, nil, nil)
+	up, err := connect(ctx, cfg, logger, nil, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -15,7 +15,11 @@ import (
 	"syscall"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/peppolgate/peppolgate/fleet"
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/nlq"
 	"github.com/peppolgate/peppolgate/registry"
@@ -123,8 +127,9 @@ func (up *upstream) closeAll() {
 // first for -network demo, with obs (the metrics; nil for none) observing the
 // registries. The caller must call closeAll when done. Errors about the
 // configuration are *usageError.
-func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Observer, fl *fleet.Fleet) (*upstream, error) {
+func connect(ctx context.Context, cfg config, log *slog.Logger, obs registry.Observer, fl *fleet.Fleet, tp trace.TracerProvider) (*upstream, error) {
 	scfg := stack.Config{
+		TracerProvider:   tp,
 		Fleet:            fl,
 		MirrorPath:       cfg.mirrorPath,
 		CacheTTL:         cfg.cacheTTL,
@@ -179,7 +184,35 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	// Every setting is checked before anything starts or listens: a usage error must
 	// exit 2 with its own message, not 1 because -addr is taken or the demo network
 	// could not start.
-	llm, err := newLLM(cfg)
+	tp, flushTraces, err := telemetry.Setup(ctx, p.getenv, log, version())
+	if err != nil {
+		var ce *telemetry.ConfigError
+		if errors.As(err, &ce) {
+			return &usageError{err.Error()}
+		}
+		return err
+	}
+	// Registered first, so it runs last: after the server has drained, every span
+	// has ended and the queued ones go out, within telemetry.ShutdownTimeout.
+	defer func() {
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetry.ShutdownTimeout)
+		defer cancel()
+		if err := flushTraces(fctx); err != nil {
+			log.Warn("the spans still queued could not all be sent to the collector", "err", err)
+		}
+	}()
+	if telemetry.On(tp) {
+		// Every log line of a traced request carries its trace_id and span_id.
+		log = slog.New(telemetry.WithTraceIDs(log.Handler()))
+		// The SDK reports a failed export only to otel's global error handler (by
+		// default an unstructured line on stderr); this sends it to our log. It is
+		// the one otel global peppolgate sets: spans reach our packages through their
+		// Config, and no library we use reads otel's global provider or propagator.
+		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
+			log.Warn("trace export failed: check OTEL_EXPORTER_OTLP_ENDPOINT and the collector", "err", err)
+		}))
+	}
+	llm, err := newLLM(cfg, tp)
 	if err != nil {
 		return err
 	}
@@ -195,7 +228,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	var fl *fleet.Fleet
 	if cfg.redisURL != "" {
 		var err error
-		if fl, err = fleet.Open(fleet.Options{URL: cfg.redisURL, Prefix: cfg.redisPrefix, OpTimeout: cfg.redisTimeout, Logger: log}); err != nil {
+		if fl, err = fleet.Open(fleet.Options{URL: cfg.redisURL, Prefix: cfg.redisPrefix, OpTimeout: cfg.redisTimeout, Logger: log, TracerProvider: tp}); err != nil {
 			return &usageError{"-redis: " + err.Error()}
 		}
 		defer fl.Close()
@@ -205,7 +238,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 			log.Warn("redis does not answer yet: serving from this replica's own state, and sharing once it answers", "redis", fl.URL(), "prefix", fl.Prefix(), "cause", fl.Status().Cause)
 		}
 	}
-	up, err := connect(ctx, cfg, log, metrics, fl)
+	up, err := connect(ctx, cfg, log, metrics, fl, tp)
 	if err != nil {
 		return err
 	}
@@ -238,6 +271,7 @@ func (p program) serve(ctx context.Context, cfg config) error {
 		MCPRateLimit:      cfg.mcpRateLimit,
 		TrustedProxies:    cfg.trustedProxies,
 		RequestLog:        cfg.logRequests,
+		TracerProvider:    tp,
 		RateLimitExempt:   cfg.rateLimitExempt,
 		Bulk:              server.BulkLimits{MaxDuration: cfg.checkMaxDuration},
 		Metrics:           metrics,
@@ -309,12 +343,12 @@ func (p program) serve(ctx context.Context, cfg config) error {
 
 // newLLM returns the LLM of -llm (nil for none), or a *usageError for settings it
 // refuses (e.g. no key).
-func newLLM(cfg config) (*nlq.LLM, error) {
+func newLLM(cfg config, tp trace.TracerProvider) (*nlq.LLM, error) {
 	if cfg.llm == "" {
 		return nil, nil
 	}
 	llm, err := nlq.NewLLM(nlq.LLMConfig{BaseURL: cfg.llmBaseURL, Model: cfg.llmModel, APIKey: cfg.llmKey,
-		Timeout: cfg.llmTimeout, HTTPClient: &http.Client{Timeout: cfg.llmTimeout}})
+		Timeout: cfg.llmTimeout, HTTPClient: telemetry.Client(&http.Client{Timeout: cfg.llmTimeout}, tp, "LLM")})
 	if err != nil {
 		msg := err.Error()
 		if strings.HasSuffix(msg, "set OPENAI_API_KEY") {
@@ -328,7 +362,7 @@ func newLLM(cfg config) (*nlq.LLM, error) {
 // checkServe checks the settings serve checks before it starts (beyond parseConfig),
 // so that 'config print' refuses what serve refuses.
 func checkServe(cfg config) error {
-	if _, err := newLLM(cfg); err != nil {
+	if _, err := newLLM(cfg, nil); err != nil {
 		return err
 	}
 	if err := server.CheckMCPAllowed(cfg.mcpOrigins, cfg.mcpHosts); err != nil {

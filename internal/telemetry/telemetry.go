@@ -1,0 +1,213 @@
+// Package telemetry turns OpenTelemetry tracing on from the standard OTEL_* environment
+// and holds the few helpers the other packages share to make spans: an HTTP client
+// wrapper for upstream calls, a log handler that puts the trace id into every log line
+// of a traced request, and the recording of a failure on a span (docs/ARCHITECTURE.md
+// §3 "Traces", docs/DEPLOY.md "Traces (OpenTelemetry)").
+//
+// Tracing is off unless configured. The packages take a trace.TracerProvider through
+// their Config (nil or a noop provider means off) and never use the otel globals, so
+// that two servers in one process (tests) trace apart and nothing is package state.
+package telemetry
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+)
+
+// ShutdownTimeout bounds the flush of the spans still queued at shutdown.
+const ShutdownTimeout = 5 * time.Second
+
+// ConfigError is an OTEL_* variable with a value peppolgate cannot use; the message
+// names the variable and says how to fix it.
+type ConfigError struct{ msg string }
+
+func (e *ConfigError) Error() string { return e.msg }
+
+func configErr(format string, args ...any) error {
+	return &ConfigError{fmt.Sprintf(format, args...)}
+}
+
+// Setup reads the OTEL_* environment through getenv and returns the tracer provider the
+// packages get through their Config, and the function that flushes the queued spans and
+// stops the exporter (bounded by its ctx; call it once at shutdown).
+//
+// Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
+// is set, or OTEL_TRACES_EXPORTER is otlp; OTEL_SDK_DISABLED=true or
+// OTEL_TRACES_EXPORTER=none turn it off. Off, the provider is a noop one (On reports
+// false) and shutdown does nothing. On, spans are batched and sent over OTLP/HTTP
+// (http/protobuf, the only protocol supported), sampled by OTEL_TRACES_SAMPLER and
+// OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on), with service.name
+// "peppolgate" unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise, and
+// service.version version.
+//
+// What Setup decides or checks it reads through getenv: whether tracing is on, the
+// protocol, the exporter, the sampler and the endpoints' form. The OpenTelemetry SDK
+// reads the rest itself from the process environment (os.Getenv), which is the same
+// thing in the binary: the endpoint's value, OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT,
+// _COMPRESSION, _CERTIFICATE and the like, OTEL_BSP_*, OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES.
+//
+// Errors are *ConfigError for a value that cannot be used: a protocol other than
+// http/protobuf (grpc included), an exporter other than otlp or none, an unknown
+// sampler or a ratio outside [0, 1], an endpoint that is not an http(s) URL,
+// OTEL_SDK_DISABLED not a boolean, or OTEL_RESOURCE_ATTRIBUTES not key=value pairs.
+func Setup(ctx context.Context, getenv func(string) string, log *slog.Logger, version string) (trace.TracerProvider, func(context.Context) error, error) {
+	off := noop.NewTracerProvider()
+	nothing := func(context.Context) error { return nil }
+	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
+
+	disabled := false
+	if v := env("OTEL_SDK_DISABLED"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, nil, configErr("OTEL_SDK_DISABLED=%q is not a boolean: set true to turn tracing off, or unset it", v)
+		}
+		disabled = b
+	}
+	exporter := strings.ToLower(env("OTEL_TRACES_EXPORTER"))
+	switch exporter {
+	case "", "otlp", "none":
+	default:
+		return nil, nil, configErr("OTEL_TRACES_EXPORTER=%q is not supported: peppolgate exports traces over OTLP only; set otlp (or none to turn tracing off)", exporter)
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		if v := env(k); v != "" && v != "http/protobuf" {
+			return nil, nil, configErr("%s=%q is not supported: peppolgate sends traces over OTLP/HTTP with protobuf only; set %s=http/protobuf (the default) and point the endpoint at the collector's OTLP/HTTP port (usually 4318)", k, v, k)
+		}
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		if v := env(k); v != "" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return nil, nil, configErr("%s=%q is not an http(s) URL: set the collector's OTLP/HTTP address, e.g. http://localhost:4318", k, v)
+			}
+		}
+	}
+	sampler, err := samplerFrom(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	endpoint := env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+	if endpoint == "" {
+		endpoint = env("OTEL_EXPORTER_OTLP_ENDPOINT")
+	}
+	if disabled || exporter == "none" || (endpoint == "" && exporter != "otlp") {
+		return off, nothing, nil
+	}
+	res, err := resource.New(ctx,
+		resource.WithAttributes(attribute.String("service.name", "peppolgate"), attribute.String("service.version", version)),
+		resource.WithTelemetrySDK(),
+		// Last, so that OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win.
+		resource.WithFromEnv(),
+	)
+	if err != nil {
+		return nil, nil, configErr("OTEL_RESOURCE_ATTRIBUTES or OTEL_SERVICE_NAME cannot be used (%v): write comma-separated key=value pairs, percent-encoding other characters", err)
+	}
+	// otlptracehttp reads the endpoint, headers, timeout, compression and TLS
+	// settings from the environment itself.
+	exp, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the OTLP trace exporter: %w", err)
+	}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithSampler(sampler.s))
+	if endpoint == "" {
+		endpoint = "http://localhost:4318 (the OTLP default)"
+	}
+	log.Info("tracing on: exporting spans over OTLP/HTTP", "endpoint", endpoint, "sampler", sampler.name)
+	return tp, func(ctx context.Context) error {
+		if err := tp.Shutdown(ctx); err != nil {
+			return fmt.Errorf("flushing traces: %w", err)
+		}
+		return nil
+	}, nil
+}
+
+// namedSampler is a sampler and how the start-up log names it.
+type namedSampler struct {
+	s    sdktrace.Sampler
+	name string
+}
+
+// samplerFrom is the sampler OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG name (the
+// OpenTelemetry specification's values), parentbased_always_on when unset. It is set
+// explicitly, so that a bad value is a *ConfigError rather than the SDK's silent
+// fallback to sampling everything.
+func samplerFrom(env func(string) string) (namedSampler, error) {
+	name := strings.ToLower(env("OTEL_TRACES_SAMPLER"))
+	arg := env("OTEL_TRACES_SAMPLER_ARG")
+	ratio := func() (float64, error) {
+		if arg == "" {
+			return 1, nil
+		}
+		v, err := strconv.ParseFloat(arg, 64)
+		if err != nil || v < 0 || v > 1 {
+			return 0, configErr("OTEL_TRACES_SAMPLER_ARG=%q is not a ratio between 0 and 1: set e.g. 0.01 to sample 1 %% of the traces", arg)
+		}
+		return v, nil
+	}
+	switch name {
+	case "", "parentbased_always_on":
+		return namedSampler{sdktrace.ParentBased(sdktrace.AlwaysSample()), "parentbased_always_on"}, nil
+	case "always_on":
+		return namedSampler{sdktrace.AlwaysSample(), name}, nil
+	case "always_off":
+		return namedSampler{sdktrace.NeverSample(), name}, nil
+	case "parentbased_always_off":
+		return namedSampler{sdktrace.ParentBased(sdktrace.NeverSample()), name}, nil
+	case "traceidratio", "parentbased_traceidratio":
+		r, err := ratio()
+		if err != nil {
+			return namedSampler{}, err
+		}
+		s := sdktrace.TraceIDRatioBased(r)
+		if name == "parentbased_traceidratio" {
+			s = sdktrace.ParentBased(s)
+		}
+		return namedSampler{s, name + " " + strconv.FormatFloat(r, 'g', -1, 64)}, nil
+	}
+	return namedSampler{}, configErr("OTEL_TRACES_SAMPLER=%q is not a sampler peppolgate knows: use always_on, always_off, traceidratio, parentbased_always_on (the default), parentbased_always_off or parentbased_traceidratio", name)
+}
+
+// On reports whether tp records spans: false for nil and for a noop provider.
+func On(tp trace.TracerProvider) bool {
+	if tp == nil {
+		return false
+	}
+	_, isNoop := tp.(noop.TracerProvider)
+	return !isNoop
+}
+
+// Tracer is tp's tracer named for the package name (its import path), or a noop
+// tracer when tp is not On.
+func Tracer(tp trace.TracerProvider, name string) trace.Tracer {
+	if !On(tp) {
+		return noop.NewTracerProvider().Tracer(name)
+	}
+	return tp.Tracer(name)
+}
+
+// Fail records err on span with status Error and a description saying what kind of
+// failure it was (e.g. "timeout", "DNS SERVFAIL", "HTTP 503"). A nil err does nothing.
+func Fail(span trace.Span, err error, kind string) {
+	if err == nil {
+		return
+	}
+	span.RecordError(err)
+	if kind == "" {
+		kind = err.Error()
+	}
+	span.SetStatus(codes.Error, kind)
+}

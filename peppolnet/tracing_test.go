@@ -1,0 +1,76 @@
+package peppolnet
+
+import (
+	"context"
+	"testing"
+
+	otelcodes "go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/peppolgate/peppolgate/netsim"
+)
+
+// TestSpansRecordFailures checks the spans of failed upstream calls over the simulated
+// network: each has status Error with its real cause and the attributes that say it
+// (the DNS rcode, the HTTP status), and an answer ("not registered") is no failure.
+func TestSpansRecordFailures(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 40)
+	be := n.Dataset().MustLookup(netsim.KnownBelgian)
+	for _, tt := range []struct {
+		name   string
+		id     string
+		fault  netsim.Target
+		f      netsim.Fault
+		span   string
+		attr   string
+		value  string
+		err    bool
+		reason string
+	}{
+		{"SML SERVFAIL", netsim.KnownBelgian, netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail}, "SML NAPTR", "dns.rcode", "SERVFAIL", true, "DNS SERVFAIL"},
+		{"not registered is an answer", netsim.KnownDirectoryOnly, netsim.Target{}, netsim.Fault{}, "SML NAPTR", "dns.rcode", "NXDOMAIN", false, ""},
+		{"SMP 503", netsim.KnownBelgian, netsim.SMPHostTarget(be.SMPHost), netsim.Fault{HTTPStatus: 503}, "SMP GET", "http.response.status_code", "503", true, "HTTP 503"},
+		{"Directory 500", netsim.KnownBelgian, netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500}, "Directory GET", "http.response.status_code", "500", true, "HTTP 500"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// One at a time: the faults are the network's.
+			rec := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+			l, _ := newLive(t, n, func(c *Config) { c.TracerProvider = tp })
+			if tt.f != (netsim.Fault{}) {
+				n.SetFault(tt.fault, tt.f)
+				defer n.SetFault(tt.fault, netsim.Fault{})
+			}
+			ctx, parent := tp.Tracer("test").Start(context.Background(), "request")
+			_, _, _ = l.Lookup(ctx, mustID(t, tt.id))
+			parent.End()
+			var found bool
+			var names []string
+			for _, s := range rec.Ended() {
+				names = append(names, s.Name())
+				if s.Name() != tt.span {
+					continue
+				}
+				attrs := map[string]string{}
+				for _, a := range s.Attributes() {
+					attrs[string(a.Key)] = a.Value.String()
+				}
+				if attrs[tt.attr] != tt.value {
+					continue
+				}
+				found = true
+				if (s.Status().Code == otelcodes.Error) != tt.err || s.Status().Description != tt.reason {
+					t.Errorf("span %s (%s=%s): status %v; want error %v with %q", s.Name(), tt.attr, tt.value, s.Status(), tt.err, tt.reason)
+				}
+				if s.Parent().TraceID() != parent.SpanContext().TraceID() {
+					t.Errorf("span %s is not in the request's trace", s.Name())
+				}
+			}
+			if !found {
+				t.Errorf("no span %s with %s=%s among %v", tt.span, tt.attr, tt.value, names)
+			}
+		})
+	}
+}
