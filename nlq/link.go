@@ -39,8 +39,15 @@ const ruleMaxConnector = 3
 
 // withReadings adds to p, planned from the name in tokens [lo, hi), the other readings
 // of that name (Plan.Readings).
+//
+// A question whose subject was no name (too many lower-case words around it: "Welk
+// access point gebruiken we voor de facturen aan Bakkerij Jansen BV?") is planned as
+// its first reading when the words around that ask something of a company: whether it
+// can receive, is on Peppol, its access point, certificate or document types (not a
+// mere "what is", search or count).
 func (s *ruleScan) withReadings(p Plan, lo, hi int, lang string) Plan {
-	if p.Subject == "" || len(p.Calls) == 0 || p.Calls[0].Tool != ruleToolSearch || p.Intent == IntentCount || hi-lo < 2 {
+	rescue := p.Subject == "" && p.Intent == IntentUnknown && !s.caseless && hi-lo >= 2
+	if !rescue && (p.Subject == "" || len(p.Calls) == 0 || p.Calls[0].Tool != ruleToolSearch || p.Intent == IntentCount || hi-lo < 2) {
 		return p
 	}
 	var spans [maxReadings + 1][2]int
@@ -88,6 +95,13 @@ func (s *ruleScan) withReadings(p Plan, lo, hi int, lang string) Plan {
 		r := ruleScan{q: s.q, toks: s.toks, caseless: s.caseless, firstWord: s.firstWord, receive: s.receive, lang: lang}
 		rp := r.planSpan(ruleSpan{lo: sp[0], hi: sp[1], subject: r.subjectText(sp[0], sp[1])}, ruleName)
 		if rp.Subject == "" || rp.Subject == p.Subject || len(rp.Calls) == 0 || rp.Calls[0].Tool != ruleToolSearch {
+			continue
+		}
+		if rescue {
+			switch rp.Intent {
+			case IntentCanReceive, IntentAccessPoint, IntentCertificate, IntentDocumentTypes, IntentOnPeppol:
+				return rp
+			}
 			continue
 		}
 		if rp.Intent == IntentSearch && p.Intent != IntentSearch {
@@ -315,7 +329,10 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 			break
 		}
 	}
-	r.relaxBudget = -1
+	// The mirror forgives typos itself: a name that neither it nor linking matched is
+	// not relaxed into a few letters that match anything. The live Directory's relaxed
+	// searches share the budget.
+	r.relaxBudget = 0
 	if r.first != nil && r.first.Source != registry.SourceMirror {
 		r.relaxBudget = max(0, maxLiveSearches-used)
 	}
@@ -345,6 +362,15 @@ func (r *run) answerLinked(ctx context.Context, l linked) {
 		a.Answer = searchAnswer(t, plan, l.sr, approx)
 		return
 	}
+	// About one company: the hits whose names do not match what was typed are not it
+	// (the live Directory matches words anywhere on a card).
+	sr := *l.sr
+	typed := cutName(l.typed, true)
+	sr.Results = slices.DeleteFunc(slices.Clone(sr.Results), func(h registry.SearchHit) bool { return !matchName(typed, h.Name).ok })
+	if len(sr.Results) < len(l.sr.Results) {
+		sr.TotalCount = len(sr.Results)
+	}
+	l.sr = &sr
 	r.followUp(ctx, l.sr, "")
 	if l.m.approximate() && len(l.sr.Results) > 0 {
 		h := l.sr.Results[0]
