@@ -141,6 +141,17 @@ func (s *ruleScan) linkStop(i int) bool {
 	return false
 }
 
+// questionWords reports whether every word of tokens [lo, hi) is a question word
+// (linkStop), so that they name no company.
+func (s *ruleScan) questionWords(lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if s.toks[i].word && !s.linkStop(i) {
+			return false
+		}
+	}
+	return true
+}
+
 // linkNameWord reports whether token i may be a word of a name: a word that is no
 // question word.
 func (s *ruleScan) linkNameWord(i int) bool {

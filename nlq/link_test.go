@@ -79,6 +79,12 @@ var linkCases = []linkCase{
 	{lang: "en", q: "Is Y-tunnus 3858326-4 on Peppol?", ids: []string{"0216:003738583264"}},
 	{lang: "nl", q: "Is ondernemingsnummer 0894 748 982 actief op Peppol?", ids: []string{"0208:0894748982", "9925:be0894748982"}},
 	{lang: "no", q: "Hvem er NO946926175MVA?", ids: []string{"0192:946926175"}},
+	{lang: "en", q: "Is CIF: ESB75616771 on Peppol?", ids: []string{"9920:esb75616771"}},
+	{lang: "en", q: "Is C.F. 05891154121 on Peppol?", ids: []string{"0211:it05891154121"}},
+	{lang: "en", q: "Is the Polish company 6313380874 on Peppol?", ids: []string{"9945:pl6313380874"}},
+	{lang: "en", q: "Is the Spanish company B75616771 on Peppol?", ids: []string{"9920:esb75616771"}},
+	{lang: "de", q: "Kann das Unternehmen mit der USt-IdNr.: DE452262691 Rechnungen empfangen?", ids: []string{"9930:de452262691"}},
+	{lang: "fr", q: "Est-ce que l'entreprise belge 0894 748 982 est sur Peppol ?", ids: []string{"0208:0894748982", "9925:be0894748982"}},
 	// Companies and numbers that do not exist: never a wrong match presented as certain.
 	{lang: "en", q: "Can Fjordlys Bakeri AS receive invoices?"},
 	{lang: "de", q: "Kann die Bäckerei Schmitz GmbH im Peppol-Netz Rechnungen empfangen?"},
@@ -195,6 +201,18 @@ func TestRuleReadings(t *testing.T) {
 		}
 		if tt.intent != "" && len(p.Readings) > 0 && p.Readings[0].Intent != tt.intent {
 			t.Errorf("%q: reading's intent %s, want %s", tt.q, p.Readings[0].Intent, tt.intent)
+		}
+	}
+}
+
+// TestRuleCountNoName: a count whose words are all question words of some tongue counts
+// the country, not a company named after them.
+func TestRuleCountNoName(t *testing.T) {
+	t.Parallel()
+	for _, q := range []string{"Hoeveel Peppol-deelnemers zijn er in België?", "Wie viele Peppol-Teilnehmer gibt es in Deutschland?"} {
+		p := RulePlanner{}.Plan(q)
+		if p.Intent != IntentCount || p.Subject != "" || len(p.Calls) != 1 || p.Calls[0].Arguments["q"] != nil || p.Calls[0].Arguments["country"] == nil {
+			t.Errorf("%q: %s", q, planString(p))
 		}
 	}
 }

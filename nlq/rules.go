@@ -231,6 +231,9 @@ func (s *ruleScan) plan() Plan {
 		lo, hi = s.sig.adjective[0], s.sig.adjective[1]
 		s.sig.country = ""
 	}
+	if s.sig.count && s.questionWords(lo, hi) {
+		lo = hi // "Hoeveel Peppol-deelnemers zijn er in België?": no name at all
+	}
 	lang := s.lang
 	return s.withReadings(s.finish(s.subjectText(lo, hi), lo, hi, ruleName), lo, hi, lang)
 }
