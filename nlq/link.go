@@ -72,11 +72,14 @@ func (s *ruleScan) withReadings(p Plan, lo, hi int, lang string) Plan {
 			b--
 		}
 		// Lower-case words at the ends of a span are the question's, when the question
-		// writes names capitalised ("for invoicing Meijer Zorg").
+		// writes names capitalised ("for invoicing Meijer Zorg", "Örebro Maskin wants").
 		for a < b-1 && s.linkLowerEdge(a, b) {
 			a++
 		}
-		if (a != lo || b != hi) && s.linkSpanNamed(a, b) {
+		for b > a+1 && s.linkLowerTail(a, b) {
+			b--
+		}
+		if (a != lo || b != hi) && s.linkSpanNamed(a, b) && !s.linkNamedBefore(lo, a) {
 			spans[n] = [2]int{a, b}
 			n++
 		}
@@ -169,10 +172,31 @@ func (s *ruleScan) linkInner(i int) bool {
 }
 
 // linkConnector reports whether token i is a short lower-case word that joins words of
-// a name ("de", "van", "og", "and").
+// a name ("van", "den", "og", "and"): a word for "and", or a short one that does not
+// start a phrase introducing a place ("i Stavanger", "in Gent", "aus Köln", "de la").
 func (s *ruleScan) linkConnector(i int) bool {
 	t := s.toks[i]
-	return t.word && t.lower && !t.digit && (len(t.key) <= ruleMaxConnector || ruleListWords[t.key])
+	if !t.word || !t.lower || t.digit {
+		return false
+	}
+	return ruleListWords[t.key] || len(t.key) <= ruleMaxConnector && ruleLex.intro.child(t.key) == nil
+}
+
+// linkNamedBefore reports whether a word before token a in the subject [lo, a) is
+// written as a name's (capitalised, with lower-case letters, no digit, no question
+// word): a span after it is no company's name alone ("Fjordlys Bakeri i Stavanger" is
+// not "Stavanger"), while "AS4", "URL" or "invoicing" before it are the question's.
+func (s *ruleScan) linkNamedBefore(lo, a int) bool {
+	if s.caseless {
+		return false
+	}
+	for i := lo; i < a; i++ {
+		if t := s.toks[i]; t.word && t.capital && !t.lower && !t.digit && s.linkNameWord(i) &&
+			strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLower) {
+			return true
+		}
+	}
+	return false
 }
 
 // linkLowerEdge reports whether token a, at the start of span [a, b), is a lower-case
@@ -183,6 +207,21 @@ func (s *ruleScan) linkLowerEdge(a, b int) bool {
 		return false
 	}
 	for i := a + 1; i < b; i++ {
+		if s.toks[i].word && s.toks[i].capital {
+			return true
+		}
+	}
+	return false
+}
+
+// linkLowerTail reports whether the last token of span [a, b) is a lower-case word after
+// a capitalised one in a question that writes names capitalised ("Örebro Maskin wants").
+func (s *ruleScan) linkLowerTail(a, b int) bool {
+	t := s.toks[b-1]
+	if s.caseless || !t.word || !t.lower || t.digit {
+		return false
+	}
+	for i := a; i < b-1; i++ {
 		if s.toks[i].word && s.toks[i].capital {
 			return true
 		}

@@ -42,6 +42,9 @@ var linkCases = []linkCase{
 	{lang: "fr", q: "Hasselt Transports SRL est-elle sur Peppol ?", ids: []string{"0208:1173712470", "9925:be1173712470"}},
 	{lang: "sv", q: "Kan Nyström Konsult AB ta emot fakturor?", ids: []string{"0007:5600401987"}},
 	{lang: "en", q: "can smith supplies receive invoices", ids: []string{"9932:gb941015559"}},
+	{lang: "no", q: "Kan Stavanger Fisk i Stavanger motta faktura?", ids: []string{"0192:828989723"}},
+	{lang: "en", q: "Our customer Örebro Maskin wants e-invoices. Can they receive them via Peppol?", ids: []string{"0007:5568176126"}},
+	{lang: "sv", q: "Kan jag skicka fakturor till Ekström och Nyström HB via Peppol?", ids: []string{"0007:5702483636"}},
 	// Legal forms written another way, or left out.
 	{lang: "nl", q: "Kan Meijer Zorg BV facturen ontvangen?", ids: []string{"0106:66315873"}},
 	{lang: "nl", q: "Kan Zwolle Groothandel NV facturen ontvangen?", ids: []string{"0106:22273525"}},
@@ -93,6 +96,8 @@ var linkCases = []linkCase{
 	{lang: "no", q: "Kan NO 987 654 321 MVA motta fakturaer?"},
 	{lang: "sv", q: "Kan Lindqvist Snickeri AB ta emot fakturor?"},
 	{lang: "nl", q: "Welk access point gebruikt Bakkerij Jansen en Zonen?"},
+	{lang: "no", q: "Kan Fjordlys Bakeri i Stavanger motta faktura?"},
+	{lang: "de", q: "Kann die Bäckerei Schmitz aus Köln Rechnungen über Peppol empfangen?"},
 }
 
 // TestLinkQuestions asks the development questions end to end through the engine, over
@@ -183,7 +188,8 @@ func TestRuleReadings(t *testing.T) {
 	}{
 		{"What's the AS4 endpoint URL for sending invoices to Harbour Freight Ltd?", "Harbour Freight Ltd", ""},
 		{"Kann die Bäckerei Schmitz GmbH im Peppol-Netz Rechnungen empfangen?", "Bäckerei Schmitz GmbH", IntentCanReceive},
-		{"Est-ce que la Boulangerie Dupont SARL de Lyon accepte les factures par Peppol ?", "", ""},
+		{"Est-ce que la Boulangerie Dupont SARL de Lyon accepte les factures par Peppol ?", "Boulangerie Dupont SARL", IntentCanReceive},
+		{"Kan Fjordlys Bakeri i Stavanger motta faktura?", "Fjordlys Bakeri", IntentCanReceive},
 		{"Can Harbour Freight Ltd receive invoices?", "", ""},
 		{"Kan Fjordlys Bakeri og Konditori AS motta faktura?", "", ""},
 		{"Hvilket aksesspunkt bruker vi for å sende faktura til Nordlys Regnskap AS?", "Nordlys Regnskap AS", IntentAccessPoint},
