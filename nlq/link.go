@@ -313,10 +313,11 @@ type linked struct {
 }
 
 // link finds the participant a name question is about by searching the subject, then its
-// other readings (Plan.Readings) and cores (coreQuery), and answers from the first that
-// finds a name matching what was typed. It returns handled false, with r.first set to the
-// subject's own search result, when none does: the caller answers as before (relaxed
-// searches within r.relaxBudget).
+// other readings (Plan.Readings), then the cores of both (coreQuery), and answers from
+// the first that finds a name matching what was typed. It returns handled false, with
+// r.first set to the subject's own search result, when none does: the caller answers as
+// before (relaxed searches within r.relaxBudget). The searches stop at
+// maxLiveSearches, or maxMirrorSearches when the mirror answered the first.
 func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 	plan := r.plan
 	q, _ := c.Arguments["q"].(string)
@@ -329,11 +330,11 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 			attempts = append(attempts, linkAttempt{p, q})
 		}
 	}
-	add(plan, coreQuery(plan.Subject))
 	for _, rd := range plan.Readings {
 		rq, _ := rd.Calls[0].Arguments["q"].(string)
 		add(rd, rq)
 	}
+	add(plan, coreQuery(plan.Subject))
 	for _, rd := range plan.Readings {
 		add(rd, coreQuery(rd.Subject))
 	}
