@@ -131,7 +131,7 @@ func (s *ruleScan) linkStop(i int) bool {
 		return true // "Peppol-Netz", "peppolnettverket"
 	}
 	if t.lower || s.caseless {
-		return ruleLex.vocab[k] || langMarkers[k] != 0 || foreignMarkers[k]
+		return ruleLex.vocab[k] || langMarkers[k] != 0
 	}
 	if n := ruleLex.left.child(k); n != nil {
 		for _, e := range n.entries {
