@@ -6,7 +6,7 @@ import (
 	"github.com/peppolgate/peppolgate/mirror"
 )
 
-// Name matching for entity linking (docs/INTERFACE.md, /ask: linking): how close a
+// Name matching for entity linking (docs/INTERFACE.md §4.3): how close a
 // name as typed is to a name of the index. Both are folded as the mirror folds them
 // (mirror.Terms: case, punctuation and diacritics aside, ø æ ß spelt out), then:
 //

@@ -12,7 +12,7 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// Entity linking (docs/INTERFACE.md, /ask): the rule planner reads a company's name as
+// Entity linking (docs/INTERFACE.md §4.3): the rule planner reads a company's name as
 // what is left when the question's words are stripped from both ends, which keeps
 // words inside the question with it ("the AS4 endpoint URL for sending invoices to
 // Smith Supplies Ltd"). The planner therefore also proposes other readings: the spans

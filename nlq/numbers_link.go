@@ -11,7 +11,7 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// Numbers become ids (docs/INTERFACE.md, /ask): a national or VAT number in a question
+// Numbers become ids (docs/INTERFACE.md §4.3): a national or VAT number in a question
 // is read into the participant ids the bulk check would try (bulk.Candidates, with the
 // country the question names as its hint), which are looked up on the SML; the
 // Directory is searched only when none is known there.
