@@ -279,7 +279,7 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 			ev.Result(ResultEvent{Index: len(a.Results) - 1, Item: it, Failed: failed})
 		}
 	}
-	r := &run{e: e, t: tongueOf(plan.Language), plan: plan, a: a, add: add}
+	r := &run{e: e, t: tongueOf(plan.Language), plan: plan, a: a, add: add, relaxBudget: -1}
 	err := r.run(ctx)
 	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
 	if err != nil {
@@ -314,6 +314,11 @@ type run struct {
 	plan Plan
 	a    *Answer
 	add  func(Item, *FailedCall)
+	// first is the plan's search result when linking already ran it (link.go).
+	first *registry.SearchResult
+	// relaxBudget bounds the relaxed searches of a name that found nothing; -1: no
+	// bound beyond RelaxedQueries'.
+	relaxBudget int
 }
 
 // run executes the plan's calls and the follow-up calls its intent needs, hands each
@@ -357,6 +362,13 @@ func (r *run) run(ctx context.Context) error {
 		a.Answer = participantAnswer(t, plan, d.p, d.svc, it)
 		return nil
 	}
+	if handled, err := r.resolveNumber(ctx, c); handled {
+		return err
+	}
+	if handled, err := r.link(ctx, c); handled {
+		return err
+	}
+	plan = r.plan
 	sr, approx, err := r.search(ctx, c)
 	if err != nil {
 		return r.callFailed(c, err)
@@ -424,11 +436,13 @@ func failedCall(c Call, err error) FailedCall {
 // typed; approx is then the query that found it. An exact (folded) name match always
 // ranks first.
 func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, approx string, err error) {
-	res, err := r.e.call(ctx, c)
-	if err != nil {
-		return nil, "", err
+	if sr = r.first; sr == nil {
+		res, err := r.e.call(ctx, c)
+		if err != nil {
+			return nil, "", err
+		}
+		sr, _ = res.Value.(*registry.SearchResult)
 	}
-	sr, _ = res.Value.(*registry.SearchResult)
 	if sr == nil {
 		return nil, "", &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("search_directory returned no search result")}
 	}
@@ -448,7 +462,10 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 	if len(sr.Results) > 0 || typed == "" {
 		return rankExactFirst(sr, typed), "", nil
 	}
-	for _, relaxed := range RelaxedQueries(q) {
+	for i, relaxed := range RelaxedQueries(q) {
+		if r.relaxBudget >= 0 && i >= r.relaxBudget {
+			break
+		}
 		rc := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": relaxed}}
 		if cc, ok := c.Arguments["country"]; ok {
 			rc.Arguments["country"] = cc

@@ -79,6 +79,10 @@ type Plan struct {
 	// country; for a list of identifiers (IntentCheck) one check_participants
 	// {rows[, documents]}. Empty for IntentUnknown.
 	Calls []Call `json:"calls"`
+	// Readings are other readings of a name subject, best first: the spans of the
+	// subject between question words, each planned with the words around it, for the
+	// engine to link against the index (see link.go); nil when there are none.
+	Readings []Plan `json:"-"`
 }
 
 // needsServices reports whether answering p needs the participant's services (every

@@ -210,6 +210,15 @@ func (s *ruleScan) plan() Plan {
 	if sp, ok := s.findSpacedID(); ok {
 		return s.planSpan(sp, ruleID)
 	}
+	if sp, cc, ok := s.findSchemeNumber(); ok {
+		// "NIF B15147895": a number after a scheme word peppol.Candidates does not
+		// read (numbers_link.go); its country is the hint.
+		p := s.planSpan(sp, ruleNumber)
+		if p.Country == "" {
+			p.Country = cc
+		}
+		return p
+	}
 	if sp, ok := s.findNumber(); ok {
 		return s.planSpan(sp, ruleNumber)
 	}
@@ -222,7 +231,11 @@ func (s *ruleScan) plan() Plan {
 		lo, hi = s.sig.adjective[0], s.sig.adjective[1]
 		s.sig.country = ""
 	}
-	return s.finish(s.subjectText(lo, hi), lo, hi, ruleName)
+	if s.sig.count && s.questionWords(lo, hi) {
+		lo = hi // "Hoeveel Peppol-deelnemers zijn er in België?": no name at all
+	}
+	lang := s.lang
+	return s.withReadings(s.finish(s.subjectText(lo, hi), lo, hi, ruleName), lo, hi, lang)
 }
 
 // planSpan plans a question whose subject is already known: the words around it only

@@ -113,6 +113,8 @@ var german = tongue{
 	processes:    " Prozesse: %s.",
 	docTypesNone: "%[1]s ist beim SMP %[2]s registriert, der dafür keinen Dokumenttyp listet.",
 	notChecked:   "seine Dienste",
+	readAs:       "Ich lese %[1]q als %[2]s.",
+	numberAs:     "Ich lese %[1]q als die Teilnehmer-ID %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "das Access-Point-Zertifikat ist abgelaufen",

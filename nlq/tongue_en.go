@@ -84,6 +84,8 @@ var english = tongue{
 	processes:    " Processes: %s.",
 	docTypesNone: "%[1]s is registered with the SMP %[2]s, which lists no document type for it.",
 	notChecked:   "its services",
+	readAs:       "I read %[1]q as %[2]s.",
+	numberAs:     "I read %[1]q as the participant id %[2]s.",
 
 	// The registry speaks English: answers quote its warnings and errors.
 	quotesMessages: true,

@@ -113,6 +113,8 @@ var french = tongue{
 	processes:    " Processus : %s.",
 	docTypesNone: "%[1]s est enregistré auprès du SMP %[2]s, qui ne liste aucun type de document pour lui.",
 	notChecked:   "ses services",
+	readAs:       "J'ai compris %[1]q comme %[2]s.",
+	numberAs:     "J'ai compris %[1]q comme l'identifiant de participant %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "le certificat du point d'accès a expiré",

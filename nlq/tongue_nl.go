@@ -113,6 +113,8 @@ var dutch = tongue{
 	processes:    " Processen: %s.",
 	docTypesNone: "%[1]s is geregistreerd bij de SMP %[2]s, die er geen enkel documenttype voor vermeldt.",
 	notChecked:   "zijn diensten",
+	readAs:       "Ik lees %[1]q als %[2]s.",
+	numberAs:     "Ik lees %[1]q als het deelnemer-ID %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "het access point-certificaat is verlopen",

@@ -112,6 +112,8 @@ var norwegian = tongue{
 	processes:    " Prosesser: %s.",
 	docTypesNone: "%[1]s er registrert hos SMP-en %[2]s, som ikke oppgir noen dokumenttype for den.",
 	notChecked:   "tjenestene dens",
+	readAs:       "Jeg leser %[1]q som %[2]s.",
+	numberAs:     "Jeg leser %[1]q som deltaker-ID-en %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "aksesspunktsertifikatet har utløpt",

@@ -113,6 +113,8 @@ var swedish = tongue{
 	processes:    " Processer: %s.",
 	docTypesNone: "%[1]s är registrerad hos SMP:n %[2]s, som inte listar någon dokumenttyp för den.",
 	notChecked:   "dess tjänster",
+	readAs:       "Jag läser %[1]q som %[2]s.",
+	numberAs:     "Jag läser %[1]q som deltagar-id:t %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "accesspunktscertifikatet har gått ut",

@@ -1,0 +1,189 @@
+package nlq
+
+import (
+	"strings"
+
+	"github.com/peppolgate/peppolgate/mirror"
+)
+
+// Name matching for entity linking (docs/INTERFACE.md §4.3): how close a
+// name as typed is to a name of the index. Both are folded as the mirror folds them
+// (mirror.Terms: case, punctuation and diacritics aside, ø æ ß spelt out), then:
+//
+//   - transliterations are one spelling: ue/ü, oe/ö, ae/ä/æ, aa/å, ss/ß, ø/o
+//     ("Koenig" is "König", "Moelgaard" is "Mølgaard"): translit reduces both sides;
+//   - legal forms are optional and their spellings one (B.V./BV, S.p.A./SpA,
+//     Sp. z o.o., Ltd/Limited, NV/SA): legalForms;
+//   - a word for "and" stands for "&" (ruleListWords);
+//   - a longer word may have one or two typos, as far as the mirror forgives them
+//     (mirror.WithinTypo).
+
+// legalForms maps the legal forms of companies, folded and written together ("b.v." is
+// "bv"), to a class: forms of one class are one form written two ways.
+var legalForms = map[string]string{
+	"as": "as", "asa": "asa", "aps": "aps", "ab": "ab", "abpubl": "ab", "publ": "ab", "hb": "hb", "kb": "kb",
+	"is": "is", "ivs": "ivs", "smba": "smba", "amba": "amba",
+	"oy": "oy", "oyj": "oyj", "ky": "ky", "tmi": "tmi", "ay": "ay",
+	"gmbh": "gmbh", "ag": "ag", "kg": "kg", "gmbhcokg": "gmbhcokg", "cokg": "gmbhcokg", "ohg": "ohg", "ug": "ug",
+	"ughaftungsbeschrankt": "ug", "ek": "ek", "eu": "eu", "og": "og", "gbr": "gbr", "ev": "ev", "se": "se", "kgaa": "kgaa",
+	"bv": "bv", "nv": "nv", "sa": "nv", "vof": "vof", "cv": "cv", "bvba": "bvba", "sprl": "bvba", "srl": "srl",
+	"commv": "commv", "scomm": "commv", "vzw": "vzw", "asbl": "vzw", "cvba": "cvba", "scrl": "cvba",
+	"sarl": "sarl", "sas": "sas", "sasu": "sasu", "eurl": "eurl", "snc": "snc", "sca": "sca", "sci": "sci", "scop": "scop",
+	"ltd": "ltd", "limited": "ltd", "plc": "plc", "llp": "llp", "llc": "llc", "lp": "lp", "inc": "inc", "corp": "corp",
+	"co": "co", "ptyltd": "ptyltd", "pty": "ptyltd", "ptyltdlimited": "ptyltd", "ptylimited": "ptyltd", "pteltd": "pteltd",
+	"pte": "pteltd", "dac": "dac", "clg": "clg", "uc": "uc",
+	"spa": "spa", "srls": "srl", "sapa": "sapa", "scarl": "scarl", "scrls": "scarl",
+	"sl": "sl", "slu": "sl", "sll": "sl", "slne": "sl", "cb": "cb", "scoop": "scoop",
+	"spzoo": "spzoo", "spj": "spj", "spk": "spk", "ska": "ska", "spp": "spp",
+	"ks": "ks", "da": "da", "ans": "ans", "sf": "sf", "nuf": "nuf",
+}
+
+// foldTerms folds a name as the mirror indexes it (one fold for the domain).
+func foldTerms(s string) []string { return mirror.Terms(s) }
+
+// maxFormTerms bounds the terms of one legal form ("sp z o o" has four).
+const maxFormTerms = 4
+
+// linkName is a name cut for matching: its core terms, transliterated, and its legal
+// form's class ("" when it has none).
+type linkName struct {
+	terms []string
+	form  string
+	// raw are the core terms as the mirror folds them, before transliteration.
+	raw []string
+}
+
+// cutName folds s (mirror.Terms), leaves out words for "and" when conj, and cuts
+// trailing legal forms ("GmbH & Co. KG", "AB (publ)") off its core.
+func cutName(s string, conj bool) linkName {
+	ts := foldTerms(s)
+	if conj {
+		kept := ts[:0:0]
+		for _, t := range ts {
+			if !ruleListWords[t] {
+				kept = append(kept, t)
+			}
+		}
+		ts = kept
+	}
+	var n linkName
+	for len(ts) > 1 {
+		cut := 0
+		for k := min(maxFormTerms, len(ts)-1); k >= 1; k-- {
+			if c, ok := legalForms[strings.Join(ts[len(ts)-k:], "")]; ok {
+				cut = k
+				if n.form == "" || c != "ab" {
+					n.form = c
+				}
+				break
+			}
+		}
+		if cut == 0 {
+			break
+		}
+		ts = ts[:len(ts)-cut]
+	}
+	n.raw = ts
+	n.terms = make([]string, len(ts))
+	for i, t := range ts {
+		n.terms[i] = translit(t)
+	}
+	return n
+}
+
+// translitPairs are the transliterations read as one letter, as mirror.Terms has
+// already folded the letters they stand for (ü → u, ö → o, ä → a, å → a, ø → o, æ → ae,
+// ß → ss).
+var translitPairs = strings.NewReplacer("ue", "u", "oe", "o", "ae", "a", "aa", "a")
+
+// translit reduces a folded term's transliterations: "koenig" and "könig" (folded
+// "konig") are both "konig".
+func translit(t string) string {
+	if len(t) < 2 {
+		return t
+	}
+	return translitPairs.Replace(t)
+}
+
+// nameMatch is how a typed name matches a name of the index.
+type nameMatch struct {
+	// ok: every core word typed is in the name.
+	ok bool
+	// words is how many core words typed matched.
+	words int
+	// typos is how many matched only within the typo tolerance; translit how many
+	// only after transliteration.
+	typos, translit int
+	// formDiff: the typed legal form is not the name's.
+	formDiff bool
+	// extra is how many core words of the name were not typed.
+	extra int
+}
+
+// approximate reports whether the match is not the name as typed: a typo, a
+// transliteration or another legal form.
+func (m nameMatch) approximate() bool { return m.typos > 0 || m.translit > 0 || m.formDiff }
+
+// better reports whether m is a closer match than o.
+func (m nameMatch) better(o nameMatch) bool {
+	switch {
+	case m.ok != o.ok:
+		return m.ok
+	case m.words != o.words:
+		return m.words > o.words
+	case m.typos != o.typos:
+		return m.typos < o.typos
+	case m.translit != o.translit:
+		return m.translit < o.translit
+	case m.formDiff != o.formDiff:
+		return !m.formDiff
+	}
+	return m.extra < o.extra
+}
+
+// matchName matches typed (cut with cutName) against name: every core word typed must
+// be one of the name's, equal, the same transliterated, within the typo tolerance, or,
+// for the last one, a prefix of at least three letters.
+func matchName(typed linkName, name string) nameMatch {
+	n := cutName(name, false)
+	m := nameMatch{}
+	if len(typed.terms) == 0 || len(n.terms) == 0 {
+		return m
+	}
+	used := make([]bool, len(n.terms))
+	for i, t := range typed.terms {
+		best, how := -1, 3 // 0 exact, 1 transliterated, 2 typo
+		for j, nt := range n.terms {
+			if used[j] {
+				continue
+			}
+			h := 3
+			switch {
+			case typed.raw[i] == n.raw[j] || i == len(typed.terms)-1 && len(t) >= 3 && strings.HasPrefix(n.raw[j], typed.raw[i]):
+				h = 0
+			case t == nt:
+				h = 1
+			case mirror.WithinTypo(t, nt):
+				h = 2
+			}
+			if h < how {
+				best, how = j, h
+			}
+		}
+		if best < 0 {
+			return nameMatch{words: m.words}
+		}
+		used[best] = true
+		m.words++
+		switch how {
+		case 1:
+			m.translit++
+		case 2:
+			m.typos++
+		}
+	}
+	m.ok = true
+	m.extra = len(n.terms) - m.words
+	m.formDiff = typed.form != "" && n.form != "" && typed.form != n.form
+	return m
+}

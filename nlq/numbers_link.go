@@ -1,0 +1,212 @@
+package nlq
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/peppolgate/peppolgate/bulk"
+	"github.com/peppolgate/peppolgate/peppol"
+	"github.com/peppolgate/peppolgate/registry"
+)
+
+// Numbers become ids (docs/INTERFACE.md §4.3): a national or VAT number in a question
+// is read into the participant ids the bulk check would try (bulk.Candidates, with the
+// country the question names as its hint), which are looked up on the SML; the
+// Directory is searched only when none is known there.
+
+// maxNumberLookups bounds the candidate ids of one number that are looked up.
+const maxNumberLookups = 4
+
+// schemeWords are names of national numbers that peppol.Candidates does not read as
+// labels, folded, with the country whose VAT number they are (or are written in): the
+// number is then read with that country's VAT prefix ("NIP 526-000-12-46" is
+// "PL5260001246"). Labels peppol.Candidates reads itself (SIREN, KvK, MVA, CVR, P.IVA,
+// Y-tunnus, KBO, USt-IdNr, org.nr, ...) are not repeated here.
+var schemeWords = map[string]string{
+	"nif": "ES", "cif": "ES", "nie": "ES", "n.i.f": "ES", "c.i.f": "ES",
+	"nip": "PL", "n.i.p": "PL",
+	"cf": "IT", "c.f": "IT", "codice fiscale": "IT",
+	"foretaksnummer": "NO", "organisasjonsnr": "NO", "cvr-nummer": "DK", "alv-numero": "FI", "alv-nro": "FI",
+}
+
+// schemeWordAt returns how many tokens from i name a number of schemeWords, and its
+// country.
+func (s *ruleScan) schemeWordAt(i int) (int, string) {
+	t := s.toks[i]
+	if !t.word {
+		return 0, ""
+	}
+	if t.key == "codice" && i+1 < len(s.toks) && s.toks[i+1].key == "fiscale" {
+		return 2, schemeWords["codice fiscale"]
+	}
+	if cc, ok := schemeWords[strings.TrimSuffix(t.key, ".")]; ok {
+		return 1, cc
+	}
+	return 0, ""
+}
+
+// findSchemeNumber returns a number written after a word of schemeWords ("NIF
+// B15147895", "NIP: 526-000-12-46") as the subject, with the scheme word, and the
+// country the word names; ok only when it reads as participant ids.
+func (s *ruleScan) findSchemeNumber() (sp ruleSpan, country string, ok bool) {
+	if !strings.ContainsAny(s.q, "0123456789") {
+		return ruleSpan{}, "", false
+	}
+	for i := range s.toks {
+		n, cc := s.schemeWordAt(i)
+		if n == 0 {
+			continue
+		}
+		j := i + n
+		for j < len(s.toks) && !s.toks[j].word && strings.Contains(":#.", s.toks[j].key) {
+			j++
+		}
+		k := j
+		for k < len(s.toks) && k-j < ruleMaxNumberTokens && s.toks[k].digit && s.toks[k].number && (k == j || s.spaced(k-1, k)) {
+			k++
+		}
+		if k == j {
+			continue
+		}
+		subject := strings.TrimSpace(s.q[s.toks[i].start:s.toks[k-1].end])
+		if len(numberCandidates(subject, cc)) == 0 {
+			continue
+		}
+		return ruleSpan{lo: i, hi: k, subject: subject}, cc, true
+	}
+	return ruleSpan{}, "", false
+}
+
+// cutSchemeWord returns number without a leading word of schemeWords, and that word's
+// country ("" when it has none).
+func cutSchemeWord(number string) (rest, country string) {
+	var buf [8]ruleToken
+	toks := ruleTokenize(number, buf[:0])
+	s := ruleScan{q: number, toks: toks}
+	if len(toks) == 0 {
+		return number, ""
+	}
+	n, cc := s.schemeWordAt(0)
+	if n == 0 {
+		return number, ""
+	}
+	return strings.TrimLeft(number[toks[n-1].end:], " :#."), cc
+}
+
+// numberCandidates are the participant ids a number as written may be registered under,
+// best first, as the bulk check reads it (bulk.Candidates) with country as its hint;
+// after a word of schemeWords, or with a country the number alone does not read in,
+// with that country's VAT prefix. nil when it reads as none.
+func numberCandidates(number, country string) []peppol.ParticipantID {
+	if ids := bulk.Candidates(number, country); len(ids) > 0 {
+		return ids
+	}
+	rest, cc := cutSchemeWord(number)
+	if cc == "" {
+		cc = strings.ToUpper(country)
+	}
+	if cc == "" {
+		return nil
+	}
+	c := strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '.', '-', '/', '\u00a0':
+			return -1
+		}
+		return r
+	}, rest)
+	if len(c) < ruleMinNumberDigits {
+		return nil
+	}
+	if len(c) < 2 || !strings.EqualFold(c[:2], cc) {
+		c = cc + c
+	}
+	if ids := bulk.Candidates(c, cc); len(ids) > 0 {
+		return ids
+	}
+	if country != "" && rest == number {
+		return bulk.Candidates(number, "")
+	}
+	return nil
+}
+
+// resolveNumber answers a question whose subject is a national or VAT number by looking
+// up its candidate ids (numberCandidates) on the SML, concurrently, at most
+// maxNumberLookups: the first registered one (else the first with a business card) is
+// the participant, and the answer says which id the number was read as. When none is
+// known, the Directory is searched as planned (r.first) and handled is false, unless
+// that finds nothing either: the answer is then that the number's first id is not on
+// Peppol. Searches and counts are left to the search.
+func (r *run) resolveNumber(ctx context.Context, c Call) (handled bool, err error) {
+	plan := r.plan
+	q, _ := c.Arguments["q"].(string)
+	if q == "" || q != plan.Subject || plan.Intent == IntentSearch || plan.Intent == IntentCount {
+		return false, nil
+	}
+	ids := numberCandidates(q, plan.Country)
+	if len(ids) == 0 {
+		return false, nil
+	}
+	ids = ids[:min(len(ids), maxNumberLookups)]
+	lookups := make([]Call, len(ids))
+	out := make([]participantDetail, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		lookups[i] = Call{Tool: ruleToolLookup, Arguments: map[string]any{"participantId": id.String()}}
+		wg.Go(func() { out[i] = r.e.detail(ctx, lookups[i:i+1]) })
+	}
+	wg.Wait()
+	r.a.Calls = append([]Call{}, lookups...)
+	pick := -1
+	for i, d := range out {
+		if d.p != nil && d.p.SMP != nil {
+			pick = i
+			break
+		}
+	}
+	for i, d := range out {
+		if pick < 0 && d.p != nil {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		r.a.Calls = append(r.a.Calls, c)
+		res, err := r.e.call(ctx, c)
+		if err != nil {
+			return true, r.callFailed(c, err)
+		}
+		sr, _ := res.Value.(*registry.SearchResult)
+		if sr != nil && len(sr.Results) == 0 && allNotFound(out) {
+			r.a.Answer = notFoundAnswer(r.t, plan, lookups[0])
+			return true, nil
+		}
+		r.first = sr
+		return false, nil
+	}
+	d := out[pick]
+	id := d.p.ParticipantID
+	if plan.needsServices() {
+		sc := Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": id}}
+		r.a.Calls = append(r.a.Calls, sc)
+		s := r.e.detail(ctx, []Call{sc})
+		d.svc, d.svcErr, d.svcID = s.svc, s.svcErr, s.svcID
+	}
+	f := r.noteServices(d)
+	it := r.e.participantItem(d.p, d.svc, d.svcErr, plan.Document, plan.needsServices())
+	r.add(it, f)
+	r.a.Answer = fmt.Sprintf(r.t.phrase(func(t *tongue) string { return t.numberAs }), q, id) + " " +
+		participantAnswer(r.t, plan, d.p, d.svc, it)
+	return true, nil
+}
+
+// allNotFound reports whether every lookup found its id unknown (not failed).
+func allNotFound(out []participantDetail) bool {
+	for _, d := range out {
+		if registry.ErrorCode(d.err) != registry.CodeNotFound {
+			return false
+		}
+	}
+	return true
+}
