@@ -135,4 +135,3 @@ func RankByCloseness(sr *registry.SearchResult, typed string) *registry.SearchRe
 	})
 	return &out
 }
-

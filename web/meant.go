@@ -113,4 +113,3 @@ func closestPage(word string) string {
 	}
 	return best
 }
-
