@@ -148,8 +148,8 @@ type flagValues struct {
 	ocspTimeout                                         time.Duration
 }
 
-// onOff is a flag that is on or off; true/false, yes/no and 1/0 are taken too (YAML
-// reads a bare on or off as a boolean).
+// onOff is a flag that is on or off (the -config file passes a bare on or off as
+// written, not as YAML 1.1's boolean).
 type onOff bool
 
 // String returns on or off.
@@ -160,12 +160,12 @@ func (o *onOff) String() string {
 	return "off"
 }
 
-// Set reads on or off, or a synonym; anything else is an error.
+// Set reads on or off; anything else is an error.
 func (o *onOff) Set(s string) error {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "on", "true", "yes", "1":
+	case "on":
 		*o = true
-	case "off", "false", "no", "0":
+	case "off":
 		*o = false
 	default:
 		return errors.New("not on or off")

@@ -275,7 +275,7 @@ func TestOCSPSettings(t *testing.T) {
 	}{
 		{"on by default", nil, 0, "good", true},
 		{"off", []string{"-ocsp", "off"}, 0, "unchecked", false},
-		{"off from the file, as YAML's boolean", []string{"-config", writeConfig(t, "ocsp: off\n")}, 0, "unchecked", false},
+		{"off from the file, as written", []string{"-config", writeConfig(t, "ocsp: off\n")}, 0, "unchecked", false},
 		{"timeout", []string{"-ocsp-timeout", "100ms"}, time.Second, "unknown", true},
 	}
 	for _, tt := range tests {
@@ -314,8 +314,10 @@ func TestOCSPSettings(t *testing.T) {
 			t.Errorf("-ocsp-timeout %s: %v", bad, err)
 		}
 	}
-	if _, err := parseConfig(cmdServe, nil, envMap(map[string]string{"PEPPOLGATE_OCSP": "maybe"})); err == nil || !strings.Contains(err.Error(), `invalid value "maybe" for PEPPOLGATE_OCSP: not on or off`) {
-		t.Errorf("PEPPOLGATE_OCSP=maybe: %v", err)
+	for _, bad := range []string{"maybe", "true", "no"} {
+		if _, err := parseConfig(cmdServe, nil, envMap(map[string]string{"PEPPOLGATE_OCSP": bad})); err == nil || !strings.Contains(err.Error(), `invalid value "`+bad+`" for PEPPOLGATE_OCSP: not on or off`) {
+			t.Errorf("PEPPOLGATE_OCSP=%s: %v", bad, err)
+		}
 	}
 }
 
