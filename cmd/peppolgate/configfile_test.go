@@ -125,7 +125,8 @@ func TestConfigFileErrors(t *testing.T) {
 		{"mapping", "rate-limit:\n  rate: 5/s\n", []string{"key rate-limit: give a value or a list, not a mapping"}},
 		{"not a mapping", "- cache-ttl\n", []string{"peppolgate.yaml: not a mapping of keys to values"}},
 		{"bad yaml", "cache-ttl: [5m\n", []string{"peppolgate.yaml: "}},
-		{"duplicate key", "cache-ttl: 5m\ncache-ttl: 6m\n", []string{"peppolgate.yaml: ", "cache-ttl"}},
+		{"duplicate key", "cache-ttl: 5m\ncache-ttl: 6m\n", []string{"peppolgate.yaml: line 2: key cache-ttl repeats line 1"}},
+		{"too large", strings.Repeat("# a comment\n", 100_000), []string{"peppolgate.yaml: larger than 1048576 bytes"}},
 		{"config in config", "config: other.yaml\n", []string{`unknown key "config"`}},
 	}
 	for _, tt := range tests {
