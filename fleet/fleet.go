@@ -33,6 +33,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/peppolgate/peppolgate/internal/redact"
 	"github.com/peppolgate/peppolgate/internal/telemetry"
 )
 
@@ -224,7 +225,7 @@ func parseURL(raw string) (*redis.Options, error) {
 		msg := err.Error()
 		if u.User != nil {
 			if p, ok := u.User.Password(); ok && p != "" {
-				msg = strings.ReplaceAll(msg, p, "xxxxx")
+				msg = strings.ReplaceAll(msg, p, redact.Placeholder)
 			}
 		}
 		return nil, fmt.Errorf("the Redis URL %s is not usable: %s", Redact(raw), msg)
@@ -232,22 +233,10 @@ func parseURL(raw string) (*redis.Options, error) {
 	return ro, nil
 }
 
-// Redact returns a Redis URL with its password replaced by "xxxxx", for logs.
+// Redact returns a Redis URL with its password replaced by REDACTED, for logs
+// (redact.URL: without a scheme too; after the scheme nothing when unparseable).
 func Redact(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		// Unparseable: keep only the scheme, which cannot hold a secret.
-		if i := strings.Index(raw, "://"); i > 0 && i < 10 {
-			return raw[:i] + "://…"
-		}
-		return "(unparseable)"
-	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	return u.String()
+	return redact.URL(raw)
 }
 
 // checkPrefix refuses a key prefix that could collide with another's keys or hold

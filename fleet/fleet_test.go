@@ -34,8 +34,14 @@ func TestOpenRefusesBadURLsWithoutTheirPassword(t *testing.T) {
 }
 
 func TestRedact(t *testing.T) {
-	if got := fleet.Redact("rediss://u:pw@h:6380/2"); got != "rediss://u:xxxxx@h:6380/2" {
-		t.Errorf("Redact = %q", got)
+	for in, want := range map[string]string{
+		"rediss://u:pw@h:6380/2": "rediss://u:REDACTED@h:6380/2",
+		"u:pw@h:6379":            "u:REDACTED@h:6379", // no scheme: url.Parse alone takes u for one
+		"redis://u:p%zz@h":       "redis://REDACTED",
+	} {
+		if got := fleet.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/openai"
 
+	"github.com/peppolgate/peppolgate/internal/redact"
 	"github.com/peppolgate/peppolgate/tools"
 )
 
@@ -103,7 +104,7 @@ func NewLLM(cfg LLMConfig) (*LLM, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
-		return nil, fmt.Errorf("nlq: LLM base URL %q must be an absolute http(s) URL without query, e.g. https://api.openai.com/v1 or http://localhost:11434/v1", redactURL(base))
+		return nil, fmt.Errorf("nlq: LLM base URL %q must be an absolute http(s) URL without query, e.g. https://api.openai.com/v1 or http://localhost:11434/v1", redact.URL(base))
 	}
 	key := strings.TrimSpace(cfg.APIKey)
 	if key == "" {
@@ -353,12 +354,3 @@ type transportError struct{ err error }
 
 func (e *transportError) Error() string { return e.err.Error() }
 func (e *transportError) Unwrap() error { return e.err }
-
-// redactURL hides a password in u, for error messages.
-func redactURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return u
-	}
-	return p.Redacted()
-}

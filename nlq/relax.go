@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -123,7 +124,7 @@ func RankByCloseness(sr *registry.SearchResult, typed string) *registry.SearchRe
 				if r := []rune(n); len(r) > len([]rune(w))+1 {
 					n = string(r[:len([]rune(w))+1])
 				}
-				best = min(best, editDistance(w, n))
+				best = min(best, phrase.EditDistance(w, n))
 			}
 			d += best
 		}
@@ -133,26 +134,4 @@ func RankByCloseness(sr *registry.SearchResult, typed string) *registry.SearchRe
 		return dist[a.ParticipantID+"\x00"+a.Name] - dist[b.ParticipantID+"\x00"+b.Name]
 	})
 	return &out
-}
-
-// editDistance is the Levenshtein distance of a and b, in runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

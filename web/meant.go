@@ -107,31 +107,9 @@ func closestPage(word string) string {
 		if len(n.name) > 5 {
 			limit = 2
 		}
-		if d := editDistance(word, n.name); d <= limit && d < bestD {
+		if d := phrase.EditDistance(word, n.name); d <= limit && d < bestD {
 			best, bestD = n.page, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, by bytes (page names are
-// ASCII).
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

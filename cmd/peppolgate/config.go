@@ -26,6 +26,7 @@ import (
 	"github.com/peppolgate/peppolgate/peppolnet"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/server"
+	"github.com/peppolgate/peppolgate/stack"
 	"github.com/peppolgate/peppolgate/tools"
 )
 
@@ -147,8 +148,8 @@ type flagValues struct {
 	ocspTimeout                                         time.Duration
 }
 
-// onOff is a flag that is on or off; true/false, yes/no and 1/0 are taken too (YAML
-// reads a bare on or off as a boolean).
+// onOff is a flag that is on or off (the -config file passes a bare on or off as
+// written, not as YAML 1.1's boolean).
 type onOff bool
 
 // String returns on or off.
@@ -159,12 +160,12 @@ func (o *onOff) String() string {
 	return "off"
 }
 
-// Set reads on or off, or a synonym; anything else is an error.
+// Set reads on or off; anything else is an error.
 func (o *onOff) Set(s string) error {
 	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "on", "true", "yes", "1":
+	case "on":
 		*o = true
-	case "off", "false", "no", "0":
+	case "off":
 		*o = false
 	default:
 		return errors.New("not on or off")
@@ -214,7 +215,7 @@ func newFlagSet(v *flagValues, cmd string) *flag.FlagSet {
 	fs.BoolVar(&v.allowPrivateSMP, "allow-private-smp", false, "allow SMP hosts on loopback, private and other non-public addresses, and plain http SMPs on the production network (always on for -network demo)")
 	v.ocsp = true
 	fs.Var(&v.ocsp, "ocsp", "on or off: ask the OCSP responder each access point and SMP certificate names whether it is revoked. Off, for a network that cannot reach the CAs' responders: nothing is asked and each certificate's revocation says unchecked (never good)")
-	fs.DurationVar(&v.ocspTimeout, "ocsp-timeout", peppolnet.DefaultOCSPTimeout, "the longest one OCSP request may take, a `duration` between 100ms and 30s; slower, the certificate's revocation is unknown (a warning, never a failure)")
+	fs.DurationVar(&v.ocspTimeout, "ocsp-timeout", peppolnet.DefaultOCSPTimeout, "the longest one OCSP request may take, a `duration` between 100ms and 10s (the bound of every upstream request); slower, the certificate's revocation is unknown (a warning, never a failure)")
 	fs.StringVar(&v.mirror, "mirror", "", "Directory mirror index `file` built by 'peppolgate mirror import' or 'mirror sync': searches and the Directory half of lookups on the -network network are answered from it; empty for none (everything asks the live Directory)")
 	fs.DurationVar(&v.mirrorMaxAge, "mirror-max-age", peppolnet.DefaultMirrorMaxAge, "how old the mirror's data may be and still answer first, a positive `duration`; older, the live Directory answers, and the mirror only when the live Directory fails (with a mirror_stale warning)")
 	fs.DurationVar(&v.mirrorHardMaxAge, "mirror-hard-max-age", peppolnet.DefaultMirrorHardMaxAge, "how old the mirror's data may be and still answer when the live Directory fails, a `duration` at least -mirror-max-age; older data is never used")
@@ -326,8 +327,10 @@ func cleanFlagErr(err error) string {
 
 func (v flagValues) validate(cmd string, set map[string]bool) (config, error) {
 	c := config{cmd: cmd, allowPrivateSMP: v.allowPrivateSMP, cacheTTL: v.cacheTTL, ocsp: bool(v.ocsp), ocspTimeout: v.ocspTimeout}
-	if v.ocspTimeout < 100*time.Millisecond || v.ocspTimeout > 30*time.Second {
-		return c, usagef("-ocsp-timeout must be between 100ms and 30s, e.g. 3s; got %v", v.ocspTimeout)
+	// Capped at stack.UpstreamTimeout, the OCSP client's own bound and the lookup's
+	// deadline: more would have no effect.
+	if v.ocspTimeout < 100*time.Millisecond || v.ocspTimeout > stack.UpstreamTimeout {
+		return c, usagef("-ocsp-timeout must be between 100ms and %v, e.g. 3s; got %v", stack.UpstreamTimeout, v.ocspTimeout)
 	}
 
 	if cmd == cmdServe {

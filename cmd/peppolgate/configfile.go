@@ -1,18 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
-	"slices"
 	"sort"
 	"strings"
 
-	"sigs.k8s.io/yaml"
+	"go.yaml.in/yaml/v3"
+
+	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/redact"
 )
 
 // keyOpenAIKey is the -config file's key for the LLM's API key, which has no flag
@@ -20,8 +22,8 @@ import (
 const keyOpenAIKey = "openai-api-key"
 
 // configFile is a -config file read: its values by key, each as a flag would take it
-// (a YAML list joined with commas; empty for null). See docs/DEPLOY.md "Configuration
-// file".
+// (a YAML list joined with commas); a key given null, or not at all, is absent. See
+// docs/DEPLOY.md "Configuration file".
 type configFile struct {
 	path   string
 	values map[string]string
@@ -29,59 +31,78 @@ type configFile struct {
 	readable bool
 }
 
-// fileKeys returns every key a -config file may hold: the flags of every command
-// (serve, mcp, check, mirror import and sync: one file may serve several, each
-// ignoring the others' keys) and the LLM's key; not -config itself.
-func fileKeys() []string {
-	keys := map[string]bool{keyOpenAIKey: true}
-	add := func(fs *flag.FlagSet) { fs.VisitAll(func(f *flag.Flag) { keys[f.Name] = true }) }
+// fileKeys returns every key a -config file may hold, each with whether its flag takes
+// a comma-separated list (its usage says so), which the file may give as a YAML list:
+// the flags of every command (serve, mcp, check, mirror import and sync: one file may
+// serve several, each ignoring the others' keys) and the LLM's key; not -config
+// itself, nor check's own flags, which are per run, not configuration.
+func fileKeys() map[string]bool {
+	keys := map[string]bool{keyOpenAIKey: false}
+	add := func(fs *flag.FlagSet) {
+		fs.VisitAll(func(f *flag.Flag) {
+			if f.Name != "config" && !isCheckFlag(f.Name) {
+				keys[f.Name] = keys[f.Name] || strings.Contains(f.Usage, "comma-separated")
+			}
+		})
+	}
 	for _, cmd := range []string{cmdServe, cmdMCP, cmdCheck} {
 		add(newFlagSet(&flagValues{}, cmd))
 	}
 	for _, sub := range []string{"import", "sync"} {
 		add(mirrorFlagSet(sub, &mirrorFlags{}))
 	}
-	delete(keys, "config")
-	out := make([]string, 0, len(keys))
-	for k := range keys {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return keys
 }
 
-// loadConfigFile reads the YAML file at path: a mapping of keys (fileKeys) to scalars
-// or lists of scalars. It returns a *usageError naming the file for a file that cannot
-// be read, is not such a mapping, repeats a key or holds an unknown one (naming the key
-// probably meant, when one is close).
+// loadConfigFile reads the YAML file at path: a mapping of keys (fileKeys) to scalars,
+// or for the list flags lists of scalars. Each scalar is taken exactly as written
+// (YAML 1.1's off, no or 0x10 are not booleans or numbers here: a flag reads them);
+// null means absent, "" empty. It returns a *usageError naming the file for a file
+// that cannot be read, is not such a mapping, repeats a key, holds an unknown one
+// (naming the key probably meant, when one is close) or a list for a single value.
 func loadConfigFile(path string) (*configFile, error) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, usagef("-config: %v", err)
 	}
-	fi, err := os.Stat(path)
+	defer f.Close()
+	fi, err := f.Stat()
 	if err != nil {
 		return nil, usagef("-config: %v", err)
 	}
-	js, err := yaml.YAMLToJSONStrict(data)
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigFile+1))
 	if err != nil {
+		return nil, usagef("-config: %v", err)
+	}
+	if len(data) > maxConfigFile {
+		return nil, usagef("%s: larger than %d bytes; a configuration is a few lines", path, maxConfigFile)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, usagef("%s: %v", path, err)
 	}
-	var raw map[string]any
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.UseNumber()
-	if err := dec.Decode(&raw); err != nil {
+	cf := &configFile{path: path, values: map[string]string{}, readable: fi.Mode().Perm()&0o044 != 0}
+	if len(doc.Content) == 0 {
+		return cf, nil // empty, or only comments
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
 		return nil, usagef("%s: not a mapping of keys to values, such as cache-ttl: 15m", path)
 	}
-	cf := &configFile{path: path, values: map[string]string{}, readable: fi.Mode().Perm()&0o044 != 0}
 	known := fileKeys()
-	names := make([]string, 0, len(raw))
-	for k := range raw {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, key := range names {
-		if !slices.Contains(known, key) {
+	line := map[string]int{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], resolveAlias(root.Content[i+1])
+		key := k.Value
+		if k.Kind != yaml.ScalarNode {
+			return nil, usagef("%s: line %d: a key must be a name, such as cache-ttl", path, k.Line)
+		}
+		if first, ok := line[key]; ok {
+			return nil, usagef("%s: line %d: key %s repeats line %d", path, k.Line, key, first)
+		}
+		line[key] = k.Line
+		list, ok := known[key]
+		if !ok {
 			msg := fmt.Sprintf("%s: unknown key %q", path, key)
 			if s := closestKey(key, known); s != "" {
 				msg += fmt.Sprintf(" (did you mean %s?)", s)
@@ -90,79 +111,80 @@ func loadConfigFile(path string) (*configFile, error) {
 			}
 			return nil, &usageError{msg}
 		}
-		val, err := fileValue(raw[key])
+		val, set, err := nodeValue(v, list)
 		if err != nil {
 			return nil, usagef("%s: key %s: %v", path, key, err)
 		}
-		cf.values[key] = val
+		if set {
+			cf.values[key] = val
+		}
 	}
 	return cf, nil
 }
 
-// fileValue turns a YAML value into a flag's text: a scalar as written (true/false for
-// YAML's booleans), a list's items joined with commas, null as "" (unset).
-func fileValue(v any) (string, error) {
-	switch v := v.(type) {
-	case nil:
-		return "", nil
-	case string:
-		return v, nil
-	case bool, json.Number:
-		return fmt.Sprint(v), nil
-	case []any:
-		items := make([]string, len(v))
-		for i, item := range v {
-			s, err := fileValue(item)
-			if _, list := item.([]any); err != nil || list {
-				return "", errors.New("a list may hold only values, not lists or mappings")
-			}
-			items[i] = s
-		}
-		return strings.Join(items, ","), nil
+// maxConfigFile bounds a -config file's size.
+const maxConfigFile = 1 << 20
+
+// resolveAlias returns the node an alias (*name) stands for, n itself for others.
+func resolveAlias(n *yaml.Node) *yaml.Node {
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return n.Alias
 	}
-	return "", errors.New("give a value or a list, not a mapping")
+	return n
+}
+
+// nodeValue turns a YAML value into a flag's text: a scalar exactly as written, a
+// list's items joined with commas (only when list: the key's flag takes a
+// comma-separated list). set is false for null (the key is absent).
+func nodeValue(n *yaml.Node, list bool) (val string, set bool, err error) {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		if n.Tag == "!!null" {
+			return "", false, nil
+		}
+		return n.Value, true, nil
+	case yaml.SequenceNode:
+		if !list {
+			return "", false, errors.New("a single value, not a list")
+		}
+		items := make([]string, len(n.Content))
+		for i, item := range n.Content {
+			item = resolveAlias(item)
+			if item.Kind != yaml.ScalarNode || item.Tag == "!!null" {
+				return "", false, errors.New("a list may hold only values, not lists, mappings or nulls")
+			}
+			items[i] = item.Value
+		}
+		return strings.Join(items, ","), true, nil
+	}
+	return "", false, errors.New("give a value or a list, not a mapping")
 }
 
 // closestKey returns the known key key most probably means: the same once dashes,
 // underscores and case are set right, or at most two edits away; "" when none is.
-func closestKey(key string, known []string) string {
+func closestKey(key string, known map[string]bool) string {
 	norm := strings.ToLower(strings.ReplaceAll(strings.TrimLeft(key, "-"), "_", "-"))
-	if slices.Contains(known, norm) {
+	if _, ok := known[norm]; ok {
 		return norm
 	}
+	names := make([]string, 0, len(known))
+	for k := range known {
+		names = append(names, k)
+	}
+	sort.Strings(names)
 	best, bestD := "", 3
-	for _, k := range known {
-		if d := editDistance(norm, k); d < bestD {
+	for _, k := range names {
+		if d := phrase.EditDistance(norm, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
 	return best
 }
 
-// editDistance is the Levenshtein distance of a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
-}
-
 // apply sets fs's flags from the file's values, but not those in skip (set by a flag
-// or the environment), nor empty values (which mean unset, as an empty variable
-// does), nor keys fs lacks (another command's). Each flag set is recorded in src as
+// or the environment), nor keys fs lacks (another command's). A key given "" sets its
+// flag to empty (-rate-limit-exempt= for no exemption) when its default is not empty;
+// a null or missing key leaves it unset. Each flag set is recorded in src as
 // "file". A value its flag refuses is a *usageError naming the file and the key.
 func (cf *configFile) apply(fs *flag.FlagSet, skip func(name string) bool, src map[string]string) error {
 	keys := make([]string, 0, len(cf.values))
@@ -172,8 +194,9 @@ func (cf *configFile) apply(fs *flag.FlagSet, skip func(name string) bool, src m
 	sort.Strings(keys)
 	for _, key := range keys {
 		val := cf.values[key]
-		if fs.Lookup(key) == nil || key == "config" || val == "" || skip(key) {
-			continue
+		f := fs.Lookup(key)
+		if f == nil || key == "config" || skip(key) || (val == "" && f.DefValue == "") {
+			continue // "" for a flag empty by default changes nothing: not set
 		}
 		if err := fs.Set(key, val); err != nil {
 			return usagef("%s: invalid value %q for key %s: %v", cf.path, val, key, cleanFlagErr(err))
@@ -215,42 +238,15 @@ func (cf *configFile) fromFile(err error, src map[string]string) error {
 	return usagef("%s: key %s: %s", cf.path, name, ue.msg)
 }
 
-// redacted replaces secrets in 'config print' and logs.
-const redacted = "REDACTED"
-
-// redactURL returns raw with the password of its user info replaced by REDACTED; raw
-// itself when it has none, and a placeholder when it cannot be parsed (it might hold a
-// secret anyway).
-func redactURL(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparseable URL, " + redacted + ")"
-	}
-	if u.User == nil {
-		return raw
-	}
-	if _, ok := u.User.Password(); !ok {
-		return raw
-	}
-	u.User = url.UserPassword(u.User.Username(), redacted)
-	return u.String()
-}
-
-// proxyEnv are the variables of the outbound proxy (docs/DEPLOY.md "Outbound proxy"),
-// in the order 'config print' lists them.
-var proxyEnv = []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"}
-
 // usageConfig is the -h text of 'peppolgate config'.
 const usageConfig = `Usage: peppolgate config print [-config FILE] [serve's flags]
 
 Prints the effective configuration of serve as YAML: every setting, each with a comment
 saying where its value came from (flag, env, file or default; a flag beats its environment
 variable, which beats the -config file, which beats the default). Secrets are REDACTED: the
-LLM's key and the password of a Redis or proxy URL. The output is a valid -config file
-again; put the secrets back (or leave them to the environment) before using it as one.
+LLM's key and the password of a Redis or proxy URL; their lines are comments, so the output
+is a valid -config file again that never loads a fake secret: put the secrets back (or leave
+them to the environment) when you use it as one.
 
 Exit status: 0, or 2 for a bad flag, value or file (the message serve would give).
 `
@@ -270,11 +266,13 @@ func (p program) runConfig(args []string) int {
 		fmt.Fprint(p.stdout, usageConfig)
 		return 0
 	}
-	if err == nil {
-		err = checkServe(cfg)
-	}
 	if err != nil {
 		fmt.Fprintf(p.stderr, "peppolgate: %v\nRun 'peppolgate -h' for usage.\n", err)
+		return 2
+	}
+	// What serve checks as it starts, and says as it says it.
+	if err := checkServe(cfg, p.getenv); err != nil {
+		fmt.Fprintf(p.stderr, "peppolgate: %v\n", err)
 		return 2
 	}
 	for _, w := range cfg.warnings {
@@ -289,8 +287,8 @@ func (p program) printConfig(cfg config) {
 	ly := cfg.layers
 	w := p.stdout
 	fmt.Fprintln(w, "# peppolgate serve: the effective configuration (peppolgate config print).")
-	fmt.Fprintln(w, "# Precedence: flag > env > file > default. Secrets are REDACTED: put them back, or")
-	fmt.Fprintln(w, "# leave them to the environment, before using this as a -config file.")
+	fmt.Fprintln(w, "# Precedence: flag > env > file > default. Secrets are REDACTED, on commented-out")
+	fmt.Fprintln(w, "# lines: put them back, or leave them to the environment, to use this as a -config file.")
 	if ly.file != nil {
 		fmt.Fprintf(w, "# -config file: %s\n", ly.file.path)
 	}
@@ -312,27 +310,31 @@ func (p program) printConfig(cfg config) {
 		}
 		return "default"
 	}
+	// A secret is printed as a comment, so that the output read back as a -config
+	// file never loads the placeholder as the secret.
+	const secretNote = " — set it yourself"
 	for _, f := range flags {
 		val := f.Value.String()
-		if f.Name == "redis" {
-			val = redactURL(val)
+		if f.Name == "redis" && redact.URL(val) != val {
+			fmt.Fprintf(w, "# %s: %s  # %s%s\n", f.Name, yamlScalar(f, redact.URL(val)), source(f.Name), secretNote)
+			continue
 		}
 		fmt.Fprintf(w, "%s: %s  # %s\n", f.Name, yamlScalar(f, val), source(f.Name))
 	}
 	switch ly.keySource {
 	case "env":
-		fmt.Fprintf(w, "%s: %q  # env OPENAI_API_KEY\n", keyOpenAIKey, redacted)
+		fmt.Fprintf(w, "# %s: %s  # env OPENAI_API_KEY%s\n", keyOpenAIKey, redact.Placeholder, secretNote)
 	case "file":
-		fmt.Fprintf(w, "%s: %q  # file %s\n", keyOpenAIKey, redacted, ly.file.path)
+		fmt.Fprintf(w, "# %s: %s  # file %s%s\n", keyOpenAIKey, redact.Placeholder, ly.file.path, secretNote)
 	default:
 		fmt.Fprintf(w, "# %s: not set (needed with llm: openai; OPENAI_API_KEY beats it)\n", keyOpenAIKey)
 	}
 	fmt.Fprintln(w, "# Outbound proxy of SMP, Directory and OCSP requests, from the environment only:")
 	listed := false
-	for _, name := range proxyEnv {
+	for _, name := range []string{"HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"} {
 		if v := p.getenv(name); v != "" {
 			if !strings.HasPrefix(strings.ToUpper(name), "NO_") {
-				v = redactURL(v)
+				v = redact.URL(v)
 			}
 			fmt.Fprintf(w, "#   %s=%s\n", name, v)
 			listed = true

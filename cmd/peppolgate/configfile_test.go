@@ -125,7 +125,8 @@ func TestConfigFileErrors(t *testing.T) {
 		{"mapping", "rate-limit:\n  rate: 5/s\n", []string{"key rate-limit: give a value or a list, not a mapping"}},
 		{"not a mapping", "- cache-ttl\n", []string{"peppolgate.yaml: not a mapping of keys to values"}},
 		{"bad yaml", "cache-ttl: [5m\n", []string{"peppolgate.yaml: "}},
-		{"duplicate key", "cache-ttl: 5m\ncache-ttl: 6m\n", []string{"peppolgate.yaml: ", "cache-ttl"}},
+		{"duplicate key", "cache-ttl: 5m\ncache-ttl: 6m\n", []string{"peppolgate.yaml: line 2: key cache-ttl repeats line 1"}},
+		{"too large", strings.Repeat("# a comment\n", 100_000), []string{"peppolgate.yaml: larger than 1048576 bytes"}},
 		{"config in config", "config: other.yaml\n", []string{`unknown key "config"`}},
 	}
 	for _, tt := range tests {
@@ -201,8 +202,8 @@ func TestConfigPrint(t *testing.T) {
 		`rate-limit: "20/s,burst=40"  # default`,
 		`allow-private-smp: false  # default`,
 		`ocsp: "off"  # flag -ocsp`,
-		`redis: "redis://app:REDACTED@redis.internal:6379/0"  # env PEPPOLGATE_REDIS`,
-		`openai-api-key: "REDACTED"  # file ` + file,
+		`# redis: "redis://app:REDACTED@redis.internal:6379/0"  # env PEPPOLGATE_REDIS — set it yourself`,
+		`# openai-api-key: REDACTED  # file ` + file + ` — set it yourself`,
 		`HTTPS_PROXY=http://proxyuser:REDACTED@proxy.internal:3128`,
 		`NO_PROXY=.internal`,
 	} {
@@ -217,15 +218,19 @@ func TestConfigPrint(t *testing.T) {
 	}
 	var v flagValues
 	newFlagSet(&v, cmdServe).VisitAll(func(f *flag.Flag) {
-		if f.Name != "config" && !strings.Contains(out, "\n"+f.Name+": ") {
+		if f.Name != "config" && !strings.Contains(out, "\n"+f.Name+": ") && !strings.Contains(out, "\n# "+f.Name+": ") {
 			t.Errorf("config print lacks -%s", f.Name)
 		}
 	})
 
-	// Round trip: the output is a -config file giving the same settings.
+	// Round trip: the output is a -config file giving the same settings, but never a
+	// fake secret: the secrets' lines are comments, the secrets left to the environment.
 	again := writeConfig(t, out)
+	if c, err := parseConfig(cmdServe, []string{"-config", again}, envMap(nil)); err != nil || c.llmKey != "" || c.redisURL != "" {
+		t.Errorf("the output read back gives key %q, redis %q, err %v; want no secret", c.llmKey, c.redisURL, err)
+	}
 	var stdout2 bytes.Buffer
-	p = program{stdout: &stdout2, stderr: &stderr, getenv: envMap(nil)}
+	p = program{stdout: &stdout2, stderr: &stderr, getenv: envMap(map[string]string{"OPENAI_API_KEY": "sk-env", "PEPPOLGATE_REDIS": env["PEPPOLGATE_REDIS"]})}
 	if code := p.run(t.Context(), []string{"config", "print", "-config", again}); code != 0 {
 		t.Fatalf("round trip: exit %d, stderr %s", code, stderr.String())
 	}
@@ -271,7 +276,7 @@ func TestOCSPSettings(t *testing.T) {
 	}{
 		{"on by default", nil, 0, "good", true},
 		{"off", []string{"-ocsp", "off"}, 0, "unchecked", false},
-		{"off from the file, as YAML's boolean", []string{"-config", writeConfig(t, "ocsp: off\n")}, 0, "unchecked", false},
+		{"off from the file, as written", []string{"-config", writeConfig(t, "ocsp: off\n")}, 0, "unchecked", false},
 		{"timeout", []string{"-ocsp-timeout", "100ms"}, time.Second, "unknown", true},
 	}
 	for _, tt := range tests {
@@ -305,13 +310,15 @@ func TestOCSPSettings(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"50ms", "1m"} {
-		if _, err := parseConfig(cmdServe, []string{"-ocsp-timeout", bad}, envMap(nil)); err == nil || !strings.Contains(err.Error(), "-ocsp-timeout must be between 100ms and 30s") {
+	for _, bad := range []string{"50ms", "11s", "1m"} {
+		if _, err := parseConfig(cmdServe, []string{"-ocsp-timeout", bad}, envMap(nil)); err == nil || !strings.Contains(err.Error(), "-ocsp-timeout must be between 100ms and 10s") {
 			t.Errorf("-ocsp-timeout %s: %v", bad, err)
 		}
 	}
-	if _, err := parseConfig(cmdServe, nil, envMap(map[string]string{"PEPPOLGATE_OCSP": "maybe"})); err == nil || !strings.Contains(err.Error(), `invalid value "maybe" for PEPPOLGATE_OCSP: not on or off`) {
-		t.Errorf("PEPPOLGATE_OCSP=maybe: %v", err)
+	for _, bad := range []string{"maybe", "true", "no"} {
+		if _, err := parseConfig(cmdServe, nil, envMap(map[string]string{"PEPPOLGATE_OCSP": bad})); err == nil || !strings.Contains(err.Error(), `invalid value "`+bad+`" for PEPPOLGATE_OCSP: not on or off`) {
+			t.Errorf("PEPPOLGATE_OCSP=%s: %v", bad, err)
+		}
 	}
 }
 
@@ -325,19 +332,8 @@ func TestDirectoryThroughProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { n.Close() })
-	target, _ := url.Parse(n.DirectoryURL())
-	var proxied atomic.Int32
-	fwd := httputil.NewSingleHostReverseProxy(target)
-	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !r.URL.IsAbs() || r.URL.Host != "directory.example" {
-			http.Error(w, "not a proxy request for directory.example", http.StatusBadRequest)
-			return
-		}
-		proxied.Add(1)
-		fwd.ServeHTTP(w, r)
-	}))
-	t.Cleanup(px.Close)
-	env := map[string]string{"HTTP_PROXY": px.URL, "NO_PROXY": "nothing.example"}
+	pxURL, proxied := forwardingProxy(t, "directory.example", n.DirectoryURL())
+	env := map[string]string{"HTTP_PROXY": pxURL, "NO_PROXY": "nothing.example"}
 	cfg, err := parseConfig(cmdServe, []string{"-network", "test", "-networks", "test", "-directory-url", "http://directory.example", "-dns-server", "127.0.0.1:1"}, envMap(env))
 	if err != nil {
 		t.Fatal(err)
@@ -369,17 +365,19 @@ func TestMirrorConfigFile(t *testing.T) {
 	t.Cleanup(func() { n.Close() })
 	dir := t.TempDir()
 	file := writeConfig(t, "mirror: "+filepath.Join(dir, "from-file.db")+"\ndirectory-url: "+n.DirectoryURL()+"\ncache-ttl: 5m\nrate-limit: 5/s\n")
-	if code, _, stderr := runCmd(t, "mirror", "sync", "-config", file); code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "from-file.db")); err != nil {
-		t.Errorf("the file's mirror was not written: %v", err)
-	}
-	if code, _, stderr := runCmd(t, "mirror", "sync", "-config", file, "-mirror", filepath.Join(dir, "from-flag.db")); code != 0 {
-		t.Fatalf("exit %d\n%s", code, stderr)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "from-flag.db")); err != nil {
-		t.Errorf("the flag's mirror was not written: %v", err)
+	for _, tt := range []struct {
+		flags []string
+		db    string
+	}{
+		{nil, "from-file.db"},
+		{[]string{"-mirror", filepath.Join(dir, "from-flag.db")}, "from-flag.db"},
+	} {
+		if code, _, stderr := runCmd(t, append([]string{"mirror", "sync", "-config", file}, tt.flags...)...); code != 0 {
+			t.Fatalf("%v: exit %d\n%s", tt.flags, code, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, tt.db)); err != nil {
+			t.Errorf("%v: the mirror %s was not written: %v", tt.flags, tt.db, err)
+		}
 	}
 	for body, want := range map[string]string{
 		"mirorr: x.db\n":      `unknown key "mirorr" (did you mean mirror?)`,
@@ -411,5 +409,163 @@ func TestDeployExampleConfig(t *testing.T) {
 	}
 	if c.addr != "127.0.0.1:8080" || prefixes(c.trustedProxies) != "127.0.0.1/32,::1/128" || !c.ocsp || c.llmKey == "" || c.mirrorRefresh != 24*time.Hour {
 		t.Errorf("%+v", c)
+	}
+}
+
+// TestConfigFileValuesAsWritten: each scalar is taken as written, whatever YAML 1.1
+// would make of it (off, no, 0x10, 010); null or a missing value is unset, "" is set
+// to empty; a list is only for the comma-list flags.
+func TestConfigFileValuesAsWritten(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, body string
+		check      func(c config) bool
+		err        string
+	}{
+		{"off is a rate limit's off", "rate-limit: off\n", func(c config) bool { return !c.rateLimit.On() }, ""},
+		{"hex-looking prefix", "redis-prefix: 0x10\n", func(c config) bool { return c.redisPrefix == "0x10" }, ""},
+		{"octal-looking prefix", "redis-prefix: 010\n", func(c config) bool { return c.redisPrefix == "010" }, ""},
+		{"no is not false", "network: no\n", nil, `-network "no" is not one of`},
+		{"null is unset", "cache-ttl:\nredis-prefix: ~\n", func(c config) bool { return c.cacheTTL == 15*time.Minute && c.redisPrefix == fleetDefaultPrefix() }, ""},
+		{"empty string is empty", "rate-limit-exempt: \"\"\n", func(c config) bool { return len(c.rateLimitExempt) == 0 }, ""},
+		{"empty list is empty", "rate-limit-exempt: []\n", func(c config) bool { return len(c.rateLimitExempt) == 0 }, ""},
+		{"list for a list flag", "mcp-allowed-hosts: [a.example, b.example]\n", func(c config) bool { return strings.Join(c.mcpHosts, ",") == "a.example,b.example" }, ""},
+		{"list for log-level", "log-level: [info]\n", nil, "key log-level: a single value, not a list"},
+		{"list for ocsp", "ocsp: [on]\n", nil, "key ocsp: a single value, not a list"},
+		{"list for addr", "addr: [a, b]\n", nil, "key addr: a single value, not a list"},
+		{"list of lists", "trust-proxy: [[10.0.0.1]]\n", nil, "a list may hold only values"},
+		{"check's per-run flag is no key", "o: out.csv\n", nil, `unknown key "o"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := parseConfig(cmdServe, []string{"-config", writeConfig(t, tt.body)}, envMap(nil))
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Errorf("err %v, want %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil || !tt.check(c) {
+				t.Errorf("err %v, config %+v", err, c)
+			}
+		})
+	}
+}
+
+func fleetDefaultPrefix() string {
+	var v flagValues
+	return newFlagSet(&v, cmdServe).Lookup("redis-prefix").DefValue
+}
+
+// TestConfigPrintRoundTripEmpty: a setting set to empty (-rate-limit-exempt=, no
+// exemption) stays empty when config print's output is read back.
+func TestConfigPrintRoundTripEmpty(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := program{stdout: &out, stderr: &bytes.Buffer{}, getenv: envMap(nil)}
+	if code := p.run(t.Context(), []string{"config", "print", "-rate-limit-exempt="}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	c, err := parseConfig(cmdServe, []string{"-config", writeConfig(t, out.String())}, envMap(nil))
+	if err != nil || len(c.rateLimitExempt) != 0 {
+		t.Errorf("err %v, exempt %v; want none", err, c.rateLimitExempt)
+	}
+}
+
+// TestConfigPrintProxyWithoutScheme: a proxy URL without a scheme, as net/http takes
+// it, has its password hidden too.
+func TestConfigPrintProxyWithoutScheme(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	p := program{stdout: &out, stderr: &bytes.Buffer{}, getenv: envMap(map[string]string{"HTTPS_PROXY": "svc:pw0rd@proxy.corp:3128"})}
+	if code := p.run(t.Context(), []string{"config", "print"}); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if s := out.String(); strings.Contains(s, "pw0rd") || !strings.Contains(s, "HTTPS_PROXY=svc:REDACTED@proxy.corp:3128") {
+		t.Errorf("config print:\n%s", s)
+	}
+}
+
+// TestConfigPrintOTEL: config print refuses the OTEL_* settings serve refuses, with
+// serve's message.
+func TestConfigPrintOTEL(t *testing.T) {
+	t.Parallel()
+	env := envMap(map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"})
+	var serveErr, printErr bytes.Buffer
+	code := program{stdout: &bytes.Buffer{}, stderr: &serveErr, getenv: env}.run(t.Context(), []string{"-addr", "127.0.0.1:1"})
+	pcode := program{stdout: &bytes.Buffer{}, stderr: &printErr, getenv: env}.run(t.Context(), []string{"config", "print"})
+	if code != 2 || pcode != 2 || printErr.String() != serveErr.String() || !strings.Contains(printErr.String(), "OTEL_EXPORTER_OTLP_PROTOCOL") {
+		t.Errorf("config print exit %d %q, serve exit %d %q; want 2 and the same message", pcode, printErr.String(), code, serveErr.String())
+	}
+}
+
+// TestVersionAfterCommand: -version works after serve, mcp and check too.
+func TestVersionAfterCommand(t *testing.T) {
+	t.Parallel()
+	for _, cmd := range []string{cmdServe, cmdMCP, cmdCheck} {
+		code, stdout, stderr := runCmd(t, cmd, "-version")
+		if code != 0 || stdout != versionLine()+"\n" {
+			t.Errorf("%s -version: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)
+		}
+	}
+}
+
+// forwardingProxy is an HTTP proxy on loopback that forwards absolute-form requests
+// for host to target and refuses every other; it counts what it forwarded.
+func forwardingProxy(t *testing.T, host, target string) (string, *atomic.Int32) {
+	t.Helper()
+	u, _ := url.Parse(target)
+	var n atomic.Int32
+	fwd := httputil.NewSingleHostReverseProxy(u)
+	px := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !r.URL.IsAbs() || r.URL.Host != host {
+			http.Error(w, "not a proxy request for "+host, http.StatusBadRequest)
+			return
+		}
+		n.Add(1)
+		fwd.ServeHTTP(w, r)
+	}))
+	t.Cleanup(px.Close)
+	return px.URL, &n
+}
+
+// TestMirrorThroughProxy: mirror import of a URL and mirror sync go through the
+// program's HTTP_PROXY, on a network where only the proxy reaches the Directory.
+func TestMirrorThroughProxy(t *testing.T) {
+	t.Parallel()
+	n, err := netsim.Start(t.Context(), netsim.Generate(netsim.DatasetConfig{Seed: 2, Participants: 60}), netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	pxURL, proxied := forwardingProxy(t, "directory.example", n.DirectoryURL())
+	env := envMap(map[string]string{"HTTP_PROXY": pxURL})
+	dir := t.TempDir()
+	for _, args := range [][]string{
+		{"mirror", "import", "-allow-private", "-mirror", filepath.Join(dir, "import.db"), "http://directory.example/export1/export-all-businesscards.xml"},
+		{"mirror", "sync", "-mirror", filepath.Join(dir, "sync.db"), "-directory-url", "http://directory.example"},
+	} {
+		before := proxied.Load()
+		var stderr bytes.Buffer
+		if code := (program{stdout: &bytes.Buffer{}, stderr: &stderr, getenv: env}).run(t.Context(), args); code != 0 || proxied.Load() == before {
+			t.Errorf("%v: exit %d, %d requests through the proxy\n%s", args, code, proxied.Load()-before, stderr.String())
+		}
+	}
+}
+
+// TestConfigFileListKeys: the keys that take a YAML list are those whose flags take a
+// comma-separated list, read from the flags' usage.
+func TestConfigFileListKeys(t *testing.T) {
+	t.Parallel()
+	var lists []string
+	for k, list := range fileKeys() {
+		if list {
+			lists = append(lists, k)
+		}
+	}
+	slices.Sort(lists)
+	want := []string{"dns-server", "mcp-allowed-hosts", "mcp-allowed-origins", "networks", "rate-limit-exempt", "trust-ca", "trust-proxy"}
+	if !slices.Equal(lists, want) {
+		t.Errorf("list keys %q, want %q", lists, want)
 	}
 }

@@ -158,7 +158,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bad addr", []string{"-addr", "8080"}, nil, `-addr "8080" is not host:port`},
 		{"bad port", []string{"-addr", ":99999"}, nil, "no valid port"},
 		{"bad dns server", []string{"-dns-server", "9.9.9.9"}, nil, `-dns-server "9.9.9.9" is not host:port`},
-		{"redis url with another scheme", []string{"-redis", "http://u:s3cret@h:6379"}, nil, `-redis: the Redis URL http://u:xxxxx@h:6379 has scheme "http"`},
+		{"redis url with another scheme", []string{"-redis", "http://u:s3cret@h:6379"}, nil, `-redis: the Redis URL http://u:REDACTED@h:6379 has scheme "http"`},
 		{"redis prefix with a space", []string{"-redis-prefix", "a b"}, nil, "-redis-prefix: the Redis key prefix \"a b\" may hold only letters"},
 		{"redis timeout too long", []string{"-redis-timeout", "10s"}, nil, "-redis-timeout must be between 1ms and 5s"},
 		{"redis url from the environment", nil, map[string]string{"PEPPOLGATE_REDIS": "redis://h:6379/x"}, "-redis: the Redis URL redis://h:6379/x is not usable"},

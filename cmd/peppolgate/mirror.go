@@ -84,6 +84,9 @@ type mirrorFlags struct {
 	redisURL, redisPrefix                 string
 	redisTimeout                          time.Duration
 	allowPrivate                          bool
+	// proxy is the outbound proxy, from the program's environment as serve reads it
+	// (docs/DEPLOY.md "Outbound proxy").
+	proxy netguard.Proxy
 	// config is the -config file (or PEPPOLGATE_CONFIG).
 	config string
 	// logOnly reports progress as log lines even on a terminal (inside serve).
@@ -198,6 +201,9 @@ func (p program) runMirror(ctx context.Context, args []string) int {
 			return usage("-redis: %v", err)
 		}
 	}
+	if f.proxy = netguard.ProxyFromEnv(p.getenv); f.proxy.Check() != nil {
+		return usage("%v", f.proxy.Check())
+	}
 	level, ok := parseLogLevel(f.logLevel)
 	if !ok {
 		return usage("-log-level %q is not one of debug, info, warn, error", f.logLevel)
@@ -262,7 +268,7 @@ func exportDirectoryURL(network, override string) (string, error) {
 
 // importExport builds the index at f.path from src (a file, an http(s) URL or "-").
 func (p program) importExport(ctx context.Context, f mirrorFlags, src string, log *slog.Logger) (mirror.BuildStats, error) {
-	r, size, closeSrc, err := openExport(ctx, src, f.allowPrivate, p.stdin)
+	r, size, closeSrc, err := openExport(ctx, src, f.allowPrivate, f.proxy, p.stdin)
 	if err != nil {
 		return mirror.BuildStats{}, err
 	}
@@ -292,7 +298,7 @@ func (p program) importExport(ctx context.Context, f mirrorFlags, src string, lo
 
 // openExport opens an export for reading: a file, stdin ("-") or an http(s) URL. size is
 // the number of bytes to expect, or 0 when unknown.
-func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Reader) (r io.Reader, size int64, closeFn func(), err error) {
+func openExport(ctx context.Context, src string, allowPrivate bool, proxy netguard.Proxy, stdin io.Reader) (r io.Reader, size int64, closeFn func(), err error) {
 	if src == "-" {
 		if stdin == nil {
 			return nil, 0, nil, errors.New("no standard input to read the export from")
@@ -300,7 +306,7 @@ func openExport(ctx context.Context, src string, allowPrivate bool, stdin io.Rea
 		return stdin, 0, func() {}, nil
 	}
 	if strings.HasPrefix(src, "http://") || strings.HasPrefix(src, "https://") {
-		client := netguard.NewHTTPClient(netguard.Policy{AllowPrivate: allowPrivate, Timeout: importHeaderTimeout})
+		client := netguard.NewHTTPClient(netguard.Policy{AllowPrivate: allowPrivate, Timeout: importHeaderTimeout, Proxy: proxy})
 		client.Timeout = 0 // the body may take many minutes; the idle watch bounds it
 		ctx, cancel := context.WithCancel(ctx)
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, src, nil)
@@ -385,7 +391,11 @@ func (p program) syncMirrorOnce(ctx context.Context, f mirrorFlags, dirURL strin
 			}
 		}
 	}
-	if err := p.syncMirror(ctx, f.path, dirURL, nil, log, false); err != nil {
+	// The Directory is the operator's (-network or -directory-url): no SSRF guard, as
+	// for serve's Directory client, but the program's proxy.
+	tr := netguard.Transport(f.proxy)
+	tr.ResponseHeaderTimeout = importHeaderTimeout
+	if err := p.syncMirror(ctx, f.path, dirURL, &http.Client{Transport: tr}, log, false); err != nil {
 		// Any failure postpones the fleet's next attempt, as a replica's
 		// -mirror-refresh does (refreshMirror): until the download limit allows one
 		// again, or an hour.

@@ -67,6 +67,10 @@ func (p program) run(ctx context.Context, args []string) int {
 			return 2
 		}
 	}
+	if len(args) > 0 && (args[0] == "-version" || args[0] == "--version") {
+		fmt.Fprintln(p.stdout, versionLine()) // "peppolgate serve -version" too
+		return 0
+	}
 	cfg, err := parseConfig(cmd, args, p.getenv)
 	help, usage := printUsage, "peppolgate -h"
 	if cmd == cmdCheck {
@@ -361,7 +365,10 @@ func newLLM(cfg config, tp trace.TracerProvider) (*nlq.LLM, error) {
 
 // checkServe checks the settings serve checks before it starts (beyond parseConfig),
 // so that 'config print' refuses what serve refuses.
-func checkServe(cfg config) error {
+func checkServe(cfg config, getenv func(string) string) error {
+	if err := telemetry.Check(getenv); err != nil {
+		return &usageError{err.Error()}
+	}
 	if _, err := newLLM(cfg, nil); err != nil {
 		return err
 	}

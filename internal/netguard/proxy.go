@@ -1,6 +1,7 @@
 package netguard
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,8 @@ import (
 	"strings"
 
 	"golang.org/x/net/http/httpproxy"
+
+	"github.com/peppolgate/peppolgate/internal/redact"
 )
 
 // Proxy is an outbound HTTP (or SOCKS5) proxy, as the standard variables HTTPS_PROXY,
@@ -22,7 +25,8 @@ import (
 //
 // Through a proxy the SSRF guard still holds: the target's host is resolved here and
 // every address checked (Allowed, or Exempt) before the proxy is asked to connect, and
-// the proxy's own address, the operator's, is always allowed. The proxy resolves the
+// the proxy's own address, the operator's, is allowed as the proxy hop only, never as
+// a direct target. The proxy resolves the
 // name again itself: a name whose DNS answers differ between the two lookups could
 // still reach another address, which only the proxy's own rules can prevent.
 type Proxy struct {
@@ -52,7 +56,7 @@ func (p Proxy) Check() error {
 			continue
 		}
 		if _, err := proxyAddr(v.raw); err != nil {
-			return fmt.Errorf("%s %s: %w", v.name, redactURL(v.raw), err)
+			return fmt.Errorf("%s %s: %w", v.name, redact.URL(v.raw), err)
 		}
 	}
 	return nil
@@ -63,22 +67,7 @@ func (p Proxy) String() string {
 	if p.IsZero() {
 		return "none"
 	}
-	return fmt.Sprintf("HTTPS_PROXY=%s HTTP_PROXY=%s NO_PROXY=%s", redactURL(p.HTTPS), redactURL(p.HTTP), p.NoProxy)
-}
-
-// redactURL returns a proxy URL with its password replaced by REDACTED.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.User == nil {
-		if err != nil && strings.Contains(raw, "@") {
-			return "(unparseable, REDACTED)"
-		}
-		return raw
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "REDACTED")
-	}
-	return u.String()
+	return fmt.Sprintf("HTTPS_PROXY=%s HTTP_PROXY=%s NO_PROXY=%s", redact.URL(p.HTTPS), redact.URL(p.HTTP), p.NoProxy)
 }
 
 // proxyAddr returns the host:port a proxy URL is dialled at, as net/http dials it.
@@ -93,11 +82,11 @@ func proxyAddr(raw string) (string, error) {
 	port := u.Port()
 	switch u.Scheme {
 	case "http":
-		port = cmpOr(port, "80")
+		port = cmp.Or(port, "80")
 	case "https":
-		port = cmpOr(port, "443")
+		port = cmp.Or(port, "443")
 	case "socks5", "socks5h":
-		port = cmpOr(port, "1080")
+		port = cmp.Or(port, "1080")
 	default:
 		return "", fmt.Errorf("scheme %q is not http, https or socks5", u.Scheme)
 	}
@@ -110,16 +99,11 @@ func proxyAddr(raw string) (string, error) {
 	return net.JoinHostPort(u.Hostname(), port), nil
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // withProxy makes tr send requests through p when p names a proxy for them: the
 // target is checked against the guard's rules (unless pol.AllowPrivate) before the
-// proxy is asked, and dials to the proxy itself skip the guard. A proxy URL that
+// proxy is asked, and dials to the proxy itself skip the guard. The proxy's address
+// is allowed only as the proxy hop: a direct request naming it is checked like any
+// other target. A proxy URL that
 // cannot be used fails each request it would carry.
 func (pol Policy) withProxy(tr *http.Transport, guarded *net.Dialer) {
 	p := pol.Proxy
@@ -136,8 +120,16 @@ func (pol Policy) withProxy(tr *http.Transport, guarded *net.Dialer) {
 	exempt := pol.exempt()
 	tr.Proxy = func(req *http.Request) (*url.URL, error) {
 		u, err := pf(req.URL)
-		if err != nil || u == nil {
-			return nil, err // direct: the guarded dialer judges the target
+		if err != nil {
+			return nil, err
+		}
+		if u == nil {
+			// Direct: the guarded dialer judges the target, but skips the proxy's own
+			// address, so a target naming it is checked here.
+			if !pol.AllowPrivate && proxies[targetAddr(req.URL)] {
+				return nil, pol.checkTarget(req.Context(), req.URL, exempt)
+			}
+			return nil, nil
 		}
 		if !pol.AllowPrivate {
 			if err := pol.checkTarget(req.Context(), req.URL, exempt); err != nil {
@@ -153,6 +145,15 @@ func (pol Policy) withProxy(tr *http.Transport, guarded *net.Dialer) {
 		}
 		return guarded.DialContext(ctx, network, addr)
 	}
+}
+
+// targetAddr is the host:port the transport dials for u when it goes direct.
+func targetAddr(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"https": "443", "http": "80"}[u.Scheme]
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // checkTarget resolves u's host (unless it is an address) and fails with an error

@@ -76,7 +76,9 @@ func TestProxy(t *testing.T) {
 	px := startProxy(t, backend.Listener.Addr().String())
 	tlsCfg := backend.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	tlsCfg.ServerName = "example.com" // httptest's certificate names it
-	proxy := Proxy{HTTPS: px.URL, HTTP: px.URL, NoProxy: "8.8.4.4"}
+	proxy := Proxy{HTTPS: px.URL, HTTP: px.URL}
+	// The proxy's own address, named as a target: loopback, so never proxied.
+	pxTarget := "http://" + strings.TrimPrefix(px.URL, "http://px:secret@") + "/"
 
 	tests := []struct {
 		name          string
@@ -92,6 +94,8 @@ func TestProxy(t *testing.T) {
 		{"mapped private target refused", Policy{}, "https://[::ffff:169.254.169.254]/", "", ErrForbiddenAddress, 0, 0},
 		{"localhost is direct, and guarded", Policy{}, "https://localhost:1/", "", ErrForbiddenAddress, 0, 0},
 		{"private allowed through the proxy with AllowPrivate", Policy{AllowPrivate: true}, "https://10.0.0.1/smp", "smp", nil, 1, 0},
+		{"the proxy's address as a direct target is refused", Policy{}, pxTarget, "", ErrForbiddenAddress, 0, 0},
+		{"the proxy's address as a direct target with AllowPrivate", Policy{AllowPrivate: true}, pxTarget, "proxy authentication required\n", nil, 0, 0},
 		{"plain http refused with HTTPSOnly", Policy{HTTPSOnly: true}, "http://8.8.8.8/", "", ErrPlainHTTP, 0, 0},
 	}
 	for _, tt := range tests {
@@ -137,8 +141,13 @@ func TestProxyFromEnv(t *testing.T) {
 	if err := (Proxy{HTTPS: "proxy.internal:3128", HTTP: "socks5://p:1080"}).Check(); err != nil {
 		t.Error(err)
 	}
-	if s := (Proxy{HTTPS: "http://u:pw@p:3128", NoProxy: "x"}).String(); strings.Contains(s, "pw") || !strings.Contains(s, "u:REDACTED@p:3128") {
-		t.Errorf("String() = %q", s)
+	for _, p := range []Proxy{{HTTPS: "http://u:pw@p:3128", NoProxy: "x"}, {HTTPS: "u:pw@p:3128"}, {HTTP: "u:pw@p:3128"}} {
+		if s := p.String(); strings.Contains(s, "pw") || !strings.Contains(s, "u:REDACTED@p:3128") {
+			t.Errorf("String() = %q", s)
+		}
+	}
+	if err := (Proxy{HTTPS: "ftp://u:pw@p:21"}).Check(); err == nil || strings.Contains(err.Error(), "pw") {
+		t.Errorf("Check() = %v", err)
 	}
 }
 

@@ -71,3 +71,21 @@ func TestGrouped(t *testing.T) {
 		}
 	}
 }
+
+func TestEditDistance(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"", "abc", 3}, {"cache-tl", "cache-ttl", 1}, {"kitten", "sitting", 3},
+		{"détails", "details", 1}, {"über", "uber", 1}, {"abc", "", 3},
+	} {
+		if got := EditDistance(tt.a, tt.b); got != tt.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+		if got := EditDistance(tt.b, tt.a); got != tt.want {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.b, tt.a, got, tt.want)
+		}
+	}
+}

@@ -67,44 +67,12 @@ func configErr(format string, args ...any) error {
 func Setup(ctx context.Context, getenv func(string) string, log *slog.Logger, version string) (trace.TracerProvider, func(context.Context) error, error) {
 	off := noop.NewTracerProvider()
 	nothing := func(context.Context) error { return nil }
-	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
-
-	disabled := false
-	if v := env("OTEL_SDK_DISABLED"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, nil, configErr("OTEL_SDK_DISABLED=%q is not a boolean: set true to turn tracing off, or unset it", v)
-		}
-		disabled = b
-	}
-	exporter := strings.ToLower(env("OTEL_TRACES_EXPORTER"))
-	switch exporter {
-	case "", "otlp", "none":
-	default:
-		return nil, nil, configErr("OTEL_TRACES_EXPORTER=%q is not supported: peppolgate exports traces over OTLP only; set otlp (or none to turn tracing off)", exporter)
-	}
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
-		if v := env(k); v != "" && v != "http/protobuf" {
-			return nil, nil, configErr("%s=%q is not supported: peppolgate sends traces over OTLP/HTTP with protobuf only; set %s=http/protobuf (the default) and point the endpoint at the collector's OTLP/HTTP port (usually 4318)", k, v, k)
-		}
-	}
-	for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
-		if v := env(k); v != "" {
-			u, err := url.Parse(v)
-			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-				return nil, nil, configErr("%s=%q is not an http(s) URL: set the collector's OTLP/HTTP address, e.g. http://localhost:4318", k, v)
-			}
-		}
-	}
-	sampler, err := samplerFrom(env)
+	st, err := readSettings(getenv)
 	if err != nil {
 		return nil, nil, err
 	}
-	endpoint := env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
-	if endpoint == "" {
-		endpoint = env("OTEL_EXPORTER_OTLP_ENDPOINT")
-	}
-	if disabled || exporter == "none" || (endpoint == "" && exporter != "otlp") {
+	sampler, endpoint := st.sampler, st.endpoint
+	if st.disabled || st.exporter == "none" || (endpoint == "" && st.exporter != "otlp") {
 		return off, nothing, nil
 	}
 	res, err := resource.New(ctx,
@@ -133,6 +101,66 @@ func Setup(ctx context.Context, getenv func(string) string, log *slog.Logger, ve
 		}
 		return nil
 	}, nil
+}
+
+// Check checks the OTEL_* settings Setup reads through getenv, as Setup does, without
+// starting anything: nil, or the *ConfigError Setup would return for them ('config
+// print' refuses what serve refuses). OTEL_RESOURCE_ATTRIBUTES, read by the SDK, is
+// checked by Setup alone.
+func Check(getenv func(string) string) error {
+	_, err := readSettings(getenv)
+	return err
+}
+
+// settings are what Setup decides from the environment.
+type settings struct {
+	disabled bool
+	exporter string
+	sampler  namedSampler
+	// endpoint is the traces' endpoint, "" for the OTLP default.
+	endpoint string
+}
+
+// readSettings reads and checks the OTEL_* variables Setup decides by, returning a
+// *ConfigError for a value that cannot be used (see Setup).
+func readSettings(getenv func(string) string) (settings, error) {
+	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
+	var st settings
+	if v := env("OTEL_SDK_DISABLED"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return st, configErr("OTEL_SDK_DISABLED=%q is not a boolean: set true to turn tracing off, or unset it", v)
+		}
+		st.disabled = b
+	}
+	st.exporter = strings.ToLower(env("OTEL_TRACES_EXPORTER"))
+	switch st.exporter {
+	case "", "otlp", "none":
+	default:
+		return st, configErr("OTEL_TRACES_EXPORTER=%q is not supported: peppolgate exports traces over OTLP only; set otlp (or none to turn tracing off)", st.exporter)
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		if v := env(k); v != "" && v != "http/protobuf" {
+			return st, configErr("%s=%q is not supported: peppolgate sends traces over OTLP/HTTP with protobuf only; set %s=http/protobuf (the default) and point the endpoint at the collector's OTLP/HTTP port (usually 4318)", k, v, k)
+		}
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"} {
+		if v := env(k); v != "" {
+			u, err := url.Parse(v)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				return st, configErr("%s=%q is not an http(s) URL: set the collector's OTLP/HTTP address, e.g. http://localhost:4318", k, v)
+			}
+		}
+	}
+	var err error
+	if st.sampler, err = samplerFrom(env); err != nil {
+		return st, err
+	}
+	st.endpoint = env("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+	if st.endpoint == "" {
+		st.endpoint = env("OTEL_EXPORTER_OTLP_ENDPOINT")
+	}
+	return st, nil
 }
 
 // namedSampler is a sampler and how the start-up log names it.

@@ -211,3 +211,32 @@ func TestWithTraceIDs(t *testing.T) {
 		t.Errorf("log:\n%s\nwant trace_id and span_id on the first line only", buf.String())
 	}
 }
+
+// TestCheck: Check refuses what Setup refuses, with Setup's *ConfigError, and starts
+// nothing for good settings (an endpoint nobody listens on is never dialled).
+func TestCheck(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		env map[string]string
+		bad bool
+	}{
+		{nil, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:1", "OTEL_TRACES_SAMPLER": "traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.5"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, true},
+		{map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "localhost:4318"}, true},
+		{map[string]string{"OTEL_TRACES_SAMPLER_ARG": "2", "OTEL_TRACES_SAMPLER": "traceidratio"}, true},
+		{map[string]string{"OTEL_SDK_DISABLED": "maybe"}, true},
+	} {
+		getenv := func(k string) string { return tt.env[k] }
+		err := Check(getenv)
+		_, flush, serr := Setup(t.Context(), getenv, slog.New(slog.DiscardHandler), "test")
+		if flush != nil {
+			flush(t.Context()) // no span: nothing to send
+		}
+		var ce *ConfigError
+		if (err != nil) != tt.bad || (tt.bad && (!errors.As(err, &ce) || serr == nil || err.Error() != serr.Error())) {
+			t.Errorf("%v: Check %v, Setup %v", tt.env, err, serr)
+		}
+	}
+}
