@@ -144,6 +144,8 @@ type ruleSignals struct {
 	// adjective are the tokens of the last country adjective or bare country name
 	// stripped.
 	adjective [2]int
+	// kinds are what the phrases of issue 29's kinds of questions said (rules_kinds.go).
+	kinds kindSignals
 }
 
 // init reads the tokens' case and typos and reports whether the question has a word.
@@ -217,7 +219,7 @@ func (s *ruleScan) plan() Plan {
 		return s.planSpan(sp, ruleQuoted)
 	}
 	lo, hi := s.strip(0, len(s.toks))
-	if lo >= hi && !s.sig.count && s.sig.adjective[1] > 0 && s.sig.countryAt == s.sig.adjective[0] {
+	if lo >= hi && !s.sig.count && !s.listsCountry() && s.sig.adjective[1] > 0 && s.sig.countryAt == s.sig.adjective[0] {
 		// Nothing but a country word was left: it is the name ("Who is Danske?").
 		lo, hi = s.sig.adjective[0], s.sig.adjective[1]
 		s.sig.country = ""
@@ -242,6 +244,9 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 		s.lang = s.detectLanguageOutside(lo, hi)
 	}
 	unknown := Plan{Intent: IntentUnknown, Language: s.lang, Calls: []Call{}}
+	if p, ok := s.planKinds(subject, lo, hi, kind); ok {
+		return p
+	}
 	if subject == "" {
 		if s.sig.count {
 			p := Plan{Intent: IntentCount, Country: s.sig.country, Language: s.lang, Calls: []Call{}}
@@ -302,6 +307,7 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 		}
 		p.Calls = []Call{{Tool: ruleToolSearch, Arguments: args}}
 	}
+	s.finishKinds(&p, lo, hi, kind)
 	return p
 }
 
@@ -867,7 +873,10 @@ func (s *ruleScan) record(e lexEntry, pos, end int) {
 		}
 	case lexStarter:
 		sg.starter = true
+	case lexNoun:
+		sg.kinds.noun = true
 	}
+	sg.kinds.note(e)
 }
 
 // subjectText is the question's text from token lo to token hi, less an English
