@@ -153,7 +153,7 @@ type FailedCall struct {
 	// Message is the call's error message, as a client of the tool would get it.
 	Message string `json:"message" jsonschema:"what went wrong"`
 	// Cause is the kind of upstream failure, when known (registry.Cause).
-	Cause registry.Cause `json:"cause,omitempty" jsonschema:"the kind of upstream failure when known: timeout, http_error (an SMP or the Directory answered with an HTTP error such as 500), dns_failure (e.g. SERVFAIL), connection_refused, tls, busy (the upstream was failing or overloaded and was not asked) or malformed; absent when unclassified"`
+	Cause registry.Cause `json:"cause,omitempty" jsonschema:"the kind of upstream failure when known: timeout, http_error (an SMP or the Directory answered with an HTTP error such as 500), dns_failure (e.g. SERVFAIL), connection_refused, tls, busy (the upstream was failing or overloaded and was not asked), rate_limited or malformed; absent when unclassified"`
 }
 
 // Events receives an answer's progress, for streaming. Start comes first, then one

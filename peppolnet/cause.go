@@ -33,8 +33,9 @@ func causeOf(err error) registry.Cause {
 		return registry.CauseRefused
 	case k == "TLS":
 		return registry.CauseTLS
-	case k == "circuit breaker open", strings.HasPrefix(k, "SMP host busy"), k == "Directory request queue full",
-		strings.HasPrefix(k, "rate limited"), k == "HTTP 429":
+	case strings.HasPrefix(k, "rate limited"), k == "HTTP 429":
+		return registry.CauseRateLimited
+	case k == "circuit breaker open", strings.HasPrefix(k, "SMP host busy"), k == "Directory request queue full":
 		return registry.CauseBusy
 	case k == "host name lookup failed", strings.HasPrefix(k, "DNS "):
 		return registry.CauseDNS

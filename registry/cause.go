@@ -20,10 +20,11 @@ const (
 	CauseRefused Cause = "connection_refused"
 	// CauseTLS: the TLS handshake or the server certificate's check failed.
 	CauseTLS Cause = "tls"
-	// CauseBusy: the call was not made or was turned away: the upstream failed often
-	// just before (circuit breaker open), too many calls to it are in flight, or it
-	// rate-limits.
+	// CauseBusy: the call was not made: the upstream failed often just before (circuit
+	// breaker open), or too many calls to it are in flight.
 	CauseBusy Cause = "busy"
+	// CauseRateLimited: the upstream rate-limits us (HTTP 429).
+	CauseRateLimited Cause = "rate_limited"
 	// CauseMalformed: the upstream answered something unreadable, too large, or cut
 	// the connection short.
 	CauseMalformed Cause = "malformed"
