@@ -300,7 +300,15 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 func (r *run) several(ctx context.Context) error {
 	plan, k := r.plan, phrasesOf(r.t)
 	if res, err := r.e.call(ctx, plan.Calls[0]); err == nil {
-		if sr, _ := res.Value.(*registry.SearchResult); sr != nil && len(sr.Results) > 0 && slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return NameHas(h.Name, plan.Subject) }) {
+		// "and" may be "&" in the name: the other words decide.
+		var words []string
+		for _, w := range strings.Fields(plan.Subject) {
+			if !kindAnd[ruleFold(w)] {
+				words = append(words, w)
+			}
+		}
+		whole := strings.Join(words, " ")
+		if sr, _ := res.Value.(*registry.SearchResult); sr != nil && slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return NameHas(h.Name, whole) }) {
 			one := *r
 			one.plan.Subjects = nil
 			return one.run(ctx)

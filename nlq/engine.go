@@ -133,7 +133,7 @@ type Answer struct {
 	Meta  Meta   `json:"_meta" jsonschema:"how the answer was made"`
 	Query string `json:"query" jsonschema:"the question as received, trimmed"`
 	// Intent is what the rule planner understood; absent for LLM answers.
-	Intent  Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers) or unknown; absent for LLM answers"`
+	Intent  Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers), out_of_scope (what peppolgate cannot know: no calls) or unknown; absent for LLM answers"`
 	Answer  string `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
 	Calls   []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 	Results []Item `json:"results" jsonschema:"the participants found, as schema.org Organizations"`
@@ -169,7 +169,7 @@ type Events interface {
 type StartEvent struct {
 	Meta   Meta   `json:"_meta" jsonschema:"how the answer was made"`
 	Query  string `json:"query" jsonschema:"the question as received, trimmed"`
-	Intent Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers) or unknown; absent for LLM answers"`
+	Intent Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers), out_of_scope (what peppolgate cannot know: no calls) or unknown; absent for LLM answers"`
 	Calls  []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 }
 

@@ -77,10 +77,15 @@ const (
 //     lookup and a name is a search.
 //   - Unknown. No subject, a subject of one character or of more than
 //     registry.MaxQueryLength characters, greetings, general questions ("how does
-//     Peppol work", "what is the weather") and questions longer than MaxQueryLength
-//     are IntentUnknown with no calls. A count question without a name ("how many
-//     Belgian companies are on Peppol") searches its country alone, which the
-//     Directory answers with its total; without a country either it has no calls.
+//     Peppol work") and questions longer than MaxQueryLength are IntentUnknown with
+//     no calls; what peppolgate cannot know ("what are the fees", "the weather") is
+//     IntentOutOfScope with no calls (rules_kinds.go). A count question without a
+//     name ("how many Belgian companies are on Peppol") searches its country alone,
+//     which the Directory answers with its total; without a country either it asks
+//     network_statistics (for the whole network or the document kind named).
+//   - Issue 29's kinds (rules_kinds.go): Plan.Aspect for a certificate's issuer, a
+//     transport profile or a registration date; a country's participants listed;
+//     Plan.Subjects for several companies.
 //   - Typos of keywords and country names ("recieve", "invoce", "Belguim", "peppl")
 //     are corrected when one edit away from exactly one keyword; company names are
 //     never corrected.

@@ -143,3 +143,10 @@ func TestPlanKinds(t *testing.T) {
 	}
 	t.Logf("%d/%d kinds questions planned right", len(kindCases)-wrong, len(kindCases))
 }
+
+// BenchmarkRulePlannerIssue29 plans the kinds questions of TestPlanKinds.
+func BenchmarkRulePlannerIssue29(b *testing.B) {
+	for i := 0; b.Loop(); i++ {
+		RulePlanner{}.Plan(kindCases[i%len(kindCases)].q)
+	}
+}
