@@ -38,6 +38,7 @@ const ruleToolStats = "network_statistics"
 const (
 	aspectWhen    = "when"    // "when was", "since when": a registration date with "registered"
 	aspectCompare = "compare" // "compare", "versus": several companies
+	aspectJoined  = "joined"  // "joined", "added to": with when, a registration date
 )
 
 // maxSubjects is the most companies one question is answered about; the answer says
@@ -59,6 +60,12 @@ type kindWords struct {
 	// when asks since when ("when was", "since when"): with a presence phrase
 	// ("registered", "on Peppol") it asks for the registration date.
 	when string
+	// joined says someone joined the network ("joined", "added to"): with when, it
+	// asks for the registration date.
+	joined string
+	// filler are words around these questions that mean nothing for the plan
+	// ("been", "both", "used for").
+	filler string
 	// compare introduces several companies ("compare").
 	compare string
 	// total says "the whole network" around a count ("in total", "altogether").
@@ -70,8 +77,8 @@ type kindWords struct {
 
 // kindSignals are what the phrases of kindWords said in one question.
 type kindSignals struct {
-	aspect              string
-	when, compare, noun bool
+	aspect                      string
+	when, joined, compare, noun bool
 }
 
 // note records the aspect or marker of a phrase stripped from the question.
@@ -82,6 +89,8 @@ func (k *kindSignals) note(e lexEntry) {
 		k.when = true
 	case aspectCompare:
 		k.compare = true
+	case aspectJoined:
+		k.joined = true
 	default:
 		if k.aspect == "" {
 			k.aspect = e.aspect
@@ -107,6 +116,8 @@ func kindGroups() []lexGroup {
 		add(lexGroup{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagLowerRight | flagPossessive, intent: IntentLookup, aspect: AspectRegistered, phrases: w.registered})
 		add(lexGroup{role: lexFiller, side: lexLeft, flags: flagNoTypo, aspect: aspectWhen, phrases: w.when})
 		add(lexGroup{role: lexFiller, side: lexLeft, flags: flagNoTypo, aspect: aspectCompare, phrases: w.compare})
+		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, aspect: aspectJoined, phrases: w.joined})
+		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagPossessive, phrases: w.filler})
 		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: w.total})
 	}
 	return out
@@ -143,10 +154,9 @@ func (s *ruleScan) outOfScope(lo, hi int, kind ruleKind) bool {
 		if !t.word || kind == ruleQuoted && i >= lo && i < hi {
 			continue
 		}
-		raw := ruleFold(s.q[t.start:t.end])
-		hit := kindOutOfScope[raw] || kindOutOfScope[t.key]
+		hit := kindOutOfScope[t.key]
 		if !hit {
-			if head, _, ok := strings.Cut(raw, "-"); ok {
+			if head, _, ok := strings.Cut(t.key, "-"); ok {
 				hit = kindOutOfScope[head] // "IBAN-nummer"
 			}
 		}
@@ -195,22 +205,26 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 func (s *ruleScan) finishKinds(p *Plan, lo, hi int, kind ruleKind) {
 	k := s.sig.kinds
 	aspect := k.aspect
-	if aspect == "" && k.when && s.sig.presence {
+	if aspect == "" && k.when && (s.sig.presence || k.joined) {
 		aspect = AspectRegistered // "when was X registered", "since when is X on Peppol"
 	}
 	switch {
 	case aspect == AspectIssuer && p.Intent == IntentCertificate,
 		aspect == AspectTransport && p.Intent == IntentAccessPoint:
 		p.Aspect = aspect
-	case aspect == AspectRegistered && (p.Intent == IntentLookup || p.Intent == IntentOnPeppol):
+	case aspect == AspectRegistered && (p.Intent == IntentLookup || p.Intent == IntentOnPeppol || p.Intent == IntentSearch && !s.sig.search):
 		p.Intent, p.Aspect = IntentLookup, aspect
 	}
 	if kind != ruleName {
 		return
 	}
+	compare := k.compare
+	for i := lo; i < hi && !compare; i++ {
+		compare = s.toks[i].key == "vs" || s.toks[i].key == "versus" // "A vs B"
+	}
 	switch p.Intent {
 	case IntentCount, IntentSearch:
-		if !k.compare {
+		if !compare {
 			return
 		}
 	}
@@ -263,12 +277,13 @@ func (s *ruleScan) splitSubjects(lo, hi int) []string {
 	return parts
 }
 
-// kindAnd are the tongues' words for "and".
+// kindAnd are the tongues' words for "and", and "vs".
 var kindAnd = func() map[string]bool {
 	m := map[string]bool{}
 	for _, t := range tongues {
 		m[ruleFold(t.and)] = true
 	}
+	m["vs"], m["versus"] = true, true // "A vs B"
 	return m
 }()
 

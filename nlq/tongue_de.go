@@ -151,6 +151,8 @@ var german = tongue{
 		transport:  "transportprofil|transportprofile|transportprotokoll|protokoll|as4|as2|as4 oder as2",
 		registered: "registrierungsdatum|datum der registrierung|registriert seit|seit wann registriert|bei peppol seit",
 		when:       "seit wann|wann|wie lange",
+		joined:     "beigetreten|hinzugefügt|dazugekommen",
+		filler:     "beide|wurde|worden|peppol-registrierung",
 		compare:    "vergleiche|vergleich|vergleichen|vergleich von",
 		total:      "insgesamt|im ganzen netzwerk|alles zusammen",
 		outOfScope: "kosten|kostet|preis|preise|gebühr|gebühren|tarif|abonnement|iban|bic|bankverbindung|frist|fristen|pflicht|verpflichtend|" +

@@ -151,6 +151,8 @@ var french = tongue{
 		transport:  "profil de transport|profils de transport|protocole de transport|protocole|as4|as2|as4 ou as2",
 		registered: "date d'enregistrement|date d'inscription|inscrit depuis|inscrite depuis|enregistré depuis|enregistrée depuis|sur peppol depuis",
 		when:       "depuis quand|quand|depuis combien de temps|quand est-ce que",
+		joined:     "rejoint|a rejoint|ajouté à|ajoutée à|adhéré à|a adhéré à",
+		filler:     "tous les deux|toutes les deux|les deux|été|a été|inscription peppol",
 		compare:    "compare|comparer|comparez|comparaison de",
 		total:      "au total|en tout|dans tout le réseau|en total",
 		outOfScope: "coût|coûts|coûte|coûtent|prix|tarif|tarifs|frais|abonnement|iban|bic|bancaire|délai|délais|échéance|obligatoire|obligation|" +

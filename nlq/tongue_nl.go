@@ -151,6 +151,8 @@ var dutch = tongue{
 		transport:  "transportprofiel|transportprofielen|transportprotocol|protocol|as4|as2|as4 of as2",
 		registered: "registratiedatum|datum van registratie|geregistreerd sinds|op peppol sinds|aangesloten sinds",
 		when:       "sinds wanneer|wanneer|hoelang|hoe lang",
+		joined:     "toegetreden|toegetreden tot|toegevoegd aan|bijgekomen",
+		filler:     "beide|allebei|werd|is geworden|peppol-registratie",
 		compare:    "vergelijk|vergelijken|vergelijking van",
 		total:      "in totaal|in het hele netwerk|alles samen",
 		outOfScope: "kosten|kost|kosten|prijs|prijzen|tarief|tarieven|abonnement|iban|iban-nummer|bic|rekeningnummer|bankrekening|deadline|termijn|" +

@@ -150,6 +150,8 @@ var norwegian = tongue{
 		transport:  "transportprofil|transportprofilen|transportprotokoll|protokoll|as4|as2|as4 eller as2",
 		registered: "registreringsdato|registreringsdatoen|registrert siden|på peppol siden",
 		when:       "når ble|når|siden når|hvor lenge",
+		joined:     "ble med|blitt med|lagt til|kom med",
+		filler:     "begge|begge to|ble|blitt|har blitt|peppol-registrering",
 		compare:    "sammenlign|sammenligne|sammenligning av",
 		total:      "til sammen|i alt|i hele nettverket",
 		outOfScope: "kostnad|kostnader|koster|pris|priser|gebyr|gebyrer|avgift|abonnement|iban|bic|kontonummer|bankkonto|frist|fristen|fristene|" +

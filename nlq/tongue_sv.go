@@ -151,6 +151,8 @@ var swedish = tongue{
 		transport:  "transportprofil|transportprofilen|transportprotokoll|protokoll|as4|as2|as4 eller as2",
 		registered: "registreringsdatum|registreringsdatumet|registrerad sedan|på peppol sedan|registrerades",
 		when:       "när|sedan när|hur länge",
+		joined:     "gick med|anslöt sig|anslöts|lades till",
+		filler:     "båda|bägge|blev|har blivit|peppol-registrering",
 		compare:    "jämför|jämföra|jämförelse av",
 		total:      "sammanlagt|totalt sett|i hela nätverket|allt som allt",
 		outOfScope: "kostnad|kostnader|kostar|pris|priser|avgift|avgifter|abonnemang|iban|bic|kontonummer|bankkonto|frist|fristen|deadline|" +
