@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -31,6 +32,7 @@ type kindPhrases struct {
 	statsKind        string // n participants, docs, date of the Directory export
 	statsKindNone    string // docs, date of the Directory export
 	statsNone        string // (the server has no Directory mirror to count from)
+	statsCountry     string // n participants, country code, date of the Directory export
 	listCountry      string // n listed, country code, n in all
 	listOutside      string // n left out, country code
 	listKind         string // n that can receive, n checked, docs, country code
@@ -57,7 +59,7 @@ func phrasesOf(t *tongue) *kindPhrases {
 		{&k.certIssuer, en.certIssuer}, {&k.certIssuerNone, en.certIssuerNone},
 		{&k.transport, en.transport}, {&k.transportNone, en.transportNone}, {&k.registeredOn, en.registeredOn},
 		{&k.registeredNoDate, en.registeredNoDate}, {&k.registeredNoCard, en.registeredNoCard}, {&k.stats, en.stats},
-		{&k.statsKind, en.statsKind}, {&k.statsKindNone, en.statsKindNone}, {&k.statsNone, en.statsNone},
+		{&k.statsKind, en.statsKind}, {&k.statsKindNone, en.statsKindNone}, {&k.statsNone, en.statsNone}, {&k.statsCountry, en.statsCountry},
 		{&k.listCountry, en.listCountry}, {&k.listOutside, en.listOutside}, {&k.listKind, en.listKind},
 		{&k.listKindNone, en.listKindNone}, {&k.several, en.several}, {&k.severalCap, en.severalCap},
 		{&k.outOfScope, en.outOfScope}, {&k.partialCause, en.partialCause},
@@ -172,6 +174,8 @@ func (r *run) kinds(ctx context.Context) (bool, error) {
 		return true, r.stats(ctx, plan.Calls[0])
 	case plan.Intent == IntentSearch && plan.Subject == "" && plan.Country != "":
 		return true, r.listCountry(ctx, plan.Calls[0])
+	case plan.Intent == IntentCount && plan.Subject == "" && plan.Country != "":
+		return r.countryStats(ctx)
 	}
 	return false, nil
 }
@@ -347,4 +351,31 @@ func (r *run) several(ctx context.Context) error {
 	}
 	r.a.Answer = b.String()
 	return nil
+}
+
+// countryStats answers a count of a country's participants from the statistics, with
+// their date, when there are statistics (a mirror) and they list the country; it
+// reports false otherwise, and the country is counted by a search, as before. The
+// statistics call is then the first of the answer's calls.
+func (r *run) countryStats(ctx context.Context) (bool, error) {
+	c := Call{Tool: ruleToolStats, Arguments: map[string]any{}}
+	res, err := r.e.call(ctx, c)
+	if err != nil {
+		if registry.ErrorCode(err) != registry.CodeStatsUnavailable {
+			r.e.log.LogAttrs(ctx, slog.LevelWarn, "statistics failed; counting by search", slog.String("error", err.Error()))
+		}
+		return false, nil
+	}
+	st, _ := res.Value.(*registry.Stats)
+	if st == nil {
+		return false, nil
+	}
+	for _, cc := range st.Countries {
+		if strings.EqualFold(cc.Country, r.plan.Country) {
+			r.a.Calls = []Call{c}
+			r.a.Answer = fmt.Sprintf(phrasesOf(r.t).statsCountry, cc.Count, r.plan.Country, st.DataAsOf.UTC().Format(time.DateOnly))
+			return true, nil
+		}
+	}
+	return false, nil
 }

@@ -128,6 +128,8 @@ func TestAskNetworkCounts(t *testing.T) {
 		{"Wie viele Unternehmen können Bestellungen über Peppol empfangen?", kind("Order")},
 		{"Hur många företag kan ta emot fakturor via Peppol?", kind("Invoice")},
 		{"Combien d'entreprises peuvent recevoir des avoirs via Peppol ?", kind("Credit Note")},
+		{"How many participants are there in " + countryName[st.Countries[0].Country] + "?", st.Countries[0].Count},
+		{"Hur många företag finns det i " + countryName[st.Countries[1].Country] + "?", st.Countries[1].Count},
 	} {
 		a := askOK(t, e, tt.q)
 		if a.Intent != IntentCount || len(a.Calls) != 1 || a.Calls[0].Tool != ruleToolStats ||
@@ -312,3 +314,8 @@ func TestAskHonestCauses(t *testing.T) {
 		}
 	})
 }
+
+// countryName names the dataset's countries in English, as questions write them.
+var countryName = map[string]string{"BE": "Belgium", "NO": "Norway", "SE": "Sweden", "NL": "the Netherlands", "DE": "Germany",
+	"FR": "France", "DK": "Denmark", "FI": "Finland", "AT": "Austria", "IT": "Italy", "ES": "Spain", "GB": "the United Kingdom",
+	"PL": "Poland", "IE": "Ireland", "LU": "Luxembourg", "EE": "Estonia", "AU": "Australia", "SG": "Singapore", "JP": "Japan", "NZ": "New Zealand"}

@@ -243,7 +243,8 @@ func (s *ruleScan) finishKinds(p *Plan, lo, hi int, kind ruleKind) {
 
 // splitSubjects splits the name in tokens [lo, hi) at commas, semicolons and the
 // languages' words for "and" into the companies it may name; nil unless each part
-// can be a name of its own (a capitalised word, two characters or more).
+// can be a name of its own: two characters or more, with a capitalised word or a word
+// that is no keyword ("acme and globex" typed in lower case).
 func (s *ruleScan) splitSubjects(lo, hi int) []string {
 	var parts []string
 	start := lo
@@ -253,7 +254,8 @@ func (s *ruleScan) splitSubjects(lo, hi int) []string {
 		}
 		named := s.caseless
 		for i := start; i < end; i++ {
-			named = named || s.toks[i].word && s.toks[i].capital
+			t := s.toks[i]
+			named = named || t.word && (t.capital || !ruleLex.vocab[t.key] && !t.digit)
 		}
 		text := strings.TrimSpace(s.q[s.toks[start].start:s.toks[end-1].end])
 		if !named || utf8.RuneCountInString(text) < 2 {
