@@ -303,18 +303,24 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 // turn, none dropped (beyond maxSubjects the answer says how many were left).
 func (r *run) several(ctx context.Context) error {
 	plan, k := r.plan, phrasesOf(r.t)
-	if res, err := r.e.call(ctx, plan.Calls[0]); err == nil {
-		// "and" may be "&" in the name: the other words decide.
-		var words []string
-		for _, w := range strings.Fields(plan.Subject) {
-			if !kindAnd[ruleFold(w)] {
-				words = append(words, w)
-			}
+	// The whole may be one name, whose "and" may be "&" ("Løvås & Hågensen ASA"): it
+	// is searched without the "and", and is one company when a hit has all its words.
+	var words []string
+	for _, w := range strings.Fields(plan.Subject) {
+		if !kindAnd[ruleFold(strings.Trim(w, ",;"))] {
+			words = append(words, strings.Trim(w, ",;"))
 		}
-		whole := strings.Join(words, " ")
+	}
+	whole := strings.Join(words, " ")
+	probe := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": whole}}
+	if plan.Country != "" {
+		probe.Arguments["country"] = plan.Country
+	}
+	r.a.Calls[0] = probe // the search planned for the whole, as made
+	if res, err := r.e.call(ctx, probe); err == nil {
 		if sr, _ := res.Value.(*registry.SearchResult); sr != nil && slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return NameHas(h.Name, whole) }) {
 			one := *r
-			one.plan.Subjects = nil
+			one.plan.Subjects, one.plan.Subject, one.plan.Calls = nil, whole, []Call{probe}
 			return one.run(ctx)
 		}
 	}

@@ -220,6 +220,13 @@ func TestAskSeveralCompanies(t *testing.T) {
 			t.Errorf("%q: the third company is dropped:\n%s", q, a.Answer)
 		}
 	}
+	// One name with "&" asked with "and" is one company ("Vandenberghe & Mertens SA").
+	for _, q := range []string{"Can Vandenberghe and Mertens receive invoices?", "Er Løvås og Hågensen på Peppol?"} {
+		a := askOK(t, e, q)
+		if strings.Contains(a.Answer, "companies") || strings.Contains(a.Answer, "selskaper") || !slices.ContainsFunc(a.Results, func(it Item) bool { return strings.Contains(it.Name, "&") }) {
+			t.Errorf("%q: split a name:\n%s", q, a.Answer)
+		}
+	}
 }
 
 // TestAskOutOfScope: what peppolgate cannot know is said so, in the asker's language,
