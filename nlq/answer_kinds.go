@@ -33,6 +33,7 @@ type kindPhrases struct {
 	statsKindNone    string // docs, date of the Directory export
 	statsNone        string // (the server has no Directory mirror to count from)
 	statsCountry     string // n participants, country code, date of the Directory export
+	statsKindWhole   string // n participants, docs (over the whole network)
 	listCountry      string // n listed, country code, n in all
 	listOutside      string // n left out, country code
 	listKind         string // n that can receive, n checked, docs, country code
@@ -59,7 +60,7 @@ func phrasesOf(t *tongue) *kindPhrases {
 		{&k.certIssuer, en.certIssuer}, {&k.certIssuerNone, en.certIssuerNone},
 		{&k.transport, en.transport}, {&k.transportNone, en.transportNone}, {&k.registeredOn, en.registeredOn},
 		{&k.registeredNoDate, en.registeredNoDate}, {&k.registeredNoCard, en.registeredNoCard}, {&k.stats, en.stats},
-		{&k.statsKind, en.statsKind}, {&k.statsKindNone, en.statsKindNone}, {&k.statsNone, en.statsNone}, {&k.statsCountry, en.statsCountry},
+		{&k.statsKind, en.statsKind}, {&k.statsKindNone, en.statsKindNone}, {&k.statsNone, en.statsNone}, {&k.statsCountry, en.statsCountry}, {&k.statsKindWhole, en.statsKindWhole},
 		{&k.listCountry, en.listCountry}, {&k.listOutside, en.listOutside}, {&k.listKind, en.listKind},
 		{&k.listKindNone, en.listKindNone}, {&k.several, en.several}, {&k.severalCap, en.severalCap},
 		{&k.outOfScope, en.outOfScope}, {&k.partialCause, en.partialCause},
@@ -378,8 +379,17 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 	}
 	for _, cc := range st.Countries {
 		if strings.EqualFold(cc.Country, r.plan.Country) {
+			k, date := phrasesOf(r.t), st.DataAsOf.UTC().Format(time.DateOnly)
 			r.a.Calls = []Call{c}
-			r.a.Answer = fmt.Sprintf(phrasesOf(r.t).statsCountry, cc.Count, r.plan.Country, st.DataAsOf.UTC().Format(time.DateOnly))
+			r.a.Answer = fmt.Sprintf(k.statsCountry, cc.Count, r.plan.Country, date)
+			if kind := docCategories[r.plan.Document]; kind != "" {
+				// The statistics count kinds over the whole network, not per country.
+				for _, kc := range st.DocumentKinds {
+					if kc.Kind == kind {
+						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, kc.Count, r.t.docs[r.plan.Document])
+					}
+				}
+			}
 			return true, nil
 		}
 	}

@@ -130,6 +130,8 @@ func TestAskNetworkCounts(t *testing.T) {
 		{"Combien d'entreprises peuvent recevoir des avoirs via Peppol ?", kind("Credit Note")},
 		{"How many participants are there in " + countryName[st.Countries[0].Country] + "?", st.Countries[0].Count},
 		{"Hur många företag finns det i " + countryName[st.Countries[1].Country] + "?", st.Countries[1].Count},
+		// A country and a kind: the country's count, and the kind's over the network.
+		{"How many companies in " + countryName[st.Countries[0].Country] + " can receive orders?", kind("Order")},
 	} {
 		a := askOK(t, e, tt.q)
 		if a.Intent != IntentCount || len(a.Calls) != 1 || a.Calls[0].Tool != ruleToolStats ||

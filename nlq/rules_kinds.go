@@ -193,6 +193,11 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 	case sg.count && sg.country == "" && !s.hasYear():
 		return Plan{Intent: IntentCount, Language: s.lang, Document: doc,
 			Calls: []Call{{Tool: ruleToolStats, Arguments: map[string]any{}}}}, true
+	case sg.count && sg.country != "" && doc != DocAny:
+		// As without a document (finish), but the answer says the kind is counted
+		// for the whole network only.
+		return Plan{Intent: IntentCount, Country: sg.country, Language: s.lang, Document: doc,
+			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
 	case !sg.count && sg.country != "" && (sg.search || sg.which && sg.kinds.noun):
 		return Plan{Intent: IntentSearch, Country: sg.country, Language: s.lang, Document: doc,
 			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true

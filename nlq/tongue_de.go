@@ -171,6 +171,7 @@ var german = tongue{
 		statsKindNone:    "Keine Visitenkarte im Peppol Directory nennt %[1]s (Statistik des Directory-Exports vom %[2]s).",
 		statsNone:        "Das ganze Netzwerk kann ich hier nicht zählen: die Zahlen stammen aus einer Kopie des Peppol Directory, die dieser Server nicht hat. Fragen Sie nach einem Land, z. B. \"Wie viele belgische Firmen sind bei Peppol?\".",
 		statsCountry:     "Das Peppol Directory zählt %[1]d Teilnehmer in %[2]s mit einer Visitenkarte (Statistik des Directory-Exports vom %[3]s).",
+		statsKindWhole:   "Dokumentarten werden nur über das ganze Netzwerk gezählt: dort können %[1]d Teilnehmer %[2]s empfangen.",
 		listCountry:      "%[1]d Teilnehmer in %[2]s (von %[3]d Treffern):",
 		listOutside:      "%[1]d weitere Treffer sind ausgelassen: ihre Visitenkarte ist nicht in %[2]s.",
 		listKind:         "%[1]d der ersten %[2]d Teilnehmer in %[4]s können %[3]s empfangen:",

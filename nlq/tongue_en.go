@@ -116,6 +116,7 @@ var english = tongue{
 		statsKindNone:    "No participant's Peppol Directory business card says it can receive %[1]s (statistics of the Directory export of %[2]s).",
 		statsNone:        "I cannot count the whole network here: the counts come from a copy of the Peppol Directory, which this server does not have. Ask for a country instead, e.g. \"How many Belgian companies are on Peppol?\".",
 		statsCountry:     "The Peppol Directory lists %[1]d participants in %[2]s with a business card (statistics of the Directory export of %[3]s).",
+		statsKindWhole:   "Document kinds are counted only over the whole network: %[1]d participants there can receive %[2]s.",
 		listCountry:      "%[1]d participants in %[2]s (of %[3]d matches):",
 		listOutside:      "%[1]d other matches are left out: their business card is not in %[2]s.",
 		listKind:         "%[1]d of the first %[2]d participants in %[4]s can receive %[3]s:",

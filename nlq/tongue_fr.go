@@ -171,6 +171,7 @@ var french = tongue{
 		statsKindNone:    "Aucune fiche de l'annuaire Peppol n'indique pouvoir recevoir des %[1]s (statistiques de l'export de l'annuaire du %[2]s).",
 		statsNone:        "Je ne peux pas compter tout le réseau ici : les chiffres viennent d'une copie de l'annuaire Peppol, que ce serveur n'a pas. Demandez plutôt pour un pays, par exemple « Combien d'entreprises belges sont sur Peppol ? ».",
 		statsCountry:     "L'annuaire Peppol compte %[1]d participants avec une fiche (pays : %[2]s ; statistiques de l'export de l'annuaire du %[3]s).",
+		statsKindWhole:   "Les types de documents ne sont comptés que pour tout le réseau : %[1]d participants peuvent y recevoir des %[2]s.",
 		listCountry:      "%[1]d participants (pays : %[2]s) sur %[3]d résultats :",
 		listOutside:      "%[1]d autres résultats sont écartés : leur fiche n'est pas dans le pays %[2]s.",
 		listKind:         "%[1]d des %[2]d premiers participants (pays : %[4]s) peuvent recevoir des %[3]s :",

@@ -171,6 +171,7 @@ var dutch = tongue{
 		statsKindNone:    "Geen enkel visitekaartje in de Peppol Directory zegt %[1]s te kunnen ontvangen (statistiek van de Directory-export van %[2]s).",
 		statsNone:        "Ik kan het hele netwerk hier niet tellen: de cijfers komen uit een kopie van de Peppol Directory, die deze server niet heeft. Vraag het per land, bijvoorbeeld \"Hoeveel Belgische bedrijven zijn er op Peppol?\".",
 		statsCountry:     "De Peppol Directory telt %[1]d deelnemers in %[2]s met een visitekaartje (statistiek van de Directory-export van %[3]s).",
+		statsKindWhole:   "Documentsoorten worden alleen over het hele netwerk geteld: daar kunnen %[1]d deelnemers %[2]s ontvangen.",
 		listCountry:      "%[1]d deelnemers in %[2]s (van %[3]d resultaten):",
 		listOutside:      "%[1]d andere resultaten zijn weggelaten: hun visitekaartje is niet in %[2]s.",
 		listKind:         "%[1]d van de eerste %[2]d deelnemers in %[4]s kunnen %[3]s ontvangen:",

@@ -170,6 +170,7 @@ var norwegian = tongue{
 		statsKindNone:    "Ingen visittkort i Peppol-katalogen oppgir %[1]s (statistikk fra katalogeksporten %[2]s).",
 		statsNone:        "Jeg kan ikke telle hele nettverket her: tallene kommer fra en kopi av Peppol-katalogen, som denne serveren ikke har. Spør heller per land, f.eks. \"Hvor mange norske selskaper er på Peppol?\".",
 		statsCountry:     "Peppol-katalogen har %[1]d deltakere i %[2]s med visittkort (statistikk fra katalogeksporten %[3]s).",
+		statsKindWhole:   "Dokumenttyper telles bare for hele nettverket: der kan %[1]d deltakere motta %[2]s.",
 		listCountry:      "%[1]d deltakere i %[2]s (av %[3]d treff):",
 		listOutside:      "%[1]d andre treff er utelatt: visittkortet deres er ikke i %[2]s.",
 		listKind:         "%[1]d av de første %[2]d deltakerne i %[4]s kan motta %[3]s:",

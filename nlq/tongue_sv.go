@@ -171,6 +171,7 @@ var swedish = tongue{
 		statsKindNone:    "Inget visitkort i Peppol-katalogen anger %[1]s (statistik från katalogexporten %[2]s).",
 		statsNone:        "Jag kan inte räkna hela nätverket här: siffrorna kommer från en kopia av Peppol-katalogen, som den här servern inte har. Fråga hellre per land, t.ex. \"Hur många svenska företag finns på Peppol?\".",
 		statsCountry:     "Peppol-katalogen har %[1]d deltagare i %[2]s med visitkort (statistik från katalogexporten %[3]s).",
+		statsKindWhole:   "Dokumenttyper räknas bara för hela nätverket: där kan %[1]d deltagare ta emot %[2]s.",
 		listCountry:      "%[1]d deltagare i %[2]s (av %[3]d träffar):",
 		listOutside:      "%[1]d andra träffar är utelämnade: deras visitkort är inte i %[2]s.",
 		listKind:         "%[1]d av de första %[2]d deltagarna i %[4]s kan ta emot %[3]s:",
