@@ -108,7 +108,7 @@ func kindGroups() []lexGroup {
 	}
 	for _, t := range tongues {
 		w := t.kw
-		add(lexGroup{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagLowerRight | flagPossessive, intent: IntentCertificate, aspect: AspectIssuer, phrases: w.issuer})
+		add(lexGroup{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagPossessive, intent: IntentCertificate, aspect: AspectIssuer, phrases: w.issuer}) // "the Peppol CA"
 		// The access point answer names the SMP host.
 		add(lexGroup{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagLowerRight | flagPossessive, intent: IntentAccessPoint, phrases: w.smp})
 		// "AS4" is written in capitals at the end of a question too.
@@ -284,13 +284,16 @@ func (s *ruleScan) splitSubjects(lo, hi int) []string {
 	return parts
 }
 
-// kindAnd are the tongues' words for "and", and "vs".
+// kindAnd are the tongues' words for "and", and "vs" and "or".
 var kindAnd = func() map[string]bool {
 	m := map[string]bool{}
 	for _, t := range tongues {
 		m[ruleFold(t.and)] = true
 	}
-	m["vs"], m["versus"] = true, true // "A vs B"
+	// "A vs B", "A or B": each answered too.
+	for _, w := range []string{"vs", "versus", "or", "ou", "oder", "eller"} {
+		m[w] = true
+	}
 	return m
 }()
 

@@ -156,7 +156,7 @@ var german = tongue{
 		compare:    "vergleiche|vergleich|vergleichen|vergleich von",
 		total:      "insgesamt|im ganzen netzwerk|alles zusammen",
 		outOfScope: "kosten|kostet|preis|preise|gebühr|gebühren|tarif|abonnement|iban|bic|bankverbindung|frist|fristen|pflicht|verpflichtend|" +
-			"verpflichtung|gesetz|gesetzlich|gesetzliche|strafe|strafen|bußgeld|wetter|gehalt|umsatz",
+			"verpflichtung|gesetz|gesetzlich|gesetzliche|strafe|strafen|bußgeld|wetter|gehalt|umsatz|telefonnummer|geschäftsführer|mitarbeiter|inhaber|günstigste|billigste|günstig",
 	},
 	kp: kindPhrases{
 		certIssuer:       "Das Access-Point-Zertifikat von %[1]s wurde von %[2]s ausgestellt; es ist gültig bis %[3]s.",

@@ -91,17 +91,17 @@ var english = tongue{
 	quotesMessages: true,
 
 	kw: kindWords{
-		issuer:     "issuer|issued|issued by|who issued|signed|signed by|who signed|which ca|what ca|the ca|certificate authority|certification authority|issuing ca",
+		issuer:     "issuer|issued|issued by|who issued|signed|signed by|who signed|which ca|what ca|the ca|issued by the peppol ca|issued by a peppol ca|the peppol ca|peppol ca|certificate authority|certification authority|issuing ca",
 		smp:        "smp host|the smp host|smp host of|the smp host of|smp hostname|smp server|smp address|registered with|registered at",
 		transport:  "transport profile|transport profiles|transport protocol|protocol|as4|as2|as4 or as2|as2 or as4|on as4|on as2|on as4 or as2|via as4|over as4",
 		registered: "registration date|date of registration|registered since|on peppol since|joined peppol|join peppol|when did it join",
 		when:       "when was|when were|when did|since when|since when is|since when has|how long has|how long is",
 		joined:     "join|joins|joined|added|added to|been added to|was added to",
-		filler:     "been|has been|have been|both|peppol registration|is used for|used for|is used|for invoices to|for invoices sent to|invoices to|orders to|credit notes to",
+		filler:     "been|has been|have been|both|which of these|of these|these|which of the following|the following|peppol registration|is used for|used for|is used|for invoices to|for invoices sent to|invoices to|orders to|credit notes to",
 		compare:    "compare|comparison of|versus|vs",
 		total:      "in total|altogether|overall|in the whole network|in the network|the whole network",
 		outOfScope: "fee|fees|cost|costs|price|prices|pricing|tariff|subscription|iban|bic|swift|deadline|deadlines|" +
-			"legal|legally|mandatory|obligation|obligatory|penalty|penalties|weather|forecast|salary|revenue|turnover",
+			"legal|legally|mandatory|obligation|obligatory|penalty|penalties|weather|forecast|salary|revenue|turnover|ceo|phone|telephone|employees|owner|cheapest|cheap|cheaper|expensive",
 	},
 	kp: kindPhrases{
 		certIssuer:       "The access point certificate of %[1]s was issued by %[2]s; it is valid until %[3]s.",

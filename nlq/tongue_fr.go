@@ -156,7 +156,7 @@ var french = tongue{
 		compare:    "compare|comparer|comparez|comparaison de",
 		total:      "au total|en tout|dans tout le réseau|en total",
 		outOfScope: "coût|coûts|coûte|coûtent|prix|tarif|tarifs|frais|abonnement|iban|bic|bancaire|délai|délais|échéance|obligatoire|obligation|" +
-			"loi|légal|légale|amende|amendes|pénalité|météo|salaire",
+			"loi|légal|légale|amende|amendes|pénalité|météo|salaire|pdg|téléphone|directeur|employés|salariés|propriétaire|moins cher",
 	},
 	kp: kindPhrases{
 		certIssuer:       "Le certificat du point d'accès de %[1]s a été émis par %[2]s ; il est valide jusqu'au %[3]s.",

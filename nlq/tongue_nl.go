@@ -156,7 +156,7 @@ var dutch = tongue{
 		compare:    "vergelijk|vergelijken|vergelijking van",
 		total:      "in totaal|in het hele netwerk|alles samen",
 		outOfScope: "kosten|kost|kosten|prijs|prijzen|tarief|tarieven|abonnement|iban|iban-nummer|bic|rekeningnummer|bankrekening|deadline|termijn|" +
-			"verplicht|verplichting|wettelijk|wettelijke|boete|boetes|weerbericht|salaris|omzet",
+			"verplicht|verplichting|wettelijk|wettelijke|boete|boetes|weerbericht|salaris|omzet|telefoonnummer|directeur|werknemers|eigenaar|goedkoopste|goedkoop",
 	},
 	kp: kindPhrases{
 		certIssuer:       "Het access point-certificaat van %[1]s is uitgegeven door %[2]s; het is geldig tot %[3]s.",

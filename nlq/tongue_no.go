@@ -155,7 +155,7 @@ var norwegian = tongue{
 		compare:    "sammenlign|sammenligne|sammenligning av",
 		total:      "til sammen|i alt|i hele nettverket",
 		outOfScope: "kostnad|kostnader|koster|pris|priser|gebyr|gebyrer|avgift|abonnement|iban|bic|kontonummer|bankkonto|frist|fristen|fristene|" +
-			"påbudt|plikt|lovpålagt|lovkrav|bøter|været|værmelding|lønn|omsetning",
+			"påbudt|plikt|lovpålagt|lovkrav|bøter|været|værmelding|lønn|omsetning|telefonnummer|ansatte|eier|billigste|billig",
 	},
 	kp: kindPhrases{
 		certIssuer:       "Aksesspunktsertifikatet til %[1]s er utstedt av %[2]s; det er gyldig til %[3]s.",

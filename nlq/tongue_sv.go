@@ -156,7 +156,7 @@ var swedish = tongue{
 		compare:    "jämför|jämföra|jämförelse av",
 		total:      "sammanlagt|totalt sett|i hela nätverket|allt som allt",
 		outOfScope: "kostnad|kostnader|kostar|pris|priser|avgift|avgifter|abonnemang|iban|bic|kontonummer|bankkonto|frist|fristen|deadline|" +
-			"obligatoriskt|obligatorisk|lagkrav|lagstadgad|böter|vädret|väder|lön|omsättning",
+			"obligatoriskt|obligatorisk|lagkrav|lagstadgad|böter|vädret|väder|lön|omsättning|telefonnummer|anställda|ägare|billigaste|billig",
 	},
 	kp: kindPhrases{
 		certIssuer:       "Accesspunktscertifikatet för %[1]s är utfärdat av %[2]s; det är giltigt till %[3]s.",
