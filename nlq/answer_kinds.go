@@ -11,6 +11,7 @@ import (
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/internal/untrusted"
+	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/codelist"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
@@ -300,30 +301,17 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 }
 
 // several answers a question naming several companies: when the whole is one name
-// the Directory knows ("Marks and Spencer"), as that name; otherwise each company in
-// turn, none dropped (beyond maxSubjects the answer says how many were left).
+// the Directory knows ("Marks and Spencer"), as that name; otherwise each company (or
+// participant id) in turn, none dropped (beyond maxSubjects the answer says how many
+// were left).
 func (r *run) several(ctx context.Context) error {
 	plan, k := r.plan, phrasesOf(r.t)
-	// The whole may be one name, whose "and" may be "&" ("Løvås & Hågensen ASA"): it
-	// is searched without the "and", and is one company when a hit has all its words.
-	var words []string
-	for _, w := range strings.Fields(plan.Subject) {
-		if !kindAnd[ruleFold(strings.Trim(w, ",;"))] {
-			words = append(words, strings.Trim(w, ",;"))
+	if plan.Calls[0].Tool == ruleToolSearch {
+		if done, err := r.asOneName(ctx); done {
+			return err
 		}
-	}
-	whole := strings.Join(words, " ")
-	probe := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": whole}}
-	if plan.Country != "" {
-		probe.Arguments["country"] = plan.Country
-	}
-	r.a.Calls[0] = probe // the search planned for the whole, as made
-	if res, err := r.e.call(ctx, probe); err == nil {
-		if sr, _ := res.Value.(*registry.SearchResult); sr != nil && slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return NameHas(h.Name, whole) }) {
-			one := *r
-			one.plan.Subjects, one.plan.Subject, one.plan.Calls = nil, whole, []Call{probe}
-			return one.run(ctx)
-		}
+	} else {
+		r.a.Calls = r.a.Calls[:0] // a participant id among them: each lists its calls
 	}
 	parts := plan.Subjects
 	var b strings.Builder
@@ -340,6 +328,9 @@ func (r *run) several(ctx context.Context) error {
 			args["country"] = plan.Country
 		}
 		sub.Calls = []Call{{Tool: ruleToolSearch, Arguments: args}}
+		if id, err := peppol.ParseParticipantID(part); err == nil && strings.Contains(part, ":") {
+			sub.Calls = detailCalls(sub, id.String())
+		}
 		sa := &Answer{Calls: append([]Call{}, sub.Calls...), Results: []Item{}}
 		one := &run{e: r.e, t: r.t, plan: sub, a: sa, add: func(it Item, f *FailedCall) {
 			sa.Results = append(sa.Results, it)
@@ -394,4 +385,35 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 		}
 	}
 	return false, nil
+}
+
+// asOneName answers the question as about one company when the whole of its subject,
+// less its words for "and" (a name may write "&": "Løvås & Hågensen ASA"), is the
+// name of a hit of a search for it; that search replaces the one planned for the
+// whole. It reports whether it answered.
+func (r *run) asOneName(ctx context.Context) (bool, error) {
+	plan := r.plan
+	var words []string
+	for _, w := range strings.Fields(plan.Subject) {
+		if w = strings.Trim(w, ",;"); !kindAnd[ruleFold(w)] {
+			words = append(words, w)
+		}
+	}
+	whole := strings.Join(words, " ")
+	probe := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": whole}}
+	if plan.Country != "" {
+		probe.Arguments["country"] = plan.Country
+	}
+	r.a.Calls[0] = probe
+	res, err := r.e.call(ctx, probe)
+	if err != nil {
+		return false, nil // each company is asked on its own
+	}
+	sr, _ := res.Value.(*registry.SearchResult)
+	if sr == nil || !slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return NameHas(h.Name, whole) }) {
+		return false, nil
+	}
+	one := *r
+	one.plan.Subjects, one.plan.Subject, one.plan.Calls = nil, whole, []Call{probe}
+	return true, one.run(ctx)
 }

@@ -208,6 +208,8 @@ func TestAskSeveralCompanies(t *testing.T) {
 		"Can " + no + " and " + se + " receive invoices?",
 		"Kan " + no + " och " + se + " ta emot fakturor?",
 		"Compare " + no + ", " + se + " and Zzqx Nonexistent Widgets",
+		"Can " + netsim.KnownNorwegian + " and " + se + " receive invoices?",
+		"Can " + no + " and " + netsim.KnownSwedish + " receive invoices?",
 	} {
 		a := askOK(t, e, q)
 		var ids []string

@@ -220,6 +220,12 @@ func (s *ruleScan) finishKinds(p *Plan, lo, hi int, kind ruleKind) {
 	case aspect == AspectRegistered && (p.Intent == IntentLookup || p.Intent == IntentOnPeppol || p.Intent == IntentSearch && !s.sig.search):
 		p.Intent, p.Aspect = IntentLookup, aspect
 	}
+	if kind == ruleID {
+		if name := s.nameBesideID(lo, hi); name != "" {
+			p.Subjects = []string{p.Subject, name} // "can <id> and Acme receive invoices?"
+		}
+		return
+	}
 	if kind != ruleName {
 		return
 	}
@@ -306,4 +312,31 @@ func (s *ruleScan) hasYear() bool {
 		}
 	}
 	return false
+}
+
+// nameBesideID returns the company name joined to the participant id at tokens
+// [lo, hi) by a word for "and" ("<id> and Acme …", "… Acme and <id>"), read as a
+// question's name is (strip, nameLike) by a scan of its own; "" when there is none.
+func (s *ruleScan) nameBesideID(lo, hi int) string {
+	try := func(from, to int) string {
+		sc := *s
+		sc.sig, sc.inner, sc.innerSet = ruleSignals{}, lexEntry{}, false
+		a, b := sc.strip(from, to)
+		if a >= b {
+			return ""
+		}
+		if name := sc.subjectText(a, b); sc.nameLike(name, a, b) {
+			return name
+		}
+		return ""
+	}
+	if hi+1 < len(s.toks) && s.toks[hi].word && kindAnd[s.toks[hi].key] {
+		if name := try(hi+1, len(s.toks)); name != "" {
+			return name
+		}
+	}
+	if lo >= 2 && s.toks[lo-1].word && kindAnd[s.toks[lo-1].key] {
+		return try(0, lo-1)
+	}
+	return ""
 }

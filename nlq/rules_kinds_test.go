@@ -121,6 +121,8 @@ var kindCases = []kindCase{
 	{lang: "fr", q: "Liste les entreprises françaises qui acceptent les commandes", intent: IntentSearch, country: "FR", doc: DocOrder, tool: ruleToolSearch},
 	{lang: "no", q: "Vis alle deltakere i Sverige", intent: IntentSearch, country: "SE", tool: ruleToolSearch},
 	{lang: "nl", q: "Welke bedrijven in België staan op Peppol?", intent: IntentSearch, country: "BE", tool: ruleToolSearch},
+	{lang: "en", q: "Can 0208:0677424046 and Malmö Foto receive invoices?", intent: IntentCanReceive, doc: DocInvoice, subjects: []string{"0208:0677424046", "Malmö Foto"}, tool: ruleToolLookup},
+	{lang: "sv", q: "Kan Malmö Foto och 0007:5560360793 ta emot fakturor?", intent: IntentCanReceive, doc: DocInvoice, subjects: []string{"0007:5560360793", "Malmö Foto"}, tool: ruleToolLookup},
 	// Names that hold such words stay names.
 	{lang: "en", q: "Find Price Waterhouse in Belgium", intent: IntentSearch, country: "BE", name: "Price Waterhouse", tool: ruleToolSearch},
 	{lang: "en", q: "Can Marks and Spencer receive invoices?", intent: IntentCanReceive, doc: DocInvoice, subjects: []string{"Marks", "Spencer"}, name: "Marks and Spencer", tool: ruleToolSearch},
