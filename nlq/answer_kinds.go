@@ -135,7 +135,11 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 		case p.Directory.RegistrationDate == nil || *p.Directory.RegistrationDate == "":
 			return fmt.Sprintf(k.registeredNoDate, who)
 		}
-		return fmt.Sprintf(k.registeredOn, who, untrusted.Short(*p.Directory.RegistrationDate))
+		s := fmt.Sprintf(k.registeredOn, who, untrusted.Short(*p.Directory.RegistrationDate))
+		if !info.Registered {
+			s += " " + fmt.Sprintf(t.apNotRegistered, who) // a card, but not in the SML
+		}
+		return s
 	}
 	return registrationSentence(t, who, info)
 }
