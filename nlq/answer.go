@@ -96,6 +96,8 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 			s = verdict(t, t.no, s)
 		}
 		b.WriteString(s)
+	case plan.Aspect != "":
+		b.WriteString(aspectSentence(t, plan, who, p, svc, info))
 	case plan.Intent == IntentCanReceive:
 		b.WriteString(canReceiveSentence(t, plan, who, p, svc, info))
 	case plan.Intent == IntentAccessPoint && plan.Document != DocAny:
@@ -126,7 +128,7 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 		}
 	}
 	if svc == nil && plan.needsServices() && info.Registered {
-		b.WriteString(" " + fmt.Sprintf(t.partial, t.notChecked))
+		b.WriteString(" " + partialText(t, t.notChecked, nil))
 	}
 	return b.String()
 }
@@ -412,8 +414,9 @@ func searchAnswer(t *tongue, plan Plan, sr *registry.SearchResult, approx string
 }
 
 // followUpAnswer answers from the looked-up first hits of a search. failed are the
-// labels of the hits that could not be looked up.
-func followUpAnswer(t *tongue, plan Plan, sr *registry.SearchResult, found []participantDetail, gone map[string]bool, items []Item, failed []string, approx string) string {
+// labels of the hits that could not be looked up, failures the calls that failed (their
+// cause is said).
+func followUpAnswer(t *tongue, plan Plan, sr *registry.SearchResult, found []participantDetail, gone map[string]bool, items []Item, failed []string, failures []FailedCall, approx string) string {
 	var b strings.Builder
 	if approx != "" {
 		b.WriteString(fmt.Sprintf(t.approximate, approx) + "\n")
@@ -456,7 +459,7 @@ func followUpAnswer(t *tongue, plan Plan, sr *registry.SearchResult, found []par
 		b.WriteString(strings.ReplaceAll(key, "\x00", strings.Join(ids[key], " "+t.and+" ")))
 	}
 	if len(failed) > 0 {
-		b.WriteString("\n" + fmt.Sprintf(t.partial, listNames(t, failed)))
+		b.WriteString("\n" + partialText(t, listNames(t, failed), failures))
 	}
 	return b.String()
 }

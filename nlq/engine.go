@@ -147,7 +147,7 @@ type Answer struct {
 	Meta  Meta   `json:"_meta" jsonschema:"how the answer was made"`
 	Query string `json:"query" jsonschema:"the question as received, trimmed"`
 	// Intent is what the rule planner understood; absent for LLM answers.
-	Intent  Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers) or unknown; absent for LLM answers"`
+	Intent  Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers), out_of_scope (what peppolgate cannot know: no calls) or unknown; absent for LLM answers"`
 	Answer  string `json:"answer" jsonschema:"the answer in plain language, with participant ids, names and countries"`
 	Calls   []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 	Results []Item `json:"results" jsonschema:"the participants found, as schema.org Organizations"`
@@ -166,6 +166,8 @@ type FailedCall struct {
 	Code registry.Code `json:"code" jsonschema:"error code, e.g. lookup_failed"`
 	// Message is the call's error message, as a client of the tool would get it.
 	Message string `json:"message" jsonschema:"what went wrong"`
+	// Cause is the kind of upstream failure, when known (registry.Cause).
+	Cause registry.Cause `json:"cause,omitempty" jsonschema:"the kind of upstream failure when known: timeout, http_error (an SMP or the Directory answered with an HTTP error such as 500), dns_failure (e.g. SERVFAIL), connection_refused, tls, busy (the upstream was failing or overloaded and was not asked), rate_limited or malformed; absent when unclassified"`
 }
 
 // Events receives an answer's progress, for streaming. Start comes first, then one
@@ -181,7 +183,7 @@ type Events interface {
 type StartEvent struct {
 	Meta   Meta   `json:"_meta" jsonschema:"how the answer was made"`
 	Query  string `json:"query" jsonschema:"the question as received, trimmed"`
-	Intent Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers) or unknown; absent for LLM answers"`
+	Intent Intent `json:"intent,omitempty" jsonschema:"what the rule planner understood: lookup, search, can_receive, access_point, count, certificate, document_types, on_peppol, check (a list of identifiers), out_of_scope (what peppolgate cannot know: no calls) or unknown; absent for LLM answers"`
 	Calls  []Call `json:"calls" jsonschema:"the tool calls made, in order"`
 }
 
@@ -288,6 +290,8 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 			var re *registry.Error
 			if errors.As(err, &re) && r.t.quotesMessages {
 				reason = re.Message
+			} else if c := registry.ErrorCause(err); c != "" {
+				reason = causeClause(r.t, c) // in the asker's words, the cause the registry found
 			}
 			a.Answer = fmt.Sprintf(r.t.askFailed, reason)
 		}
@@ -326,6 +330,9 @@ type run struct {
 // text into a. It returns an error only when nothing at all could be answered.
 func (r *run) run(ctx context.Context) error {
 	plan, a, t := r.plan, r.a, r.t
+	if ok, err := r.kinds(ctx); ok {
+		return err
+	}
 	if len(plan.Calls) == 0 {
 		a.Answer = notUnderstood(t, plan)
 		return nil
@@ -351,7 +358,7 @@ func (r *run) run(ctx context.Context) error {
 				a.Failed = append(a.Failed, f)
 				it := r.e.participantItem(p, d.svc, nil, plan.Document, plan.needsServices())
 				r.add(it, &f)
-				a.Answer = participantAnswer(t, plan, p, d.svc, it) + " " + fmt.Sprintf(t.partial, t.card[0])
+				a.Answer = participantAnswer(t, plan, p, d.svc, it) + " " + partialText(t, t.card[0], a.Failed)
 				return nil
 			}
 			return r.callFailed(c, d.err)
@@ -380,7 +387,7 @@ func (r *run) run(ctx context.Context) error {
 		a.Answer = searchAnswer(t, plan, sr, approx)
 		if len(a.Failed) > 0 {
 			// The search as asked answered; a relaxed one for a typo did not.
-			a.Answer += " " + fmt.Sprintf(t.partial, fmt.Sprintf("%q", a.Failed[0].Arguments["q"]))
+			a.Answer += " " + partialText(t, fmt.Sprintf("%q", a.Failed[0].Arguments["q"]), a.Failed)
 		}
 		return nil
 	}
@@ -422,7 +429,7 @@ func (r *run) noteServices(d participantDetail) *FailedCall {
 
 // failedCall describes call c that failed with err, with err's client-safe message.
 func failedCall(c Call, err error) FailedCall {
-	f := FailedCall{Call: c, Code: registry.ErrorCode(err), Message: "the call failed"}
+	f := FailedCall{Call: c, Code: registry.ErrorCode(err), Cause: registry.ErrorCause(err), Message: "the call failed"}
 	var re *registry.Error
 	if errors.As(err, &re) {
 		f.Message = re.Message
@@ -535,7 +542,7 @@ func (r *run) followUp(ctx context.Context, sr *registry.SearchResult, approx st
 			}
 		}
 	}
-	a.Answer = followUpAnswer(r.t, plan, sr, found, gone, a.Results, failed, approx)
+	a.Answer = followUpAnswer(r.t, plan, sr, found, gone, a.Results, failed, a.Failed, approx)
 }
 
 // call runs one tool call.
@@ -577,7 +584,7 @@ func (r *run) callFailed(c Call, err error) error {
 		r.a.Answer = notFoundAnswer(r.t, r.plan, c)
 		return nil
 	case registry.CodeLookupFailed, registry.CodeSearchFailed:
-		return &registry.Error{Code: CodeAskFailed, Message: "the Peppol network did not answer (" + re.Message + ")", RetryAfter: re.RetryAfter, Err: err}
+		return &registry.Error{Code: CodeAskFailed, Message: causeClause(&english, re.Cause) + " (" + re.Message + ")", RetryAfter: re.RetryAfter, Cause: re.Cause, Err: err}
 	default:
 		r.a.Answer = fmt.Sprintf(r.t.couldNotRun, re.Message) + " " + r.t.examples
 		return nil

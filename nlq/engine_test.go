@@ -260,7 +260,7 @@ func TestEngineUpstreamFailure(t *testing.T) {
 		t.Fatalf("streaming: %v", err)
 	}
 	if strings.Join(ev.kinds, ",") != "start,complete" || ev.done.Error == nil || ev.done.Error.Code != CodeAskFailed ||
-		!strings.HasPrefix(ev.done.Answer, "The question could not be answered: the Peppol network did not answer") {
+		!strings.HasPrefix(ev.done.Answer, "The question could not be answered: a Peppol server (an SMP or the Peppol Directory) answered with an HTTP error") {
 		t.Errorf("events %v, complete %+v", ev.kinds, ev.done)
 	}
 }

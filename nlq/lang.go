@@ -75,11 +75,13 @@ const (
 
 // lexGroup is one row of the phrase table.
 type lexGroup struct {
-	role    lexRole
-	side    lexSide
-	flags   lexFlag
-	intent  Intent
-	doc     string
+	role   lexRole
+	side   lexSide
+	flags  lexFlag
+	intent Intent
+	doc    string
+	// aspect is what the phrase narrows the question to (see rules_kinds.go).
+	aspect  string
 	phrases string
 }
 

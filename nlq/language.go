@@ -45,8 +45,10 @@ func buildLangMarkers() (markers, hints map[string]uint8) {
 	}
 	markers, hints = make(map[string]uint8, 512), make(map[string]uint8, 64)
 	for i, t := range tongues {
-		for _, w := range strings.Split(t.markers, "|") {
-			markers[ruleFold(w)] |= 1 << i
+		for _, w := range strings.Split(t.markers+"|"+t.kw.outOfScope, "|") {
+			if w != "" {
+				markers[ruleFold(w)] |= 1 << i
+			}
 		}
 		for _, w := range strings.Split(t.hints, "|") {
 			if w != "" {
@@ -300,6 +302,10 @@ type tongue struct {
 	// gists are short forms of the warnings, by code, for a language that does not
 	// quote the messages; an unlisted code uses the first clause of the English message.
 	gists map[string]string
+	// kw are the words of issue 29's kinds of questions, kp their answers' phrases
+	// (rules_kinds.go, answer_kinds.go); an empty phrase of kp is English's.
+	kw kindWords
+	kp kindPhrases
 }
 
 // pluralRule replaces a plural ending of a noun.

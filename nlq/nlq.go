@@ -71,13 +71,21 @@ type Plan struct {
 	// Document is the document kind a can_receive, check or access_point question
 	// names (DocInvoice, DocCreditNote, DocOrder), DocAny otherwise.
 	Document string `json:"document,omitempty"`
+	// Aspect narrows the intent to one fact (AspectIssuer, AspectSMP, AspectTransport,
+	// AspectRegistered; see rules_kinds.go); "" for the whole answer.
+	Aspect string `json:"aspect,omitempty"`
+	// Subjects are the companies of a question naming several ("can A and B receive
+	// invoices?"), each answered; nil for one. Calls then search Subject, all of them
+	// as written, in case it is one name ("Marks and Spencer").
+	Subjects []string `json:"subjects,omitempty"`
 	// Calls are the first tool calls to run: lookup_participant {participantId} when
 	// the subject is a participant id, followed by get_participant_services
 	// {participantId} when the plan needs its services (a can_receive, certificate
 	// or document_types question, or an access_point question naming a document),
 	// else search_directory {q[, country]}, or {country} alone for a count of a whole
 	// country; for a list of identifiers (IntentCheck) one check_participants
-	// {rows[, documents]}. Empty for IntentUnknown.
+	// {rows[, documents]}; network_statistics {} for a count of the whole network or of
+	// a document kind. Empty for IntentUnknown and IntentOutOfScope.
 	Calls []Call `json:"calls"`
 	// Readings are other readings of a name subject, best first: the spans of the
 	// subject between question words, each planned with the words around it, for the

@@ -77,10 +77,15 @@ const (
 //     lookup and a name is a search.
 //   - Unknown. No subject, a subject of one character or of more than
 //     registry.MaxQueryLength characters, greetings, general questions ("how does
-//     Peppol work", "what is the weather") and questions longer than MaxQueryLength
-//     are IntentUnknown with no calls. A count question without a name ("how many
-//     Belgian companies are on Peppol") searches its country alone, which the
-//     Directory answers with its total; without a country either it has no calls.
+//     Peppol work") and questions longer than MaxQueryLength are IntentUnknown with
+//     no calls; what peppolgate cannot know ("what are the fees", "the weather") is
+//     IntentOutOfScope with no calls (rules_kinds.go). A count question without a
+//     name ("how many Belgian companies are on Peppol") searches its country alone,
+//     which the Directory answers with its total; without a country either it asks
+//     network_statistics (for the whole network or the document kind named).
+//   - Issue 29's kinds (rules_kinds.go): Plan.Aspect for a certificate's issuer, a
+//     transport profile or a registration date; a country's participants listed;
+//     Plan.Subjects for several companies.
 //   - Typos of keywords and country names ("recieve", "invoce", "Belguim", "peppl")
 //     are corrected when one edit away from exactly one keyword; company names are
 //     never corrected.
@@ -144,6 +149,8 @@ type ruleSignals struct {
 	// adjective are the tokens of the last country adjective or bare country name
 	// stripped.
 	adjective [2]int
+	// kinds are what the phrases of issue 29's kinds of questions said (rules_kinds.go).
+	kinds kindSignals
 }
 
 // init reads the tokens' case and typos and reports whether the question has a word.
@@ -226,7 +233,7 @@ func (s *ruleScan) plan() Plan {
 		return s.planSpan(sp, ruleQuoted)
 	}
 	lo, hi := s.strip(0, len(s.toks))
-	if lo >= hi && !s.sig.count && s.sig.adjective[1] > 0 && s.sig.countryAt == s.sig.adjective[0] {
+	if lo >= hi && !s.sig.count && !s.listsCountry() && s.sig.adjective[1] > 0 && s.sig.countryAt == s.sig.adjective[0] {
 		// Nothing but a country word was left: it is the name ("Who is Danske?").
 		lo, hi = s.sig.adjective[0], s.sig.adjective[1]
 		s.sig.country = ""
@@ -255,6 +262,9 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 		s.lang = s.detectLanguageOutside(lo, hi)
 	}
 	unknown := Plan{Intent: IntentUnknown, Language: s.lang, Calls: []Call{}}
+	if p, ok := s.planKinds(subject, lo, hi, kind); ok {
+		return p
+	}
 	if subject == "" {
 		if s.sig.count {
 			p := Plan{Intent: IntentCount, Country: s.sig.country, Language: s.lang, Calls: []Call{}}
@@ -315,6 +325,7 @@ func (s *ruleScan) finish(subject string, lo, hi int, kind ruleKind) Plan {
 		}
 		p.Calls = []Call{{Tool: ruleToolSearch, Arguments: args}}
 	}
+	s.finishKinds(&p, lo, hi, kind)
 	return p
 }
 
@@ -880,7 +891,10 @@ func (s *ruleScan) record(e lexEntry, pos, end int) {
 		}
 	case lexStarter:
 		sg.starter = true
+	case lexNoun:
+		sg.kinds.noun = true
 	}
+	sg.kinds.note(e)
 }
 
 // subjectText is the question's text from token lo to token hi, less an English

@@ -9,6 +9,7 @@ type lexEntry struct {
 	flags   lexFlag
 	intent  Intent
 	doc     string
+	aspect  string
 	country string
 	// label: an introduction of a country that is a label ("country", "land"), after
 	// which a code may be written in any case when a colon follows.
@@ -114,9 +115,9 @@ type lexBuilder struct {
 func buildLexicon() *lexicon {
 	lx := &lexBuilder{lexicon: &lexicon{left: &lexNode{}, right: &lexNode{},
 		vocab: make(map[string]bool, 2048), typoTargets: make(map[string]bool, 2048)}}
-	for _, g := range lexGroups {
+	for _, g := range append(lexGroups[:len(lexGroups):len(lexGroups)], kindGroups()...) {
 		for _, p := range lexExpand(g.phrases) {
-			lx.addPhrase(p, lexEntry{role: g.role, side: g.side, flags: g.flags, intent: g.intent, doc: g.doc})
+			lx.addPhrase(p, lexEntry{role: g.role, side: g.side, flags: g.flags, intent: g.intent, doc: g.doc, aspect: g.aspect})
 		}
 	}
 	// Country phrases are an introduction (a preposition, a label, a bracket, a comma)

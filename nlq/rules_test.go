@@ -25,12 +25,15 @@ type evalCase struct {
 	Country  string `json:"country"`
 	Document string `json:"document"`
 	Calls    []Call `json:"calls"`
+	// Aspect and Subjects are issue 29's (rules_kinds.go).
+	Aspect   string   `json:"aspect"`
+	Subjects []string `json:"subjects"`
 	// file is the evaluation set the question is from.
 	file string
 }
 
 func (c evalCase) plan() Plan {
-	return Plan{Intent: c.Intent, Subject: c.Subject, Country: c.Country, Language: c.Lang, Document: c.Document, Calls: c.Calls}
+	return Plan{Intent: c.Intent, Subject: c.Subject, Country: c.Country, Language: c.Lang, Document: c.Document, Calls: c.Calls, Aspect: c.Aspect, Subjects: c.Subjects}
 }
 
 // evalFiles are the evaluation sets: the first one, the questions added for /ask v2
@@ -480,21 +483,25 @@ func TestRuleTypos(t *testing.T) {
 func TestRuleUnknown(t *testing.T) {
 	t.Parallel()
 	for _, q := range []string{"", " ", "?", "!!!", "hi", "hello there", "merci", "danke schön", "What is Peppol?",
-		"why is the sky blue", "what is the weather in Brussels", "tell me a joke", "ok", "a", "...", "1234",
+		"why is the sky blue", "tell me a joke", "ok", "a", "...", "1234",
 		strings.Repeat("acme ", 101), "what is this", "where is Acme located?"} {
 		p := RulePlanner{}.Plan(q)
 		if p.Intent != IntentUnknown || p.Calls == nil || len(p.Calls) != 0 || p.Subject != "" {
 			t.Errorf("Plan(%q) = %s; want unknown with no calls", q, planString(p))
 		}
 	}
+	// What peppolgate cannot know is said so (issue 29), with no calls either.
+	if p := (RulePlanner{}).Plan("what is the weather in Brussels"); p.Intent != IntentOutOfScope || len(p.Calls) != 0 || p.Subject != "" {
+		t.Errorf("weather: %s; want out_of_scope with no calls", planString(p))
+	}
 	// A count with no name searches its country alone; with no country either, it
-	// has no calls.
+	// asks the network's statistics (issue 29).
 	p := RulePlanner{}.Plan("How many Norwegian companies are on Peppol?")
 	if p.Intent != IntentCount || p.Country != "NO" || p.Subject != "" || len(p.Calls) != 1 || len(p.Calls[0].Arguments) != 1 || p.Calls[0].Arguments["country"] != "NO" {
 		t.Errorf("count without a name: %s", planString(p))
 	}
 	p = RulePlanner{}.Plan("How many companies are on Peppol?")
-	if p.Intent != IntentCount || p.Country != "" || p.Subject != "" || p.Calls == nil || len(p.Calls) != 0 {
+	if p.Intent != IntentCount || p.Country != "" || p.Subject != "" || len(p.Calls) != 1 || p.Calls[0].Tool != ruleToolStats {
 		t.Errorf("count without a name or a country: %s", planString(p))
 	}
 }

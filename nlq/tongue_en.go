@@ -1,12 +1,14 @@
 package nlq
 
+import "github.com/peppolgate/peppolgate/registry"
+
 // english is the default language of answers.
 var english = tongue{
 	code: LangEnglish,
 	markers: "yet|reachable|participant|a|an|the|is|are|does|do|can|could|which|what|who|whose|how|many|much|find|search|show|list|look|up|companies|company|" +
 		"businesses|receive|invoices|invoice|credit|notes|orders|of|for|on|and|when|expire|expires|expired|certificate|valid|still|" +
 		"there|registered|served|serves|hosts|host|uses|use|support|supports|types|processes|number|participants|any|with|named|" +
-		"called|please|tell|me|about|has|have|it|by|with|from",
+		"called|please|tell|me|about|has|have|it|by|with|from|registration|date|issuer|issued|transport|profile|protocol",
 	plurals: []pluralRule{{"ies", "y"}, {"sses", "ss"}, {"ches", "ch"}, {"shes", "sh"}, {"xes", "x"}, {"s", ""}},
 	yes:     "Yes", colon: ": ", no: "No", probably: "Probably", notNow: "Not right now",
 	docs:    map[string]string{DocInvoice: "invoices", DocCreditNote: "credit notes", DocOrder: "orders", DocAny: "documents"},
@@ -63,7 +65,7 @@ var english = tongue{
 	detailFirst:    "; the first %d in detail",
 	couldNotLookUp: "%s: could not be looked up just now.",
 	gone:           "%s: not on Peppol any more (neither the SML nor the Peppol Directory knows it now).",
-	partial:        "Not checked: %s; the Peppol network did not answer in time, so asking again later may help.",
+	partial:        "Not checked: %s; a call to the Peppol network failed, so asking again later may help.",
 	notFound:       "%[1]s is not on Peppol: the SML does not know it and the Peppol Directory has no card for it, so it cannot receive %[2]s over Peppol. Check the scheme and number, or search by company name.",
 
 	chkReceive:   "%[1]d of %[2]d can receive %[3]s over Peppol.",
@@ -89,4 +91,52 @@ var english = tongue{
 
 	// The registry speaks English: answers quote its warnings and errors.
 	quotesMessages: true,
+
+	kw: kindWords{
+		issuer:     "issuer|issued|issued by|who issued|signed|signed by|who signed|which ca|what ca|the ca|issued by the peppol ca|issued by a peppol ca|the peppol ca|peppol ca|certificate authority|certification authority|issuing ca",
+		smp:        "smp host|the smp host|smp host of|the smp host of|smp hostname|smp server|smp address|registered with|registered at",
+		transport:  "transport profile|transport profiles|transport protocol|protocol|as4|as2|as4 or as2|as2 or as4|on as4|on as2|on as4 or as2|via as4|over as4",
+		registered: "registration date|date of registration|registered since|on peppol since|joined peppol|join peppol|when did it join",
+		when:       "when was|when were|when did|since when|since when is|since when has|how long has|how long is",
+		joined:     "join|joins|joined|added|added to|been added to|was added to",
+		filler:     "been|has been|have been|both|which of these|of these|these|which of the following|the following|peppol registration|is used for|used for|is used|for invoices to|for invoices sent to|invoices to|orders to|credit notes to",
+		compare:    "compare|comparison of|versus|vs",
+		total:      "in total|altogether|overall|in the whole network|in the network|the whole network",
+		outOfScope: "fee|fees|cost|costs|price|prices|pricing|tariff|subscription|iban|bic|swift|deadline|deadlines|" +
+			"legal|legally|mandatory|obligation|obligatory|penalty|penalties|weather|forecast|salary|revenue|turnover|ceo|phone|telephone|employees|owner|cheapest|cheap|cheaper|expensive",
+	},
+	kp: kindPhrases{
+		certIssuer:       "The access point certificate of %[1]s was issued by %[2]s; it is valid until %[3]s.",
+		certIssuerNone:   "%[1]s is registered with the SMP %[2]s, but no access point certificate could be read from it, so its issuer is not known.",
+		transport:        "%[1]s receives with the transport profile %[2]s (%[3]s), at the access point %[4]s.",
+		transportNone:    "%[1]s is registered with the SMP %[2]s, but no access point endpoint, and so no transport profile, could be read from it.",
+		registeredOn:     "%[1]s was registered on %[2]s, the registration date its Peppol Directory business card gives.",
+		registeredNoDate: "%[1]s has a Peppol Directory business card, but the card gives no registration date.",
+		registeredNoCard: "%[1]s has no Peppol Directory business card, so its registration date is not known.",
+		stats:            "The Peppol Directory lists %[1]d participants with a business card (statistics of the Directory export of %[2]s).",
+		statsKind:        "%[1]d participants can receive %[2]s, as their Peppol Directory business cards say (statistics of the Directory export of %[3]s).",
+		statsKindNone:    "No participant's Peppol Directory business card says it can receive %[1]s (statistics of the Directory export of %[2]s).",
+		statsNone:        "I cannot count the whole network here: the counts come from a copy of the Peppol Directory, which this server does not have. Ask for a country instead, e.g. \"How many Belgian companies are on Peppol?\".",
+		statsCountry:     "The Peppol Directory lists %[1]d participants in %[2]s with a business card (statistics of the Directory export of %[3]s).",
+		statsKindWhole:   "Document kinds are counted only over the whole network: %[1]d participants there can receive %[2]s.",
+		listCountry:      "%[1]d participants in %[2]s (of %[3]d matches):",
+		listOutside:      "%[1]d other matches are left out: their business card is not in %[2]s.",
+		listKind:         "%[1]d of the first %[2]d participants in %[4]s can receive %[3]s:",
+		listKindNone:     "None of the first %[1]d participants in %[3]s can receive %[2]s.",
+		several:          "You asked about %d companies; each is answered below.",
+		severalCap:       "I answer the first %[1]d of the %[2]d; ask again for the others.",
+		outOfScope:       "I can't answer that: peppolgate only knows what the Peppol network publishes (who is registered, what they can receive, their access points, certificates and Directory business cards), not fees, prices, legal deadlines, bank details or anything else.",
+		partialCause:     "Not checked: %[1]s; %[2]s, so asking again later may help.",
+		causes: map[registry.Cause]string{
+			"":                        "the Peppol network did not answer usably",
+			registry.CauseTimeout:     "the Peppol network did not answer in time",
+			registry.CauseHTTPError:   "a Peppol server (an SMP or the Peppol Directory) answered with an HTTP error",
+			registry.CauseDNS:         "the DNS lookup failed (the DNS server answered with an error such as SERVFAIL, or the name did not resolve)",
+			registry.CauseRefused:     "a Peppol server refused the connection",
+			registry.CauseTLS:         "the secure (TLS) connection to a Peppol server failed",
+			registry.CauseBusy:        "a Peppol server has been failing or is overloaded, so it is not being asked for now",
+			registry.CauseRateLimited: "a Peppol server is limiting how often it may be asked (rate limit)",
+			registry.CauseMalformed:   "a Peppol server sent an answer that could not be read",
+		},
+	},
 }

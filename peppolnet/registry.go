@@ -225,7 +225,8 @@ type fetchResult struct {
 // none points to a usable SMP, the answer is the Directory card with SMP nil and the
 // WarnSMLNoSMPService warning, or CodeLookupFailed when there is no card. A context that
 // ends first gives CodeLookupFailed wrapping ctx.Err().
-func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (*registry.Participant, registry.Freshness, error) {
+func (l *Registry) Lookup(ctx context.Context, id peppol.ParticipantID) (_ *registry.Participant, _ registry.Freshness, err error) {
+	defer func() { err = withCause(err) }() // the cause, for answers in other words
 	id, key, err := participantKey(id)
 	if err != nil {
 		return nil, registry.Freshness{}, err

@@ -60,7 +60,8 @@ const (
 // a page below 0 or beyond registry.MaxSearchPage;
 // CodeSearchFailed when the Directory failed, rate limited us (RetryAfter set) or our
 // own request queue to it is full, and no answer at most StaleFor old is cached.
-func (l *Registry) Search(ctx context.Context, q registry.SearchQuery) (*registry.SearchResult, registry.Freshness, error) {
+func (l *Registry) Search(ctx context.Context, q registry.SearchQuery) (_ *registry.SearchResult, _ registry.Freshness, err error) {
+	defer func() { err = withCause(err) }() // the cause, for answers in other words
 	text := strings.TrimSpace(q.Q)
 	country := strings.ToUpper(strings.TrimSpace(q.Country))
 	page := max(q.Page, 1)

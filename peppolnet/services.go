@@ -51,7 +51,8 @@ type servicesFetch struct {
 // a positive answer at most StaleFor old is cached (then it is returned with
 // Freshness.Stale). A ServiceMetadata that cannot be fetched is not an error: that
 // service carries WarnEndpointUnavailable or WarnEndpointNotFound and no processes.
-func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docType string) (*registry.ServicesResult, registry.Freshness, error) {
+func (l *Registry) Services(ctx context.Context, id peppol.ParticipantID, docType string) (_ *registry.ServicesResult, _ registry.Freshness, err error) {
+	defer func() { err = withCause(err) }() // the cause, for answers in other words
 	id, key, err := participantKey(id)
 	if err != nil {
 		return nil, registry.Freshness{}, err

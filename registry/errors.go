@@ -27,6 +27,10 @@ type Error struct {
 	Code       Code
 	Message    string
 	RetryAfter time.Duration
+	// Cause is the kind of upstream failure behind CodeLookupFailed and
+	// CodeSearchFailed (timeout, HTTP error, DNS, refused, TLS, ...), set by the
+	// Registry's implementation; "" when unclassified.
+	Cause Cause
 	// Err is the underlying cause, for logs; it is never shown to clients.
 	Err error
 }
@@ -45,11 +49,17 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // ErrorCode returns the Code of the first *Error in err's chain, or "" when there is none.
 func ErrorCode(err error) Code {
-	var e *Error
-	if errors.As(err, &e) {
+	if e, ok := asError(err); ok {
 		return e.Code
 	}
 	return ""
+}
+
+// asError returns the first *Error in err's chain.
+func asError(err error) (*Error, bool) {
+	var e *Error
+	ok := errors.As(err, &e)
+	return e, ok
 }
 
 // ErrMirrorUnavailable says the Directory mirror holds no data (not imported yet, or
