@@ -3,7 +3,7 @@
 // one such file, and Store serves the current file to the registry as a
 // peppolnet.DirectoryMirror, swapping in a newly built file atomically.
 //
-// The index file (schema version 2) holds
+// The index file (schema version 3: 2 plus the term positions, fwd_pos) holds
 //
 //	meta(key, value)                 schema version, export creationdt, code list, format, source, import time, card count
 //	doctype(id, scheme, value, display_name, state, non_standard)   every document type once
@@ -40,7 +40,7 @@ import (
 )
 
 // SchemaVersion is the version of the index file layout this package writes and reads.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // applicationID marks an SQLite file as a peppolgate index (PRAGMA application_id), "PGM1".
 const applicationID = 0x50474d31

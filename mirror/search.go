@@ -108,6 +108,9 @@ func (ix *Index) search(ctx context.Context, text, country string, offset, limit
 	var q *nameQuery
 	if len(ts) > 0 {
 		q = ix.compile(ts, ccOK)
+		if cc != "" {
+			q.ccMain = x.countryMain(cc)
+		}
 	}
 	order := slices.Clone(idHits)
 	total := len(idHits)
@@ -122,13 +125,11 @@ func (ix *Index) search(ctx context.Context, text, country string, offset, limit
 				}
 			}
 		}
-		// Each tier keeps its first offset+limit cards: enough for the page whatever
-		// the tiers before it hold.
-		tiers, n := ix.evaluate(q, offset+limit, isID)
+		// The best offset+limit name matches: enough for the page whatever the
+		// identifier matches before them.
+		best, n := ix.evaluate(q, offset+limit, isID)
 		total += n
-		for _, t := range tiers {
-			order = append(order, t...)
-		}
+		order = append(order, best...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -165,6 +166,8 @@ func (ix *Index) countryList(ctx context.Context, res *registry.SearchResult, cc
 type matcher struct {
 	lo, hi uint32
 	fuzzy  []uint32 // ascending
+	fuzzyW []uint8  // the weight of each of fuzzy (see typoWeight)
+	whole  bool     // lo is the query term itself (not only terms it is a prefix of)
 	docs   int      // postings of all of them
 }
 
@@ -172,6 +175,7 @@ type matcher struct {
 type nameQuery struct {
 	terms   []matcher
 	ccOK    []bool // by country set; nil: any country
+	ccMain  []bool // by country set: its first (the card's main entity's) country is the filter's
 	nameKey uint64 // nameKeyHash of the query's terms
 }
 
@@ -187,30 +191,41 @@ func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 		} else {
 			m.lo, m.hi = x.lookup(t)
 		}
+		m.whole = m.lo < m.hi && x.term(m.lo) == t
 		m.docs = int(x.postOff[m.hi] - x.postOff[m.lo])
-		m.fuzzy = x.typos(t, last)
-		for _, f := range m.fuzzy {
-			m.docs += x.docs(f)
+		alts := x.typos(t, last)
+		slices.SortFunc(alts, func(a, b typoAlt) int { return compareInts(a.id, b.id) })
+		for _, a := range alts {
+			m.fuzzy = append(m.fuzzy, a.id)
+			m.fuzzyW = append(m.fuzzyW, a.weight)
+			m.docs += x.docs(a.id)
 		}
-		slices.Sort(m.fuzzy)
 		q.terms = append(q.terms, m)
 	}
 	return q
 }
 
-// match reports how a card with the sorted term ids fw meets m: 0 not, 1 exactly (or
-// as a prefix), 2 only through a typo alternative.
-func (m *matcher) match(fw []uint32) int {
-	i, _ := slices.BinarySearch(fw, m.lo)
+// match reports how a card with the sorted term ids fw meets m: how is 0 not, 1
+// exactly (or as a prefix), 2 only through a typo alternative; at is the index in fw of
+// the term matched and w the match's weight (typoExact, or the alternative's).
+func (m *matcher) match(fw []uint32) (how, at int, w uint8) {
+	i, ok := slices.BinarySearch(fw, m.lo)
 	if i < len(fw) && fw[i] < m.hi {
-		return 1
+		if ok && m.whole {
+			return 1, i, typoExact
+		}
+		return 1, i, typoPrefix
 	}
-	for _, f := range m.fuzzy {
-		if _, ok := slices.BinarySearch(fw, f); ok {
-			return 2
+	if len(m.fuzzy) == 0 {
+		return 0, 0, 0
+	}
+	// The card's few terms looked up among the alternatives.
+	for i, t := range fw {
+		if j, ok := slices.BinarySearch(m.fuzzy, t); ok {
+			return 2, i, m.fuzzyW[j]
 		}
 	}
-	return 0
+	return 0, 0, 0
 }
 
 // matches reports how card c meets every term of q and the country: 0 not, 1 with
@@ -222,7 +237,7 @@ func (q *nameQuery) matches(x *termIndex, c uint32) int {
 	fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
 	how := 1
 	for i := range q.terms {
-		switch q.terms[i].match(fw) {
+		switch h, _, _ := q.terms[i].match(fw); h {
 		case 0:
 			return 0
 		case 2:
@@ -236,9 +251,9 @@ func (q *nameQuery) matches(x *termIndex, c uint32) int {
 // beyond, a bitmap of all cards is used.
 const sortLimit = 2048
 
-// evaluate finds the cards matching q: the first limit of each name tier (exact name,
-// exact terms, typo) not in skip, and the number of all matches.
-func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers [3][]uint32, total int) {
+// evaluate finds the cards matching q: the best limit of them not in skip, best first
+// (see rankKey), and the number of all matches.
+func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best []uint32, total int) {
 	x := ix.terms
 	d := 0
 	for i := range q.terms {
@@ -247,34 +262,30 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers 
 		}
 	}
 	drv := &q.terms[d]
-	others := slices.Delete(slices.Clone(q.terms), d, d+1)
-	visit := func(c uint32, fuzzy bool) {
+	top := topK{k: limit}
+	at := make([]int, len(q.terms))
+	ws := make([]uint8, len(q.terms))
+	visit := func(c uint32, _ bool) {
 		if q.ccOK != nil && !q.ccOK[x.cset[c]] {
 			return
 		}
 		fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
-		for i := range others {
-			switch others[i].match(fw) {
+		fuzzy := false
+		for i := range q.terms {
+			how, j, w := q.terms[i].match(fw)
+			switch how {
 			case 0:
 				return
 			case 2:
 				fuzzy = true
 			}
+			at[i], ws[i] = j, w
 		}
 		total++
-		if skip[c] {
+		if skip[c] || limit == 0 {
 			return
 		}
-		t := 1
-		switch {
-		case fuzzy:
-			t = 2
-		case x.nameHash[c] == q.nameKey:
-			t = 0
-		}
-		if len(tiers[t]) < limit {
-			tiers[t] = append(tiers[t], c)
-		}
+		top.offer(ix.rankKey(q, c, fw, at, ws, fuzzy), c)
 	}
 	lists := int(drv.hi-drv.lo) + len(drv.fuzzy)
 	switch {
@@ -331,20 +342,27 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers 
 		}
 		ix.bitmaps.Put(bm)
 	}
-	return tiers, total
+	return top.sorted(), total
 }
 
 // bitmaps are two bitmaps of all cards, cleared after use.
 type bitmaps struct{ exact, typo []uint64 }
 
-// typos returns up to maxFuzzy term ids within maxEdits of t, closest and most frequent
-// first; for the last term (a prefix) not those that t is a prefix of.
+// typoAlt is a typo alternative of a query term: its term id and weight.
+type typoAlt struct {
+	id     uint32
+	weight uint8
+}
+
+// typos returns up to maxFuzzy terms within maxEdits of t with their weights (see
+// typoWeight), likeliest first: fewest edits, then the likelier kind of edit, then the
+// most frequent; for the last term (a prefix) not those that t is a prefix of.
 //
 // A term within one edit of t keeps t's first n/2 runes as its prefix or t's last
 // n-n/2-1 runes as its suffix, whichever half the edit is not in, and its length is
 // within one of t's: so the candidates are the terms of one prefix range of the
 // dictionary and of one suffix range of the reversed dictionary, verified.
-func (x *termIndex) typos(t string, last bool) []uint32 {
+func (x *termIndex) typos(t string, last bool) []typoAlt {
 	r := []rune(t)
 	n := len(r)
 	k := maxEdits(t, n)
@@ -355,6 +373,7 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 	type cand struct {
 		id   uint32
 		d    int
+		w    uint8
 		docs int
 	}
 	var cands []cand
@@ -373,7 +392,7 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 			}
 		}
 		if d := ed.distance(r, s, k); d <= k {
-			cands = append(cands, cand{id, d, x.docs(id)})
+			cands = append(cands, cand{id, d, typoWeight(r, ed.b, d), x.docs(id)})
 		}
 	}
 	lo, hi := x.prefixRange(string(r[:a]))
@@ -388,16 +407,63 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 		if x.d != y.d {
 			return x.d - y.d
 		}
+		if x.w != y.w {
+			return int(y.w) - int(x.w)
+		}
 		if x.docs != y.docs {
 			return y.docs - x.docs
 		}
 		return int(x.id) - int(y.id)
 	})
-	out := make([]uint32, 0, min(len(cands), maxFuzzy))
+	out := make([]typoAlt, 0, min(len(cands), maxFuzzy))
 	for _, c := range cands[:min(len(cands), maxFuzzy)] {
-		out = append(out, c.id)
+		out = append(out, typoAlt{c.id, c.w})
 	}
 	return out
+}
+
+// Match weights, in eighths of a term's IDF (see rankKey): an exact match counts
+// whole, a longer term the query's last term is a prefix of half (the word typed whole
+// is likelier meant than a longer one it begins), a typo less than whole, the less the rarer such a slip is when people type: a
+// swapped pair of letters or a letter left out or doubled is commoner than a wrong
+// letter, two slips rarer still, and a wrong first letter rarest (Damerau 1964, and
+// the common observation that the first letter is seldom mistyped).
+const (
+	typoExact        = 8
+	typoPrefix       = 4
+	typoTransposed   = 6
+	typoInsertDelete = 6
+	typoSubstituted  = 5
+	typoTwo          = 3
+)
+
+// typoWeight is the weight of the alternative b of the typed term a, d edits apart.
+func typoWeight(a, b []rune, d int) uint8 {
+	w := uint8(typoTwo)
+	if d == 1 {
+		switch {
+		case len(a) != len(b):
+			w = typoInsertDelete
+		case transposed(a, b):
+			w = typoTransposed
+		default:
+			w = typoSubstituted
+		}
+	}
+	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
+		w -= 2
+	}
+	return w
+}
+
+// transposed reports whether a and b, of the same length, differ by two adjacent
+// letters swapped.
+func transposed(a, b []rune) bool {
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
 }
 
 // editBuf is editDistance's scratch space, reused across candidates.

@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -33,6 +34,14 @@ type termIndex struct {
 
 	fwdOff []uint32 // card → its start in fwd; len n+1
 	fwd    []uint32 // the distinct term ids of each card, ascending
+	// fpos is, for each entry of fwd, where the term first occurs in the card's names:
+	// bit 7 set when it begins a name, bits 0–6 its position among all the card's name
+	// terms (the names one after another, one position left free between two names),
+	// at most posMax. Ranking reads it for adjacency (see score).
+	fpos []uint8
+	// idf is each term's inverse document frequency, ln(n/postings), in units of
+	// 1/idfScale, at most 255; not stored, computed when the index is loaded.
+	idf []uint8
 
 	cset     []uint32   // card → its country set
 	csets    [][]string // country set → its folded country codes
@@ -43,6 +52,34 @@ type termIndex struct {
 	// country, in export (import sequence) order; not stored, computed when the index is
 	// loaded (see setByCountry).
 	byCountry map[string][]uint32
+}
+
+// posMax is the largest position fpos records; later terms all get it.
+const posMax = 127
+
+// posStart is fpos's bit for a term that begins a name.
+const posStart = 0x80
+
+// posByte is the fpos byte of a term at position pos, starting a name or not.
+func posByte(pos int, start bool) uint8 {
+	b := uint8(min(pos, posMax))
+	if start {
+		b |= posStart
+	}
+	return b
+}
+
+// idfScale is idf's unit: 1/16, so that ln of up to e^15.9 ≈ 8 million cards fits.
+const idfScale = 16
+
+// setIDF computes idf.
+func (x *termIndex) setIDF() {
+	x.idf = make([]uint8, x.terms())
+	n := float64(max(x.n, 1))
+	for id := range x.idf {
+		df := float64(max(x.docs(uint32(id)), 1))
+		x.idf[id] = uint8(min(255, max(1, math.Round(math.Log(n/df)*idfScale))))
+	}
 }
 
 // nameKeyHash is the hash of a name's folded terms joined by spaces: the exact-name tier
@@ -224,6 +261,7 @@ type termBuilder struct {
 	terms []string
 
 	tids  []uint32 // the cards' provisional term ids, card after card
+	tpos  []uint8  // the position byte of each of tids
 	toff  []uint32 // card seq-1 → start in tids; one more at the end
 	rowid []int64  // card seq-1 → its row id
 	cset  []uint32
@@ -402,9 +440,10 @@ func newTermBuilder() *termBuilder {
 	return &termBuilder{ids: map[string]uint32{}, toff: []uint32{0}, csetIDs: map[string]uint32{"": 0}, csets: [][]string{nil}}
 }
 
-// add records the next card: its distinct folded name terms, folded country codes,
-// row id and display name key.
-func (tb *termBuilder) add(terms, ccs []string, rowid int64, nameKey string) {
+// add records the next card: its distinct folded name terms and their position bytes
+// (see termIndex.fpos), folded country codes, row id and display name key.
+func (tb *termBuilder) add(terms []string, tpos []uint8, ccs []string, rowid int64, nameKey string) {
+	tb.tpos = append(tb.tpos, tpos...)
 	for _, t := range terms {
 		id, ok := tb.ids[t]
 		if !ok {
@@ -484,6 +523,7 @@ func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 
 	x.fwdOff = make([]uint32, n+1)
 	x.fwd = make([]uint32, 0, total)
+	x.fpos = make([]uint8, 0, total)
 	x.post = make([]uint32, total)
 	cursor := slices.Clone(x.postOff[:len(sorted)])
 	x.cset = make([]uint32, n)
@@ -491,20 +531,21 @@ func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 	x.rowid = make([]int64, n)
 	for c, s := range order {
 		start := len(x.fwd)
-		for _, t := range tb.tids[tb.toff[s]:tb.toff[s+1]] {
+		for j, t := range tb.tids[tb.toff[s]:tb.toff[s+1]] {
 			id := newID[t]
 			x.fwd = append(x.fwd, id)
+			x.fpos = append(x.fpos, tb.tpos[int(tb.toff[s])+j])
 			x.post[cursor[id]] = uint32(c)
 			cursor[id]++
 		}
-		slices.Sort(x.fwd[start:])
+		sortTerms(x.fwd[start:], x.fpos[start:])
 		x.fwdOff[c+1] = uint32(len(x.fwd))
 		x.cset[c] = tb.cset[s]
 		x.nameHash[c] = tb.hash[s]
 		x.rowid[c] = tb.rowid[s]
 	}
 	x.csets = tb.csets
-	tb.tids, tb.toff = nil, nil
+	tb.tids, tb.toff, tb.tpos = nil, nil, nil
 
 	for id := range x.terms() {
 		if typoEligible(x.term(uint32(id))) {
@@ -513,6 +554,17 @@ func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 	}
 	slices.SortFunc(x.rev, func(a, b uint32) int { return compareReversed(x.term(a), x.term(b)) })
 	return x
+}
+
+// sortTerms sorts a card's term ids ascending, and their position bytes with them (an
+// insertion sort: a card has few terms).
+func sortTerms(ids []uint32, pos []uint8) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && ids[j] < ids[j-1]; j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+			pos[j], pos[j-1] = pos[j-1], pos[j]
+		}
+	}
 }
 
 // The term index is stored in the table tindex(id, name, data): each array as
@@ -525,12 +577,14 @@ func (x *termIndex) arrays() []struct {
 	u32  *[]uint32
 	u64  *[]uint64
 	i64  *[]int64
+	u8   *[]uint8
 } {
 	type arr = struct {
 		name string
 		u32  *[]uint32
 		u64  *[]uint64
 		i64  *[]int64
+		u8   *[]uint8
 	}
 	return []arr{
 		{name: "dict_off", u32: &x.dictOff},
@@ -539,6 +593,7 @@ func (x *termIndex) arrays() []struct {
 		{name: "post", u32: &x.post},
 		{name: "fwd_off", u32: &x.fwdOff},
 		{name: "fwd", u32: &x.fwd},
+		{name: "fwd_pos", u8: &x.fpos},
 		{name: "cset", u32: &x.cset},
 		{name: "name_hash", u64: &x.nameHash},
 		{name: "rowid", i64: &x.rowid},
@@ -592,6 +647,16 @@ func (x *termIndex) write(ctx context.Context, tx *sql.Tx) error {
 					if err := flush(false); err != nil {
 						return err
 					}
+				}
+			}
+		case a.u8 != nil:
+			b := *a.u8
+			for len(b) > 0 {
+				n := min(len(b), blobChunk-len(buf))
+				buf = append(buf, b[:n]...)
+				b = b[n:]
+				if err := flush(false); err != nil {
+					return err
 				}
 			}
 		case a.u64 != nil:
@@ -650,6 +715,7 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 			u32  *[]uint32
 			u64  *[]uint64
 			i64  *[]int64
+			u8   *[]uint8
 		}) bool {
 			return a.name == name
 		})
@@ -667,6 +733,8 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 				s = append(s, binary.LittleEndian.Uint32(b[j:]))
 			}
 			*a.u32 = s
+		case a.u8 != nil:
+			*a.u8 = append(*a.u8, b...)
 		case a.u64 != nil:
 			if len(b)%8 != 0 {
 				return nil, errCorrupt
@@ -698,6 +766,7 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 		return nil, err
 	}
 	x.setTypoLen()
+	x.setIDF()
 	x.setByCountry()
 	return x, nil
 }
@@ -707,7 +776,7 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 func (x *termIndex) check() error {
 	nt := len(x.dictOff) - 1
 	bad := nt < 0 || len(x.dict) > 1<<32-1 || len(x.postOff) != nt+1 || len(x.fwdOff) != x.n+1 || len(x.cset) != x.n ||
-		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0
+		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0 || len(x.fpos) != len(x.fwd)
 	if !bad {
 		bad = !offsetsOK(x.dictOff, len(x.dict)) || !offsetsOK(x.postOff, len(x.post)) || !offsetsOK(x.fwdOff, len(x.fwd))
 	}

@@ -49,32 +49,38 @@ func TestEvaluatePaths(t *testing.T) {
 		q := ix.compile(terms(tt.q), ccOK)
 		for _, limit := range []int{0, 7, 10000} {
 			got, gotTotal := ix.evaluate(q, limit, nil)
-			var want [3][]uint32
-			wantTotal := 0
+			// The reference: every card scanned, ranked by its key, the best limit.
+			var all []ranked
 			for c := range uint32(x.n) {
-				how := q.matches(x, c)
-				if how == 0 {
+				if q.matches(x, c) == 0 {
 					continue
 				}
-				wantTotal++
-				tier := 1
-				switch {
-				case how == 2:
-					tier = 2
-				case x.nameHash[c] == q.nameKey:
-					tier = 0
+				fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
+				at := make([]int, len(q.terms))
+				ws := make([]uint8, len(q.terms))
+				fuzzy := false
+				for i := range q.terms {
+					how, j, w := q.terms[i].match(fw)
+					fuzzy = fuzzy || how == 2
+					at[i], ws[i] = j, w
 				}
-				if len(want[tier]) < limit {
-					want[tier] = append(want[tier], c)
-				}
+				all = append(all, ranked{ix.rankKey(q, c, fw, at, ws, fuzzy), c})
 			}
-			if gotTotal != wantTotal {
-				t.Errorf("%q %q limit %d: total %d, want %d", tt.q, tt.cc, limit, gotTotal, wantTotal)
-			}
-			for i := range want {
-				if !slices.Equal(got[i], want[i]) {
-					t.Errorf("%q %q limit %d: tier %d = %v, want %v", tt.q, tt.cc, limit, i, got[i], want[i])
+			slices.SortFunc(all, func(a, b ranked) int {
+				if a.better(b) {
+					return -1
 				}
+				return 1
+			})
+			var want []uint32
+			for _, r := range all[:min(limit, len(all))] {
+				want = append(want, r.card)
+			}
+			if gotTotal != len(all) {
+				t.Errorf("%q %q limit %d: total %d, want %d", tt.q, tt.cc, limit, gotTotal, len(all))
+			}
+			if len(got) != len(want) || (len(want) > 0 && !slices.Equal(got, want)) {
+				t.Errorf("%q %q limit %d: %v, want %v", tt.q, tt.cc, limit, got, want)
 			}
 		}
 	}
