@@ -87,6 +87,12 @@ type Index struct {
 	terms   *termIndex
 	bitmaps sync.Pool // of *bitmaps sized for terms
 
+	// The term index's memory is outside the Go heap and released explicitly: searches
+	// count themselves in users, and the last one to end after Close releases it.
+	termsMu sync.Mutex
+	users   int
+	closed  bool
+
 	statsMu sync.Mutex
 	stats   *statsCall // the statistics, computed once (stats.go)
 }
@@ -143,6 +149,9 @@ func OpenIndex(path string) (*Index, error) {
 		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
 	}
 	if err := ix.load(); err != nil {
+		if ix.terms != nil {
+			ix.terms.free()
+		}
 		db.Close()
 		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
 	}
@@ -335,7 +344,41 @@ func (ix *Index) Card(ctx context.Context, id peppol.ParticipantID) (*registry.D
 	return rec, nil
 }
 
-// Close closes the index file. Calls in flight may fail afterwards.
+// Close closes the index file. Calls in flight may fail afterwards; searches started
+// afterwards return errClosed. The term index is released when the last search in
+// flight ends.
 func (ix *Index) Close() error {
+	ix.termsMu.Lock()
+	ix.closed = true
+	release := ix.users == 0
+	ix.termsMu.Unlock()
+	if release {
+		ix.terms.free()
+	}
 	return ix.db.Close()
+}
+
+// errClosed is returned by searches of a closed Index.
+var errClosed = errors.New("the index is closed")
+
+// enter counts a search that reads the term index; it reports false after Close.
+func (ix *Index) enter() bool {
+	ix.termsMu.Lock()
+	defer ix.termsMu.Unlock()
+	if ix.closed {
+		return false
+	}
+	ix.users++
+	return true
+}
+
+// leave ends a search counted by enter, releasing the term index after Close.
+func (ix *Index) leave() {
+	ix.termsMu.Lock()
+	ix.users--
+	release := ix.closed && ix.users == 0
+	ix.termsMu.Unlock()
+	if release {
+		ix.terms.free()
+	}
 }

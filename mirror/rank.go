@@ -37,40 +37,41 @@ const (
 // terms of q at the indexes at of fw with the weights ws; fuzzy says a typo was needed.
 func (ix *Index) rankKey(q *nameQuery, c uint32, fw []uint32, at []int, ws []uint8, fuzzy bool) uint64 {
 	x := ix.terms
+	off := int(x.fwdOff[c])
+	adj := 0
+	for i := 1; i < len(at); i++ {
+		if x.fpos[off+at[i]]&^posStart == x.fpos[off+at[i-1]]&^posStart+1 {
+			adj++
+		}
+	}
+	first := x.fpos[off+at[0]]
 	tier := uint64(1)
 	switch {
 	case fuzzy:
 		tier = 0
-	case x.nameHash[c] == q.nameKey:
-		tier = 2
+	case q.repeats || first == posStart && adj == len(at)-1:
+		// The display name (the first name: positions from 0) can be the query's terms
+		// only when they begin it in order; only then is its hash read.
+		if x.nameHash[c] == q.nameKey {
+			tier = 2
+		}
 	}
 	key := tier << keyTierShift
 	if q.ccMain != nil && q.ccMain[x.cset[c]] {
 		key |= 1 << keyMainShift
 	}
-	off := x.fwdOff[c]
-	den := 0
-	for _, t := range fw {
-		den += int(x.idf[t]) * typoExact
-	}
-	num := 0
-	for i, j := range at {
-		num += int(x.idf[fw[j]]) * int(ws[i])
-	}
 	score := 0
-	if den > 0 {
+	if den := int(x.nameW[c]) * typoExact; den > 0 {
+		num := 0
+		for i, j := range at {
+			num += int(x.idf[fw[j]]) * int(ws[i])
+		}
 		score = min(num*scoreUnit/den, scoreUnit)
 	}
 	if len(at) > 1 {
-		adj := 0
-		for i := 1; i < len(at); i++ {
-			if x.fpos[int(off)+at[i]]&^posStart == x.fpos[int(off)+at[i-1]]&^posStart+1 {
-				adj++
-			}
-		}
 		score += adj * scoreUnit / (len(at) - 1)
 	}
-	if x.fpos[int(off)+at[0]]&posStart != 0 {
+	if first&posStart != 0 {
 		score += scoreUnit / 2
 	}
 	return key | uint64(score)

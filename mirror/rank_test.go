@@ -2,9 +2,14 @@ package mirror
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/peppolgate/peppolgate/mirror/export"
 )
@@ -122,5 +127,47 @@ func TestSearchRankingPages(t *testing.T) {
 				t.Errorf("%q page at %d: TotalCount %d, want %d", q, off, p.TotalCount, all.TotalCount)
 			}
 		}
+	}
+}
+
+// TestSearchAfterClose checks that the term index, whose memory Close releases, is not
+// read after Close: searches in flight finish, later ones fail with errClosed.
+func TestSearchAfterClose(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "directory.db")
+	src := &sliceSource{hdr: export.Header{Format: export.FormatXMLv3, Created: testCreated, CodeList: "9.4"}, cards: rankCards()}
+	if _, err := Build(context.Background(), path, src, BuildOptions{Source: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := OpenIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				res, err := ix.Search(context.Background(), "hansen", "", 25)
+				if err != nil {
+					if !errors.Is(err, errClosed) && !strings.Contains(err.Error(), "closed") {
+						t.Errorf("search during Close: %v", err)
+					}
+					return
+				}
+				if res.TotalCount != 3 {
+					t.Errorf("TotalCount %d, want 3", res.TotalCount)
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Millisecond)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if _, err := ix.Search(context.Background(), "hansen", "", 25); !errors.Is(err, errClosed) {
+		t.Errorf("search after Close: %v, want errClosed", err)
 	}
 }

@@ -72,8 +72,12 @@ func (ix *Index) Search(ctx context.Context, text, country string, limit int) (*
 // (see the rules above). The result's DataAsOf is this index's Meta().DataAsOf (nil when
 // it has none), so it always names the data the hits come from. ctx is checked between
 // the steps; the file reads themselves are not interrupted (see readCtx). It returns
-// errors of reading the file or ctx's.
+// errors of reading the file or ctx's, and errClosed after Close.
 func (ix *Index) SearchPage(ctx context.Context, text, country string, offset, limit int) (*registry.SearchResult, error) {
+	if !ix.enter() {
+		return nil, fmt.Errorf("mirror: search %q: %w", text, errClosed)
+	}
+	defer ix.leave()
 	res, err := ix.search(ctx, text, country, max(offset, 0), max(limit, 0))
 	if err != nil {
 		return nil, fmt.Errorf("mirror: search %q: %w", text, err)
@@ -177,12 +181,16 @@ type nameQuery struct {
 	ccOK    []bool // by country set; nil: any country
 	ccMain  []bool // by country set: its first (the card's main entity's) country is the filter's
 	nameKey uint64 // nameKeyHash of the query's terms
+	repeats bool   // a term is in the query twice
 }
 
 // compile turns the query terms ts into matchers.
 func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 	x := ix.terms
 	q := &nameQuery{ccOK: ccOK, nameKey: nameKeyHash(strings.Join(ts, " "))}
+	for i, t := range ts {
+		q.repeats = q.repeats || slices.Contains(ts[:i], t)
+	}
 	for i, t := range ts {
 		last := i == len(ts)-1
 		var m matcher
@@ -209,9 +217,13 @@ func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 // exactly (or as a prefix), 2 only through a typo alternative; at is the index in fw of
 // the term matched and w the match's weight (typoExact, or the alternative's).
 func (m *matcher) match(fw []uint32) (how, at int, w uint8) {
-	i, ok := slices.BinarySearch(fw, m.lo)
+	// A card has a few terms: a linear scan beats a binary search.
+	i := 0
+	for i < len(fw) && fw[i] < m.lo {
+		i++
+	}
 	if i < len(fw) && fw[i] < m.hi {
-		if ok && m.whole {
+		if fw[i] == m.lo && m.whole {
 			return 1, i, typoExact
 		}
 		return 1, i, typoPrefix
@@ -219,7 +231,7 @@ func (m *matcher) match(fw []uint32) (how, at int, w uint8) {
 	if len(m.fuzzy) == 0 {
 		return 0, 0, 0
 	}
-	// The card's few terms looked up among the alternatives.
+	// The card's terms looked up among the alternatives.
 	for i, t := range fw {
 		if j, ok := slices.BinarySearch(m.fuzzy, t); ok {
 			return 2, i, m.fuzzyW[j]

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The term index is the in-memory name search structure of an Index. Cards are numbered
@@ -42,11 +43,19 @@ type termIndex struct {
 	// idf is each term's inverse document frequency, ln(n/postings), in units of
 	// 1/idfScale, at most 255; not stored, computed when the index is loaded.
 	idf []uint8
+	// nameW is each card's Σ idf over its distinct terms, at most 65535: the
+	// denominator of rankKey's coverage, one read instead of one per term; not stored,
+	// computed with idf.
+	nameW []uint16
 
 	cset     []uint32   // card → its country set
 	csets    [][]string // country set → its folded country codes
 	nameHash []uint64   // card → nameKeyHash of its display name
 	rowid    []int64    // card → its row in the card table, ascending
+
+	// mem is the memory outside the Go heap that the arrays above live in (see
+	// readTermIndex); nil for an index built in memory.
+	mem [][]byte
 
 	// byCountry maps a folded country code to the cards having an entity in that
 	// country, in export (import sequence) order; not stored, computed when the index is
@@ -72,14 +81,30 @@ func posByte(pos int, start bool) uint8 {
 // idfScale is idf's unit: 1/16, so that ln of up to e^15.9 ≈ 8 million cards fits.
 const idfScale = 16
 
-// setIDF computes idf.
-func (x *termIndex) setIDF() {
-	x.idf = make([]uint8, x.terms())
+// setIDF computes idf and nameW.
+func (x *termIndex) setIDF() error {
+	var err error
+	if x.idf, err = x.alloc(x.terms()); err != nil {
+		return err
+	}
 	n := float64(max(x.n, 1))
 	for id := range x.idf {
 		df := float64(max(x.docs(uint32(id)), 1))
 		x.idf[id] = uint8(min(255, max(1, math.Round(math.Log(n/df)*idfScale))))
 	}
+	b, err := x.alloc(2 * x.n)
+	if err != nil {
+		return err
+	}
+	x.nameW = viewU16(b)
+	for c := range x.nameW {
+		w := 0
+		for _, t := range x.fwd[x.fwdOff[c]:x.fwdOff[c+1]] {
+			w += int(x.idf[t])
+		}
+		x.nameW[c] = uint16(min(w, 1<<16-1))
+	}
+	return nil
 }
 
 // nameKeyHash is the hash of a name's folded terms joined by spaces: the exact-name tier
@@ -101,13 +126,17 @@ func typoEligible(t string) bool {
 }
 
 // setTypoLen computes typoLen.
-func (x *termIndex) setTypoLen() {
-	x.typoLen = make([]uint8, x.terms())
+func (x *termIndex) setTypoLen() error {
+	var err error
+	if x.typoLen, err = x.alloc(x.terms()); err != nil {
+		return err
+	}
 	for id := range x.typoLen {
 		if t := x.term(uint32(id)); typoEligible(t) {
 			x.typoLen[id] = uint8(utf8.RuneCountInString(t))
 		}
 	}
+	return nil
 }
 
 func (x *termIndex) terms() int { return len(x.dictOff) - 1 }
@@ -194,7 +223,7 @@ func (x *termIndex) suffixRange(s string) (lo, hi int) {
 // setByCountry computes byCountry: the cards in import sequence order (the low 32 bits
 // of their row ids), then, per country, the cards whose country set holds it. All
 // lists share one backing array of one entry per card and country.
-func (x *termIndex) setByCountry() {
+func (x *termIndex) setByCountry() error {
 	// Country sets → distinct country numbers.
 	ccNum := map[string]int{}
 	var codes []string
@@ -226,7 +255,11 @@ func (x *termIndex) setByCountry() {
 		bySeq[c] = uint64(uint32(r))<<32 | uint64(c)
 	}
 	slices.Sort(bySeq)
-	backing := make([]uint32, total)
+	bb, err := x.alloc(4 * total)
+	if err != nil {
+		return err
+	}
+	backing := viewU32(bb)
 	lists := make([][]uint32, len(codes))
 	off := 0
 	for k, n := range counts {
@@ -243,6 +276,7 @@ func (x *termIndex) setByCountry() {
 	for k, cc := range codes {
 		x.byCountry[cc] = lists[k]
 	}
+	return nil
 }
 
 // countryOK returns, per country set, whether it holds the folded country code cc.
@@ -685,90 +719,185 @@ func (x *termIndex) write(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// readTermIndex loads the term index of an index file with cards cards. It returns
+// readTermIndex loads the term index of an index file with cards cards. Its arrays
+// live outside the Go heap (see offHeapAlloc) until free is called. It returns
 // errCorrupt when the arrays do not fit together.
-func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, error) {
+func readTermIndex(ctx context.Context, db *sql.DB, cards int) (_ *termIndex, err error) {
+	x := &termIndex{n: cards}
+	defer func() {
+		if err != nil {
+			x.free()
+		}
+	}()
+	// Each array's size first, so that it is allocated once, at its size.
+	sizes := map[string]int{}
+	// (length of a blob is read from the record header, without the blob.)
+	srows, err := db.QueryContext(ctx, "SELECT name, length(data) FROM tindex")
+	if err != nil {
+		return nil, err
+	}
+	for srows.Next() {
+		var name string
+		var n int
+		if err := srows.Scan(&name, &n); err != nil {
+			srows.Close()
+			return nil, err
+		}
+		sizes[name] += n
+	}
+	srows.Close()
+	if err := srows.Err(); err != nil {
+		return nil, err
+	}
+	arrs := x.arrays()
+	bufs := map[string][]byte{}
+	for name, n := range sizes {
+		known := name == "dict" || name == "csets"
+		for _, a := range arrs {
+			known = known || a.name == name
+		}
+		if !known {
+			return nil, errCorrupt
+		}
+		if name == "csets" {
+			continue // small, and parsed into strings
+		}
+		if bufs[name], err = x.alloc(n); err != nil {
+			return nil, err
+		}
+	}
+
 	rows, err := db.QueryContext(ctx, "SELECT name, data FROM tindex ORDER BY id")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	x := &termIndex{n: cards}
-	arrs := x.arrays()
-	var dict, csets []byte
+	var csets []byte
+	filled := map[string]int{}
 	for rows.Next() {
 		var name string
 		var b sql.RawBytes
 		if err := rows.Scan(&name, &b); err != nil {
 			return nil, err
 		}
-		switch name {
-		case "dict":
-			dict = append(dict, b...)
-			continue
-		case "csets":
+		if name == "csets" {
 			csets = append(csets, b...)
 			continue
 		}
-		i := slices.IndexFunc(arrs, func(a struct {
-			name string
-			u32  *[]uint32
-			u64  *[]uint64
-			i64  *[]int64
-			u8   *[]uint8
-		}) bool {
-			return a.name == name
-		})
-		if i < 0 {
+		buf, ok := bufs[name]
+		if !ok || filled[name]+len(b) > len(buf) {
 			return nil, errCorrupt
 		}
-		a := arrs[i]
+		filled[name] += copy(buf[filled[name]:], b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	x.dict = unsafe.String(unsafe.SliceData(bufs["dict"]), len(bufs["dict"]))
+	for _, a := range arrs {
+		b := bufs[a.name]
 		switch {
 		case a.u32 != nil:
 			if len(b)%4 != 0 {
 				return nil, errCorrupt
 			}
-			s := slices.Grow(*a.u32, len(b)/4)
-			for j := 0; j < len(b); j += 4 {
-				s = append(s, binary.LittleEndian.Uint32(b[j:]))
+			v := viewU32(b)
+			for i := range v {
+				v[i] = binary.LittleEndian.Uint32(b[4*i:])
 			}
-			*a.u32 = s
-		case a.u8 != nil:
-			*a.u8 = append(*a.u8, b...)
+			*a.u32 = v
 		case a.u64 != nil:
 			if len(b)%8 != 0 {
 				return nil, errCorrupt
 			}
-			s := slices.Grow(*a.u64, len(b)/8)
-			for j := 0; j < len(b); j += 8 {
-				s = append(s, binary.LittleEndian.Uint64(b[j:]))
+			v := viewU64(b)
+			for i := range v {
+				v[i] = binary.LittleEndian.Uint64(b[8*i:])
 			}
-			*a.u64 = s
+			*a.u64 = v
+		case a.u8 != nil:
+			*a.u8 = b
 		default:
 			if len(b)%8 != 0 {
 				return nil, errCorrupt
 			}
-			s := slices.Grow(*a.i64, len(b)/8)
-			for j := 0; j < len(b); j += 8 {
-				s = append(s, int64(binary.LittleEndian.Uint64(b[j:])))
+			v := viewU64(b)
+			for i := range v {
+				v[i] = binary.LittleEndian.Uint64(b[8*i:])
 			}
-			*a.i64 = s
+			*a.i64 = viewI64(b)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	x.dict = string(dict)
 	for s := range strings.SplitSeq(string(csets), "\n") {
 		x.csets = append(x.csets, strings.Fields(s))
 	}
 	if err := x.check(); err != nil {
 		return nil, err
 	}
-	x.setTypoLen()
-	x.setIDF()
-	x.setByCountry()
+	if err := x.setTypoLen(); err != nil {
+		return nil, err
+	}
+	if err := x.setIDF(); err != nil {
+		return nil, err
+	}
+	if err := x.setByCountry(); err != nil {
+		return nil, err
+	}
 	return x, nil
+}
+
+// alloc returns n bytes outside the Go heap that free releases.
+func (x *termIndex) alloc(n int) ([]byte, error) {
+	b, err := offHeapAlloc(n)
+	if err != nil {
+		return nil, fmt.Errorf("term index: allocating %d bytes: %w", n, err)
+	}
+	if len(b) > 0 {
+		x.mem = append(x.mem, b)
+	}
+	return b, nil
+}
+
+// free releases the memory of a term index from readTermIndex; x must not be used
+// afterwards.
+func (x *termIndex) free() {
+	if x == nil {
+		return
+	}
+	for _, b := range x.mem {
+		offHeapFree(b) // only fails for memory that was not mapped
+	}
+	x.mem = nil
+}
+
+// viewU32, viewU16, viewU64 and viewI64 are b's bytes as numbers, in place (b's start must be
+// aligned: offHeapAlloc's memory is page-aligned).
+func viewU32(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+func viewU16(b []byte) []uint16 {
+	if len(b) < 2 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
+}
+
+func viewU64(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
+func viewI64(b []byte) []int64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
 }
 
 // check verifies that the arrays fit together, so that searches cannot index out of
