@@ -332,7 +332,7 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		}
 	default:
 		bm := ix.bitmaps.Get().(*bitmaps)
-		exact, typo := bm.exact, bm.typo
+		exact, typo, filter := bm.exact, bm.typo, bm.filter
 		for _, c := range x.post[x.postOff[drv.lo]:x.postOff[drv.hi]] {
 			exact[c>>6] |= 1 << (c & 63)
 		}
@@ -341,24 +341,66 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 				typo[c>>6] |= 1 << (c & 63)
 			}
 		}
+		// The other term with the fewest postings, when they are not many more than
+		// the driver's, as a bitmap too: setting a bit per posting costs far less than
+		// looking at a candidate's terms, so only the cards of both are visited.
+		filtered := false
+		if o := filterTerm(q, d); o >= 0 {
+			filtered = true
+			m := &q.terms[o]
+			for _, c := range x.post[x.postOff[m.lo]:x.postOff[m.hi]] {
+				filter[c>>6] |= 1 << (c & 63)
+			}
+			for _, f := range m.fuzzy {
+				for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
+					filter[c>>6] |= 1 << (c & 63)
+				}
+			}
+		}
 		for w := range exact {
 			e, f := exact[w], typo[w]
 			if e|f == 0 {
 				continue
 			}
 			exact[w], typo[w] = 0, 0
-			for all := e | f; all != 0; all &= all - 1 {
+			all := e | f
+			if filtered {
+				all &= filter[w]
+			}
+			for ; all != 0; all &= all - 1 {
 				b := uint32(bits.TrailingZeros64(all))
 				visit(uint32(w)<<6|b, e&(1<<b) == 0)
 			}
+		}
+		if filtered {
+			clear(filter)
 		}
 		ix.bitmaps.Put(bm)
 	}
 	return top.sorted(), total
 }
 
-// bitmaps are two bitmaps of all cards, cleared after use.
-type bitmaps struct{ exact, typo []uint64 }
+// bitmaps are three bitmaps of all cards, cleared after use.
+type bitmaps struct{ exact, typo, filter []uint64 }
+
+// filterFactor is how many times the driver's postings another term's may have to be
+// set in evaluate's filter bitmap.
+const filterFactor = 16
+
+// filterTerm returns the index of the term of q other than the driver d with the fewest
+// postings, when they are at most filterFactor times the driver's; else -1.
+func filterTerm(q *nameQuery, d int) int {
+	o := -1
+	for i := range q.terms {
+		if i != d && (o < 0 || q.terms[i].docs < q.terms[o].docs) {
+			o = i
+		}
+	}
+	if o < 0 || q.terms[o].docs > filterFactor*q.terms[d].docs {
+		return -1
+	}
+	return o
+}
 
 // typoAlt is a typo alternative of a query term: its term id and weight.
 type typoAlt struct {

@@ -31,6 +31,9 @@ func TestEvaluatePaths(t *testing.T) {
 		if r.IntN(3) == 0 {
 			name = append(name, "x"+strconv.Itoa(i%50))
 		}
+		if r.IntN(5) < 4 {
+			name = append(name, "common")
+		}
 		cards = append(cards, card("0192:"+strconv.Itoa(100000+i), strings.Join(name, " "), countries[r.IntN(len(countries))]))
 	}
 	ix := buildIndex(t, cards...)
@@ -40,6 +43,8 @@ func TestEvaluatePaths(t *testing.T) {
 		{"berg", ""}, {"berg consultin", ""}, {"consulting berger", "SE"}, {"nordisk bygg", ""},
 		{"x1", ""}, {"x1 holding", ""}, {"b", ""}, {"holding holding", ""}, {"bergen nordisk", "DK"},
 		{"consultancy", ""}, {"consultansy", "BE"}, {"nordisk norden", ""}, {"zzz", ""},
+		// Both terms with more postings than sortLimit: the other one as a filter bitmap.
+		{"common ho", ""}, {"common ho", "SE"}, {"commom ho", ""}, {"ho common", ""},
 	}
 	for _, tt := range queries {
 		var ccOK []bool
@@ -88,6 +93,14 @@ func TestEvaluatePaths(t *testing.T) {
 	res, err := ix.Search(context.Background(), "ho", "", 25)
 	if err != nil || res.TotalCount <= sortLimit {
 		t.Errorf("ho: %d matches, want more than %d (bitmap path); %v", res.TotalCount, sortLimit, err)
+	}
+	q := ix.compile(terms("common ho"), nil)
+	d := 0
+	if q.terms[1].docs < q.terms[0].docs {
+		d = 1
+	}
+	if q.terms[d].docs <= sortLimit || filterTerm(q, d) != 1-d {
+		t.Errorf("common ho: postings %d and %d, want both over %d and the other term as the filter", q.terms[0].docs, q.terms[1].docs, sortLimit)
 	}
 }
 
