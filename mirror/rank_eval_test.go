@@ -1,9 +1,9 @@
 package mirror
 
 import (
-	"fmt"
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -176,4 +176,3 @@ func evalTie(ix *Index, text, country, pid string) (float64, bool) {
 	}
 	return float64(25-first) / float64(same), true
 }
-
