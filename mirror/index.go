@@ -16,8 +16,8 @@
 //	                                 memory when the file is opened
 //
 // A card's rowid is (length of its folded display name) << 32 | import sequence; the term
-// index numbers the cards in rowid order: shorter names first, the order within a
-// ranking tier.
+// index numbers the cards in rowid order: shorter names first, the order of cards the
+// ranking (rank.go) finds equal.
 package mirror
 
 import (

@@ -26,8 +26,8 @@ import (
 //     (insertion, deletion, substitution, transposition), from 9 runes two edits away
 //     when both fall in the same half of the word; the alternatives are terms of 4 to
 //     maxVocabLen runes, not numbers. At most maxFuzzy alternatives per term, the
-//     closest and most frequent first. The last term's prefix matches count as exact,
-//     not as typos.
+//     closest first, then the likelier slip (typoWeight), then the most frequent. The
+//     last term's prefix matches count as exact, not as typos.
 //   - A last term of one rune matches exactly.
 //   - Ids: the query as a participant id in any notation ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046") and the ids peppol.Candidates derives
@@ -39,18 +39,20 @@ import (
 //   - An empty (or white-space) text with a country lists the cards having an entity
 //     in that country, in export order, and TotalCount is the exact number of them;
 //     an empty text without a country matches nothing.
-//   - Tiers, in this order: exact id, exact name (the display name's terms are the query's),
-//     all terms exact or prefix, typo. Within a tier cards come in rank order: shorter
-//     folded display names first, then import order. Each card appears once, in its
-//     best tier.
+//   - Exact id matches come first, then the name matches ranked (see rank.go): exact
+//     name (the display name's terms are the query's), all terms exact or prefix, typo;
+//     within each, the filter country's own cards, then by score; equal keys in card
+//     order (shorter folded display names first, then import order). Each card appears
+//     once, in its best place.
 //   - TotalCount is the number of distinct cards in all tiers (at most maxIDHits from
 //     ids).
 //
 // Evaluation (see termIndex): each query term becomes a matcher, a range of term ids
 // (one term, or the terms the last term is a prefix of) and its typo alternatives. The
 // term whose matchers' postings are fewest drives: its cards are enumerated in card
-// order and every other term and the country are checked against each card's own
-// sorted term ids. Every match is counted; the first limit of each tier are kept.
+// order (when they are many, ANDed with a bitmap of the other term with the fewest
+// postings) and every other term and the country are checked against each card's own
+// sorted term ids. Every match is counted and ranked; the best limit are kept.
 
 // maxFuzzy is the most typo alternatives one query term gets.
 const maxFuzzy = 12
