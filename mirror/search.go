@@ -26,8 +26,8 @@ import (
 //     (insertion, deletion, substitution, transposition), from 9 runes two edits away
 //     when both fall in the same half of the word; the alternatives are terms of 4 to
 //     maxVocabLen runes, not numbers. At most maxFuzzy alternatives per term, the
-//     closest first, then the likelier slip (typoWeight), then the most frequent. The
-//     last term's prefix matches count as exact, not as typos.
+//     closest and most frequent first. The last term's prefix matches count as exact,
+//     not as typos.
 //   - A last term of one rune matches exactly.
 //   - Ids: the query as a participant id in any notation ("0208:0677424046",
 //     "iso6523-actorid-upis::0208:0677424046") and the ids peppol.Candidates derives
@@ -411,8 +411,9 @@ type typoAlt struct {
 }
 
 // typos returns up to maxFuzzy terms within maxEdits of t with their weights (see
-// typoWeight), likeliest first: fewest edits, then the likelier kind of edit, then the
-// most frequent; for the last term (a prefix) not those that t is a prefix of.
+// typoWeight), closest and most frequent first (the weights rank the matches, they do
+// not choose the alternatives: so the matches and their count are those of before
+// ranking); for the last term (a prefix) not those that t is a prefix of.
 //
 // A term within one edit of t keeps t's first n/2 runes as its prefix or t's last
 // n-n/2-1 runes as its suffix, whichever half the edit is not in, and its length is
@@ -462,9 +463,6 @@ func (x *termIndex) typos(t string, last bool) []typoAlt {
 	slices.SortFunc(cands, func(x, y cand) int {
 		if x.d != y.d {
 			return x.d - y.d
-		}
-		if x.w != y.w {
-			return int(y.w) - int(x.w)
 		}
 		if x.docs != y.docs {
 			return y.docs - x.docs
