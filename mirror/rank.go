@@ -77,6 +77,28 @@ func (ix *Index) rankKey(q *nameQuery, c uint32, fw []uint32, at []int, ws []uin
 	return key | uint64(score)
 }
 
+// rankKeyOne is rankKey for a query of one term matching card c exactly (or as a
+// prefix) with the term id t, of weight w, whose position byte in c is pos.
+func (ix *Index) rankKeyOne(q *nameQuery, c, t uint32, w, pos uint8) uint64 {
+	x := ix.terms
+	tier := uint64(1)
+	if pos == posStart && x.nameHash[c] == q.nameKey {
+		tier = 2
+	}
+	key := tier << keyTierShift
+	if q.ccMain != nil && q.ccMain[x.cset[c]] {
+		key |= 1 << keyMainShift
+	}
+	score := 0
+	if den := int(x.nameW[c]) * typoExact; den > 0 {
+		score = min(int(x.idf[t])*int(w)*scoreUnit/den, scoreUnit)
+	}
+	if pos&posStart != 0 {
+		score += scoreUnit / 2
+	}
+	return key | uint64(score)
+}
+
 // countryMain returns, per country set, whether its first country (the card's main
 // entity's) is the folded country code cc.
 func (x *termIndex) countryMain(cc string) []bool {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -41,6 +42,9 @@ func TestRankEval(t *testing.T) {
 	var all []time.Duration
 	sc := bufio.NewScanner(f)
 	sc.Scan() // header
+	var ru0 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
+	var searchWall time.Duration
 	miss := os.Getenv("MIRROR_EVAL_MISSES")
 	for sc.Scan() {
 		p := strings.Split(sc.Text(), "\t")
@@ -51,6 +55,7 @@ func TestRankEval(t *testing.T) {
 		t0 := time.Now()
 		res, err := ix.Search(context.Background(), q, cc, 25)
 		d := time.Since(t0)
+		searchWall += d
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,6 +112,10 @@ func TestRankEval(t *testing.T) {
 		}
 	}
 	t.Logf("all p50 %v p99 %v mean %v", pct(all, .5), pct(all, .99), mean(all))
+	var ru1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+	t.Logf("process CPU time over the mix %v (%v a query; the searches' wall time %v)", cpu, cpu/time.Duration(len(all)), searchWall)
 }
 
 // evalTie reports, for a query whose source card (participant id pid) is not in the

@@ -304,6 +304,24 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 	lists := int(drv.hi-drv.lo) + len(drv.fuzzy)
 	switch {
 	case lists == 0:
+	case lists == 1 && len(q.terms) == 1 && drv.hi > drv.lo:
+		// One term, one exact term id: its position in each card is at hand with the
+		// posting (postPos), so the cards' own terms need not be read.
+		w := uint8(typoPrefix)
+		if drv.whole {
+			w = typoExact
+		}
+		a := x.postOff[drv.lo]
+		for i, c := range x.post[a:x.postOff[drv.hi]] {
+			if q.ccOK != nil && !q.ccOK[x.cset[c]] {
+				continue
+			}
+			total++
+			if skip[c] || limit == 0 {
+				continue
+			}
+			top.offer(ix.rankKeyOne(q, c, drv.lo, w, x.postPos[int(a)+i]), c)
+		}
 	case lists == 1:
 		id, fuzzy := drv.lo, false
 		if drv.hi == drv.lo {

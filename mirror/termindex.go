@@ -47,6 +47,10 @@ type termIndex struct {
 	// denominator of rankKey's coverage, one read instead of one per term; not stored,
 	// computed with idf.
 	nameW []uint16
+	// postPos is, for each entry of post, the term's position byte in that card (see
+	// fpos), so that a one-term search need not read the cards' terms; computed with
+	// idf.
+	postPos []uint8
 
 	cset     []uint32   // card → its country set
 	csets    [][]string // country set → its folded country codes
@@ -81,7 +85,7 @@ func posByte(pos int, start bool) uint8 {
 // idfScale is idf's unit: 1/16, so that ln of up to e^15.9 ≈ 8 million cards fits.
 const idfScale = 16
 
-// setIDF computes idf and nameW.
+// setIDF computes idf, nameW and postPos.
 func (x *termIndex) setIDF() error {
 	var err error
 	if x.idf, err = x.alloc(x.terms()); err != nil {
@@ -103,6 +107,17 @@ func (x *termIndex) setIDF() error {
 			w += int(x.idf[t])
 		}
 		x.nameW[c] = uint16(min(w, 1<<16-1))
+	}
+	if x.postPos, err = x.alloc(len(x.post)); err != nil {
+		return err
+	}
+	cursor := slices.Clone(x.postOff[:x.terms()])
+	for c := range x.n {
+		for k := x.fwdOff[c]; k < x.fwdOff[c+1]; k++ {
+			t := x.fwd[k]
+			x.postPos[cursor[t]] = x.fpos[k]
+			cursor[t]++
+		}
 	}
 	return nil
 }

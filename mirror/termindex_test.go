@@ -45,6 +45,8 @@ func TestEvaluatePaths(t *testing.T) {
 		{"consultancy", ""}, {"consultansy", "BE"}, {"nordisk norden", ""}, {"zzz", ""},
 		// Both terms with more postings than sortLimit: the other one as a filter bitmap.
 		{"common ho", ""}, {"common ho", "SE"}, {"commom ho", ""}, {"ho common", ""},
+		// One exact term: positions from the postings.
+		{"common", ""}, {"consultancy", "NO"}, {"bygg", ""},
 	}
 	for _, tt := range queries {
 		var ccOK []bool
