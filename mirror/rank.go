@@ -77,12 +77,15 @@ func (ix *Index) rankKey(q *nameQuery, c uint32, fw []uint32, at []int, ws []uin
 	return key | uint64(score)
 }
 
-// rankKeyOne is rankKey for a query of one term matching card c exactly (or as a
-// prefix) with the term id t, of weight w, whose position byte in c is pos.
-func (ix *Index) rankKeyOne(q *nameQuery, c, t uint32, w, pos uint8) uint64 {
+// rankKeyOne is rankKey for a query of one term matching card c with the term id t, of
+// weight w, whose position byte in c is pos; fuzzy says t is a typo alternative.
+func (ix *Index) rankKeyOne(q *nameQuery, c, t uint32, w, pos uint8, fuzzy bool) uint64 {
 	x := ix.terms
 	tier := uint64(1)
-	if pos == posStart && x.nameHash[c] == q.nameKey {
+	switch {
+	case fuzzy:
+		tier = 0
+	case pos == posStart && x.nameHash[c] == q.nameKey:
 		tier = 2
 	}
 	key := tier << keyTierShift

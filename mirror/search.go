@@ -304,24 +304,8 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 	lists := int(drv.hi-drv.lo) + len(drv.fuzzy)
 	switch {
 	case lists == 0:
-	case lists == 1 && len(q.terms) == 1 && drv.hi > drv.lo:
-		// One term, one exact term id: its position in each card is at hand with the
-		// posting (postPos), so the cards' own terms need not be read.
-		w := uint8(typoPrefix)
-		if drv.whole {
-			w = typoExact
-		}
-		a := x.postOff[drv.lo]
-		for i, c := range x.post[a:x.postOff[drv.hi]] {
-			if q.ccOK != nil && !q.ccOK[x.cset[c]] {
-				continue
-			}
-			total++
-			if skip[c] || limit == 0 {
-				continue
-			}
-			top.offer(ix.rankKeyOne(q, c, drv.lo, w, x.postPos[int(a)+i]), c)
-		}
+	case len(q.terms) == 1:
+		ix.evaluateOne(q, limit, skip, &top, &total)
 	case lists == 1:
 		id, fuzzy := drv.lo, false
 		if drv.hi == drv.lo {
@@ -398,6 +382,67 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		ix.bitmaps.Put(bm)
 	}
 	return top.sorted(), total
+}
+
+// evaluateOne is evaluate for a query of one term: its posting lists are walked in the
+// order match prefers them (the exact or prefix terms, then the typo alternatives, each
+// by term id), each card taken once, at its first list, with its position in the
+// posting's postPos, so that the cards' own terms are never read.
+func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top *topK, total *int) {
+	x := ix.terms
+	m := &q.terms[0]
+	var seen []uint64
+	lists := int(m.hi-m.lo) + len(m.fuzzy)
+	if lists > 1 {
+		bm := ix.bitmaps.Get().(*bitmaps)
+		defer ix.bitmaps.Put(bm)
+		seen = bm.filter
+		defer func() {
+			if m.docs < len(seen) {
+				for t := m.lo; t < m.hi; t++ {
+					for _, c := range x.post[x.postOff[t]:x.postOff[t+1]] {
+						seen[c>>6] = 0
+					}
+				}
+				for _, t := range m.fuzzy {
+					for _, c := range x.post[x.postOff[t]:x.postOff[t+1]] {
+						seen[c>>6] = 0
+					}
+				}
+				return
+			}
+			clear(seen)
+		}()
+	}
+	walk := func(t uint32, w uint8, fuzzy bool) {
+		a := x.postOff[t]
+		for i, c := range x.post[a:x.postOff[t+1]] {
+			if seen != nil {
+				if seen[c>>6]&(1<<(c&63)) != 0 {
+					continue
+				}
+				seen[c>>6] |= 1 << (c & 63)
+			}
+			if q.ccOK != nil && !q.ccOK[x.cset[c]] {
+				continue
+			}
+			*total++
+			if skip[c] || limit == 0 {
+				continue
+			}
+			top.offer(ix.rankKeyOne(q, c, t, w, x.postPos[int(a)+i], fuzzy), c)
+		}
+	}
+	for t := m.lo; t < m.hi; t++ {
+		w := uint8(typoPrefix)
+		if t == m.lo && m.whole {
+			w = typoExact
+		}
+		walk(t, w, false)
+	}
+	for j, t := range m.fuzzy {
+		walk(t, m.fuzzyW[j], true)
+	}
 }
 
 // bitmaps are three bitmaps of all cards, cleared after use.
