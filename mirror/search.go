@@ -306,7 +306,7 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 	case lists == 0:
 	case len(q.terms) == 1:
 		ix.evaluateOne(q, limit, skip, &top, &total)
-	case lists == 1:
+	case lists == 1 && (drv.docs <= sortLimit || filterTerm(q, d) < 0):
 		id, fuzzy := drv.lo, false
 		if drv.hi == drv.lo {
 			id, fuzzy = drv.fuzzy[0], true
