@@ -102,6 +102,29 @@ func (ix *Index) rankKeyOne(q *nameQuery, c, t uint32, w, pos uint8, fuzzy bool)
 	return key | uint64(score)
 }
 
+// maxScore is the highest score rankKey gives.
+const maxScore = 2*scoreUnit + scoreUnit/2
+
+// rankBound is a key no lower than rankKey's for card c, a match of q, read without the
+// card's terms: its tier at most (a typo tier when the driving term matched only
+// through a typo, the exact-name tier only when the display name's hash is the
+// query's), its main country, the highest score.
+func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly bool) uint64 {
+	x := ix.terms
+	tier := uint64(1)
+	switch {
+	case typoOnly:
+		tier = 0
+	case x.nameHash[c] == q.nameKey:
+		tier = 2
+	}
+	key := tier<<keyTierShift | maxScore
+	if q.ccMain != nil && q.ccMain[x.cset[c]] {
+		key |= 1 << keyMainShift
+	}
+	return key
+}
+
 // countryMain returns, per country set, whether its first country (the card's main
 // entity's) is the folded country code cc.
 func (x *termIndex) countryMain(cc string) []bool {
@@ -139,6 +162,20 @@ func (t *topK) offer(key uint64, c uint32) {
 		t.h[0] = r
 		heap.Fix(&t.h, 0)
 	}
+}
+
+// full reports whether k cards are kept.
+func (t *topK) full() bool { return len(t.h) >= t.k }
+
+// mayEnter reports whether card c with a key of at most bound could be kept.
+func (t *topK) mayEnter(bound uint64, c uint32) bool {
+	switch {
+	case len(t.h) < t.k:
+		return true
+	case t.k == 0:
+		return false
+	}
+	return (ranked{bound, c}).better(t.h[0])
 }
 
 // sorted returns the cards kept, best first.

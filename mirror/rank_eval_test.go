@@ -81,7 +81,7 @@ func TestRankEval(t *testing.T) {
 				a.tieShare += ties
 			}
 		}
-		if os.Getenv("MIRROR_EVAL_SLOW") != "" && d > 20*time.Millisecond {
+		if os.Getenv("MIRROR_EVAL_SLOW") != "" && d > 5*time.Millisecond {
 			t.Logf("slow %v %s %q total %d", d, kind, q, res.TotalCount)
 		}
 		if !found && len(res.Results) < 25 {

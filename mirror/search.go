@@ -361,6 +361,10 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 				}
 			}
 		}
+		// With two terms, a card in both bitmaps matches: it is counted, and once the
+		// heap is full it is ranked only when a bound of its key without its terms
+		// (see rankBound) could enter.
+		confirmed := filtered && len(q.terms) == 2
 		for w := range exact {
 			e, f := exact[w], typo[w]
 			if e|f == 0 {
@@ -373,7 +377,18 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 			}
 			for ; all != 0; all &= all - 1 {
 				b := uint32(bits.TrailingZeros64(all))
-				visit(uint32(w)<<6|b, e&(1<<b) == 0)
+				c, typoOnly := uint32(w)<<6|b, e&(1<<b) == 0
+				if confirmed && top.full() {
+					if q.ccOK != nil && !q.ccOK[x.cset[c]] {
+						continue
+					}
+					total++
+					if skip[c] || !top.mayEnter(ix.rankBound(q, c, typoOnly), c) {
+						continue
+					}
+					total-- // visit counts it
+				}
+				visit(c, typoOnly)
 			}
 		}
 		if filtered {

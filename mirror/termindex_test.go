@@ -34,7 +34,14 @@ func TestEvaluatePaths(t *testing.T) {
 		if r.IntN(5) < 4 {
 			name = append(name, "common")
 		}
+		if r.IntN(2) == 0 {
+			name = append([]string{"often"}, name...)
+		}
 		cards = append(cards, card("0192:"+strconv.Itoa(100000+i), strings.Join(name, " "), countries[r.IntN(len(countries))]))
+	}
+	// Exact names, so that a full heap of them bounds the rest (rankBound).
+	for i := range 60 {
+		cards = append(cards, card("0192:"+strconv.Itoa(200000+i), "Often Common", countries[r.IntN(len(countries))]))
 	}
 	ix := buildIndex(t, cards...)
 	x := ix.terms
@@ -45,6 +52,8 @@ func TestEvaluatePaths(t *testing.T) {
 		{"consultancy", ""}, {"consultansy", "BE"}, {"nordisk norden", ""}, {"zzz", ""},
 		// Both terms with more postings than sortLimit: the other one as a filter bitmap.
 		{"common ho", ""}, {"common ho", "SE"}, {"commom ho", ""}, {"ho common", ""},
+		// Two terms, both as bitmaps; exact names fill the heap first.
+		{"often common", ""}, {"often common", "NO"}, {"often commom", ""}, {"ofter common", "SE"}, {"common often", ""},
 		// One exact term: positions from the postings.
 		{"common", ""}, {"consultancy", "NO"}, {"bygg", ""},
 	}
