@@ -16,8 +16,9 @@ import (
 //     - coverage: how much of the card's names the query's words carry, weighing every
 //     term by its IDF, ln(cards/postings), known from the term index without reading
 //     postings: Σ over the query terms of IDF(the term matched) × its match weight
-//     (whole for exact and prefix matches, less for typos: see typoWeight), divided by
-//     Σ IDF over all of the card's distinct terms. A card whose other words are common
+//     (whole for the word as typed, half for a longer word the last term begins, less
+//     than whole for a typo by the kind of slip: see typoWeight), divided by Σ IDF over
+//     all of the card's distinct terms (nameW). A card whose other words are common
 //     (legal forms, trades) is covered more than one with other rare words, and a
 //     rarer word matched weighs more than a common one;
 //     - adjacency: the share of the query's neighbouring terms that are neighbours in
@@ -26,6 +27,8 @@ import (
 //
 // The scan keeps the best offset+limit cards in a bounded heap, so a search costs what
 // the scan of its candidates costs plus O(log k) per candidate; the count stays exact.
+// Where a match is known without reading the card's terms (two terms, both as bitmaps),
+// a full heap is entered only by cards whose bound (rankBound) could beat its worst.
 const (
 	scoreUnit = 1024 // coverage and adjacency at most; the start half of it
 
