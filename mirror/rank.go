@@ -105,13 +105,11 @@ func (ix *Index) rankKeyOne(q *nameQuery, c, t uint32, w, pos uint8, fuzzy bool)
 	return key | uint64(score)
 }
 
-// maxScore is the highest score rankKey gives.
-const maxScore = 2*scoreUnit + scoreUnit/2
-
 // rankBound is a key no lower than rankKey's for card c, a match of q, read without the
 // card's terms: its tier at most (a typo tier when the driving term matched only
 // through a typo, the exact-name tier only when the display name's hash is the
-// query's), its main country, the highest score.
+// query's), its main country, and a score with the highest coverage the card's name
+// weight allows (q.numMax over it) and the highest adjacency and start.
 func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly bool) uint64 {
 	x := ix.terms
 	tier := uint64(1)
@@ -121,7 +119,14 @@ func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly bool) uint64 {
 	case x.nameHash[c] == q.nameKey:
 		tier = 2
 	}
-	key := tier<<keyTierShift | maxScore
+	score := scoreUnit / 2
+	if len(q.terms) > 1 {
+		score += scoreUnit
+	}
+	if den := int(x.nameW[c]) * typoExact; den > 0 {
+		score += min(q.numMax*scoreUnit/den, scoreUnit)
+	}
+	key := tier<<keyTierShift | uint64(score)
 	if q.ccMain != nil && q.ccMain[x.cset[c]] {
 		key |= 1 << keyMainShift
 	}

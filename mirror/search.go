@@ -184,6 +184,7 @@ type nameQuery struct {
 	ccMain  []bool // by country set: its first (the card's main entity's) country is the filter's
 	nameKey uint64 // nameKeyHash of the query's terms
 	repeats bool   // a term is in the query twice
+	numMax  int    // the highest numerator of rankKey's coverage any card can have
 }
 
 // compile turns the query terms ts into matchers.
@@ -205,11 +206,21 @@ func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 		m.docs = int(x.postOff[m.hi] - x.postOff[m.lo])
 		alts := x.typos(t, last)
 		slices.SortFunc(alts, func(a, b typoAlt) int { return compareInts(a.id, b.id) })
+		best := 0 // the highest IDF × weight this term can match with
+		for id := m.lo; id < m.hi; id++ {
+			w := typoPrefix
+			if id == m.lo && m.whole {
+				w = typoExact
+			}
+			best = max(best, int(x.idf[id])*w)
+		}
 		for _, a := range alts {
 			m.fuzzy = append(m.fuzzy, a.id)
 			m.fuzzyW = append(m.fuzzyW, a.weight)
 			m.docs += x.docs(a.id)
+			best = max(best, int(x.idf[a.id])*int(a.weight))
 		}
+		q.numMax += best
 		q.terms = append(q.terms, m)
 	}
 	return q
@@ -464,8 +475,9 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 type bitmaps struct{ exact, typo, filter []uint64 }
 
 // filterFactor is how many times the driver's postings another term's may have to be
-// set in evaluate's filter bitmap.
-const filterFactor = 16
+// set in evaluate's filter bitmap: a bit set costs a nanosecond or two, looking at a
+// candidate's terms a hundred or more (a cache miss or two), so 32 is on the safe side.
+const filterFactor = 32
 
 // filterTerm returns the index of the term of q other than the driver d with the fewest
 // postings, when they are at most filterFactor times the driver's; else -1.

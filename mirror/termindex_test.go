@@ -43,6 +43,15 @@ func TestEvaluatePaths(t *testing.T) {
 	for i := range 60 {
 		cards = append(cards, card("0192:"+strconv.Itoa(200000+i), "Often Common", countries[r.IntN(len(countries))]))
 	}
+	// Near them, a third word rare or common, short or long: which of these enter a
+	// heap of 70 depends on their coverage (rankBound's name weight bound).
+	for i := range 40 {
+		third := words[r.IntN(len(words))]
+		if i%2 == 0 {
+			third = "rarer" + strconv.Itoa(i)
+		}
+		cards = append(cards, card("0192:"+strconv.Itoa(300000+i), "Often Common "+third, countries[r.IntN(len(countries))]))
+	}
 	ix := buildIndex(t, cards...)
 	x := ix.terms
 	queries := []struct{ q, cc string }{
@@ -53,7 +62,7 @@ func TestEvaluatePaths(t *testing.T) {
 		// Both terms with more postings than sortLimit: the other one as a filter bitmap.
 		{"common ho", ""}, {"common ho", "SE"}, {"commom ho", ""}, {"ho common", ""},
 		// Two terms, both as bitmaps; exact names fill the heap first.
-		{"often common", ""}, {"often common", "NO"}, {"often commom", ""}, {"ofter common", "SE"}, {"common often", ""},
+		{"often common", ""}, {"often commo", ""}, {"often common", "NO"}, {"often commom", ""}, {"ofter common", "SE"}, {"common often", ""},
 		// One exact term: positions from the postings.
 		{"common", ""}, {"consultancy", "NO"}, {"bygg", ""},
 	}
@@ -63,7 +72,7 @@ func TestEvaluatePaths(t *testing.T) {
 			ccOK = x.countryOK(compactKey(tt.cc))
 		}
 		q := ix.compile(terms(tt.q), ccOK)
-		for _, limit := range []int{0, 7, 10000} {
+		for _, limit := range []int{0, 7, 70, 10000} {
 			got, gotTotal := ix.evaluate(q, limit, nil)
 			// The reference: every card scanned, ranked by its key, the best limit.
 			var all []ranked
