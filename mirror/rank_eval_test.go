@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // TestRankEval is a development aid, skipped unless MIRROR_EVAL_DB names an index built
@@ -46,15 +49,22 @@ func TestRankEval(t *testing.T) {
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 	var searchWall time.Duration
 	miss := os.Getenv("MIRROR_EVAL_MISSES")
+	repeat, _ := strconv.Atoi(os.Getenv("MIRROR_EVAL_REPEAT"))
 	for sc.Scan() {
 		p := strings.Split(sc.Text(), "\t")
 		kind, q, cc, pid := p[0], p[1], p[2], p[4]
 		if cc != "" {
 			kind += "+country"
 		}
-		t0 := time.Now()
-		res, err := ix.Search(context.Background(), q, cc, 25)
-		d := time.Since(t0)
+		// With MIRROR_EVAL_REPEAT=n each query's time is the least of n runs: on a
+		// shared machine that is the search's own cost more than the others' load.
+		var res *registry.SearchResult
+		d := time.Duration(1<<63 - 1)
+		for range max(1, repeat) {
+			t0 := time.Now()
+			res, err = ix.Search(context.Background(), q, cc, 25)
+			d = min(d, time.Since(t0))
+		}
 		searchWall += d
 		if err != nil {
 			t.Fatal(err)
@@ -118,7 +128,7 @@ func TestRankEval(t *testing.T) {
 	var ru1 syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
 	cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
-	t.Logf("process CPU time over the mix %v (%v a query; the searches' wall time %v)", cpu, cpu/time.Duration(len(all)), searchWall)
+	t.Logf("process CPU time over the mix %v (%v a search; the searches' wall time %v)", cpu, cpu/time.Duration(len(all)*max(1, repeat)), searchWall)
 }
 
 // evalTie reports, for a query whose source card (participant id pid) is not in the
