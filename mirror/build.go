@@ -304,6 +304,7 @@ type prepared struct {
 	ccs    string
 	data   []byte
 	terms  []string // distinct folded name terms
+	tpos   []uint8  // each term's position byte (see termIndex.fpos)
 	cckeys []string // distinct folded country codes
 	key    string   // the display name's folded terms, joined by spaces
 	idents []string
@@ -427,7 +428,7 @@ func produce(ctx context.Context, src CardSource, log *slog.Logger, ch chan<- ba
 			dtIDs = append(dtIDs, id)
 		}
 		p := prepareCard(c, seq, dtIDs)
-		tb.add(p.terms, p.cckeys, p.id, p.key)
+		tb.add(p.terms, p.tpos, p.cckeys, p.id, p.key)
 		tb.addIDs(p.pid, p.idents)
 		bt.cards = append(bt.cards, p)
 		if len(bt.cards) == batchSize {
@@ -455,6 +456,7 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 	var ccs []string
 	seenTerm := map[string]bool{}
 	named := false
+	pos := 0 // the next term's position among all the card's name terms
 	for _, e := range c.Entities {
 		cc := strings.ToUpper(strings.TrimSpace(e.CountryCode))
 		if cc != "" && !slices.Contains(ccs, cc) {
@@ -465,6 +467,9 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 		}
 		for _, n := range e.Names {
 			ts := terms(n.Name)
+			if len(ts) > 0 && pos > 0 {
+				pos++ // a gap: the last term of one name is not next to the first of the next
+			}
 			// The display name is the first non-empty name of any entity: the decoder
 			// drops empty names, so the first entity may have none.
 			if !named && strings.TrimSpace(n.Name) != "" {
@@ -472,11 +477,13 @@ func prepareCard(c *export.Card, seq int64, docTypeIDs []int) prepared {
 				p.name = n.Name
 				p.key = strings.Join(ts, " ")
 			}
-			for _, t := range ts {
+			for j, t := range ts {
 				if !seenTerm[t] {
 					seenTerm[t] = true
 					p.terms = append(p.terms, t)
+					p.tpos = append(p.tpos, posByte(pos, j == 0))
 				}
+				pos++
 			}
 		}
 		for _, id := range e.Identifiers {

@@ -3,7 +3,7 @@
 // one such file, and Store serves the current file to the registry as a
 // peppolnet.DirectoryMirror, swapping in a newly built file atomically.
 //
-// The index file (schema version 2) holds
+// The index file (schema version 3: 2 plus the term positions, fwd_pos) holds
 //
 //	meta(key, value)                 schema version, export creationdt, code list, format, source, import time, card count
 //	doctype(id, scheme, value, display_name, state, non_standard)   every document type once
@@ -16,8 +16,8 @@
 //	                                 memory when the file is opened
 //
 // A card's rowid is (length of its folded display name) << 32 | import sequence; the term
-// index numbers the cards in rowid order: shorter names first, the order within a
-// ranking tier.
+// index numbers the cards in rowid order: shorter names first, the order of cards the
+// ranking (rank.go) finds equal.
 package mirror
 
 import (
@@ -40,7 +40,7 @@ import (
 )
 
 // SchemaVersion is the version of the index file layout this package writes and reads.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // applicationID marks an SQLite file as a peppolgate index (PRAGMA application_id), "PGM1".
 const applicationID = 0x50474d31
@@ -86,6 +86,12 @@ type Index struct {
 
 	terms   *termIndex
 	bitmaps sync.Pool // of *bitmaps sized for terms
+
+	// The term index's memory is outside the Go heap and released explicitly: searches
+	// count themselves in users, and the last one to end after Close releases it.
+	termsMu sync.Mutex
+	users   int
+	closed  bool
 
 	statsMu sync.Mutex
 	stats   *statsCall // the statistics, computed once (stats.go)
@@ -143,6 +149,9 @@ func OpenIndex(path string) (*Index, error) {
 		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
 	}
 	if err := ix.load(); err != nil {
+		if ix.terms != nil {
+			ix.terms.free()
+		}
 		db.Close()
 		return nil, fmt.Errorf("mirror: open index %s: %w", path, err)
 	}
@@ -289,7 +298,9 @@ func (ix *Index) load() error {
 		return err
 	}
 	words := (ix.terms.n + 63) / 64
-	ix.bitmaps.New = func() any { return &bitmaps{exact: make([]uint64, words), typo: make([]uint64, words)} }
+	ix.bitmaps.New = func() any {
+		return &bitmaps{exact: make([]uint64, words), typo: make([]uint64, words), filter: make([]uint64, words)}
+	}
 	if ix.card, err = ix.db.PrepareContext(ctx, "SELECT c.pid, c.name, c.data FROM pid p JOIN card c ON c.id = p.card WHERE p.pid = ?"); err != nil {
 		return err
 	}
@@ -335,7 +346,41 @@ func (ix *Index) Card(ctx context.Context, id peppol.ParticipantID) (*registry.D
 	return rec, nil
 }
 
-// Close closes the index file. Calls in flight may fail afterwards.
+// Close closes the index file. Calls in flight may fail afterwards; searches started
+// afterwards return errClosed. The term index is released when the last search in
+// flight ends.
 func (ix *Index) Close() error {
+	ix.termsMu.Lock()
+	ix.closed = true
+	release := ix.users == 0
+	ix.termsMu.Unlock()
+	if release {
+		ix.terms.free()
+	}
 	return ix.db.Close()
+}
+
+// errClosed is returned by searches of a closed Index.
+var errClosed = errors.New("the index is closed")
+
+// enter counts a search that reads the term index; it reports false after Close.
+func (ix *Index) enter() bool {
+	ix.termsMu.Lock()
+	defer ix.termsMu.Unlock()
+	if ix.closed {
+		return false
+	}
+	ix.users++
+	return true
+}
+
+// leave ends a search counted by enter, releasing the term index after Close.
+func (ix *Index) leave() {
+	ix.termsMu.Lock()
+	ix.users--
+	release := ix.closed && ix.users == 0
+	ix.termsMu.Unlock()
+	if release {
+		ix.terms.free()
+	}
 }

@@ -39,18 +39,20 @@ import (
 //   - An empty (or white-space) text with a country lists the cards having an entity
 //     in that country, in export order, and TotalCount is the exact number of them;
 //     an empty text without a country matches nothing.
-//   - Tiers, in this order: exact id, exact name (the display name's terms are the query's),
-//     all terms exact or prefix, typo. Within a tier cards come in rank order: shorter
-//     folded display names first, then import order. Each card appears once, in its
-//     best tier.
+//   - Exact id matches come first, then the name matches ranked (see rank.go): exact
+//     name (the display name's terms are the query's), all terms exact or prefix, typo;
+//     within each, the filter country's own cards, then by score; equal keys in card
+//     order (shorter folded display names first, then import order). Each card appears
+//     once, in its best place.
 //   - TotalCount is the number of distinct cards in all tiers (at most maxIDHits from
 //     ids).
 //
 // Evaluation (see termIndex): each query term becomes a matcher, a range of term ids
 // (one term, or the terms the last term is a prefix of) and its typo alternatives. The
 // term whose matchers' postings are fewest drives: its cards are enumerated in card
-// order and every other term and the country are checked against each card's own
-// sorted term ids. Every match is counted; the first limit of each tier are kept.
+// order (when they are many, ANDed with a bitmap of the other term with the fewest
+// postings) and every other term and the country are checked against each card's own
+// sorted term ids. Every match is counted and ranked; the best limit are kept.
 
 // maxFuzzy is the most typo alternatives one query term gets.
 const maxFuzzy = 12
@@ -72,8 +74,12 @@ func (ix *Index) Search(ctx context.Context, text, country string, limit int) (*
 // (see the rules above). The result's DataAsOf is this index's Meta().DataAsOf (nil when
 // it has none), so it always names the data the hits come from. ctx is checked between
 // the steps; the file reads themselves are not interrupted (see readCtx). It returns
-// errors of reading the file or ctx's.
+// errors of reading the file or ctx's, and errClosed after Close.
 func (ix *Index) SearchPage(ctx context.Context, text, country string, offset, limit int) (*registry.SearchResult, error) {
+	if !ix.enter() {
+		return nil, fmt.Errorf("mirror: search %q: %w", text, errClosed)
+	}
+	defer ix.leave()
 	res, err := ix.search(ctx, text, country, max(offset, 0), max(limit, 0))
 	if err != nil {
 		return nil, fmt.Errorf("mirror: search %q: %w", text, err)
@@ -108,6 +114,9 @@ func (ix *Index) search(ctx context.Context, text, country string, offset, limit
 	var q *nameQuery
 	if len(ts) > 0 {
 		q = ix.compile(ts, ccOK)
+		if cc != "" {
+			q.ccMain = x.countryMain(cc)
+		}
 	}
 	order := slices.Clone(idHits)
 	total := len(idHits)
@@ -122,13 +131,11 @@ func (ix *Index) search(ctx context.Context, text, country string, offset, limit
 				}
 			}
 		}
-		// Each tier keeps its first offset+limit cards: enough for the page whatever
-		// the tiers before it hold.
-		tiers, n := ix.evaluate(q, offset+limit, isID)
+		// The best offset+limit name matches: enough for the page whatever the
+		// identifier matches before them.
+		best, n := ix.evaluate(q, offset+limit, isID)
 		total += n
-		for _, t := range tiers {
-			order = append(order, t...)
-		}
+		order = append(order, best...)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -165,6 +172,8 @@ func (ix *Index) countryList(ctx context.Context, res *registry.SearchResult, cc
 type matcher struct {
 	lo, hi uint32
 	fuzzy  []uint32 // ascending
+	fuzzyW []uint8  // the weight of each of fuzzy (see typoWeight)
+	whole  bool     // lo is the query term itself (not only terms it is a prefix of)
 	docs   int      // postings of all of them
 }
 
@@ -172,13 +181,19 @@ type matcher struct {
 type nameQuery struct {
 	terms   []matcher
 	ccOK    []bool // by country set; nil: any country
+	ccMain  []bool // by country set: its first (the card's main entity's) country is the filter's
 	nameKey uint64 // nameKeyHash of the query's terms
+	repeats bool   // a term is in the query twice
+	numMax  int    // the highest numerator of rankKey's coverage any card can have
 }
 
 // compile turns the query terms ts into matchers.
 func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 	x := ix.terms
 	q := &nameQuery{ccOK: ccOK, nameKey: nameKeyHash(strings.Join(ts, " "))}
+	for i, t := range ts {
+		q.repeats = q.repeats || slices.Contains(ts[:i], t)
+	}
 	for i, t := range ts {
 		last := i == len(ts)-1
 		var m matcher
@@ -187,30 +202,55 @@ func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 		} else {
 			m.lo, m.hi = x.lookup(t)
 		}
+		m.whole = m.lo < m.hi && x.term(m.lo) == t
 		m.docs = int(x.postOff[m.hi] - x.postOff[m.lo])
-		m.fuzzy = x.typos(t, last)
-		for _, f := range m.fuzzy {
-			m.docs += x.docs(f)
+		alts := x.typos(t, last)
+		slices.SortFunc(alts, func(a, b typoAlt) int { return compareInts(a.id, b.id) })
+		best := 0 // the highest IDF × weight this term can match with
+		for id := m.lo; id < m.hi; id++ {
+			w := typoPrefix
+			if id == m.lo && m.whole {
+				w = typoExact
+			}
+			best = max(best, int(x.idf[id])*w)
 		}
-		slices.Sort(m.fuzzy)
+		for _, a := range alts {
+			m.fuzzy = append(m.fuzzy, a.id)
+			m.fuzzyW = append(m.fuzzyW, a.weight)
+			m.docs += x.docs(a.id)
+			best = max(best, int(x.idf[a.id])*int(a.weight))
+		}
+		q.numMax += best
 		q.terms = append(q.terms, m)
 	}
 	return q
 }
 
-// match reports how a card with the sorted term ids fw meets m: 0 not, 1 exactly (or
-// as a prefix), 2 only through a typo alternative.
-func (m *matcher) match(fw []uint32) int {
-	i, _ := slices.BinarySearch(fw, m.lo)
-	if i < len(fw) && fw[i] < m.hi {
-		return 1
+// match reports how a card with the sorted term ids fw meets m: how is 0 not, 1
+// exactly (or as a prefix), 2 only through a typo alternative; at is the index in fw of
+// the term matched and w the match's weight (typoExact, or the alternative's).
+func (m *matcher) match(fw []uint32) (how, at int, w uint8) {
+	// A card has a few terms: a linear scan beats a binary search.
+	i := 0
+	for i < len(fw) && fw[i] < m.lo {
+		i++
 	}
-	for _, f := range m.fuzzy {
-		if _, ok := slices.BinarySearch(fw, f); ok {
-			return 2
+	if i < len(fw) && fw[i] < m.hi {
+		if fw[i] == m.lo && m.whole {
+			return 1, i, typoExact
+		}
+		return 1, i, typoPrefix
+	}
+	if len(m.fuzzy) == 0 {
+		return 0, 0, 0
+	}
+	// The card's terms looked up among the alternatives.
+	for i, t := range fw {
+		if j, ok := slices.BinarySearch(m.fuzzy, t); ok {
+			return 2, i, m.fuzzyW[j]
 		}
 	}
-	return 0
+	return 0, 0, 0
 }
 
 // matches reports how card c meets every term of q and the country: 0 not, 1 with
@@ -222,7 +262,7 @@ func (q *nameQuery) matches(x *termIndex, c uint32) int {
 	fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
 	how := 1
 	for i := range q.terms {
-		switch q.terms[i].match(fw) {
+		switch h, _, _ := q.terms[i].match(fw); h {
 		case 0:
 			return 0
 		case 2:
@@ -236,9 +276,9 @@ func (q *nameQuery) matches(x *termIndex, c uint32) int {
 // beyond, a bitmap of all cards is used.
 const sortLimit = 2048
 
-// evaluate finds the cards matching q: the first limit of each name tier (exact name,
-// exact terms, typo) not in skip, and the number of all matches.
-func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers [3][]uint32, total int) {
+// evaluate finds the cards matching q: the best limit of them not in skip, best first
+// (see rankKey), and the number of all matches.
+func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best []uint32, total int) {
 	x := ix.terms
 	d := 0
 	for i := range q.terms {
@@ -247,39 +287,37 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers 
 		}
 	}
 	drv := &q.terms[d]
-	others := slices.Delete(slices.Clone(q.terms), d, d+1)
-	visit := func(c uint32, fuzzy bool) {
+	top := topK{k: limit}
+	at := make([]int, len(q.terms))
+	ws := make([]uint8, len(q.terms))
+	visit := func(c uint32, _ bool) {
 		if q.ccOK != nil && !q.ccOK[x.cset[c]] {
 			return
 		}
 		fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
-		for i := range others {
-			switch others[i].match(fw) {
+		fuzzy := false
+		for i := range q.terms {
+			how, j, w := q.terms[i].match(fw)
+			switch how {
 			case 0:
 				return
 			case 2:
 				fuzzy = true
 			}
+			at[i], ws[i] = j, w
 		}
 		total++
-		if skip[c] {
+		if skip[c] || limit == 0 {
 			return
 		}
-		t := 1
-		switch {
-		case fuzzy:
-			t = 2
-		case x.nameHash[c] == q.nameKey:
-			t = 0
-		}
-		if len(tiers[t]) < limit {
-			tiers[t] = append(tiers[t], c)
-		}
+		top.offer(ix.rankKey(q, c, fw, at, ws, fuzzy), c)
 	}
 	lists := int(drv.hi-drv.lo) + len(drv.fuzzy)
 	switch {
 	case lists == 0:
-	case lists == 1:
+	case len(q.terms) == 1:
+		ix.evaluateOne(q, limit, skip, &top, &total)
+	case lists == 1 && (drv.docs <= sortLimit || filterTerm(q, d) < 0):
 		id, fuzzy := drv.lo, false
 		if drv.hi == drv.lo {
 			id, fuzzy = drv.fuzzy[0], true
@@ -309,7 +347,7 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers 
 		}
 	default:
 		bm := ix.bitmaps.Get().(*bitmaps)
-		exact, typo := bm.exact, bm.typo
+		exact, typo, filter := bm.exact, bm.typo, bm.filter
 		for _, c := range x.post[x.postOff[drv.lo]:x.postOff[drv.hi]] {
 			exact[c>>6] |= 1 << (c & 63)
 		}
@@ -318,33 +356,160 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (tiers 
 				typo[c>>6] |= 1 << (c & 63)
 			}
 		}
+		// The other term with the fewest postings, when they are not many more than
+		// the driver's, as a bitmap too: setting a bit per posting costs far less than
+		// looking at a candidate's terms, so only the cards of both are visited.
+		filtered := false
+		if o := filterTerm(q, d); o >= 0 {
+			filtered = true
+			m := &q.terms[o]
+			for _, c := range x.post[x.postOff[m.lo]:x.postOff[m.hi]] {
+				filter[c>>6] |= 1 << (c & 63)
+			}
+			for _, f := range m.fuzzy {
+				for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
+					filter[c>>6] |= 1 << (c & 63)
+				}
+			}
+		}
+		// With two terms, a card in both bitmaps matches: it is counted, and once the
+		// heap is full it is ranked only when a bound of its key without its terms
+		// (see rankBound) could enter.
+		confirmed := filtered && len(q.terms) == 2
 		for w := range exact {
 			e, f := exact[w], typo[w]
 			if e|f == 0 {
 				continue
 			}
 			exact[w], typo[w] = 0, 0
-			for all := e | f; all != 0; all &= all - 1 {
-				b := uint32(bits.TrailingZeros64(all))
-				visit(uint32(w)<<6|b, e&(1<<b) == 0)
+			all := e | f
+			if filtered {
+				all &= filter[w]
 			}
+			for ; all != 0; all &= all - 1 {
+				b := uint32(bits.TrailingZeros64(all))
+				c, typoOnly := uint32(w)<<6|b, e&(1<<b) == 0
+				if confirmed && top.full() {
+					if q.ccOK != nil && !q.ccOK[x.cset[c]] {
+						continue
+					}
+					total++
+					if skip[c] || !top.mayEnter(ix.rankBound(q, c, typoOnly), c) {
+						continue
+					}
+					total-- // visit counts it
+				}
+				visit(c, typoOnly)
+			}
+		}
+		if filtered {
+			clear(filter)
 		}
 		ix.bitmaps.Put(bm)
 	}
-	return tiers, total
+	return top.sorted(), total
 }
 
-// bitmaps are two bitmaps of all cards, cleared after use.
-type bitmaps struct{ exact, typo []uint64 }
+// evaluateOne is evaluate for a query of one term: its posting lists are walked in the
+// order match prefers them (the exact or prefix terms, then the typo alternatives, each
+// by term id), each card taken once, at its first list, with its position in the
+// posting's postPos, so that the cards' own terms are never read.
+func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top *topK, total *int) {
+	x := ix.terms
+	m := &q.terms[0]
+	var seen []uint64
+	lists := int(m.hi-m.lo) + len(m.fuzzy)
+	if lists > 1 {
+		bm := ix.bitmaps.Get().(*bitmaps)
+		defer ix.bitmaps.Put(bm)
+		seen = bm.filter
+		defer func() {
+			if m.docs < len(seen) {
+				for t := m.lo; t < m.hi; t++ {
+					for _, c := range x.post[x.postOff[t]:x.postOff[t+1]] {
+						seen[c>>6] = 0
+					}
+				}
+				for _, t := range m.fuzzy {
+					for _, c := range x.post[x.postOff[t]:x.postOff[t+1]] {
+						seen[c>>6] = 0
+					}
+				}
+				return
+			}
+			clear(seen)
+		}()
+	}
+	walk := func(t uint32, w uint8, fuzzy bool) {
+		a := x.postOff[t]
+		for i, c := range x.post[a:x.postOff[t+1]] {
+			if seen != nil {
+				if seen[c>>6]&(1<<(c&63)) != 0 {
+					continue
+				}
+				seen[c>>6] |= 1 << (c & 63)
+			}
+			if q.ccOK != nil && !q.ccOK[x.cset[c]] {
+				continue
+			}
+			*total++
+			if skip[c] || limit == 0 {
+				continue
+			}
+			top.offer(ix.rankKeyOne(q, c, t, w, x.postPos[int(a)+i], fuzzy), c)
+		}
+	}
+	for t := m.lo; t < m.hi; t++ {
+		w := uint8(typoPrefix)
+		if t == m.lo && m.whole {
+			w = typoExact
+		}
+		walk(t, w, false)
+	}
+	for j, t := range m.fuzzy {
+		walk(t, m.fuzzyW[j], true)
+	}
+}
 
-// typos returns up to maxFuzzy term ids within maxEdits of t, closest and most frequent
-// first; for the last term (a prefix) not those that t is a prefix of.
+// bitmaps are three bitmaps of all cards, cleared after use.
+type bitmaps struct{ exact, typo, filter []uint64 }
+
+// filterFactor is how many times the driver's postings another term's may have to be
+// set in evaluate's filter bitmap: a bit set costs a nanosecond or two, looking at a
+// candidate's terms a hundred or more (a cache miss or two), so 32 is on the safe side.
+const filterFactor = 32
+
+// filterTerm returns the index of the term of q other than the driver d with the fewest
+// postings, when they are at most filterFactor times the driver's; else -1.
+func filterTerm(q *nameQuery, d int) int {
+	o := -1
+	for i := range q.terms {
+		if i != d && (o < 0 || q.terms[i].docs < q.terms[o].docs) {
+			o = i
+		}
+	}
+	if o < 0 || q.terms[o].docs > filterFactor*q.terms[d].docs {
+		return -1
+	}
+	return o
+}
+
+// typoAlt is a typo alternative of a query term: its term id and weight.
+type typoAlt struct {
+	id     uint32
+	weight uint8
+}
+
+// typos returns up to maxFuzzy terms within maxEdits of t with their weights (see
+// typoWeight), closest and most frequent first (the weights rank the matches, they do
+// not choose the alternatives: so the matches and their count are those of before
+// ranking); for the last term (a prefix) not those that t is a prefix of.
 //
 // A term within one edit of t keeps t's first n/2 runes as its prefix or t's last
 // n-n/2-1 runes as its suffix, whichever half the edit is not in, and its length is
 // within one of t's: so the candidates are the terms of one prefix range of the
 // dictionary and of one suffix range of the reversed dictionary, verified.
-func (x *termIndex) typos(t string, last bool) []uint32 {
+func (x *termIndex) typos(t string, last bool) []typoAlt {
 	r := []rune(t)
 	n := len(r)
 	k := maxEdits(t, n)
@@ -355,6 +520,7 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 	type cand struct {
 		id   uint32
 		d    int
+		w    uint8
 		docs int
 	}
 	var cands []cand
@@ -373,7 +539,7 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 			}
 		}
 		if d := ed.distance(r, s, k); d <= k {
-			cands = append(cands, cand{id, d, x.docs(id)})
+			cands = append(cands, cand{id, d, typoWeight(r, ed.b, d), x.docs(id)})
 		}
 	}
 	lo, hi := x.prefixRange(string(r[:a]))
@@ -393,11 +559,55 @@ func (x *termIndex) typos(t string, last bool) []uint32 {
 		}
 		return int(x.id) - int(y.id)
 	})
-	out := make([]uint32, 0, min(len(cands), maxFuzzy))
+	out := make([]typoAlt, 0, min(len(cands), maxFuzzy))
 	for _, c := range cands[:min(len(cands), maxFuzzy)] {
-		out = append(out, c.id)
+		out = append(out, typoAlt{c.id, c.w})
 	}
 	return out
+}
+
+// Match weights, in eighths of a term's IDF (see rankKey): an exact match counts
+// whole, a longer term the query's last term is a prefix of half (the word typed whole
+// is likelier meant than a longer one it begins), a typo less than whole, the less the rarer such a slip is when people type: a
+// swapped pair of letters or a letter left out or doubled is commoner than a wrong
+// letter, two slips rarer still, and a wrong first letter rarest (Damerau 1964, and
+// the common observation that the first letter is seldom mistyped).
+const (
+	typoExact        = 8
+	typoPrefix       = 4
+	typoTransposed   = 6
+	typoInsertDelete = 6
+	typoSubstituted  = 5
+	typoTwo          = 3
+)
+
+// typoWeight is the weight of the alternative b of the typed term a, d edits apart.
+func typoWeight(a, b []rune, d int) uint8 {
+	w := uint8(typoTwo)
+	if d == 1 {
+		switch {
+		case len(a) != len(b):
+			w = typoInsertDelete
+		case transposed(a, b):
+			w = typoTransposed
+		default:
+			w = typoSubstituted
+		}
+	}
+	if len(a) > 0 && len(b) > 0 && a[0] != b[0] {
+		w -= 2
+	}
+	return w
+}
+
+// transposed reports whether a and b, of the same length, differ by two adjacent
+// letters swapped.
+func transposed(a, b []rune) bool {
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && slices.Equal(a[i+2:], b[i+2:])
 }
 
 // editBuf is editDistance's scratch space, reused across candidates.

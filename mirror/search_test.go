@@ -62,7 +62,9 @@ func TestSearchSemantics(t *testing.T) {
 		{"prefix of any name term", "byggmester holde", "", []string{"0192:815344783"}, -1},
 		{"a typo in the last term", "bygg holde", "", []string{"0192:815344782"}, -1},
 		{"earlier terms are not prefixes", "byg hold", "", nil, -1},
-		{"exact name first, then shorter names first", "bygg", "", []string{"0192:815344784", "0192:815344782", "0007:5590700299", "0192:815344783"}, -1},
+		// Ranked (rank.go): the word at a name's start before within it, and a whole word
+		// before a longer one it begins, unless the name is otherwise rarer.
+		{"exact name first, then by rank", "bygg", "", []string{"0192:815344784", "0192:815344782", "0192:815344783", "0007:5590700299"}, -1},
 		{"one-letter last term is exact", "hold a", "", nil, -1},
 		{"typo: substitution (5+ letters)", "vandelanitte", "", []string{"0208:0677424046", "9925:be0677424046"}, -1},
 		{"typo: transposition", "anedrssen", "", []string{"0192:815344786"}, -1},

@@ -7,9 +7,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"slices"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The term index is the in-memory name search structure of an Index. Cards are numbered
@@ -33,16 +35,91 @@ type termIndex struct {
 
 	fwdOff []uint32 // card → its start in fwd; len n+1
 	fwd    []uint32 // the distinct term ids of each card, ascending
+	// fpos is, for each entry of fwd, where the term first occurs in the card's names:
+	// bit 7 set when it begins a name, bits 0–6 its position among all the card's name
+	// terms (the names one after another, one position left free between two names),
+	// at most posMax. Ranking reads it for adjacency (see score).
+	fpos []uint8
+	// idf is each term's inverse document frequency, ln(n/postings), in units of
+	// 1/idfScale, at most 255; not stored, computed when the index is loaded.
+	idf []uint8
+	// nameW is each card's Σ idf over its distinct terms, at most 65535: the
+	// denominator of rankKey's coverage, one read instead of one per term; not stored,
+	// computed with idf.
+	nameW []uint16
+	// postPos is, for each entry of post, the term's position byte in that card (see
+	// fpos), so that a one-term search need not read the cards' terms; computed with
+	// idf.
+	postPos []uint8
 
 	cset     []uint32   // card → its country set
 	csets    [][]string // country set → its folded country codes
 	nameHash []uint64   // card → nameKeyHash of its display name
 	rowid    []int64    // card → its row in the card table, ascending
 
+	// mem is the memory outside the Go heap that the arrays above live in (see
+	// readTermIndex); nil for an index built in memory.
+	mem [][]byte
+
 	// byCountry maps a folded country code to the cards having an entity in that
 	// country, in export (import sequence) order; not stored, computed when the index is
 	// loaded (see setByCountry).
 	byCountry map[string][]uint32
+}
+
+// posMax is the largest position fpos records; later terms all get it.
+const posMax = 127
+
+// posStart is fpos's bit for a term that begins a name.
+const posStart = 0x80
+
+// posByte is the fpos byte of a term at position pos, starting a name or not.
+func posByte(pos int, start bool) uint8 {
+	b := uint8(min(pos, posMax))
+	if start {
+		b |= posStart
+	}
+	return b
+}
+
+// idfScale is idf's unit: 1/16, so that ln of up to e^15.9 ≈ 8 million cards fits.
+const idfScale = 16
+
+// setIDF computes idf, nameW and postPos.
+func (x *termIndex) setIDF() error {
+	var err error
+	if x.idf, err = x.alloc(x.terms()); err != nil {
+		return err
+	}
+	n := float64(max(x.n, 1))
+	for id := range x.idf {
+		df := float64(max(x.docs(uint32(id)), 1))
+		x.idf[id] = uint8(min(255, max(1, math.Round(math.Log(n/df)*idfScale))))
+	}
+	b, err := x.alloc(2 * x.n)
+	if err != nil {
+		return err
+	}
+	x.nameW = viewU16(b)
+	for c := range x.nameW {
+		w := 0
+		for _, t := range x.fwd[x.fwdOff[c]:x.fwdOff[c+1]] {
+			w += int(x.idf[t])
+		}
+		x.nameW[c] = uint16(min(w, 1<<16-1))
+	}
+	if x.postPos, err = x.alloc(len(x.post)); err != nil {
+		return err
+	}
+	cursor := slices.Clone(x.postOff[:x.terms()])
+	for c := range x.n {
+		for k := x.fwdOff[c]; k < x.fwdOff[c+1]; k++ {
+			t := x.fwd[k]
+			x.postPos[cursor[t]] = x.fpos[k]
+			cursor[t]++
+		}
+	}
+	return nil
 }
 
 // nameKeyHash is the hash of a name's folded terms joined by spaces: the exact-name tier
@@ -64,13 +141,17 @@ func typoEligible(t string) bool {
 }
 
 // setTypoLen computes typoLen.
-func (x *termIndex) setTypoLen() {
-	x.typoLen = make([]uint8, x.terms())
+func (x *termIndex) setTypoLen() error {
+	var err error
+	if x.typoLen, err = x.alloc(x.terms()); err != nil {
+		return err
+	}
 	for id := range x.typoLen {
 		if t := x.term(uint32(id)); typoEligible(t) {
 			x.typoLen[id] = uint8(utf8.RuneCountInString(t))
 		}
 	}
+	return nil
 }
 
 func (x *termIndex) terms() int { return len(x.dictOff) - 1 }
@@ -157,7 +238,7 @@ func (x *termIndex) suffixRange(s string) (lo, hi int) {
 // setByCountry computes byCountry: the cards in import sequence order (the low 32 bits
 // of their row ids), then, per country, the cards whose country set holds it. All
 // lists share one backing array of one entry per card and country.
-func (x *termIndex) setByCountry() {
+func (x *termIndex) setByCountry() error {
 	// Country sets → distinct country numbers.
 	ccNum := map[string]int{}
 	var codes []string
@@ -189,7 +270,11 @@ func (x *termIndex) setByCountry() {
 		bySeq[c] = uint64(uint32(r))<<32 | uint64(c)
 	}
 	slices.Sort(bySeq)
-	backing := make([]uint32, total)
+	bb, err := x.alloc(4 * total)
+	if err != nil {
+		return err
+	}
+	backing := viewU32(bb)
 	lists := make([][]uint32, len(codes))
 	off := 0
 	for k, n := range counts {
@@ -206,6 +291,7 @@ func (x *termIndex) setByCountry() {
 	for k, cc := range codes {
 		x.byCountry[cc] = lists[k]
 	}
+	return nil
 }
 
 // countryOK returns, per country set, whether it holds the folded country code cc.
@@ -224,6 +310,7 @@ type termBuilder struct {
 	terms []string
 
 	tids  []uint32 // the cards' provisional term ids, card after card
+	tpos  []uint8  // the position byte of each of tids
 	toff  []uint32 // card seq-1 → start in tids; one more at the end
 	rowid []int64  // card seq-1 → its row id
 	cset  []uint32
@@ -402,9 +489,10 @@ func newTermBuilder() *termBuilder {
 	return &termBuilder{ids: map[string]uint32{}, toff: []uint32{0}, csetIDs: map[string]uint32{"": 0}, csets: [][]string{nil}}
 }
 
-// add records the next card: its distinct folded name terms, folded country codes,
-// row id and display name key.
-func (tb *termBuilder) add(terms, ccs []string, rowid int64, nameKey string) {
+// add records the next card: its distinct folded name terms and their position bytes
+// (see termIndex.fpos), folded country codes, row id and display name key.
+func (tb *termBuilder) add(terms []string, tpos []uint8, ccs []string, rowid int64, nameKey string) {
+	tb.tpos = append(tb.tpos, tpos...)
 	for _, t := range terms {
 		id, ok := tb.ids[t]
 		if !ok {
@@ -484,6 +572,7 @@ func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 
 	x.fwdOff = make([]uint32, n+1)
 	x.fwd = make([]uint32, 0, total)
+	x.fpos = make([]uint8, 0, total)
 	x.post = make([]uint32, total)
 	cursor := slices.Clone(x.postOff[:len(sorted)])
 	x.cset = make([]uint32, n)
@@ -491,20 +580,21 @@ func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 	x.rowid = make([]int64, n)
 	for c, s := range order {
 		start := len(x.fwd)
-		for _, t := range tb.tids[tb.toff[s]:tb.toff[s+1]] {
+		for j, t := range tb.tids[tb.toff[s]:tb.toff[s+1]] {
 			id := newID[t]
 			x.fwd = append(x.fwd, id)
+			x.fpos = append(x.fpos, tb.tpos[int(tb.toff[s])+j])
 			x.post[cursor[id]] = uint32(c)
 			cursor[id]++
 		}
-		slices.Sort(x.fwd[start:])
+		sortTerms(x.fwd[start:], x.fpos[start:])
 		x.fwdOff[c+1] = uint32(len(x.fwd))
 		x.cset[c] = tb.cset[s]
 		x.nameHash[c] = tb.hash[s]
 		x.rowid[c] = tb.rowid[s]
 	}
 	x.csets = tb.csets
-	tb.tids, tb.toff = nil, nil
+	tb.tids, tb.toff, tb.tpos = nil, nil, nil
 
 	for id := range x.terms() {
 		if typoEligible(x.term(uint32(id))) {
@@ -513,6 +603,17 @@ func (tb *termBuilder) build(losers map[int64]bool) *termIndex {
 	}
 	slices.SortFunc(x.rev, func(a, b uint32) int { return compareReversed(x.term(a), x.term(b)) })
 	return x
+}
+
+// sortTerms sorts a card's term ids ascending, and their position bytes with them (an
+// insertion sort: a card has few terms).
+func sortTerms(ids []uint32, pos []uint8) {
+	for i := 1; i < len(ids); i++ {
+		for j := i; j > 0 && ids[j] < ids[j-1]; j-- {
+			ids[j], ids[j-1] = ids[j-1], ids[j]
+			pos[j], pos[j-1] = pos[j-1], pos[j]
+		}
+	}
 }
 
 // The term index is stored in the table tindex(id, name, data): each array as
@@ -525,12 +626,14 @@ func (x *termIndex) arrays() []struct {
 	u32  *[]uint32
 	u64  *[]uint64
 	i64  *[]int64
+	u8   *[]uint8
 } {
 	type arr = struct {
 		name string
 		u32  *[]uint32
 		u64  *[]uint64
 		i64  *[]int64
+		u8   *[]uint8
 	}
 	return []arr{
 		{name: "dict_off", u32: &x.dictOff},
@@ -539,6 +642,7 @@ func (x *termIndex) arrays() []struct {
 		{name: "post", u32: &x.post},
 		{name: "fwd_off", u32: &x.fwdOff},
 		{name: "fwd", u32: &x.fwd},
+		{name: "fwd_pos", u8: &x.fpos},
 		{name: "cset", u32: &x.cset},
 		{name: "name_hash", u64: &x.nameHash},
 		{name: "rowid", i64: &x.rowid},
@@ -594,6 +698,16 @@ func (x *termIndex) write(ctx context.Context, tx *sql.Tx) error {
 					}
 				}
 			}
+		case a.u8 != nil:
+			b := *a.u8
+			for len(b) > 0 {
+				n := min(len(b), blobChunk-len(buf))
+				buf = append(buf, b[:n]...)
+				b = b[n:]
+				if err := flush(false); err != nil {
+					return err
+				}
+			}
 		case a.u64 != nil:
 			for i, v := range *a.u64 {
 				buf = binary.LittleEndian.AppendUint64(buf, v)
@@ -620,86 +734,185 @@ func (x *termIndex) write(ctx context.Context, tx *sql.Tx) error {
 	return nil
 }
 
-// readTermIndex loads the term index of an index file with cards cards. It returns
+// readTermIndex loads the term index of an index file with cards cards. Its arrays
+// live outside the Go heap (see offHeapAlloc) until free is called. It returns
 // errCorrupt when the arrays do not fit together.
-func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, error) {
+func readTermIndex(ctx context.Context, db *sql.DB, cards int) (_ *termIndex, err error) {
+	x := &termIndex{n: cards}
+	defer func() {
+		if err != nil {
+			x.free()
+		}
+	}()
+	// Each array's size first, so that it is allocated once, at its size.
+	sizes := map[string]int{}
+	// (length of a blob is read from the record header, without the blob.)
+	srows, err := db.QueryContext(ctx, "SELECT name, length(data) FROM tindex")
+	if err != nil {
+		return nil, err
+	}
+	for srows.Next() {
+		var name string
+		var n int
+		if err := srows.Scan(&name, &n); err != nil {
+			srows.Close()
+			return nil, err
+		}
+		sizes[name] += n
+	}
+	srows.Close()
+	if err := srows.Err(); err != nil {
+		return nil, err
+	}
+	arrs := x.arrays()
+	bufs := map[string][]byte{}
+	for name, n := range sizes {
+		known := name == "dict" || name == "csets"
+		for _, a := range arrs {
+			known = known || a.name == name
+		}
+		if !known {
+			return nil, errCorrupt
+		}
+		if name == "csets" {
+			continue // small, and parsed into strings
+		}
+		if bufs[name], err = x.alloc(n); err != nil {
+			return nil, err
+		}
+	}
+
 	rows, err := db.QueryContext(ctx, "SELECT name, data FROM tindex ORDER BY id")
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	x := &termIndex{n: cards}
-	arrs := x.arrays()
-	var dict, csets []byte
+	var csets []byte
+	filled := map[string]int{}
 	for rows.Next() {
 		var name string
 		var b sql.RawBytes
 		if err := rows.Scan(&name, &b); err != nil {
 			return nil, err
 		}
-		switch name {
-		case "dict":
-			dict = append(dict, b...)
-			continue
-		case "csets":
+		if name == "csets" {
 			csets = append(csets, b...)
 			continue
 		}
-		i := slices.IndexFunc(arrs, func(a struct {
-			name string
-			u32  *[]uint32
-			u64  *[]uint64
-			i64  *[]int64
-		}) bool {
-			return a.name == name
-		})
-		if i < 0 {
+		buf, ok := bufs[name]
+		if !ok || filled[name]+len(b) > len(buf) {
 			return nil, errCorrupt
 		}
-		a := arrs[i]
+		filled[name] += copy(buf[filled[name]:], b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	x.dict = unsafe.String(unsafe.SliceData(bufs["dict"]), len(bufs["dict"]))
+	for _, a := range arrs {
+		b := bufs[a.name]
 		switch {
 		case a.u32 != nil:
 			if len(b)%4 != 0 {
 				return nil, errCorrupt
 			}
-			s := slices.Grow(*a.u32, len(b)/4)
-			for j := 0; j < len(b); j += 4 {
-				s = append(s, binary.LittleEndian.Uint32(b[j:]))
+			v := viewU32(b)
+			for i := range v {
+				v[i] = binary.LittleEndian.Uint32(b[4*i:])
 			}
-			*a.u32 = s
+			*a.u32 = v
 		case a.u64 != nil:
 			if len(b)%8 != 0 {
 				return nil, errCorrupt
 			}
-			s := slices.Grow(*a.u64, len(b)/8)
-			for j := 0; j < len(b); j += 8 {
-				s = append(s, binary.LittleEndian.Uint64(b[j:]))
+			v := viewU64(b)
+			for i := range v {
+				v[i] = binary.LittleEndian.Uint64(b[8*i:])
 			}
-			*a.u64 = s
+			*a.u64 = v
+		case a.u8 != nil:
+			*a.u8 = b
 		default:
 			if len(b)%8 != 0 {
 				return nil, errCorrupt
 			}
-			s := slices.Grow(*a.i64, len(b)/8)
-			for j := 0; j < len(b); j += 8 {
-				s = append(s, int64(binary.LittleEndian.Uint64(b[j:])))
+			v := viewU64(b)
+			for i := range v {
+				v[i] = binary.LittleEndian.Uint64(b[8*i:])
 			}
-			*a.i64 = s
+			*a.i64 = viewI64(b)
 		}
 	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	x.dict = string(dict)
 	for s := range strings.SplitSeq(string(csets), "\n") {
 		x.csets = append(x.csets, strings.Fields(s))
 	}
 	if err := x.check(); err != nil {
 		return nil, err
 	}
-	x.setTypoLen()
-	x.setByCountry()
+	if err := x.setTypoLen(); err != nil {
+		return nil, err
+	}
+	if err := x.setIDF(); err != nil {
+		return nil, err
+	}
+	if err := x.setByCountry(); err != nil {
+		return nil, err
+	}
 	return x, nil
+}
+
+// alloc returns n bytes outside the Go heap that free releases.
+func (x *termIndex) alloc(n int) ([]byte, error) {
+	b, err := offHeapAlloc(n)
+	if err != nil {
+		return nil, fmt.Errorf("term index: allocating %d bytes: %w", n, err)
+	}
+	if len(b) > 0 {
+		x.mem = append(x.mem, b)
+	}
+	return b, nil
+}
+
+// free releases the memory of a term index from readTermIndex; x must not be used
+// afterwards.
+func (x *termIndex) free() {
+	if x == nil {
+		return
+	}
+	for _, b := range x.mem {
+		offHeapFree(b) // only fails for memory that was not mapped
+	}
+	x.mem = nil
+}
+
+// viewU32, viewU16, viewU64 and viewI64 are b's bytes as numbers, in place (b's start must be
+// aligned: offHeapAlloc's memory is page-aligned).
+func viewU32(b []byte) []uint32 {
+	if len(b) < 4 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4)
+}
+
+func viewU16(b []byte) []uint16 {
+	if len(b) < 2 {
+		return nil
+	}
+	return unsafe.Slice((*uint16)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/2)
+}
+
+func viewU64(b []byte) []uint64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
+}
+
+func viewI64(b []byte) []int64 {
+	if len(b) < 8 {
+		return nil
+	}
+	return unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/8)
 }
 
 // check verifies that the arrays fit together, so that searches cannot index out of
@@ -707,7 +920,7 @@ func readTermIndex(ctx context.Context, db *sql.DB, cards int) (*termIndex, erro
 func (x *termIndex) check() error {
 	nt := len(x.dictOff) - 1
 	bad := nt < 0 || len(x.dict) > 1<<32-1 || len(x.postOff) != nt+1 || len(x.fwdOff) != x.n+1 || len(x.cset) != x.n ||
-		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0
+		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0 || len(x.fpos) != len(x.fwd)
 	if !bad {
 		bad = !offsetsOK(x.dictOff, len(x.dict)) || !offsetsOK(x.postOff, len(x.post)) || !offsetsOK(x.fwdOff, len(x.fwd))
 	}

@@ -31,7 +31,26 @@ func TestEvaluatePaths(t *testing.T) {
 		if r.IntN(3) == 0 {
 			name = append(name, "x"+strconv.Itoa(i%50))
 		}
+		if r.IntN(5) < 4 {
+			name = append(name, "common")
+		}
+		if r.IntN(2) == 0 {
+			name = append([]string{"often"}, name...)
+		}
 		cards = append(cards, card("0192:"+strconv.Itoa(100000+i), strings.Join(name, " "), countries[r.IntN(len(countries))]))
+	}
+	// Exact names, so that a full heap of them bounds the rest (rankBound).
+	for i := range 60 {
+		cards = append(cards, card("0192:"+strconv.Itoa(200000+i), "Often Common", countries[r.IntN(len(countries))]))
+	}
+	// Near them, a third word rare or common, short or long: which of these enter a
+	// heap of 70 depends on their coverage (rankBound's name weight bound).
+	for i := range 40 {
+		third := words[r.IntN(len(words))]
+		if i%2 == 0 {
+			third = "rarer" + strconv.Itoa(i)
+		}
+		cards = append(cards, card("0192:"+strconv.Itoa(300000+i), "Often Common "+third, countries[r.IntN(len(countries))]))
 	}
 	ix := buildIndex(t, cards...)
 	x := ix.terms
@@ -40,6 +59,12 @@ func TestEvaluatePaths(t *testing.T) {
 		{"berg", ""}, {"berg consultin", ""}, {"consulting berger", "SE"}, {"nordisk bygg", ""},
 		{"x1", ""}, {"x1 holding", ""}, {"b", ""}, {"holding holding", ""}, {"bergen nordisk", "DK"},
 		{"consultancy", ""}, {"consultansy", "BE"}, {"nordisk norden", ""}, {"zzz", ""},
+		// Both terms with more postings than sortLimit: the other one as a filter bitmap.
+		{"common ho", ""}, {"common ho", "SE"}, {"commom ho", ""}, {"ho common", ""},
+		// Two terms, both as bitmaps; exact names fill the heap first.
+		{"often common", ""}, {"often commo", ""}, {"often common", "NO"}, {"often commom", ""}, {"ofter common", "SE"}, {"common often", ""},
+		// One exact term: positions from the postings.
+		{"common", ""}, {"consultancy", "NO"}, {"bygg", ""},
 	}
 	for _, tt := range queries {
 		var ccOK []bool
@@ -47,34 +72,40 @@ func TestEvaluatePaths(t *testing.T) {
 			ccOK = x.countryOK(compactKey(tt.cc))
 		}
 		q := ix.compile(terms(tt.q), ccOK)
-		for _, limit := range []int{0, 7, 10000} {
+		for _, limit := range []int{0, 7, 70, 10000} {
 			got, gotTotal := ix.evaluate(q, limit, nil)
-			var want [3][]uint32
-			wantTotal := 0
+			// The reference: every card scanned, ranked by its key, the best limit.
+			var all []ranked
 			for c := range uint32(x.n) {
-				how := q.matches(x, c)
-				if how == 0 {
+				if q.matches(x, c) == 0 {
 					continue
 				}
-				wantTotal++
-				tier := 1
-				switch {
-				case how == 2:
-					tier = 2
-				case x.nameHash[c] == q.nameKey:
-					tier = 0
+				fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
+				at := make([]int, len(q.terms))
+				ws := make([]uint8, len(q.terms))
+				fuzzy := false
+				for i := range q.terms {
+					how, j, w := q.terms[i].match(fw)
+					fuzzy = fuzzy || how == 2
+					at[i], ws[i] = j, w
 				}
-				if len(want[tier]) < limit {
-					want[tier] = append(want[tier], c)
-				}
+				all = append(all, ranked{ix.rankKey(q, c, fw, at, ws, fuzzy), c})
 			}
-			if gotTotal != wantTotal {
-				t.Errorf("%q %q limit %d: total %d, want %d", tt.q, tt.cc, limit, gotTotal, wantTotal)
-			}
-			for i := range want {
-				if !slices.Equal(got[i], want[i]) {
-					t.Errorf("%q %q limit %d: tier %d = %v, want %v", tt.q, tt.cc, limit, i, got[i], want[i])
+			slices.SortFunc(all, func(a, b ranked) int {
+				if a.better(b) {
+					return -1
 				}
+				return 1
+			})
+			var want []uint32
+			for _, r := range all[:min(limit, len(all))] {
+				want = append(want, r.card)
+			}
+			if gotTotal != len(all) {
+				t.Errorf("%q %q limit %d: total %d, want %d", tt.q, tt.cc, limit, gotTotal, len(all))
+			}
+			if len(got) != len(want) || (len(want) > 0 && !slices.Equal(got, want)) {
+				t.Errorf("%q %q limit %d: %v, want %v", tt.q, tt.cc, limit, got, want)
 			}
 		}
 	}
@@ -82,6 +113,14 @@ func TestEvaluatePaths(t *testing.T) {
 	res, err := ix.Search(context.Background(), "ho", "", 25)
 	if err != nil || res.TotalCount <= sortLimit {
 		t.Errorf("ho: %d matches, want more than %d (bitmap path); %v", res.TotalCount, sortLimit, err)
+	}
+	q := ix.compile(terms("common ho"), nil)
+	d := 0
+	if q.terms[1].docs < q.terms[0].docs {
+		d = 1
+	}
+	if q.terms[d].docs <= sortLimit || filterTerm(q, d) != 1-d {
+		t.Errorf("common ho: postings %d and %d, want both over %d and the other term as the filter", q.terms[0].docs, q.terms[1].docs, sortLimit)
 	}
 }
 

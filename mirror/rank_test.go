@@ -1,0 +1,173 @@
+package mirror
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/mirror/export"
+)
+
+// rankCards is the index the ranking rules are tested on: a few cards under test and
+// fillers that make some words common ("AS", "Rørleggerservice", "Fjordkraft").
+func rankCards() []*export.Card {
+	cs := []*export.Card{
+		// IDF: of two cards with the query's word, the one whose other words are common
+		// (the query carries more of its name) first, though its name is longer.
+		card("0192:100000001", "Hansen Vik AS", "NO"),
+		card("0192:100000002", "Hansen Rørleggerservice AS", "NO"),
+		// A word typed whole before a longer word it begins.
+		card("0192:100000003", "Holm Fjordkraft AS", "NO"),
+		card("0192:100000004", "Holm Fjord AS", "NO"),
+		// Adjacent words in the query's order before reversed or scattered ones.
+		card("0192:100000005", "Bygg Nordic AS", "NO"),
+		card("0192:100000006", "Nordic Trade Bygg AS", "NO"),
+		card("0192:100000007", "Nordic Bygg Service AS", "NO"),
+		// The whole name before the same words in another order.
+		card("0192:100000008", "Bygg Aker", "NO"),
+		card("0192:100000009", "Aker Bygg", "NO"),
+		// A transposition is a likelier typo than a substitution.
+		card("0192:100000010", "Hasten Lindqvist AS", "NO"),
+		card("0192:100000011", "Hansen Lindqvist AS", "NO"),
+		// Identical names: import order.
+		card("0192:100000012", "Tietest Holding AS", "NO"),
+		card("0192:100000013", "Tietest Holding AS", "NO"),
+		card("0192:100000014", "Tietest Holding AS", "NO"),
+	}
+	// The country filter: the card whose main (first) entity is in the country first.
+	dk := card("0088:5798000000011", "Nordisk Handel A/S", "DK")
+	dk.Entities = append(dk.Entities, export.Entity{Names: []export.Name{{Name: "Nordisk Handel AB"}}, CountryCode: "SE"})
+	cs = append(cs, dk, card("0007:5590000001", "Nordisk Handel Aktiebolag", "SE"))
+	for i := range 12 {
+		cs = append(cs, card(fmt.Sprintf("0192:2000000%02d", i), fmt.Sprintf("Filler%c Rørleggerservice AS", 'a'+i), "NO"))
+		cs = append(cs, card(fmt.Sprintf("0192:3000000%02d", i), fmt.Sprintf("Fillerx%c Fjordkraft AS", 'a'+i), "NO"))
+	}
+	return cs
+}
+
+func TestSearchRanking(t *testing.T) {
+	t.Parallel()
+	ix := buildIndex(t, rankCards()...)
+	tests := []struct {
+		name, q, country string
+		want             []string // hits that must come in this order (others may be between)
+		total            int
+	}{
+		{"the query's word weighs more in a name of common words", "hansen", "", []string{"0192:100000002", "0192:100000001"}, 3},
+		{"a word typed whole before a longer one it begins", "holm fjord", "", []string{"0192:100000004", "0192:100000003"}, 2},
+		{"adjacent words in order before reversed ones", "nordic bygg", "", []string{"0192:100000007", "0192:100000005"}, 3},
+		{"adjacent words in order before scattered ones", "nordic bygg", "", []string{"0192:100000007", "0192:100000006"}, 3},
+		{"the whole name first", "aker bygg", "", []string{"0192:100000009", "0192:100000008"}, 2},
+		{"a transposition before a substitution", "hasnen lindqvist", "", []string{"0192:100000011", "0192:100000010"}, 2},
+		{"ties in import order", "tietest holding", "", []string{"0192:100000012", "0192:100000013", "0192:100000014"}, 3},
+		{"the country's own cards first", "nordisk handel", "SE", []string{"0007:5590000001", "0088:5798000000011"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := ix.Search(context.Background(), tt.q, tt.country, 25)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, h := range res.Results {
+				got = append(got, h.ParticipantID)
+			}
+			var order []string
+			for _, id := range got {
+				if slices.Contains(tt.want, id) {
+					order = append(order, id)
+				}
+			}
+			if !slices.Equal(order, tt.want) {
+				t.Errorf("Search(%q, %q) = %v, want %v in this order", tt.q, tt.country, got, tt.want)
+			}
+			if res.TotalCount != tt.total {
+				t.Errorf("TotalCount = %d, want %d", res.TotalCount, tt.total)
+			}
+		})
+	}
+}
+
+// TestSearchRankingPages checks that pages of a ranked search are slices of one order,
+// the same on every call, with the exact total on each.
+func TestSearchRankingPages(t *testing.T) {
+	t.Parallel()
+	ix := buildIndex(t, rankCards()...)
+	ctx := context.Background()
+	for _, q := range []string{"as", "rørleggerservice", "fjordkraft as", "hansen", "fille"} {
+		all, err := ix.Search(ctx, q, "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, err := ix.Search(ctx, q, "", 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(all.Results, again.Results) {
+			t.Errorf("%q: two calls differ: %v, %v", q, all.Results, again.Results)
+		}
+		if all.TotalCount != len(all.Results) {
+			t.Errorf("%q: TotalCount %d, %d results", q, all.TotalCount, len(all.Results))
+		}
+		for off := 0; off < len(all.Results); off += 3 {
+			p, err := ix.SearchPage(ctx, q, "", off, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := all.Results[off:min(off+3, len(all.Results))]; !slices.Equal(p.Results, want) {
+				t.Errorf("%q page at %d = %v, want %v", q, off, p.Results, want)
+			}
+			if p.TotalCount != all.TotalCount {
+				t.Errorf("%q page at %d: TotalCount %d, want %d", q, off, p.TotalCount, all.TotalCount)
+			}
+		}
+	}
+}
+
+// TestSearchAfterClose checks that the term index, whose memory Close releases, is not
+// read after Close: searches in flight finish, later ones fail with errClosed.
+func TestSearchAfterClose(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "directory.db")
+	src := &sliceSource{hdr: export.Header{Format: export.FormatXMLv3, Created: testCreated, CodeList: "9.4"}, cards: rankCards()}
+	if _, err := Build(context.Background(), path, src, BuildOptions{Source: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ix, err := OpenIndex(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 200 {
+				res, err := ix.Search(context.Background(), "hansen", "", 25)
+				if err != nil {
+					if !errors.Is(err, errClosed) && !strings.Contains(err.Error(), "closed") {
+						t.Errorf("search during Close: %v", err)
+					}
+					return
+				}
+				if res.TotalCount != 3 {
+					t.Errorf("TotalCount %d, want 3", res.TotalCount)
+				}
+			}
+		}()
+	}
+	time.Sleep(time.Millisecond)
+	if err := ix.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if _, err := ix.Search(context.Background(), "hansen", "", 25); !errors.Is(err, errClosed) {
+		t.Errorf("search after Close: %v, want errClosed", err)
+	}
+}
