@@ -1,9 +1,6 @@
 package nlq
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // Language codes of the languages questions are read and answered in.
 const (
@@ -22,8 +19,9 @@ const (
 
 // tongues are the languages answers are phrased in, English first (the default). Each
 // lives in a file of its own (tongue_<code>.go) with the words that tell it apart and
-// every phrase of an answer; a seventh language is a seventh file and a line here.
-var tongues = []*tongue{&english, &french, &dutch, &german, &norwegian, &swedish}
+// every phrase of an answer; a twelfth language is a twelfth file and a line here.
+// On a tie the earlier wins: Norwegian before Danish when no word tells them apart.
+var tongues = []*tongue{&english, &french, &dutch, &german, &norwegian, &swedish, &spanish, &italian, &danish, &finnish, &polish}
 
 // tongueOf returns the tongue of a language code, English for any other.
 func tongueOf(code string) *tongue {
@@ -39,11 +37,11 @@ func tongueOf(code string) *tongue {
 // bit set over tongues; built once from the tongues' markers.
 var langMarkers, langHints = buildLangMarkers()
 
-func buildLangMarkers() (markers, hints map[string]uint8) {
-	if len(tongues) > 8 {
-		panic("nlq: the language bit sets hold 8 languages; widen them to add more")
+func buildLangMarkers() (markers, hints map[string]uint16) {
+	if len(tongues) > 16 {
+		panic("nlq: the language bit sets hold 16 languages; widen them to add more")
 	}
-	markers, hints = make(map[string]uint8, 512), make(map[string]uint8, 64)
+	markers, hints = make(map[string]uint16, 1024), make(map[string]uint16, 256)
 	for i, t := range tongues {
 		for _, w := range strings.Split(t.markers, "|") {
 			markers[ruleFold(w)] |= 1 << i
@@ -57,46 +55,13 @@ func buildLangMarkers() (markers, hints map[string]uint8) {
 	return markers, hints
 }
 
-// foreignMarkers are words typical of questions in languages answers are not phrased
-// in (Spanish, Italian), folded; foreignLetters are characters only they use. Such a
-// question is answered in English, as the README promises, rather than in the language
-// of the six it shares most words with (Spanish "facturas" is one letter from French
-// "factures"). Words that are also markers of one of the six count once, the others
-// twice, as in detectLanguageOutside.
-var foreignMarkers = buildForeignMarkers(
-	// Spanish.
-	"la|de|en|un|una|quien|quienes|cual|cuales|cuanto|cuantos|cuanta|cuantas|cuando|donde|como|puede|pueden|puedes|podria|" +
-		"recibir|recibe|reciben|factura|facturas|nota|notas|credito|pedido|pedidos|empresa|empresas|compania|companias|" +
-		"esta|estan|es|son|el|los|las|del|al|y|o|por|para|con|hay|registrada|registrado|registradas|registrados|" +
-		"busca|buscar|encuentra|encontrar|muestra|muestrame|punto|acceso|proveedor|certificado|caduca|vence|tipos|" +
-		"documento|documentos|acepta|aceptan|llamada|llamadas|llamado|llamados|hola|gracias|dime|decir|si|me|belgas|" +
-		"espanolas|noruegas|francesas|alemanas|suecas|holandesas|panaderias|belgica|noruega|francia|alemania|suecia|espana|" +
-		// Italian.
-		"le|chi|e|il|lo|gli|della|delle|dello|degli|dei|di|da|quale|quali|quanti|quante|dove|perche|puo|possono|puoi|" +
-		"ricevere|riceve|ricevono|fattura|fatture|note|ordini|ordine|azienda|aziende|societa|impresa|imprese|" +
-		"registrata|registrato|registrate|registrati|su|tramite|cerca|cercare|trova|trovare|mostra|mostrami|elenca|" +
-		"accesso|fornitore|certificato|scade|tipi|documenti|accetta|accettano|chiamata|chiamate|chiamato|chiamano|" +
-		"ciao|grazie|dimmi|mi|sono|c'e|ci|belghe|norvegesi|italiane|francesi|tedesche|svedesi|panetterie|belgio|" +
-		"norvegia|germania|svezia|italia|per|usa|utilizza|utilizzano")
-
-// foreignLetters are characters of Spanish and Italian questions that none of the six
-// languages uses.
-const foreignLetters = "¿¡ñòì"
-
-func buildForeignMarkers(words string) map[string]bool {
-	m := make(map[string]bool, 256)
-	for _, w := range strings.Split(words, "|") {
-		m[ruleFold(w)] = true
-	}
-	return m
-}
-
 // detectLanguage returns the language a question is written in: the tongue whose
 // typical words (question words, verbs, articles, nouns of the domain) it uses most, a
 // word shared by several languages counting for each; letters only some languages
-// have (å ø æ ä ö ü ß é è ç) break ties. A question with no such word is English, and so
-// is one whose words are more typical of Spanish or Italian (foreignMarkers) than of
-// any of the six: answers are never phrased in a language the asker did not write.
+// have (å ø æ ä ö ü ß é è ç ñ ą ł) break ties. A question with no such word is English,
+// and so is one whose words are more typical of a language outside the eleven
+// (foreignMarkers: Portuguese, Czech, Slovak, Estonian, Hungarian, Romanian, ...) than
+// of any of ours: answers are never phrased in a language the asker did not write.
 func (s *ruleScan) detectLanguage() string {
 	return s.detectLanguageOutside(0, 0)
 }
@@ -106,38 +71,50 @@ func (s *ruleScan) detectLanguage() string {
 // Boulangerie de la Gare?"). With no typical word outside, the whole question
 // decides.
 func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
-	var score [8]int
+	// Words weigh 2 (4 when of one language only), names of countries and letters 1:
+	// these only break ties between languages whose words say as much ("i Sverige"
+	// after Danish "vis mig"). own counts what a language scored with words English
+	// does not share, names and letters.
+	var score, own [16]int
 	foreign := 0
 	for i, t := range s.toks {
 		if !t.word || i >= lo && i < hi {
 			continue
 		}
-		// The word as written: a typo correction may have made a Spanish word French
-		// ("facturas", "Bélgica"), and a country's name is a hint only as written.
+		// The word as written: a typo correction may have made a word of one
+		// language one of another ("faturas", "Bélgica"), and a country's name is a
+		// hint only as written.
 		raw, key := ruleFold(s.q[t.start:t.end]), t.key
+		if langMarkers[raw] != 0 {
+			key = raw
+		}
 		if foreignMarkers[raw] {
-			// A Spanish or Italian word counts as written, not as corrected.
+			// A word of another language counts as written, not as corrected.
 			key = raw
 			if langMarkers[raw] != 0 || langHints[raw] != 0 {
-				foreign++
-			} else {
 				foreign += 2
+			} else {
+				foreign += 4
 			}
 		}
 		for i, b := 0, langHints[raw]; i < len(tongues); i++ {
 			if b&(1<<i) != 0 {
 				score[i]++
+				own[i]++
 			}
 		}
 		bits := langMarkers[key]
 		for i := range tongues {
 			if bits&(1<<i) != 0 {
-				// A word of one language only counts double; one Spanish or Italian
-				// has too ("en", "de") is not of one language only.
+				// A word of one language only counts double; one a language outside
+				// the eleven has too ("por", "firma") is not of one language only.
 				if bits == 1<<i && !foreignMarkers[raw] {
-					score[i] += 2
+					score[i] += 4
 				} else {
-					score[i]++
+					score[i] += 2
+				}
+				if bits&1 == 0 {
+					own[i]++
 				}
 			}
 		}
@@ -145,16 +122,18 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	for i, t := range tongues {
 		if t.letters != "" && s.lettersOutside(t.letters, lo, hi) {
 			score[i]++
+			own[i]++
 		}
 	}
-	if strings.ContainsAny(s.q, "¿¡") || s.lettersOutside(foreignLetters, lo, hi) {
-		foreign += 2
+	if s.lettersOutside(foreignLetters, lo, hi) {
+		foreign += 4
 	}
 	// English words turn up in questions in every language ("access point",
-	// "provider"): another language wins a tie with English.
+	// "provider"): another language wins a tie with English, if it has a word,
+	// name or letter of its own (Danish "find" alone is English "find").
 	best := 0
 	for i := 1; i < len(tongues); i++ {
-		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 {
+		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 && own[i] > 0 {
 			best = i
 		}
 	}
@@ -182,7 +161,7 @@ func (s *ruleScan) lettersOutside(letters string, lo, hi int) bool {
 
 // DetectLanguage returns the language code (LangEnglish, LangFrench, ...) a question
 // is written in, as the rule planner reads it (the words around a company's name,
-// not the name), English when it is none of the six; for answers the rule planner
+// not the name), English when it is none of the eleven; for answers the rule planner
 // did not phrase (an LLM's).
 func DetectLanguage(query string) string {
 	if l := (RulePlanner{}).Plan(query).Language; l != "" {
@@ -211,6 +190,14 @@ type tongue struct {
 	yes, no, probably, notNow string
 	// colon separates a verdict from its sentence (": ", " : " in French).
 	colon string
+	// dateLayout is how the language writes a day (a time.Format layout; ISO 8601
+	// when empty); thousands groups the digits of numbers from groupFrom on ("" for
+	// none). See tongue_format.go.
+	dateLayout, thousands string
+	groupFrom             int
+	// few are the forms of counted nouns after 2-4 (22-24, ...) in a language that has
+	// one (Polish), by the noun's plural form.
+	few map[string]string
 	// docs name the document kinds, plural: DocInvoice, DocCreditNote, DocOrder, DocAny.
 	docs map[string]string
 	// kinds name the code list's categories (Invoice, Credit Note, ...); a missing
@@ -302,10 +289,14 @@ type tongue struct {
 // pluralRule replaces a plural ending of a noun.
 type pluralRule struct{ suffix, with string }
 
-// count says n things: "1 document type", "3 document types".
+// count says n things: "1 document type", "3 document types", "3 typy dokumentów",
+// with the number written as the language groups its digits.
 func (t *tongue) count(n int, noun [2]string) string {
 	if n == 1 {
 		return "1 " + noun[0]
 	}
-	return strconv.Itoa(n) + " " + noun[1]
+	if f, ok := t.few[noun[1]]; ok && polishFew(n) {
+		return t.number(n) + " " + f
+	}
+	return t.number(n) + " " + noun[1]
 }
