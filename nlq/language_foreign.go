@@ -18,6 +18,7 @@ var foreignMarkers = buildForeignMarkers(
 		"em|uma|ao|aos|olá|obrigado|obrigada|ponto|acesso|fornecedor|expira|aceita|aceitam|encontre|encontrar|" +
 		"mostre|mostrar|procure|procurar|rede|portuguesas|portugueses|portuguesa|português|padarias|você|vocês|diga|dizer|" +
 		"gostaria|preciso|também|ainda|isso|essa|esse|crédito|usa|utiliza|válido|até|quando|como|está|portugal|brasil|" +
+		"tipos|documento|documentos|" +
 		// Czech.
 		"může|mohou|přijímat|přijímá|fakturu|firem|společnost|společnosti|kolik|českých|český|česká|české|" +
 		"kdo|jaký|jaké|který|která|které|přes|pomocí|registrována|registrovaná|registrovaný|zaregistrována|přístupový|bod|" +

@@ -13,7 +13,7 @@ var danish = tongue{
 		"selskabet|firmaer|firmaet|registreret|registrerede|tilmeldt|tilsluttet|certifikatet|certifikat|udløber|udløbet|gyldigt|stadig|" +
 		"understøtter|bruger|anvender|benytter|søg|mig|af|nogen|nogle|antal|antallet|adgangspunkt|adgangspunktet|udbyder|udbyderen|" +
 		"hedder|kaldet|hej|tak|venligst|fortæl|gerne|bagerier|deltagere|deltager|endnu|fortsat|vores|jer|efter|opslag|giv|" +
-		"oplysninger|kreditnotaerne|fakturaerne|dokumenttyperne|gennem|find|" +
+		"oplysninger|kreditnotaerne|fakturaerne|dokumenttyperne|gennem|find|findes|" +
 		// Shared with Norwegian (and some with Swedish): they count for both.
 		"hvem|hvilken|hvilket|hvilke|hvor|mange|hvordan|når|kan|fakturaer|faktura|e-fakturaer|kreditnotaer|kreditnota|ordrer|ordre|" +
 		"bestillinger|firma|gyldig|dokumenttyper|støtter|vis|liste|er|på|med|og|til|fra|ikke|jeg|alle|det|den|leverandør|nummer|om|" +
