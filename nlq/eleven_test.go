@@ -410,3 +410,49 @@ func TestAskElevenLanguages(t *testing.T) {
 		})
 	}
 }
+
+// TestAskElevenEveryAnswer asks each new language the questions that reach the other
+// phrases of an answer (a participant only in the SML or only in the Directory, one
+// that does not exist, a search, a count, document types, an access point) and checks
+// that every answer is whole: in the asker's language, with no unfilled verb.
+func TestAskElevenEveryAnswer(t *testing.T) {
+	t.Parallel()
+	n := startEngineNet(t)
+	e := newEngine(t, n, RulePlanner{})
+	be := n.Name(netsim.KnownBelgian)
+	questions := map[string][]string{
+		LangSpanish: {"¿Quién es " + netsim.KnownSMLOnly + "?", "¿Puede " + netsim.KnownDirectoryOnly + " recibir facturas?",
+			"¿Quién es 0208:0000000097?", "Busca " + be, "¿Cuántas empresas noruegas hay en Peppol?",
+			"¿Qué tipos de documentos acepta " + netsim.KnownBelgian + "?", "¿Qué punto de acceso usa " + netsim.KnownNorwegian + "?",
+			"¿Puede " + netsim.KnownNorwegian + " recibir pedidos?"},
+		LangItalian: {"Chi è " + netsim.KnownSMLOnly + "?", netsim.KnownDirectoryOnly + " può ricevere fatture?",
+			"Chi è 0208:0000000097?", "Cerca " + be, "Quante aziende norvegesi ci sono su Peppol?",
+			"Quali tipi di documento accetta " + netsim.KnownBelgian + "?", "Quale punto di accesso usa " + netsim.KnownNorwegian + "?",
+			netsim.KnownNorwegian + " può ricevere ordini?"},
+		LangDanish: {"Hvad er " + netsim.KnownSMLOnly + "?", "Kan " + netsim.KnownDirectoryOnly + " modtage fakturaer?",
+			"Hvad er 0208:0000000097?", "Søg efter " + be, "Hvor mange norske virksomheder er registreret i Peppol?",
+			"Hvilke dokumenttyper understøtter " + netsim.KnownBelgian + "?", "Hvilket adgangspunkt bruger " + netsim.KnownNorwegian + "?",
+			"Kan " + netsim.KnownNorwegian + " modtage ordrer?"},
+		LangFinnish: {"Kuka on " + netsim.KnownSMLOnly + "?", "Voiko " + netsim.KnownDirectoryOnly + " vastaanottaa laskuja?",
+			"Kuka on 0208:0000000097?", "Etsi " + be, "Montako norjalaista yritystä on Peppolissa?",
+			"Mitä dokumenttityyppejä " + netsim.KnownBelgian + " tukee?", "Mitä liityntäpistettä " + netsim.KnownNorwegian + " käyttää?",
+			"Voiko " + netsim.KnownNorwegian + " vastaanottaa tilauksia?"},
+		LangPolish: {"Kim jest " + netsim.KnownSMLOnly + "?", "Czy " + netsim.KnownDirectoryOnly + " może odbierać faktury?",
+			"Kim jest 0208:0000000097?", "Znajdź " + be, "Ile norweskich firm jest w Peppol?",
+			"Jakie typy dokumentów obsługuje " + netsim.KnownBelgian + "?", "Jakiego punktu dostępowego używa " + netsim.KnownNorwegian + "?",
+			"Czy " + netsim.KnownNorwegian + " może odbierać zamówienia?"},
+	}
+	for lang, qs := range questions {
+		for _, q := range qs {
+			a, err := e.Ask(t.Context(), q, nil)
+			if err != nil {
+				t.Errorf("%q: %v", q, err)
+				continue
+			}
+			if a.Meta.Language != lang || a.Intent == IntentUnknown || strings.Contains(a.Answer, "%!") || strings.Contains(a.Answer, "%[") {
+				t.Errorf("%q: language %s intent %s, answer:\n%s", q, a.Meta.Language, a.Intent, a.Answer)
+			}
+			t.Logf("%s %q:\n%s", lang, q, a.Answer)
+		}
+	}
+}
