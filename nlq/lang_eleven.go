@@ -31,12 +31,19 @@ var lexGroupsEleven = []lexGroup{
 		"undersøge om|tarkistaa onko|tarkista onko|sprawdzić czy|sprawdź czy|sprawdzić|sprawdz"},
 	// Pronouns, conjunctions and small words between the parts of a question; in lower
 	// case only at the right edge ("Siemens SE", "Acme Y").
-	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "yo|nosotros|nos|me|mi|mis|nuestro|nuestra|nuestros|nuestras|tú|usted|ustedes|y|o|también|si|que|" +
-		"io|noi|ci|mio|mia|miei|nostro|nostra|nostri|tu|lei|voi|e|ed|anche|se|che|" +
+	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "yo|nosotros|nos|me|mi|mis|nuestro|nuestra|nuestros|nuestras|tú|usted|ustedes|también|si|que|" +
+		"io|noi|ci|mio|mia|miei|nostro|nostra|nostri|tu|lei|voi|anche|se|che|" +
 		"jeg|vi|mig|os|du|dig|han|hun|som|og|eller|også|om|min|mit|mine|vores|jer|hvis|" +
 		"minä|me|mä|meidän|minun|sinä|te|se|ne|ja|tai|myös|että|jos|mun|meille|meiltä|" +
 		"ja|my|mnie|mi|nas|nam|ty|oni|one|oraz|lub|albo|czy|też|także|również|że|jeśli|jeżeli|mój|moja|moje|nasz|nasza|nasze|naszej|naszego"},
-	// "all companies", "todas las empresas".
+	// Finnish case endings after a colon ("Virtanen Oy:lle", "Oy:n"): the name is
+	// before them.
+	{role: lexFiller, side: lexRight, flags: flagLowerRight | flagNoTypo, phrases: ":n|:lle|:llä|:lla|:ltä|:lta|:ssa|:ssä|:sta|:stä|" +
+		":na|:nä|:ta|:tä|:a|:ä|:ksi|:iin|:een|:aan|:hin|:hen"},
+	// Ways of asking whether ("where can I see whether X ...").
+	{role: lexFiller, side: lexLeft, flags: flagNoTypo, phrases: "dónde puedo ver si|puedo ver si|cómo puedo saber si|cómo saber si|" +
+		"quiero ver si|ver si|come posso sapere se|posso vedere se|vedere se|dove posso vedere se|hvordan kan jeg se om|" +
+		"hvor kan jeg se om|miten voin tarkistaa|mistä näen|jak sprawdzić czy|jak mogę sprawdzić czy|gdzie sprawdzić czy"},
 	{role: lexFiller, side: lexLeft, phrases: "todas las|todos los|todas|todos|cada|tutte le|tutti i|tutti gli|tutte|tutti|ogni|hver|samtlige|" +
 		"kaikki|jokainen|wszystkie|wszystkich|każda|każdy|każdą"},
 	// Words that end a question without meaning anything for the plan.
@@ -90,6 +97,7 @@ var lexGroupsEleven = []lexGroup{
 	{role: lexIntent, side: lexRight, flags: flagLowerRight | flagPossessive, intent: IntentLookup, phrases: "información|datos|detalles|" +
 		"informazioni|dati|dettagli|oplysninger|tiedot|informacje|dane|szczegóły"},
 	{role: lexIntent, side: lexBoth, flags: flagPossessive, intent: IntentLookup, phrases: "{número,identificador,id} {de ,}peppol|" +
+		"peppol-id'et|peppol-id'en|id'et|verkkolaskuosoite|verkkolaskuosoitteen|verkkolaskuosoitetta|e-laskuosoite|ovt-tunnus|" +
 		"{identificativo,codice,id} peppol|peppol-id|peppol id|peppol-tunniste|peppol-tunnus|osallistujatunnus|" +
 		"{identyfikator,numer} peppol|deltager-id|deltagernummer"},
 
@@ -170,7 +178,7 @@ var lexGroupsEleven = []lexGroup{
 		"registreret|registrerede|tilmeldt|tilsluttet|" +
 		"rekisteröity|rekisteröitynyt|rekisteröityneet|rekisteröitynyt peppoliin|liittynyt|liittyneet|mukana peppolissa|" +
 		"zarejestrowana|zarejestrowany|zarejestrowane|zarejestrowanych|zarejestrowani|zarejestrowanej|podłączona|podłączony|" +
-		"usa peppol|utiliza peppol|utilizza peppol|bruger peppol|anvender peppol|käyttää peppolia|käyttävät peppolia|" +
+		"{tiene,tienen,ha,hanno,har,ma,mają} peppol|usa peppol|utiliza peppol|utilizza peppol|bruger peppol|anvender peppol|käyttää peppolia|käyttävät peppolia|" +
 		"korzysta z peppol|korzystają z peppol|używa peppol|en el directorio|nel directory|i kataloget|hakemistossa|w katalogu"},
 	{role: lexPresence, side: lexBoth, flags: flagLowerRight, phrases: "activa|activo|attiva|attivo|aktiv|aktiivinen|aktywna|aktywny"},
 	{role: lexPresence, side: lexRight, flags: flagNoTypo | flagRelative, phrases: "que están en peppol|que están registradas|que usan peppol|" +

@@ -325,6 +325,9 @@ func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
 		words++
 		letters := strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLetter)
 		low := letters && (t.lower || s.caseless)
+		if low && s.inLegalForm(i) {
+			continue // "sp. z o.o."
+		}
 		if low {
 			lower++
 		}

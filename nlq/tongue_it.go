@@ -12,7 +12,7 @@ var italian = tongue{
 		"registrata|registrato|registrate|registrati|iscritta|cerca|cercare|trova|trovare|mostra|mostrami|elenca|punto|accesso|" +
 		"fornitore|certificato|scade|scadenza|valido|tipi|documento|documenti|accetta|accettano|supporta|chiamata|chiamato|chiamate|" +
 		"ciao|grazie|dimmi|mi|dire|sapere|vorrei|ci|c'è|usa|utilizza|inviare|mandare|norvegesi|italiane|italiani|francesi|tedesche|" +
-		"svedesi|belghe|danesi|panetterie|partecipanti|un|una|la|le|non|ancora|anche|in",
+		"svedesi|belghe|danesi|panetterie|partecipanti|un|una|la|le|non|ancora|anche|in|ha|hanno",
 	letters:    "òìè",
 	plurals:    []pluralRule{{"ghi", "g"}, {"chi", "c"}, {"ghe", "g"}, {"che", "c"}, {"e", ""}, {"i", ""}},
 	dateLayout: "02/01/2006", thousands: ".", groupFrom: 1000,
