@@ -478,6 +478,9 @@ func TestRuleElevenForms(t *testing.T) {
 		{langCase{"¿Dónde puedo ver si Ruiz SL recibe facturas electrónicas?", LangSpanish, IntentCanReceive, DocInvoice, ""}, "Ruiz SL"},
 		{langCase{"Kan jeg sende en faktura til Jensen ApS?", LangDanish, IntentCanReceive, DocInvoice, ""}, "Jensen ApS"},
 		{langCase{"Hvad er Peppol-id'et for Jensen ApS?", LangDanish, IntentLookup, "", ""}, "Jensen ApS"},
+		{langCase{"Hvem er Novo Nordisk A/S?", LangDanish, IntentLookup, "", ""}, "Novo Nordisk A/S"},
+		{langCase{"kan Novo Nordisk modtage OIOUBL fakturaer?", LangDanish, IntentCanReceive, DocInvoice, ""}, "Novo Nordisk"},
+		{langCase{"Voiko Virtanen Oy vastaanottaa Finvoice-laskuja?", LangFinnish, IntentCanReceive, DocInvoice, ""}, "Virtanen Oy"},
 	} {
 		p := RulePlanner{}.Plan(c.q)
 		doc := c.doc

@@ -163,7 +163,10 @@ var lexGroupsEleven = []lexGroup{
 		"lasku|laskuja|laskut|laskun|verkkolasku|verkkolaskuja|verkkolaskut|verkkolaskun|e-lasku|e-laskuja|sähköinen lasku|" +
 		"sähköisiä laskuja|verkkolaskutus|laskuista|" +
 		"faktury|faktur|fakturę|faktury elektroniczne|e-faktury|e-faktur|e-fakturę|fakturami|faktur elektronicznych|e-faktura|" +
-		"fakturowanie elektroniczne|e-fakturowanie"},
+		"fakturowanie elektroniczne|e-fakturowanie|" +
+		// The national formats of invoices: Danish OIOUBL, Finnish Finvoice, Italian
+		// FatturaPA, Spanish Facturae.
+		"oioubl|oioubl-faktura{,er}|oioubl fakturaer|finvoice|finvoice-lasku{,ja}|finvoice-laskuja|fatturapa|facturae"},
 	{role: lexFiller, side: lexBoth, flags: flagNeedReceive, phrases: "documentos|documento|documenti|dokumenter|dokumentit|asiakirjoja|" +
 		"asiakirjat|dokumenty|dokumentów|y también|así como|e anche|sekä|oraz"},
 

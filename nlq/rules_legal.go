@@ -40,9 +40,9 @@ func (s *ruleScan) legalFormAt(k int, form []string) int {
 // legalFormLanguages are legal forms of one language's companies, by token key: a
 // question whose words tie between two languages is in the one its company's form
 // belongs to ("Kan jeg sende en faktura til Jensen ApS?" is Danish, word for word
-// Norwegian too).
+// Norwegian too; Norwegian writes "AS", Danish "A/S").
 var legalFormLanguages = map[string]string{
-	"aps": LangDanish, "oy": LangFinnish, "oyj": LangFinnish, "asa": LangNorwegian, "ab": LangSwedish,
+	"aps": LangDanish, "a/s": LangDanish, "i/s": LangDanish, "oy": LangFinnish, "oyj": LangFinnish, "asa": LangNorwegian, "ab": LangSwedish,
 	"srl": LangItalian, "s.r.l": LangItalian, "spa": LangItalian, "s.p.a": LangItalian, "sl": LangSpanish, "s.l": LangSpanish,
 	"slu": LangSpanish, "gmbh": LangGerman, "bv": LangDutch, "b.v": LangDutch, "sarl": LangFrench, "sas": LangFrench, "sp": LangPolish,
 }
