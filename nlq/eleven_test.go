@@ -231,6 +231,8 @@ func TestRuleDanishNorwegian(t *testing.T) {
 		{"Hvor mange virksomheder i Norge er på Peppol?", LangDanish},
 		{"Kan Nordisk Bakeri AS ta imot ordrer?", LangNorwegian},
 		{"Kan Nordisk Bageri A/S tage imod ordrer?", LangDanish},
+		{"Hvem håndterer Peppol for Jensen ApS?", LangDanish},
+		{"Hvem håndterer Peppol for Jensen AS?", LangNorwegian},
 		{"Hvordan kan jeg se om Tømrer Lund ApS kan modtage fakturaer?", LangDanish},
 		{"Hvilket aksesspunkt bruker Snekker Lund AS?", LangNorwegian},
 		{"Finnes Bakeri Hansen AS i Peppol?", LangNorwegian},
