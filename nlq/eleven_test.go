@@ -200,6 +200,14 @@ func TestRuleNearLanguagesEnglish(t *testing.T) {
 		"Poate firma Brutăria Popescu să primească facturi prin Peppol?",
 		"Câte companii românești sunt în Peppol?",
 		"Quais tipos de documento a empresa Pedreira Costa aceita?",
+		// Catalan, Lithuanian, Faroese, Slovak, Turkish: seen answered in French,
+		// Swedish, Norwegian, Polish and Polish before they were read as foreign.
+		"Pot l'empresa Forns Vila rebre factures?",
+		"Quantes empreses catalanes hi ha a Peppol?",
+		"Ar įmonė Maxima gali gauti sąskaitas?",
+		"Kan Føroya Banki taka ímóti rokningum?",
+		"Ktoré firmy na Slovensku sú v Peppole?",
+		"Firma Arçelik fatura alabilir mi?",
 		"A Sapataria Lopes pode receber notas de crédito?",
 	} {
 		if p := (RulePlanner{}).Plan(q); p.Language != LangEnglish {

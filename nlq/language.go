@@ -78,7 +78,19 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	var score, own [16]int
 	foreign := 0
 	for i, t := range s.toks {
-		if !t.word || i >= lo && i < hi {
+		if !t.word {
+			continue
+		}
+		if i >= lo && i < hi {
+			// A word of another language in lower case is no part of a name: the
+			// subject was read wrong ("Slovensku sú v Peppole").
+			if raw := ruleFold(s.q[t.start:t.end]); t.lower && foreignMarkers[raw] {
+				if langMarkers[raw] != 0 || langHints[raw] != 0 {
+					foreign += 2
+				} else {
+					foreign += 4
+				}
+			}
 			continue
 		}
 		// The word as written: a typo correction may have made a word of one

@@ -4,7 +4,8 @@ import "strings"
 
 // foreignMarkers are words typical of questions in languages answers are not phrased
 // in, folded: Portuguese (next to Spanish), Czech and Slovak (next to Polish), Estonian
-// (next to Finnish), Hungarian and Romanian; foreignLetters are letters only they use.
+// (next to Finnish), Hungarian, Romanian, Catalan, the Baltic languages, Icelandic and
+// Faroese (next to Danish), Turkish; foreignLetters are letters only they use.
 // Such a question is answered in English, as docs/INTERFACE.md §4.3 promises, rather
 // than in the one of the eleven it shares most words with (Portuguese "faturas" is one
 // letter from Spanish "facturas", Czech "faktury" is Polish too). Words that are also
@@ -26,7 +27,7 @@ var foreignMarkers = buildForeignMarkers(
 		"dobropisy|dobropis|jsou|nebo|pro|ve|česko|čechách|" +
 		// Slovak.
 		"môže|môžu|prijímať|prijíma|faktúry|faktúru|spoločnosť|koľko|slovenských|slovenské|firiem|cez|aký|aké|" +
-		"zaregistrovaná|poskytovateľ|platnosť|nájdi|hľadaj|ukáž|ďakujem|sú|alebo|pre|slovensku|" +
+		"zaregistrovaná|poskytovateľ|platnosť|nájdi|hľadaj|ukáž|ďakujem|sú|alebo|pre|slovensku|ktoré|v|peppole|firmy|" +
 		// Estonian.
 		"kas|ettevõte|ettevõtted|ettevõtet|ettevõtteid|ettevõtte|saab|saavad|arveid|arve|arved|vastu|võtta|mitu|eesti|kes|mis|" +
 		"millised|milline|kus|millal|peppolis|peppoli|kaudu|registreeritud|juurdepääsupunkt|pääsupunkt|teenusepakkuja|sertifikaat|" +
@@ -38,10 +39,16 @@ var foreignMarkers = buildForeignMarkers(
 		// Romanian.
 		"poate|pot|primească|primi|primește|facturi|facturile|firme|firmei|compania|companii|companiile|câte|câți|sunt|este|" +
 		"prin|care|cine|unde|când|înregistrată|înregistrat|punct|furnizor|furnizorul|certificatul|expiră|valabil|caută|" +
-		"găsește|arată|bună|mulțumesc|comenzi|comenzile|sau|românești|românia|pe")
+		"găsește|arată|bună|mulțumesc|comenzi|comenzile|sau|românești|românia|pe|" +
+		// Catalan (next to Spanish, French and Italian).
+		"pot|poden|rebre|empreses|quantes|quants|quina|quines|dels|xarxa|catalanes|catalans|catalunya|hi|amb|" +
+		// Lithuanian, Latvian, Icelandic and Faroese (next to Polish and Danish), Turkish.
+		"įmonė|įmonės|įmonių|gali|gauti|sąskaitas|sąskaitų|kiek|uzņēmums|saņemt|rēķinus|cik|" +
+		"getur|fyrirtækið|tekið|móti|reikninga|reikningum|taka|ímóti|rokningar|rokningum|fyritøkan|" +
+		"alabilir|faturaları|şirket|şirketi|kaç|nedir|mı")
 
 // foreignLetters are letters of those languages that none of the eleven writes.
-const foreignLetters = "ãõěřůčšžďťňľĺŕőűășțşţý"
+const foreignLetters = "ãõěřůčšžďťňľĺŕőűășțşţýėįųūāēīģķļņðþığ"
 
 func buildForeignMarkers(words string) map[string]bool {
 	m := make(map[string]bool, 512)
