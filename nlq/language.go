@@ -84,7 +84,10 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 		if i >= lo && i < hi {
 			// A word of another language in lower case is no part of a name: the
 			// subject was read wrong ("Slovensku sú v Peppole").
-			if raw := ruleFold(s.q[t.start:t.end]); t.lower && foreignMarkers[raw] {
+			if !t.lower {
+				continue
+			}
+			if raw := ruleFold(s.q[t.start:t.end]); foreignMarkers[raw] {
 				if langMarkers[raw] != 0 || langHints[raw] != 0 {
 					foreign += 2
 				} else {
