@@ -241,6 +241,9 @@ func TestRuleDanishNorwegian(t *testing.T) {
 		{"Kan Nordisk Bageri A/S tage imod ordrer?", LangDanish},
 		{"Hvem håndterer Peppol for Jensen ApS?", LangDanish},
 		{"Hvem håndterer Peppol for Jensen AS?", LangNorwegian},
+		// "et" is French too: "har" and "et" are Norwegian and Danish words.
+		{"Har Kiwi Norge AS et aksesspunkt?", LangNorwegian},
+		{"Har Netto A/S et adgangspunkt?", LangDanish},
 		{"Hvordan kan jeg se om Tømrer Lund ApS kan modtage fakturaer?", LangDanish},
 		{"Hvilket aksesspunkt bruker Snekker Lund AS?", LangNorwegian},
 		{"Finnes Bakeri Hansen AS i Peppol?", LangNorwegian},

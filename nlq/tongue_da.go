@@ -17,7 +17,7 @@ var danish = tongue{
 		// Shared with Norwegian (and some with Swedish): they count for both.
 		"hvem|hvilken|hvilket|hvilke|hvor|mange|hvordan|når|kan|fakturaer|faktura|e-fakturaer|kreditnotaer|kreditnota|ordrer|ordre|" +
 		"bestillinger|firma|gyldig|dokumenttyper|støtter|vis|liste|er|på|med|og|til|fra|ikke|jeg|alle|det|den|leverandør|nummer|om|" +
-		"betjener|går|sende|også|eller|norske|svenske|belgiske|i|for|håndterer",
+		"betjener|går|sende|også|eller|norske|svenske|belgiske|i|for|håndterer|har|et",
 	letters:    "æøå",
 	plurals:    []pluralRule{{"erne", ""}, {"ene", ""}, {"er", ""}, {"en", ""}, {"et", ""}, {"e", ""}},
 	dateLayout: "02.01.2006", thousands: ".", groupFrom: 1000,
