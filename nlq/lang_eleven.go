@@ -30,8 +30,9 @@ var lexGroupsEleven = []lexGroup{
 		"comprobar si|comprueba si|verificar si|verifica si|controllare se|verificare se|controlla se|tjek om|tjekke om|" +
 		"undersøge om|tarkistaa onko|tarkista onko|sprawdzić czy|sprawdź czy|sprawdzić|sprawdz"},
 	// Pronouns, conjunctions and small words between the parts of a question; in lower
-	// case only at the right edge ("Siemens SE", "Acme Y").
-	{role: lexFiller, side: lexBoth, flags: flagLowerRight, phrases: "yo|nosotros|nos|me|mi|mis|nuestro|nuestra|nuestros|nuestras|tú|usted|ustedes|también|si|que|" +
+	// case only at the right edge ("Siemens SE", "Acme Y"), and kept when they start a
+	// capitalised name ("Mi Casa SL").
+	{role: lexFiller, side: lexBoth, flags: flagWeak | flagLowerRight, phrases: "yo|nosotros|nos|me|mi|mis|nuestro|nuestra|nuestros|nuestras|tú|usted|ustedes|también|si|que|" +
 		"io|noi|ci|mio|mia|miei|nostro|nostra|nostri|tu|lei|voi|anche|se|che|" +
 		"jeg|vi|mig|os|du|dig|han|hun|som|og|eller|også|om|min|mit|mine|vores|jer|hvis|" +
 		"minä|me|mä|meidän|minun|sinä|te|se|ne|ja|tai|myös|että|jos|mun|meille|meiltä|" +
