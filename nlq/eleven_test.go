@@ -244,6 +244,9 @@ func TestRuleDanishNorwegian(t *testing.T) {
 		// "et" is French too: "har" and "et" are Norwegian and Danish words.
 		{"Har Kiwi Norge AS et aksesspunkt?", LangNorwegian},
 		{"Har Netto A/S et adgangspunkt?", LangDanish},
+		// The national number's name: CVR is Danish, MVA Norwegian.
+		{"Er CVR 12345678 på Peppol?", LangDanish},
+		{"Er 923609016 MVA på Peppol?", LangNorwegian},
 		{"Hvordan kan jeg se om Tømrer Lund ApS kan modtage fakturaer?", LangDanish},
 		{"Hvilket aksesspunkt bruker Snekker Lund AS?", LangNorwegian},
 		{"Finnes Bakeri Hansen AS i Peppol?", LangNorwegian},

@@ -37,14 +37,18 @@ func (s *ruleScan) legalFormAt(k int, form []string) int {
 	return k
 }
 
-// legalFormLanguages are legal forms of one language's companies, by token key: a
-// question whose words tie between two languages is in the one its company's form
-// belongs to ("Kan jeg sende en faktura til Jensen ApS?" is Danish, word for word
-// Norwegian too; Norwegian writes "AS", Danish "A/S").
+// legalFormLanguages are legal forms of one language's companies and the names of its
+// national numbers, by token key: a question whose words tie between two languages is
+// in the one its company's form or number belongs to ("Kan jeg sende en faktura til
+// Jensen ApS?" is Danish, word for word Norwegian too; Norwegian writes "AS", Danish
+// "A/S"; "CVR" is Danish, "MVA" Norwegian).
 var legalFormLanguages = map[string]string{
 	"aps": LangDanish, "a/s": LangDanish, "i/s": LangDanish, "oy": LangFinnish, "oyj": LangFinnish, "asa": LangNorwegian, "ab": LangSwedish,
 	"srl": LangItalian, "s.r.l": LangItalian, "spa": LangItalian, "s.p.a": LangItalian, "sl": LangSpanish, "s.l": LangSpanish,
 	"slu": LangSpanish, "gmbh": LangGerman, "bv": LangDutch, "b.v": LangDutch, "sarl": LangFrench, "sas": LangFrench, "sp": LangPolish,
+	"cvr": LangDanish, "cvr-nr": LangDanish, "mva": LangNorwegian, "orgnr": LangNorwegian, "y-tunnus": LangFinnish, "ytunnus": LangFinnish,
+	"nip": LangPolish, "nif": LangSpanish, "cif": LangSpanish, "p.iva": LangItalian, "piva": LangItalian, "kvk": LangDutch,
+	"siren": LangFrench, "siret": LangFrench,
 }
 
 // legalFormLanguage returns the language of the first legal form among the question's
