@@ -508,3 +508,21 @@ func TestRuleElevenForms(t *testing.T) {
 		}
 	}
 }
+
+// TestReducePluralEleven: the plural (and Finnish partitive) nouns of the five
+// languages are reduced to the part they share with their singular, as a substring
+// search needs.
+func TestReducePluralEleven(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ lang, plural, want string }{
+		{LangSpanish, "panaderías", "panadería"}, {LangSpanish, "talleres", "taller"}, {LangSpanish, "farmacias", "farmacia"},
+		{LangItalian, "panetterie", "panetteri"}, {LangItalian, "alberghi", "alberg"}, {LangItalian, "ristoranti", "ristorant"},
+		{LangDanish, "bagerier", "bageri"}, {LangDanish, "bagerierne", "bageri"}, {LangDanish, "virksomheder", "virksomhed"},
+		{LangFinnish, "leipomoita", "leipom"}, {LangFinnish, "leipomoa", "leipomo"}, {LangFinnish, "hammaslääkäriä", "hammaslääkäri"},
+		{LangPolish, "piekarnie", "piekarni"}, {LangPolish, "apteki", "aptek"}, {LangPolish, "hurtownie", "hurtowni"},
+	} {
+		if got := reducePlural(tongueOf(tt.lang), tt.plural); got != tt.want {
+			t.Errorf("%s %q: %q, want %q", tt.lang, tt.plural, got, tt.want)
+		}
+	}
+}

@@ -17,7 +17,7 @@ var finnish = tongue{
 		"tukee|käyttää|etsi|hae|näytä|listaa|ja|tai|myös|hei|moi|kiitos|kerro|minulle|voitko|voisitko|suomalaista|suomalaiset|" +
 		"norjalaiset|ruotsalaiset|nimeltä|lähettää|vielä|jo|nyt|on|sen|sillä|osallistujia|leipomoita",
 	letters:    "äö",
-	plurals:    []pluralRule{{"oita", ""}, {"öitä", ""}, {"eita", ""}, {"eitä", ""}, {"ita", ""}, {"itä", ""}, {"oja", ""}, {"öjä", ""}, {"kset", ""}, {"ot", ""}, {"öt", ""}, {"it", ""}, {"et", ""}, {"at", ""}, {"ät", ""}, {"t", ""}},
+	plurals:    []pluralRule{{"oita", ""}, {"öitä", ""}, {"eita", ""}, {"eitä", ""}, {"ita", ""}, {"itä", ""}, {"oja", ""}, {"öjä", ""}, {"kset", ""}, {"ot", ""}, {"öt", ""}, {"it", ""}, {"et", ""}, {"at", ""}, {"ät", ""}, {"t", ""}, {"a", ""}, {"ä", ""}},
 	dateLayout: "2.1.2006", thousands: "\u00a0", groupFrom: 10000,
 	yes: "Kyllä", colon: ": ", no: "Ei", probably: "Todennäköisesti", notNow: "Ei juuri nyt",
 	docs: map[string]string{DocInvoice: "laskuja", DocCreditNote: "hyvityslaskuja", DocOrder: "tilauksia", DocAny: "asiakirjoja"},
