@@ -36,7 +36,7 @@ var lexGroupsEleven = []lexGroup{
 		"io|noi|ci|mio|mia|miei|nostro|nostra|nostri|tu|lei|voi|anche|se|che|" +
 		"jeg|vi|mig|os|du|dig|han|hun|som|og|eller|også|om|min|mit|mine|vores|jer|hvis|" +
 		"minä|me|mä|meidän|minun|sinä|te|se|ne|ja|tai|myös|että|jos|mun|meille|meiltä|" +
-		"ja|my|mnie|mi|nas|nam|ty|oni|one|oraz|lub|albo|czy|też|także|również|że|jeśli|jeżeli|mój|moja|moje|nasz|nasza|nasze|naszej|naszego"},
+		"ja|my|mnie|mi|nas|nam|ty|oni|one|oraz|lub|albo|też|także|również|że|jeśli|jeżeli|mój|moja|moje|nasz|nasza|nasze|naszej|naszego"},
 	// Finnish case endings after a colon ("Virtanen Oy:lle", "Oy:n"): the name is
 	// before them.
 	{role: lexFiller, side: lexRight, flags: flagLowerRight | flagNoTypo, phrases: ":n|:lle|:llä|:lla|:ltä|:lta|:ssa|:ssä|:sta|:stä|" +
@@ -45,6 +45,13 @@ var lexGroupsEleven = []lexGroup{
 	{role: lexFiller, side: lexLeft, flags: flagNoTypo, phrases: "dónde puedo ver si|puedo ver si|cómo puedo saber si|cómo saber si|" +
 		"quiero ver si|ver si|come posso sapere se|posso vedere se|vedere se|dove posso vedere se|hvordan kan jeg se om|" +
 		"hvor kan jeg se om|miten voin tarkistaa|mistä näen|jak sprawdzić czy|jak mogę sprawdzić czy|gdzie sprawdzić czy"},
+	// Polish "czy" asks a yes/no question; capitalised as the first word it is no name.
+	{role: lexFiller, side: lexBoth, flags: flagArticle, phrases: "czy"},
+	// Polite requests.
+	{role: lexFiller, side: lexLeft, phrases: "podría usted decirme|podría decirme|puede decirme|puede usted decirme|decirme|" +
+		"potrebbe dirmi|può dirmi|mi sa dire|dirmi|czy mógłby pan|czy mogłaby pani|czy mogliby państwo|mógłby pan|mogłaby pani|" +
+		"czy może pan sprawdzić|czy może pani sprawdzić|proszę sprawdzić|kunne du fortælle mig|voisitteko kertoa"},
+	// "all companies", "todas las empresas".
 	{role: lexFiller, side: lexLeft, phrases: "todas las|todos los|todas|todos|cada|tutte le|tutti i|tutti gli|tutte|tutti|ogni|hver|samtlige|" +
 		"kaikki|jokainen|wszystkie|wszystkich|każda|każdy|każdą"},
 	// Words that end a question without meaning anything for the plan.
