@@ -1,6 +1,10 @@
 package nlq
 
-import "strings"
+import (
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
 
 // Language codes of the languages questions are read and answered in.
 const (
@@ -134,13 +138,15 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 			}
 		}
 	}
+	var buf [16]rune
+	letters := s.outsideLetters(lo, hi, buf[:0])
 	for i, t := range tongues {
-		if t.letters != "" && s.lettersOutside(t.letters, lo, hi) {
+		if t.letters != "" && hasLetter(t.letters, letters) {
 			score[i]++
 			own[i]++
 		}
 	}
-	if s.lettersOutside(foreignLetters, lo, hi) {
+	if hasLetter(foreignLetters, letters) {
 		foreign += 4
 	}
 	// English words turn up in questions in every language ("access point",
@@ -166,10 +172,32 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	return tongues[best].code
 }
 
-// lettersOutside reports whether a word outside tokens [lo, hi) has one of letters.
-func (s *ruleScan) lettersOutside(letters string, lo, hi int) bool {
+// outsideLetters appends to buf the distinct letters beyond ASCII of the tokens
+// outside [lo, hi), once for every tongue's test (hasLetter).
+func (s *ruleScan) outsideLetters(lo, hi int, buf []rune) []rune {
 	for i, t := range s.toks {
-		if (i < lo || i >= hi) && strings.ContainsAny(s.q[t.start:t.end], letters) {
+		if i >= lo && i < hi {
+			continue
+		}
+		w := s.q[t.start:t.end]
+		for j := 0; j < len(w); j++ {
+			if w[j] >= utf8.RuneSelf {
+				for _, r := range w[j:] {
+					if r >= utf8.RuneSelf && !slices.Contains(buf, r) {
+						buf = append(buf, r)
+					}
+				}
+				break
+			}
+		}
+	}
+	return buf
+}
+
+// hasLetter reports whether one of found is in letters.
+func hasLetter(letters string, found []rune) bool {
+	for _, r := range found {
+		if strings.ContainsRune(letters, r) {
 			return true
 		}
 	}

@@ -12,6 +12,11 @@ var polishLegalForm = [][]string{
 // case, which makes no name a sentence ("Nowak sp. z o.o." is a name of one word and
 // its form, not four words mostly in lower case).
 func (s *ruleScan) inLegalForm(i int) bool {
+	switch s.toks[i].key {
+	case "sp", "spolka", "z", "o", "o.o", "j", "k", "akcyjna", "jawna", "komandytowa":
+	default:
+		return false // not a word of any of them
+	}
 	for _, form := range polishLegalForm {
 		for start := i - 2*len(form); start <= i; start++ {
 			if start >= 0 && s.legalFormAt(start, form) > i {
