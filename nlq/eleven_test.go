@@ -495,6 +495,11 @@ func TestRuleElevenForms(t *testing.T) {
 		{langCase{"Kan jeg sende en faktura til Jensen ApS?", LangDanish, IntentCanReceive, DocInvoice, ""}, "Jensen ApS"},
 		{langCase{"Hvad er Peppol-id'et for Jensen ApS?", LangDanish, IntentLookup, "", ""}, "Jensen ApS"},
 		{langCase{"Hvem er Novo Nordisk A/S?", LangDanish, IntentLookup, "", ""}, "Novo Nordisk A/S"},
+		{langCase{"Czy Nowak może odbierac fakture?", LangPolish, IntentCanReceive, DocInvoice, ""}, "Nowak"},
+		{langCase{"Czy mógłby Pan sprawdzić, czy firma Nowak jest w Peppol?", LangPolish, IntentOnPeppol, "", ""}, "Nowak"},
+		{langCase{"Podría usted decirme si Talleres Ruiz está en Peppol?", LangSpanish, IntentOnPeppol, "", ""}, "Talleres Ruiz"},
+		{langCase{"Potrebbe dirmi se Rossi SpA è su Peppol?", LangItalian, IntentOnPeppol, "", ""}, "Rossi SpA"},
+		{langCase{"Rossi SpA è registrata su Peppol oppure no?", LangItalian, IntentOnPeppol, "", ""}, "Rossi SpA"},
 		{langCase{"kan Novo Nordisk modtage OIOUBL fakturaer?", LangDanish, IntentCanReceive, DocInvoice, ""}, "Novo Nordisk"},
 		{langCase{"Voiko Virtanen Oy vastaanottaa Finvoice-laskuja?", LangFinnish, IntentCanReceive, DocInvoice, ""}, "Virtanen Oy"},
 	} {

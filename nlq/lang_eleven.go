@@ -56,7 +56,7 @@ var lexGroupsEleven = []lexGroup{
 		"kaikki|jokainen|wszystkie|wszystkich|każda|każdy|każdą"},
 	// Words that end a question without meaning anything for the plan.
 	{role: lexFiller, side: lexRight, flags: flagLowerRight, phrases: "ya|todavía|aún|ahora|actualmente|hoy|en este momento|o no|ahora mismo|" +
-		"hoy en día|già|ancora|adesso|ora|attualmente|oggi|al momento|o no|in questo momento|allerede|endnu|nu|lige nu|i dag|stadig|" +
+		"hoy en día|già|ancora|adesso|ora|attualmente|oggi|al momento|o no|oppure no|o meno|in questo momento|allerede|endnu|nu|lige nu|i dag|stadig|" +
 		"eller ej|eller ikke|for tiden|jo|vielä|nyt|tällä hetkellä|tänään|nykyään|vai ei|ylipäätään|ollenkaan|już|jeszcze|teraz|" +
 		"obecnie|aktualnie|dzisiaj|dziś|w tej chwili|czy nie|nadal|wciąż"},
 	// Modal verbs and "able to" around a capability question.
