@@ -318,7 +318,7 @@ func certificateSentence(t *tongue, who string, svc *registry.ServicesResult, in
 	// The one that expires first decides.
 	slices.SortStableFunc(certs, func(a, b *registry.CertificateInfo) int { return a.NotAfter.Compare(b.NotAfter) })
 	c := certs[0]
-	date := c.NotAfter.UTC().Format("2006-01-02")
+	date := t.date(c.NotAfter)
 	var s string
 	if c.Expired {
 		s = fmt.Sprintf(t.certExpired, t.notNow, who, date, t.count(-c.DaysRemaining, t.day))

@@ -1,7 +1,7 @@
 package nlq
 
 // Word lists of the rule planner in English, French, Dutch, German, Norwegian and
-// Swedish. Phrases are written as people type them (diacritics, hyphens, elisions) and
+// Swedish (lang_eleven.go has Spanish, Italian, Danish, Finnish and Polish). Phrases are written as people type them (diacritics, hyphens, elisions) and
 // folded by the same tokeniser that reads questions, so "d'accès", "Österreich" and
 // "heißt" match "d’acces", "osterreich" and "heisst". In a phrase, "|" separates
 // alternatives and "{a,b}" expands in place ("invoice{,s}" is "invoice" and
@@ -373,7 +373,8 @@ type lexCountryWords struct {
 // lexGermanAdj are the endings of a German adjective.
 const lexGermanAdj = "{,e,en,er,es,em}"
 
-// lexCountryTable holds the countries a question may name, in the six languages.
+// lexCountryTable holds the countries a question may name, in the first six languages
+// (lang_eleven.go adds the other five).
 var lexCountryTable = []lexCountryWords{
 	{"BE", "belgium|belgique|la belgique|belgië|belgien|belgia",
 		"belgian{,s}|belge{,s}|belgisch{,e}|belgisch" + lexGermanAdj + "|belgisk{,e,a}"},

@@ -1,8 +1,9 @@
 package nlq
 
 import (
-	"strconv"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // Language codes of the languages questions are read and answered in.
@@ -22,8 +23,9 @@ const (
 
 // tongues are the languages answers are phrased in, English first (the default). Each
 // lives in a file of its own (tongue_<code>.go) with the words that tell it apart and
-// every phrase of an answer; a seventh language is a seventh file and a line here.
-var tongues = []*tongue{&english, &french, &dutch, &german, &norwegian, &swedish}
+// every phrase of an answer; a twelfth language is a twelfth file and a line here.
+// On a tie the earlier wins: Norwegian before Danish when no word tells them apart.
+var tongues = []*tongue{&english, &french, &dutch, &german, &norwegian, &swedish, &spanish, &italian, &danish, &finnish, &polish}
 
 // tongueOf returns the tongue of a language code, English for any other.
 func tongueOf(code string) *tongue {
@@ -39,11 +41,11 @@ func tongueOf(code string) *tongue {
 // bit set over tongues; built once from the tongues' markers.
 var langMarkers, langHints = buildLangMarkers()
 
-func buildLangMarkers() (markers, hints map[string]uint8) {
-	if len(tongues) > 8 {
-		panic("nlq: the language bit sets hold 8 languages; widen them to add more")
+func buildLangMarkers() (markers, hints map[string]uint16) {
+	if len(tongues) > 16 {
+		panic("nlq: the language bit sets hold 16 languages; widen them to add more")
 	}
-	markers, hints = make(map[string]uint8, 512), make(map[string]uint8, 64)
+	markers, hints = make(map[string]uint16, 1024), make(map[string]uint16, 256)
 	for i, t := range tongues {
 		for _, w := range strings.Split(t.markers+"|"+t.kw.outOfScope, "|") {
 			if w != "" {
@@ -59,46 +61,13 @@ func buildLangMarkers() (markers, hints map[string]uint8) {
 	return markers, hints
 }
 
-// foreignMarkers are words typical of questions in languages answers are not phrased
-// in (Spanish, Italian), folded; foreignLetters are characters only they use. Such a
-// question is answered in English, as the README promises, rather than in the language
-// of the six it shares most words with (Spanish "facturas" is one letter from French
-// "factures"). Words that are also markers of one of the six count once, the others
-// twice, as in detectLanguageOutside.
-var foreignMarkers = buildForeignMarkers(
-	// Spanish.
-	"la|de|en|un|una|quien|quienes|cual|cuales|cuanto|cuantos|cuanta|cuantas|cuando|donde|como|puede|pueden|puedes|podria|" +
-		"recibir|recibe|reciben|factura|facturas|nota|notas|credito|pedido|pedidos|empresa|empresas|compania|companias|" +
-		"esta|estan|es|son|el|los|las|del|al|y|o|por|para|con|hay|registrada|registrado|registradas|registrados|" +
-		"busca|buscar|encuentra|encontrar|muestra|muestrame|punto|acceso|proveedor|certificado|caduca|vence|tipos|" +
-		"documento|documentos|acepta|aceptan|llamada|llamadas|llamado|llamados|hola|gracias|dime|decir|si|me|belgas|" +
-		"espanolas|noruegas|francesas|alemanas|suecas|holandesas|panaderias|belgica|noruega|francia|alemania|suecia|espana|" +
-		// Italian.
-		"le|chi|e|il|lo|gli|della|delle|dello|degli|dei|di|da|quale|quali|quanti|quante|dove|perche|puo|possono|puoi|" +
-		"ricevere|riceve|ricevono|fattura|fatture|note|ordini|ordine|azienda|aziende|societa|impresa|imprese|" +
-		"registrata|registrato|registrate|registrati|su|tramite|cerca|cercare|trova|trovare|mostra|mostrami|elenca|" +
-		"accesso|fornitore|certificato|scade|tipi|documenti|accetta|accettano|chiamata|chiamate|chiamato|chiamano|" +
-		"ciao|grazie|dimmi|mi|sono|c'e|ci|belghe|norvegesi|italiane|francesi|tedesche|svedesi|panetterie|belgio|" +
-		"norvegia|germania|svezia|italia|per|usa|utilizza|utilizzano")
-
-// foreignLetters are characters of Spanish and Italian questions that none of the six
-// languages uses.
-const foreignLetters = "¿¡ñòì"
-
-func buildForeignMarkers(words string) map[string]bool {
-	m := make(map[string]bool, 256)
-	for _, w := range strings.Split(words, "|") {
-		m[ruleFold(w)] = true
-	}
-	return m
-}
-
 // detectLanguage returns the language a question is written in: the tongue whose
 // typical words (question words, verbs, articles, nouns of the domain) it uses most, a
 // word shared by several languages counting for each; letters only some languages
-// have (å ø æ ä ö ü ß é è ç) break ties. A question with no such word is English, and so
-// is one whose words are more typical of Spanish or Italian (foreignMarkers) than of
-// any of the six: answers are never phrased in a language the asker did not write.
+// have (å ø æ ä ö ü ß é è ç ñ ą ł) break ties. A question with no such word is English,
+// and so is one whose words are more typical of a language outside the eleven
+// (foreignMarkers: Portuguese, Czech, Slovak, Estonian, Hungarian, Romanian, ...) than
+// of any of ours: answers are never phrased in a language the asker did not write.
 func (s *ruleScan) detectLanguage() string {
 	return s.detectLanguageOutside(0, 0)
 }
@@ -108,55 +77,88 @@ func (s *ruleScan) detectLanguage() string {
 // Boulangerie de la Gare?"). With no typical word outside, the whole question
 // decides.
 func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
-	var score [8]int
+	// Words weigh 2 (4 when of one language only), names of countries and letters 1:
+	// these only break ties between languages whose words say as much ("i Sverige"
+	// after Danish "vis mig"). own counts what a language scored with words English
+	// does not share, names and letters.
+	var score, own [16]int
 	foreign := 0
 	for i, t := range s.toks {
-		if !t.word || i >= lo && i < hi {
+		if !t.word {
 			continue
 		}
-		// The word as written: a typo correction may have made a Spanish word French
-		// ("facturas", "Bélgica"), and a country's name is a hint only as written.
+		if i >= lo && i < hi {
+			// A word of another language in lower case is no part of a name: the
+			// subject was read wrong ("Slovensku sú v Peppole").
+			if !t.lower {
+				continue
+			}
+			if raw := ruleFold(s.q[t.start:t.end]); foreignMarkers[raw] {
+				if langMarkers[raw] != 0 || langHints[raw] != 0 {
+					foreign += 2
+				} else {
+					foreign += 4
+				}
+			}
+			continue
+		}
+		// The word as written: a typo correction may have made a word of one
+		// language one of another ("faturas", "Bélgica"), and a country's name is a
+		// hint only as written.
 		raw, key := ruleFold(s.q[t.start:t.end]), t.key
+		if langMarkers[raw] != 0 {
+			key = raw
+		}
 		if foreignMarkers[raw] {
-			// A Spanish or Italian word counts as written, not as corrected.
+			// A word of another language counts as written, not as corrected.
 			key = raw
 			if langMarkers[raw] != 0 || langHints[raw] != 0 {
-				foreign++
-			} else {
 				foreign += 2
+			} else {
+				foreign += 4
 			}
 		}
 		for i, b := 0, langHints[raw]; i < len(tongues); i++ {
 			if b&(1<<i) != 0 {
 				score[i]++
+				own[i]++
 			}
 		}
 		bits := langMarkers[key]
 		for i := range tongues {
 			if bits&(1<<i) != 0 {
-				// A word of one language only counts double; one Spanish or Italian
-				// has too ("en", "de") is not of one language only.
+				// A word of one language only counts double; one a language outside
+				// the eleven has too ("por", "firma") is not of one language only.
 				if bits == 1<<i && !foreignMarkers[raw] {
-					score[i] += 2
+					score[i] += 4
 				} else {
-					score[i]++
+					score[i] += 2
+				}
+				if bits&1 == 0 {
+					own[i]++
 				}
 			}
 		}
 	}
+	var buf [16]rune
+	letters := s.outsideLetters(lo, hi, buf[:0])
 	for i, t := range tongues {
-		if t.letters != "" && s.lettersOutside(t.letters, lo, hi) {
+		if t.letters != "" && hasLetter(t.letters, letters) {
 			score[i]++
+			own[i]++
 		}
 	}
-	if strings.ContainsAny(s.q, "¿¡") || s.lettersOutside(foreignLetters, lo, hi) {
-		foreign += 2
+	if hasLetter(foreignLetters, letters) {
+		foreign += 4
 	}
 	// English words turn up in questions in every language ("access point",
-	// "provider"): another language wins a tie with English.
-	best := 0
+	// "provider"): another language wins a tie with English, if it has a word,
+	// name or letter of its own (Danish "find" alone is English "find"). Between two
+	// others, the company's legal form breaks a tie ("ApS" is Danish).
+	best, form := 0, s.legalFormLanguage()
 	for i := 1; i < len(tongues); i++ {
-		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 {
+		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 && own[i] > 0 ||
+			best != 0 && score[i] == score[best] && tongues[i].code == form {
 			best = i
 		}
 	}
@@ -172,10 +174,32 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	return tongues[best].code
 }
 
-// lettersOutside reports whether a word outside tokens [lo, hi) has one of letters.
-func (s *ruleScan) lettersOutside(letters string, lo, hi int) bool {
+// outsideLetters appends to buf the distinct letters beyond ASCII of the tokens
+// outside [lo, hi), once for every tongue's test (hasLetter).
+func (s *ruleScan) outsideLetters(lo, hi int, buf []rune) []rune {
 	for i, t := range s.toks {
-		if (i < lo || i >= hi) && strings.ContainsAny(s.q[t.start:t.end], letters) {
+		if i >= lo && i < hi {
+			continue
+		}
+		w := s.q[t.start:t.end]
+		for j := 0; j < len(w); j++ {
+			if w[j] >= utf8.RuneSelf {
+				for _, r := range w[j:] {
+					if r >= utf8.RuneSelf && !slices.Contains(buf, r) {
+						buf = append(buf, r)
+					}
+				}
+				break
+			}
+		}
+	}
+	return buf
+}
+
+// hasLetter reports whether one of found is in letters.
+func hasLetter(letters string, found []rune) bool {
+	for _, r := range found {
+		if strings.ContainsRune(letters, r) {
 			return true
 		}
 	}
@@ -184,7 +208,7 @@ func (s *ruleScan) lettersOutside(letters string, lo, hi int) bool {
 
 // DetectLanguage returns the language code (LangEnglish, LangFrench, ...) a question
 // is written in, as the rule planner reads it (the words around a company's name,
-// not the name), English when it is none of the six; for answers the rule planner
+// not the name), English when it is none of the eleven; for answers the rule planner
 // did not phrase (an LLM's).
 func DetectLanguage(query string) string {
 	if l := (RulePlanner{}).Plan(query).Language; l != "" {
@@ -213,6 +237,14 @@ type tongue struct {
 	yes, no, probably, notNow string
 	// colon separates a verdict from its sentence (": ", " : " in French).
 	colon string
+	// dateLayout is how the language writes a day (a time.Format layout; ISO 8601
+	// when empty); thousands groups the digits of numbers from groupFrom on ("" for
+	// none). See tongue_format.go.
+	dateLayout, thousands string
+	groupFrom             int
+	// few are the forms of counted nouns after 2-4 (22-24, ...) in a language that has
+	// one (Polish), by the noun's plural form.
+	few map[string]string
 	// docs name the document kinds, plural: DocInvoice, DocCreditNote, DocOrder, DocAny.
 	docs map[string]string
 	// kinds name the code list's categories (Invoice, Credit Note, ...); a missing
@@ -311,10 +343,14 @@ type tongue struct {
 // pluralRule replaces a plural ending of a noun.
 type pluralRule struct{ suffix, with string }
 
-// count says n things: "1 document type", "3 document types".
+// count says n things: "1 document type", "3 document types", "3 typy dokumentów",
+// with the number written as the language groups its digits.
 func (t *tongue) count(n int, noun [2]string) string {
 	if n == 1 {
 		return "1 " + noun[0]
 	}
-	return strconv.Itoa(n) + " " + noun[1]
+	if f, ok := t.few[noun[1]]; ok && polishFew(n) {
+		return t.number(n) + " " + f
+	}
+	return t.number(n) + " " + noun[1]
 }

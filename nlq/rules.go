@@ -21,7 +21,8 @@ const (
 )
 
 // RulePlanner is the default planner: word lists and a few rules, no model. It reads
-// questions in English, French, Dutch, German, Norwegian and Swedish. The zero value is
+// questions in English, French, Dutch, German, Norwegian, Swedish, Spanish, Italian,
+// Danish, Finnish and Polish. The zero value is
 // ready to use and safe for concurrent use.
 //
 // How a question becomes a plan:
@@ -348,6 +349,9 @@ func (s *ruleScan) nameLike(subject string, lo, hi int) bool {
 		words++
 		letters := strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLetter)
 		low := letters && (t.lower || s.caseless)
+		if low && s.inLegalForm(i) {
+			continue // "sp. z o.o."
+		}
 		if low {
 			lower++
 		}

@@ -1,6 +1,9 @@
 package nlq
 
-import "strings"
+import (
+	"maps"
+	"strings"
+)
 
 // lexEntry is what one phrase of the tables means and when it may be stripped.
 type lexEntry struct {
@@ -115,7 +118,7 @@ type lexBuilder struct {
 func buildLexicon() *lexicon {
 	lx := &lexBuilder{lexicon: &lexicon{left: &lexNode{}, right: &lexNode{},
 		vocab: make(map[string]bool, 2048), typoTargets: make(map[string]bool, 2048)}}
-	for _, g := range append(lexGroups[:len(lexGroups):len(lexGroups)], kindGroups()...) {
+	for _, g := range append(append(lexGroups[:len(lexGroups):len(lexGroups)], lexGroupsEleven...), kindGroups()...) {
 		for _, p := range lexExpand(g.phrases) {
 			lx.addPhrase(p, lexEntry{role: g.role, side: g.side, flags: g.flags, intent: g.intent, doc: g.doc, aspect: g.aspect})
 		}
@@ -124,13 +127,16 @@ func buildLexicon() *lexicon {
 	// and a name or code, matched by countryAt from these tries rather than spelt out.
 	lx.intro, lx.introRev = &lexNode{}, &lexNode{}
 	lx.names, lx.namesRev = &lexNode{}, &lexNode{}
-	for _, p := range lexExpand(lexCountryPrepositions) {
+	for _, p := range lexExpand(lexCountryPrepositions + "|" + lexCountryPrepositionsEleven) {
 		lx.addTo(lx.intro, lx.introRev, lx.keysOf(p), lexEntry{role: lexCountry})
 	}
-	for _, l := range lexExpand(lexCountryLabels) {
+	for _, l := range lexExpand(lexCountryLabels + "|" + lexCountryLabelsEleven) {
 		lx.addTo(lx.intro, lx.introRev, lx.keysOf(l), lexEntry{role: lexCountry, label: true})
 	}
-	for _, c := range lexCountryTable {
+	// A country name that is also a word of the tables (Spanish and Italian "usa",
+	// "uses") is a country only after a preposition, never on its own.
+	keywords := maps.Clone(lx.vocab)
+	for _, c := range append(lexCountryTable[:len(lexCountryTable):len(lexCountryTable)], lexCountryEleven...) {
 		country := lexEntry{role: lexCountry, side: lexBoth, country: c.code}
 		for _, name := range lexExpand(c.names) {
 			lx.addTo(lx.names, lx.namesRev, lx.keysOf(name), country)
@@ -142,8 +148,19 @@ func buildLexicon() *lexicon {
 		// same rules, so that "Air France" and "France Telecom" stay names.
 		adj := country
 		adj.flags = flagWeak | flagAdjective
-		for _, a := range append(lexExpand(c.adjectives), lexExpand(c.names)...) {
+		for _, a := range lexExpand(c.adjectives) {
 			lx.addPhrase(a, adj)
+		}
+		for _, name := range lexExpand(c.names) {
+			if !keywords[ruleFold(name)] {
+				lx.addPhrase(name, adj)
+			}
+		}
+	}
+	// Finnish names in a case that is its own preposition ("Ruotsissa").
+	for _, c := range lexCountryCases {
+		for _, name := range lexExpand(c.names) {
+			lx.addPhrase(name, lexEntry{role: lexCountry, side: lexBoth, flags: flagWeak | flagNoTypo, country: c.code})
 		}
 	}
 	lx.codes = make(map[string]string)
@@ -158,7 +175,7 @@ func buildLexicon() *lexicon {
 			lx.fuzzy[k[0]-'a'][len(k)] = append(lx.fuzzy[k[0]-'a'][len(k)], k)
 		}
 	}
-	lx.peppolSuffixes = lx.set(lexPeppolSuffixes)
+	lx.peppolSuffixes = lx.set(lexPeppolSuffixes + "|" + lexPeppolSuffixesEleven)
 	lx.offtopic = lx.set(lexOfftopic)
 	lx.general = lx.set(lexGeneral)
 	lx.abbreviations = lx.set(lexAbbreviations)

@@ -10,10 +10,11 @@ var german = tongue{
 		"gutschriften|gutschrift|bestellungen|bestellung|firmen|firma|unternehmen|betriebe|registriert|angemeldet|zertifikat|" +
 		"läuft|gültig|noch|bis|dokumenttypen|dokumentarten|prozesse|unterstützt|nutzt|verwendet|finde|finden|suche|" +
 		"suchen|zeige|liste|der|die|das|den|dem|des|ein|eine|einen|ist|sind|gibt|es|mit|für|von|im|auf|über|und|nicht|" +
-		"ich|bitte|belgische|norwegische|anbieter|nummer",
-	letters: "äöüß",
-	plurals: []pluralRule{{"innen", "in"}, {"en", ""}, {"er", ""}, {"e", ""}, {"n", ""}, {"s", ""}},
-	yes:     "Ja", colon: ": ", no: "Nein", probably: "Wahrscheinlich", notNow: "Im Moment nicht",
+		"ich|bitte|belgische|norwegische|anbieter|nummer|in",
+	letters:    "äöüß",
+	plurals:    []pluralRule{{"innen", "in"}, {"en", ""}, {"er", ""}, {"e", ""}, {"n", ""}, {"s", ""}},
+	dateLayout: "02.01.2006",
+	yes:        "Ja", colon: ": ", no: "Nein", probably: "Wahrscheinlich", notNow: "Im Moment nicht",
 	docs: map[string]string{DocInvoice: "Rechnungen", DocCreditNote: "Gutschriften", DocOrder: "Bestellungen", DocAny: "Dokumente"},
 	kinds: map[string]string{
 		"Invoice":                "Rechnung",

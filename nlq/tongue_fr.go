@@ -11,9 +11,10 @@ var french = tongue{
 		"enregistré|enregistrée|inscrit|inscrite|certificat|expire-t-il|valide|encore|processus|prend|utilise|" +
 		"trouve|trouver|cherche|chercher|recherche|montre|affiche|les|des|une|du|au|aux|la|le|dans|sur|pour|avec|et|de|" +
 		"d'|l'|qu'|a-t-il|sont|accès|fournisseur|numéro|belges|norvégiennes",
-	letters: "éèêçàùâôîûœ",
-	plurals: []pluralRule{{"aux", "a"}, {"s", ""}, {"x", ""}},
-	yes:     "Oui", colon: " : ", no: "Non", probably: "Probablement", notNow: "Pas pour l'instant",
+	letters:    "éèêçàùâôîûœ",
+	plurals:    []pluralRule{{"aux", "a"}, {"s", ""}, {"x", ""}},
+	dateLayout: "02/01/2006",
+	yes:        "Oui", colon: " : ", no: "Non", probably: "Probablement", notNow: "Pas pour l'instant",
 	docs: map[string]string{DocInvoice: "factures", DocCreditNote: "avoirs", DocOrder: "commandes", DocAny: "documents"},
 	kinds: map[string]string{
 		"Invoice":                "Facture",

@@ -10,10 +10,11 @@ var dutch = tongue{
 		"bestellingen|bestelling|bedrijven|bedrijf|ondernemingen|onderneming|firma's|geregistreerd|ingeschreven|aangesloten|" +
 		"certificaat|verloopt|vervalt|geldig|nog|documenttypes|documenttypen|processen|ondersteunt|gebruikt|zoek|vind|toon|" +
 		"geef|laat|zien|de|het|een|van|op|met|voor|naar|bij|zijn|er|heeft|hebben|niet|ik|alle|belgische|noorse|nederlandse|" +
-		"naam|nummer|ondernemingsnummer|aanbieder|genaamd",
-	letters: "",
-	plurals: []pluralRule{{"'s", ""}, {"en", ""}, {"s", ""}},
-	yes:     "Ja", colon: ": ", no: "Nee", probably: "Waarschijnlijk", notNow: "Nu niet",
+		"naam|nummer|ondernemingsnummer|aanbieder|genaamd|in|die|al|zit|zitten",
+	letters:    "",
+	plurals:    []pluralRule{{"'s", ""}, {"en", ""}, {"s", ""}},
+	dateLayout: "02-01-2006",
+	yes:        "Ja", colon: ": ", no: "Nee", probably: "Waarschijnlijk", notNow: "Nu niet",
 	docs: map[string]string{DocInvoice: "facturen", DocCreditNote: "creditnota's", DocOrder: "bestellingen", DocAny: "documenten"},
 	kinds: map[string]string{
 		"Invoice":                "Factuur",

@@ -5,14 +5,15 @@ import "github.com/peppolgate/peppolgate/registry"
 // norwegian is the Norwegian (Bokmål) language of answers.
 var norwegian = tongue{
 	code:  LangNorwegian,
-	hints: "norge",
+	hints: "norge|belgia|frankrike|spania|østerrike",
 	markers: "opp|etter|peppol-oppslag|går|ut|oppslag|hei|takk|opplysninger|gi|om|betjener|hvem|hva|hvilken|hvilket|hvilke|hvor|mange|hvordan|når|kan|motta|mottar|fakturaer|faktura|kreditnotaer|kreditnota|" +
 		"ordrer|bestillinger|selskaper|selskap|selskapet|bedrifter|bedrift|foretak|registrert|registrerte|sertifikatet|sertifikat|" +
 		"utløper|gyldig|fortsatt|fremdeles|dokumenttyper|prosesser|støtter|bruker|finn|søk|vis|liste|er|på|med|og|av|til|fra|" +
-		"ikke|jeg|meg|noen|alle|antall|norske|belgiske|svenske|aksesspunkt|aksesspunktet|leverandør|heter|kalt|nummer|det|den",
-	letters: "øæå",
-	plurals: []pluralRule{{"ene", ""}, {"er", ""}, {"en", ""}, {"et", ""}, {"e", ""}},
-	yes:     "Ja", colon: ": ", no: "Nei", probably: "Sannsynligvis", notNow: "Ikke akkurat nå",
+		"ikke|jeg|meg|noen|alle|antall|deltakere|deltaker|finnes|fins|i|for|håndterer|har|et|ei|ta|imot|sende|eller|også|ordre|firma|firmaer|firmaet|e-fakturaer|norske|belgiske|svenske|aksesspunkt|aksesspunktet|leverandør|heter|kalt|nummer|det|den",
+	letters:    "øæå",
+	plurals:    []pluralRule{{"ene", ""}, {"er", ""}, {"en", ""}, {"et", ""}, {"e", ""}},
+	dateLayout: "02.01.2006",
+	yes:        "Ja", colon: ": ", no: "Nei", probably: "Sannsynligvis", notNow: "Ikke akkurat nå",
 	docs: map[string]string{DocInvoice: "fakturaer", DocCreditNote: "kreditnotaer", DocOrder: "ordrer", DocAny: "dokumenter"},
 	kinds: map[string]string{
 		"Invoice":                "Faktura",

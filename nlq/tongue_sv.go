@@ -9,7 +9,7 @@ var swedish = tongue{
 	markers: "upp|ett|berätta|efter|hej|tack|uppgifter|ge|om|betjänar|åtkomstpunkt|vem|vad|vilken|vilket|vilka|hur|många|när|kan|ta|emot|tar|fakturor|faktura|kreditfakturor|kreditfaktura|" +
 		"beställningar|beställning|företag|företaget|bolag|bolaget|registrerad|registrerat|registrerade|certifikatet|certifikat|" +
 		"går|ut|giltigt|giltig|fortfarande|dokumenttyper|processer|stöder|stödjer|använder|hitta|sök|visa|lista|är|finns|" +
-		"det|på|med|och|av|till|från|inte|jag|mig|några|alla|antal|svenska|belgiska|norska|accesspunkt|accesspunkten|" +
+		"det|på|med|och|av|till|från|inte|i|för|har|jag|mig|några|alla|antal|svenska|belgiska|norska|accesspunkt|accesspunkten|" +
 		"leverantör|heter|kallas|nummer",
 	letters: "äöå",
 	plurals: []pluralRule{{"erna", ""}, {"orna", ""}, {"arna", ""}, {"er", ""}, {"or", ""}, {"ar", ""}, {"en", ""}, {"et", ""}, {"e", ""}},

@@ -238,7 +238,7 @@ func (s *Server) askRoutes(k docKit) []route {
 			Method: http.MethodPost, Path: "/ask", OperationID: "ask", Tag: "ask",
 			Summary: "Ask in plain language",
 			Params:  k.networkNamed(registry.NetworkDescriptionNamed(k.networks, "The tools ask that network; `_meta.network` and the results' url name it.")),
-			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish) by calling the tools, " +
+			Description: "Answers a question about Peppol participants (English, French, Dutch, German, Norwegian, Swedish, Spanish, Italian, Danish, Finnish, Polish) by calling the tools, " +
 				"in the question's language (`_meta.language`): JSON by default, or server-sent events with `Accept: text/event-stream` or `prefer.streaming`: " +
 				"`start` (how it was planned), one `result` per item (with `failed` when a call about it failed upstream), `complete` (the answer; " +
 				"`failed` lists the calls that failed while others answered; `error` only when nothing could be answered). " +

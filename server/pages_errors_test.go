@@ -79,7 +79,7 @@ func TestPagesUnknownPath(t *testing.T) {
 }
 
 // TestAskPageLang: the ask page declares the answer's language, and keeps its own
-// English words marked as English (issue 26).
+// English words marked as English (issue 26), in the eleven languages (issue 29).
 func TestAskPageLang(t *testing.T) {
 	t.Parallel()
 	e := startE2E(t)
@@ -88,7 +88,10 @@ func TestAskPageLang(t *testing.T) {
 		{"who is " + netsim.KnownBelgian + "?", "en"},
 		{"qui est " + netsim.KnownBelgian + " ?", "fr"},
 		{"wer ist " + netsim.KnownBelgian + "?", "de"},
-		{"¿Quién es " + netsim.KnownBelgian + "?", "en"},
+		// Spanish has been a language of answers since issue 29; Portuguese is not.
+		{"¿Quién es " + netsim.KnownBelgian + "?", "es"},
+		{"Kim jest " + netsim.KnownBelgian + "?", "pl"},
+		{"Quem é " + netsim.KnownBelgian + "?", "en"},
 	} {
 		path := "/ask"
 		if tt.q != "" {

@@ -52,7 +52,7 @@ var (
 	inlineStyle   = regexp.MustCompile(`(?i)<style|<[^>]+\sstyle\s*=`)
 	// htmlLang is the page's declared language (English but for an answer in
 	// another language on the ask page).
-	htmlLang = regexp.MustCompile(`<html lang="(en|fr|nl|de|no|sv)">`)
+	htmlLang = regexp.MustCompile(`<html lang="(en|fr|nl|de|no|sv|es|it|da|fi|pl)">`)
 )
 
 // checkPage checks what every page must be: HTML, the CSP and the security headers,

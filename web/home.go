@@ -9,8 +9,9 @@ import (
 	"github.com/peppolgate/peppolgate/registry"
 )
 
-// questionWords start a question in the six languages nlq reads (English, French,
-// Dutch, German, Norwegian, Swedish), folded to lower case.
+// questionWords start a question in the eleven languages nlq reads (English, French,
+// Dutch, German, Norwegian, Swedish, Spanish, Italian, Danish, Finnish, Polish),
+// folded to lower case; words that also start names ("come", "jak") are left out.
 var questionWords = map[string]bool{
 	// English
 	"can": true, "does": true, "do": true, "is": true, "are": true, "which": true, "what": true, "who": true, "how": true, "where": true, "when": true, "list": true, "find": true, "show": true,
@@ -24,6 +25,16 @@ var questionWords = map[string]bool{
 	"hvilke": true, "hvilken": true, "hva": true, "hvem": true, "hvordan": true, "hvor": true, "har": true, "mottar": true,
 	// Swedish
 	"vilka": true, "vilken": true, "vad": true, "vem": true, "hur": true, "var": true, "tar": true,
+	// Spanish
+	"qué": true, "quién": true, "quiénes": true, "cuál": true, "cuáles": true, "cuántas": true, "cuántos": true, "cuándo": true, "dónde": true, "cómo": true, "puede": true, "pueden": true, "está": true, "busca": true, "encuentra": true, "muestra": true, "¿qué": true, "¿quién": true, "¿cuál": true, "¿cuántas": true, "¿cuántos": true, "¿puede": true, "¿está": true,
+	// Italian
+	"chi": true, "quale": true, "quali": true, "quanti": true, "quante": true, "quando": true, "può": true, "possono": true, "cerca": true, "trova": true, "mostra": true,
+	// Danish
+	"hvad": true, "hvornår": true, "modtager": true, "søg": true,
+	// Finnish
+	"kuka": true, "mikä": true, "mitkä": true, "mitä": true, "missä": true, "milloin": true, "miten": true, "kuinka": true, "montako": true, "voiko": true, "onko": true, "etsi": true, "näytä": true,
+	// Polish
+	"czy": true, "kto": true, "kim": true, "jaki": true, "jaka": true, "jakie": true, "jakiego": true, "który": true, "która": true, "które": true, "ile": true, "kiedy": true, "gdzie": true, "znajdź": true, "szukaj": true, "pokaż": true,
 }
 
 // Destination is where the start page's box sends an input.
@@ -40,7 +51,7 @@ const (
 )
 
 // Route says where the box sends q: a participant id to its page; a question (ends
-// with '?', starts with a question word of the six languages, or has five words or
+// with '?', starts with a question word of the eleven languages, or has five words or
 // more) to the ask page; anything else to the search.
 func Route(q string) Destination {
 	q = strings.TrimSpace(q)

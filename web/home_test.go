@@ -22,6 +22,13 @@ func TestRoute(t *testing.T) {
 		{"welche Firmen", ToAsk},
 		{"hvilke selskaper", ToAsk},
 		{"vilka företag", ToAsk},
+		{"cuántas empresas belgas", ToAsk},
+		{"quali aziende", ToAsk},
+		{"hvad er BE0677424046", ToAsk},
+		{"kuka on 0192:923609016", ToAsk},
+		{"onko Vandelanotte Peppolissa", ToAsk},
+		{"czy Vandelanotte odbiera faktury", ToAsk},
+		{"ile firm", ToAsk},
 		{"one two three four five", ToAsk},
 		{"Can", ToSearch},
 	}

@@ -1,0 +1,59 @@
+package nlq
+
+import "strings"
+
+// foreignMarkers are words typical of questions in languages answers are not phrased
+// in, folded: Portuguese (next to Spanish), Czech and Slovak (next to Polish), Estonian
+// (next to Finnish), Hungarian, Romanian, Catalan, the Baltic languages, Icelandic and
+// Faroese (next to Danish), Turkish; foreignLetters are letters only they use.
+// Such a question is answered in English, as docs/INTERFACE.md §4.3 promises, rather
+// than in the one of the eleven it shares most words with (Portuguese "faturas" is one
+// letter from Spanish "facturas", Czech "faktury" is Polish too). Words that are also
+// markers of one of ours count once, the others twice, as in detectLanguageOutside.
+// Short words every language of the region has ("de", "la", "si", "a", "na") are left
+// out: they would count against our own.
+var foreignMarkers = buildForeignMarkers(
+	// Portuguese.
+	"não|pode|podem|receber|recebe|recebem|fatura|faturas|faturação|encomenda|encomendas|empresa|empresas|quem|qual|quais|" +
+		"quantas|quantos|onde|estão|são|registada|registadas|registado|registados|registrada|registrado|pelo|pela|pelos|pelas|" +
+		"em|uma|ao|aos|olá|obrigado|obrigada|ponto|acesso|fornecedor|expira|aceita|aceitam|encontre|encontrar|" +
+		"mostre|mostrar|procure|procurar|rede|portuguesas|portugueses|portuguesa|português|padarias|você|vocês|diga|dizer|" +
+		"gostaria|preciso|também|ainda|isso|essa|esse|crédito|usa|utiliza|válido|até|quando|como|está|portugal|brasil|" +
+		"tipos|documento|documentos|" +
+		// Czech.
+		"může|mohou|přijímat|přijímá|fakturu|firem|společnost|společnosti|kolik|českých|český|česká|české|" +
+		"kdo|jaký|jaké|který|která|které|přes|pomocí|registrována|registrovaná|registrovaný|zaregistrována|přístupový|bod|" +
+		"poskytovatel|certifikát|platnost|vyprší|najdi|najít|hledej|ukaž|zobraz|dobrý|děkuji|prosím|dodavatel|objednávky|" +
+		"dobropisy|dobropis|jsou|nebo|pro|ve|česko|čechách|" +
+		// Slovak.
+		"môže|môžu|prijímať|prijíma|faktúry|faktúru|spoločnosť|koľko|slovenských|slovenské|firiem|cez|aký|aké|" +
+		"zaregistrovaná|poskytovateľ|platnosť|nájdi|hľadaj|ukáž|ďakujem|sú|alebo|pre|slovensku|ktoré|v|peppole|firmy|" +
+		// Estonian.
+		"kas|ettevõte|ettevõtted|ettevõtet|ettevõtteid|ettevõtte|saab|saavad|arveid|arve|arved|vastu|võtta|mitu|eesti|kes|mis|" +
+		"millised|milline|kus|millal|peppolis|peppoli|kaudu|registreeritud|juurdepääsupunkt|pääsupunkt|teenusepakkuja|sertifikaat|" +
+		"aegub|kehtib|leia|otsi|näita|tere|aitäh|palun|krediitarve|krediitarveid|tellimusi|tellimused|eestis|" +
+		// Hungarian.
+		"tud|tudja|tudnak|fogadni|fogad|fogadja|számlát|számla|számlákat|e-számlát|cég|cégek|céget|hány|vannak|magyar|" +
+		"magyarországi|peppolon|peppolban|az|melyik|milyen|hol|mikor|regisztrálva|regisztrált|hozzáférési|pont|szolgáltató|" +
+		"tanúsítvány|lejár|érvényes|keress|keresd|mutasd|szia|köszönöm|kérem|rendelés|rendeléseket|vagy|nem|kft|zrt|" +
+		// Romanian.
+		"poate|pot|primească|primi|primește|facturi|facturile|firme|firmei|compania|companii|companiile|câte|câți|sunt|este|" +
+		"prin|care|cine|unde|când|înregistrată|înregistrat|punct|furnizor|furnizorul|certificatul|expiră|valabil|caută|" +
+		"găsește|arată|bună|mulțumesc|comenzi|comenzile|sau|românești|românia|pe|" +
+		// Catalan (next to Spanish, French and Italian).
+		"pot|poden|rebre|empreses|quantes|quants|quina|quines|dels|xarxa|catalanes|catalans|catalunya|hi|amb|" +
+		// Lithuanian, Latvian, Icelandic and Faroese (next to Polish and Danish), Turkish.
+		"įmonė|įmonės|įmonių|gali|gauti|sąskaitas|sąskaitų|kiek|uzņēmums|saņemt|rēķinus|cik|" +
+		"getur|fyrirtækið|tekið|móti|reikninga|reikningum|taka|ímóti|rokningar|rokningum|fyritøkan|" +
+		"alabilir|faturaları|şirket|şirketi|kaç|nedir|mı")
+
+// foreignLetters are letters of those languages that none of the eleven writes.
+const foreignLetters = "ãõěřůčšžďťňľĺŕőűășțşţýėįųūāēīģķļņðþığ"
+
+func buildForeignMarkers(words string) map[string]bool {
+	m := make(map[string]bool, 512)
+	for _, w := range strings.Split(words, "|") {
+		m[ruleFold(w)] = true
+	}
+	return m
+}
