@@ -328,7 +328,7 @@ func (r *run) several(ctx context.Context) error {
 		b.WriteString(" " + fmt.Sprintf(k.severalCap, maxSubjects, len(parts)))
 		parts = parts[:maxSubjects]
 	}
-	found := false
+	found := false // a company found, a call failed, or a participant id among them
 	for _, part := range parts {
 		sub := plan
 		sub.Subject, sub.Subjects = part, nil
@@ -339,7 +339,7 @@ func (r *run) several(ctx context.Context) error {
 		}
 		sub.Calls = []Call{{Tool: ruleToolSearch, Arguments: args}}
 		if id, err := peppol.ParseParticipantID(part); err == nil && strings.Contains(part, ":") {
-			sub.Calls = detailCalls(sub, id.String())
+			sub.Calls, found = detailCalls(sub, id.String()), true
 		}
 		sa := &Answer{Calls: append([]Call{}, sub.Calls...), Results: []Item{}}
 		one := &run{e: r.e, t: r.t, plan: sub, a: sa, part: true, add: func(it Item, f *FailedCall) {
@@ -359,7 +359,7 @@ func (r *run) several(ctx context.Context) error {
 		}
 		b.WriteString("\n\n" + text)
 	}
-	if !found && plan.Calls[0].Tool == ruleToolSearch {
+	if !found {
 		// No company found: the question named one that does not exist ("Bakkerij
 		// Jansen en Zonen"), not several.
 		r.a.Answer = searchAnswer(r.t, plan, &registry.SearchResult{Query: plan.Subject}, "")

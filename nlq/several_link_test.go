@@ -24,6 +24,8 @@ var severalLinkCases = []struct {
 	{q: "Compare Vestland & Dahl SA and Qqzx Fiskeri AS", ids: []string{"0192:823446772"}, several: true},
 	{q: "Compare Vestland & Dahl SA, Hågensen & Dahl ASA and Qqzx Fiskeri AS", ids: []string{"0192:823446772", "0192:999170730"}, several: true},
 	{q: "Kan Hågensen & Dahl ASA og Brekkestø Trelast AS motta faktura?", ids: []string{"0192:999170730"}, several: true},
+	// A participant id no one has beside a made-up name: two things asked, each answered.
+	{q: "Can Qqzx Fiskeri AS and 0192:999999999 receive invoices?", several: true},
 	// One made-up name with "and" in it is one company not found, not two bogus ones.
 	{q: "Is Fjordlys Bakeri and Sons on Peppol?"},
 	{q: "Kan Brekkestø Trelast og Sønner motta faktura?"},
