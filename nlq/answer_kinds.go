@@ -304,10 +304,14 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 	return nil
 }
 
-// several answers a question naming several companies: when the whole is one name
-// the Directory knows ("Marks and Spencer"), as that name; otherwise each company (or
-// participant id) in turn, none dropped (beyond maxSubjects the answer says how many
-// were left).
+// several answers a question naming several companies (docs/INTERFACE.md §4.3): when
+// the whole is one name ("Marks and Spencer", "Vestland og Dahl AS" for "Vestland & Dahl
+// SA"), as that name, matched by linking as a question about one company is; otherwise
+// each company (or participant id) in turn, none dropped (beyond maxSubjects the answer
+// says how many were left). Each company is linked on its own, with only the readings
+// inside its own name, and one that matches no name is not found: neither another
+// company's result nor an unrelated one found by a few of its letters (run.part). When
+// no company is found, the whole is one name not found, not several.
 func (r *run) several(ctx context.Context) error {
 	plan, k := r.plan, phrasesOf(r.t)
 	if plan.Calls[0].Tool == ruleToolSearch {
@@ -324,25 +328,29 @@ func (r *run) several(ctx context.Context) error {
 		b.WriteString(" " + fmt.Sprintf(k.severalCap, maxSubjects, len(parts)))
 		parts = parts[:maxSubjects]
 	}
+	found := false // a company found, a call failed, or a participant id among them
 	for _, part := range parts {
 		sub := plan
 		sub.Subject, sub.Subjects = part, nil
+		sub.Readings = slices.DeleteFunc(slices.Clone(plan.Readings), func(rd Plan) bool { return !wordsWithin(rd.Subject, part) })
 		args := map[string]any{"q": part}
 		if plan.Country != "" {
 			args["country"] = plan.Country
 		}
 		sub.Calls = []Call{{Tool: ruleToolSearch, Arguments: args}}
 		if id, err := peppol.ParseParticipantID(part); err == nil && strings.Contains(part, ":") {
-			sub.Calls = detailCalls(sub, id.String())
+			sub.Calls, found = detailCalls(sub, id.String()), true
 		}
 		sa := &Answer{Calls: append([]Call{}, sub.Calls...), Results: []Item{}}
-		one := &run{e: r.e, t: r.t, plan: sub, a: sa, add: func(it Item, f *FailedCall) {
+		one := &run{e: r.e, t: r.t, plan: sub, a: sa, part: true, add: func(it Item, f *FailedCall) {
 			sa.Results = append(sa.Results, it)
 			r.add(it, f)
 		}}
 		err := one.run(ctx)
 		r.a.Calls = append(r.a.Calls, sa.Calls...)
 		r.a.Failed = append(r.a.Failed, sa.Failed...)
+		r.a.Approximate = r.a.Approximate || sa.Approximate
+		found = found || err != nil || len(sa.Results) > 0 || len(sa.Failed) > 0
 		text := sa.Answer
 		if err != nil {
 			f := failedCall(sub.Calls[0], err)
@@ -351,8 +359,25 @@ func (r *run) several(ctx context.Context) error {
 		}
 		b.WriteString("\n\n" + text)
 	}
+	if !found {
+		// No company found: the question named one that does not exist ("Bakkerij
+		// Jansen en Zonen"), not several.
+		r.a.Answer = searchAnswer(r.t, plan, &registry.SearchResult{Query: plan.Subject}, "")
+		return nil
+	}
 	r.a.Answer = b.String()
 	return nil
+}
+
+// wordsWithin reports whether every word of sub (folded) is a word of name.
+func wordsWithin(sub, name string) bool {
+	words := strings.Fields(foldWords(name))
+	for _, w := range strings.Fields(foldWords(sub)) {
+		if !slices.Contains(words, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // countryStats answers a count of a country's participants from the statistics, with
@@ -391,10 +416,13 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 	return false, nil
 }
 
-// asOneName answers the question as about one company when the whole of its subject,
-// less its words for "and" (a name may write "&": "Løvås & Hågensen ASA"), is the
-// name of a hit of a search for it; that search replaces the one planned for the
-// whole. It reports whether it answered.
+// asOneName answers the question as about one company when linking (link.go) matches
+// the whole of its subject to a name, as it matches a question about one company:
+// every core word typed in the name, legal forms, transliterations and typos forgiven
+// (and said). The whole is searched less its words for "and" (a name may write "&":
+// "Løvås & Hågensen ASA"); that search replaces the one planned for the whole, and the
+// readings of the whole are left out (they are its companies). It reports whether it
+// answered; a failing search is no answer (each company is then asked on its own).
 func (r *run) asOneName(ctx context.Context) (bool, error) {
 	plan := r.plan
 	var words []string
@@ -409,15 +437,11 @@ func (r *run) asOneName(ctx context.Context) (bool, error) {
 		probe.Arguments["country"] = plan.Country
 	}
 	r.a.Calls[0] = probe
-	res, err := r.e.call(ctx, probe)
-	if err != nil {
-		return false, nil // each company is asked on its own
-	}
-	sr, _ := res.Value.(*registry.SearchResult)
-	if sr == nil || !slices.ContainsFunc(sr.Results, func(h registry.SearchHit) bool { return NameHas(h.Name, whole) }) {
-		return false, nil
-	}
 	one := *r
-	one.plan.Subjects, one.plan.Subject, one.plan.Calls = nil, whole, []Call{probe}
-	return true, one.run(ctx)
+	one.plan.Subjects, one.plan.Readings, one.plan.Calls = nil, nil, []Call{probe}
+	handled, err := one.link(ctx, probe)
+	if !handled || one.first == nil {
+		return false, nil // no name matched, or the search failed
+	}
+	return true, err
 }

@@ -323,6 +323,9 @@ type run struct {
 	// relaxBudget bounds the relaxed searches of a name that found nothing; -1: no
 	// bound beyond RelaxedQueries'.
 	relaxBudget int
+	// part: the run answers one company of several (run.several); a name no hit
+	// matches is not found, never answered with approximate hits.
+	part bool
 }
 
 // run executes the plan's calls and the follow-up calls its intent needs, hands each
@@ -458,6 +461,13 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 	if r.plan.Intent == IntentCount {
 		// A count is what the search says, nothing matching included.
 		return sr, "", nil
+	}
+	if r.part && typed != "" && q != "" && !anyNameHas(sr, q) {
+		// One company of several: hits without its name are not it, and a relaxed
+		// search would find another (run.several).
+		none := *sr
+		none.Results, none.TotalCount, none.NextPage = nil, 0, 0
+		return &none, "", nil
 	}
 	if len(sr.Results) > 0 && typed != "" && q != "" && sr.Source == registry.SourceMirror && !anyNameHas(sr, q) {
 		// The mirror forgives typos itself: when no name has the words searched for,
