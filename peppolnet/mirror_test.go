@@ -33,7 +33,7 @@ type mirrorNet struct {
 	now      *atomic.Int64 // the mirrored registry's clock, Unix nanoseconds
 }
 
-func startMirrorNet(t *testing.T, participants int, mirrorPath string) *mirrorNet {
+func startMirrorNet(t testing.TB, participants int, mirrorPath string) *mirrorNet {
 	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 5, Participants: participants})
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
@@ -392,5 +392,24 @@ func TestMirrorSearchPages(t *testing.T) {
 	}
 	if got := m.n.Hits().Directory.Search - before; got != 0 {
 		t.Errorf("%d Directory requests", got)
+	}
+}
+
+// BenchmarkMirrorSearch is a search answered by a fresh mirror with tracing off: the
+// mirror's searches are not cached, so every one pays for the mirror's span when
+// tracing is on, and must pay nothing for it when it is off (BENCHMARKS.md "Issue 28:
+// traces").
+func BenchmarkMirrorSearch(b *testing.B) {
+	m := startMirrorNet(b, 120, "")
+	q := registry.SearchQuery{Q: "Globex"}
+	if res, _, err := m.mirrored.Search(context.Background(), q); err != nil || res.Source != registry.SourceMirror {
+		b.Fatal("not from the mirror", err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := m.mirrored.Search(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
