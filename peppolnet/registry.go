@@ -77,9 +77,9 @@ func New(cfg Config) (*Registry, error) {
 		tracer = cfg.TracerProvider.Tracer("github.com/peppolgate/peppolgate/peppolnet")
 		// Every SMP, Directory and OCSP request a span of its own (copies: the
 		// caller's clients stay as they are).
-		smpc.HTTP = telemetry.Client(smpc.HTTP, cfg.TracerProvider, "SMP")
+		smpc.HTTP = telemetry.ClientFailing(smpc.HTTP, cfg.TracerProvider, "SMP", smpFailed)
 		dir := *cfg.Directory
-		dir.HTTP = telemetry.Client(dir.HTTP, cfg.TracerProvider, "Directory")
+		dir.HTTP = telemetry.ClientFailing(dir.HTTP, cfg.TracerProvider, "Directory", directoryFailed)
 		cfg.Directory = &dir
 		if cfg.OCSP != nil {
 			cfg.OCSP = telemetry.Client(cfg.OCSP, cfg.TracerProvider, "OCSP")

@@ -3,6 +3,7 @@ package peppolnet
 import (
 	"context"
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/miekg/dns"
@@ -40,6 +41,12 @@ func endSpan(span trace.Span, err error) {
 	}
 	span.End()
 }
+
+// smpFailed and directoryFailed say which HTTP statuses of an SMP and of the Directory
+// are failures on their spans, as outcomeOf counts them: an SMP's 404 (not registered)
+// and the Directory's 400 (a query it cannot search) are answers.
+func smpFailed(status int) bool       { return status >= 400 && status != http.StatusNotFound }
+func directoryFailed(status int) bool { return status >= 400 && status != http.StatusBadRequest }
 
 // smlSpanAttrs are the attributes of the SML query's span once it is answered: the DNS
 // rcode and server, and the host of the SMP the NAPTR record names.

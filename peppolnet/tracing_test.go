@@ -32,6 +32,7 @@ func TestSpansRecordFailures(t *testing.T) {
 		{"SML SERVFAIL", netsim.KnownBelgian, netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail}, "SML NAPTR", "dns.rcode", "SERVFAIL", true, "DNS SERVFAIL"},
 		{"not registered is an answer", netsim.KnownDirectoryOnly, netsim.Target{}, netsim.Fault{}, "SML NAPTR", "dns.rcode", "NXDOMAIN", false, ""},
 		{"SMP 503", netsim.KnownBelgian, netsim.SMPHostTarget(be.SMPHost), netsim.Fault{HTTPStatus: 503}, "SMP GET", "http.response.status_code", "503", true, "HTTP 503"},
+		{"SMP 404 is an answer", netsim.KnownBelgian, netsim.SMPHostTarget(be.SMPHost), netsim.Fault{HTTPStatus: 404}, "SMP GET", "http.response.status_code", "404", false, ""},
 		{"Directory 500", netsim.KnownBelgian, netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500}, "Directory GET", "http.response.status_code", "500", true, "HTTP 500"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
