@@ -316,8 +316,9 @@ func (f *Fleet) Do(ctx context.Context, op string, fn func(ctx context.Context, 
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.opTimeout)
 	defer cancel()
 	// A span only under the caller's: Redis work outside a traced request (a session
-	// check, a background release, a lease's polls) starts no root trace of its own.
-	if f.tracer != nil && trace.SpanContextFromContext(ctx).IsValid() {
+	// check, a background release) starts no root trace of its own, and none under
+	// telemetry.WithoutSpans (a bulk check, a lease's polls).
+	if f.tracer != nil && trace.SpanContextFromContext(ctx).IsValid() && !telemetry.Untraced(ctx) {
 		var span trace.Span
 		octx, span = f.tracer.Start(octx, "redis "+op, trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attribute.String("db.system.name", "redis"), attribute.String("db.operation.name", op)))

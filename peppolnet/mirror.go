@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -141,7 +142,7 @@ func (l *Registry) mirrorCard(ctx context.Context, id peppol.ParticipantID) (rec
 // off, it builds no attribute and no span (BenchmarkMirrorSearch).
 func (l *Registry) mirrorSearchPage(ctx context.Context, text, country string, page int) (*registry.SearchResult, error) {
 	offset := (page - 1) * registry.MaxSearchResults
-	if l.tracer == nil {
+	if l.tracer == nil || telemetry.CountCall(ctx) {
 		return l.cfg.Mirror.SearchPage(ctx, text, country, offset, registry.MaxSearchResults)
 	}
 	ctx, span := l.startSpan(ctx, "Directory mirror search", attribute.Int("peppol.search.page", page))
@@ -156,7 +157,7 @@ func (l *Registry) mirrorSearchPage(ctx context.Context, text, country string, p
 // mirrorCardOf is the mirror's card of id, in a span when tracing is on; off, it
 // builds no attribute and no span.
 func (l *Registry) mirrorCardOf(ctx context.Context, id peppol.ParticipantID) (*registry.DirectoryRecord, error) {
-	if l.tracer == nil {
+	if l.tracer == nil || telemetry.CountCall(ctx) {
 		return l.cfg.Mirror.Card(ctx, id)
 	}
 	ctx, span := l.startSpan(ctx, "Directory mirror card", attribute.String("peppol.participant.id", id.String()))

@@ -119,7 +119,7 @@ func (l *Registry) ocspTimeout() time.Duration {
 // until when to remember it.
 func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, now time.Time) (status, reason string, until time.Time) {
 	failed := false
-	if l.tracer != nil {
+	if l.traced(ctx) {
 		var span trace.Span
 		ctx, span = l.startSpan(ctx, "OCSP check", attribute.String("peppol.ocsp.responder", hostOf(cert.OCSPServer[0])))
 		defer func() {

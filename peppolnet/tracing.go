@@ -21,12 +21,18 @@ import (
 // the rest: the SML query, the mirror, the signature and chain checks and OCSP. Span
 // names never hold a participant id; attributes may, as the log lines do.
 
+// traced reports whether the work under ctx makes spans: tracing is on and ctx is not
+// under telemetry.WithoutSpans (a bulk check).
+func (l *Registry) traced(ctx context.Context) bool {
+	return l.tracer != nil && !telemetry.Untraced(ctx)
+}
+
 // startSpan starts a span named name under ctx's, or does nothing when tracing is
-// off: it returns ctx and the trace package's own non-recording span, which costs no
-// allocation. Callers whose attributes cost something (an id's String) check
-// l.tracer == nil first and build nothing.
+// off or ctx is untraced (traced): it returns ctx and the trace package's own
+// non-recording span, which costs no allocation. Callers whose attributes cost
+// something (an id's String) check traced first and build nothing.
 func (l *Registry) startSpan(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	if l.tracer == nil {
+	if !l.traced(ctx) {
 		return ctx, trace.SpanFromContext(context.Background())
 	}
 	return l.tracer.Start(ctx, name, trace.WithAttributes(attrs...))

@@ -62,6 +62,9 @@ type tracedTransport struct {
 }
 
 func (t *tracedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if CountCall(req.Context()) {
+		return t.next.RoundTrip(req)
+	}
 	ctx, span := t.tracer.Start(req.Context(), t.name+" "+req.Method, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("http.request.method", req.Method), attribute.String("server.address", req.URL.Host)))
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
