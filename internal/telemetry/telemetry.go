@@ -122,7 +122,7 @@ func Setup(ctx context.Context, getenv func(string) string, log *slog.Logger, ve
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the OTLP trace exporter: %w", err)
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithSampler(sampler.s))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&loggedExporter{SpanExporter: exp, log: log}), sdktrace.WithResource(res), sdktrace.WithSampler(sampler.s))
 	if endpoint == "" {
 		endpoint = "http://localhost:4318 (the OTLP default)"
 	}
