@@ -72,9 +72,8 @@ func New(cfg Config) (*Registry, error) {
 	gates := newHostGates(cfg.SMPHostConcurrency, cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown, cfg.Now)
 	smpc := *cfg.SMP
 	smpc.Gate = gates
-	var tracer trace.Tracer
-	if telemetry.On(cfg.TracerProvider) {
-		tracer = cfg.TracerProvider.Tracer("github.com/peppolgate/peppolgate/peppolnet")
+	tracer := tracerFor(cfg)
+	if tracer != nil {
 		// Every SMP, Directory and OCSP request a span of its own (copies: the
 		// caller's clients stay as they are).
 		smpc.HTTP = telemetry.ClientFailing(smpc.HTTP, cfg.TracerProvider, "SMP", smpFailed)
@@ -101,6 +100,11 @@ func New(cfg Config) (*Registry, error) {
 		handoff:    newCache[*sml.Result](cfg.MaxCacheEntries),
 		causeLog:   newCauseLog(),
 		tracer:     tracer,
+		// The flights' coalesced wait spans (flight.go).
+		lookupFlights:   flights[fetchResult]{tracer: tracer},
+		searchFlights:   flights[searchOutcome]{tracer: tracer},
+		servicesFlights: flights[servicesFetch]{tracer: tracer},
+		ocspFlights:     flights[revocationEntry]{tracer: tracer},
 	}, nil
 }
 

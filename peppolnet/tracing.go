@@ -21,6 +21,14 @@ import (
 // the rest: the SML query, the mirror, the signature and chain checks and OCSP. Span
 // names never hold a participant id; attributes may, as the log lines do.
 
+// tracerFor is the registry's tracer for cfg, nil when tracing is off.
+func tracerFor(cfg Config) trace.Tracer {
+	if !telemetry.On(cfg.TracerProvider) {
+		return nil
+	}
+	return cfg.TracerProvider.Tracer("github.com/peppolgate/peppolgate/peppolnet")
+}
+
 // traced reports whether the work under ctx makes spans: tracing is on and ctx is not
 // under telemetry.WithoutSpans (a bulk check).
 func (l *Registry) traced(ctx context.Context) bool {

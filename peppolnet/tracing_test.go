@@ -3,6 +3,7 @@ package peppolnet
 import (
 	"context"
 	"testing"
+	"time"
 
 	otelcodes "go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -73,5 +74,50 @@ func TestSpansRecordFailures(t *testing.T) {
 				t.Errorf("no span %s with %s=%s among %v", tt.span, tt.attr, tt.value, names)
 			}
 		})
+	}
+}
+
+// TestCoalescedWaitSpan: a lookup that joins an identical one in flight shows in its
+// own trace as a "coalesced wait" span linked to the first caller's span, under which
+// the upstream work is.
+func TestCoalescedWaitSpan(t *testing.T) {
+	t.Parallel()
+	n := startNet(t, 40)
+	// Slow DNS, so that the second lookup surely joins the first.
+	n.SetFault(netsim.DNSTarget(), netsim.Fault{Latency: 300 * time.Millisecond})
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	l, _ := newLive(t, n, func(c *Config) { c.TracerProvider = tp; c.LookupTimeout = 30 * time.Second })
+	id := mustID(t, netsim.KnownBelgian)
+	ctx1, first := tp.Tracer("test").Start(context.Background(), "first")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _, _ = l.Lookup(ctx1, id)
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for !l.lookupFlights.busy(id.String()) {
+		if time.Now().After(deadline) {
+			t.Fatal("the first lookup never got in flight")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	ctx2, second := tp.Tracer("test").Start(context.Background(), "second")
+	_, _, _ = l.Lookup(ctx2, id)
+	second.End()
+	<-done
+	first.End()
+	var found bool
+	for _, s := range rec.Ended() {
+		if s.Name() != "coalesced wait" {
+			continue
+		}
+		if s.Parent().SpanID() != second.SpanContext().SpanID() || len(s.Links()) != 1 || s.Links()[0].SpanContext.SpanID() != first.SpanContext().SpanID() {
+			t.Errorf("coalesced wait under %s with links %v; want under the second caller, linked to the first", s.Parent().SpanID(), s.Links())
+		}
+		found = true
+	}
+	if !found {
+		t.Error("no coalesced wait span for the caller that joined")
 	}
 }
