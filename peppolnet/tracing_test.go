@@ -2,13 +2,20 @@ package peppolnet
 
 import (
 	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	otelcodes "go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/netsim"
 )
 
@@ -121,3 +128,79 @@ func TestCoalescedWaitSpan(t *testing.T) {
 		t.Error("no coalesced wait span for the caller that joined")
 	}
 }
+
+// headerSpy records the trace context headers of the requests it passes on.
+type headerSpy struct {
+	next http.RoundTripper
+	mu   sync.Mutex
+	seen []string // Traceparent+Tracestate of each request
+	n    int
+}
+
+func (h *headerSpy) RoundTrip(r *http.Request) (*http.Response, error) {
+	h.mu.Lock()
+	h.n++
+	if v := r.Header.Get("Traceparent") + r.Header.Get("Tracestate") + r.Header.Get("Baggage"); v != "" {
+		h.seen = append(h.seen, r.URL.Host+": "+v)
+	}
+	h.mu.Unlock()
+	return h.next.RoundTrip(r)
+}
+
+// TestNoTraceContextUpstream: a traced cold lookup sends no trace context to the SMPs,
+// the Directory or the OCSP responders, through the registry's real clients, even with
+// a W3C propagator installed as otel's global one (what an instrumentation library
+// would inject with). The failing Directory's "upstream call failed" log line carries
+// the lookup's trace id. (otel.SetTextMapPropagator is process-wide: not parallel.)
+func TestNoTraceContextUpstream(t *testing.T) {
+	old := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	t.Cleanup(func() { otel.SetTextMapPropagator(old) })
+	n := startNet(t, 40)
+	n.SetFault(netsim.DirectoryTarget(), netsim.Fault{HTTPStatus: 500})
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	spy := &headerSpy{next: http.DefaultTransport}
+	var logs strings.Builder
+	var logMu sync.Mutex
+	l, _ := newLive(t, n, func(c *Config) {
+		c.TracerProvider = tp
+		c.SMP.HTTP = &http.Client{Transport: spy, Timeout: 5 * time.Second}
+		c.Directory.HTTP = &http.Client{Transport: spy, Timeout: 5 * time.Second}
+		c.OCSP = &http.Client{Transport: spy, Timeout: 5 * time.Second}
+		c.Logger = slog.New(telemetry.WithTraceIDs(slog.NewJSONHandler(writerFunc(func(p []byte) (int, error) {
+			logMu.Lock()
+			defer logMu.Unlock()
+			return logs.Write(p)
+		}), nil)))
+	})
+	ctx, parent := tp.Tracer("test").Start(context.Background(), "request")
+	_, _, _ = l.Lookup(ctx, mustID(t, netsim.KnownBelgian))
+	parent.End()
+	spy.mu.Lock()
+	defer spy.mu.Unlock()
+	if spy.n < 3 {
+		t.Fatalf("%d upstream HTTP requests went through the spy; want the SMP's, the Directory's and OCSP's", spy.n)
+	}
+	if len(spy.seen) > 0 {
+		t.Errorf("trace context sent upstream: %v", spy.seen)
+	}
+	logMu.Lock()
+	defer logMu.Unlock()
+	found := false
+	for _, line := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(line, `"msg":"upstream call failed"`) {
+			found = true
+			if !strings.Contains(line, `"trace_id":"`+parent.SpanContext().TraceID().String()+`"`) {
+				t.Errorf("upstream call failed line without the lookup's trace id: %s", line)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no upstream call failed line in:\n%s", logs.String())
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
