@@ -48,6 +48,15 @@ func TestSetupDecides(t *testing.T) {
 		{"console exporter", map[string]string{"OTEL_TRACES_EXPORTER": "console"}, false, "OTEL_TRACES_EXPORTER"},
 		{"endpoint without scheme", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, false, "http(s) URL"},
 		{"sdk disabled not a boolean", map[string]string{"OTEL_SDK_DISABLED": "yes please"}, false, "OTEL_SDK_DISABLED"},
+		{"sdk disabled TRUE", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_SDK_DISABLED": "TRUE"}, false, ""},
+		{"sdk disabled false", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_SDK_DISABLED": "false"}, true, ""},
+		{"sdk disabled 1 is not true", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_SDK_DISABLED": "1"}, false, "OTEL_SDK_DISABLED"},
+		{"sampler always_off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_TRACES_SAMPLER": "always_off"}, false, ""},
+		{"headers without =", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_HEADERS": "api-key"}, false, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{"traces headers bad escape", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "a=%zz"}, false, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"},
+		{"headers", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abc%20d,x-team=1"}, true, ""},
+		{"timeout with a unit", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TIMEOUT": "5s"}, false, "OTEL_EXPORTER_OTLP_TIMEOUT"},
+		{"traces timeout", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "5000"}, true, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -86,7 +95,7 @@ func TestSetupOffExportsNothing(t *testing.T) {
 	if On(tp) {
 		t.Fatalf("provider %T is on without OTEL_* settings", tp)
 	}
-	_, span := Tracer(tp, "test").Start(t.Context(), "x")
+	_, span := tp.Tracer("test").Start(t.Context(), "x")
 	if span.IsRecording() || span.SpanContext().IsValid() {
 		t.Error("the noop provider's span records or has ids")
 	}
@@ -110,7 +119,7 @@ func TestSetupExports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, span := Tracer(tp, "test").Start(t.Context(), "one")
+	_, span := tp.Tracer("test").Start(t.Context(), "one")
 	span.End()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
