@@ -48,11 +48,11 @@ func TestEngineSpans(t *testing.T) {
 		names = append(names, s.Name())
 		text := s.Status().Description
 		for _, a := range s.Attributes() {
-			text += " " + a.Value.Emit()
+			text += " " + a.Value.String()
 		}
 		for _, ev := range s.Events() {
 			for _, a := range ev.Attributes {
-				text += " " + a.Value.Emit()
+				text += " " + a.Value.String()
 			}
 		}
 		if s.Name() != "request" && (strings.Contains(text, "secretinput42") || strings.Contains(text, "secretquery")) {

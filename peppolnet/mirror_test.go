@@ -448,7 +448,7 @@ func TestMirrorSpans(t *testing.T) {
 	for _, s := range rec.Ended() {
 		a := map[string]string{}
 		for _, kv := range s.Attributes() {
-			a[string(kv.Key)] = kv.Value.Emit()
+			a[string(kv.Key)] = kv.Value.String()
 		}
 		got[s.Name()] = a
 		if s.Name() == "Directory GET" {

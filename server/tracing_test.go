@@ -14,7 +14,7 @@ import (
 func spanAttrs(s sdktrace.ReadOnlySpan) map[string]string {
 	out := map[string]string{}
 	for _, a := range s.Attributes() {
-		out[string(a.Key)] = a.Value.Emit()
+		out[string(a.Key)] = a.Value.String()
 	}
 	return out
 }
