@@ -186,7 +186,7 @@ func Open(opt Options) (*Fleet, error) {
 	err = f.client.Ping(ctx).Err()
 	cancel()
 	if err != nil {
-		f.markDown(err)
+		f.markDown(context.Background(), err)
 	}
 	f.probing.Add(1)
 	go f.probe()
@@ -304,7 +304,10 @@ func (f *Fleet) Do(ctx context.Context, op string, fn func(ctx context.Context, 
 	}
 	octx, cancel := context.WithTimeout(context.WithoutCancel(ctx), f.opTimeout)
 	defer cancel()
-	if f.tracer != nil {
+	// A span only under the caller's: Redis work outside a traced request (a session
+	// check, a background release) starts no root trace of its own, and none under
+	// telemetry.WithoutSpans (a bulk check, a lease's polls).
+	if f.tracer != nil && trace.SpanContextFromContext(ctx).IsValid() && !telemetry.Untraced(ctx) {
 		var span trace.Span
 		octx, span = f.tracer.Start(octx, "redis "+op, trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attribute.String("db.system.name", "redis"), attribute.String("db.operation.name", op)))
@@ -333,7 +336,7 @@ func (f *Fleet) done(ctx, octx context.Context, op string, err error) error {
 		f.log.WarnContext(ctx, "redis refused an operation", "op", op, "err", err)
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	f.markDown(fmt.Errorf("%s: %w", op, err))
+	f.markDown(ctx, fmt.Errorf("%s: %w", op, err))
 	return fmt.Errorf("%w: %s: %w", ErrDown, op, err)
 }
 
@@ -358,8 +361,8 @@ func troubled(err error) bool {
 func (f *Fleet) Up() bool { return f != nil && !f.down.Load() }
 
 // markDown marks Redis down for cause and logs the cause, at most once a minute per
-// kind of cause.
-func (f *Fleet) markDown(cause error) {
+// kind of cause, with the context of the operation that found it (its trace id).
+func (f *Fleet) markDown(ctx context.Context, cause error) {
 	kind := Cause(cause)
 	now := f.now()
 	f.mu.Lock()
@@ -374,7 +377,7 @@ func (f *Fleet) markDown(cause error) {
 	logIt := f.dueLocked(kind, now)
 	f.mu.Unlock()
 	if logIt {
-		f.log.Warn("redis unavailable: serving from this replica's own state until it answers again", "redis", f.redacted, "cause", kind, "err", cause)
+		f.log.WarnContext(ctx, "redis unavailable: serving from this replica's own state until it answers again", "redis", f.redacted, "cause", kind, "err", cause)
 	}
 }
 

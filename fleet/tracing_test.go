@@ -17,7 +17,8 @@ import (
 
 // TestDoSpans checks that with a tracer provider every operation Do sends to a real
 // Redis is a span "redis <op>" under the caller's, a miss (redis.Nil) is no failure, and
-// a command Redis refuses is recorded with status Error.
+// a command Redis refuses is recorded with status Error; without a span in the caller's
+// context there is none.
 func TestDoSpans(t *testing.T) {
 	srv := redistest.Start(t)
 	rec := tracetest.NewSpanRecorder()
@@ -27,6 +28,13 @@ func TestDoSpans(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	// Outside any trace (a background release, a session check): no span, so that
+	// Redis work never starts root traces of its own.
+	if err := f.Do(context.Background(), "orphan", func(ctx context.Context, c *redis.Client) error {
+		return c.Get(ctx, f.Key("c", "missing")).Err()
+	}); !errors.Is(err, redis.Nil) {
+		t.Fatalf("read of a missing key: %v, want redis.Nil", err)
+	}
 	ctx, parent := tp.Tracer("test").Start(context.Background(), "request")
 	if err := f.Do(ctx, "cache read", func(ctx context.Context, c *redis.Client) error {
 		return c.Get(ctx, f.Key("c", "missing")).Err()

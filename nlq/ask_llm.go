@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -94,7 +93,7 @@ func (e *Engine) askLLM(ctx context.Context, query string, meta Meta, start time
 	answer, calls, err := e.llm.Answer(ctx, query, run)
 	if e.tracer != nil {
 		span.SetAttributes(attribute.Int("peppolgate.tool_calls", len(calls)))
-		telemetry.Fail(span, err, "")
+		failSpan(span, err)
 		span.End()
 	}
 	if err != nil {

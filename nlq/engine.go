@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/peppolgate/peppolgate/internal/telemetry"
@@ -578,8 +579,30 @@ func (e *Engine) callTool(ctx context.Context, t tools.Tool, args json.RawMessag
 	ctx, span := e.tracer.Start(ctx, "ask tool "+t.Name, trace.WithAttributes(attribute.String("peppolgate.tool", t.Name)))
 	defer span.End()
 	res, err := t.Call(ctx, e.reg, args)
-	telemetry.Fail(span, err, "")
+	failSpan(span, err)
 	return res, err
+}
+
+// failSpan records err on span by its error code alone (peppolgate.error_code), never
+// its message, which quotes what the client asked: an input error or a participant
+// not found is an answer; an upstream failure, or an error with no code, has status
+// Error described by the code ("lookup_failed"), or "timeout" or "error".
+func failSpan(span trace.Span, err error) {
+	if err == nil {
+		return
+	}
+	code := string(registry.ErrorCode(err))
+	switch {
+	case code == "" && errors.Is(err, context.DeadlineExceeded):
+		code = "timeout"
+	case code == "":
+		code = "error"
+	}
+	span.SetAttributes(attribute.String("peppolgate.error_code", code))
+	switch registry.Code(code) {
+	case registry.CodeLookupFailed, registry.CodeSearchFailed, CodeAskFailed, "timeout", "error":
+		span.SetStatus(codes.Error, code)
+	}
 }
 
 // callFailed turns a failed call into the answer or the error: an input error or a

@@ -68,9 +68,10 @@ type lostSlot struct{ key, holder string }
 const maxLostSlots = 1024
 
 // forget gives back the slot holder of key, now or, when Redis does not answer, at
-// the next sweep after it does.
-func (p *fleetPolite) forget(key, holder string) {
-	err := p.f.Do(context.Background(), "smp host slot release", func(ctx context.Context, c *redis.Client) error {
+// the next sweep after it does. ctx is the lookup's, its cancellation apart
+// (context.WithoutCancel), so that the release is a span of its trace.
+func (p *fleetPolite) forget(ctx context.Context, key, holder string) {
+	err := p.f.Do(ctx, "smp host slot release", func(ctx context.Context, c *redis.Client) error {
 		return c.ZRem(ctx, key, holder).Err()
 	})
 	if err == nil {
@@ -287,12 +288,13 @@ func (p *fleetPolite) acquireSlot(ctx context.Context, host string, bulk func() 
 			// without its answer reaching us: give the slot back, now or once Redis
 			// answers again.
 			if !errors.Is(err, fleet.ErrDown) {
-				p.forget(p.hostSlotsKey(host), holder)
+				p.forget(context.WithoutCancel(ctx), p.hostSlotsKey(host), holder)
 			}
 			return noop, fleetOpening{}, nil
 		case res == slotTaken:
 			key := p.hostSlotsKey(host)
-			return func() { p.forget(key, holder) }, fleetOpening{}, nil
+			rctx := context.WithoutCancel(ctx)
+			return func() { p.forget(rctx, key, holder) }, fleetOpening{}, nil
 		case res == slotBreakerOpen:
 			return nil, open, nil
 		}

@@ -6,6 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -27,6 +30,10 @@ func abandoned(fctx context.Context) bool {
 type flights[T any] struct {
 	mu sync.Mutex
 	m  map[string]*flight[T]
+	// tracer, when tracing is on, gives a caller that joins a fetch in flight a
+	// "coalesced wait" span linked to the first caller's span, under which the
+	// fetch's work is.
+	tracer trace.Tracer
 }
 
 // busy reports whether a fetch of key is in flight: a caller that would join it need
@@ -44,6 +51,7 @@ type flight[T any] struct {
 	waiters int
 	cancel  context.CancelCauseFunc
 	budget  *budget
+	leader  trace.SpanContext // the first caller's span, if any
 }
 
 // do returns the result of fn for key, running fn once for all concurrent callers
@@ -68,6 +76,9 @@ func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, 
 		cctx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 		fctx, cancelTimeout := newBudget(cctx, timeout)
 		f = &flight[T]{done: make(chan struct{}), cancel: cancel, budget: fctx}
+		if g.tracer != nil {
+			f.leader = trace.SpanContextFromContext(ctx)
+		}
 		g.m[key] = f
 		go func() {
 			defer cancel(nil)
@@ -83,7 +94,14 @@ func (g *flights[T]) do(ctx context.Context, key string, timeout time.Duration, 
 		}()
 	}
 	f.waiters++
+	leader := f.leader
 	g.mu.Unlock()
+	if ok && leader.IsValid() && trace.SpanContextFromContext(ctx).IsValid() && !telemetry.Untraced(ctx) {
+		// The work is in the first caller's trace: this one's shows the wait, linked.
+		var span trace.Span
+		ctx, span = g.tracer.Start(ctx, "coalesced wait", trace.WithLinks(trace.Link{SpanContext: leader}))
+		defer span.End()
+	}
 	if !registry.IsBulk(ctx) {
 		// An interactive caller does not wait behind bulk requests for a fetch a
 		// bulk check started: the fetch is raised to its priority.

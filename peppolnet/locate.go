@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/peppol/sml"
 	"github.com/peppolgate/peppolgate/registry"
@@ -122,12 +124,16 @@ func (l *Registry) resolve(ctx context.Context, id peppol.ParticipantID) (*sml.R
 		return e.val, e.err
 	}
 	start := time.Now()
-	sctx, span := l.startSpan(ctx, "SML NAPTR", l.zoneAttr(), attribute.String("peppol.participant.id", key))
-	res, err := l.cfg.Resolver.Lookup(sctx, id)
-	if l.tracer != nil {
-		span.SetAttributes(smlSpanAttrs(res, err)...)
+	traced := l.tracer != nil && !telemetry.CountCall(ctx)
+	sctx, span := ctx, trace.Span(nil) // a span only when traced
+	if traced {
+		sctx, span = l.startSpan(ctx, "SML NAPTR", l.zoneAttr(), attribute.String("peppol.participant.id", key))
 	}
-	endSpan(span, err)
+	res, err := l.cfg.Resolver.Lookup(sctx, id)
+	if traced {
+		span.SetAttributes(smlSpanAttrs(res, err)...)
+		endSpan(span, err)
+	}
 	l.observeCall(ctx, registry.UpstreamSML, start, err, slog.String("participant", key))
 	return res, err
 }

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/peppolgate/peppolgate/internal/livenet"
 	"github.com/peppolgate/peppolgate/internal/netguard"
@@ -30,10 +34,11 @@ type mirrorNet struct {
 	live     *peppolnet.Registry
 	mirrored *peppolnet.Registry
 	store    *mirror.Store
-	now      *atomic.Int64 // the mirrored registry's clock, Unix nanoseconds
+	now      *atomic.Int64    // the mirrored registry's clock, Unix nanoseconds
+	cfg      peppolnet.Config // the mirrored registry's
 }
 
-func startMirrorNet(t *testing.T, participants int, mirrorPath string) *mirrorNet {
+func startMirrorNet(t testing.TB, participants int, mirrorPath string) *mirrorNet {
 	t.Helper()
 	ds := netsim.Generate(netsim.DatasetConfig{Seed: 5, Participants: participants})
 	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
@@ -71,6 +76,7 @@ func startMirrorNet(t *testing.T, participants int, mirrorPath string) *mirrorNe
 	if m.mirrored, err = peppolnet.New(cfg); err != nil {
 		t.Fatal(err)
 	}
+	m.cfg = cfg
 	return m
 }
 
@@ -392,5 +398,67 @@ func TestMirrorSearchPages(t *testing.T) {
 	}
 	if got := m.n.Hits().Directory.Search - before; got != 0 {
 		t.Errorf("%d Directory requests", got)
+	}
+}
+
+// BenchmarkMirrorSearch is a search answered by a fresh mirror with tracing off: the
+// mirror's searches are not cached, so every one pays for the mirror's span when
+// tracing is on, and must pay nothing for it when it is off (BENCHMARKS.md "Issue 28:
+// traces").
+func BenchmarkMirrorSearch(b *testing.B) {
+	m := startMirrorNet(b, 120, "")
+	q := registry.SearchQuery{Q: "Globex"}
+	if res, _, err := m.mirrored.Search(context.Background(), q); err != nil || res.Source != registry.SourceMirror {
+		b.Fatal("not from the mirror", err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, _, err := m.mirrored.Search(context.Background(), q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestMirrorSpans: with tracing on, a search answered by the mirror is a "Directory
+// mirror search" span with its page and total, and the Directory half of a lookup a
+// "Directory mirror card" span with the participant id and whether it had the card;
+// no live Directory request is made.
+func TestMirrorSpans(t *testing.T) {
+	t.Parallel()
+	m := startMirrorNet(t, 60, "")
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	cfg := m.cfg
+	cfg.TracerProvider = tp
+	l, err := peppolnet.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, parent := tp.Tracer("test").Start(context.Background(), "request")
+	res, _, err := l.Search(ctx, registry.SearchQuery{Q: "Globex"})
+	if err != nil || res.Source != registry.SourceMirror {
+		t.Fatalf("search: %v, %+v", err, res)
+	}
+	if _, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian)); err != nil {
+		t.Fatal(err)
+	}
+	parent.End()
+	got := map[string]map[string]string{}
+	for _, s := range rec.Ended() {
+		a := map[string]string{}
+		for _, kv := range s.Attributes() {
+			a[string(kv.Key)] = kv.Value.String()
+		}
+		got[s.Name()] = a
+		if s.Name() == "Directory GET" {
+			t.Errorf("a live Directory request with a fresh mirror")
+		}
+	}
+	if a := got["Directory mirror search"]; a == nil || a["peppol.search.page"] != "1" || a["peppol.search.total"] != strconv.Itoa(res.TotalCount) {
+		t.Errorf("mirror search span %v; want page 1, total %d", a, res.TotalCount)
+	}
+	if a := got["Directory mirror card"]; a == nil || a["peppol.participant.id"] != netsim.KnownBelgian || a["peppol.directory.card"] != "true" {
+		t.Errorf("mirror card span %v; want %s with its card", a, netsim.KnownBelgian)
 	}
 }

@@ -72,14 +72,13 @@ func New(cfg Config) (*Registry, error) {
 	gates := newHostGates(cfg.SMPHostConcurrency, cfg.BreakerFailures, cfg.BreakerWindow, cfg.BreakerCooldown, cfg.Now)
 	smpc := *cfg.SMP
 	smpc.Gate = gates
-	var tracer trace.Tracer
-	if telemetry.On(cfg.TracerProvider) {
-		tracer = cfg.TracerProvider.Tracer("github.com/peppolgate/peppolgate/peppolnet")
+	tracer := tracerFor(cfg)
+	if tracer != nil {
 		// Every SMP, Directory and OCSP request a span of its own (copies: the
 		// caller's clients stay as they are).
-		smpc.HTTP = telemetry.Client(smpc.HTTP, cfg.TracerProvider, "SMP")
+		smpc.HTTP = telemetry.ClientFailing(smpc.HTTP, cfg.TracerProvider, "SMP", smpFailed)
 		dir := *cfg.Directory
-		dir.HTTP = telemetry.Client(dir.HTTP, cfg.TracerProvider, "Directory")
+		dir.HTTP = telemetry.ClientFailing(dir.HTTP, cfg.TracerProvider, "Directory", directoryFailed)
 		cfg.Directory = &dir
 		if cfg.OCSP != nil {
 			cfg.OCSP = telemetry.Client(cfg.OCSP, cfg.TracerProvider, "OCSP")
@@ -101,6 +100,11 @@ func New(cfg Config) (*Registry, error) {
 		handoff:    newCache[*sml.Result](cfg.MaxCacheEntries),
 		causeLog:   newCauseLog(),
 		tracer:     tracer,
+		// The flights' coalesced wait spans (flight.go).
+		lookupFlights:   flights[fetchResult]{tracer: tracer},
+		searchFlights:   flights[searchOutcome]{tracer: tracer},
+		servicesFlights: flights[servicesFetch]{tracer: tracer},
+		ocspFlights:     flights[revocationEntry]{tracer: tracer},
 	}, nil
 }
 

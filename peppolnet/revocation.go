@@ -118,19 +118,22 @@ func (l *Registry) ocspTimeout() time.Duration {
 // askOCSP asks cert's first responder; it returns the status, why it is unknown, and
 // until when to remember it.
 func (l *Registry) askOCSP(ctx context.Context, cert, issuer *x509.Certificate, now time.Time) (status, reason string, until time.Time) {
-	if l.tracer != nil {
+	failed := false
+	if l.traced(ctx) {
 		var span trace.Span
 		ctx, span = l.startSpan(ctx, "OCSP check", attribute.String("peppol.ocsp.responder", hostOf(cert.OCSPServer[0])))
 		defer func() {
 			span.SetAttributes(attribute.String("peppol.ocsp.status", status))
-			if status == revocationUnknown {
-				// The responder could not be asked or read: its failure, recorded.
+			if failed {
+				// The responder could not be asked or read: its failure, recorded. Its
+				// answer that it does not know the certificate is no failure.
 				span.SetStatus(otelcodes.Error, reason)
 			}
 			span.End()
 		}()
 	}
 	unknown := func(err error) (string, string, time.Time) {
+		failed = true
 		l.cfg.Logger.LogAttrs(ctx, slog.LevelWarn, "OCSP responder could not be asked", slog.String("responder", cert.OCSPServer[0]), slog.String("error", err.Error()))
 		return revocationUnknown, err.Error(), now.Add(ocspUnknownFor)
 	}

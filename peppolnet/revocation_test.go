@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	otelcodes "go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"golang.org/x/crypto/ocsp"
 
 	"github.com/peppolgate/peppolgate/internal/netguard"
@@ -95,6 +98,60 @@ func TestOCSPAnswerChecks(t *testing.T) {
 			status, reason := l.revocationOf(t.Context(), leaf, ca)
 			if status != tt.want || !strings.Contains(reason, tt.reason) {
 				t.Errorf("%q (%s), want %q (%s)", status, reason, tt.want, tt.reason)
+			}
+		})
+	}
+}
+
+// TestOCSPSpanStatus: the OCSP check's span has status Error when the responder could
+// not be asked or read, not when it answered that it does not know the certificate
+// (an answer, docs/DEPLOY.md "Traces (OpenTelemetry)").
+func TestOCSPSpanStatus(t *testing.T) {
+	t.Parallel()
+	ca, caKey := issue(t, nil, nil, 1, true, "")
+	for i, tt := range []struct {
+		name   string
+		status int
+		ocsp   int
+		err    bool
+	}{
+		{"unknown answer", http.StatusOK, ocsp.Unknown, false},
+		{"good answer", http.StatusOK, ocsp.Good, false},
+		{"HTTP 500", http.StatusInternalServerError, ocsp.Good, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			var answer []byte
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.Header().Set("Content-Type", "application/ocsp-response")
+				w.WriteHeader(tt.status)
+				_, _ = w.Write(answer)
+			}))
+			defer srv.Close()
+			leaf, _ := issue(t, ca, caKey, int64(200+i), false, srv.URL)
+			now := time.Now().Truncate(time.Second)
+			der, err := ocsp.CreateResponse(ca, ca, ocsp.Response{Status: tt.ocsp, SerialNumber: leaf.SerialNumber, ThisUpdate: now, NextUpdate: now.Add(time.Hour)}, caKey)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer = der
+			rec := tracetest.NewSpanRecorder()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+			l := &Registry{cfg: Config{OCSP: netguard.HTTPClient(true, 5*time.Second), Logger: slog.New(slog.DiscardHandler)}, tracer: tp.Tracer("test")}
+			_, _ = l.revocationOf(t.Context(), leaf, ca)
+			var found bool
+			for _, s := range rec.Ended() {
+				if s.Name() != "OCSP check" {
+					continue
+				}
+				found = true
+				if (s.Status().Code == otelcodes.Error) != tt.err {
+					t.Errorf("OCSP check span status %v; want error %v", s.Status(), tt.err)
+				}
+			}
+			if !found {
+				t.Error("no OCSP check span")
 			}
 		})
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/registry"
@@ -70,12 +71,15 @@ type tiered[V any] struct {
 	// skipL1 makes find ignore the L1, so that a benchmark measures the Redis hit.
 	// Benchmark only (BenchmarkCachedLookup): never set outside tests.
 	skipL1 bool
+	// tracer, when tracing is on, makes the span of a wait for another replica's
+	// lease (sharedflight.go).
+	tracer trace.Tracer
 }
 
 // newTiered returns the cache of kind for cfg (with its defaults).
 func newTiered[V any](cfg Config, kind string) *tiered[V] {
 	return &tiered[V]{cache: newCache[V](cfg.MaxCacheEntries), fleet: cfg.Fleet, scope: cfg.FleetScope,
-		kind: kind, now: cfg.Now, staleFor: cfg.StaleFor}
+		kind: kind, now: cfg.Now, staleFor: cfg.StaleFor, tracer: tracerFor(cfg)}
 }
 
 // fresh reports whether e may be served as a cache hit at now.

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/peppolgate/peppolgate/fleet"
 	"github.com/peppolgate/peppolgate/fleet/redistest"
@@ -587,5 +589,55 @@ func TestSharedSkipsReadWhileFetching(t *testing.T) {
 	}
 	if gets >= joining {
 		t.Errorf("%d lookups joining a fetch in flight ran GET %d times, want a few (the fetch's own):\n%s", joining, gets, stats)
+	}
+}
+
+// TestSharedLeaseWaitSpan: waiting for another replica's lease is one "shared lease
+// wait" span with the number of polls, not a Redis span per poll (every 15 ms).
+func TestSharedLeaseWaitSpan(t *testing.T) {
+	t.Parallel()
+	srv := redistest.Start(t)
+	n := startNet(t, 300)
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	f, err := fleet.Open(fleet.Options{URL: srv.URL(0), OpTimeout: 2 * time.Second, ProbeEvery: 50 * time.Millisecond, TracerProvider: tp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	l, _ := newLive(t, n, func(c *Config) { c.Fleet, c.FleetScope, c.TracerProvider = f, "net-test", tp })
+	rdb := redis.NewClient(&redis.Options{Addr: srv.Addr()})
+	defer rdb.Close()
+	lease := l.lookups.redisKey("lease", netsim.KnownBelgian)
+	if err := rdb.Set(context.Background(), lease, "other-replica", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		rdb.Del(context.Background(), lease)
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	ctx, parent := tp.Tracer("test").Start(ctx, "request")
+	if _, _, err := l.Lookup(ctx, mustID(t, netsim.KnownBelgian)); err != nil {
+		t.Fatal(err)
+	}
+	parent.End()
+	waits, polls := 0, 0
+	for _, s := range rec.Ended() {
+		switch s.Name() {
+		case "shared lease wait":
+			waits++
+			for _, a := range s.Attributes() {
+				if a.Key == "peppolgate.lease.polls" && a.Value.AsInt64() > 0 {
+					polls++
+				}
+			}
+		case "redis cache lease poll":
+			t.Errorf("a Redis span per lease poll")
+		}
+	}
+	if waits != 1 || polls != 1 {
+		t.Errorf("%d shared lease wait spans (%d with peppolgate.lease.polls > 0), want 1", waits, polls)
 	}
 }

@@ -9,6 +9,10 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 )
 
 // Coalescing across replicas (docs/ARCHITECTURE.md §3 and §7): N replicas asked for the
@@ -73,10 +77,23 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 	}
 	token := newToken()
 	var w *turn
+	// The wait for another replica's lease is one span with its number of polls; the
+	// polls themselves run under pollCtx, with no span, so that fleet.Do makes none.
+	var span trace.Span
+	polls := 0
+	pollCtx := ctx
+	if t.tracer != nil {
+		pollCtx = trace.ContextWithSpanContext(ctx, trace.SpanContext{})
+	}
 	endWait := func() {
 		if w != nil {
 			w.end()
 			w = nil
+		}
+		if span != nil {
+			span.SetAttributes(attribute.Int("peppolgate.lease.polls", polls))
+			span.End()
+			span = nil
 		}
 	}
 	defer endWait()
@@ -104,6 +121,9 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 		if w == nil {
 			giveUp = time.Now().Add(leaseWaitFor(ctx))
 			w = startWait(ctx)
+			if t.tracer != nil && trace.SpanContextFromContext(ctx).IsValid() && !telemetry.Untraced(ctx) {
+				_, span = t.tracer.Start(ctx, "shared lease wait")
+			}
 		}
 		left := time.Until(giveUp)
 		if left <= 0 {
@@ -122,7 +142,8 @@ func (t *tiered[V]) once(ctx context.Context, key string, fetch func(ctx context
 			case err != nil:
 				return cacheEntry[V]{}, false, err
 			}
-			held, err := t.leaseHeld(ctx, key)
+			polls++
+			held, err := t.leaseHeld(pollCtx, key)
 			if err != nil || !held || !time.Now().Before(giveUp) {
 				break
 			}

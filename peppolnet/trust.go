@@ -67,7 +67,7 @@ func (l *Registry) checkAPChain(ctx context.Context, c *smp.Certificate, rc *reg
 	if c == nil || rc == nil {
 		return nil
 	}
-	if l.tracer == nil {
+	if !l.traced(ctx) {
 		return l.apChainWarnings(ctx, c, rc, ci, now)
 	}
 	ctx, span := l.startSpan(ctx, "certificate chain check", attribute.String("peppol.certificate.role", "access point"))
@@ -141,7 +141,7 @@ func chainWord(c pki.Chain) string {
 // signatureOf is the verdict on sm's signature, with its signer's chain, and the
 // warnings it calls for; what names the document for the messages.
 func (l *Registry) signatureOf(ctx context.Context, sm *smp.ServiceMetadata, what string, now time.Time) (*registry.Signature, []registry.Warning) {
-	if l.tracer == nil {
+	if !l.traced(ctx) {
 		return l.signatureVerdict(ctx, sm, what, now)
 	}
 	// The signature itself was verified as the SMP client read the answer; the span

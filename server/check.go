@@ -20,10 +20,13 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/peppolgate/peppolgate/bulk"
 	"github.com/peppolgate/peppolgate/discovery"
 	"github.com/peppolgate/peppolgate/internal/phrase"
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 	"github.com/peppolgate/peppolgate/registry"
 	"github.com/peppolgate/peppolgate/tools"
 )
@@ -570,7 +573,17 @@ func (s *Server) check(w http.ResponseWriter, r *http.Request) error {
 		sw.cut(time.Now().Add(checkShutdownWrite))
 	})
 	defer stopDrain()
+	// One span for the whole check: its rows' upstream work is counted on it rather
+	// than traced call by call (10,000 rows would be hundreds of thousands of spans,
+	// more than the exporter's queue holds; docs/DEPLOY.md "Traces (OpenTelemetry)").
+	var calls func() int64
+	if s.tracer != nil {
+		ctx, calls = telemetry.WithoutSpans(ctx)
+	}
 	sum, err := bulk.Run(ctx, bulk.Config{Registry: reg, Documents: docs}, next, sw, bulk.RunOptions{Ordered: csvOut})
+	if span := trace.SpanFromContext(ctx); calls != nil && span.IsRecording() {
+		span.SetAttributes(attribute.Int("peppolgate.check.rows", sum.Rows), attribute.Int64("peppolgate.upstream_calls", calls()))
+	}
 	outcome := "complete"
 	switch cause := context.Cause(ctx); {
 	case err == nil:

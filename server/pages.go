@@ -47,6 +47,9 @@ func (s *Server) routePage(pattern string, l *limiter, h handlerFunc) http.Handl
 		if rec := findRecorder(w); rec != nil {
 			rec.route = pattern
 		}
+		if s.tracer != nil {
+			nameSpan(r, pattern)
+		}
 		if l != nil {
 			if err := s.charge(w, r, l); err != nil {
 				s.writePageError(w, r, err)

@@ -29,16 +29,25 @@ func untraced(path string) bool {
 
 // startSpan starts the server span of r under the trace its W3C traceparent (and
 // tracestate) names, if any, so that a caller's trace continues in ours; a malformed
-// one is ignored. Its name is the method until route names the route template.
+// one is ignored. Its name is the method (methodLabel: "other" for one HTTP does not
+// define) until route or routePage names the route template.
 func (s *Server) startSpan(ctx context.Context, r *http.Request) (context.Context, trace.Span) {
 	ctx = propagation.TraceContext{}.Extract(ctx, propagation.HeaderCarrier(r.Header))
-	ctx, span := s.tracer.Start(ctx, r.Method, s.serverSpan...)
+	method := methodLabel(r.Method)
+	ctx, span := s.tracer.Start(ctx, method, s.serverSpan...)
 	// The attributes only for a span that is recorded: with a 1 % sampler, 99 % of the
 	// requests do not pay for them (no sampler of OTEL_TRACES_SAMPLER reads them).
+	// No client address: the project never keeps a client's IP raw (docs/ARCHITECTURE.md
+	// §7, keys), and a trace store goes wherever the operator sends it.
 	if span.IsRecording() {
-		span.SetAttributes(attribute.String("http.request.method", r.Method),
-			attribute.String("client.address", clientAddr(r, s.trustedProxies).String()),
-			attribute.String("url.scheme", scheme(r)))
+		if method == r.Method {
+			span.SetAttributes(attribute.String("http.request.method", method), attribute.String("url.scheme", scheme(r)))
+		} else {
+			// A method HTTP does not define: "_OTHER" as the semantic conventions say,
+			// and the client's own only as an attribute, never in the span's name.
+			span.SetAttributes(attribute.String("http.request.method", "_OTHER"),
+				attribute.String("http.request.method_original", r.Method), attribute.String("url.scheme", scheme(r)))
+		}
 	}
 	return ctx, span
 }
@@ -50,7 +59,7 @@ func nameSpan(r *http.Request, pattern string) {
 	if !span.IsRecording() {
 		return
 	}
-	span.SetName(r.Method + " " + pattern)
+	span.SetName(methodLabel(r.Method) + " " + pattern)
 	span.SetAttributes(attribute.String("http.route", pattern))
 }
 

@@ -15,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/peppolgate/peppolgate/fleet"
@@ -208,13 +207,6 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	if telemetry.On(tp) {
 		// Every log line of a traced request carries its trace_id and span_id.
 		log = slog.New(telemetry.WithTraceIDs(log.Handler()))
-		// The SDK reports a failed export only to otel's global error handler (by
-		// default an unstructured line on stderr); this sends it to our log. It is
-		// the one otel global peppolgate sets: spans reach our packages through their
-		// Config, and no library we use reads otel's global provider or propagator.
-		otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) {
-			log.Warn("trace export failed: check OTEL_EXPORTER_OTLP_ENDPOINT and the collector", "err", err)
-		}))
 	}
 	llm, err := newLLM(cfg, tp)
 	if err != nil {

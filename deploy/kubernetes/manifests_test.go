@@ -31,6 +31,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/peppolgate/peppolgate/fleet/redistest"
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 )
 
 // The names the manifests and docs/DEPLOY.md agree on.
@@ -779,9 +780,10 @@ func checkBinary(t *testing.T, bin string, cm *corev1.ConfigMap, dep *appsv1.Dep
 	if want, _ := time.ParseDuration(cm.Data["PEPPOLGATE_DRAIN_DELAY"]); drain != want || drain <= 0 {
 		t.Errorf("the server drained for %v, want the ConfigMap's PEPPOLGATE_DRAIN_DELAY %v (more than 0)", drain, want)
 	}
+	// After the drain, the traces still queued are flushed, within telemetry.ShutdownTimeout.
 	grace := dep.Spec.Template.Spec.TerminationGracePeriodSeconds
-	if grace == nil || time.Duration(*grace)*time.Second <= drain+timeout {
-		t.Errorf("terminationGracePeriodSeconds %v, want more than the drain delay %v plus the shutdown timeout %v", grace, drain, timeout)
+	if grace == nil || time.Duration(*grace)*time.Second <= drain+timeout+telemetry.ShutdownTimeout {
+		t.Errorf("terminationGracePeriodSeconds %v, want more than the drain delay %v plus the shutdown timeout %v plus the trace flush's %v", grace, drain, timeout, telemetry.ShutdownTimeout)
 	}
 	select {
 	case <-exited:

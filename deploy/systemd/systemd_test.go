@@ -25,6 +25,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 )
 
 const (
@@ -250,7 +252,7 @@ func TestUnitSettings(t *testing.T) {
 
 // TestStopTimeoutCoversTheDrain checks that systemd waits at least as long as serve
 // may take to stop on SIGTERM: the largest -drain-delay (the binary refuses more) and
-// then shutdownTimeout for in-flight requests.
+// then shutdownTimeout for in-flight requests, then the flush of the queued traces.
 func TestStopTimeoutCoversTheDrain(t *testing.T) {
 	b, err := os.ReadFile(unitFile)
 	if err != nil {
@@ -260,8 +262,9 @@ func TestStopTimeoutCoversTheDrain(t *testing.T) {
 	if err != nil {
 		t.Fatalf("TimeoutStopSec: %v (write it as a Go-style duration such as 90s)", err)
 	}
-	if stop < maxDrainDelay+shutdownTimeout {
-		t.Errorf("TimeoutStopSec=%v is shorter than the longest drain, %v + %v", stop, maxDrainDelay, shutdownTimeout)
+	// After the drain, the traces still queued are flushed, within telemetry.ShutdownTimeout.
+	if stop < maxDrainDelay+shutdownTimeout+telemetry.ShutdownTimeout {
+		t.Errorf("TimeoutStopSec=%v is shorter than the longest drain and trace flush, %v + %v + %v", stop, maxDrainDelay, shutdownTimeout, telemetry.ShutdownTimeout)
 	}
 	// The binary refuses a -drain-delay above maxDrainDelay, before listening (exit 2).
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

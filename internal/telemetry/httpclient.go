@@ -17,14 +17,21 @@ import (
 // (e.g. "SMP GET") under the request context's span, with the host
 // (server.address), the method, the status (http.response.status_code) and the bytes
 // of the body read (http.response.body.size); a transport failure (timeout, TLS,
-// refused connection) and a status of 400 or more are recorded on it with status Error.
-// The span ends when the body is read to its end or closed. When tp is not On, c itself
-// is returned.
+// refused connection) and a status of 400 or more are recorded on it with status Error
+// (ClientFailing says which statuses are failures). The span ends when the body is read
+// to its end or closed. When tp is not On, c itself is returned.
 //
 // No trace context is sent upstream (no traceparent header): the SMPs, the Directory
 // and the OCSP responders are third parties, and a trace id would tell them which of
 // their lookups belong to one client's request (docs/DEPLOY.md, "Traces").
 func Client(c *http.Client, tp trace.TracerProvider, name string) *http.Client {
+	return ClientFailing(c, tp, name, nil)
+}
+
+// ClientFailing is Client whose spans have status Error for the statuses failed
+// reports (nil: 400 and more), so that an upstream's answers (an SMP's 404: not
+// registered) are normal spans.
+func ClientFailing(c *http.Client, tp trace.TracerProvider, name string, failed func(status int) bool) *http.Client {
 	if !On(tp) {
 		return c
 	}
@@ -36,7 +43,10 @@ func Client(c *http.Client, tp trace.TracerProvider, name string) *http.Client {
 	if next == nil {
 		next = http.DefaultTransport
 	}
-	out.Transport = &tracedTransport{next: next, tracer: tp.Tracer(scope), name: name}
+	if failed == nil {
+		failed = func(status int) bool { return status >= 400 }
+	}
+	out.Transport = &tracedTransport{next: next, tracer: tp.Tracer(scope), name: name, failed: failed}
 	return &out
 }
 
@@ -48,9 +58,13 @@ type tracedTransport struct {
 	next   http.RoundTripper
 	tracer trace.Tracer
 	name   string
+	failed func(status int) bool
 }
 
 func (t *tracedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if CountCall(req.Context()) {
+		return t.next.RoundTrip(req)
+	}
 	ctx, span := t.tracer.Start(req.Context(), t.name+" "+req.Method, trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("http.request.method", req.Method), attribute.String("server.address", req.URL.Host)))
 	resp, err := t.next.RoundTrip(req.WithContext(ctx))
@@ -60,7 +74,7 @@ func (t *tracedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	span.SetAttributes(attribute.Int("http.response.status_code", resp.StatusCode))
-	if resp.StatusCode >= 400 {
+	if t.failed(resp.StatusCode) {
 		span.SetStatus(codes.Error, "HTTP "+strconv.Itoa(resp.StatusCode))
 	}
 	resp.Body = &countingBody{ReadCloser: resp.Body, span: span}

@@ -45,16 +45,16 @@ func configErr(format string, args ...any) error {
 // stops the exporter (bounded by its ctx; call it once at shutdown).
 //
 // Tracing is on when OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT
-// is set, or OTEL_TRACES_EXPORTER is otlp; OTEL_SDK_DISABLED=true or
-// OTEL_TRACES_EXPORTER=none turn it off. Off, the provider is a noop one (On reports
-// false) and shutdown does nothing. On, spans are batched and sent over OTLP/HTTP
+// is set, or OTEL_TRACES_EXPORTER is otlp; OTEL_SDK_DISABLED=true (in any case),
+// OTEL_TRACES_EXPORTER=none or OTEL_TRACES_SAMPLER=always_off turn it off. Off, the
+// provider is a noop one (On reports false) and shutdown does nothing. On, spans are batched and sent over OTLP/HTTP
 // (http/protobuf, the only protocol supported), sampled by OTEL_TRACES_SAMPLER and
 // OTEL_TRACES_SAMPLER_ARG (default parentbased_always_on), with service.name
 // "peppolgate" unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES say otherwise, and
 // service.version version.
 //
 // What Setup decides or checks it reads through getenv: whether tracing is on, the
-// protocol, the exporter, the sampler and the endpoints' form. The OpenTelemetry SDK
+// protocol, the exporter, the sampler, the endpoints', headers' and timeouts' form. The OpenTelemetry SDK
 // reads the rest itself from the process environment (os.Getenv), which is the same
 // thing in the binary: the endpoint's value, OTEL_EXPORTER_OTLP_HEADERS, _TIMEOUT,
 // _COMPRESSION, _CERTIFICATE and the like, OTEL_BSP_*, OTEL_SERVICE_NAME and
@@ -63,7 +63,9 @@ func configErr(format string, args ...any) error {
 // Errors are *ConfigError for a value that cannot be used: a protocol other than
 // http/protobuf (grpc included), an exporter other than otlp or none, an unknown
 // sampler or a ratio outside [0, 1], an endpoint that is not an http(s) URL,
-// OTEL_SDK_DISABLED not a boolean, or OTEL_RESOURCE_ATTRIBUTES not key=value pairs.
+// OTEL_SDK_DISABLED not true or false, OTEL_EXPORTER_OTLP_(TRACES_)HEADERS not key=value
+// pairs, OTEL_EXPORTER_OTLP_(TRACES_)TIMEOUT not milliseconds, or
+// OTEL_RESOURCE_ATTRIBUTES not key=value pairs.
 func Setup(ctx context.Context, getenv func(string) string, log *slog.Logger, version string) (trace.TracerProvider, func(context.Context) error, error) {
 	off := noop.NewTracerProvider()
 	nothing := func(context.Context) error { return nil }
@@ -72,7 +74,8 @@ func Setup(ctx context.Context, getenv func(string) string, log *slog.Logger, ve
 		return nil, nil, err
 	}
 	sampler, endpoint := st.sampler, st.endpoint
-	if st.disabled || st.exporter == "none" || (endpoint == "" && st.exporter != "otlp") {
+	// always_off keeps no span: tracing off, with no wrapper and no exporter.
+	if st.disabled || st.exporter == "none" || (endpoint == "" && st.exporter != "otlp") || sampler.name == "always_off" {
 		return off, nothing, nil
 	}
 	res, err := resource.New(ctx,
@@ -90,7 +93,7 @@ func Setup(ctx context.Context, getenv func(string) string, log *slog.Logger, ve
 	if err != nil {
 		return nil, nil, fmt.Errorf("starting the OTLP trace exporter: %w", err)
 	}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res), sdktrace.WithSampler(sampler.s))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(&loggedExporter{SpanExporter: exp, log: log}), sdktrace.WithResource(res), sdktrace.WithSampler(sampler.s))
 	if endpoint == "" {
 		endpoint = "http://localhost:4318 (the OTLP default)"
 	}
@@ -126,12 +129,15 @@ type settings struct {
 func readSettings(getenv func(string) string) (settings, error) {
 	env := func(k string) string { return strings.TrimSpace(getenv(k)) }
 	var st settings
-	if v := env("OTEL_SDK_DISABLED"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return st, configErr("OTEL_SDK_DISABLED=%q is not a boolean: set true to turn tracing off, or unset it", v)
-		}
-		st.disabled = b
+	// The specification's booleans: true (in any case) or false; anything else
+	// ("1", "yes") would mean false there, which is surely not what was meant.
+	switch v := env("OTEL_SDK_DISABLED"); strings.ToLower(v) {
+	case "":
+	case "true":
+		st.disabled = true
+	case "false":
+	default:
+		return st, configErr("OTEL_SDK_DISABLED=%q is not true or false: set true to turn tracing off, or unset it", v)
 	}
 	st.exporter = strings.ToLower(env("OTEL_TRACES_EXPORTER"))
 	switch st.exporter {
@@ -152,6 +158,9 @@ func readSettings(getenv func(string) string) (settings, error) {
 			}
 		}
 	}
+	if err := checkExporterEnv(env); err != nil {
+		return st, err
+	}
 	var err error
 	if st.sampler, err = samplerFrom(env); err != nil {
 		return st, err
@@ -161,6 +170,32 @@ func readSettings(getenv func(string) string) (settings, error) {
 		st.endpoint = env("OTEL_EXPORTER_OTLP_ENDPOINT")
 	}
 	return st, nil
+}
+
+// checkExporterEnv checks the OTLP exporter's headers (comma-separated key=value
+// pairs, values percent-encoded) and timeouts (milliseconds), which the SDK reads
+// itself and would otherwise ignore with an unstructured line on stderr.
+func checkExporterEnv(env func(string) string) error {
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"} {
+		v := env(k)
+		if v == "" {
+			continue
+		}
+		for _, pair := range strings.Split(v, ",") {
+			key, val, ok := strings.Cut(pair, "=")
+			if _, err := url.PathUnescape(val); !ok || strings.TrimSpace(key) == "" || err != nil {
+				return configErr("%s has %q, not a key=value pair: write comma-separated key=value pairs, percent-encoding other characters (e.g. api-key=abc%%20def)", k, pair)
+			}
+		}
+	}
+	for _, k := range []string{"OTEL_EXPORTER_OTLP_TIMEOUT", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT"} {
+		if v := env(k); v != "" {
+			if n, err := strconv.ParseUint(v, 10, 31); err != nil || n == 0 {
+				return configErr("%s=%q is not a number of milliseconds: set e.g. 10000 for 10 s", k, v)
+			}
+		}
+	}
+	return nil
 }
 
 // namedSampler is a sampler and how the start-up log names it.
@@ -216,15 +251,6 @@ func On(tp trace.TracerProvider) bool {
 	}
 	_, isNoop := tp.(noop.TracerProvider)
 	return !isNoop
-}
-
-// Tracer is tp's tracer named for the package name (its import path), or a noop
-// tracer when tp is not On.
-func Tracer(tp trace.TracerProvider, name string) trace.Tracer {
-	if !On(tp) {
-		return noop.NewTracerProvider().Tracer(name)
-	}
-	return tp.Tracer(name)
 }
 
 // Fail records err on span with status Error and a description saying what kind of

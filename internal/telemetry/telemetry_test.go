@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,6 +48,15 @@ func TestSetupDecides(t *testing.T) {
 		{"console exporter", map[string]string{"OTEL_TRACES_EXPORTER": "console"}, false, "OTEL_TRACES_EXPORTER"},
 		{"endpoint without scheme", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, false, "http(s) URL"},
 		{"sdk disabled not a boolean", map[string]string{"OTEL_SDK_DISABLED": "yes please"}, false, "OTEL_SDK_DISABLED"},
+		{"sdk disabled TRUE", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_SDK_DISABLED": "TRUE"}, false, ""},
+		{"sdk disabled false", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_SDK_DISABLED": "false"}, true, ""},
+		{"sdk disabled 1 is not true", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_SDK_DISABLED": "1"}, false, "OTEL_SDK_DISABLED"},
+		{"sampler always_off", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_TRACES_SAMPLER": "always_off"}, false, ""},
+		{"headers without =", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_HEADERS": "api-key"}, false, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{"traces headers bad escape", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TRACES_HEADERS": "a=%zz"}, false, "OTEL_EXPORTER_OTLP_TRACES_HEADERS"},
+		{"headers", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_HEADERS": "api-key=abc%20d,x-team=1"}, true, ""},
+		{"timeout with a unit", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TIMEOUT": "5s"}, false, "OTEL_EXPORTER_OTLP_TIMEOUT"},
+		{"traces timeout", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": ep, "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT": "5000"}, true, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
@@ -85,7 +95,7 @@ func TestSetupOffExportsNothing(t *testing.T) {
 	if On(tp) {
 		t.Fatalf("provider %T is on without OTEL_* settings", tp)
 	}
-	_, span := Tracer(tp, "test").Start(t.Context(), "x")
+	_, span := tp.Tracer("test").Start(t.Context(), "x")
 	if span.IsRecording() || span.SpanContext().IsValid() {
 		t.Error("the noop provider's span records or has ids")
 	}
@@ -109,7 +119,7 @@ func TestSetupExports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, span := Tracer(tp, "test").Start(t.Context(), "one")
+	_, span := tp.Tracer("test").Start(t.Context(), "one")
 	span.End()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -120,6 +130,50 @@ func TestSetupExports(t *testing.T) {
 	if len(spans) != 1 || spans[0].Name != "one" || spans[0].Resource["service.name"] != "peppolgate" || spans[0].Resource["service.version"] != "v-test" {
 		t.Fatalf("received %+v; want span one from service peppolgate v-test", spans)
 	}
+}
+
+// TestSetupLogsExportFailure: a collector that refuses the spans is a warning in our
+// own log (not otel's global error handler's unstructured line), and the spans are
+// dropped. (t.Setenv: not parallel.)
+func TestSetupLogsExportFailure(t *testing.T) {
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		http.Error(w, "no", http.StatusBadRequest) // not retried by the exporter
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	var buf syncBuilder
+	log := slog.New(slog.NewJSONHandler(&buf, nil))
+	tp, shutdown, err := Setup(t.Context(), envOf(map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": collector.URL}), log, "v-test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, span := tp.Tracer("test").Start(t.Context(), "one")
+	span.End()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = shutdown(ctx)
+	if !strings.Contains(buf.String(), `"msg":"trace export failed`) || !strings.Contains(buf.String(), "400") {
+		t.Errorf("log:\n%s\nwant a warning trace export failed with the collector's status", buf.String())
+	}
+}
+
+// syncBuilder is a strings.Builder safe for the exporter's goroutine and the test's.
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 // TestClient checks an upstream request's span (host, method, status, bytes, the
