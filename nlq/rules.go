@@ -239,7 +239,7 @@ func (s *ruleScan) plan() Plan {
 		lo, hi = s.sig.adjective[0], s.sig.adjective[1]
 		s.sig.country = ""
 	}
-	if s.sig.count && s.questionWords(lo, hi) {
+	if s.sig.count && s.questionWords(lo, hi) && !s.namesKind(lo, hi) {
 		lo = hi // "Hoeveel Peppol-deelnemers zijn er in België?": no name at all
 	}
 	lang := s.lang

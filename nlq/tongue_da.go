@@ -9,10 +9,11 @@ import "github.com/peppolgate/peppolgate/registry"
 var danish = tongue{
 	code:  LangDanish,
 	hints: "frankrig|belgien|østrig|spanien|italien|grækenland|tjekkiet|rumænien|nederlandene",
+	nouns: "bagerier",
 	markers: "hvad|hvornår|modtage|modtager|modtages|tage|imod|tager|virksomhed|virksomheder|virksomheden|virksomhedens|selskab|selskaber|" +
 		"selskabet|firmaer|firmaet|registreret|registrerede|tilmeldt|tilsluttet|certifikatet|certifikat|udløber|udløbet|gyldigt|stadig|" +
 		"understøtter|bruger|anvender|benytter|søg|mig|af|nogen|nogle|antal|antallet|adgangspunkt|adgangspunktet|udbyder|udbyderen|" +
-		"hedder|kaldet|hej|tak|venligst|fortæl|gerne|bagerier|deltagere|deltager|endnu|fortsat|vores|jer|efter|opslag|giv|" +
+		"der|hedder|kaldet|hej|tak|venligst|fortæl|gerne|deltagere|deltager|endnu|fortsat|vores|jer|efter|opslag|giv|" +
 		"oplysninger|kreditnotaerne|fakturaerne|dokumenttyperne|gennem|find|findes|" +
 		// Shared with Norwegian (and some with Swedish): they count for both.
 		"hvem|hvilken|hvilket|hvilke|hvor|mange|hvordan|når|kan|fakturaer|faktura|e-fakturaer|kreditnotaer|kreditnota|ordrer|ordre|" +

@@ -6,12 +6,13 @@ import "github.com/peppolgate/peppolgate/registry"
 var spanish = tongue{
 	code:  LangSpanish,
 	hints: "españa|bélgica|noruega|francia|alemania|suecia|dinamarca|finlandia|polonia|holanda|austria|suiza|irlanda|italia",
+	nouns: "panaderías",
 	markers: "qué|quién|quiénes|cuál|cuáles|cuánto|cuántos|cuántas|cuándo|dónde|cómo|puede|pueden|puedo|podemos|podría|podrías|" +
 		"recibir|recibe|reciben|factura|facturas|nota|notas|crédito|rectificativas|pedido|pedidos|empresa|empresas|compañía|" +
 		"está|están|es|son|el|los|las|del|al|y|por|para|con|hay|registrada|registrado|registradas|registrados|" +
 		"busca|buscar|búscame|encuentra|encontrar|muestra|muéstrame|lista|punto|acceso|proveedor|certificado|caduca|vence|" +
 		"tipos|documento|documentos|acepta|aceptan|llamada|llamado|hola|gracias|dime|decir|me|usa|utiliza|sigue|siendo|válido|" +
-		"necesito|saber|quisiera|podrías|españolas|españoles|belgas|noruegas|alemanas|suecas|danesas|panaderías|participantes|" +
+		"necesito|saber|quisiera|podrías|españolas|españoles|belgas|noruegas|alemanas|suecas|danesas|participantes|" +
 		"una|un|la|de|en|si|cuántos|enviar|mandar|electrónicas|electrónica|sociedad|sus|su|qué|tiene|tienen|dónde|ver",
 	letters:    "ñ¿¡",
 	plurals:    []pluralRule{{"ces", "z"}, {"es", ""}, {"s", ""}},

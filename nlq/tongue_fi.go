@@ -9,13 +9,14 @@ import "github.com/peppolgate/peppolgate/registry"
 var finnish = tongue{
 	code:  LangFinnish,
 	hints: "suomi|suomessa|suomen|ruotsi|ruotsissa|norja|norjassa|tanska|tanskassa|saksa|saksassa|ranska|belgia|belgiassa|puola|viro",
+	nouns: "leipomoita",
 	markers: "kuka|ketkä|mikä|mitkä|mitä|millä|minkä|missä|mistä|milloin|miten|kuinka|montako|paljonko|voiko|voivatko|voinko|voimmeko|" +
 		"onko|ovatko|ovat|ei|vastaanottaa|vastaanottaako|ottaa|vastaan|laskuja|laskut|lasku|verkkolaskuja|verkkolaskut|verkkolasku|" +
 		"hyvityslaskuja|hyvityslasku|tilauksia|tilaus|tilaukset|yritys|yritykset|yritystä|yrityksen|yritykselle|yrityksiä|" +
 		"rekisteröity|rekisteröitynyt|rekisteröityneet|peppolissa|peppoliin|peppolin|kautta|liityntäpiste|liityntäpistettä|" +
 		"liityntäpisteen|palveluntarjoaja|operaattori|varmenne|sertifikaatti|vanhenee|voimassa|dokumenttityyppejä|asiakirjatyyppejä|" +
 		"tukee|käyttää|etsi|hae|näytä|listaa|ja|tai|myös|hei|moi|kiitos|kerro|minulle|voitko|voisitko|suomalaista|suomalaiset|" +
-		"norjalaiset|ruotsalaiset|nimeltä|lähettää|vielä|jo|nyt|on|sen|sillä|osallistujia|leipomoita",
+		"norjalaiset|ruotsalaiset|nimeltä|lähettää|vielä|jo|nyt|on|sen|sillä|osallistujia",
 	letters:    "äö",
 	plurals:    []pluralRule{{"oita", ""}, {"öitä", ""}, {"eita", ""}, {"eitä", ""}, {"ita", ""}, {"itä", ""}, {"oja", ""}, {"öjä", ""}, {"kset", ""}, {"ot", ""}, {"öt", ""}, {"it", ""}, {"et", ""}, {"at", ""}, {"ät", ""}, {"t", ""}, {"a", ""}, {"ä", ""}},
 	dateLayout: "2.1.2006", thousands: "\u00a0", groupFrom: 10000,

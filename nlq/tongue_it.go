@@ -6,13 +6,14 @@ import "github.com/peppolgate/peppolgate/registry"
 var italian = tongue{
 	code:  LangItalian,
 	hints: "italia|belgio|norvegia|francia|germania|svezia|danimarca|finlandia|polonia|olanda|austria|svizzera|irlanda|spagna",
+	nouns: "panetterie",
 	markers: "chi|che|cosa|quale|quali|qual|quanti|quante|quanto|quando|dove|come|perché|può|possono|posso|possiamo|puoi|potrebbe|" +
 		"ricevere|riceve|ricevono|fattura|fatture|elettroniche|elettronica|nota|note|credito|ordine|ordini|azienda|aziende|società|" +
 		"impresa|imprese|ditta|sono|il|lo|gli|della|delle|dello|degli|dei|del|di|da|per|su|sul|sulla|tramite|attraverso|" +
 		"registrata|registrato|registrate|registrati|iscritta|cerca|cercare|trova|trovare|mostra|mostrami|elenca|punto|accesso|" +
 		"fornitore|certificato|scade|scadenza|valido|tipi|documento|documenti|accetta|accettano|supporta|chiamata|chiamato|chiamate|" +
 		"ciao|grazie|dimmi|mi|dire|sapere|vorrei|ci|c'è|usa|utilizza|inviare|mandare|norvegesi|italiane|italiani|francesi|tedesche|" +
-		"svedesi|belghe|danesi|panetterie|partecipanti|un|una|la|le|non|ancora|anche|in|ha|hanno",
+		"svedesi|belghe|danesi|partecipanti|un|una|la|le|non|ancora|anche|in|ha|hanno",
 	letters:    "òìè",
 	plurals:    []pluralRule{{"ghi", "g"}, {"chi", "c"}, {"ghe", "g"}, {"che", "c"}, {"e", ""}, {"i", ""}},
 	dateLayout: "02/01/2006", thousands: ".", groupFrom: 1000,

@@ -10,13 +10,14 @@ import "github.com/peppolgate/peppolgate/registry"
 var polish = tongue{
 	code:  LangPolish,
 	hints: "polska|polsce|polski|niemcy|niemczech|niemiec|norwegia|norwegii|szwecja|szwecji|dania|danii|belgia|belgii|francja|francji|holandia|holandii",
+	nouns: "piekarnie",
 	markers: "czy|kto|kim|co|jaki|jaka|jakie|jakiego|jakiej|jakim|który|która|które|którego|ile|kiedy|gdzie|jak|może|mogą|mogę|możemy|można|" +
 		"odbierać|odbiera|odebrać|przyjmować|przyjmuje|otrzymywać|faktury|faktur|fakturę|fakturami|korygujące|korygujących|korygującą|" +
 		"zamówienia|zamówień|zamówienie|firmy|firm|firmie|firmą|firmę|spółka|spółki|podmiot|podmiotu|jest|są|zarejestrowana|" +
 		"zarejestrowany|zarejestrowane|zarejestrowanych|w|we|z|ze|przez|dla|do|na|od|oraz|lub|albo|nie|tak|punkt|punktu|dostępowy|" +
 		"dostępowego|dostępowym|dostawca|dostawcą|dostawcy|certyfikat|certyfikatu|wygasa|ważny|ważność|typy|dokumentów|obsługuje|" +
 		"znajdź|szukaj|pokaż|wyszukaj|wyświetl|proszę|dziękuję|cześć|dzień|dobry|polskie|polskich|norweskich|niemieckie|szwedzkie|" +
-		"peppolu|sieci|wysyłać|wysłać|nazwie|się|używa|korzysta|uczestników|piekarnie|mnie|mi|jego|firma",
+		"peppolu|sieci|wysyłać|wysłać|nazwie|się|używa|korzysta|uczestników|mnie|mi|jego|firma",
 	letters:    "ąćęłńśźż",
 	plurals:    []pluralRule{{"owie", ""}, {"ami", ""}, {"ach", ""}, {"ów", ""}, {"e", ""}, {"y", ""}, {"i", ""}},
 	dateLayout: "02.01.2006", thousands: "\u00a0", groupFrom: 10000,

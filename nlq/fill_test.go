@@ -1,0 +1,29 @@
+package nlq
+
+import "testing"
+
+// TestCountKeepsItsSubject: a count of a kind of company in a country ("how many
+// bakeries in Sweden?") searches for that kind; a word some tongue uses to tell its
+// language (Danish "bagerier", Spanish "panaderías") is still what is counted. A count
+// of only question words ("Hoeveel Peppol-deelnemers zijn er in België?") has none.
+func TestCountKeepsItsSubject(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		q, lang, subject, country string
+	}{
+		{"Hur många bagerier i Sverige?", LangSwedish, "bagerier", "SE"},
+		{"Hur många bagerier finns det i Norge?", LangSwedish, "bagerier", "NO"},
+		{"Hvor mange bagerier er der i Danmark?", LangDanish, "bagerier", "DK"},
+		{"¿Cuántas panaderías hay en España?", LangSpanish, "panaderías", "ES"},
+		{"Quante panetterie ci sono in Italia?", LangItalian, "panetterie", "IT"},
+		{"Paljonko leipomoita on Suomessa?", LangFinnish, "leipomoita", "FI"},
+		{"Hoeveel Peppol-deelnemers zijn er in België?", LangDutch, "", "BE"},
+		{"Hvor mange deltagere er der i Danmark?", LangDanish, "", "DK"},
+	} {
+		p := RulePlanner{}.Plan(tt.q)
+		if p.Intent != IntentCount || p.Subject != tt.subject || p.Country != tt.country || p.Language != tt.lang {
+			t.Errorf("%q: intent %s subject %q country %q language %s; want count %q %q %s",
+				tt.q, p.Intent, p.Subject, p.Country, p.Language, tt.subject, tt.country, tt.lang)
+		}
+	}
+}
