@@ -1,6 +1,9 @@
 package nlq
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestCountKeepsItsSubject: a count of a kind of company in a country ("how many
 // bakeries in Sweden?") searches for that kind; a word some tongue uses to tell its
@@ -24,6 +27,31 @@ func TestCountKeepsItsSubject(t *testing.T) {
 		if p.Intent != IntentCount || p.Subject != tt.subject || p.Country != tt.country || p.Language != tt.lang {
 			t.Errorf("%q: intent %s subject %q country %q language %s; want count %q %q %s",
 				tt.q, p.Intent, p.Subject, p.Country, p.Language, tt.subject, tt.country, tt.lang)
+		}
+	}
+}
+
+// TestAndJoinsNamesInItsLanguage: a tongue's word for "and" that is another tongue's
+// word for "in" (Polish "i", Dutch "en") joins two companies only in a question of its
+// own tongue: "Fjordlys Bakeri i Stavanger" is one bakery in a town.
+func TestAndJoinsNamesInItsLanguage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		q        string
+		subjects []string
+	}{
+		{"Kan Fjordlys Bakeri i Stavanger motta faktura?", nil},
+		{"Kan Bageri Lund i Malmö ta emot fakturor?", nil},
+		{"Kan Bageriet Hansen i Odense modtage fakturaer?", nil},
+		{"¿Puede Panadería López en Madrid recibir facturas?", nil},
+		{"Czy Piekarnia Nowak i Hurtownia Kowalski mogą odbierać faktury?", []string{"Piekarnia Nowak", "Hurtownia Kowalski"}},
+		{"Kunnen Bakkerij Jansen en Slagerij Peeters facturen ontvangen?", []string{"Bakkerij Jansen", "Slagerij Peeters"}},
+		{"Panificio Rossi e Ferramenta Bianchi possono ricevere fatture?", []string{"Panificio Rossi", "Ferramenta Bianchi"}},
+		{"Kan Fjordlys Bakeri og Stavanger Fisk motta faktura?", []string{"Fjordlys Bakeri", "Stavanger Fisk"}},
+	} {
+		p := RulePlanner{}.Plan(tt.q)
+		if !slices.Equal(p.Subjects, tt.subjects) {
+			t.Errorf("%q: subjects %q (subject %q, language %s); want %q", tt.q, p.Subjects, p.Subject, p.Language, tt.subjects)
 		}
 	}
 }
