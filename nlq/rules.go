@@ -172,7 +172,8 @@ func (s *ruleScan) init() bool {
 		if rest, ok := strings.CutPrefix(t.key, "peppol"); ok && rest != "" && ruleLex.peppolSuffixes[strings.TrimPrefix(rest, "-")] {
 			t.key = "peppol" // "Peppol-Netzwerk", "peppolnettverket"
 		}
-		if !ruleLex.vocab[t.key] {
+		// A word of what peppolgate cannot know is no typo ("cuesta" is not "cuenta").
+		if !ruleLex.vocab[t.key] && !kindOutOfScope[t.key] {
 			if k, ok := ruleFuzzy(t.key); ok {
 				t.key = k
 			}
