@@ -55,3 +55,38 @@ func TestAndJoinsNamesInItsLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleElevenKinds: issue 29's kinds of questions about one participant, as people
+// write them in the five new languages: its transport profile, its SMP, its
+// registration date, since when it is on Peppol.
+func TestRuleElevenKinds(t *testing.T) {
+	t.Parallel()
+	const id = "0192:923609016"
+	for _, tt := range []struct {
+		q, lang string
+		intent  Intent
+		aspect  string
+	}{
+		{"¿Qué perfil de transporte usa " + id + "?", LangSpanish, IntentAccessPoint, AspectTransport},
+		{"¿Cuál es la fecha de registro de " + id + "?", LangSpanish, IntentLookup, AspectRegistered},
+		{"¿Cuándo se dio de alta " + id + " en Peppol?", LangSpanish, IntentLookup, AspectRegistered},
+		{"¿Quién emitió el certificado de " + id + "?", LangSpanish, IntentCertificate, AspectIssuer},
+		{"Quale profilo di trasporto usa " + id + "?", LangItalian, IntentAccessPoint, AspectTransport},
+		{"Qual è la data di registrazione di " + id + "?", LangItalian, IntentLookup, AspectRegistered},
+		{"Da quando " + id + " è su Peppol?", LangItalian, IntentLookup, AspectRegistered},
+		{"Hvilken transportprofil bruger " + id + "?", LangDanish, IntentAccessPoint, AspectTransport},
+		{"Hvornår blev " + id + " registreret i Peppol?", LangDanish, IntentLookup, AspectRegistered},
+		{"Hvem har udstedt certifikatet for " + id + "?", LangDanish, IntentCertificate, AspectIssuer},
+		{"Mitä siirtoprotokollaa " + id + " käyttää?", LangFinnish, IntentAccessPoint, AspectTransport},
+		{"Milloin " + id + " liittyi Peppoliin?", LangFinnish, IntentLookup, AspectRegistered},
+		{"Mikä on tunnuksen " + id + " rekisteröintipäivä?", LangFinnish, IntentLookup, AspectRegistered},
+		{"Jakiego protokołu transportowego używa " + id + "?", LangPolish, IntentAccessPoint, AspectTransport},
+		{"Kiedy " + id + " dołączył do Peppol?", LangPolish, IntentLookup, AspectRegistered},
+		{"Jaka jest data rejestracji " + id + "?", LangPolish, IntentLookup, AspectRegistered},
+	} {
+		p := RulePlanner{}.Plan(tt.q)
+		if p.Intent != tt.intent || p.Aspect != tt.aspect || p.Language != tt.lang {
+			t.Errorf("%q: intent %s aspect %q language %s; want %s %q %s", tt.q, p.Intent, p.Aspect, p.Language, tt.intent, tt.aspect, tt.lang)
+		}
+	}
+}
