@@ -182,7 +182,7 @@ var italian = tongue{
 		listOutside:      "Altri %[1]d risultati sono omessi: la loro scheda non è in %[2]s.",
 		listKind:         "%[1]d dei primi %[2]d partecipanti in %[4]s possono ricevere %[3]s:",
 		listKindNone:     "Nessuno dei primi %[1]d partecipanti in %[3]s può ricevere %[2]s.",
-		several:          "Ha chiesto di %d aziende; ecco la risposta per ciascuna.",
+		several:          "Ha chiesto informazioni su %d aziende; ecco la risposta per ciascuna.",
 		severalCap:       "Rispondo per le prime %[1]d delle %[2]d; chieda di nuovo per le altre.",
 		outOfScope:       "Non posso rispondere: peppolgate sa solo ciò che la rete Peppol pubblica (chi è registrato, cosa può ricevere, i punti di accesso, i certificati e le schede del Directory), non commissioni, prezzi, scadenze di legge, coordinate bancarie o altro.",
 		partialCause:     "Non verificato: %[1]s; %[2]s, quindi riprovare più tardi può aiutare.",
