@@ -117,7 +117,7 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 		if ca == "" {
 			ca = subjectOrganisation(c.Issuer)
 		}
-		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), c.NotAfter.UTC().Format(time.DateOnly))
+		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), t.date(c.NotAfter))
 	case AspectTransport:
 		ep := info.Endpoint
 		if ep == nil || ep.TransportProfile == "" {
@@ -135,7 +135,13 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 		case p.Directory.RegistrationDate == nil || *p.Directory.RegistrationDate == "":
 			return fmt.Sprintf(k.registeredNoDate, who)
 		}
-		s := fmt.Sprintf(k.registeredOn, who, untrusted.Short(*p.Directory.RegistrationDate))
+		// The card's date as the language writes dates; as the card gives it when it
+		// is not a plain day.
+		date := untrusted.Short(*p.Directory.RegistrationDate)
+		if d, err := time.Parse(time.DateOnly, *p.Directory.RegistrationDate); err == nil {
+			date = t.date(d)
+		}
+		s := fmt.Sprintf(k.registeredOn, who, date)
 		if !info.Registered {
 			s += " " + fmt.Sprintf(t.apNotRegistered, who) // a card, but not in the SML
 		}
@@ -202,7 +208,7 @@ func (r *run) stats(ctx context.Context, c Call) error {
 	if st == nil {
 		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("network_statistics returned no statistics")}
 	}
-	date := st.DataAsOf.UTC().Format(time.DateOnly)
+	date := r.t.date(st.DataAsOf)
 	kind := docCategories[r.plan.Document]
 	if kind == "" {
 		r.a.Answer = fmt.Sprintf(k.stats, st.Participants, date)
@@ -399,7 +405,7 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 	}
 	for _, cc := range st.Countries {
 		if strings.EqualFold(cc.Country, r.plan.Country) {
-			k, date := phrasesOf(r.t), st.DataAsOf.UTC().Format(time.DateOnly)
+			k, date := phrasesOf(r.t), r.t.date(st.DataAsOf)
 			r.a.Calls = []Call{c}
 			r.a.Answer = fmt.Sprintf(k.statsCountry, cc.Count, r.plan.Country, date)
 			if kind := docCategories[r.plan.Document]; kind != "" {

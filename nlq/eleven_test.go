@@ -298,6 +298,33 @@ func TestTonguesComplete(t *testing.T) {
 				}
 			}
 		}
+		// The words and phrases of issue 29's kinds of questions (kw, kp) are nested:
+		// each string, and each cause, must be there with English's verbs.
+		for _, nest := range []string{"kw", "kp"} {
+			f, ef := v.FieldByName(nest), en.FieldByName(nest)
+			for j := 0; j < f.NumField(); j++ {
+				name := nest + "." + f.Type().Field(j).Name
+				switch g, eg := f.Field(j), ef.Field(j); g.Kind() {
+				case reflect.String:
+					if g.String() == "" && eg.String() != "" {
+						t.Errorf("%s: %s is empty", tg.code, name)
+					} else if a, b := args(g.String()), args(eg.String()); !slices.Equal(a, b) {
+						t.Errorf("%s: %s takes %v, English %v: %q", tg.code, name, a, b, g.String())
+					}
+				case reflect.Map:
+					for _, key := range eg.MapKeys() {
+						w := g.MapIndex(key)
+						if !w.IsValid() || w.String() == "" {
+							t.Errorf("%s: %s[%q] is missing", tg.code, name, key.String())
+						} else if a, b := args(w.String()), args(eg.MapIndex(key).String()); !slices.Equal(a, b) {
+							t.Errorf("%s: %s[%q] takes %v, English %v", tg.code, name, key.String(), a, b)
+						}
+					}
+				default:
+					t.Errorf("%s: %s is a %s, which this test does not check yet", tg.code, name, g.Kind())
+				}
+			}
+		}
 		for _, d := range []string{DocInvoice, DocCreditNote, DocOrder, DocAny} {
 			if tg.docs[d] == "" {
 				t.Errorf("%s: no name for documents %q", tg.code, d)

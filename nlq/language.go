@@ -41,13 +41,39 @@ func tongueOf(code string) *tongue {
 // bit set over tongues; built once from the tongues' markers.
 var langMarkers, langHints = buildLangMarkers()
 
+// langNouns holds every tongue's nouns, folded.
+var langNouns = buildLangNouns()
+
+func buildLangNouns() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range tongues {
+		for _, w := range strings.Split(t.nouns, "|") {
+			if w != "" {
+				m[ruleFold(w)] = true
+			}
+		}
+	}
+	return m
+}
+
+// namesKind reports whether a word of tokens [lo, hi) is a tongue's noun for a kind
+// of company: a count of them ("Hur många bagerier i Sverige?") searches for it.
+func (s *ruleScan) namesKind(lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if s.toks[i].word && langNouns[s.toks[i].key] {
+			return true
+		}
+	}
+	return false
+}
+
 func buildLangMarkers() (markers, hints map[string]uint16) {
 	if len(tongues) > 16 {
 		panic("nlq: the language bit sets hold 16 languages; widen them to add more")
 	}
 	markers, hints = make(map[string]uint16, 1024), make(map[string]uint16, 256)
 	for i, t := range tongues {
-		for _, w := range strings.Split(t.markers+"|"+t.kw.outOfScope, "|") {
+		for _, w := range strings.Split(t.markers+"|"+t.nouns+"|"+t.kw.outOfScope, "|") {
 			if w != "" {
 				markers[ruleFold(w)] |= 1 << i
 			}
@@ -225,6 +251,10 @@ type tongue struct {
 	code string
 	// markers are words typical of questions in the language, "|"-separated.
 	markers string
+	// nouns are kinds of companies a question may ask for ("bagerier"), typical of
+	// the language: they count for it as markers do, but they are what is searched,
+	// never question words (see ruleScan.namesKind).
+	nouns string
 	// hints are words that count less: the language's names of countries, which
 	// also occur in company names ("Banque de France").
 	hints string

@@ -172,7 +172,8 @@ func (s *ruleScan) init() bool {
 		if rest, ok := strings.CutPrefix(t.key, "peppol"); ok && rest != "" && ruleLex.peppolSuffixes[strings.TrimPrefix(rest, "-")] {
 			t.key = "peppol" // "Peppol-Netzwerk", "peppolnettverket"
 		}
-		if !ruleLex.vocab[t.key] {
+		// A word of what peppolgate cannot know is no typo ("cuesta" is not "cuenta").
+		if !ruleLex.vocab[t.key] && !kindOutOfScope[t.key] {
 			if k, ok := ruleFuzzy(t.key); ok {
 				t.key = k
 			}
@@ -239,7 +240,7 @@ func (s *ruleScan) plan() Plan {
 		lo, hi = s.sig.adjective[0], s.sig.adjective[1]
 		s.sig.country = ""
 	}
-	if s.sig.count && s.questionWords(lo, hi) {
+	if s.sig.count && s.questionWords(lo, hi) && !s.namesKind(lo, hi) {
 		lo = hi // "Hoeveel Peppol-deelnemers zijn er in België?": no name at all
 	}
 	lang := s.lang

@@ -277,7 +277,7 @@ func (s *ruleScan) splitSubjects(lo, hi int) []string {
 	}
 	for i := lo; i < hi; i++ {
 		t := s.toks[i]
-		if t.key == "," || t.key == ";" || t.word && t.lower && kindAnd[t.key] {
+		if t.key == "," || t.key == ";" || t.word && t.lower && s.joinsNames(t.key) {
 			if !flush(i) {
 				return nil
 			}
@@ -302,6 +302,35 @@ var kindAnd = func() map[string]bool {
 	}
 	return m
 }()
+
+// kindAndOf are the tongues (a bit set over tongues) whose word for "and" each word is.
+var kindAndOf = func() map[string]uint16 {
+	m := map[string]uint16{}
+	for i, t := range tongues {
+		m[ruleFold(t.and)] |= 1 << i
+	}
+	return m
+}()
+
+// joinsNames reports whether the word key is a word for "and" between two companies
+// in this question: a tongue's word for "and" that is also a word of another tongue
+// (Polish "i" is "in" in Norwegian, Dutch "en" in Spanish) only in a question of a
+// tongue whose "and" it is, so that "Fjordlys Bakeri i Stavanger" stays one bakery.
+func (s *ruleScan) joinsNames(key string) bool {
+	if !kindAnd[key] {
+		return false
+	}
+	own, ok := kindAndOf[key]
+	if !ok || langMarkers[key]&^own == 0 {
+		return true // "vs", "or"; "og", a word only its tongues use
+	}
+	for i, t := range tongues {
+		if t.code == s.lang {
+			return own&(1<<i) != 0
+		}
+	}
+	return false
+}
 
 // hasYear reports whether the question names a year ("registered in 2023"), which the
 // statistics' total does not answer.
@@ -330,12 +359,12 @@ func (s *ruleScan) nameBesideID(lo, hi int) string {
 		}
 		return ""
 	}
-	if hi+1 < len(s.toks) && s.toks[hi].word && kindAnd[s.toks[hi].key] {
+	if hi+1 < len(s.toks) && s.toks[hi].word && s.joinsNames(s.toks[hi].key) {
 		if name := try(hi+1, len(s.toks)); name != "" {
 			return name
 		}
 	}
-	if lo >= 2 && s.toks[lo-1].word && kindAnd[s.toks[lo-1].key] {
+	if lo >= 2 && s.toks[lo-1].word && s.joinsNames(s.toks[lo-1].key) {
 		return try(0, lo-1)
 	}
 	return ""

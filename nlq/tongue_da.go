@@ -9,10 +9,11 @@ import "github.com/peppolgate/peppolgate/registry"
 var danish = tongue{
 	code:  LangDanish,
 	hints: "frankrig|belgien|østrig|spanien|italien|grækenland|tjekkiet|rumænien|nederlandene",
+	nouns: "bagerier",
 	markers: "hvad|hvornår|modtage|modtager|modtages|tage|imod|tager|virksomhed|virksomheder|virksomheden|virksomhedens|selskab|selskaber|" +
 		"selskabet|firmaer|firmaet|registreret|registrerede|tilmeldt|tilsluttet|certifikatet|certifikat|udløber|udløbet|gyldigt|stadig|" +
 		"understøtter|bruger|anvender|benytter|søg|mig|af|nogen|nogle|antal|antallet|adgangspunkt|adgangspunktet|udbyder|udbyderen|" +
-		"hedder|kaldet|hej|tak|venligst|fortæl|gerne|bagerier|deltagere|deltager|endnu|fortsat|vores|jer|efter|opslag|giv|" +
+		"der|hedder|kaldet|hej|tak|venligst|fortæl|gerne|deltagere|deltager|endnu|fortsat|vores|jer|efter|opslag|giv|" +
 		"oplysninger|kreditnotaerne|fakturaerne|dokumenttyperne|gennem|find|findes|" +
 		// Shared with Norwegian (and some with Swedish): they count for both.
 		"hvem|hvilken|hvilket|hvilke|hvor|mange|hvordan|når|kan|fakturaer|faktura|e-fakturaer|kreditnotaer|kreditnota|ordrer|ordre|" +
@@ -121,6 +122,8 @@ var danish = tongue{
 	processes:    " Processer: %s.",
 	docTypesNone: "%[1]s er registreret hos SMP'en %[2]s, som ikke angiver nogen dokumenttype for den.",
 	notChecked:   "dens tjenester",
+	readAs:       "Jeg læser %[1]q som %[2]s.",
+	numberAs:     "Jeg læser %[1]q som deltager-id'et %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "adgangspunktcertifikatet er udløbet",
@@ -151,5 +154,53 @@ var danish = tongue{
 		registry.WarnDirectoryDocTypesMismatch:    "visitkortet i kataloget og SMP'en angiver forskellige dokumenttyper",
 		registry.WarnMirrorUnavailable:            "den lokale kopi af kataloget kunne ikke bruges",
 		registry.WarnMirrorStale:                  "katalogdataene er ældre end normalt",
+	},
+
+	kw: kindWords{
+		issuer:     "udsteder|udstederen|udstedt af|hvem har udstedt|hvem udstedte|certifikatudsteder|certificeringsmyndighed|hvilken ca",
+		smp:        "smp-vært|smp-server|smp-serveren|registreret hos",
+		transport:  "transportprofil|transportprofilen|transportprotokol|protokol|protokollen|as4|as2|as4 eller as2",
+		registered: "registreringsdato|registreringsdatoen|registreret siden|på peppol siden|tilmeldt siden",
+		when:       "hvornår|siden hvornår|hvor længe",
+		joined:     "blev tilmeldt|blev registreret|kom med|er kommet med|tilsluttede sig|blev tilføjet|tilføjet til",
+		filler:     "begge|begge to|blev|er blevet|har været|peppol-registrering",
+		compare:    "sammenlign|sammenligne|sammenligning af",
+		total:      "i alt|tilsammen|samlet set|i hele netværket",
+		outOfScope: "omkostninger|omkostning|koster|pris|priser|gebyr|gebyrer|afgift|abonnement|iban|bic|kontonummer|bankkonto|frist|fristen|fristerne|" +
+			"lovpligtig|lovkrav|påkrævet|bøde|bøder|vejret|vejrudsigt|løn|omsætning|telefonnummer|ansatte|medarbejdere|ejer|ejeren|billigste|billig",
+	},
+	kp: kindPhrases{
+		certIssuer:       "Adgangspunktcertifikatet for %[1]s er udstedt af %[2]s; det er gyldigt til %[3]s.",
+		certIssuerNone:   "%[1]s er registreret hos SMP'en %[2]s, men der kunne ikke læses noget adgangspunktcertifikat derfra, så udstederen er ukendt.",
+		transport:        "%[1]s modtager med transportprofilen %[2]s (%[3]s) på adgangspunktet %[4]s.",
+		transportNone:    "%[1]s er registreret hos SMP'en %[2]s, men der kunne ikke læses noget adgangspunkt, og dermed ingen transportprofil, derfra.",
+		registeredOn:     "%[1]s blev registreret %[2]s ifølge registreringsdatoen på visitkortet i Peppol-kataloget.",
+		registeredNoDate: "%[1]s har et visitkort i Peppol-kataloget, men det angiver ingen registreringsdato.",
+		registeredNoCard: "%[1]s har intet visitkort i Peppol-kataloget, så registreringsdatoen er ukendt.",
+		stats:            "Peppol-kataloget har %[1]d deltagere med visitkort (statistik fra katalogeksporten %[2]s).",
+		statsKind:        "%[1]d deltagere kan modtage %[2]s ifølge deres visitkort i Peppol-kataloget (statistik fra katalogeksporten %[3]s).",
+		statsKindNone:    "Intet visitkort i Peppol-kataloget angiver, at deltageren kan modtage %[1]s (statistik fra katalogeksporten %[2]s).",
+		statsNone:        "Jeg kan ikke tælle hele netværket her: tallene kommer fra en kopi af Peppol-kataloget, som denne server ikke har. Spørg i stedet om et land, f.eks. \"Hvor mange belgiske virksomheder er på Peppol?\".",
+		statsCountry:     "Peppol-kataloget har %[1]d deltagere i %[2]s med visitkort (statistik fra katalogeksporten %[3]s).",
+		statsKindWhole:   "Dokumenttyper tælles kun for hele netværket: der kan %[1]d deltagere modtage %[2]s.",
+		listCountry:      "%[1]d deltagere i %[2]s (af %[3]d hits):",
+		listOutside:      "%[1]d andre hits er udeladt: deres visitkort er ikke i %[2]s.",
+		listKind:         "%[1]d af de første %[2]d deltagere i %[4]s kan modtage %[3]s:",
+		listKindNone:     "Ingen af de første %[1]d deltagere i %[3]s kan modtage %[2]s.",
+		several:          "Du spørger om %d virksomheder; her er svaret for hver af dem.",
+		severalCap:       "Jeg svarer for de første %[1]d af %[2]d; spørg igen om de andre.",
+		outOfScope:       "Det kan jeg ikke svare på: peppolgate ved kun, hvad Peppol-netværket offentliggør (hvem der er registreret, hvad de kan modtage, deres adgangspunkter, certifikater og visitkort i kataloget), ikke gebyrer, priser, lovbestemte frister, bankoplysninger eller andet.",
+		partialCause:     "Ikke kontrolleret: %[1]s; %[2]s, så det kan hjælpe at spørge igen senere.",
+		causes: map[registry.Cause]string{
+			"":                        "Peppol-netværket gav ikke noget brugbart svar",
+			registry.CauseTimeout:     "Peppol-netværket svarede ikke i tide",
+			registry.CauseHTTPError:   "en Peppol-server (en SMP eller Peppol-kataloget) svarede med en HTTP-fejl",
+			registry.CauseDNS:         "DNS-opslaget mislykkedes (DNS-serveren svarede med en fejl som SERVFAIL, eller navnet kunne ikke slås op)",
+			registry.CauseRefused:     "en Peppol-server afviste forbindelsen",
+			registry.CauseTLS:         "den sikre (TLS-)forbindelse til en Peppol-server mislykkedes",
+			registry.CauseBusy:        "en Peppol-server har fejlet eller er overbelastet, så den bliver ikke spurgt lige nu",
+			registry.CauseRateLimited: "en Peppol-server begrænser, hvor ofte den må spørges (rate limit)",
+			registry.CauseMalformed:   "en Peppol-server sendte et svar, der ikke kunne læses",
+		},
 	},
 }

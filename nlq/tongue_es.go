@@ -6,12 +6,13 @@ import "github.com/peppolgate/peppolgate/registry"
 var spanish = tongue{
 	code:  LangSpanish,
 	hints: "españa|bélgica|noruega|francia|alemania|suecia|dinamarca|finlandia|polonia|holanda|austria|suiza|irlanda|italia",
+	nouns: "panaderías",
 	markers: "qué|quién|quiénes|cuál|cuáles|cuánto|cuántos|cuántas|cuándo|dónde|cómo|puede|pueden|puedo|podemos|podría|podrías|" +
 		"recibir|recibe|reciben|factura|facturas|nota|notas|crédito|rectificativas|pedido|pedidos|empresa|empresas|compañía|" +
 		"está|están|es|son|el|los|las|del|al|y|por|para|con|hay|registrada|registrado|registradas|registrados|" +
 		"busca|buscar|búscame|encuentra|encontrar|muestra|muéstrame|lista|punto|acceso|proveedor|certificado|caduca|vence|" +
 		"tipos|documento|documentos|acepta|aceptan|llamada|llamado|hola|gracias|dime|decir|me|usa|utiliza|sigue|siendo|válido|" +
-		"necesito|saber|quisiera|podrías|españolas|españoles|belgas|noruegas|alemanas|suecas|danesas|panaderías|participantes|" +
+		"necesito|saber|quisiera|podrías|españolas|españoles|belgas|noruegas|alemanas|suecas|danesas|participantes|" +
 		"una|un|la|de|en|si|cuántos|enviar|mandar|electrónicas|electrónica|sociedad|sus|su|qué|tiene|tienen|dónde|ver",
 	letters:    "ñ¿¡",
 	plurals:    []pluralRule{{"ces", "z"}, {"es", ""}, {"s", ""}},
@@ -116,6 +117,8 @@ var spanish = tongue{
 	processes:    " Procesos: %s.",
 	docTypesNone: "%[1]s está registrado en el SMP %[2]s, que no indica ningún tipo de documento para él.",
 	notChecked:   "sus servicios",
+	readAs:       "Entiendo %[1]q como %[2]s.",
+	numberAs:     "Entiendo %[1]q como el identificador de participante %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "el certificado del punto de acceso ha caducado",
@@ -146,5 +149,53 @@ var spanish = tongue{
 		registry.WarnDirectoryDocTypesMismatch:    "su ficha del Directorio y su SMP indican tipos de documento distintos",
 		registry.WarnMirrorUnavailable:            "no se ha podido usar la copia local del Directorio",
 		registry.WarnMirrorStale:                  "los datos del Directorio son más antiguos de lo habitual",
+	},
+
+	kw: kindWords{
+		issuer:     "emisor|emisora|emitido|emitido por|quién emitió|quién ha emitido|quién firmó|firmado por|autoridad de certificación|autoridad certificadora|qué ca|la ca",
+		smp:        "host smp|host del smp|servidor smp|servidor del smp|registrado con|registrada con",
+		transport:  "perfil de transporte|perfiles de transporte|protocolo de transporte|protocolo|as4|as2|as4 o as2",
+		registered: "fecha de registro|fecha de alta|registrado desde|registrada desde|en peppol desde|dado de alta desde|dada de alta desde",
+		when:       "cuándo|desde cuándo|cuánto tiempo|desde hace cuánto",
+		joined:     "se unió|se incorporó|se registró|se dio de alta|fue añadido|fue añadida|añadido a|añadida a",
+		filler:     "ambos|ambas|los dos|las dos|ha sido|han sido|fue|registro en peppol",
+		compare:    "compara|comparar|comparación de|comparativa de",
+		total:      "en total|en toda la red|en conjunto|en la red entera",
+		outOfScope: "coste|costes|costo|costos|cuesta|cuestan|precio|precios|tarifa|tarifas|comisión|comisiones|cuota|cuotas|suscripción|iban|bic|plazo|plazos|obligatorio|obligatoria|obligación|" +
+			"ley|multa|multas|sanción|sanciones|meteorología|pronóstico|salario|sueldo|ingresos|teléfono|empleados|propietario|dueño|barato|barata|baratos",
+	},
+	kp: kindPhrases{
+		certIssuer:       "El certificado del punto de acceso de %[1]s lo emitió %[2]s; es válido hasta el %[3]s.",
+		certIssuerNone:   "%[1]s está registrado en el SMP %[2]s, pero no se ha podido leer de él ningún certificado de punto de acceso, así que no se sabe quién lo emitió.",
+		transport:        "%[1]s recibe con el perfil de transporte %[2]s (%[3]s), en el punto de acceso %[4]s.",
+		transportNone:    "%[1]s está registrado en el SMP %[2]s, pero no se ha podido leer de él ningún punto de acceso, ni por tanto ningún perfil de transporte.",
+		registeredOn:     "%[1]s se registró el %[2]s, según la fecha de registro de su ficha en el Directorio Peppol.",
+		registeredNoDate: "%[1]s tiene una ficha en el Directorio Peppol, pero la ficha no indica fecha de registro.",
+		registeredNoCard: "%[1]s no tiene ficha en el Directorio Peppol, así que no se conoce su fecha de registro.",
+		stats:            "El Directorio Peppol cuenta %[1]d participantes con ficha (estadísticas de la exportación del Directorio del %[2]s).",
+		statsKind:        "%[1]d participantes pueden recibir %[2]s, según sus fichas del Directorio Peppol (estadísticas de la exportación del Directorio del %[3]s).",
+		statsKindNone:    "Ninguna ficha del Directorio Peppol indica que su participante pueda recibir %[1]s (estadísticas de la exportación del Directorio del %[2]s).",
+		statsNone:        "Aquí no puedo contar toda la red: las cifras salen de una copia del Directorio Peppol que este servidor no tiene. Pregunte por un país, p. ej. \"¿Cuántas empresas belgas hay en Peppol?\".",
+		statsCountry:     "El Directorio Peppol cuenta %[1]d participantes en %[2]s con ficha (estadísticas de la exportación del Directorio del %[3]s).",
+		statsKindWhole:   "Los tipos de documento solo se cuentan para toda la red: en ella, %[1]d participantes pueden recibir %[2]s.",
+		listCountry:      "%[1]d participantes en %[2]s (de %[3]d resultados):",
+		listOutside:      "Se omiten otros %[1]d resultados: su ficha no está en %[2]s.",
+		listKind:         "%[1]d de los primeros %[2]d participantes en %[4]s pueden recibir %[3]s:",
+		listKindNone:     "Ninguno de los primeros %[1]d participantes en %[3]s puede recibir %[2]s.",
+		several:          "Ha preguntado por %d empresas; a continuación se responde cada una.",
+		severalCap:       "Respondo las primeras %[1]d de las %[2]d; vuelva a preguntar por las demás.",
+		outOfScope:       "No puedo responder a eso: peppolgate solo sabe lo que publica la red Peppol (quién está registrado, qué puede recibir, sus puntos de acceso, certificados y fichas del Directorio), no tarifas, precios, plazos legales, datos bancarios ni nada más.",
+		partialCause:     "Sin comprobar: %[1]s; %[2]s, así que volver a preguntar más tarde puede ayudar.",
+		causes: map[registry.Cause]string{
+			"":                        "la red Peppol no dio una respuesta utilizable",
+			registry.CauseTimeout:     "la red Peppol no respondió a tiempo",
+			registry.CauseHTTPError:   "un servidor Peppol (un SMP o el Directorio Peppol) respondió con un error HTTP",
+			registry.CauseDNS:         "falló la consulta DNS (el servidor DNS respondió con un error como SERVFAIL, o el nombre no se resolvió)",
+			registry.CauseRefused:     "un servidor Peppol rechazó la conexión",
+			registry.CauseTLS:         "falló la conexión segura (TLS) con un servidor Peppol",
+			registry.CauseBusy:        "un servidor Peppol ha estado fallando o está sobrecargado, así que de momento no se le consulta",
+			registry.CauseRateLimited: "un servidor Peppol limita con qué frecuencia se le puede consultar (límite de peticiones)",
+			registry.CauseMalformed:   "un servidor Peppol envió una respuesta que no se pudo leer",
+		},
 	},
 }

@@ -9,13 +9,14 @@ import "github.com/peppolgate/peppolgate/registry"
 var finnish = tongue{
 	code:  LangFinnish,
 	hints: "suomi|suomessa|suomen|ruotsi|ruotsissa|norja|norjassa|tanska|tanskassa|saksa|saksassa|ranska|belgia|belgiassa|puola|viro",
+	nouns: "leipomoita",
 	markers: "kuka|ketkä|mikä|mitkä|mitä|millä|minkä|missä|mistä|milloin|miten|kuinka|montako|paljonko|voiko|voivatko|voinko|voimmeko|" +
 		"onko|ovatko|ovat|ei|vastaanottaa|vastaanottaako|ottaa|vastaan|laskuja|laskut|lasku|verkkolaskuja|verkkolaskut|verkkolasku|" +
 		"hyvityslaskuja|hyvityslasku|tilauksia|tilaus|tilaukset|yritys|yritykset|yritystä|yrityksen|yritykselle|yrityksiä|" +
 		"rekisteröity|rekisteröitynyt|rekisteröityneet|peppolissa|peppoliin|peppolin|kautta|liityntäpiste|liityntäpistettä|" +
 		"liityntäpisteen|palveluntarjoaja|operaattori|varmenne|sertifikaatti|vanhenee|voimassa|dokumenttityyppejä|asiakirjatyyppejä|" +
 		"tukee|käyttää|etsi|hae|näytä|listaa|ja|tai|myös|hei|moi|kiitos|kerro|minulle|voitko|voisitko|suomalaista|suomalaiset|" +
-		"norjalaiset|ruotsalaiset|nimeltä|lähettää|vielä|jo|nyt|on|sen|sillä|osallistujia|leipomoita",
+		"norjalaiset|ruotsalaiset|nimeltä|lähettää|vielä|jo|nyt|on|sen|sillä|osallistujia",
 	letters:    "äö",
 	plurals:    []pluralRule{{"oita", ""}, {"öitä", ""}, {"eita", ""}, {"eitä", ""}, {"ita", ""}, {"itä", ""}, {"oja", ""}, {"öjä", ""}, {"kset", ""}, {"ot", ""}, {"öt", ""}, {"it", ""}, {"et", ""}, {"at", ""}, {"ät", ""}, {"t", ""}, {"a", ""}, {"ä", ""}},
 	dateLayout: "2.1.2006", thousands: "\u00a0", groupFrom: 10000,
@@ -119,6 +120,8 @@ var finnish = tongue{
 	processes:    " Prosessit: %s.",
 	docTypesNone: "%[1]s on rekisteröity SMP:hen %[2]s, joka ei ilmoita sille yhtään dokumenttityyppiä.",
 	notChecked:   "sen palvelut",
+	readAs:       "Tulkitsen hakusanan %[1]q näin: %[2]s.",
+	numberAs:     "Tulkitsen hakusanan %[1]q osallistujatunnukseksi %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "liityntäpisteen varmenne on vanhentunut",
@@ -149,5 +152,53 @@ var finnish = tongue{
 		registry.WarnDirectoryDocTypesMismatch:    "hakemiston käyntikortti ja SMP ilmoittavat eri dokumenttityypit",
 		registry.WarnMirrorUnavailable:            "hakemiston paikallista kopiota ei voitu käyttää",
 		registry.WarnMirrorStale:                  "hakemiston tiedot ovat tavallista vanhempia",
+	},
+
+	kw: kindWords{
+		issuer:     "myöntäjä|myöntäjän|myöntäjää|kuka myönsi|kuka on myöntänyt|myöntänyt|myöntämä|varmentaja|varmentajan|varmennepalvelu|mikä ca|varmenteen myöntäjä",
+		smp:        "smp-palvelin|smp-palvelimen|smp-palvelinta|smp-isäntä|smp-isännän",
+		transport:  "siirtoprofiili|siirtoprofiilia|siirtoprofiilin|siirtoprotokolla|siirtoprotokollaa|protokolla|protokollaa|protokollan|as4|as2|as4 vai as2|as4 tai as2",
+		registered: "rekisteröintipäivä|rekisteröintipäivää|rekisteröintipäivän|rekisteröintipäivämäärä|rekisteröitymispäivä|liittymispäivä|liittymispäivää|peppolissa alkaen",
+		when:       "milloin|mistä lähtien|kuinka kauan|kauanko",
+		joined:     "liittyi|on liittynyt|liittynyt|rekisteröityi|rekisteröitiin|lisättiin|on lisätty|tuli mukaan",
+		filler:     "molemmat|kumpikin|molempien|peppol-rekisteröinti",
+		compare:    "vertaa|vertaile|vertailu|vertailkaa",
+		total:      "yhteensä|kaikkiaan|kaiken kaikkiaan|koko verkossa",
+		outOfScope: "hinta|hinnat|hintaa|hinnasto|maksaa|maksut|kustannus|kustannukset|kulut|tilausmaksu|iban|bic|tilinumero|pankkitili|määräaika|määräajat|pakollinen|pakollista|velvoite|" +
+			"laki|lakisääteinen|sakko|sakot|sääennuste|palkka|liikevaihto|puhelinnumero|työntekijät|työntekijöitä|omistaja|halvin|halpa|edullisin",
+	},
+	kp: kindPhrases{
+		certIssuer:       "Osallistujan %[1]s liityntäpisteen varmenteen on myöntänyt %[2]s; se on voimassa %[3]s asti.",
+		certIssuerNone:   "%[1]s on rekisteröity SMP:hen %[2]s, mutta siitä ei voitu lukea liityntäpisteen varmennetta, joten sen myöntäjää ei tiedetä.",
+		transport:        "%[1]s vastaanottaa siirtoprofiililla %[2]s (%[3]s) liityntäpisteessä %[4]s.",
+		transportNone:    "%[1]s on rekisteröity SMP:hen %[2]s, mutta siitä ei voitu lukea liityntäpistettä eikä siis siirtoprofiilia.",
+		registeredOn:     "%[1]s rekisteröitiin %[2]s Peppol-hakemiston käyntikortin rekisteröintipäivän mukaan.",
+		registeredNoDate: "Osallistujalla %[1]s on käyntikortti Peppol-hakemistossa, mutta siinä ei ole rekisteröintipäivää.",
+		registeredNoCard: "Osallistujalla %[1]s ei ole käyntikorttia Peppol-hakemistossa, joten sen rekisteröintipäivää ei tiedetä.",
+		stats:            "Peppol-hakemistossa on käyntikortti %[1]d osallistujalla (tilasto hakemiston vientiaineistosta %[2]s).",
+		statsKind:        "Osallistujia, jotka voivat käyntikorttinsa mukaan vastaanottaa %[2]s: %[1]d (tilasto Peppol-hakemiston vientiaineistosta %[3]s).",
+		statsKindNone:    "Yhdenkään osallistujan käyntikortti Peppol-hakemistossa ei ilmoita, että se voi vastaanottaa %[1]s (tilasto hakemiston vientiaineistosta %[2]s).",
+		statsNone:        "En voi laskea koko verkkoa täällä: luvut tulevat Peppol-hakemiston kopiosta, jota tällä palvelimella ei ole. Kysy sen sijaan maittain, esim. ”Montako belgialaista yritystä on Peppolissa?”.",
+		statsCountry:     "Peppol-hakemistossa on käyntikortti %[1]d osallistujalla maassa %[2]s (tilasto hakemiston vientiaineistosta %[3]s).",
+		statsKindWhole:   "Dokumenttityypit lasketaan vain koko verkosta: osallistujia, jotka voivat vastaanottaa %[2]s, on siellä %[1]d.",
+		listCountry:      "Osallistujat maassa %[2]s: %[1]d (osumia kaikkiaan %[3]d):",
+		listOutside:      "Muita osumia jätettiin pois: %[1]d; niiden käyntikortti ei ole maassa %[2]s.",
+		listKind:         "Maan %[4]s ensimmäisistä %[2]d osallistujasta %[1]d voi vastaanottaa %[3]s:",
+		listKindNone:     "Yksikään maan %[3]s ensimmäisistä %[1]d osallistujasta ei voi vastaanottaa %[2]s.",
+		several:          "Kysyit %d yrityksestä; vastaus kuhunkin on alla.",
+		severalCap:       "Vastaan vain ensimmäisiin %[1]d kysymistäsi yrityksistä (%[2]d); kysy muista uudelleen.",
+		outOfScope:       "En voi vastata tähän: peppolgate tietää vain sen, mitä Peppol-verkko julkaisee (kuka on rekisteröitynyt, mitä se voi vastaanottaa, sen liityntäpisteet, varmenteet ja hakemiston käyntikortit), ei maksuja, hintoja, lakisääteisiä määräaikoja, pankkitietoja tai muuta.",
+		partialCause:     "Tarkistamatta: %[1]s; %[2]s, joten uusi kysymys myöhemmin voi auttaa.",
+		causes: map[registry.Cause]string{
+			"":                        "Peppol-verkko ei antanut käyttökelpoista vastausta",
+			registry.CauseTimeout:     "Peppol-verkko ei vastannut ajoissa",
+			registry.CauseHTTPError:   "Peppol-palvelin (SMP tai Peppol-hakemisto) vastasi HTTP-virheellä",
+			registry.CauseDNS:         "DNS-haku epäonnistui (DNS-palvelin vastasi virheellä, kuten SERVFAIL, tai nimeä ei löytynyt)",
+			registry.CauseRefused:     "Peppol-palvelin torjui yhteyden",
+			registry.CauseTLS:         "suojattu (TLS-)yhteys Peppol-palvelimeen epäonnistui",
+			registry.CauseBusy:        "Peppol-palvelin on ollut vikatilassa tai ylikuormittunut, joten siltä ei kysytä toistaiseksi",
+			registry.CauseRateLimited: "Peppol-palvelin rajoittaa, kuinka usein siltä saa kysyä (rate limit)",
+			registry.CauseMalformed:   "Peppol-palvelin lähetti vastauksen, jota ei voitu lukea",
+		},
 	},
 }

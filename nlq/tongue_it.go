@@ -6,13 +6,14 @@ import "github.com/peppolgate/peppolgate/registry"
 var italian = tongue{
 	code:  LangItalian,
 	hints: "italia|belgio|norvegia|francia|germania|svezia|danimarca|finlandia|polonia|olanda|austria|svizzera|irlanda|spagna",
+	nouns: "panetterie",
 	markers: "chi|che|cosa|quale|quali|qual|quanti|quante|quanto|quando|dove|come|perché|può|possono|posso|possiamo|puoi|potrebbe|" +
 		"ricevere|riceve|ricevono|fattura|fatture|elettroniche|elettronica|nota|note|credito|ordine|ordini|azienda|aziende|società|" +
 		"impresa|imprese|ditta|sono|il|lo|gli|della|delle|dello|degli|dei|del|di|da|per|su|sul|sulla|tramite|attraverso|" +
 		"registrata|registrato|registrate|registrati|iscritta|cerca|cercare|trova|trovare|mostra|mostrami|elenca|punto|accesso|" +
 		"fornitore|certificato|scade|scadenza|valido|tipi|documento|documenti|accetta|accettano|supporta|chiamata|chiamato|chiamate|" +
 		"ciao|grazie|dimmi|mi|dire|sapere|vorrei|ci|c'è|usa|utilizza|inviare|mandare|norvegesi|italiane|italiani|francesi|tedesche|" +
-		"svedesi|belghe|danesi|panetterie|partecipanti|un|una|la|le|non|ancora|anche|in|ha|hanno",
+		"svedesi|belghe|danesi|partecipanti|un|una|la|le|non|ancora|anche|in|ha|hanno",
 	letters:    "òìè",
 	plurals:    []pluralRule{{"ghi", "g"}, {"chi", "c"}, {"ghe", "g"}, {"che", "c"}, {"e", ""}, {"i", ""}},
 	dateLayout: "02/01/2006", thousands: ".", groupFrom: 1000,
@@ -116,6 +117,8 @@ var italian = tongue{
 	processes:    " Processi: %s.",
 	docTypesNone: "%[1]s è registrato presso l'SMP %[2]s, che non elenca alcun tipo di documento per esso.",
 	notChecked:   "i suoi servizi",
+	readAs:       "Interpreto %[1]q come %[2]s.",
+	numberAs:     "Interpreto %[1]q come l'identificativo di partecipante %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "il certificato del punto di accesso è scaduto",
@@ -146,5 +149,53 @@ var italian = tongue{
 		registry.WarnDirectoryDocTypesMismatch:    "la sua scheda nel Directory e il suo SMP elencano tipi di documento diversi",
 		registry.WarnMirrorUnavailable:            "non è stato possibile usare la copia locale del Directory",
 		registry.WarnMirrorStale:                  "i dati del Directory sono più vecchi del solito",
+	},
+
+	kw: kindWords{
+		issuer:     "emittente|emesso|emesso da|chi ha emesso|chi l'ha emesso|firmato da|autorità di certificazione|ente certificatore|quale ca|la ca",
+		smp:        "host smp|host dell'smp|server smp|server dell'smp|registrato presso|registrata presso",
+		transport:  "profilo di trasporto|profili di trasporto|protocollo di trasporto|protocollo|as4|as2|as4 o as2",
+		registered: "data di registrazione|data di iscrizione|registrato dal|registrata dal|su peppol dal|su peppol da|iscritto dal|iscritta dal",
+		when:       "quando|da quando|da quanto tempo",
+		joined:     "si è unito|si è unita|ha aderito|è entrato|è entrata|si è registrato|si è registrata|si è iscritto|si è iscritta|aggiunto a|aggiunta a",
+		filler:     "entrambi|entrambe|tutti e due|tutte e due|è stato|è stata|sono stati|registrazione peppol",
+		compare:    "confronta|confrontare|confronto tra|confronto di|paragona",
+		total:      "in totale|in tutta la rete|complessivamente|nel complesso",
+		outOfScope: "costo|costi|costa|costano|prezzo|prezzi|tariffa|tariffe|commissione|commissioni|canone|abbonamento|iban|bic|obbligatorio|obbligatoria|obbligo|" +
+			"legge|multa|multe|sanzione|sanzioni|meteo|stipendio|fatturato|telefono|dipendenti|proprietario|economico|economica",
+	},
+	kp: kindPhrases{
+		certIssuer:       "Il certificato del punto di accesso di %[1]s è stato emesso da %[2]s; è valido fino al %[3]s.",
+		certIssuerNone:   "%[1]s è registrato presso l'SMP %[2]s, ma non è stato possibile leggerne alcun certificato di punto di accesso, quindi l'emittente non è noto.",
+		transport:        "%[1]s riceve con il profilo di trasporto %[2]s (%[3]s), al punto di accesso %[4]s.",
+		transportNone:    "%[1]s è registrato presso l'SMP %[2]s, ma non è stato possibile leggerne alcun punto di accesso, e quindi nessun profilo di trasporto.",
+		registeredOn:     "%[1]s è stato registrato il %[2]s, secondo la data di registrazione della sua scheda nel Peppol Directory.",
+		registeredNoDate: "%[1]s ha una scheda nel Peppol Directory, ma la scheda non indica alcuna data di registrazione.",
+		registeredNoCard: "%[1]s non ha una scheda nel Peppol Directory, quindi la sua data di registrazione non è nota.",
+		stats:            "Il Peppol Directory elenca %[1]d partecipanti con una scheda (statistiche dell'esportazione del Directory del %[2]s).",
+		statsKind:        "%[1]d partecipanti possono ricevere %[2]s, secondo le loro schede nel Peppol Directory (statistiche dell'esportazione del Directory del %[3]s).",
+		statsKindNone:    "Nessuna scheda del Peppol Directory dice che il suo partecipante può ricevere %[1]s (statistiche dell'esportazione del Directory del %[2]s).",
+		statsNone:        "Qui non posso contare l'intera rete: i numeri vengono da una copia del Peppol Directory che questo server non ha. Chieda per un paese, ad es. \"Quante aziende belghe sono su Peppol?\".",
+		statsCountry:     "Il Peppol Directory elenca %[1]d partecipanti in %[2]s con una scheda (statistiche dell'esportazione del Directory del %[3]s).",
+		statsKindWhole:   "I tipi di documento si contano solo sull'intera rete: lì %[1]d partecipanti possono ricevere %[2]s.",
+		listCountry:      "%[1]d partecipanti in %[2]s (su %[3]d risultati):",
+		listOutside:      "Altri %[1]d risultati sono omessi: la loro scheda non è in %[2]s.",
+		listKind:         "%[1]d dei primi %[2]d partecipanti in %[4]s possono ricevere %[3]s:",
+		listKindNone:     "Nessuno dei primi %[1]d partecipanti in %[3]s può ricevere %[2]s.",
+		several:          "Ha chiesto informazioni su %d aziende; ecco la risposta per ciascuna.",
+		severalCap:       "Rispondo per le prime %[1]d delle %[2]d; chieda di nuovo per le altre.",
+		outOfScope:       "Non posso rispondere: peppolgate sa solo ciò che la rete Peppol pubblica (chi è registrato, cosa può ricevere, i punti di accesso, i certificati e le schede del Directory), non commissioni, prezzi, scadenze di legge, coordinate bancarie o altro.",
+		partialCause:     "Non verificato: %[1]s; %[2]s, quindi riprovare più tardi può aiutare.",
+		causes: map[registry.Cause]string{
+			"":                        "la rete Peppol non ha dato una risposta utilizzabile",
+			registry.CauseTimeout:     "la rete Peppol non ha risposto in tempo",
+			registry.CauseHTTPError:   "un server Peppol (un SMP o il Peppol Directory) ha risposto con un errore HTTP",
+			registry.CauseDNS:         "la ricerca DNS non è riuscita (il server DNS ha risposto con un errore come SERVFAIL, oppure il nome non si è risolto)",
+			registry.CauseRefused:     "un server Peppol ha rifiutato la connessione",
+			registry.CauseTLS:         "la connessione sicura (TLS) a un server Peppol non è riuscita",
+			registry.CauseBusy:        "un server Peppol ha avuto errori o è sovraccarico, quindi per ora non viene interrogato",
+			registry.CauseRateLimited: "un server Peppol limita la frequenza con cui può essere interrogato (rate limit)",
+			registry.CauseMalformed:   "un server Peppol ha inviato una risposta illeggibile",
+		},
 	},
 }

@@ -10,13 +10,14 @@ import "github.com/peppolgate/peppolgate/registry"
 var polish = tongue{
 	code:  LangPolish,
 	hints: "polska|polsce|polski|niemcy|niemczech|niemiec|norwegia|norwegii|szwecja|szwecji|dania|danii|belgia|belgii|francja|francji|holandia|holandii",
+	nouns: "piekarnie",
 	markers: "czy|kto|kim|co|jaki|jaka|jakie|jakiego|jakiej|jakim|który|która|które|którego|ile|kiedy|gdzie|jak|może|mogą|mogę|możemy|można|" +
 		"odbierać|odbiera|odebrać|przyjmować|przyjmuje|otrzymywać|faktury|faktur|fakturę|fakturami|korygujące|korygujących|korygującą|" +
 		"zamówienia|zamówień|zamówienie|firmy|firm|firmie|firmą|firmę|spółka|spółki|podmiot|podmiotu|jest|są|zarejestrowana|" +
 		"zarejestrowany|zarejestrowane|zarejestrowanych|w|we|z|ze|przez|dla|do|na|od|oraz|lub|albo|nie|tak|punkt|punktu|dostępowy|" +
 		"dostępowego|dostępowym|dostawca|dostawcą|dostawcy|certyfikat|certyfikatu|wygasa|ważny|ważność|typy|dokumentów|obsługuje|" +
 		"znajdź|szukaj|pokaż|wyszukaj|wyświetl|proszę|dziękuję|cześć|dzień|dobry|polskie|polskich|norweskich|niemieckie|szwedzkie|" +
-		"peppolu|sieci|wysyłać|wysłać|nazwie|się|używa|korzysta|uczestników|piekarnie|mnie|mi|jego|firma",
+		"peppolu|sieci|wysyłać|wysłać|nazwie|się|używa|korzysta|uczestników|mnie|mi|jego|firma",
 	letters:    "ąćęłńśźż",
 	plurals:    []pluralRule{{"owie", ""}, {"ami", ""}, {"ach", ""}, {"ów", ""}, {"e", ""}, {"y", ""}, {"i", ""}},
 	dateLayout: "02.01.2006", thousands: "\u00a0", groupFrom: 10000,
@@ -122,6 +123,8 @@ var polish = tongue{
 	processes:    " Procesy: %s.",
 	docTypesNone: "Podmiot %[1]s jest zarejestrowany w SMP %[2]s, który nie podaje dla niego żadnego typu dokumentu.",
 	notChecked:   "jego usługi",
+	readAs:       "Rozumiem %[1]q jako %[2]s.",
+	numberAs:     "Rozumiem %[1]q jako identyfikator uczestnika %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "certyfikat punktu dostępowego wygasł",
@@ -152,5 +155,53 @@ var polish = tongue{
 		registry.WarnDirectoryDocTypesMismatch:    "wizytówka w katalogu i SMP podają różne typy dokumentów",
 		registry.WarnMirrorUnavailable:            "nie udało się użyć lokalnej kopii katalogu",
 		registry.WarnMirrorStale:                  "dane katalogu są starsze niż zwykle",
+	},
+
+	kw: kindWords{
+		issuer:     "wystawca|wystawcą|wystawcy|kto wystawił|wystawił|wystawiony przez|kto wydał|wydany przez|urząd certyfikacji|centrum certyfikacji|jakie ca|jaki ca|który ca",
+		smp:        "host smp|hosta smp|serwer smp|serwera smp|serwerze smp",
+		transport:  "profil transportowy|profilu transportowego|protokół transportowy|protokołu transportowego|protokół|protokołu|as4|as2|as4 czy as2|as4 lub as2",
+		registered: "data rejestracji|datę rejestracji|daty rejestracji|zarejestrowany od|zarejestrowana od|zarejestrowane od|w peppol od|w peppolu od",
+		when:       "kiedy|od kiedy|od jak dawna|jak długo",
+		joined:     "dołączył|dołączyła|dołączyło|przystąpił|przystąpiła|przystąpiło|dodano|został dodany|została dodana|zarejestrował się|zarejestrowała się|zarejestrowało się",
+		filler:     "oba|obie|obaj|obydwa|obydwie|został|została|zostało|rejestracja w peppol",
+		compare:    "porównaj|porównać|porównanie",
+		total:      "łącznie|w sumie|ogółem|w całej sieci",
+		outOfScope: "koszt|koszty|kosztuje|kosztują|cena|ceny|cennik|opłata|opłaty|abonament|iban|bic|obowiązkowy|obowiązkowe|obowiązkowa|obowiązek|ustawa|ustawy|ustawowy|" +
+			"kara|kary|grzywna|pogoda|pogody|pensja|wynagrodzenie|przychód|przychody|obroty|telefon|telefonu|pracowników|właściciel|właściciela|najtańszy|najtańsza|tani|tania",
+	},
+	kp: kindPhrases{
+		certIssuer:       "Wystawca certyfikatu punktu dostępowego podmiotu %[1]s: %[2]s; certyfikat jest ważny do %[3]s.",
+		certIssuerNone:   "Podmiot %[1]s jest zarejestrowany w SMP %[2]s, ale nie udało się odczytać z niego certyfikatu punktu dostępowego, więc jego wystawca jest nieznany.",
+		transport:        "Podmiot %[1]s odbiera dokumenty z profilem transportowym %[2]s (%[3]s) w punkcie dostępowym %[4]s.",
+		transportNone:    "Podmiot %[1]s jest zarejestrowany w SMP %[2]s, ale nie udało się odczytać z niego punktu dostępowego, a więc i profilu transportowego.",
+		registeredOn:     "Podmiot %[1]s został zarejestrowany dnia %[2]s – według daty rejestracji na jego wizytówce w katalogu Peppol.",
+		registeredNoDate: "Podmiot %[1]s ma wizytówkę w katalogu Peppol, ale nie podano na niej daty rejestracji.",
+		registeredNoCard: "Podmiot %[1]s nie ma wizytówki w katalogu Peppol, więc data jego rejestracji jest nieznana.",
+		stats:            "Katalog Peppol – uczestnicy z wizytówką: %[1]d (statystyki eksportu katalogu z dnia %[2]s).",
+		statsKind:        "Uczestnicy, którzy według wizytówek w katalogu Peppol mogą odbierać %[2]s: %[1]d (statystyki eksportu katalogu z dnia %[3]s).",
+		statsKindNone:    "Żadna wizytówka w katalogu Peppol nie podaje, że uczestnik może odbierać %[1]s (statystyki eksportu katalogu z dnia %[2]s).",
+		statsNone:        "Nie mogę tu policzyć całej sieci: liczby pochodzą z kopii katalogu Peppol, której ten serwer nie ma. Zapytaj o kraj, np. „Ile belgijskich firm jest w Peppol?”.",
+		statsCountry:     "Katalog Peppol – uczestnicy z wizytówką z kraju %[2]s: %[1]d (statystyki eksportu katalogu z dnia %[3]s).",
+		statsKindWhole:   "Rodzaje dokumentów są liczone tylko dla całej sieci – uczestnicy, którzy mogą w niej odbierać %[2]s: %[1]d.",
+		listCountry:      "Uczestnicy z kraju %[2]s: %[1]d (wszystkich wyników: %[3]d):",
+		listOutside:      "Pominięte inne wyniki: %[1]d – ich wizytówka nie jest z kraju %[2]s.",
+		listKind:         "Sprawdzeni uczestnicy z kraju %[4]s: %[2]d; mogą odbierać %[3]s: %[1]d:",
+		listKindNone:     "Sprawdzeni uczestnicy z kraju %[3]s: %[1]d; do żadnego z nich nie mogą trafiać %[2]s.",
+		several:          "Pytasz o kilka firm (%d); odpowiedź dla każdej jest poniżej.",
+		severalCap:       "Odpowiadam dla pierwszych firm (%[1]d z %[2]d); zapytaj ponownie o pozostałe.",
+		outOfScope:       "Na to nie mogę odpowiedzieć: peppolgate wie tylko to, co publikuje sieć Peppol (kto jest zarejestrowany, co może odbierać, punkty dostępowe, certyfikaty i wizytówki w katalogu), a nie opłaty, ceny, terminy ustawowe, dane bankowe czy cokolwiek innego.",
+		partialCause:     "Nie sprawdzono: %[1]s; %[2]s, więc warto zapytać ponownie później.",
+		causes: map[registry.Cause]string{
+			"":                        "sieć Peppol nie udzieliła użytecznej odpowiedzi",
+			registry.CauseTimeout:     "sieć Peppol nie odpowiedziała na czas",
+			registry.CauseHTTPError:   "serwer Peppol (SMP lub katalog Peppol) odpowiedział błędem HTTP",
+			registry.CauseDNS:         "zapytanie DNS nie powiodło się (serwer DNS odpowiedział błędem, np. SERVFAIL, albo nazwy nie udało się rozwiązać)",
+			registry.CauseRefused:     "serwer Peppol odrzucił połączenie",
+			registry.CauseTLS:         "nie udało się nawiązać bezpiecznego połączenia (TLS) z serwerem Peppol",
+			registry.CauseBusy:        "serwer Peppol ostatnio zawodził lub jest przeciążony, więc na razie nie jest odpytywany",
+			registry.CauseRateLimited: "serwer Peppol ogranicza, jak często można go odpytywać (limit zapytań)",
+			registry.CauseMalformed:   "serwer Peppol przysłał odpowiedź, której nie dało się odczytać",
+		},
 	},
 }
