@@ -34,15 +34,16 @@ import (
 // end through POST /ask by the rule planner over the demo network with its Directory
 // mirror, and judged on the answers' facts and language.
 //
-// eval29Baseline and eval29LangBaseline are the before-figures measured at commit
-// 4fa4fb6, before any code was changed for issue 29: of the 222 questions, that many
-// were answered right, and that many in the asker's language. They are a ratchet: the
-// test fails when a change answers fewer right or fewer in-language; raise them as the
-// work lands. Issue 29's target is ≥ 90 % right (200 of 222) with ≥ 95 % in the asker's
-// language (211 of 222).
+// eval29Baseline and eval29LangBaseline are the ratchet: the test fails when a change
+// answers fewer right or fewer in the asker's language; raise them as the work lands.
+// Before any code was changed for issue 29 (commit 4fa4fb6), 95 of the 222 questions
+// were answered right and 116 in the asker's language; after the first round of the
+// work (a142537), 195 and 215. The ratchet sits a few answers below the latter, for
+// answers a busy machine can still cost. Issue 29's target is ≥ 90 % right (200 of 222)
+// with ≥ 95 % in the asker's language (211 of 222).
 const (
-	eval29Baseline     = 95
-	eval29LangBaseline = 116
+	eval29Baseline     = 190
+	eval29LangBaseline = 211
 )
 
 // eval29Path is the evaluation set, one case a line.
