@@ -211,8 +211,8 @@ func checkCalls(p Plan) error {
 			}
 		case ruleToolSearch:
 			q, hasQ := c.Arguments["q"].(string)
-			if !hasQ && p.Intent == IntentCount && p.Subject == "" && c.Arguments["country"] != nil {
-				// A count by country alone.
+			if !hasQ && (p.Intent == IntentCount || p.Intent == IntentSearch) && p.Subject == "" && c.Arguments["country"] != nil {
+				// A count, or a list, of a country alone.
 			} else if n := utf8.RuneCountInString(q); strings.TrimSpace(q) == "" || n > registry.MaxQueryLength {
 				return fmt.Errorf("q %q is empty or longer than %d characters", q, registry.MaxQueryLength)
 			}
@@ -226,6 +226,11 @@ func checkCalls(p Plan) error {
 				if k != "q" && k != "country" {
 					return fmt.Errorf("search argument %q", k)
 				}
+			}
+		case ruleToolStats:
+			// A count of the whole network, or of a document kind (Plan.Document).
+			if p.Intent != IntentCount || len(p.Calls) != 1 || len(c.Arguments) != 0 {
+				return fmt.Errorf("a network_statistics call %v in a %s plan of %d calls", c.Arguments, p.Intent, len(p.Calls))
 			}
 		case ruleToolCheck:
 			if p.Intent != IntentCheck || len(p.Calls) != 1 {
@@ -574,7 +579,7 @@ func FuzzRulePlanner(f *testing.F) {
 		if err := checkCalls(p); err != nil {
 			t.Fatalf("Plan(%q) = %s: %v", q, planString(p), err)
 		}
-		if (p.Intent == IntentUnknown) != (len(p.Calls) == 0) && p.Intent != IntentCount {
+		if (p.Intent == IntentUnknown || p.Intent == IntentOutOfScope) != (len(p.Calls) == 0) && p.Intent != IntentCount {
 			t.Fatalf("Plan(%q) = %s: calls do not match the intent", q, planString(p))
 		}
 		if p.Country != "" && (len(p.Country) != 2 || strings.ToUpper(p.Country) != p.Country) {
