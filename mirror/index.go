@@ -88,10 +88,13 @@ type Index struct {
 	bitmaps sync.Pool // of *bitmaps sized for terms
 
 	// The term index's memory is outside the Go heap and released explicitly: searches
-	// count themselves in users, and the last one to end after Close releases it.
-	termsMu sync.Mutex
-	users   int
-	closed  bool
+	// count themselves in users, and the last one to end after Close releases it. Whoever
+	// sees closed && users == 0 first under termsMu sets released and frees, so the
+	// memory is released exactly once however Close and leave interleave.
+	termsMu  sync.Mutex
+	users    int
+	closed   bool
+	released bool
 
 	statsMu sync.Mutex
 	stats   *statsCall // the statistics, computed once (stats.go)
@@ -348,16 +351,31 @@ func (ix *Index) Card(ctx context.Context, id peppol.ParticipantID) (*registry.D
 
 // Close closes the index file. Calls in flight may fail afterwards; searches started
 // afterwards return errClosed. The term index is released when the last search in
-// flight ends.
+// flight ends. Close may be called more than once, also concurrently: only the first
+// call closes, later ones return nil.
 func (ix *Index) Close() error {
 	ix.termsMu.Lock()
+	if ix.closed {
+		ix.termsMu.Unlock()
+		return nil
+	}
 	ix.closed = true
-	release := ix.users == 0
+	release := ix.takeRelease()
 	ix.termsMu.Unlock()
 	if release {
 		ix.terms.free()
 	}
 	return ix.db.Close()
+}
+
+// takeRelease reports whether the caller must free the term index now: the index is
+// closed, no search uses it and nobody freed it yet. ix.termsMu must be held.
+func (ix *Index) takeRelease() bool {
+	if !ix.closed || ix.users != 0 || ix.released {
+		return false
+	}
+	ix.released = true
+	return true
 }
 
 // errClosed is returned by searches of a closed Index.
@@ -378,7 +396,7 @@ func (ix *Index) enter() bool {
 func (ix *Index) leave() {
 	ix.termsMu.Lock()
 	ix.users--
-	release := ix.closed && ix.users == 0
+	release := ix.takeRelease()
 	ix.termsMu.Unlock()
 	if release {
 		ix.terms.free()
