@@ -319,3 +319,47 @@ func TestOpenIndexDamagedTermIndex(t *testing.T) {
 		})
 	}
 }
+
+// FuzzTermIndexLoad damages a term index's stored arrays (each 3 bytes of input: which
+// array, which entry, the new value; or, for a value of 255, cut the array there) and
+// runs what loading runs on them, check and then setIDF: a damaged index must be
+// errCorrupt, never a panic.
+func FuzzTermIndexLoad(f *testing.F) {
+	ix := buildIndex(f, card("0192:1", "Berg Bergen AS", "NO"), card("0192:2", "Ab Berg", "SE"), card("0192:3", "Fjord AS", "NO"))
+	// The index: post [0 1 2 0 2 2 1], postOff [0 1 3 5 6 7], fwd [0 2 1 4 1 2 3],
+	// fwdOff [0 2 4 7]. Seeds 1 and 2 panicked before setIDF checked its bounds.
+	f.Add([]byte{1, 4, 7})            // term 3 given term 4's posting: term 4 has none
+	f.Add([]byte{0, 6, 255, 1, 5, 6}) // the last posting cut, offsets kept consistent
+	f.Add([]byte{1, 1, 2})            // a posting moved from term 1 to term 0
+	f.Add([]byte{0, 200, 255})        // postings cut short
+	f.Add([]byte{3, 0, 9})            // a card's terms offset
+	f.Add([]byte{2, 4, 0, 1, 0})      // a card's term id, and a posting
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x := *ix.terms
+		x.mem, x.idf, x.nameW, x.postPos = nil, nil, nil, nil
+		arrs := []*[]uint32{&x.post, &x.postOff, &x.fwd, &x.fwdOff, &x.dictOff, &x.cset}
+		for _, a := range arrs {
+			*a = slices.Clone(*a)
+		}
+		for ; len(data) >= 3; data = data[3:] {
+			a := arrs[int(data[0])%len(arrs)]
+			if len(*a) == 0 {
+				continue
+			}
+			i := int(data[1]) % len(*a)
+			if data[2] == 255 {
+				*a = (*a)[:i]
+				continue
+			}
+			(*a)[i] = uint32(data[2])
+		}
+		defer x.free()
+		err := x.check()
+		if err == nil {
+			err = x.setIDF()
+		}
+		if err != nil && !errors.Is(err, errCorrupt) {
+			t.Errorf("damaged term index: %v, want errCorrupt", err)
+		}
+	})
+}
