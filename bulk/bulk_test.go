@@ -284,6 +284,15 @@ func TestCandidates(t *testing.T) {
 		{"5790000435975", "DK", []string{"0088:5790000435975"}},
 		{"BE0677424046", "NL", nil},
 		{"0677424046", "BE", []string{"0208:0677424046", "9925:be0677424046"}},
+		// National number names that /ask reads (docs/INTERFACE.md §4.3), with or
+		// without the country hint.
+		{"NIP 526-000-12-46", "", []string{"9945:pl5260001246"}},
+		{"NIP 526-000-12-46", "PL", []string{"9945:pl5260001246"}},
+		{"NIF B15147895", "", []string{"9920:esb15147895"}},
+		{"NIF B15147895", "ES", []string{"9920:esb15147895"}},
+		{"codice fiscale 06363391001", "IT", []string{"0211:it06363391001"}},
+		{"CVR-nummer 13585628", "DK", []string{"0184:13585628"}},
+		{"NIP 526-000-12-46", "ES", nil},
 	}
 	for _, tt := range tests {
 		var got []string

@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -52,6 +53,12 @@ var errReplaced = errors.New("the index file was replaced since it was opened (r
 // ErrNotIndex is returned by OpenIndex for a file that is not a peppolgate index, or one
 // of another schema version.
 var ErrNotIndex = errors.New("not a peppolgate Directory index")
+
+// ErrOtherSchema is returned (wrapped, with ErrNotIndex) by OpenIndex and CheckIndex for
+// a peppolgate index of another schema version than SchemaVersion: one an older (or
+// newer) peppolgate built. Importing the export again rebuilds it (docs/DEPLOY.md,
+// Upgrades).
+var ErrOtherSchema = fmt.Errorf("%w of another schema version", ErrNotIndex)
 
 // Meta describes an index file.
 type Meta struct {
@@ -88,10 +95,13 @@ type Index struct {
 	bitmaps sync.Pool // of *bitmaps sized for terms
 
 	// The term index's memory is outside the Go heap and released explicitly: searches
-	// count themselves in users, and the last one to end after Close releases it.
-	termsMu sync.Mutex
-	users   int
-	closed  bool
+	// count themselves in users, and the last one to end after Close releases it. Whoever
+	// sees closed && users == 0 first under termsMu sets released and frees, so the
+	// memory is released exactly once however Close and leave interleave.
+	termsMu  sync.Mutex
+	users    int
+	closed   bool
+	released bool
 
 	statsMu sync.Mutex
 	stats   *statsCall // the statistics, computed once (stats.go)
@@ -234,24 +244,57 @@ func readCtx(ctx context.Context) (context.Context, error) {
 	return context.WithoutCancel(ctx), nil
 }
 
-// load checks the file's identity and reads its meta and doc types.
-func (ix *Index) load() error {
-	ctx := context.Background()
+// checkSchema returns ErrNotIndex when db is not a peppolgate index, ErrOtherSchema
+// when it is one of another schema version, and the errors of reading it.
+func checkSchema(ctx context.Context, db *sql.DB) error {
 	var app, ver int
-	if err := ix.db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
+	if err := db.QueryRowContext(ctx, "PRAGMA application_id").Scan(&app); err != nil {
 		if strings.Contains(err.Error(), "not a database") || strings.Contains(err.Error(), "file is not a database") {
 			return ErrNotIndex
 		}
 		return err
 	}
-	if err := ix.db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
+	if err := db.QueryRowContext(ctx, "PRAGMA user_version").Scan(&ver); err != nil {
 		return err
 	}
 	if app != applicationID {
 		return ErrNotIndex
 	}
 	if ver != SchemaVersion {
-		return fmt.Errorf("%w: schema version %d, this peppolgate reads %d (import the export again)", ErrNotIndex, ver, SchemaVersion)
+		return fmt.Errorf("%w: schema version %d, this peppolgate reads %d (import the export again)", ErrOtherSchema, ver, SchemaVersion)
+	}
+	return nil
+}
+
+// CheckIndex reports whether the file at path is a peppolgate index of SchemaVersion,
+// reading only its header (not the term index, as OpenIndex does). It returns an error
+// wrapping fs.ErrNotExist when there is no file, ErrOtherSchema (which is also
+// ErrNotIndex) for an index of another schema version, ErrNotIndex for another file,
+// and other errors when it cannot be read.
+func CheckIndex(path string) error {
+	if _, err := os.Stat(path); err != nil {
+		return fmt.Errorf("mirror: check index: %w", err)
+	}
+	dsn, err := sqliteURI(path, "mode=ro&immutable=1&_query_only=1")
+	if err != nil {
+		return fmt.Errorf("mirror: check index: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return fmt.Errorf("mirror: check index %s: %w", path, err)
+	}
+	defer db.Close()
+	if err := checkSchema(context.Background(), db); err != nil {
+		return fmt.Errorf("mirror: check index %s: %w", path, err)
+	}
+	return nil
+}
+
+// load checks the file's identity and reads its meta and doc types.
+func (ix *Index) load() error {
+	ctx := context.Background()
+	if err := checkSchema(ctx, ix.db); err != nil {
+		return err
 	}
 	rows, err := ix.db.QueryContext(ctx, "SELECT key, value FROM meta")
 	if err != nil {
@@ -270,7 +313,7 @@ func (ix *Index) load() error {
 	if err := rows.Err(); err != nil {
 		return err
 	}
-	ix.meta = Meta{Source: m["source"], Format: m["format"], CodeList: m["code_list"], SchemaVersion: ver}
+	ix.meta = Meta{Source: m["source"], Format: m["format"], CodeList: m["code_list"], SchemaVersion: SchemaVersion}
 	ix.meta.DataAsOf, _ = time.Parse(time.RFC3339Nano, m["data_as_of"])
 	ix.meta.ImportedAt, _ = time.Parse(time.RFC3339Nano, m["imported_at"])
 	ix.meta.Cards, _ = strconv.Atoi(m["cards"])
@@ -348,16 +391,31 @@ func (ix *Index) Card(ctx context.Context, id peppol.ParticipantID) (*registry.D
 
 // Close closes the index file. Calls in flight may fail afterwards; searches started
 // afterwards return errClosed. The term index is released when the last search in
-// flight ends.
+// flight ends. Close may be called more than once, also concurrently: only the first
+// call closes, later ones return nil.
 func (ix *Index) Close() error {
 	ix.termsMu.Lock()
+	if ix.closed {
+		ix.termsMu.Unlock()
+		return nil
+	}
 	ix.closed = true
-	release := ix.users == 0
+	release := ix.takeRelease()
 	ix.termsMu.Unlock()
 	if release {
 		ix.terms.free()
 	}
 	return ix.db.Close()
+}
+
+// takeRelease reports whether the caller must free the term index now: the index is
+// closed, no search uses it and nobody freed it yet. ix.termsMu must be held.
+func (ix *Index) takeRelease() bool {
+	if !ix.closed || ix.users != 0 || ix.released {
+		return false
+	}
+	ix.released = true
+	return true
 }
 
 // errClosed is returned by searches of a closed Index.
@@ -378,7 +436,7 @@ func (ix *Index) enter() bool {
 func (ix *Index) leave() {
 	ix.termsMu.Lock()
 	ix.users--
-	release := ix.closed && ix.users == 0
+	release := ix.takeRelease()
 	ix.termsMu.Unlock()
 	if release {
 		ix.terms.free()

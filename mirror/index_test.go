@@ -134,9 +134,15 @@ func TestOpenIndexWrongSchema(t *testing.T) {
 		t.Fatal(err)
 	}
 	db, _ = sql.Open("sqlite", path)
+	if err := CheckIndex(path); err != nil {
+		t.Errorf("CheckIndex of a current index: %v", err)
+	}
 	db.Exec("PRAGMA user_version = 99")
 	db.Close()
-	if _, err := OpenIndex(path); !errors.Is(err, ErrNotIndex) {
+	if err := CheckIndex(path); !errors.Is(err, ErrOtherSchema) || !errors.Is(err, ErrNotIndex) {
+		t.Errorf("CheckIndex of another schema version: err = %v", err)
+	}
+	if _, err := OpenIndex(path); !errors.Is(err, ErrOtherSchema) {
 		t.Errorf("other schema version: err = %v", err)
 	}
 }

@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/peppolgate/peppolgate/mirror/export"
 )
@@ -131,7 +129,8 @@ func TestSearchRankingPages(t *testing.T) {
 }
 
 // TestSearchAfterClose checks that the term index, whose memory Close releases, is not
-// read after Close: searches in flight finish, later ones fail with errClosed.
+// released while a search is in flight, and is released when the last one leaves; later
+// searches fail with errClosed. Deterministic: the search in flight is enter/leave.
 func TestSearchAfterClose(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "directory.db")
@@ -143,31 +142,70 @@ func TestSearchAfterClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for range 200 {
-				res, err := ix.Search(context.Background(), "hansen", "", 25)
-				if err != nil {
-					if !errors.Is(err, errClosed) && !strings.Contains(err.Error(), "closed") {
-						t.Errorf("search during Close: %v", err)
-					}
-					return
-				}
-				if res.TotalCount != 3 {
-					t.Errorf("TotalCount %d, want 3", res.TotalCount)
-				}
-			}
-		}()
+	if !ix.enter() {
+		t.Fatal("enter before Close = false")
 	}
-	time.Sleep(time.Millisecond)
 	if err := ix.Close(); err != nil {
 		t.Fatal(err)
 	}
-	wg.Wait()
+	if ix.enter() {
+		t.Error("enter after Close = true")
+	}
+	// The search in flight still reads the arrays.
+	sum := 0
+	for _, p := range ix.terms.post {
+		sum += int(p)
+	}
+	if ix.terms.mem == nil || sum == 0 {
+		t.Errorf("term index released under a search in flight (mem %v, sum %d)", ix.terms.mem != nil, sum)
+	}
+	ix.leave()
+	if ix.terms.mem != nil {
+		t.Error("term index not released when the last search left")
+	}
 	if _, err := ix.Search(context.Background(), "hansen", "", 25); !errors.Is(err, errClosed) {
 		t.Errorf("search after Close: %v, want errClosed", err)
+	}
+	if err := ix.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
+
+// TestIndexCloseConcurrent closes an Index from several goroutines at once, with and
+// without a search in flight: the term index must be released exactly once (under
+// -race, two releases are a data race on its memory; unmapping twice can crash).
+func TestIndexCloseConcurrent(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "directory.db")
+	src := &sliceSource{hdr: export.Header{Format: export.FormatXMLv3, Created: testCreated, CodeList: "9.4"}, cards: rankCards()}
+	if _, err := Build(context.Background(), path, src, BuildOptions{Source: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, inFlight := range []bool{false, true} {
+		ix, err := OpenIndex(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inFlight && !ix.enter() {
+			t.Fatal("enter = false")
+		}
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := ix.Close(); err != nil {
+					t.Errorf("Close: %v", err)
+				}
+			}()
+		}
+		if inFlight {
+			wg.Add(1)
+			go func() { defer wg.Done(); ix.leave() }()
+		}
+		wg.Wait()
+		if ix.terms.mem != nil {
+			t.Errorf("in flight %v: term index not released", inFlight)
+		}
 	}
 }

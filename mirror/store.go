@@ -53,15 +53,23 @@ func statFile(path string) (fileID, error) {
 	return id, nil
 }
 
-// OpenStore opens the index at path. A missing file is not an error: the Store is
-// empty (its methods return registry.ErrMirrorUnavailable) until Reload finds one. It
-// returns the errors of OpenIndex for a file that is there but cannot be used.
+// OpenStore opens the index at path. A missing file, or an index of another schema
+// version (ErrOtherSchema: an older peppolgate built it, see docs/DEPLOY.md Upgrades),
+// is not an error: the Store is empty (its methods return
+// registry.ErrMirrorUnavailable) until Reload finds a usable one; the latter is logged
+// once as a warning that says how to rebuild it. It returns the other errors of
+// OpenIndex for a file that is there but cannot be used.
 func OpenStore(path string, log *slog.Logger) (*Store, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Store{path: path, log: log}
-	if _, err := s.Reload(); err != nil && !errors.Is(err, os.ErrNotExist) {
+	_, err := s.Reload()
+	switch {
+	case errors.Is(err, ErrOtherSchema):
+		log.Warn("the Directory mirror file is an index of another schema version (built by another peppolgate version): the live Directory answers until it is rebuilt; run 'peppolgate mirror sync' or 'peppolgate mirror import' (or use -mirror-refresh), and it is picked up without a restart",
+			"path", path, "err", err)
+	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return nil, err
 	}
 	return s, nil

@@ -253,3 +253,59 @@ func TestStoreSearchDataAsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestStoreReloadReleasesOldTermIndex checks that a Reload under a search in flight keeps
+// the old index's term index readable until that search ends, and then releases it
+// exactly once (Store.retire and Store.release both close the old Index).
+func TestStoreReloadReleasesOldTermIndex(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "directory.db")
+	ctx := context.Background()
+	gen := func(name string) *sliceSource {
+		return &sliceSource{cards: []*export.Card{card("0192:815344782", name+" Bygg AS", "NO")}}
+	}
+	if _, err := Build(ctx, path, gen("Alfa"), BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenStore(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	h := s.acquire()
+	if h == nil || !h.ix.enter() {
+		t.Fatal("no index to search")
+	}
+	old := h.ix
+	if _, err := Build(ctx, path, gen("Beta"), BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := s.Reload(); err != nil || !changed {
+		t.Fatalf("Reload = %v, %v", changed, err)
+	}
+	released := func() bool {
+		old.termsMu.Lock()
+		defer old.termsMu.Unlock()
+		return old.released
+	}
+	if released() || len(old.terms.post) == 0 || old.terms.post[0] != 0 {
+		t.Fatal("old term index released under a search in flight")
+	}
+	old.leave()
+	s.release(h)
+	// The old index's statistics count (Reload's warm-up) may still hold it: wait, bounded.
+	deadline := time.Now().Add(30 * time.Second)
+	for !released() {
+		if time.Now().After(deadline) {
+			t.Fatal("old term index not released 30 s after its last search")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := old.Close(); err != nil {
+		t.Errorf("Close of the retired index: %v", err)
+	}
+	res, err := s.Search(ctx, "beta", "", 25)
+	if err != nil || len(res.Results) != 1 {
+		t.Errorf("after reload: %+v, %v", res, err)
+	}
+}

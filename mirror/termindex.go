@@ -85,7 +85,8 @@ func posByte(pos int, start bool) uint8 {
 // idfScale is idf's unit: 1/16, so that ln of up to e^15.9 ≈ 8 million cards fits.
 const idfScale = 16
 
-// setIDF computes idf, nameW and postPos.
+// setIDF computes idf, nameW and postPos. It returns errCorrupt when a term is among
+// more cards' terms than it has postings (see check).
 func (x *termIndex) setIDF() error {
 	var err error
 	if x.idf, err = x.alloc(x.terms()); err != nil {
@@ -111,10 +112,16 @@ func (x *termIndex) setIDF() error {
 	if x.postPos, err = x.alloc(len(x.post)); err != nil {
 		return err
 	}
+	// Each term must occur in as many cards' terms as it has postings: check verified
+	// len(post) == len(fwd), so no term overflowing its postings means every count is
+	// right. A damaged file returns errCorrupt here rather than writing out of range.
 	cursor := slices.Clone(x.postOff[:x.terms()])
 	for c := range x.n {
 		for k := x.fwdOff[c]; k < x.fwdOff[c+1]; k++ {
 			t := x.fwd[k]
+			if cursor[t] >= x.postOff[t+1] {
+				return fmt.Errorf("term index: term %d in more cards than its postings: %w", t, errCorrupt)
+			}
 			x.postPos[cursor[t]] = x.fpos[k]
 			cursor[t]++
 		}
@@ -920,7 +927,8 @@ func viewI64(b []byte) []int64 {
 func (x *termIndex) check() error {
 	nt := len(x.dictOff) - 1
 	bad := nt < 0 || len(x.dict) > 1<<32-1 || len(x.postOff) != nt+1 || len(x.fwdOff) != x.n+1 || len(x.cset) != x.n ||
-		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0 || len(x.fpos) != len(x.fwd)
+		len(x.nameHash) != x.n || len(x.rowid) != x.n || len(x.csets) == 0 || len(x.fpos) != len(x.fwd) ||
+		len(x.post) != len(x.fwd) // every (term, card) pair once each way; setIDF checks per term
 	if !bad {
 		bad = !offsetsOK(x.dictOff, len(x.dict)) || !offsetsOK(x.postOff, len(x.post)) || !offsetsOK(x.fwdOff, len(x.fwd))
 	}

@@ -2,8 +2,11 @@ package mirror
 
 import (
 	"context"
+	"database/sql"
+	"encoding/binary"
 	"errors"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -172,9 +175,14 @@ func TestTermIndexCorrupt(t *testing.T) {
 		"country set beyond":         func(x *termIndex) { x.cset[0] = 7 },
 		"missing row ids":            func(x *termIndex) { x.rowid = x.rowid[:1] },
 		"reversed list out of range": func(x *termIndex) { x.rev = append(x.rev, 55) },
+		"postings fewer than cards' terms": func(x *termIndex) {
+			x.post = x.post[:len(x.post)-1]
+			x.postOff[len(x.postOff)-1]--
+		},
 	} {
 		x := *ix.terms
 		x.post, x.fwdOff, x.dictOff, x.fwd, x.cset, x.rev = slices.Clone(x.post), slices.Clone(x.fwdOff), slices.Clone(x.dictOff), slices.Clone(x.fwd), slices.Clone(x.cset), slices.Clone(x.rev)
+		x.postOff = slices.Clone(x.postOff)
 		spoil(&x)
 		if err := x.check(); !errors.Is(err, errCorrupt) {
 			t.Errorf("%s: check = %v", name, err)
@@ -235,4 +243,123 @@ func TestByteArena(t *testing.T) {
 			t.Errorf("string %d: got %d bytes, want %d", i, len(got), len(want[i]))
 		}
 	}
+}
+
+// TestOpenIndexDamagedTermIndex damages the stored term index of a real file in ways
+// check's per-array bounds do not see: OpenIndex must return errCorrupt, never panic
+// (a panic would end the process during a reload, keepMirror's included).
+func TestOpenIndexDamagedTermIndex(t *testing.T) {
+	t.Parallel()
+	u32s := func(b []byte) []uint32 {
+		v := make([]uint32, len(b)/4)
+		for i := range v {
+			v[i] = binary.LittleEndian.Uint32(b[4*i:])
+		}
+		return v
+	}
+	bytesOf := func(v []uint32) []byte {
+		b := make([]byte, 4*len(v))
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(b[4*i:], x)
+		}
+		return b
+	}
+	for name, spoil := range map[string]func(t *testing.T, a map[string][]uint32){
+		// One posting fewer than the cards' terms: the last term's postings overflow.
+		"postings shorter than the cards' terms": func(t *testing.T, a map[string][]uint32) {
+			a["post"] = a["post"][:len(a["post"])-1]
+			a["post_off"][len(a["post_off"])-1]--
+		},
+		// As many postings as terms of cards, but one moved to the next term.
+		"a term's postings count wrong": func(t *testing.T, a map[string][]uint32) {
+			off := a["post_off"]
+			for i := 1; i < len(off)-1; i++ {
+				if off[i] < off[i+1] {
+					off[i]++
+					return
+				}
+			}
+			t.Fatal("no term with postings to shift")
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "directory.db")
+			cards := []*export.Card{card("0192:1", "Berg Bergen AS", "NO"), card("0192:2", "Ab Berg", "SE"), card("0192:3", "Fjord AS", "NO")}
+			if _, err := Build(context.Background(), path, &sliceSource{cards: cards}, BuildOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			db, err := sql.Open("sqlite", path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			a := map[string][]uint32{}
+			for _, n := range []string{"post", "post_off"} {
+				var rows int
+				var b []byte
+				if err := db.QueryRow("SELECT count(*), max(data) FROM tindex WHERE name = ?", n).Scan(&rows, &b); err != nil || rows != 1 {
+					t.Fatalf("%s: %d rows, %v", n, rows, err)
+				}
+				a[n] = u32s(b)
+			}
+			spoil(t, a)
+			for n, v := range a {
+				if _, err := db.Exec("UPDATE tindex SET data = ? WHERE name = ?", bytesOf(v), n); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db.Close()
+			ix, err := OpenIndex(path)
+			if err == nil {
+				ix.Close()
+			}
+			if !errors.Is(err, errCorrupt) {
+				t.Errorf("OpenIndex = %v, want errCorrupt", err)
+			}
+		})
+	}
+}
+
+// FuzzTermIndexLoad damages a term index's stored arrays (each 3 bytes of input: which
+// array, which entry, the new value; or, for a value of 255, cut the array there) and
+// runs what loading runs on them, check and then setIDF: a damaged index must be
+// errCorrupt, never a panic.
+func FuzzTermIndexLoad(f *testing.F) {
+	ix := buildIndex(f, card("0192:1", "Berg Bergen AS", "NO"), card("0192:2", "Ab Berg", "SE"), card("0192:3", "Fjord AS", "NO"))
+	// The index: post [0 1 2 0 2 2 1], postOff [0 1 3 5 6 7], fwd [0 2 1 4 1 2 3],
+	// fwdOff [0 2 4 7]. Seeds 1 and 2 panicked before setIDF checked its bounds.
+	f.Add([]byte{1, 4, 7})            // term 3 given term 4's posting: term 4 has none
+	f.Add([]byte{0, 6, 255, 1, 5, 6}) // the last posting cut, offsets kept consistent
+	f.Add([]byte{1, 1, 2})            // a posting moved from term 1 to term 0
+	f.Add([]byte{0, 200, 255})        // postings cut short
+	f.Add([]byte{3, 0, 9})            // a card's terms offset
+	f.Add([]byte{2, 4, 0, 1, 0})      // a card's term id, and a posting
+	f.Fuzz(func(t *testing.T, data []byte) {
+		x := *ix.terms
+		x.mem, x.idf, x.nameW, x.postPos = nil, nil, nil, nil
+		arrs := []*[]uint32{&x.post, &x.postOff, &x.fwd, &x.fwdOff, &x.dictOff, &x.cset}
+		for _, a := range arrs {
+			*a = slices.Clone(*a)
+		}
+		for ; len(data) >= 3; data = data[3:] {
+			a := arrs[int(data[0])%len(arrs)]
+			if len(*a) == 0 {
+				continue
+			}
+			i := int(data[1]) % len(*a)
+			if data[2] == 255 {
+				*a = (*a)[:i]
+				continue
+			}
+			(*a)[i] = uint32(data[2])
+		}
+		defer x.free()
+		err := x.check()
+		if err == nil {
+			err = x.setIDF()
+		}
+		if err != nil && !errors.Is(err, errCorrupt) {
+			t.Errorf("damaged term index: %v, want errCorrupt", err)
+		}
+	})
 }

@@ -46,52 +46,74 @@ const (
 )
 
 // labels are the words people put before a number, upper-case, longest first where one
-// is a prefix of another. A label restricts which countries the number is tried for.
+// is a prefix of another. A label restricts which countries the number is tried for, or
+// (vat) names the country whose VAT number it is: a number after it that has no
+// two-letter prefix is read with that one ("NIP 526-000-12-46" as "PL5260001246").
 // Country codes are not labels: "BE 0677.424.046" is read as the prefixed "BE0677424046".
+// This is the one table of number names: the bulk check, REST and /ask all read
+// through Candidates (docs/INTERFACE.md §4.3).
 var labels = []struct {
 	text string
 	kind kind
+	vat  string
 }{
-	{"ORGANISATIONSNUMMER", kindSE},
-	{"ORGANISASJONSNUMMER", kindNO},
-	{"ENTERPRISE NUMBER", kindBE},
-	{"ONDERNEMINGSNUMMER", kindBE},
-	{"PARTITA IVA", kindIT},
-	{"KVK-NUMMER", kindNL},
-	{"KVK NUMMER", kindNL},
-	{"Y-TUNNUS", kindFI},
-	{"YTUNNUS", kindFI},
-	{"ORG.NR.", kindSE | kindNO},
-	{"ORG.NR", kindSE | kindNO},
-	{"ORG NR", kindSE | kindNO},
-	{"ORGNR", kindSE | kindNO},
-	{"CVR-NR", kindDK},
-	{"CVR NR", kindDK},
-	{"P. IVA", kindIT},
-	{"P.IVA", kindIT},
-	{"PIVA", kindIT},
-	{"SIREN", kindFR},
-	{"SIRET", kindFR},
-	{"KVK", kindNL},
-	{"KBO", kindBE},
-	{"BCE", kindBE},
-	{"CVR", kindDK},
-	{"MVA", kindNO},
-	{"BTW", kindBE | kindNL},
-	{"TVA", kindBE | kindFR},
-	{"ABN", kindAU},
-	{"GLN", kindGLN},
-	{"LEI", kindLEI},
-	{"UST-IDNR.", kindAny},
-	{"UST-IDNR", kindAny},
-	{"UST-ID", kindAny},
-	{"USTIDNR", kindAny},
-	{"USTID", kindAny},
-	{"UST", kindAny},
-	{"MOMS", kindDK | kindSE},
-	{"VAT", kindAny},
-	{"UID", kindAny},
-	{"IVA", kindIT},
+	{text: "ORGANISATIONSNUMMER", kind: kindSE},
+	{text: "ORGANISASJONSNUMMER", kind: kindNO},
+	{text: "ORGANISASJONSNR", kind: kindNO},
+	{text: "FORETAKSNUMMER", kind: kindNO},
+	{text: "CODICE FISCALE", kind: kindIT},
+	{text: "CVR-NUMMER", kind: kindDK},
+	{text: "ALV-NUMERO", kind: kindFI},
+	{text: "ALV-NRO", kind: kindFI},
+	{text: "ALV", kind: kindFI},
+	{text: "C.F", kind: kindIT},
+	{text: "CF", kind: kindIT},
+	// Spain's NIF/CIF/NIE and Poland's NIP are their VAT numbers without the prefix.
+	{text: "N.I.F", vat: "ES"},
+	{text: "C.I.F", vat: "ES"},
+	{text: "NIF", vat: "ES"},
+	{text: "CIF", vat: "ES"},
+	{text: "NIE", vat: "ES"},
+	{text: "N.I.P", vat: "PL"},
+	{text: "NIP", vat: "PL"},
+	{text: "ENTERPRISE NUMBER", kind: kindBE},
+	{text: "ONDERNEMINGSNUMMER", kind: kindBE},
+	{text: "PARTITA IVA", kind: kindIT},
+	{text: "KVK-NUMMER", kind: kindNL},
+	{text: "KVK NUMMER", kind: kindNL},
+	{text: "Y-TUNNUS", kind: kindFI},
+	{text: "YTUNNUS", kind: kindFI},
+	{text: "ORG.NR.", kind: kindSE | kindNO},
+	{text: "ORG.NR", kind: kindSE | kindNO},
+	{text: "ORG NR", kind: kindSE | kindNO},
+	{text: "ORGNR", kind: kindSE | kindNO},
+	{text: "CVR-NR", kind: kindDK},
+	{text: "CVR NR", kind: kindDK},
+	{text: "P. IVA", kind: kindIT},
+	{text: "P.IVA", kind: kindIT},
+	{text: "PIVA", kind: kindIT},
+	{text: "SIREN", kind: kindFR},
+	{text: "SIRET", kind: kindFR},
+	{text: "KVK", kind: kindNL},
+	{text: "KBO", kind: kindBE},
+	{text: "BCE", kind: kindBE},
+	{text: "CVR", kind: kindDK},
+	{text: "MVA", kind: kindNO},
+	{text: "BTW", kind: kindBE | kindNL},
+	{text: "TVA", kind: kindBE | kindFR},
+	{text: "ABN", kind: kindAU},
+	{text: "GLN", kind: kindGLN},
+	{text: "LEI", kind: kindLEI},
+	{text: "UST-IDNR.", kind: kindAny},
+	{text: "UST-IDNR", kind: kindAny},
+	{text: "UST-ID", kind: kindAny},
+	{text: "USTIDNR", kind: kindAny},
+	{text: "USTID", kind: kindAny},
+	{text: "UST", kind: kindAny},
+	{text: "MOMS", kind: kindDK | kindSE},
+	{text: "VAT", kind: kindAny},
+	{text: "UID", kind: kindAny},
+	{text: "IVA", kind: kindIT},
 }
 
 // Shapes of the way numbers are usually written, which tell the country even without a
@@ -245,6 +267,7 @@ var pastedSpaces = strings.NewReplacer("\u00a0", " ", "\u202f", " ", "\u2009", "
 func interpret(s string) []group {
 	up := strings.ToUpper(pastedSpaces.Replace(s))
 	hint := kindAny
+	vat := "" // the country a label says the number is a VAT number of
 	// Leading labels, each followed by punctuation, a space or the number itself.
 	for stripped := true; stripped; {
 		stripped = false
@@ -255,6 +278,9 @@ func interpret(s string) []group {
 				continue
 			}
 			hint |= l.kind
+			if l.vat != "" {
+				vat = l.vat
+			}
 			up, stripped = rest, true
 			break
 		}
@@ -283,6 +309,9 @@ func interpret(s string) []group {
 				break
 			}
 		}
+	}
+	if vat != "" && !(len(c) > 2 && isLetter(c[0]) && isLetter(c[1])) {
+		c = vat + c
 	}
 	var b builder
 	if lei.MatchString(c) && (hint&kindLEI != 0 || checkLEI(c) == CheckValid) {

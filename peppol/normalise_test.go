@@ -19,6 +19,24 @@ func TestCandidates(t *testing.T) {
 		in   string
 		want []string // the whole ordered list
 	}{
+		// National number names read as labels (docs/INTERFACE.md §4.3: /ask reads the
+		// ids the bulk check tries): Spain and Poland read with their VAT prefix.
+		{"NIP 526-000-12-46", []string{"9945:pl5260001246"}},
+		{"N.I.P.: 5260001246", []string{"9945:pl5260001246"}},
+		{"NIP PL5260001246", []string{"9945:pl5260001246"}},
+		{"NIF B15147895", []string{"9920:esb15147895"}},
+		{"CIF: B-15147895", []string{"9920:esb15147895"}},
+		{"N.I.F. ESB15147895", []string{"9920:esb15147895"}},
+		{"NIE X1234567L", []string{"9920:esx1234567l"}},
+		{"C.F. 06363391001", []string{"0211:it06363391001"}},
+		{"CF 06363391001", []string{"0211:it06363391001"}},
+		{"codice fiscale 06363391001", []string{"0211:it06363391001"}},
+		{"Foretaksnummer 923609016", []string{"0192:923609016"}},
+		{"organisasjonsnr. 923 609 016", []string{"0192:923609016"}},
+		{"CVR-nummer 13585628", []string{"0184:13585628", "0198:dk13585628"}},
+		{"ALV-numero FI12345678", []string{"0216:003712345678"}},
+		{"ALV-nro 12345678", []string{"0216:003712345678"}},
+
 		// Belgium: prefix, dotted shape, label, 9-digit old numbers.
 		{"BE 0677.424.046", []string{"0208:0677424046", "9925:be0677424046"}},
 		{"BE0677424046", []string{"0208:0677424046", "9925:be0677424046"}},

@@ -1,13 +1,21 @@
 package stack
 
 import (
+	"bytes"
+	"database/sql"
 	"encoding/pem"
 	"errors"
+	"fmt"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/mirror/export"
 	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
@@ -247,4 +255,61 @@ func TestDemoFailingSMP(t *testing.T) {
 			t.Errorf("%s: %+v %v, want its SMP record", tt.id, p, err)
 		}
 	}
+}
+
+// TestMirrorOtherSchema: a mirror file of another schema version (an older peppolgate
+// built it; a new replica on the shared volume after an upgrade) does not stop the
+// stack: it serves from the live Directory, and Reload picks up the rebuilt file.
+func TestMirrorOtherSchema(t *testing.T) {
+	t.Parallel()
+	_, sim := startSim(t)
+	path := filepath.Join(t.TempDir(), "mirror.db")
+	if _, err := mirror.Build(t.Context(), path, &mirrorSource{}, mirror.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", mirror.SchemaVersion-1)); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var logs bytes.Buffer
+	st, err := Build(Config{Networks: []Network{{Sim: sim}}, MirrorPath: path, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatalf("Build over an index of another schema: %v", err)
+	}
+	defer st.Close()
+	if _, ok := st.Mirror.Meta(); ok {
+		t.Error("the mirror holds an index of another schema")
+	}
+	if !strings.Contains(logs.String(), "another schema version") || !strings.Contains(logs.String(), "peppolgate mirror sync") {
+		t.Errorf("no warning saying how to rebuild the mirror:\n%s", logs.String())
+	}
+	if _, err := mirror.Build(t.Context(), path, &mirrorSource{}, mirror.BuildOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := st.Mirror.Reload(); err != nil || !changed {
+		t.Fatalf("Reload of the rebuilt index = %v, %v", changed, err)
+	}
+	if m, ok := st.Mirror.Meta(); !ok || m.SchemaVersion != mirror.SchemaVersion {
+		t.Errorf("after the rebuild: %+v, %v", m, ok)
+	}
+}
+
+// mirrorSource is a mirror.CardSource of one card.
+type mirrorSource struct{ done bool }
+
+func (s *mirrorSource) Header() export.Header {
+	return export.Header{Format: export.FormatXMLv3, Created: time.Now().UTC(), CodeList: "9.4"}
+}
+
+func (s *mirrorSource) Next() (*export.Card, error) {
+	if s.done {
+		return nil, io.EOF
+	}
+	s.done = true
+	e := export.Entity{Names: []export.Name{{Name: "Hansen Vik AS"}}, CountryCode: "NO"}
+	return &export.Card{Participant: export.ID{Scheme: "iso6523-actorid-upis", Value: "0192:100000001"}, Entities: []export.Entity{e}}, nil
 }

@@ -432,14 +432,14 @@ func (p program) syncMirror(ctx context.Context, path, dirURL string, client *ht
 	res, err := mirror.Sync(ctx, mirror.SyncConfig{DirectoryURL: dirURL, Dest: dest, HTTPClient: client, Logger: log})
 	if err != nil {
 		var rl *mirror.RateLimitedError
-		if _, statErr := os.Stat(dest); !errors.As(err, &rl) || statErr != nil || indexNewer(path, dest) {
+		if _, statErr := os.Stat(dest); !errors.As(err, &rl) || statErr != nil || indexNewer(path, dest, log) {
 			return fmt.Errorf("downloading the export from %s: %w", dirURL, err)
 		}
 		// No download now, but the one on disk was never imported: import it.
 		log.Warn("the export download is refused by the limit; importing the export downloaded earlier", "export", dest, "err", err)
 		res = mirror.SyncResult{Changed: true, Path: dest}
 	}
-	if !res.Changed && indexNewer(path, res.Path) {
+	if !res.Changed && indexNewer(path, res.Path, log) {
 		log.Info("the Directory export has not changed since the last sync; the index is up to date", "index", path, "export", res.Path)
 		return nil
 	}
@@ -448,8 +448,11 @@ func (p program) syncMirror(ctx context.Context, path, dirURL string, client *ht
 }
 
 // indexNewer reports whether the index at path was built after the export file was
-// written (both exist).
-func indexNewer(path, exportPath string) bool {
+// written (both exist) and is one this peppolgate reads: an index of another schema
+// version (an older peppolgate built it) is stale whatever its age, so that a sync
+// after an upgrade rebuilds it from the unchanged export (docs/DEPLOY.md, Upgrades).
+// The latter is logged.
+func indexNewer(path, exportPath string, log *slog.Logger) bool {
 	ix, err := os.Stat(path)
 	if err != nil {
 		return false
@@ -458,7 +461,14 @@ func indexNewer(path, exportPath string) bool {
 	if err != nil {
 		return false
 	}
-	return ix.ModTime().After(ex.ModTime())
+	if !ix.ModTime().After(ex.ModTime()) {
+		return false
+	}
+	if err := mirror.CheckIndex(path); errors.Is(err, mirror.ErrNotIndex) {
+		log.Warn("the index is not one this peppolgate reads (of another schema version after an upgrade, or another file); importing the export again", "index", path, "err", err)
+		return false
+	}
+	return true
 }
 
 // mirrorReloadEvery is how often serve checks whether the mirror file was replaced (by
@@ -619,9 +629,10 @@ func (p program) reloadMirror(store *mirror.Store, log *slog.Logger) {
 	changed, err := store.Reload()
 	_, holding := store.Meta()
 	switch {
-	case errors.Is(err, fs.ErrNotExist) && !holding:
-		// Not imported yet: said once at start; the live Directory answers meanwhile.
-		log.Debug("no Directory mirror file yet", "err", err)
+	case (errors.Is(err, fs.ErrNotExist) || errors.Is(err, mirror.ErrOtherSchema)) && !holding:
+		// Not imported yet, or (after an upgrade) not rebuilt yet: said once at start;
+		// the live Directory answers meanwhile.
+		log.Debug("no usable Directory mirror file yet", "err", err)
 	case err != nil:
 		log.Warn("the Directory mirror file could not be reopened; serving the previous one", "err", err)
 	case changed:

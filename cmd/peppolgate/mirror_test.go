@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"database/sql"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -317,6 +319,30 @@ func TestMirrorMissingFallsBack(t *testing.T) {
 	}
 }
 
+// TestMirrorOtherSchemaFallsBack: after an upgrade, -mirror naming an index of an
+// older schema (a new replica on the shared volume) serves from the live Directory as
+// without a mirror, instead of exiting (docs/DEPLOY.md, Upgrades).
+func TestMirrorOtherSchemaFallsBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := netsim.ExportConfig{Seed: 7, Cards: 20, Created: time.Now().UTC().Add(-2 * time.Hour).Truncate(time.Second)}
+	db := filepath.Join(dir, "mirror.db")
+	if code, _, stderr := runCmd(t, "mirror", "import", "-mirror", db, writeExport(t, dir, cfg, false)); code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, stderr)
+	}
+	setSchemaVersion(t, db, mirror.SchemaVersion-1)
+	base, _ := startServe(t, "-network", "demo", "-mirror", db)
+	var ready readyBody
+	if getJSON(t, base+"/readyz", &ready); ready.Mirror == nil || ready.Mirror.State != registry.MirrorEmpty {
+		t.Fatalf("readyz: %+v", ready.Mirror)
+	}
+	var res registry.SearchResult
+	if code := getJSON(t, base+"/api/v1/search?q=BE0677424046", &res); code != 200 || res.Source != registry.SourceDirectory ||
+		len(res.Warnings) != 1 || res.Warnings[0].Code != registry.WarnMirrorUnavailable {
+		t.Fatalf("search: %d %+v", code, res)
+	}
+}
+
 // TestMirrorImportErrors: a missing file and a file that is no export fail with exit 1
 // and leave the previous index as it was.
 func TestMirrorImportErrors(t *testing.T) {
@@ -384,6 +410,45 @@ func TestMirrorSync(t *testing.T) {
 	code, _, stderr = runCmd(t, "mirror", "sync", "-mirror", db, "-directory-url", n.DirectoryURL())
 	if code != 0 || !strings.Contains(stderr, "imported ") {
 		t.Fatalf("sync over an index older than the export: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestMirrorSyncOtherSchema: after an upgrade, sync rebuilds an index of an older
+// schema although it is newer than the unchanged export (docs/DEPLOY.md, Upgrades).
+func TestMirrorSyncOtherSchema(t *testing.T) {
+	t.Parallel()
+	ds := netsim.Generate(netsim.DatasetConfig{Seed: 1, Participants: 50})
+	n, err := netsim.Start(t.Context(), ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	db := filepath.Join(t.TempDir(), "mirror.db")
+	code, _, stderr := runCmd(t, "mirror", "sync", "-mirror", db, "-directory-url", n.DirectoryURL())
+	if code != 0 || !strings.Contains(stderr, "imported ") {
+		t.Fatalf("first sync: exit %d\n%s", code, stderr)
+	}
+	setSchemaVersion(t, db, mirror.SchemaVersion-1)
+	code, _, stderr = runCmd(t, "mirror", "sync", "-mirror", db, "-directory-url", n.DirectoryURL())
+	if code != 0 || !strings.Contains(stderr, "imported ") || !strings.Contains(stderr, "another schema version") {
+		t.Fatalf("sync over an index of an older schema: exit %d\n%s", code, stderr)
+	}
+	if err := mirror.CheckIndex(db); err != nil {
+		t.Errorf("after the sync: %v", err)
+	}
+}
+
+// setSchemaVersion rewrites the schema version of the index at path, as an older
+// peppolgate's index has.
+func setSchemaVersion(t *testing.T, path string, v int) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(fmt.Sprintf("PRAGMA user_version = %d", v)); err != nil {
+		t.Fatal(err)
 	}
 }
 
