@@ -348,7 +348,7 @@ func (r *run) several(ctx context.Context) error {
 			sub.Calls, found = detailCalls(sub, id.String()), true
 		}
 		sa := &Answer{Calls: append([]Call{}, sub.Calls...), Results: []Item{}}
-		one := &run{e: r.e, t: r.t, plan: sub, a: sa, part: true, add: func(it Item, f *FailedCall) {
+		one := &run{e: r.e, t: r.t, plan: sub, a: sa, part: true, extra: r.extra, add: func(it Item, f *FailedCall) {
 			sa.Results = append(sa.Results, it)
 			r.add(it, f)
 		}}

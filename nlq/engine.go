@@ -282,7 +282,8 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 			ev.Result(ResultEvent{Index: len(a.Results) - 1, Item: it, Failed: failed})
 		}
 	}
-	r := &run{e: e, t: tongueOf(plan.Language), plan: plan, a: a, add: add, relaxBudget: -1}
+	extra := maxLiveSearches - 1
+	r := &run{e: e, t: tongueOf(plan.Language), plan: plan, a: a, add: add, relaxBudget: -1, extra: &extra}
 	err := r.run(ctx)
 	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
 	if err != nil {
@@ -324,6 +325,9 @@ type run struct {
 	// relaxBudget bounds the relaxed searches of a name that found nothing; -1: no
 	// bound beyond RelaxedQueries'.
 	relaxBudget int
+	// extra is what is left of the question's live Directory searches beyond each
+	// company's own one (questionSearches), shared by every run of the question.
+	extra *int
 	// part: the run answers one company of several (run.several); a name no hit
 	// matches is not found, never answered with approximate hits.
 	part bool
@@ -483,6 +487,9 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 	for i, relaxed := range RelaxedQueries(q) {
 		if r.relaxBudget >= 0 && i >= r.relaxBudget {
 			break
+		}
+		if r.relaxBudget >= 0 {
+			*r.extra-- // the question's one budget (link.go)
 		}
 		rc := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": relaxed}}
 		if cc, ok := c.Arguments["country"]; ok {

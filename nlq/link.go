@@ -33,6 +33,18 @@ const (
 	maxMirrorSearches = 8
 )
 
+// questionSearches is the most live Directory searches one question naming n companies
+// makes (docs/INTERFACE.md §4.3): one for each company (at most maxSubjects), one for
+// the whole as one name when there are several, and maxLiveSearches-1 more (other
+// readings, relaxed spellings) shared by all: 3 for one company, at most 8.
+func questionSearches(n int) int {
+	n = min(max(n, 1), maxSubjects)
+	if n > 1 {
+		n++
+	}
+	return n + maxLiveSearches - 1
+}
+
 // ruleMaxConnector is the longest lower-case word between two words of a name that stays
 // in it ("Transports de Marseille", "Jansen en Zonen").
 const ruleMaxConnector = 3
@@ -344,6 +356,14 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 		if i >= budget {
 			break
 		}
+		if i > 0 && budget == maxLiveSearches {
+			// Beyond a company's own search, the live Directory's searches come
+			// from the question's one budget (run.extra).
+			if *r.extra <= 0 {
+				break
+			}
+			*r.extra--
+		}
 		call := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": at.q}}
 		if at.plan.Country != "" {
 			call.Arguments["country"] = at.plan.Country
@@ -385,7 +405,7 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 	// searches share the budget.
 	r.relaxBudget = 0
 	if r.first != nil && r.first.Source != registry.SourceMirror {
-		r.relaxBudget = max(0, maxLiveSearches-used)
+		r.relaxBudget = max(0, min(maxLiveSearches-used, *r.extra))
 	}
 	if !best.m.ok {
 		return false, nil
