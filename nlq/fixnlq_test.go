@@ -35,3 +35,31 @@ func TestPlanSeveralCompaniesReview(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchNamePrefixIsApproximate: a last word typed as the start of the name's word
+// ("Ashworth Electric" for "ASHWORTH ELECTRICAL LIMITED") is matched, but as an
+// approximate reading the answer says ("I read …"), never as the name itself; the
+// whole word still beats it.
+func TestMatchNamePrefixIsApproximate(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		typed, name string
+		ok, approx  bool
+	}{
+		{"Ashworth Electric", "ASHWORTH ELECTRICAL LIMITED", true, true},
+		{"Ashworth Electrical", "ASHWORTH ELECTRICAL LIMITED", true, false},
+		{"Ashworth Electrical Ltd", "ASHWORTH ELECTRICAL LIMITED", true, false},
+		{"Nordic Pap", "Nordic Paper Oy", true, true},
+	}
+	for _, c := range cases {
+		m := matchName(cutName(c.typed, true), c.name)
+		if m.ok != c.ok || m.approximate() != c.approx {
+			t.Errorf("%q ~ %q: ok %v approximate %v, want %v %v", c.typed, c.name, m.ok, m.approximate(), c.ok, c.approx)
+		}
+	}
+	whole := matchName(cutName("Ashworth Electric", true), "Ashworth Electric Ltd")
+	prefix := matchName(cutName("Ashworth Electric", true), "Ashworth Electrical Limited")
+	if !whole.better(prefix) || prefix.better(whole) {
+		t.Errorf("the whole word %+v does not beat the prefix %+v", whole, prefix)
+	}
+}
