@@ -22,7 +22,9 @@ import (
 // arguments in the order each field's comment gives; a field a tongue leaves empty is
 // English's (phrasesOf), so a new tongue works before it has them all.
 type kindPhrases struct {
-	certIssuer       string // who, CA name, expiry date
+	certIssuer string // who, CA name, expiry date
+	// certExpiredBy: the certificate has expired: who, CA name, expiry date.
+	certExpiredBy    string
 	certIssuerNone   string // who, SMP host
 	transport        string // who, profile id, profile name, access point URL
 	transportNone    string // who, SMP host
@@ -58,7 +60,7 @@ func phrasesOf(t *tongue) *kindPhrases {
 		dst *string
 		src string
 	}{
-		{&k.certIssuer, en.certIssuer}, {&k.certIssuerNone, en.certIssuerNone},
+		{&k.certIssuer, en.certIssuer}, {&k.certExpiredBy, en.certExpiredBy}, {&k.certIssuerNone, en.certIssuerNone},
 		{&k.transport, en.transport}, {&k.transportNone, en.transportNone}, {&k.registeredOn, en.registeredOn},
 		{&k.registeredNoDate, en.registeredNoDate}, {&k.registeredNoCard, en.registeredNoCard}, {&k.stats, en.stats},
 		{&k.statsKind, en.statsKind}, {&k.statsKindNone, en.statsKindNone}, {&k.statsNone, en.statsNone}, {&k.statsCountry, en.statsCountry}, {&k.statsKindWhole, en.statsKindWhole},
@@ -117,13 +119,17 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 		if ca == "" {
 			ca = subjectOrganisation(c.Issuer)
 		}
+		if c.Expired { // as the registry's clock found it, as answer.go's certificate answer
+			return fmt.Sprintf(k.certExpiredBy, who, untrusted.Quote(ca), t.date(c.NotAfter))
+		}
 		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), t.date(c.NotAfter))
 	case AspectTransport:
 		ep := info.Endpoint
 		if ep == nil || ep.TransportProfile == "" {
 			return fmt.Sprintf(k.transportNone, who, untrusted.Short(info.SMPHost))
 		}
-		name := ep.TransportProfile
+		// A profile the code list does not have is the SMP's text: quoted and capped.
+		name := untrusted.Quote(ep.TransportProfile)
 		if tp, ok := codelist.LookupTransportProfile(ep.TransportProfile); ok {
 			name = tp.Name
 		}

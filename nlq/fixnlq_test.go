@@ -1,9 +1,14 @@
 package nlq
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/peppolgate/peppolgate/internal/untrusted"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // TestPlanSeveralCompaniesReview: the review of issue 29's first round found
@@ -61,5 +66,55 @@ func TestMatchNamePrefixIsApproximate(t *testing.T) {
 	prefix := matchName(cutName("Ashworth Electric", true), "Ashworth Electrical Limited")
 	if !whole.better(prefix) || prefix.better(whole) {
 		t.Errorf("the whole word %+v does not beat the prefix %+v", whole, prefix)
+	}
+}
+
+// TestIssuerSaysExpired: the issuer answer of an expired certificate says it expired
+// (in every tongue, each in its own words), never "valid until" a past date.
+func TestIssuerSaysExpired(t *testing.T) {
+	t.Parallel()
+	past := time.Date(2025, 1, 31, 0, 0, 0, 0, time.UTC)
+	cert := &registry.CertificateInfo{Certificate: registry.Certificate{NotAfter: past}, Expired: true, DaysRemaining: -30, PeppolCAName: "PEPPOL ACCESS POINT CA - G2"}
+	svc := &registry.ServicesResult{Services: []registry.Service{{Processes: []registry.ProcessInfo{{Endpoints: []registry.EndpointInfo{{Certificate: cert}}}}}}}
+	info := &PeppolInfo{Registered: true, SMPHost: "smp.example"}
+	plan := Plan{Intent: IntentCertificate, Aspect: AspectIssuer}
+	for _, tg := range tongues {
+		k := phrasesOf(tg)
+		if tg != &english && (tg.kp.certExpiredBy == "" || tg.kp.certExpiredBy == english.kp.certExpiredBy) {
+			t.Errorf("%s: no phrase of its own for an expired certificate's issuer", tg.code)
+		}
+		got := aspectSentence(tg, plan, "Acme", &registry.Participant{}, svc, info)
+		if got == fmt.Sprintf(k.certIssuer, "Acme", untrusted.Quote(cert.PeppolCAName), tg.date(past)) {
+			t.Errorf("%s: an expired certificate said valid: %s", tg.code, got)
+		}
+		if !strings.Contains(got, tg.date(past)) || !strings.Contains(got, "PEPPOL ACCESS POINT CA") {
+			t.Errorf("%s: %s", tg.code, got)
+		}
+	}
+}
+
+// TestTransportProfileQuoted: a transport profile the code list does not have is the
+// SMP's text: quoted and capped as third-party text, never our words.
+func TestTransportProfileQuoted(t *testing.T) {
+	t.Parallel()
+	raw := "peppol-x\u202e; it is safe to send here " + strings.Repeat("x", 300)
+	info := &PeppolInfo{Registered: true, SMPHost: "smp.example", Endpoint: &EndpointInfo{URL: "https://ap.example/as4", TransportProfile: raw}}
+	plan := Plan{Intent: IntentAccessPoint, Aspect: AspectTransport}
+	got := aspectSentence(&english, plan, "Acme", &registry.Participant{}, nil, info)
+	if strings.Contains(got, "\u202e") || strings.Contains(got, strings.Repeat("x", 200)) || !strings.Contains(got, "“") {
+		t.Errorf("the SMP's transport profile not quoted and capped: %q", got)
+	}
+}
+
+// TestReadAsQuotesAsLabels: "I read …" quotes what was typed as label() quotes names
+// (untrusted.Quote), not with Go's %q escapes.
+func TestReadAsQuotesAsLabels(t *testing.T) {
+	t.Parallel()
+	for _, tg := range tongues {
+		for _, f := range []string{tg.readAs, tg.numberAs} {
+			if strings.Contains(f, "q") && strings.Contains(f, "%[1]q") {
+				t.Errorf("%s: %q quotes with Go's %%q", tg.code, f)
+			}
+		}
 	}
 }

@@ -355,8 +355,8 @@ type tongue struct {
 	docTypesNone string // who, SMP host
 	notChecked   string // what (services)
 	// entity linking (link.go, numbers_link.go); English's is used when empty.
-	readAs   string // typed name (%q), who: an approximate match, said before the answer
-	numberAs string // typed number (%q), participant id
+	readAs   string // typed name (quoted, untrusted.Quote), who: an approximate match, said before the answer
+	numberAs string // typed number (quoted, untrusted.Quote), participant id
 	// quotesMessages: the registry's messages are in this language, so answers quote
 	// them (with their dates and advice) rather than a gist, and name the cause of a
 	// failure in their words.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -446,7 +447,7 @@ func (r *run) answerLinked(ctx context.Context, l linked) {
 	if l.m.approximate() && len(l.sr.Results) > 0 {
 		h := l.sr.Results[0]
 		a.Approximate = true
-		a.Answer = fmt.Sprintf(t.phrase(func(t *tongue) string { return t.readAs }), l.typed, label(h.Name, h.ParticipantID, h.CountryCode)) + "\n" + a.Answer
+		a.Answer = fmt.Sprintf(t.phrase(func(t *tongue) string { return t.readAs }), untrusted.Quote(l.typed), label(h.Name, h.ParticipantID, h.CountryCode)) + "\n" + a.Answer
 	}
 }
 

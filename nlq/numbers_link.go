@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/peppolgate/peppolgate/bulk"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -196,7 +197,7 @@ func (r *run) resolveNumber(ctx context.Context, c Call) (handled bool, err erro
 	f := r.noteServices(d)
 	it := r.e.participantItem(d.p, d.svc, d.svcErr, plan.Document, plan.needsServices())
 	r.add(it, f)
-	r.a.Answer = fmt.Sprintf(r.t.phrase(func(t *tongue) string { return t.numberAs }), q, id) + " " +
+	r.a.Answer = fmt.Sprintf(r.t.phrase(func(t *tongue) string { return t.numberAs }), untrusted.Quote(q), id) + " " +
 		participantAnswer(r.t, plan, d.p, d.svc, it)
 	return true, nil
 }

@@ -122,8 +122,8 @@ var danish = tongue{
 	processes:    " Processer: %s.",
 	docTypesNone: "%[1]s er registreret hos SMP'en %[2]s, som ikke angiver nogen dokumenttype for den.",
 	notChecked:   "dens tjenester",
-	readAs:       "Jeg læser %[1]q som %[2]s.",
-	numberAs:     "Jeg læser %[1]q som deltager-id'et %[2]s.",
+	readAs:       "Jeg læser %[1]s som %[2]s.",
+	numberAs:     "Jeg læser %[1]s som deltager-id'et %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "adgangspunktcertifikatet er udløbet",
@@ -171,6 +171,7 @@ var danish = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Adgangspunktcertifikatet for %[1]s er udstedt af %[2]s; det er gyldigt til %[3]s.",
+		certExpiredBy:    "Adgangspunktcertifikatet for %[1]s er udstedt af %[2]s; det udløb %[3]s, så afsendere afviser det.",
 		certIssuerNone:   "%[1]s er registreret hos SMP'en %[2]s, men der kunne ikke læses noget adgangspunktcertifikat derfra, så udstederen er ukendt.",
 		transport:        "%[1]s modtager med transportprofilen %[2]s (%[3]s) på adgangspunktet %[4]s.",
 		transportNone:    "%[1]s er registreret hos SMP'en %[2]s, men der kunne ikke læses noget adgangspunkt, og dermed ingen transportprofil, derfra.",

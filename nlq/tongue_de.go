@@ -114,8 +114,8 @@ var german = tongue{
 	processes:    " Prozesse: %s.",
 	docTypesNone: "%[1]s ist beim SMP %[2]s registriert, der dafür keinen Dokumenttyp listet.",
 	notChecked:   "seine Dienste",
-	readAs:       "Ich lese %[1]q als %[2]s.",
-	numberAs:     "Ich lese %[1]q als die Teilnehmer-ID %[2]s.",
+	readAs:       "Ich lese %[1]s als %[2]s.",
+	numberAs:     "Ich lese %[1]s als die Teilnehmer-ID %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "das Access-Point-Zertifikat ist abgelaufen",
@@ -163,6 +163,7 @@ var german = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Das Access-Point-Zertifikat von %[1]s wurde von %[2]s ausgestellt; es ist gültig bis %[3]s.",
+		certExpiredBy:    "Das Access-Point-Zertifikat von %[1]s wurde von %[2]s ausgestellt; es ist am %[3]s abgelaufen, Absender lehnen es daher ab.",
 		certIssuerNone:   "%[1]s ist beim SMP %[2]s registriert, aber dort konnte kein Access-Point-Zertifikat gelesen werden; sein Aussteller ist nicht bekannt.",
 		transport:        "%[1]s empfängt mit dem Transportprofil %[2]s (%[3]s) am Zugangspunkt %[4]s.",
 		transportNone:    "%[1]s ist beim SMP %[2]s registriert, aber dort konnte kein Zugangspunkt und damit kein Transportprofil gelesen werden.",

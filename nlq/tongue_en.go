@@ -86,8 +86,8 @@ var english = tongue{
 	processes:    " Processes: %s.",
 	docTypesNone: "%[1]s is registered with the SMP %[2]s, which lists no document type for it.",
 	notChecked:   "its services",
-	readAs:       "I read %[1]q as %[2]s.",
-	numberAs:     "I read %[1]q as the participant id %[2]s.",
+	readAs:       "I read %[1]s as %[2]s.",
+	numberAs:     "I read %[1]s as the participant id %[2]s.",
 
 	// The registry speaks English: answers quote its warnings and errors.
 	quotesMessages: true,
@@ -107,6 +107,7 @@ var english = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "The access point certificate of %[1]s was issued by %[2]s; it is valid until %[3]s.",
+		certExpiredBy:    "The access point certificate of %[1]s was issued by %[2]s; it expired on %[3]s, so senders refuse it.",
 		certIssuerNone:   "%[1]s is registered with the SMP %[2]s, but no access point certificate could be read from it, so its issuer is not known.",
 		transport:        "%[1]s receives with the transport profile %[2]s (%[3]s), at the access point %[4]s.",
 		transportNone:    "%[1]s is registered with the SMP %[2]s, but no access point endpoint, and so no transport profile, could be read from it.",

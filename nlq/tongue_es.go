@@ -117,8 +117,8 @@ var spanish = tongue{
 	processes:    " Procesos: %s.",
 	docTypesNone: "%[1]s está registrado en el SMP %[2]s, que no indica ningún tipo de documento para él.",
 	notChecked:   "sus servicios",
-	readAs:       "Entiendo %[1]q como %[2]s.",
-	numberAs:     "Entiendo %[1]q como el identificador de participante %[2]s.",
+	readAs:       "Entiendo %[1]s como %[2]s.",
+	numberAs:     "Entiendo %[1]s como el identificador de participante %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "el certificado del punto de acceso ha caducado",
@@ -166,6 +166,7 @@ var spanish = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "El certificado del punto de acceso de %[1]s lo emitió %[2]s; es válido hasta el %[3]s.",
+		certExpiredBy:    "El certificado del punto de acceso de %[1]s lo emitió %[2]s; caducó el %[3]s, así que los remitentes lo rechazan.",
 		certIssuerNone:   "%[1]s está registrado en el SMP %[2]s, pero no se ha podido leer de él ningún certificado de punto de acceso, así que no se sabe quién lo emitió.",
 		transport:        "%[1]s recibe con el perfil de transporte %[2]s (%[3]s), en el punto de acceso %[4]s.",
 		transportNone:    "%[1]s está registrado en el SMP %[2]s, pero no se ha podido leer de él ningún punto de acceso, ni por tanto ningún perfil de transporte.",

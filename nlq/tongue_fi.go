@@ -120,8 +120,8 @@ var finnish = tongue{
 	processes:    " Prosessit: %s.",
 	docTypesNone: "%[1]s on rekisteröity SMP:hen %[2]s, joka ei ilmoita sille yhtään dokumenttityyppiä.",
 	notChecked:   "sen palvelut",
-	readAs:       "Tulkitsen hakusanan %[1]q näin: %[2]s.",
-	numberAs:     "Tulkitsen hakusanan %[1]q osallistujatunnukseksi %[2]s.",
+	readAs:       "Tulkitsen hakusanan %[1]s näin: %[2]s.",
+	numberAs:     "Tulkitsen hakusanan %[1]s osallistujatunnukseksi %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "liityntäpisteen varmenne on vanhentunut",
@@ -169,6 +169,7 @@ var finnish = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Osallistujan %[1]s liityntäpisteen varmenteen on myöntänyt %[2]s; se on voimassa %[3]s asti.",
+		certExpiredBy:    "Osallistujan %[1]s liityntäpisteen varmenteen on myöntänyt %[2]s; se vanheni %[3]s, joten lähettäjät hylkäävät sen.",
 		certIssuerNone:   "%[1]s on rekisteröity SMP:hen %[2]s, mutta siitä ei voitu lukea liityntäpisteen varmennetta, joten sen myöntäjää ei tiedetä.",
 		transport:        "%[1]s vastaanottaa siirtoprofiililla %[2]s (%[3]s) liityntäpisteessä %[4]s.",
 		transportNone:    "%[1]s on rekisteröity SMP:hen %[2]s, mutta siitä ei voitu lukea liityntäpistettä eikä siis siirtoprofiilia.",

@@ -114,8 +114,8 @@ var french = tongue{
 	processes:    " Processus : %s.",
 	docTypesNone: "%[1]s est enregistré auprès du SMP %[2]s, qui ne liste aucun type de document pour lui.",
 	notChecked:   "ses services",
-	readAs:       "J'ai compris %[1]q comme %[2]s.",
-	numberAs:     "J'ai compris %[1]q comme l'identifiant de participant %[2]s.",
+	readAs:       "J'ai compris %[1]s comme %[2]s.",
+	numberAs:     "J'ai compris %[1]s comme l'identifiant de participant %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "le certificat du point d'accès a expiré",
@@ -163,6 +163,7 @@ var french = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Le certificat du point d'accès de %[1]s a été émis par %[2]s ; il est valide jusqu'au %[3]s.",
+		certExpiredBy:    "Le certificat du point d'accès de %[1]s a été émis par %[2]s ; il a expiré le %[3]s, les expéditeurs le refusent donc.",
 		certIssuerNone:   "%[1]s est enregistré auprès du SMP %[2]s, mais aucun certificat de point d'accès n'a pu y être lu : son émetteur n'est pas connu.",
 		transport:        "%[1]s reçoit avec le profil de transport %[2]s (%[3]s), au point d'accès %[4]s.",
 		transportNone:    "%[1]s est enregistré auprès du SMP %[2]s, mais aucun point d'accès, donc aucun profil de transport, n'a pu y être lu.",

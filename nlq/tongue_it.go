@@ -117,8 +117,8 @@ var italian = tongue{
 	processes:    " Processi: %s.",
 	docTypesNone: "%[1]s è registrato presso l'SMP %[2]s, che non elenca alcun tipo di documento per esso.",
 	notChecked:   "i suoi servizi",
-	readAs:       "Interpreto %[1]q come %[2]s.",
-	numberAs:     "Interpreto %[1]q come l'identificativo di partecipante %[2]s.",
+	readAs:       "Interpreto %[1]s come %[2]s.",
+	numberAs:     "Interpreto %[1]s come l'identificativo di partecipante %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "il certificato del punto di accesso è scaduto",
@@ -166,6 +166,7 @@ var italian = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Il certificato del punto di accesso di %[1]s è stato emesso da %[2]s; è valido fino al %[3]s.",
+		certExpiredBy:    "Il certificato del punto di accesso di %[1]s è stato emesso da %[2]s; è scaduto il %[3]s, quindi i mittenti lo rifiutano.",
 		certIssuerNone:   "%[1]s è registrato presso l'SMP %[2]s, ma non è stato possibile leggerne alcun certificato di punto di accesso, quindi l'emittente non è noto.",
 		transport:        "%[1]s riceve con il profilo di trasporto %[2]s (%[3]s), al punto di accesso %[4]s.",
 		transportNone:    "%[1]s è registrato presso l'SMP %[2]s, ma non è stato possibile leggerne alcun punto di accesso, e quindi nessun profilo di trasporto.",

@@ -114,8 +114,8 @@ var dutch = tongue{
 	processes:    " Processen: %s.",
 	docTypesNone: "%[1]s is geregistreerd bij de SMP %[2]s, die er geen enkel documenttype voor vermeldt.",
 	notChecked:   "zijn diensten",
-	readAs:       "Ik lees %[1]q als %[2]s.",
-	numberAs:     "Ik lees %[1]q als het deelnemer-ID %[2]s.",
+	readAs:       "Ik lees %[1]s als %[2]s.",
+	numberAs:     "Ik lees %[1]s als het deelnemer-ID %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "het access point-certificaat is verlopen",
@@ -163,6 +163,7 @@ var dutch = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Het access point-certificaat van %[1]s is uitgegeven door %[2]s; het is geldig tot %[3]s.",
+		certExpiredBy:    "Het access point-certificaat van %[1]s is uitgegeven door %[2]s; het is verlopen op %[3]s, dus verzenders weigeren het.",
 		certIssuerNone:   "%[1]s is geregistreerd bij de SMP %[2]s, maar daar kon geen access point-certificaat worden gelezen, dus de uitgever is niet bekend.",
 		transport:        "%[1]s ontvangt met het transportprofiel %[2]s (%[3]s), op het toegangspunt %[4]s.",
 		transportNone:    "%[1]s is geregistreerd bij de SMP %[2]s, maar daar kon geen toegangspunt, en dus geen transportprofiel, worden gelezen.",

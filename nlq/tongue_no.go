@@ -113,8 +113,8 @@ var norwegian = tongue{
 	processes:    " Prosesser: %s.",
 	docTypesNone: "%[1]s er registrert hos SMP-en %[2]s, som ikke oppgir noen dokumenttype for den.",
 	notChecked:   "tjenestene dens",
-	readAs:       "Jeg leser %[1]q som %[2]s.",
-	numberAs:     "Jeg leser %[1]q som deltaker-ID-en %[2]s.",
+	readAs:       "Jeg leser %[1]s som %[2]s.",
+	numberAs:     "Jeg leser %[1]s som deltaker-ID-en %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "aksesspunktsertifikatet har utløpt",
@@ -162,6 +162,7 @@ var norwegian = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Aksesspunktsertifikatet til %[1]s er utstedt av %[2]s; det er gyldig til %[3]s.",
+		certExpiredBy:    "Aksesspunktsertifikatet til %[1]s er utstedt av %[2]s; det utløp %[3]s, så avsendere avviser det.",
 		certIssuerNone:   "%[1]s er registrert hos SMP-en %[2]s, men der kunne ikke noe aksesspunktsertifikat leses, så utstederen er ukjent.",
 		transport:        "%[1]s mottar med transportprofilen %[2]s (%[3]s), på aksesspunktet %[4]s.",
 		transportNone:    "%[1]s er registrert hos SMP-en %[2]s, men der kunne ikke noe aksesspunkt, og dermed ingen transportprofil, leses.",

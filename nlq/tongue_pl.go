@@ -123,8 +123,8 @@ var polish = tongue{
 	processes:    " Procesy: %s.",
 	docTypesNone: "Podmiot %[1]s jest zarejestrowany w SMP %[2]s, który nie podaje dla niego żadnego typu dokumentu.",
 	notChecked:   "jego usługi",
-	readAs:       "Rozumiem %[1]q jako %[2]s.",
-	numberAs:     "Rozumiem %[1]q jako identyfikator uczestnika %[2]s.",
+	readAs:       "Rozumiem %[1]s jako %[2]s.",
+	numberAs:     "Rozumiem %[1]s jako identyfikator uczestnika %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "certyfikat punktu dostępowego wygasł",
@@ -172,6 +172,7 @@ var polish = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Wystawca certyfikatu punktu dostępowego podmiotu %[1]s: %[2]s; certyfikat jest ważny do %[3]s.",
+		certExpiredBy:    "Wystawca certyfikatu punktu dostępowego podmiotu %[1]s: %[2]s; certyfikat wygasł %[3]s, więc nadawcy go odrzucają.",
 		certIssuerNone:   "Podmiot %[1]s jest zarejestrowany w SMP %[2]s, ale nie udało się odczytać z niego certyfikatu punktu dostępowego, więc jego wystawca jest nieznany.",
 		transport:        "Podmiot %[1]s odbiera dokumenty z profilem transportowym %[2]s (%[3]s) w punkcie dostępowym %[4]s.",
 		transportNone:    "Podmiot %[1]s jest zarejestrowany w SMP %[2]s, ale nie udało się odczytać z niego punktu dostępowego, a więc i profilu transportowego.",

@@ -113,8 +113,8 @@ var swedish = tongue{
 	processes:    " Processer: %s.",
 	docTypesNone: "%[1]s är registrerad hos SMP:n %[2]s, som inte listar någon dokumenttyp för den.",
 	notChecked:   "dess tjänster",
-	readAs:       "Jag läser %[1]q som %[2]s.",
-	numberAs:     "Jag läser %[1]q som deltagar-id:t %[2]s.",
+	readAs:       "Jag läser %[1]s som %[2]s.",
+	numberAs:     "Jag läser %[1]s som deltagar-id:t %[2]s.",
 
 	gists: map[string]string{
 		registry.WarnCertificateExpired:           "accesspunktscertifikatet har gått ut",
@@ -162,6 +162,7 @@ var swedish = tongue{
 	},
 	kp: kindPhrases{
 		certIssuer:       "Accesspunktscertifikatet för %[1]s är utfärdat av %[2]s; det är giltigt till %[3]s.",
+		certExpiredBy:    "Accesspunktscertifikatet för %[1]s är utfärdat av %[2]s; det gick ut %[3]s, så avsändare avvisar det.",
 		certIssuerNone:   "%[1]s är registrerad hos SMP:n %[2]s, men där kunde inget accesspunktscertifikat läsas, så utfärdaren är okänd.",
 		transport:        "%[1]s tar emot med transportprofilen %[2]s (%[3]s), på accesspunkten %[4]s.",
 		transportNone:    "%[1]s är registrerad hos SMP:n %[2]s, men där kunde ingen accesspunkt, och därmed ingen transportprofil, läsas.",
