@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/peppolgate/peppolgate/internal/untrusted"
+	"github.com/peppolgate/peppolgate/netsim"
 	"github.com/peppolgate/peppolgate/registry"
 )
 
@@ -115,6 +116,22 @@ func TestReadAsQuotesAsLabels(t *testing.T) {
 			if strings.Contains(f, "q") && strings.Contains(f, "%[1]q") {
 				t.Errorf("%s: %q quotes with Go's %%q", tg.code, f)
 			}
+		}
+	}
+}
+
+// TestAskNumberSMLFailing: when the SML fails for every id a number reads as, the
+// answer says the check failed and why (failed calls listed), not that no card
+// matches (netsim: every DNS answer SERVFAIL).
+func TestAskNumberSMLFailing(t *testing.T) {
+	t.Parallel()
+	n := startEngineNet(t)
+	e := newEngine(t, n, RulePlanner{})
+	n.Net.SetFault(netsim.DNSTarget(), netsim.Fault{DNS: netsim.DNSServFail})
+	for _, q := range []string{"Can NO 987 654 321 MVA receive invoices?", "Kan NO 987 654 321 MVA motta faktura?"} {
+		a := askOK(t, e, q)
+		if len(a.Failed) == 0 || a.Failed[0].Cause != registry.CauseDNS || !strings.Contains(a.Answer, "SERVFAIL") {
+			t.Errorf("%q: failed %+v, answer:\n%s", q, a.Failed, a.Answer)
 		}
 	}
 }
