@@ -325,6 +325,9 @@ type run struct {
 	// relaxBudget bounds the relaxed searches of a name that found nothing; -1: no
 	// bound beyond RelaxedQueries'.
 	relaxBudget int
+	// readName is the first other reading of the subject linking searched (link.go):
+	// when nothing is found, the answer names it rather than the question's words.
+	readName string
 	// extra is what is left of the question's live Directory searches beyond each
 	// company's own one (questionSearches), shared by every run of the question.
 	extra *int
@@ -392,7 +395,13 @@ func (r *run) run(ctx context.Context) error {
 		for _, h := range sr.Results {
 			r.add(r.e.hitItem(h), nil)
 		}
-		a.Answer = searchAnswer(t, plan, sr, approx)
+		shown := sr
+		if len(sr.Results) == 0 && r.readName != "" && plan.Intent != IntentCount {
+			named := *sr
+			named.Query = r.readName
+			shown = &named
+		}
+		a.Answer = searchAnswer(t, plan, shown, approx)
 		if len(a.Failed) > 0 {
 			// The search as asked answered; a relaxed one for a typo did not.
 			a.Answer += " " + partialText(t, fmt.Sprintf("%q", a.Failed[0].Arguments["q"]), a.Failed)

@@ -135,3 +135,20 @@ func TestAskNumberSMLFailing(t *testing.T) {
 		}
 	}
 }
+
+// TestNotFoundNamesTheReading: a company not found is named as read from the
+// question ("Qqzx Supplies Ltd"), not with the question's words around it.
+func TestNotFoundNamesTheReading(t *testing.T) {
+	t.Parallel()
+	n := startEngineNet(t)
+	e := newEngine(t, n, RulePlanner{})
+	for _, q := range []string{
+		"What is the AS4 endpoint URL for sending invoices to Qqzx Supplies Ltd?",
+		"URL for sending invoices to Qqzx Supplies Ltd",
+	} {
+		a := askOK(t, e, q)
+		if strings.Contains(a.Answer, "sending invoices") || !strings.Contains(a.Answer, "Qqzx Supplies Ltd") {
+			t.Errorf("%q: answer:\n%s", q, a.Answer)
+		}
+	}
+}

@@ -394,6 +394,9 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 			}
 		}
 		typed := cutName(at.plan.Subject, true)
+		if i > 0 && r.readName == "" && at.q == at.plan.Subject && at.plan.Subject != plan.Subject {
+			r.readName = at.plan.Subject // a reading searched: a not-found answer names it
+		}
 		if m, ranked := rankByMatch(typed, sr); m.ok && (!best.m.ok || m.better(best.m)) {
 			best = linked{m: m, plan: at.plan, sr: ranked, typed: at.plan.Subject}
 		}
