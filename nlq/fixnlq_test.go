@@ -152,3 +152,22 @@ func TestNotFoundNamesTheReading(t *testing.T) {
 		}
 	}
 }
+
+// TestShortItalianQuestions: "è" (a word of its own, capitalised at the start or
+// not) tells Italian in a short question, not Spanish.
+func TestShortItalianQuestions(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ q, lang string }{
+		{"È Acme su Peppol?", LangItalian},
+		{"è Acme su Peppol?", LangItalian},
+		{"Acme è su Peppol?", LangItalian},
+		{"È Ferramenta Bianchi registrata su Peppol?", LangItalian},
+		{"¿Está Acme en Peppol?", LangSpanish},
+		{"Acme está en Peppol?", LangSpanish},
+	}
+	for _, c := range cases {
+		if got := (RulePlanner{}).Plan(c.q).Language; got != c.lang {
+			t.Errorf("%q: language %s, want %s", c.q, got, c.lang)
+		}
+	}
+}

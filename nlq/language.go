@@ -3,6 +3,7 @@ package nlq
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -211,6 +212,7 @@ func (s *ruleScan) outsideLetters(lo, hi int, buf []rune) []rune {
 		for j := 0; j < len(w); j++ {
 			if w[j] >= utf8.RuneSelf {
 				for _, r := range w[j:] {
+					r = unicode.ToLower(r) // "È" at the start of a question is "è"
 					if r >= utf8.RuneSelf && !slices.Contains(buf, r) {
 						buf = append(buf, r)
 					}
