@@ -217,12 +217,12 @@ func (r *run) stats(ctx context.Context, c Call) error {
 	date := r.t.date(st.DataAsOf)
 	kind := docCategories[r.plan.Document]
 	if kind == "" {
-		r.a.Answer = fmt.Sprintf(k.stats, st.Participants, date)
+		r.a.Answer = fmt.Sprintf(k.stats, r.t.number(st.Participants), date)
 		return nil
 	}
 	for _, kc := range st.DocumentKinds {
 		if kc.Kind == kind {
-			r.a.Answer = fmt.Sprintf(k.statsKind, kc.Count, r.t.docs[r.plan.Document], date)
+			r.a.Answer = fmt.Sprintf(k.statsKind, r.t.number(kc.Count), r.t.docs[r.plan.Document], date)
 			return nil
 		}
 	}
@@ -253,13 +253,13 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 	kind := docCategories[plan.Document]
 	if kind == "" {
 		var b strings.Builder
-		fmt.Fprintf(&b, k.listCountry, len(hits), plan.Country, sr.TotalCount)
+		fmt.Fprintf(&b, k.listCountry, t.number(len(hits)), plan.Country, t.number(sr.TotalCount))
 		for _, h := range hits {
 			r.add(r.e.hitItem(h), nil)
 			fmt.Fprintf(&b, "\n- %s", label(h.Name, h.ParticipantID, h.CountryCode))
 		}
 		if outside > 0 {
-			b.WriteString(" " + fmt.Sprintf(k.listOutside, outside, plan.Country))
+			b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
 		}
 		r.a.Answer = b.String()
 		return nil
@@ -299,15 +299,15 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		}
 	}
 	if len(lines) == 0 {
-		fmt.Fprintf(&b, k.listKindNone, len(hits), t.docs[plan.Document], plan.Country)
+		fmt.Fprintf(&b, k.listKindNone, t.number(len(hits)), t.docs[plan.Document], plan.Country)
 	} else {
-		fmt.Fprintf(&b, k.listKind, len(lines), len(hits), t.docs[plan.Document], plan.Country)
+		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(len(hits)), t.docs[plan.Document], plan.Country)
 		for _, l := range lines {
 			b.WriteString("\n- " + l)
 		}
 	}
 	if outside > 0 {
-		b.WriteString(" " + fmt.Sprintf(k.listOutside, outside, plan.Country))
+		b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
 	}
 	if len(failed) > 0 {
 		b.WriteString("\n" + partialText(t, listNames(t, failed), r.a.Failed))
@@ -335,9 +335,9 @@ func (r *run) several(ctx context.Context) error {
 	}
 	parts := plan.Subjects
 	var b strings.Builder
-	fmt.Fprintf(&b, k.several, len(parts))
+	fmt.Fprintf(&b, k.several, r.t.number(len(parts)))
 	if len(parts) > maxSubjects {
-		b.WriteString(" " + fmt.Sprintf(k.severalCap, maxSubjects, len(parts)))
+		b.WriteString(" " + fmt.Sprintf(k.severalCap, r.t.number(maxSubjects), r.t.number(len(parts))))
 		parts = parts[:maxSubjects]
 	}
 	found := false // a company found, a call failed, or a participant id among them
@@ -413,12 +413,12 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 		if strings.EqualFold(cc.Country, r.plan.Country) {
 			k, date := phrasesOf(r.t), r.t.date(st.DataAsOf)
 			r.a.Calls = []Call{c}
-			r.a.Answer = fmt.Sprintf(k.statsCountry, cc.Count, r.plan.Country, date)
+			r.a.Answer = fmt.Sprintf(k.statsCountry, r.t.number(cc.Count), r.plan.Country, date)
 			if kind := docCategories[r.plan.Document]; kind != "" {
 				// The statistics count kinds over the whole network, not per country.
 				for _, kc := range st.DocumentKinds {
 					if kc.Kind == kind {
-						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, kc.Count, r.t.docs[r.plan.Document])
+						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, r.t.number(kc.Count), r.t.docs[r.plan.Document])
 					}
 				}
 			}

@@ -171,3 +171,17 @@ func TestShortItalianQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestKindCountsAsWritten: the counts of issue 29's answers are written as each
+// language writes numbers (tongue.number: "12 345", "12.345"), never as raw %d.
+func TestKindCountsAsWritten(t *testing.T) {
+	t.Parallel()
+	for _, tg := range tongues {
+		k := phrasesOf(tg)
+		for _, f := range []string{k.stats, k.statsKind, k.statsCountry, k.statsKindWhole, k.listCountry, k.listOutside, k.listKind, k.listKindNone, k.several, k.severalCap} {
+			if strings.Contains(f, "d") && (strings.Contains(f, "%d") || strings.Contains(f, "]d")) {
+				t.Errorf("%s: %q writes a count with %%d", tg.code, f)
+			}
+		}
+	}
+}
