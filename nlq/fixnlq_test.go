@@ -33,6 +33,8 @@ func TestPlanSeveralCompaniesReview(t *testing.T) {
 		{"Kan Bakker Transport of Van Dijk Bouw facturen ontvangen?", []string{"Bakker Transport", "Van Dijk Bouw"}},
 		{"Voiko Lahden Puu Oy tai Nordic Paper Oy vastaanottaa laskuja?", []string{"Lahden Puu Oy", "Nordic Paper Oy"}},
 		{"Czy Kowalski Sp. z o.o. lub Nowak SA mogą odbierać faktury?", []string{"Kowalski Sp. z o.o.", "Nowak SA"}},
+		// Dutch "of" is also "whether": no company before it, no split.
+		{"Weet iemand of Van Dijk Bouw op Peppol staat?", nil},
 	}
 	for _, c := range cases {
 		p := RulePlanner{}.Plan(c.q)

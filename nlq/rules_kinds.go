@@ -282,6 +282,9 @@ func (s *ruleScan) splitSubjects(lo, hi int) []string {
 	for i := lo; i < hi; i++ {
 		t := s.toks[i]
 		if t.key == "," || t.key == ";" || t.word && t.lower && s.joinsNames(t.key) {
+			if t.key == "of" && s.anyLower(start, i) {
+				return nil // Dutch "of" after words that are no name is "whether"
+			}
 			if !flush(i) {
 				return nil
 			}
@@ -306,6 +309,16 @@ var kindAnd = func() map[string]bool {
 	}
 	return m
 }()
+
+// anyLower reports whether a word of tokens [lo, hi) is in lower case.
+func (s *ruleScan) anyLower(lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if s.toks[i].word && s.toks[i].lower {
+			return true
+		}
+	}
+	return false
+}
 
 // kindEither are the words before the first of companies joined by "or" ("either
 // A or B", "entweder A oder B", "soit A soit B"), not part of the name.
