@@ -22,7 +22,9 @@ import (
 // arguments in the order each field's comment gives; a field a tongue leaves empty is
 // English's (phrasesOf), so a new tongue works before it has them all.
 type kindPhrases struct {
-	certIssuer       string // who, CA name, expiry date
+	certIssuer string // who, CA name, expiry date
+	// certExpiredBy: the certificate has expired: who, CA name, expiry date.
+	certExpiredBy    string
 	certIssuerNone   string // who, SMP host
 	transport        string // who, profile id, profile name, access point URL
 	transportNone    string // who, SMP host
@@ -58,7 +60,7 @@ func phrasesOf(t *tongue) *kindPhrases {
 		dst *string
 		src string
 	}{
-		{&k.certIssuer, en.certIssuer}, {&k.certIssuerNone, en.certIssuerNone},
+		{&k.certIssuer, en.certIssuer}, {&k.certExpiredBy, en.certExpiredBy}, {&k.certIssuerNone, en.certIssuerNone},
 		{&k.transport, en.transport}, {&k.transportNone, en.transportNone}, {&k.registeredOn, en.registeredOn},
 		{&k.registeredNoDate, en.registeredNoDate}, {&k.registeredNoCard, en.registeredNoCard}, {&k.stats, en.stats},
 		{&k.statsKind, en.statsKind}, {&k.statsKindNone, en.statsKindNone}, {&k.statsNone, en.statsNone}, {&k.statsCountry, en.statsCountry}, {&k.statsKindWhole, en.statsKindWhole},
@@ -117,13 +119,17 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 		if ca == "" {
 			ca = subjectOrganisation(c.Issuer)
 		}
+		if c.Expired { // as the registry's clock found it, as answer.go's certificate answer
+			return fmt.Sprintf(k.certExpiredBy, who, untrusted.Quote(ca), t.date(c.NotAfter))
+		}
 		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), t.date(c.NotAfter))
 	case AspectTransport:
 		ep := info.Endpoint
 		if ep == nil || ep.TransportProfile == "" {
 			return fmt.Sprintf(k.transportNone, who, untrusted.Short(info.SMPHost))
 		}
-		name := ep.TransportProfile
+		// A profile the code list does not have is the SMP's text: quoted and capped.
+		name := untrusted.Quote(ep.TransportProfile)
 		if tp, ok := codelist.LookupTransportProfile(ep.TransportProfile); ok {
 			name = tp.Name
 		}
@@ -211,12 +217,12 @@ func (r *run) stats(ctx context.Context, c Call) error {
 	date := r.t.date(st.DataAsOf)
 	kind := docCategories[r.plan.Document]
 	if kind == "" {
-		r.a.Answer = fmt.Sprintf(k.stats, st.Participants, date)
+		r.a.Answer = fmt.Sprintf(k.stats, r.t.number(st.Participants), date)
 		return nil
 	}
 	for _, kc := range st.DocumentKinds {
 		if kc.Kind == kind {
-			r.a.Answer = fmt.Sprintf(k.statsKind, kc.Count, r.t.docs[r.plan.Document], date)
+			r.a.Answer = fmt.Sprintf(k.statsKind, r.t.number(kc.Count), r.t.docs[r.plan.Document], date)
 			return nil
 		}
 	}
@@ -247,13 +253,13 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 	kind := docCategories[plan.Document]
 	if kind == "" {
 		var b strings.Builder
-		fmt.Fprintf(&b, k.listCountry, len(hits), plan.Country, sr.TotalCount)
+		fmt.Fprintf(&b, k.listCountry, t.number(len(hits)), plan.Country, t.number(sr.TotalCount))
 		for _, h := range hits {
 			r.add(r.e.hitItem(h), nil)
 			fmt.Fprintf(&b, "\n- %s", label(h.Name, h.ParticipantID, h.CountryCode))
 		}
 		if outside > 0 {
-			b.WriteString(" " + fmt.Sprintf(k.listOutside, outside, plan.Country))
+			b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
 		}
 		r.a.Answer = b.String()
 		return nil
@@ -293,15 +299,15 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		}
 	}
 	if len(lines) == 0 {
-		fmt.Fprintf(&b, k.listKindNone, len(hits), t.docs[plan.Document], plan.Country)
+		fmt.Fprintf(&b, k.listKindNone, t.number(len(hits)), t.docs[plan.Document], plan.Country)
 	} else {
-		fmt.Fprintf(&b, k.listKind, len(lines), len(hits), t.docs[plan.Document], plan.Country)
+		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(len(hits)), t.docs[plan.Document], plan.Country)
 		for _, l := range lines {
 			b.WriteString("\n- " + l)
 		}
 	}
 	if outside > 0 {
-		b.WriteString(" " + fmt.Sprintf(k.listOutside, outside, plan.Country))
+		b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
 	}
 	if len(failed) > 0 {
 		b.WriteString("\n" + partialText(t, listNames(t, failed), r.a.Failed))
@@ -329,9 +335,9 @@ func (r *run) several(ctx context.Context) error {
 	}
 	parts := plan.Subjects
 	var b strings.Builder
-	fmt.Fprintf(&b, k.several, len(parts))
+	fmt.Fprintf(&b, k.several, r.t.number(len(parts)))
 	if len(parts) > maxSubjects {
-		b.WriteString(" " + fmt.Sprintf(k.severalCap, maxSubjects, len(parts)))
+		b.WriteString(" " + fmt.Sprintf(k.severalCap, r.t.number(maxSubjects), r.t.number(len(parts))))
 		parts = parts[:maxSubjects]
 	}
 	found := false // a company found, a call failed, or a participant id among them
@@ -348,7 +354,7 @@ func (r *run) several(ctx context.Context) error {
 			sub.Calls, found = detailCalls(sub, id.String()), true
 		}
 		sa := &Answer{Calls: append([]Call{}, sub.Calls...), Results: []Item{}}
-		one := &run{e: r.e, t: r.t, plan: sub, a: sa, part: true, add: func(it Item, f *FailedCall) {
+		one := &run{e: r.e, t: r.t, plan: sub, a: sa, part: true, extra: r.extra, add: func(it Item, f *FailedCall) {
 			sa.Results = append(sa.Results, it)
 			r.add(it, f)
 		}}
@@ -407,12 +413,12 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 		if strings.EqualFold(cc.Country, r.plan.Country) {
 			k, date := phrasesOf(r.t), r.t.date(st.DataAsOf)
 			r.a.Calls = []Call{c}
-			r.a.Answer = fmt.Sprintf(k.statsCountry, cc.Count, r.plan.Country, date)
+			r.a.Answer = fmt.Sprintf(k.statsCountry, r.t.number(cc.Count), r.plan.Country, date)
 			if kind := docCategories[r.plan.Document]; kind != "" {
 				// The statistics count kinds over the whole network, not per country.
 				for _, kc := range st.DocumentKinds {
 					if kc.Kind == kind {
-						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, kc.Count, r.t.docs[r.plan.Document])
+						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, r.t.number(kc.Count), r.t.docs[r.plan.Document])
 					}
 				}
 			}

@@ -282,7 +282,8 @@ func (e *Engine) askRules(ctx context.Context, query string, meta Meta, start ti
 			ev.Result(ResultEvent{Index: len(a.Results) - 1, Item: it, Failed: failed})
 		}
 	}
-	r := &run{e: e, t: tongueOf(plan.Language), plan: plan, a: a, add: add, relaxBudget: -1}
+	extra := maxLiveSearches - 1
+	r := &run{e: e, t: tongueOf(plan.Language), plan: plan, a: a, add: add, relaxBudget: -1, extra: &extra}
 	err := r.run(ctx)
 	a.Meta.ProcessingTimeMS = time.Since(start).Milliseconds()
 	if err != nil {
@@ -324,6 +325,12 @@ type run struct {
 	// relaxBudget bounds the relaxed searches of a name that found nothing; -1: no
 	// bound beyond RelaxedQueries'.
 	relaxBudget int
+	// readName is the first other reading of the subject linking searched (link.go):
+	// when nothing is found, the answer names it rather than the question's words.
+	readName string
+	// extra is what is left of the question's live Directory searches beyond each
+	// company's own one (questionSearches), shared by every run of the question.
+	extra *int
 	// part: the run answers one company of several (run.several); a name no hit
 	// matches is not found, never answered with approximate hits.
 	part bool
@@ -388,7 +395,13 @@ func (r *run) run(ctx context.Context) error {
 		for _, h := range sr.Results {
 			r.add(r.e.hitItem(h), nil)
 		}
-		a.Answer = searchAnswer(t, plan, sr, approx)
+		shown := sr
+		if len(sr.Results) == 0 && r.readName != "" && plan.Intent != IntentCount {
+			named := *sr
+			named.Query = r.readName
+			shown = &named
+		}
+		a.Answer = searchAnswer(t, plan, shown, approx)
 		if len(a.Failed) > 0 {
 			// The search as asked answered; a relaxed one for a typo did not.
 			a.Answer += " " + partialText(t, fmt.Sprintf("%q", a.Failed[0].Arguments["q"]), a.Failed)
@@ -483,6 +496,9 @@ func (r *run) search(ctx context.Context, c Call) (sr *registry.SearchResult, ap
 	for i, relaxed := range RelaxedQueries(q) {
 		if r.relaxBudget >= 0 && i >= r.relaxBudget {
 			break
+		}
+		if r.relaxBudget >= 0 {
+			*r.extra-- // the question's one budget (link.go)
 		}
 		rc := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": relaxed}}
 		if cc, ok := c.Arguments["country"]; ok {

@@ -114,6 +114,9 @@ type nameMatch struct {
 	// typos is how many matched only within the typo tolerance; translit how many
 	// only after transliteration.
 	typos, translit int
+	// prefix is how many (the last at most) matched only as the start of the name's
+	// word ("Electric" for "ELECTRICAL"): an approximate reading too.
+	prefix int
 	// formDiff: the typed legal form is not the name's.
 	formDiff bool
 	// extra is how many core words of the name were not typed.
@@ -122,7 +125,9 @@ type nameMatch struct {
 
 // approximate reports whether the match is not the name as typed: a typo, a
 // transliteration or another legal form.
-func (m nameMatch) approximate() bool { return m.typos > 0 || m.translit > 0 || m.formDiff }
+func (m nameMatch) approximate() bool {
+	return m.typos > 0 || m.translit > 0 || m.prefix > 0 || m.formDiff
+}
 
 // better reports whether m is a closer match than o.
 func (m nameMatch) better(o nameMatch) bool {
@@ -135,6 +140,8 @@ func (m nameMatch) better(o nameMatch) bool {
 		return m.typos < o.typos
 	case m.translit != o.translit:
 		return m.translit < o.translit
+	case m.prefix != o.prefix:
+		return m.prefix < o.prefix
 	case m.formDiff != o.formDiff:
 		return !m.formDiff
 	}
@@ -152,19 +159,21 @@ func matchName(typed linkName, name string) nameMatch {
 	}
 	used := make([]bool, len(n.terms))
 	for i, t := range typed.terms {
-		best, how := -1, 3 // 0 exact, 1 transliterated, 2 typo
+		best, how := -1, 4 // 0 exact, 1 transliterated, 2 prefix, 3 typo
 		for j, nt := range n.terms {
 			if used[j] {
 				continue
 			}
-			h := 3
+			h := 4
 			switch {
-			case typed.raw[i] == n.raw[j] || i == len(typed.terms)-1 && len(t) >= 3 && strings.HasPrefix(n.raw[j], typed.raw[i]):
+			case typed.raw[i] == n.raw[j]:
 				h = 0
 			case t == nt:
 				h = 1
-			case mirror.WithinTypo(t, nt):
+			case i == len(typed.terms)-1 && len(t) >= 3 && strings.HasPrefix(n.raw[j], typed.raw[i]):
 				h = 2
+			case mirror.WithinTypo(t, nt):
+				h = 3
 			}
 			if h < how {
 				best, how = j, h
@@ -179,6 +188,8 @@ func matchName(typed linkName, name string) nameMatch {
 		case 1:
 			m.translit++
 		case 2:
+			m.prefix++
+		case 3:
 			m.typos++
 		}
 	}

@@ -3,6 +3,7 @@ package nlq
 import (
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -211,6 +212,7 @@ func (s *ruleScan) outsideLetters(lo, hi int, buf []rune) []rune {
 		for j := 0; j < len(w); j++ {
 			if w[j] >= utf8.RuneSelf {
 				for _, r := range w[j:] {
+					r = unicode.ToLower(r) // "È" at the start of a question is "è"
 					if r >= utf8.RuneSelf && !slices.Contains(buf, r) {
 						buf = append(buf, r)
 					}
@@ -355,8 +357,8 @@ type tongue struct {
 	docTypesNone string // who, SMP host
 	notChecked   string // what (services)
 	// entity linking (link.go, numbers_link.go); English's is used when empty.
-	readAs   string // typed name (%q), who: an approximate match, said before the answer
-	numberAs string // typed number (%q), participant id
+	readAs   string // typed name (quoted, untrusted.Quote), who: an approximate match, said before the answer
+	numberAs string // typed number (quoted, untrusted.Quote), participant id
 	// quotesMessages: the registry's messages are in this language, so answers quote
 	// them (with their dates and advice) rather than a gist, and name the cause of a
 	// failure in their words.

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -32,6 +33,18 @@ const (
 	maxLiveSearches   = 3
 	maxMirrorSearches = 8
 )
+
+// questionSearches is the most live Directory searches one question naming n companies
+// makes (docs/INTERFACE.md §4.3): one for each company (at most maxSubjects), one for
+// the whole as one name when there are several, and maxLiveSearches-1 more (other
+// readings, relaxed spellings) shared by all: 3 for one company, at most 8.
+func questionSearches(n int) int {
+	n = min(max(n, 1), maxSubjects)
+	if n > 1 {
+		n++
+	}
+	return n + maxLiveSearches - 1
+}
 
 // ruleMaxConnector is the longest lower-case word between two words of a name that stays
 // in it ("Transports de Marseille", "Jansen en Zonen").
@@ -344,6 +357,14 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 		if i >= budget {
 			break
 		}
+		if i > 0 && budget == maxLiveSearches {
+			// Beyond a company's own search, the live Directory's searches come
+			// from the question's one budget (run.extra).
+			if *r.extra <= 0 {
+				break
+			}
+			*r.extra--
+		}
 		call := Call{Tool: ruleToolSearch, Arguments: map[string]any{"q": at.q}}
 		if at.plan.Country != "" {
 			call.Arguments["country"] = at.plan.Country
@@ -373,6 +394,9 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 			}
 		}
 		typed := cutName(at.plan.Subject, true)
+		if i > 0 && r.readName == "" && at.q == at.plan.Subject && at.plan.Subject != plan.Subject {
+			r.readName = at.plan.Subject // a reading searched: a not-found answer names it
+		}
 		if m, ranked := rankByMatch(typed, sr); m.ok && (!best.m.ok || m.better(best.m)) {
 			best = linked{m: m, plan: at.plan, sr: ranked, typed: at.plan.Subject}
 		}
@@ -385,7 +409,7 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 	// searches share the budget.
 	r.relaxBudget = 0
 	if r.first != nil && r.first.Source != registry.SourceMirror {
-		r.relaxBudget = max(0, maxLiveSearches-used)
+		r.relaxBudget = max(0, min(maxLiveSearches-used, *r.extra))
 	}
 	if !best.m.ok {
 		return false, nil
@@ -426,7 +450,7 @@ func (r *run) answerLinked(ctx context.Context, l linked) {
 	if l.m.approximate() && len(l.sr.Results) > 0 {
 		h := l.sr.Results[0]
 		a.Approximate = true
-		a.Answer = fmt.Sprintf(t.phrase(func(t *tongue) string { return t.readAs }), l.typed, label(h.Name, h.ParticipantID, h.CountryCode)) + "\n" + a.Answer
+		a.Answer = fmt.Sprintf(t.phrase(func(t *tongue) string { return t.readAs }), untrusted.Quote(l.typed), label(h.Name, h.ParticipantID, h.CountryCode)) + "\n" + a.Answer
 	}
 }
 

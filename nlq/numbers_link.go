@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/peppolgate/peppolgate/bulk"
+	"github.com/peppolgate/peppolgate/internal/untrusted"
 	"github.com/peppolgate/peppolgate/peppol"
 	"github.com/peppolgate/peppolgate/registry"
 )
@@ -172,12 +173,31 @@ func (r *run) resolveNumber(ctx context.Context, c Call) (handled bool, err erro
 		}
 	}
 	if pick < 0 {
+		// A lookup that failed for another cause than "not found" leaves the
+		// number unchecked: listed, and said when the search finds nothing either.
+		var failed []FailedCall
+		for i, d := range out {
+			if d.err != nil && registry.ErrorCode(d.err) != registry.CodeNotFound {
+				failed = append(failed, failedCall(lookups[i], d.err))
+			}
+		}
+		r.a.Failed = append(r.a.Failed, failed...)
 		r.a.Calls = append(r.a.Calls, c)
 		res, err := r.e.call(ctx, c)
-		if err != nil {
+		if err != nil && len(failed) == 0 {
 			return true, r.callFailed(c, err)
 		}
-		sr, _ := res.Value.(*registry.SearchResult)
+		var sr *registry.SearchResult
+		if err == nil {
+			sr, _ = res.Value.(*registry.SearchResult)
+		}
+		if err != nil || sr != nil && len(sr.Results) == 0 && len(failed) > 0 {
+			if err != nil {
+				r.a.Failed = append(r.a.Failed, failedCall(c, err))
+			}
+			r.a.Answer = partialText(r.t, untrusted.Quote(q), r.a.Failed)
+			return true, nil
+		}
 		if sr != nil && len(sr.Results) == 0 && allNotFound(out) {
 			r.a.Answer = notFoundAnswer(r.t, plan, lookups[0])
 			return true, nil
@@ -196,7 +216,7 @@ func (r *run) resolveNumber(ctx context.Context, c Call) (handled bool, err erro
 	f := r.noteServices(d)
 	it := r.e.participantItem(d.p, d.svc, d.svcErr, plan.Document, plan.needsServices())
 	r.add(it, f)
-	r.a.Answer = fmt.Sprintf(r.t.phrase(func(t *tongue) string { return t.numberAs }), q, id) + " " +
+	r.a.Answer = fmt.Sprintf(r.t.phrase(func(t *tongue) string { return t.numberAs }), untrusted.Quote(q), id) + " " +
 		participantAnswer(r.t, plan, d.p, d.svc, it)
 	return true, nil
 }

@@ -1,6 +1,7 @@
 package nlq
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -220,7 +221,7 @@ func (s *ruleScan) finishKinds(p *Plan, lo, hi int, kind ruleKind) {
 	case aspect == AspectRegistered && (p.Intent == IntentLookup || p.Intent == IntentOnPeppol || p.Intent == IntentSearch && !s.sig.search):
 		p.Intent, p.Aspect = IntentLookup, aspect
 	}
-	if kind == ruleID {
+	if kind == ruleID || kind == ruleNumber {
 		if name := s.nameBesideID(lo, hi); name != "" {
 			p.Subjects = []string{p.Subject, name} // "can <id> and Acme receive invoices?"
 		}
@@ -261,7 +262,10 @@ func (s *ruleScan) splitSubjects(lo, hi int) []string {
 	start := lo
 	flush := func(end int) bool {
 		if start >= end {
-			return false
+			return true // ", and": no part between two separators
+		}
+		for start+1 < end && s.toks[start].word && kindEither[s.toks[start].key] {
+			start++ // "either A or B"
 		}
 		named := s.caseless
 		for i := start; i < end; i++ {
@@ -278,6 +282,9 @@ func (s *ruleScan) splitSubjects(lo, hi int) []string {
 	for i := lo; i < hi; i++ {
 		t := s.toks[i]
 		if t.key == "," || t.key == ";" || t.word && t.lower && s.joinsNames(t.key) {
+			if t.key == "of" && s.anyLower(start, i) {
+				return nil // Dutch "of" after words that are no name is "whether"
+			}
 			if !flush(i) {
 				return nil
 			}
@@ -303,6 +310,30 @@ var kindAnd = func() map[string]bool {
 	return m
 }()
 
+// anyLower reports whether a word of tokens [lo, hi) is in lower case.
+func (s *ruleScan) anyLower(lo, hi int) bool {
+	for i := lo; i < hi; i++ {
+		if s.toks[i].word && s.toks[i].lower {
+			return true
+		}
+	}
+	return false
+}
+
+// kindEither are the words before the first of companies joined by "or" ("either
+// A or B", "entweder A oder B", "soit A soit B"), not part of the name.
+var kindEither = map[string]bool{
+	"either": true, "entweder": true, "soit": true, "ofwel": true, "enten": true,
+	"antingen": true, "joko": true, "albo": true, "bien": true, "sia": true,
+}
+
+// kindOrOf are the words for "or" that are also words of other tongues (Dutch "of" is
+// "whether" and English "of"; "o" is a letter in "Sp. z o.o."), with the tongues whose
+// "or" each is: a separator only in a question of those tongues.
+var kindOrOf = map[string][]string{
+	"o": {LangSpanish, LangItalian}, "of": {LangDutch}, "tai": {LangFinnish}, "lub": {LangPolish},
+}
+
 // kindAndOf are the tongues (a bit set over tongues) whose word for "and" each word is.
 var kindAndOf = func() map[string]uint16 {
 	m := map[string]uint16{}
@@ -317,6 +348,9 @@ var kindAndOf = func() map[string]uint16 {
 // (Polish "i" is "in" in Norwegian, Dutch "en" in Spanish) only in a question of a
 // tongue whose "and" it is, so that "Fjordlys Bakeri i Stavanger" stays one bakery.
 func (s *ruleScan) joinsNames(key string) bool {
+	if langs, ok := kindOrOf[key]; ok {
+		return slices.Contains(langs, s.lang)
+	}
 	if !kindAnd[key] {
 		return false
 	}

@@ -31,6 +31,8 @@ var severalLinkCases = []struct {
 	{q: "Kan Brekkestø Trelast og Sønner motta faktura?"},
 	// One real name written with "and" for its "&", and another legal form: one company.
 	{q: "Is Vestland and Dahl AS on Peppol?", ids: []string{"0192:823446772"}},
+	// Five made-up companies: still one budget, and (none found) one name not found.
+	{q: "Can Qqzx Fiskeri AS, Zzqy Bakeri AS, Xxqv Trelast AS, Vvqz Rør AS and Wwqx Foto AS receive invoices?"},
 }
 
 // TestAskSeveralLinked: linking runs per company of a question naming several, a name
@@ -53,6 +55,13 @@ func TestAskSeveralLinked(t *testing.T) {
 				a, err := e.Ask(t.Context(), c.q, nil)
 				if err != nil {
 					t.Fatal(err)
+				}
+				if nt.name == "directory" {
+					// One budget for the whole question (docs/INTERFACE.md §4.3).
+					n := len(RulePlanner{}.Plan(c.q).Subjects)
+					if searches, most := countSearches(a.Calls), questionSearches(n); searches > most {
+						t.Errorf("%d live Directory searches for %d companies, at most %d: %v", searches, n, most, a.Calls)
+					}
 				}
 				ids := itemIDs(a.Results)
 				for _, id := range ids {

@@ -2,7 +2,7 @@ package registry
 
 // Cause is the kind of an upstream failure behind a CodeLookupFailed or
 // CodeSearchFailed error, for adapters that say what went wrong in their own words
-// (the /ask answers in six languages): the Registry's implementation classifies each
+// (the /ask answers in eleven languages): the Registry's implementation classifies each
 // failure from its cause chain (peppolnet's failureKind, the same words its logs use)
 // into one of these. "" when it was not classified.
 type Cause string
