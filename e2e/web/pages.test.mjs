@@ -286,7 +286,7 @@ function flow(title, fn) {
 // The labels of the boxes, as the pages write them.
 const HOME_BOX = 'Company name, VAT or company number, participant id, or a question';
 const TOP_BOX = 'Company name, number, participant id or question';
-const ASK_BOX = 'Your question, in English, French, Dutch, German, Norwegian or Swedish';
+const ASK_BOX = 'Your question, in English, French, Dutch, German, Norwegian, Swedish, Spanish, Italian, Danish, Finnish or Polish';
 
 // text is an element's text with its white space folded.
 const text = async (locator) => (await locator.innerText()).replace(/\s+/g, ' ').trim();
