@@ -1,8 +1,10 @@
 package server
 
 import (
+	"crypto/x509"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -122,8 +124,14 @@ func perfectAnswer(t *testing.T, w *eval29World, c eval29Case) *nlq.Answer {
 // passes whatever it is fed.
 func TestEval29JudgeRejects(t *testing.T) {
 	t.Parallel()
-	cases := readEval29(t)
 	w := offlineWorld(t)
+	for _, path := range []string{eval29Path, eval29bPath} {
+		t.Run(filepath.Base(path), func(t *testing.T) { judgeRejects(t, w, readEval29(t, path)) })
+	}
+}
+
+// judgeRejects is TestEval29JudgeRejects for one set.
+func judgeRejects(t *testing.T, w *eval29World, cases []eval29Case) {
 	shares := func(a, b eval29Expect) bool {
 		ids := func(e eval29Expect) []string {
 			return slices.Concat(append(slices.Clone(e.Participants), e.Participant)...)
@@ -238,10 +246,139 @@ func TestEval29Checks(t *testing.T) {
 // every national number, read as the bulk check reads it with the country its scheme
 // or country word names (as a hint, and as a prefix when the number has none), yields
 // the company's id.
+//
+// It also checks what the answers are judged against: each verdict (receives, no_doc,
+// blocked; each company's in a question about several) is what the dataset's SMP
+// registrations and access point certificates say; each issuer is (part of) the issuer
+// name of the access point certificate the simulated network serves; each list has at least two
+// participants of its country (accepting its kind); each count is one the statistics
+// give; and no company asked about as not found has a Directory card under that name.
 func TestEval29Set(t *testing.T) {
 	t.Parallel()
-	cases := readEval29(t)
-	ds := stack.DemoDataset()
+	w := offlineWorld(t)
+	n, err := netsim.Start(t.Context(), w.ds, netsim.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { n.Close() })
+	issuer := func(ap int) string {
+		c, err := x509.ParseCertificate(n.APCertificate(ap))
+		if err != nil {
+			t.Fatalf("access point %d: %v", ap, err)
+		}
+		return c.Issuer.String()
+	}
+	for _, path := range []string{eval29Path, eval29bPath} {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			cases := readEval29(t, path)
+			checkEval29Set(t, w.ds, cases)
+			checkEval29Judged(t, w, issuer, cases)
+		})
+	}
+}
+
+// checkEval29Judged checks, for TestEval29Set, the facts of a set the judge compares
+// answers with beyond the company's own (verdicts, issuers, lists, counts, names that
+// must not exist).
+func checkEval29Judged(t *testing.T, w *eval29World, issuer func(ap int) string, cases []eval29Case) {
+	ds := w.ds
+	var names []string
+	for _, p := range ds.Participants {
+		if p.Card == nil {
+			continue
+		}
+		for _, en := range p.Card.Entities {
+			for _, nm := range en.Names {
+				names = append(names, strings.ToLower(nm.Name))
+			}
+		}
+	}
+	for _, c := range cases {
+		e := c.Expect
+		verdicts := map[string]string{}
+		if len(e.Participant) > 0 && slices.Contains([]string{"receives", "no_doc", "blocked"}, e.Verdict) {
+			verdicts[e.Participant[0]] = e.Verdict
+		}
+		if len(e.Verdicts) != len(e.Participants) {
+			t.Errorf("%q: %d companies, %d verdicts", c.Query, len(e.Participants), len(e.Verdicts))
+		}
+		for i, ids := range e.Participants {
+			if i < len(e.Verdicts) {
+				verdicts[ids[0]] = e.Verdicts[i]
+			}
+		}
+		for id, want := range verdicts {
+			if p := ds.MustLookup(id); p != nil {
+				if got := datasetVerdict(ds, p, e.Document); got != want {
+					t.Errorf("%q: %s is %s (%s) in the dataset, the set says %s", c.Query, id, got, e.Document, want)
+				}
+			}
+		}
+		if e.Issuer != "" && len(e.Participant) > 0 {
+			// The set names the issuer by its name or a part of it (the judge looks
+			// for it in the answer's text).
+			if ap := firstAccessPoint(ds.MustLookup(e.Participant[0])); ap < 0 || !containsFold(issuer(ap), e.Issuer) {
+				t.Errorf("%q: the access point certificate is not issued by %q", c.Query, e.Issuer)
+			}
+		}
+		if e.ListCountry != "" {
+			n := 0
+			for _, p := range ds.Participants {
+				if p.Card != nil && p.Country == e.ListCountry && (e.ListDocument == "" || w.accepts(p.ID.String(), e.ListDocument)) {
+					n++
+				}
+			}
+			if n < 2 {
+				t.Errorf("%q: %d participants in %s accept %q", c.Query, n, e.ListCountry, e.ListDocument)
+			}
+		}
+		if e.CountFrom != "" {
+			if n, ok := w.count(e.Country, e.Document); !ok || n == 0 {
+				t.Errorf("%q: the statistics have no count for country %q, kind %q", c.Query, e.Country, e.Document)
+			}
+		}
+		if e.Verdict == "not_found" {
+			q := strings.ToLower(c.Query)
+			for _, nm := range names {
+				words := strings.Fields(nm)
+				if strings.Contains(q, nm) || (len(words) > 2 && strings.Contains(q, strings.Join(words[:len(words)-1], " "))) {
+					t.Errorf("%q: the Directory has %q", c.Query, nm)
+				}
+			}
+		}
+	}
+}
+
+// firstAccessPoint is the access point of p's first endpoint, or -1.
+func firstAccessPoint(p *netsim.Participant) int {
+	if p == nil || len(p.Services) == 0 || len(p.Services[0].Processes) == 0 || len(p.Services[0].Processes[0].Endpoints) == 0 {
+		return -1
+	}
+	return p.Services[0].Processes[0].Endpoints[0].AccessPoint
+}
+
+// datasetVerdict is what the dataset says of p for a document kind: not_registered
+// (not in the SML), blocked (its access point certificate expired before the
+// dataset's day), receives (its SMP lists a document of that category, or any when doc
+// is "") or no_doc.
+func datasetVerdict(ds *netsim.Dataset, p *netsim.Participant, doc string) string {
+	if !p.InSML {
+		return "not_registered"
+	}
+	if ap := firstAccessPoint(p); ap >= 0 && ds.AccessPoints[ap].NotAfter.Before(ds.Now) {
+		return "blocked"
+	}
+	for _, s := range p.Services {
+		if d, ok := codelist.LookupDocumentType(s.DocumentType.Scheme, s.DocumentType.Value); ok && (doc == "" || d.Category == doc) {
+			return "receives"
+		}
+	}
+	return "no_doc"
+}
+
+// checkEval29Set is TestEval29Set for one set: its size, its companies and their own
+// facts.
+func checkEval29Set(t *testing.T, ds *netsim.Dataset, cases []eval29Case) {
 	per := map[string]int{}
 	for _, c := range cases {
 		per[c.Lang]++
