@@ -41,10 +41,31 @@ import (
 // work (a142537), 195 and 215. The ratchet sits a few answers below the latter, for
 // answers a busy machine can still cost. Issue 29's target is ≥ 90 % right (200 of 222)
 // with ≥ 95 % in the asker's language (211 of 222).
+//
+// eval29bBaseline and eval29bLangBaseline are the ratchet of the second set
+// (nlq/testdata/eval-issue29b.md), written after the first had been seen by the
+// engineers working on /ask: its figures measured before any code was changed for it
+// (c759107): 141 of its 184 questions answered right, 180 in the asker's language.
 const (
-	eval29Baseline     = 190
-	eval29LangBaseline = 211
+	eval29Baseline      = 190
+	eval29LangBaseline  = 211
+	eval29bBaseline     = 141
+	eval29bLangBaseline = 180
 )
+
+// eval29Set is an evaluation set the scorer answers and judges, with its ratchet.
+type eval29Set struct {
+	// name heads the summary line ("<name> evaluation: …").
+	name string
+	// path is the set's file, one case a line.
+	path string
+	// right and inLang are the ratchet: the fewest answers right and in the asker's
+	// language the test accepts.
+	right, inLang int
+	// answersEnv names the environment variable that, set to a file name, has every
+	// answer written there, one JSON line per case, to read the misses in full.
+	answersEnv string
+}
 
 // eval29Path is issue 29's first evaluation set, one case a line; eval29bPath is its
 // second, written after the first had been seen by the engineers working on /ask
@@ -632,50 +653,24 @@ func startEval29(t *testing.T) (string, *eval29World) {
 	return hs.URL, w
 }
 
-// eval29Ask POSTs the question to /ask and decodes the answer; a failure is returned as the
-// reason of a miss, never a test failure (an error answer is a wrong answer).
-func eval29Ask(ctx context.Context, base, query string) (*nlq.Answer, error) {
-	body, _ := json.Marshal(map[string]string{"query": query})
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/ask", bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
-	}
-	var a nlq.Answer
-	if err := json.Unmarshal(b, &a); err != nil {
-		return nil, fmt.Errorf("the answer is not JSON: %v", err)
-	}
-	return &a, nil
-}
-
-// eval29Tally counts right answers and answers in the asker's language.
-type eval29Tally struct{ right, inLang, total int }
-
-func (t eval29Tally) String() string {
-	return fmt.Sprintf("%3d/%3d right (%5.1f %%), %3d in language (%5.1f %%)", t.right, t.total,
-		100*float64(t.right)/float64(t.total), t.inLang, 100*float64(t.inLang)/float64(t.total))
-}
-
-// TestEvalIssue29 answers every question of issue 29's set through POST /ask over the
-// demo network and judges the answers: it logs each miss and the score overall, per
+// TestEvalIssue29 answers every question of issue 29's first set through POST /ask over
+// the demo network and judges the answers: it logs each miss and the score overall, per
 // language and per kind, and fails when fewer are right, or in the asker's language,
 // than the baseline (a ratchet; see eval29Baseline).
 func TestEvalIssue29(t *testing.T) {
-	cases := readEval29(t, eval29Path)
+	scoreEval29(t, eval29Set{name: "issue 29", path: eval29Path, right: eval29Baseline, inLang: eval29LangBaseline, answersEnv: "EVAL29_ANSWERS"})
+}
+
+// TestEvalIssue29b is TestEvalIssue29 for issue 29's second set, which the engineers
+// working on /ask do not see (nlq/testdata/eval-issue29b.md; see eval29bBaseline).
+func TestEvalIssue29b(t *testing.T) {
+	scoreEval29(t, eval29Set{name: "issue 29b", path: eval29bPath, right: eval29bBaseline, inLang: eval29bLangBaseline, answersEnv: "EVAL29B_ANSWERS"})
+}
+
+// scoreEval29 answers every question of set through POST /ask over the demo network,
+// judges the answers, logs each miss and the score, and fails below the set's ratchet.
+func scoreEval29(t *testing.T, set eval29Set) {
+	cases := readEval29(t, set.path)
 	base, world := startEval29(t)
 
 	type outcome struct {
@@ -713,9 +708,7 @@ func TestEvalIssue29(t *testing.T) {
 	close(next)
 	wg.Wait()
 
-	if path := os.Getenv("EVAL29_ANSWERS"); path != "" {
-		// EVAL29_ANSWERS=file writes every answer, one JSON line per case, to read the
-		// misses in full.
+	if path := os.Getenv(set.answersEnv); path != "" {
 		var buf bytes.Buffer
 		for i, c := range cases {
 			line, _ := json.Marshal(map[string]any{"case": c, "right": out[i].right, "why": out[i].why, "answer": out[i].answer})
@@ -749,7 +742,7 @@ func TestEvalIssue29(t *testing.T) {
 			t.Logf("language [%s %s] %q: answered in %q", c.Lang, c.Kind, c.Query, o.lang)
 		}
 	}
-	t.Logf("issue 29 evaluation: %s", all)
+	t.Logf("%s evaluation: %s", set.name, all)
 	for _, part := range []struct {
 		name string
 		m    map[string]*eval29Tally
@@ -763,12 +756,50 @@ func TestEvalIssue29(t *testing.T) {
 			t.Logf("  %s %-16s %s", part.name, k, part.m[k])
 		}
 	}
-	if all.right < eval29Baseline {
-		t.Errorf("%d of %d answers are right, fewer than the baseline %d", all.right, all.total, eval29Baseline)
+	if all.right < set.right {
+		t.Errorf("%d of %d answers are right, fewer than the baseline %d", all.right, all.total, set.right)
 	}
-	if all.inLang < eval29LangBaseline {
-		t.Errorf("%d of %d answers are in the asker's language, fewer than the baseline %d", all.inLang, all.total, eval29LangBaseline)
+	if all.inLang < set.inLang {
+		t.Errorf("%d of %d answers are in the asker's language, fewer than the baseline %d", all.inLang, all.total, set.inLang)
 	}
+}
+
+// eval29Ask POSTs the question to /ask and decodes the answer; a failure is returned as the
+// reason of a miss, never a test failure (an error answer is a wrong answer).
+func eval29Ask(ctx context.Context, base, query string) (*nlq.Answer, error) {
+	body, _ := json.Marshal(map[string]string{"query": query})
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, base+"/ask", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("HTTP %d: %s", resp.StatusCode, bytes.TrimSpace(b))
+	}
+	var a nlq.Answer
+	if err := json.Unmarshal(b, &a); err != nil {
+		return nil, fmt.Errorf("the answer is not JSON: %v", err)
+	}
+	return &a, nil
+}
+
+// eval29Tally counts right answers and answers in the asker's language.
+type eval29Tally struct{ right, inLang, total int }
+
+func (t eval29Tally) String() string {
+	return fmt.Sprintf("%3d/%3d right (%5.1f %%), %3d in language (%5.1f %%)", t.right, t.total,
+		100*float64(t.right)/float64(t.total), t.inLang, 100*float64(t.inLang)/float64(t.total))
 }
 
 func eval29TallyOf(m map[string]*eval29Tally, k string) *eval29Tally {
