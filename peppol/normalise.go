@@ -130,9 +130,8 @@ var kindCountries = map[kind]string{
 // "org.nr", "GLN"). This is how other packages ask the table of number names
 // (docs/INTERFACE.md §4.3) rather than keep their own.
 func LabelCountry(label string) (country string, ok bool) {
-	up := strings.ToUpper(label)
 	for _, l := range labels {
-		if l.text != up {
+		if len(l.text) != len(label) || !strings.EqualFold(l.text, label) {
 			continue
 		}
 		if l.vat != "" {
