@@ -383,11 +383,11 @@ func searchAnswer(t *tongue, plan Plan, sr *registry.SearchResult, approx string
 		return fmt.Sprintf(t.countCountry, t.count(sr.TotalCount, noun), plan.Country)
 	}
 	if len(sr.Results) == 0 && plan.Intent != IntentCount {
-		return fmt.Sprintf(t.noMatch, sr.Query, inCountry(t, plan))
+		return fmt.Sprintf(t.noMatch, untrusted.Inner(sr.Query), inCountry(t, plan))
 	}
 	var b strings.Builder
 	if approx != "" {
-		b.WriteString(fmt.Sprintf(t.approximate, approx) + " ")
+		b.WriteString(fmt.Sprintf(t.approximate, untrusted.Inner(approx)) + " ")
 	}
 	query := plan.Subject
 	if query == "" || approx != "" || plan.Intent != IntentCount && plan.Intent != IntentSearch {
@@ -395,11 +395,11 @@ func searchAnswer(t *tongue, plan Plan, sr *registry.SearchResult, approx string
 	}
 	switch {
 	case plan.Intent == IntentCount:
-		fmt.Fprintf(&b, t.countAnswer, t.count(sr.TotalCount, t.match), query, inCountry(t, plan))
+		fmt.Fprintf(&b, t.countAnswer, t.count(sr.TotalCount, t.match), untrusted.Inner(query), inCountry(t, plan))
 	case sr.TotalCount > len(sr.Results):
-		fmt.Fprintf(&b, t.listFirst, capital(t.count(sr.TotalCount, t.match)), query, inCountry(t, plan), len(sr.Results))
+		fmt.Fprintf(&b, t.listFirst, capital(t.count(sr.TotalCount, t.match)), untrusted.Inner(query), inCountry(t, plan), len(sr.Results))
 	default:
-		fmt.Fprintf(&b, t.listAll, capital(t.count(len(sr.Results), t.match)), query, inCountry(t, plan))
+		fmt.Fprintf(&b, t.listAll, capital(t.count(len(sr.Results), t.match)), untrusted.Inner(query), inCountry(t, plan))
 	}
 	if plan.Intent != IntentCount {
 		for i, h := range sr.Results {
@@ -419,10 +419,10 @@ func searchAnswer(t *tongue, plan Plan, sr *registry.SearchResult, approx string
 func followUpAnswer(t *tongue, plan Plan, sr *registry.SearchResult, found []participantDetail, gone map[string]bool, items []Item, failed []string, failures []FailedCall, approx string) string {
 	var b strings.Builder
 	if approx != "" {
-		b.WriteString(fmt.Sprintf(t.approximate, approx) + "\n")
+		b.WriteString(fmt.Sprintf(t.approximate, untrusted.Inner(approx)) + "\n")
 	}
 	if sr.TotalCount > 1 {
-		fmt.Fprintf(&b, t.detailHeader, capital(t.count(sr.TotalCount, t.match)), sr.Query, inCountry(t, plan))
+		fmt.Fprintf(&b, t.detailHeader, capital(t.count(sr.TotalCount, t.match)), untrusted.Inner(sr.Query), inCountry(t, plan))
 		if len(items) < sr.TotalCount {
 			fmt.Fprintf(&b, t.detailFirst, len(items))
 		}

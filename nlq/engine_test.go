@@ -180,7 +180,7 @@ func TestEngineAnswers(t *testing.T) {
 			plan:      Plan{Intent: IntentCanReceive, Subject: "zzqx nothing", Calls: []Call{searchCall("zzqx nothing", "")}},
 			wantCalls: []string{"search_directory:zzqx nothing"},
 			wantItems: 0,
-			wantIn:    []string{`No Peppol Directory business card matches "zzqx nothing"`},
+			wantIn:    []string{`No Peppol Directory business card matches “zzqx nothing”`},
 		},
 		{
 			name:      "not understood",

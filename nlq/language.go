@@ -322,7 +322,8 @@ type tongue struct {
 	acceptsNone       string
 	accepts           string // document type names
 	acceptsKinds      string // n document types, kinds
-	// search and count answers; query is quoted with %q.
+	// search and count answers; the query is untrusted.Inner between the language's
+	// own quotation marks.
 	noMatch        string // query, in country
 	countAnswer    string // n matches, query, in country
 	countCountry   string // n cards, country code

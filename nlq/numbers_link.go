@@ -20,35 +20,31 @@ import (
 // maxNumberLookups bounds the candidate ids of one number that are looked up.
 const maxNumberLookups = 4
 
-// schemeWords are names of national numbers that peppol.Candidates does not read as
-// labels, folded, with the country whose VAT number they are (or are written in): the
-// number is then read with that country's VAT prefix ("NIP 526-000-12-46" is
-// "PL5260001246"). Labels peppol.Candidates reads itself (SIREN, KvK, MVA, CVR, P.IVA,
-// Y-tunnus, KBO, USt-IdNr, org.nr, ...) are not repeated here.
-var schemeWords = map[string]string{
-	"nif": "ES", "cif": "ES", "nie": "ES", "n.i.f": "ES", "c.i.f": "ES",
-	"nip": "PL", "n.i.p": "PL",
-	"cf": "IT", "c.f": "IT", "codice fiscale": "IT",
-	"foretaksnummer": "NO", "organisasjonsnr": "NO", "cvr-nummer": "DK", "alv-numero": "FI", "alv-nro": "FI",
-}
-
-// schemeWordAt returns how many tokens from i name a number of schemeWords, and its
-// country.
+// schemeWordAt returns how many tokens from i name a national number of one country,
+// and that country, asking package peppol's table of number names (peppol.LabelCountry;
+// "NIP" is Poland's, "codice fiscale" Italy's): a number after it is read with that
+// country's VAT prefix when it has none ("NIP 526-000-12-46" is "PL5260001246"). The
+// labels findNumber reads with the number itself (lexNumberLabels: SIREN, KvK, MVA,
+// CVR, P.IVA, Y-tunnus, ...), alone or as a label's second word ("partita IVA"), are
+// left to it, and so are labels ending in a question word ("enterprise number" is
+// Belgium's in peppol's table, but a question may say it of any country's number).
 func (s *ruleScan) schemeWordAt(i int) (int, string) {
 	t := s.toks[i]
-	if !t.word {
+	if !t.word || ruleLex.numberLabels[t.key] {
 		return 0, ""
 	}
-	if t.key == "codice" && i+1 < len(s.toks) && s.toks[i+1].key == "fiscale" {
-		return 2, schemeWords["codice fiscale"]
+	if i+1 < len(s.toks) && s.toks[i+1].word && s.spaced(i, i+1) && !ruleLex.numberLabels[s.toks[i+1].key] && !ruleLex.vocab[s.toks[i+1].key] {
+		if cc, ok := peppol.LabelCountry(t.key + " " + strings.TrimSuffix(s.toks[i+1].key, ".")); ok && cc != "" {
+			return 2, cc
+		}
 	}
-	if cc, ok := schemeWords[strings.TrimSuffix(t.key, ".")]; ok {
+	if cc, ok := peppol.LabelCountry(strings.TrimSuffix(t.key, ".")); ok && cc != "" {
 		return 1, cc
 	}
 	return 0, ""
 }
 
-// findSchemeNumber returns a number written after a word of schemeWords ("NIF
+// findSchemeNumber returns a number written after a scheme word (schemeWordAt) ("NIF
 // B15147895", "NIP: 526-000-12-46") as the subject, with the scheme word, and the
 // country the word names; ok only when it reads as participant ids.
 func (s *ruleScan) findSchemeNumber() (sp ruleSpan, country string, ok bool) {
@@ -80,7 +76,7 @@ func (s *ruleScan) findSchemeNumber() (sp ruleSpan, country string, ok bool) {
 	return ruleSpan{}, "", false
 }
 
-// cutSchemeWord returns number without a leading word of schemeWords, and that word's
+// cutSchemeWord returns number without a leading scheme word (schemeWordAt), and that word's
 // country ("" when it has none).
 func cutSchemeWord(number string) (rest, country string) {
 	var buf [8]ruleToken
@@ -98,7 +94,7 @@ func cutSchemeWord(number string) (rest, country string) {
 
 // numberCandidates are the participant ids a number as written may be registered under,
 // best first, as the bulk check reads it (bulk.Candidates) with country as its hint;
-// after a word of schemeWords, or with a country the number alone does not read in,
+// after a scheme word (schemeWordAt), or with a country the number alone does not read in,
 // with that country's VAT prefix. nil when it reads as none.
 func numberCandidates(number, country string) []peppol.ParticipantID {
 	if ids := bulk.Candidates(number, country); len(ids) > 0 {

@@ -116,6 +116,32 @@ var labels = []struct {
 	{text: "IVA", kind: kindIT},
 }
 
+// kindCountries are the countries of the kinds that are one country's numbers.
+var kindCountries = map[kind]string{
+	kindBE: "BE", kindNL: "NL", kindFR: "FR", kindNO: "NO", kindSE: "SE",
+	kindDK: "DK", kindFI: "FI", kindIT: "IT", kindAU: "AU",
+}
+
+// LabelCountry reports whether label (any case, without the colon or full stop after
+// it: "NIF", "codice fiscale", "CVR-nummer") is one of the words Candidates reads before
+// a number, and the one country whose number it names: the country of a VAT label
+// ("NIP" is Poland's) or of the one national scheme it restricts to ("KvK" is the
+// Netherlands'). The country is "" for a label of several countries or of none ("VAT",
+// "org.nr", "GLN"). This is how other packages ask the table of number names
+// (docs/INTERFACE.md §4.3) rather than keep their own.
+func LabelCountry(label string) (country string, ok bool) {
+	for _, l := range labels {
+		if len(l.text) != len(label) || !strings.EqualFold(l.text, label) {
+			continue
+		}
+		if l.vat != "" {
+			return l.vat, true
+		}
+		return kindCountries[l.kind], true
+	}
+	return "", false
+}
+
 // Shapes of the way numbers are usually written, which tell the country even without a
 // prefix.
 var (

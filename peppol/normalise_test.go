@@ -213,3 +213,49 @@ func TestCandidatesAreDeduplicated(t *testing.T) {
 		}
 	}
 }
+
+// TestLabelCountry: the words Candidates reads before a number are asked of one table,
+// with the one country each names (nlq reads numbers in questions through it).
+func TestLabelCountry(t *testing.T) {
+	tests := []struct {
+		label, country string
+		ok             bool
+	}{
+		{"NIF", "ES", true},
+		{"n.i.f", "ES", true},
+		{"cif", "ES", true},
+		{"NIE", "ES", true},
+		{"nip", "PL", true},
+		{"N.I.P", "PL", true},
+		{"codice fiscale", "IT", true},
+		{"Codice Fiscale", "IT", true},
+		{"c.f", "IT", true},
+		{"CF", "IT", true},
+		{"foretaksnummer", "NO", true},
+		{"organisasjonsnr", "NO", true},
+		{"CVR-nummer", "DK", true},
+		{"alv-numero", "FI", true},
+		{"ALV-nro", "FI", true},
+		{"KvK", "NL", true},
+		{"siren", "FR", true},
+		{"MVA", "NO", true},
+		{"ABN", "AU", true},
+		// Labels of several countries or of none name no one country.
+		{"VAT", "", true},
+		{"org.nr", "", true},
+		{"BTW", "", true},
+		{"GLN", "", true},
+		// Not labels: other words, a label's prefix or a longer word.
+		{"", "", false},
+		{"codice", "", false},
+		{"NIFF", "", false},
+		{"company", "", false},
+		{"BE", "", false},
+	}
+	for _, tt := range tests {
+		cc, ok := LabelCountry(tt.label)
+		if cc != tt.country || ok != tt.ok {
+			t.Errorf("LabelCountry(%q) = %q, %v; want %q, %v", tt.label, cc, ok, tt.country, tt.ok)
+		}
+	}
+}

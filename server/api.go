@@ -251,10 +251,10 @@ func (s *Server) routes(mcp http.Handler) *chi.Mux {
 			h := s.route(rt.Path, l, s.adapt(rt.handler))
 			r.Get(rt.Path, h.ServeHTTP)
 			r.Head(rt.Path, h.ServeHTTP)
-			r.Options(rt.Path, s.route(rt.Path, nil, http.HandlerFunc(preflight)).ServeHTTP)
+			r.Options(rt.Path, s.route(rt.Path, nil, preflight(readMethods)).ServeHTTP)
 		case rt.Method == http.MethodPost:
 			r.Post(rt.Path, s.route(rt.Path, l, s.adapt(rt.handler)).ServeHTTP)
-			r.Options(rt.Path, s.route(rt.Path, nil, http.HandlerFunc(preflightPost)).ServeHTTP)
+			r.Options(rt.Path, s.route(rt.Path, nil, preflight(postMethods)).ServeHTTP)
 		}
 	}
 	s.pageRoutes(r)

@@ -191,26 +191,25 @@ func (s *idSource) next() string {
 	return s.prefix + strconv.FormatUint(s.n.Add(1), 36)
 }
 
-// preflight answers a CORS preflight for a read endpoint.
-func preflight(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Allow", "GET, HEAD, OPTIONS")
-	h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, X-Request-Id")
-	h.Set("Access-Control-Max-Age", "86400")
-	h.Set("Cache-Control", "public, max-age=86400")
-	w.WriteHeader(http.StatusNoContent)
-}
+// Methods a preflight names: of a read endpoint, and of a POST one (/ask,
+// /api/v1/check).
+const (
+	readMethods = "GET, HEAD, OPTIONS"
+	postMethods = "POST, OPTIONS"
+)
 
-// preflightPost answers a CORS preflight for a POST endpoint (/ask, /api/v1/check).
-func preflightPost(w http.ResponseWriter, r *http.Request) {
-	h := w.Header()
-	h.Set("Allow", "POST, OPTIONS")
-	h.Set("Access-Control-Allow-Methods", "POST, OPTIONS")
-	h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, X-Request-Id")
-	h.Set("Access-Control-Max-Age", "86400")
-	h.Set("Cache-Control", "public, max-age=86400")
-	w.WriteHeader(http.StatusNoContent)
+// preflight answers a CORS preflight for an endpoint that takes methods (readMethods
+// or postMethods).
+func preflight(methods string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Allow", methods)
+		h.Set("Access-Control-Allow-Methods", methods)
+		h.Set("Access-Control-Allow-Headers", "Accept, Content-Type, X-Request-Id")
+		h.Set("Access-Control-Max-Age", "86400")
+		h.Set("Cache-Control", "public, max-age=86400")
+		w.WriteHeader(http.StatusNoContent)
+	}
 }
 
 // serveRecovering serves r with next and turns a panic into a 500 internal_error (when

@@ -11,10 +11,12 @@ import (
 	"sort"
 	"strings"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.yaml.in/yaml/v3"
 
 	"github.com/peppolgate/peppolgate/internal/phrase"
 	"github.com/peppolgate/peppolgate/internal/redact"
+	"github.com/peppolgate/peppolgate/internal/telemetry"
 )
 
 // keyOpenAIKey is the -config file's key for the LLM's API key, which has no flag
@@ -271,7 +273,7 @@ func (p program) runConfig(args []string) int {
 		return 2
 	}
 	// What serve checks as it starts, and says as it says it.
-	if err := checkServe(cfg, p.getenv); err != nil {
+	if _, _, err := checkServe(cfg, func() (trace.TracerProvider, error) { return nil, telemetry.Check(p.getenv) }); err != nil {
 		fmt.Fprintf(p.stderr, "peppolgate: %v\n", err)
 		return 2
 	}

@@ -569,3 +569,28 @@ func TestConfigFileListKeys(t *testing.T) {
 		t.Errorf("list keys %q, want %q", lists, want)
 	}
 }
+
+// TestServeChecksAsConfigPrint: the settings serve checks beyond parsing (OTEL_*, the
+// LLM's, the MCP allow lists) are refused by 'config print' with serve's message and
+// exit status, both going through checkServe.
+func TestServeChecksAsConfigPrint(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{nil, map[string]string{"OTEL_TRACES_EXPORTER": "zipkin"}, "OTEL_TRACES_EXPORTER"},
+		{nil, map[string]string{"OTEL_EXPORTER_OTLP_PROTOCOL": "grpc"}, "grpc"},
+		{[]string{"-llm", "openai", "-llm-model", "gpt-4o-mini"}, nil, "OPENAI_API_KEY"},
+		{[]string{"-mcp-allowed-origins", "app.example.com"}, nil, `allowed MCP origin "app.example.com" is not an origin`},
+		{[]string{"-mcp-allowed-hosts", "https://x.example/"}, nil, `allowed MCP host "https://x.example/" is not a host name`},
+	} {
+		var serveErr, printErr bytes.Buffer
+		code := program{stdout: &bytes.Buffer{}, stderr: &serveErr, getenv: envMap(tt.env)}.run(t.Context(), append(slices.Clone(tt.args), "-addr", "127.0.0.1:1"))
+		pcode := program{stdout: &bytes.Buffer{}, stderr: &printErr, getenv: envMap(tt.env)}.run(t.Context(), append([]string{"config", "print"}, tt.args...))
+		if code != 2 || pcode != 2 || printErr.String() != serveErr.String() || !strings.Contains(serveErr.String(), tt.want) {
+			t.Errorf("%v %v: config print exit %d %q, serve exit %d %q; want 2 and the same message, saying %q", tt.args, tt.env, pcode, printErr.String(), code, serveErr.String(), tt.want)
+		}
+	}
+}

@@ -186,34 +186,30 @@ func (p program) serve(ctx context.Context, cfg config) error {
 	log := slog.New(server.WithRequestIDs(slog.NewJSONHandler(p.stderr, &slog.HandlerOptions{Level: cfg.logLevel})))
 	// Every setting is checked before anything starts or listens: a usage error must
 	// exit 2 with its own message, not 1 because -addr is taken or the demo network
-	// could not start.
-	tp, flushTraces, err := telemetry.Setup(ctx, p.getenv, log, version())
+	// could not start. Tracing starts as its settings are checked (telemetry.Setup).
+	var flushTraces func(context.Context) error
+	tp, llm, err := checkServe(cfg, func() (trace.TracerProvider, error) {
+		tp, flush, err := telemetry.Setup(ctx, p.getenv, log, version())
+		flushTraces = flush
+		return tp, err
+	})
+	if flushTraces != nil {
+		// Registered first, so it runs last: after the server has drained, every
+		// span has ended and the queued ones go out, within telemetry.ShutdownTimeout.
+		defer func() {
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetry.ShutdownTimeout)
+			defer cancel()
+			if err := flushTraces(fctx); err != nil {
+				log.Warn("the spans still queued could not all be sent to the collector", "err", err)
+			}
+		}()
+	}
 	if err != nil {
-		var ce *telemetry.ConfigError
-		if errors.As(err, &ce) {
-			return &usageError{err.Error()}
-		}
 		return err
 	}
-	// Registered first, so it runs last: after the server has drained, every span
-	// has ended and the queued ones go out, within telemetry.ShutdownTimeout.
-	defer func() {
-		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), telemetry.ShutdownTimeout)
-		defer cancel()
-		if err := flushTraces(fctx); err != nil {
-			log.Warn("the spans still queued could not all be sent to the collector", "err", err)
-		}
-	}()
 	if telemetry.On(tp) {
 		// Every log line of a traced request carries its trace_id and span_id.
 		log = slog.New(telemetry.WithTraceIDs(log.Handler()))
-	}
-	llm, err := newLLM(cfg, tp)
-	if err != nil {
-		return err
-	}
-	if err := server.CheckMCPAllowed(cfg.mcpOrigins, cfg.mcpHosts); err != nil {
-		return &usageError{err.Error()}
 	}
 	for _, w := range cfg.warnings {
 		log.Warn(w)
@@ -355,19 +351,30 @@ func newLLM(cfg config, tp trace.TracerProvider) (*nlq.LLM, error) {
 	return llm, nil
 }
 
-// checkServe checks the settings serve checks before it starts (beyond parseConfig),
-// so that 'config print' refuses what serve refuses.
-func checkServe(cfg config, getenv func(string) string) error {
-	if err := telemetry.Check(getenv); err != nil {
-		return &usageError{err.Error()}
+// checkServe checks, once each, the settings serve checks before it starts serving
+// (beyond parseConfig), so that 'config print' refuses what serve refuses: the OTEL_*
+// settings (setup: telemetry.Setup for serve, which starts tracing with them and
+// returns its provider; telemetry.Check for config print, which starts nothing), then
+// the LLM's (building it, its HTTP client traced by that provider), then the MCP allow
+// lists. It returns the provider and the LLM (nil for none), or a *usageError for a
+// setting it refuses (another error of setup as it is).
+func checkServe(cfg config, setup func() (trace.TracerProvider, error)) (trace.TracerProvider, *nlq.LLM, error) {
+	tp, err := setup()
+	if err != nil {
+		var ce *telemetry.ConfigError
+		if errors.As(err, &ce) {
+			return nil, nil, &usageError{err.Error()}
+		}
+		return nil, nil, err
 	}
-	if _, err := newLLM(cfg, nil); err != nil {
-		return err
+	llm, err := newLLM(cfg, tp)
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := server.CheckMCPAllowed(cfg.mcpOrigins, cfg.mcpHosts); err != nil {
-		return &usageError{err.Error()}
+		return nil, nil, &usageError{err.Error()}
 	}
-	return nil
+	return tp, llm, nil
 }
 
 // deriveBaseURL builds the default public URL from the -addr flag and the bound

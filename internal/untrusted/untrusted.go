@@ -254,13 +254,17 @@ func URL(s string) string {
 // would be in the way.
 func Short(s string) string { return Cap(Clean(s), MaxShown) }
 
-// quoteMarks are the marks that could end or start a quotation inside a quoted text;
-// Quote makes them straight double quotes.
-var quoteMarks = strings.NewReplacer("“", `"`, "”", `"`, "„", `"`, "‟", `"`)
+// quoteMarks are the double quotation marks of the languages answers are in (“…”,
+// „…“, «…», »…«, ‹…›) that could end or start a quotation inside a quoted text; Inner
+// makes them straight double quotes.
+var quoteMarks = strings.NewReplacer("“", `"`, "”", `"`, "„", `"`, "‟", `"`, "«", `"`, "»", `"`, "‹", `"`, "›", `"`)
 
-// Quote renders third-party text inside a sentence: cleaned, capped (Short) and put in
-// curly double quotes, “…”, any curly quotes inside made straight so that the text
-// cannot close the quotation and go on as our words.
-func Quote(s string) string {
-	return "“" + quoteMarks.Replace(Short(s)) + "”"
-}
+// Inner renders third-party text to stand between quotation marks a caller writes
+// itself, in its language's style ("« %s »"): cleaned, capped (Short), any quotation
+// mark above made straight so that the text cannot close the quotation and go on as
+// our words.
+func Inner(s string) string { return quoteMarks.Replace(Short(s)) }
+
+// Quote renders third-party text inside a sentence: Inner put in curly double quotes,
+// “…”.
+func Quote(s string) string { return "“" + Inner(s) + "”" }

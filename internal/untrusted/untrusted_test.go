@@ -101,6 +101,28 @@ func TestQuote(t *testing.T) {
 	}
 }
 
+// TestInner: text a caller puts between its own language's quotation marks is cleaned,
+// capped, and has no quotation mark of any of those languages left that could close
+// the quotation.
+func TestInner(t *testing.T) {
+	for _, tt := range []struct {
+		name, in, want string
+	}{
+		{"letters as they are", "Café Zoé", "Café Zoé"},
+		{"guillemets made straight", "Acme » peut recevoir. « x", `Acme " peut recevoir. " x`},
+		{"Danish and Swiss marks", "»Acme« ‹x›", `"Acme" "x"`},
+		{"curly and low quotes", "„Acme“ ”x”", `"Acme" "x"`},
+		{"controls stripped", "Acme\x07\u200eCorp\n", "Acme Corp"},
+		{"capped", strings.Repeat("x", 5000), strings.Repeat("x", MaxShown-1) + "…"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Inner(tt.in); got != tt.want {
+				t.Errorf("Inner(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
 func TestFieldAndText(t *testing.T) {
 	long := strings.Repeat("y", 5000)
 	if got := Field(long); utf8.RuneCountInString(got) != MaxField || !strings.HasSuffix(got, "…") {
