@@ -1,0 +1,145 @@
+package server
+
+import (
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Issue 29 point 3, second round: the kinds of questions /ask understood least (counts,
+// country lists, registration dates, certificate issuers and what peppolgate cannot
+// know), asked as people ask them in the eleven languages, end to end through POST
+// /ask over the demo network with its mirror, and judged as TestEvalIssue29 judges
+// (eval29World.judge) with the answer in the asker's language. These are development
+// questions of our own, written before the code: other companies and countries than
+// the evaluation set's, other phrasings.
+var kinds2Cases = []eval29Case{
+	// count: the whole network, a country (its name, adjective or code), a document
+	// kind, or both, from the statistics.
+	{Lang: "en", Kind: "count", Query: "How many participants are there on the Peppol network in total?", Expect: eval29Expect{CountFrom: "stats"}},
+	{Lang: "en", Kind: "count", Query: "Number of Austrian businesses registered on Peppol", Expect: eval29Expect{CountFrom: "stats", Country: "AT"}},
+	{Lang: "en", Kind: "count", Query: "how many IE endpoints are there", Expect: eval29Expect{CountFrom: "stats", Country: "IE"}},
+	{Lang: "en", Kind: "count", Query: "Total number of receivers that accept credit notes?", Expect: eval29Expect{CountFrom: "stats", Document: "Credit Note"}},
+	{Lang: "fr", Kind: "count", Query: "Combien d'entreprises irlandaises sont inscrites sur Peppol ?", Expect: eval29Expect{CountFrom: "stats", Country: "IE"}},
+	{Lang: "fr", Kind: "count", Query: "Nombre total de participants dans le réseau Peppol", Expect: eval29Expect{CountFrom: "stats"}},
+	{Lang: "nl", Kind: "count", Query: "Hoeveel deelnemers kunnen bestellingen ontvangen?", Expect: eval29Expect{CountFrom: "stats", Document: "Order"}},
+	{Lang: "nl", Kind: "count", Query: "Aantal Italiaanse bedrijven op Peppol", Expect: eval29Expect{CountFrom: "stats", Country: "IT"}},
+	{Lang: "de", Kind: "count", Query: "Wie viele Teilnehmer gibt es in Dänemark?", Expect: eval29Expect{CountFrom: "stats", Country: "DK"}},
+	{Lang: "de", Kind: "count", Query: "Anzahl der Empfänger, die Gutschriften empfangen können", Expect: eval29Expect{CountFrom: "stats", Document: "Credit Note"}},
+	{Lang: "no", Kind: "count", Query: "Hvor mange finske selskaper er registrert i Peppol?", Expect: eval29Expect{CountFrom: "stats", Country: "FI"}},
+	{Lang: "no", Kind: "count", Query: "Hvor mange bedrifter kan motta ordrer?", Expect: eval29Expect{CountFrom: "stats", Document: "Order"}},
+	{Lang: "sv", Kind: "count", Query: "Hur många deltagare finns det totalt i nätverket?", Expect: eval29Expect{CountFrom: "stats"}},
+	{Lang: "sv", Kind: "count", Query: "Antal mottagare i Spanien", Expect: eval29Expect{CountFrom: "stats", Country: "ES"}},
+	{Lang: "es", Kind: "count", Query: "¿Cuántas empresas de Singapur están en Peppol?", Expect: eval29Expect{CountFrom: "stats", Country: "SG"}},
+	{Lang: "es", Kind: "count", Query: "Número total de participantes en Peppol", Expect: eval29Expect{CountFrom: "stats"}},
+	{Lang: "it", Kind: "count", Query: "Quanti partecipanti possono ricevere fatture?", Expect: eval29Expect{CountFrom: "stats", Document: "Invoice"}},
+	{Lang: "it", Kind: "count", Query: "Quante aziende australiane sono registrate su Peppol?", Expect: eval29Expect{CountFrom: "stats", Country: "AU"}},
+	{Lang: "da", Kind: "count", Query: "Hvor mange polske virksomheder er tilsluttet Peppol?", Expect: eval29Expect{CountFrom: "stats", Country: "PL"}},
+	{Lang: "da", Kind: "count", Query: "Antal deltagere i Tyskland", Expect: eval29Expect{CountFrom: "stats", Country: "DE"}},
+	{Lang: "fi", Kind: "count", Query: "Kuinka monta osallistujaa Peppol-verkossa on yhteensä?", Expect: eval29Expect{CountFrom: "stats"}},
+	{Lang: "fi", Kind: "count", Query: "Montako ruotsalaista yritystä on Peppolissa?", Expect: eval29Expect{CountFrom: "stats", Country: "SE"}},
+	{Lang: "pl", Kind: "count", Query: "Ile firm z Austrii jest w sieci Peppol?", Expect: eval29Expect{CountFrom: "stats", Country: "AT"}},
+	{Lang: "pl", Kind: "count", Query: "Ile podmiotów może odbierać zamówienia?", Expect: eval29Expect{CountFrom: "stats", Document: "Order"}},
+
+	// list: the participants of a country, with a document kind too.
+	{Lang: "en", Kind: "list", Query: "List the participants in Ireland", Expect: eval29Expect{ListCountry: "IE"}},
+	{Lang: "en", Kind: "list", Query: "Which companies in Finland can receive orders?", Expect: eval29Expect{ListCountry: "FI", ListDocument: "Order"}},
+	{Lang: "en", Kind: "list", Query: "Who are the Peppol participants in Singapore?", Expect: eval29Expect{ListCountry: "SG"}},
+	{Lang: "fr", Kind: "list", Query: "Montre-moi les entreprises autrichiennes sur Peppol", Expect: eval29Expect{ListCountry: "AT"}},
+	{Lang: "nl", Kind: "list", Query: "Geef me de deelnemers in Denemarken", Expect: eval29Expect{ListCountry: "DK"}},
+	{Lang: "de", Kind: "list", Query: "Welche Unternehmen in Polen sind bei Peppol registriert?", Expect: eval29Expect{ListCountry: "PL"}},
+	{Lang: "de", Kind: "list", Query: "Zeig mir Teilnehmer aus Österreich, die Bestellungen empfangen können", Expect: eval29Expect{ListCountry: "AT", ListDocument: "Order"}},
+	{Lang: "no", Kind: "list", Query: "Vis deltakerne i Sverige som kan motta kreditnotaer", Expect: eval29Expect{ListCountry: "SE", ListDocument: "Credit Note"}},
+	{Lang: "sv", Kind: "list", Query: "Lista företag i Italien", Expect: eval29Expect{ListCountry: "IT"}},
+	{Lang: "es", Kind: "list", Query: "Muéstrame los participantes en Austria", Expect: eval29Expect{ListCountry: "AT"}},
+	{Lang: "it", Kind: "list", Query: "Elenca le aziende spagnole su Peppol", Expect: eval29Expect{ListCountry: "ES"}},
+	{Lang: "da", Kind: "list", Query: "Hvilke virksomheder i Irland kan modtage ordrer?", Expect: eval29Expect{ListCountry: "IE", ListDocument: "Order"}},
+	{Lang: "fi", Kind: "list", Query: "Listaa osallistujat Tanskassa", Expect: eval29Expect{ListCountry: "DK"}},
+	{Lang: "pl", Kind: "list", Query: "Pokaż uczestników z Singapuru", Expect: eval29Expect{ListCountry: "SG"}},
+
+	// reg-date: the Directory card's registration date.
+	{Lang: "en", Kind: "reg-date", Query: "When was Kelly Services DAC registered?", Expect: eval29Expect{Participant: []string{"9935:ie6889579c"}, RegDate: "2021-12-23"}},
+	{Lang: "en", Kind: "reg-date", Query: "Since when is Höller Installationen KG on Peppol?", Expect: eval29Expect{Participant: []string{"9914:atu31827271"}, RegDate: "2017-11-07"}},
+	{Lang: "fr", Kind: "reg-date", Query: "Depuis quand Conti Alimentari S.a.s. est-elle sur Peppol ?", Expect: eval29Expect{Participant: []string{"0211:it03688200280"}, RegDate: "2023-03-18"}},
+	{Lang: "nl", Kind: "reg-date", Query: "Wanneer is Visser & Brouwer N.V. geregistreerd?", Expect: eval29Expect{Participant: []string{"0106:96306131"}, RegDate: "2022-11-14"}},
+	{Lang: "de", Kind: "reg-date", Query: "Seit wann ist die Würzburg Bau KG bei Peppol?", Expect: eval29Expect{Participant: []string{"9930:de335486410"}, RegDate: "2025-08-29"}},
+	{Lang: "no", Kind: "reg-date", Query: "Når ble Nørgaard ApS registrert i Peppol?", Expect: eval29Expect{Participant: []string{"0184:36546611"}, RegDate: "2023-03-22"}},
+	{Lang: "sv", Kind: "reg-date", Query: "När registrerades ÖBERG FASTIGHETER HB?", Expect: eval29Expect{Participant: []string{"0007:5074670018"}, RegDate: "2019-10-21"}},
+	{Lang: "es", Kind: "reg-date", Query: "¿Desde cuándo está García & Núñez S.A. en Peppol?", Expect: eval29Expect{Participant: []string{"9920:esb12211389"}, RegDate: "2019-10-15"}},
+	{Lang: "it", Kind: "reg-date", Query: "Da quando Bianchi Trasporti S.a.s. è registrata su Peppol?", Expect: eval29Expect{Participant: []string{"0211:it15790794422"}, RegDate: "2024-01-12"}},
+	{Lang: "da", Kind: "reg-date", Query: "Siden hvornår har KØGE KØLETEKNIK A/S været på Peppol?", Expect: eval29Expect{Participant: []string{"0184:66734129"}, RegDate: "2024-08-01"}},
+	{Lang: "fi", Kind: "reg-date", Query: "Milloin Järvinen Kuljetus Ky rekisteröitiin Peppoliin?", Expect: eval29Expect{Participant: []string{"0216:003738422815"}, RegDate: "2017-11-19"}},
+	{Lang: "pl", Kind: "reg-date", Query: "Od kiedy BIAŁYSTOK MEBLE S.A. jest w Peppol?", Expect: eval29Expect{Participant: []string{"9945:pl2579100592"}, RegDate: "2017-02-10"}},
+
+	// issuer: who issued the access point certificate.
+	{Lang: "en", Kind: "issuer", Query: "Who issued the certificate of Castaño Transportes S.Coop.'s access point?", Expect: eval29Expect{Participant: []string{"9920:esb54986666"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "en", Kind: "issuer", Query: "Is the AP certificate of 0088:5400000000041 from a Peppol CA?", Expect: eval29Expect{Participant: []string{"0088:5400000000041"}, Issuer: "Example Corp"}},
+	{Lang: "fr", Kind: "issuer", Query: "Quelle autorité de certification a émis le certificat de De Luca Consulenza S.a.s. ?", Expect: eval29Expect{Participant: []string{"0211:it14834850308"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "nl", Kind: "issuer", Query: "Door wie is het certificaat van Lähde Sähkö Ky uitgegeven?", Expect: eval29Expect{Participant: []string{"0216:003731175276"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "de", Kind: "issuer", Query: "Wer hat das Zertifikat von Mödling Installationen KG ausgestellt?", Expect: eval29Expect{Participant: []string{"9914:atu98814890"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "sv", Kind: "issuer", Query: "Vem har utfärdat certifikatet för Linköping Fastigheter HB?", Expect: eval29Expect{Participant: []string{"0007:5047766166"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "es", Kind: "issuer", Query: "¿Quién emitió el certificado de García Ingeniería S.Coop.?", Expect: eval29Expect{Participant: []string{"9920:esb71366330"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "it", Kind: "issuer", Query: "Chi ha rilasciato il certificato di Ferrari & Niccolò S.r.l.?", Expect: eval29Expect{Participant: []string{"0211:it03156902565"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "fi", Kind: "issuer", Query: "Kuka myönsi Kärkkäinen Sähkö Oy:n varmenteen?", Expect: eval29Expect{Participant: []string{"0216:003714647585"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+	{Lang: "pl", Kind: "issuer", Query: "Kto wystawił certyfikat dla Kowalski Elektronika Sp. z o.o.?", Expect: eval29Expect{Participant: []string{"9945:pl9673568707"}, Issuer: "PEPPOL ACCESS POINT TEST CA"}},
+
+	// cannot: what peppolgate cannot know, answered honestly without a lookup.
+	{Lang: "en", Kind: "cannot", Query: "What does a Peppol access point subscription cost per month?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "en", Kind: "cannot", Query: "What is the phone number of the CEO of Kelly Services DAC?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "fr", Kind: "cannot", Query: "Quel est le chiffre d'affaires de Conti Alimentari ?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "nl", Kind: "cannot", Query: "Wat is het rekeningnummer van Visser & Brouwer?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "de", Kind: "cannot", Query: "Ab wann ist die E-Rechnung in Deutschland Pflicht?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "no", Kind: "cannot", Query: "Hva blir været i Bergen i morgen?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "sv", Kind: "cannot", Query: "Vad kostar det att ansluta sig till Peppol?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "es", Kind: "cannot", Query: "¿Cuál es la fecha límite para la factura electrónica obligatoria en España?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "it", Kind: "cannot", Query: "Qual è l'IBAN di Bianchi Trasporti?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "da", Kind: "cannot", Query: "Hvad er omsætningen for Nørgaard ApS?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "fi", Kind: "cannot", Query: "Paljonko Peppol-liittymä maksaa?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "pl", Kind: "cannot", Query: "Jaki jest numer telefonu do firmy Nowak Sp.k.?", Expect: eval29Expect{Cannot: true}},
+	// Real questions that merely contain such words are answered, not refused.
+	{Lang: "en", Kind: "not-cannot", Query: "E-invoicing is mandatory for us next year: can Kelly Services DAC receive invoices via Peppol?", Expect: eval29Expect{Participant: []string{"9935:ie6889579c"}}},
+	{Lang: "de", Kind: "not-cannot", Query: "Die E-Rechnung ist bald Pflicht – kann Würzburg Bau KG Rechnungen empfangen?", Expect: eval29Expect{Participant: []string{"9930:de335486410"}}},
+	{Lang: "fr", Kind: "not-cannot", Query: "Sans frais supplémentaires, combien de participants y a-t-il en Irlande ?", Expect: eval29Expect{CountFrom: "stats", Country: "IE"}},
+}
+
+// TestAskKinds2 asks kinds2Cases through POST /ask and fails on every wrong answer, or
+// one not in the asker's language.
+func TestAskKinds2(t *testing.T) {
+	base, world := startEval29(t)
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 6)
+	for _, c := range kinds2Cases {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			a, err := eval29Ask(t.Context(), base, c.Query)
+			for try := 1; try < 3 && (err != nil || len(a.Failed) > 0); try++ {
+				a, err = eval29Ask(t.Context(), base, c.Query)
+			}
+			if err != nil {
+				t.Errorf("[%s %s] %q: %v", c.Lang, c.Kind, c.Query, err)
+				return
+			}
+			if right, why := world.judge(c, a); !right {
+				t.Errorf("[%s %s] %q: %s\n  intent %s, answer: %s", c.Lang, c.Kind, c.Query, why, a.Intent, firstLine(a.Answer))
+			}
+			if c.Kind == "cannot" && a.Intent != "out_of_scope" {
+				t.Errorf("[%s %s] %q: intent %s, not out_of_scope", c.Lang, c.Kind, c.Query, a.Intent)
+			}
+			if a.Meta.Language != c.wantLanguage() {
+				t.Errorf("[%s %s] %q: answered in %q", c.Lang, c.Kind, c.Query, a.Meta.Language)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// firstLine returns s up to its first line break, for a short report.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i] + " …"
+	}
+	return s
+}
