@@ -121,7 +121,8 @@ func kindGroups() []lexGroup {
 		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagPossessive, phrases: w.filler})
 		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: w.total})
 	}
-	return out
+	out = append(out, lexGroup{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagPossessive, intent: IntentCertificate, aspect: AspectIssuer, phrases: kindIssuer2})
+	return append(out, kindGroups2...)
 }
 
 // kindOutOfScope holds every tongue's outOfScope words, folded.
@@ -130,8 +131,8 @@ var kindOutOfScope = buildOutOfScope()
 func buildOutOfScope() map[string]bool {
 	m := map[string]bool{}
 	for _, t := range tongues {
-		for _, w := range strings.Split(t.kw.outOfScope, "|") {
-			if w != "" {
+		for _, w := range strings.Split(t.kw.outOfScope+"|"+kindOutOfScope2, "|") {
+			if w != "" && !strings.Contains(w, " ") {
 				m[ruleFold(w)] = true
 			}
 		}
@@ -155,13 +156,10 @@ func (s *ruleScan) outOfScope(lo, hi int, kind ruleKind) bool {
 		if !t.word || kind == ruleQuoted && i >= lo && i < hi {
 			continue
 		}
-		hit := kindOutOfScope[t.key]
-		if !hit {
-			if head, _, ok := strings.Cut(t.key, "-"); ok {
-				hit = kindOutOfScope[head] // "IBAN-nummer"
-			}
+		if s.outOfScopePhrase(i) {
+			return true // "chiffre d'affaires"
 		}
-		if !hit {
+		if !s.outOfScopeWord(i) {
 			continue
 		}
 		// "Price" is a name's; "IBAN" and "IBAN-nummer" are acronyms.
@@ -179,8 +177,16 @@ func (s *ruleScan) outOfScope(lo, hi int, kind ruleKind) bool {
 // statistics), and the participants of a country.
 func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, bool) {
 	if s.outOfScope(lo, hi, kind) {
+		if p, ok := s.inScopeClause(); ok {
+			return p, true // "… is mandatory for us: can Acme receive invoices?"
+		}
 		// The whole question's language: what was read as a name is no company's.
 		return Plan{Intent: IntentOutOfScope, Language: s.detectLanguage(), Calls: []Call{}}, true
+	}
+	if subject != "" && s.sig.country == "" && (s.sig.count || s.sig.search) {
+		if cc, ok := s.countryCodeSubject(lo, hi); ok {
+			s.sig.country, subject = cc, "" // "how many IE endpoints are there"
+		}
 	}
 	if subject != "" {
 		return Plan{}, false
@@ -198,6 +204,11 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 		// As without a document (finish), but the answer says the kind is counted
 		// for the whole network only.
 		return Plan{Intent: IntentCount, Country: sg.country, Language: s.lang, Document: doc,
+			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
+	case sg.count && sg.country != "":
+		// A country code read as the subject ("how many IE endpoints"): as finish
+		// plans a country's count.
+		return Plan{Intent: IntentCount, Country: sg.country, Language: s.lang,
 			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
 	case !sg.count && sg.country != "" && (sg.search || sg.which && sg.kinds.noun):
 		return Plan{Intent: IntentSearch, Country: sg.country, Language: s.lang, Document: doc,

@@ -13,7 +13,7 @@ var spanish = tongue{
 		"busca|buscar|búscame|encuentra|encontrar|muestra|muéstrame|lista|punto|acceso|proveedor|certificado|caduca|vence|" +
 		"tipos|documento|documentos|acepta|aceptan|llamada|llamado|hola|gracias|dime|decir|me|usa|utiliza|sigue|siendo|válido|" +
 		"necesito|saber|quisiera|podrías|españolas|españoles|belgas|noruegas|alemanas|suecas|danesas|participantes|" +
-		"una|un|la|de|en|si|cuántos|enviar|mandar|electrónicas|electrónica|sociedad|sus|su|qué|tiene|tienen|dónde|ver",
+		"una|un|la|de|en|si|cuántos|número|enviar|mandar|electrónicas|electrónica|sociedad|sus|su|qué|tiene|tienen|dónde|ver",
 	letters:    "ñ¿¡",
 	plurals:    []pluralRule{{"ces", "z"}, {"es", ""}, {"s", ""}},
 	dateLayout: "02/01/2006", thousands: ".", groupFrom: 10000,

@@ -1,0 +1,205 @@
+package nlq
+
+import (
+	"slices"
+	"strings"
+)
+
+// Issue 29 point 3, second round: more of the words people use for issue 29's kinds
+// of questions (docs/INTERFACE.md §5), in the eleven languages: the nouns counted and
+// listed ("receivers", "Empfänger", "odbiorców"), more ways to ask for a count ("total
+// number of", "nombre total de") or a list ("who are", "geef me"), and the verbs of a
+// registration date and a certificate's issuer in each language.
+var kindGroups2 = []lexGroup{
+	// Who is counted or listed: receivers and endpoints are participants too.
+	{role: lexNoun, side: lexBoth, flags: flagWeak | flagLowerRight, phrases: "receiver|receivers|recipient|recipients|endpoint ids|peppol participants|members|" +
+		"destinataire|destinataires|récepteurs|adhérents|ontvanger|ontvangers|ontvangende partijen|leden|" +
+		"mottaker|mottakere|mottakerne|mottagare|mottagarna|mottagere|modtager|modtagere|modtagerne|" +
+		"destinatario|destinatarios|receptores|miembros|destinatari|riceventi|membri|" +
+		"vastaanottaja|vastaanottajaa|vastaanottajat|vastaanottajia|jäsentä|jäseniä|" +
+		"odbiorca|odbiorcy|odbiorców|odbiorcę|członków"},
+	{role: lexNoun, side: lexBoth, phrases: "empfänger|teilnehmende|mitglieder|betriebe|firmen|unternehmen|teilnehmern|unternehmens"},
+	// "… has been on Peppol": with a word for when, a registration date.
+	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, aspect: aspectJoined, phrases: "al aangesloten bij|al aangesloten|aangesloten bij|al geregistreerd|al ingeschreven|al op|been on|been on peppol|been registered|been registered on|been part of|" +
+		"été sur|été inscrite|été inscrit|été enregistrée|été enregistré|geweest|op peppol geweest|aangesloten|ingeschreven|gewesen|registriert gewesen|dabei|" +
+		"vært på|vært i|vært med|vært registrert|varit på|varit med i|varit med|varit registrerad|ansluten|" +
+		"estado en|estado registrado|estado registrada|dado de alta|dada de alta|stato su|stata su|stato registrato|stata registrata|iscritto|iscritta|" +
+		"været|vært|varit|geweest|gewesen|været på|været i|været med i|været med|været registreret|tilmeldt|tilsluttet|ollut peppolissa|ollut mukana|ollut|rekisteröity|rekisteröitynyt|" +
+		"był w|była w|było w|jest w peppol|obecny w|obecna w"},
+	// A count.
+	{role: lexIntent, side: lexLeft, intent: IntentCount, phrases: "total number of|the total number of|total count of|total count|number of all|count all|" +
+		"nombre total de|nombre total d'|le nombre total de|le nombre total d'|" +
+		"totaal aantal|het totale aantal|totaal|gesamtzahl der|gesamtzahl an|gesamtzahl|gesamtanzahl|" +
+		"totalt antall|det totale antallet|samlet antall|totala antalet|totalt antal|samlede antal|det samlede antal|" +
+		"número total de|el número total de|número de|el número de|numero totale di|il numero totale di|numero di|il numero di|" +
+		"kokonaismäärä|yhteensä kuinka monta|łączna liczba|ogólna liczba|liczba wszystkich"},
+	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: "totalt|i alt|insgesamt|in totaal|au total|en tout|en total|in totale|yhteensä|" +
+		"i hele nettverket|i hela nätverket|i hele netværket|im gesamten netzwerk|im ganzen netz|dans tout le réseau|in het hele netwerk|" +
+		"en toda la red|in tutta la rete|koko verkossa|w całej sieci|there|are there|is there|exist|exists|registered in total"},
+	// A list.
+	{role: lexIntent, side: lexLeft, intent: IntentSearch, phrases: "who are|who are the|which are|which are the|give me|give me a list of|get me|" +
+		"give me all|a list of|list of|qui sont|quels sont|quelles sont|donne-moi|donnez-moi|la liste des|" +
+		"wie zijn|welke zijn|geef me|geef mij|geef|lijst van|een lijst van|wer sind|welche sind|gib mir|geben sie mir|eine liste der|liste der|" +
+		"hvem er|hvilke er|gi meg|gi meg en liste over|en liste over|vilka är|ge mig|ge mig en lista över|en lista över|" +
+		"quiénes son|cuáles son|dame|dame una lista de|una lista de|chi sono|quali sono|dammi|dammi un elenco di|un elenco di|elenco di|" +
+		"hvem er|hvilke er|giv mig|giv mig en liste over|ketkä ovat|mitkä ovat|anna|anna lista|kto to są|którzy są|jakie są|podaj mi|daj mi|lista"},
+}
+
+// kindIssuer2 are more phrases asking who issued a certificate, in the eleven
+// languages ("door wie … uitgegeven", "chi ha rilasciato", "von wem ausgestellt").
+const kindIssuer2 = "who issued|which ca issued|which certificate authority|what certificate authority|from a peppol ca|a peppol ca|by a peppol ca|" +
+	"qui a émis|qui a délivré|délivré|délivré par|quelle autorité de certification|émis par quelle autorité|" +
+	"door wie|door wie is|uitgegeven|afgegeven|afgegeven door|heeft afgegeven|welke certificaatautoriteit|certificeringsinstantie|" +
+	"ausgestellt|ausgestellt von|hat ausgestellt|wer hat ausgestellt|von wem|aussteller|ausstellende|zertifizierungsstelle|welche ca|" +
+	"utstedt|utstedt av|hvem utstedte|hvem har utstedt|utsteder|utstederen|sertifikatutsteder|" +
+	"utfärdat|utfärdade|utfärdat av|vem har utfärdat|vem utfärdade|utfärdare|utfärdaren|certifikatutfärdare|" +
+	"emitió|emitido|emitido por|quién emitió|quién ha emitido|ha emitido|emisor|autoridad de certificación|autoridad certificadora|qué ca|" +
+	"rilasciato|rilasciato da|ha rilasciato|chi ha rilasciato|rilasciata|emesso da|emittente|" +
+	"udstedt|udstedte|udstedt af|hvem udstedte|hvem har udstedt|udsteder|" +
+	"myönsi|myöntänyt|myöntäjä|myöntäjän|kuka myönsi|kuka on myöntänyt|myöntämä|varmentaja|" +
+	"wystawił|wystawiony|wystawiony przez|wystawca|kto wystawił|wydał|kto wydał|wydany przez|urząd certyfikacji"
+
+// kindOutOfScope2 are more words of what peppolgate cannot know, in the eleven
+// languages, read as kindWords.outOfScope is (one word each, folded).
+const kindOutOfScope2 = "revenues|profit|profits|earnings|weather|temperature|account number|phone|" +
+	"prix|coût|coûts|tarif|tarifs|frais|abonnement|obligatoire|échéance|météo|salaire|bénéfice|téléphone|iban|" +
+	"omzet|winst|rekeningnummer|telefoon|mobiel|" +
+	"preis|preise|kosten|kostet|gebühr|gebühren|pflicht|verpflichtend|frist|fristen|wetter|umsatz|gewinn|telefonnummer|kontonummer|" +
+	"koster|kostnad|kostnader|pris|priser|gebyr|gebyrer|obligatorisk|frist|værmelding|omsetning|telefonnummer|kontonummer|" +
+	"kostar|kostnad|avgift|avgifter|obligatoriskt|väder|vädret|omsättning|telefonnummer|kontonummer|" +
+	"cuesta|cuestan|coste|costes|precio|precios|tarifa|tarifas|obligatoria|obligatorio|plazo|fecha límite|clima|teléfono|cuenta bancaria|" +
+	"costa|costano|prezzo|obbligatoria|scadenza|meteo|fatturato|telefono|" +
+	"koster|pris|gebyr|obligatorisk|vejret|omsætning|omsætningen|telefonnummer|kontonummer|" +
+	"maksaa|hinta|hinnat|maksu|maksut|kuukausimaksu|pakollinen|määräaika|säätiedote|liikevaihto|puhelinnumero|tilinumero|" +
+	"kosztuje|koszt|cena|opłata|obowiązkowy|pogoda|obroty|telefonu|numer konta"
+
+// kindOutOfScopePhrases are what peppolgate cannot know said in several words, each
+// word as the tokenizer folds it ("chiffre d' affaires").
+var kindOutOfScopePhrases = [][]string{
+	{"chiffre", "d'", "affaires"}, {"numero", "di", "telefono"}, {"numero", "de", "telefono"},
+	{"numer", "telefonu"}, {"fecha", "limite"}, {"date", "limite"}, {"account", "number"},
+	{"bank", "details"}, {"numero", "de", "compte"}, {"coordonnees", "bancaires"},
+}
+
+// kindOutOfScopeAfter are words of what peppolgate cannot know that are other words
+// after an auxiliary: Norwegian "været" is the weather, Danish and Norwegian "har
+// været" is "has been".
+var kindOutOfScopeAfter = map[string][]string{
+	"vaeret": {"har", "have", "hadde", "havde", "er", "ikke"},
+}
+
+// outOfScopeWord reports whether token i is a word of what peppolgate cannot know in
+// this question.
+func (s *ruleScan) outOfScopeWord(i int) bool {
+	t := s.toks[i]
+	hit := kindOutOfScope[t.key]
+	if !hit {
+		if head, _, ok := strings.Cut(t.key, "-"); ok {
+			hit = kindOutOfScope[head] // "IBAN-nummer"
+		}
+	}
+	if !hit {
+		return false
+	}
+	if aux, ok := kindOutOfScopeAfter[t.key]; ok {
+		for j := range i {
+			if slices.Contains(aux, s.toks[j].key) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// outOfScopePhrase reports whether a phrase of kindOutOfScopePhrases starts at token
+// i.
+func (s *ruleScan) outOfScopePhrase(i int) bool {
+	for _, p := range kindOutOfScopePhrases {
+		if i+len(p) > len(s.toks) {
+			continue
+		}
+		ok := true
+		for k, w := range p {
+			if s.toks[i+k].key != w {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
+}
+
+// kindClauseBreaks end a clause of a question: a question about a participant may
+// follow or precede a clause that only says why it is asked ("E-invoicing is
+// mandatory for us: can Acme receive invoices?").
+var kindClauseBreaks = map[string]bool{":": true, ";": true, "–": true, "—": true, ".": true, ",": true, "?": true, "!": true, "-": true}
+
+// inScopeClause plans the clauses of a question with a word of what peppolgate cannot
+// know that hold none (docs/INTERFACE.md §5): when one of them alone is a question
+// peppolgate answers (a capability, count, access point, certificate, or a
+// participant id), that is the plan, in the question's language; the clause with the
+// word only said why it was asked. It reports false when there is no such clause.
+func (s *ruleScan) inScopeClause() (Plan, bool) {
+	start := 0
+	for i := 0; i <= len(s.toks); i++ {
+		if i < len(s.toks) {
+			t := s.toks[i]
+			if t.word || !kindClauseBreaks[t.key] {
+				continue
+			}
+			if t.key == "." && i > 0 && s.toks[i-1].end == t.start && (strings.Contains(s.toks[i-1].key, ".") || ruleLex.abbreviations[s.toks[i-1].key]) {
+				continue // "Acme Inc."
+			}
+			if t.key == "-" && (i == 0 || s.toks[i-1].end == t.start) {
+				continue // "E-Rechnung"
+			}
+		}
+		lo, hi := start, i
+		start = i + 1
+		if lo >= hi || lo == 0 && hi == len(s.toks) {
+			continue
+		}
+		clean := true
+		for j := lo; j < hi && clean; j++ {
+			clean = !s.toks[j].word || !s.outOfScopeWord(j) && !s.outOfScopePhrase(j)
+		}
+		if !clean {
+			continue
+		}
+		end := len(s.q)
+		if i < len(s.toks) {
+			end = s.toks[i].end // the clause with its question mark
+		}
+		p := RulePlanner{}.Plan(s.q[s.toks[lo].start:end])
+		if answersClause(p) {
+			p.Language = s.lang
+			return p, true
+		}
+	}
+	return Plan{}, false
+}
+
+// answersClause reports whether p, a clause's plan, is a question of its own: one
+// that looks a participant or the statistics up for a fact, not a mere name.
+func answersClause(p Plan) bool {
+	switch p.Intent {
+	case IntentCanReceive, IntentAccessPoint, IntentCertificate, IntentDocumentTypes, IntentCheck:
+		return len(p.Calls) > 0
+	case IntentCount:
+		return len(p.Calls) > 0 && p.Subject == ""
+	}
+	return len(p.Calls) > 0 && p.Calls[0].Tool == ruleToolLookup
+}
+
+// countryCodeSubject returns the country of a subject that is only a country code in
+// capitals before a company noun ("how many IE endpoints", "show me DK companies"),
+// which countryAt does not read as a country without a preposition.
+func (s *ruleScan) countryCodeSubject(lo, hi int) (string, bool) {
+	if hi-lo != 1 || !s.sig.kinds.noun && !s.sig.accessPoint {
+		return "", false
+	}
+	return s.codeAt(lo, false)
+}
