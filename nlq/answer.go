@@ -90,7 +90,7 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 	who := itemLabel(it)
 	info := it.Peppol
 	switch {
-	case info.StaleSML:
+	case info.StaleSML && plan.Aspect != AspectRegistered: // the card's date is known all the same
 		s := fmt.Sprintf(t.staleSML, who, untrusted.Short(info.SMPHost), t.docs[plan.Document])
 		if plan.Intent == IntentCanReceive {
 			s = verdict(t, t.no, s)

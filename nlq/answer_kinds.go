@@ -148,7 +148,9 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 			date = t.date(d)
 		}
 		s := fmt.Sprintf(k.registeredOn, who, date)
-		if !info.Registered {
+		if info.StaleSML {
+			s += " " + fmt.Sprintf(t.staleSML, who, untrusted.Short(info.SMPHost), t.docs[plan.Document])
+		} else if !info.Registered {
 			s += " " + fmt.Sprintf(t.apNotRegistered, who) // a card, but not in the SML
 		}
 		return s

@@ -183,10 +183,18 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 		// The whole question's language: what was read as a name is no company's.
 		return Plan{Intent: IntentOutOfScope, Language: s.detectLanguage(), Calls: []Call{}}, true
 	}
-	if subject != "" && s.sig.country == "" && (s.sig.count || s.sig.search) {
-		if cc, ok := s.countryCodeSubject(lo, hi); ok {
+	if subject != "" && s.sig.country == "" && (s.sig.count || s.sig.search || s.sig.which) {
+		if cc, ok := s.countrySubject(lo, hi); ok {
 			s.sig.country, subject = cc, "" // "how many IE endpoints are there"
 		}
+	}
+	if subject == "" && s.sig.count && s.sig.country == "" {
+		if cc, ok := s.countryCodeBeforeNoun(); ok {
+			s.sig.country = cc // "count of SE participants"
+		}
+	}
+	if p, ok := s.registrationDate(subject, kind); ok {
+		return p, true
 	}
 	if subject != "" {
 		return Plan{}, false

@@ -25,7 +25,7 @@ var kindGroups2 = []lexGroup{
 		"vært på|vært i|vært med|vært registrert|varit på|varit med i|varit med|varit registrerad|ansluten|" +
 		"estado en|estado registrado|estado registrada|dado de alta|dada de alta|stato su|stata su|stato registrato|stata registrata|iscritto|iscritta|" +
 		"været|vært|varit|geweest|gewesen|været på|været i|været med i|været med|været registreret|tilmeldt|tilsluttet|ollut peppolissa|ollut mukana|ollut|rekisteröity|rekisteröitynyt|" +
-		"był w|była w|było w|jest w peppol|obecny w|obecna w"},
+		"był w|była w|było w|jest w peppol|obecny w|obecna w|zarejestrowano|zarejestrowana|zarejestrowany|zarejestrowała|zarejestrował|zarejestrowane"},
 	// A count.
 	{role: lexIntent, side: lexLeft, intent: IntentCount, phrases: "total number of|the total number of|total count of|total count|number of all|count all|" +
 		"nombre total de|nombre total d'|le nombre total de|le nombre total d'|" +
@@ -66,7 +66,7 @@ const kindOutOfScope2 = "revenues|profit|profits|earnings|weather|temperature|ac
 	"omzet|winst|rekeningnummer|telefoon|mobiel|" +
 	"preis|preise|kosten|kostet|gebühr|gebühren|pflicht|verpflichtend|frist|fristen|wetter|umsatz|gewinn|telefonnummer|kontonummer|" +
 	"koster|kostnad|kostnader|pris|priser|gebyr|gebyrer|obligatorisk|frist|værmelding|omsetning|telefonnummer|kontonummer|" +
-	"kostar|kostnad|avgift|avgifter|obligatoriskt|väder|vädret|omsättning|telefonnummer|kontonummer|" +
+	"kostar|kostnad|avgift|avgifter|obligatoriskt|väder|vädret|omsättning|telefonnummer|telefonnumret|telefonnumren|kontonummer|" +
 	"cuesta|cuestan|coste|costes|precio|precios|tarifa|tarifas|obligatoria|obligatorio|plazo|fecha límite|clima|teléfono|cuenta bancaria|" +
 	"costa|costano|prezzo|obbligatoria|scadenza|meteo|fatturato|telefono|" +
 	"koster|pris|gebyr|obligatorisk|vejret|omsætning|omsætningen|telefonnummer|kontonummer|" +
@@ -194,12 +194,65 @@ func answersClause(p Plan) bool {
 	return len(p.Calls) > 0 && p.Calls[0].Tool == ruleToolLookup
 }
 
-// countryCodeSubject returns the country of a subject that is only a country code in
-// capitals before a company noun ("how many IE endpoints", "show me DK companies"),
-// which countryAt does not read as a country without a preposition.
-func (s *ruleScan) countryCodeSubject(lo, hi int) (string, bool) {
-	if hi-lo != 1 || !s.sig.kinds.noun && !s.sig.accessPoint {
+// countrySubject returns the country of a subject that is only a country, a code in
+// capitals or a name ("how many IE endpoints", "¿qué empresas de Italia …?"), in a
+// question about companies (a company noun, or an access point word): countryAt reads
+// neither without its own preposition.
+func (s *ruleScan) countrySubject(lo, hi int) (string, bool) {
+	if lo >= hi || !s.sig.kinds.noun && !s.sig.accessPoint {
 		return "", false
 	}
-	return s.codeAt(lo, false)
+	if hi-lo == 1 {
+		if cc, ok := s.codeAt(lo, false); ok {
+			return cc, true
+		}
+	}
+	if !s.sig.kinds.noun {
+		return "", false
+	}
+	for i := lo; i < hi; i++ {
+		if t := s.toks[i]; t.word && ruleFold(s.q[t.start:t.end]) != t.key {
+			return "", false // a name typo-corrected into a country ("Scania")
+		}
+	}
+	cc := ""
+	s.countryCore(lo, hi, false, func(end int, code string) {
+		if end == hi {
+			cc = code
+		}
+	})
+	return cc, cc != ""
+}
+
+// countryCodeBeforeNoun returns the country of a code in capitals right before a
+// company noun anywhere in the question ("count of SE participants"), where a short
+// word of another language ("se") was stripped as a filler.
+func (s *ruleScan) countryCodeBeforeNoun() (string, bool) {
+	for i := 0; i+1 < len(s.toks); i++ {
+		if !s.toks[i+1].word || !s.hasRole(i+1, lexNoun) {
+			continue
+		}
+		if cc, ok := s.codeAt(i, false); ok {
+			return cc, true
+		}
+	}
+	return "", false
+}
+
+// registrationDate plans "when was X registered", "¿cuándo se registró X?": a
+// question word for when and a word for registering or joining, with a name and no
+// other intent, asks for its registration date (even when the question word alone
+// would leave it unknown).
+func (s *ruleScan) registrationDate(subject string, kind ruleKind) (Plan, bool) {
+	sg := s.sig
+	if subject == "" || kind != ruleName && kind != ruleQuoted || !sg.kinds.when || !sg.kinds.joined && !sg.presence ||
+		sg.count || sg.certificate || sg.accessPoint || sg.documentTypes || sg.receive || sg.kinds.aspect != "" && sg.kinds.aspect != AspectRegistered {
+		return Plan{}, false
+	}
+	args := map[string]any{"q": subject}
+	if sg.country != "" {
+		args["country"] = sg.country
+	}
+	return Plan{Intent: IntentLookup, Subject: subject, Country: sg.country, Language: s.lang, Aspect: AspectRegistered,
+		Calls: []Call{{Tool: ruleToolSearch, Arguments: args}}}, true
 }
