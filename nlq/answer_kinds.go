@@ -44,6 +44,12 @@ type kindPhrases struct {
 	several          string // n companies
 	severalCap       string // n answered, n asked
 	outOfScope       string
+	// caPeppol and caNotPeppol follow certIssuer: whether the CA is an OpenPeppol
+	// access point CA of the network.
+	caPeppol, caNotPeppol string
+	// listMore follows a list of a country's participants that shows only some: how
+	// to see others.
+	listMore string
 	// partialCause says what could not be checked and why: what, the cause (causes).
 	partialCause string
 	// causes say why the network failed, by registry.Cause; "" (unclassified) too.
@@ -67,6 +73,7 @@ func phrasesOf(t *tongue) *kindPhrases {
 		{&k.listCountry, en.listCountry}, {&k.listOutside, en.listOutside}, {&k.listKind, en.listKind},
 		{&k.listKindNone, en.listKindNone}, {&k.several, en.several}, {&k.severalCap, en.severalCap},
 		{&k.outOfScope, en.outOfScope}, {&k.partialCause, en.partialCause},
+		{&k.caPeppol, en.caPeppol}, {&k.caNotPeppol, en.caNotPeppol}, {&k.listMore, en.listMore},
 	} {
 		if *f.dst == "" {
 			*f.dst = f.src
@@ -119,10 +126,14 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 		if ca == "" {
 			ca = subjectOrganisation(c.Issuer)
 		}
-		if c.Expired { // as the registry's clock found it, as answer.go's certificate answer
-			return fmt.Sprintf(k.certExpiredBy, who, untrusted.Quote(ca), t.date(c.NotAfter))
+		peppolCA := k.caNotPeppol
+		if c.PeppolCA {
+			peppolCA = k.caPeppol
 		}
-		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), t.date(c.NotAfter))
+		if c.Expired { // as the registry's clock found it, as answer.go's certificate answer
+			return fmt.Sprintf(k.certExpiredBy, who, untrusted.Quote(ca), t.date(c.NotAfter)) + " " + peppolCA
+		}
+		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), t.date(c.NotAfter)) + " " + peppolCA
 	case AspectTransport:
 		ep := info.Endpoint
 		if ep == nil || ep.TransportProfile == "" {
@@ -263,6 +274,9 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		if outside > 0 {
 			b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
 		}
+		if sr.TotalCount > len(hits) {
+			b.WriteString("\n" + k.listMore)
+		}
 		r.a.Answer = b.String()
 		return nil
 	}
@@ -310,6 +324,9 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 	}
 	if outside > 0 {
 		b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
+	}
+	if sr.TotalCount > len(hits) {
+		b.WriteString("\n" + k.listMore)
 	}
 	if len(failed) > 0 {
 		b.WriteString("\n" + partialText(t, listNames(t, failed), r.a.Failed))

@@ -192,6 +192,9 @@ var danish = tongue{
 		severalCap:       "Jeg svarer for de første %[1]s af %[2]s; spørg igen om de andre.",
 		outOfScope:       "Det kan jeg ikke svare på: peppolgate ved kun, hvad Peppol-netværket offentliggør (hvem der er registreret, hvad de kan modtage, deres adgangspunkter, certifikater og visitkort i kataloget), ikke gebyrer, priser, lovbestemte frister, bankoplysninger eller andet.",
 		partialCause:     "Ikke kontrolleret: %[1]s; %[2]s, så det kan hjælpe at spørge igen senere.",
+		caPeppol:         "Det er en OpenPeppol-CA, som Peppol kræver.",
+		caNotPeppol:      "Det er ikke en OpenPeppol-CA i dette netværk, så Peppol-afsendere afviser certifikatet.",
+		listMore:         "For at se flere, tilføj et navn, en branche eller et sted til spørgsmålet.",
 		causes: map[registry.Cause]string{
 			"":                        "Peppol-netværket gav ikke noget brugbart svar",
 			registry.CauseTimeout:     "Peppol-netværket svarede ikke i tide",

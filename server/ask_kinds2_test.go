@@ -1,6 +1,7 @@
 package server
 
 import (
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -212,4 +213,46 @@ func firstLine(s string) string {
 		return s[:i] + " …"
 	}
 	return s
+}
+
+// TestAskKinds2Show prints the answers to ASK_QS (one question a line); a tool for
+// development, skipped without it.
+func TestAskKinds2Show(t *testing.T) {
+	qs := os.Getenv("ASK_QS")
+	if qs == "" {
+		t.Skip("ASK_QS not set")
+	}
+	base, _ := startEval29(t)
+	for _, q := range strings.Split(qs, "\n") {
+		a, err := eval29Ask(t.Context(), base, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("%s\n%s [%s, %d results]", q, a.Answer, a.Intent, len(a.Results))
+	}
+}
+
+// TestAskKinds2Answers checks what the answers of these kinds say besides their facts:
+// whether the certificate's issuer is a Peppol CA, and how to see more of a country's
+// participants than a list shows.
+func TestAskKinds2Answers(t *testing.T) {
+	base, _ := startEval29(t)
+	for _, c := range []struct{ q, want, not string }{
+		{"Is the AP certificate of 0088:5400000000041 from a Peppol CA?", "not an OpenPeppol CA", ""},
+		{"Who issued the access point certificate of Kelly Services DAC?", "is an OpenPeppol CA", "not an OpenPeppol CA"},
+		{"Wer hat das Zertifikat von 0088:5400000000041 ausgestellt?", "keine OpenPeppol-CA", ""},
+		{"Qui a émis le certificat de Hölzl Handel Graz GmbH ?", "une AC OpenPeppol", "pas une AC OpenPeppol"},
+		{"Kto wystawił certyfikat dla 0088:5400000000041?", "nie jest urzędem certyfikacji OpenPeppol", ""},
+		{"List the participants in Ireland", "add a name, a trade or a town", ""},
+		{"Elenca le aziende spagnole su Peppol", "aggiunga alla domanda", ""},
+		{"Näytä suomalaiset yritykset", "lisää kysymykseen", ""},
+	} {
+		a, err := eval29Ask(t.Context(), base, c.q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(a.Answer, c.want) || c.not != "" && strings.Contains(a.Answer, c.not) {
+			t.Errorf("%q: want %q (not %q) in the answer:\n%s", c.q, c.want, c.not, a.Answer)
+		}
+	}
 }
