@@ -228,18 +228,18 @@ func (r *run) stats(ctx context.Context, c Call) error {
 		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("network_statistics returned no statistics")}
 	}
 	date := r.t.date(st.DataAsOf)
-	kind := docCategories[r.plan.Document]
+	kind := docCategory(r.plan.Document)
 	if kind == "" {
 		r.a.Answer = fmt.Sprintf(k.stats, r.t.number(st.Participants), date)
 		return nil
 	}
 	for _, kc := range st.DocumentKinds {
 		if kc.Kind == kind {
-			r.a.Answer = fmt.Sprintf(k.statsKind, r.t.number(kc.Count), r.t.docs[r.plan.Document], date)
+			r.a.Answer = fmt.Sprintf(k.statsKind, r.t.number(kc.Count), docName(r.t, r.plan.Document), date)
 			return nil
 		}
 	}
-	r.a.Answer = fmt.Sprintf(k.statsKindNone, r.t.docs[r.plan.Document], date)
+	r.a.Answer = fmt.Sprintf(k.statsKindNone, docName(r.t, r.plan.Document), date)
 	return nil
 }
 
@@ -263,7 +263,7 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		r.a.Answer = fmt.Sprintf(t.countNoData, plan.Country)
 		return nil
 	}
-	kind := docCategories[plan.Document]
+	kind := docCategory(plan.Document)
 	if kind == "" {
 		var b strings.Builder
 		fmt.Fprintf(&b, k.listCountry, t.number(len(hits)), plan.Country, t.number(sr.TotalCount))
@@ -315,9 +315,9 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		}
 	}
 	if len(lines) == 0 {
-		fmt.Fprintf(&b, k.listKindNone, t.number(len(hits)), t.docs[plan.Document], plan.Country)
+		fmt.Fprintf(&b, k.listKindNone, t.number(len(hits)), docName(t, plan.Document), plan.Country)
 	} else {
-		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(len(hits)), t.docs[plan.Document], plan.Country)
+		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(len(hits)), docName(t, plan.Document), plan.Country)
 		for _, l := range lines {
 			b.WriteString("\n- " + l)
 		}
@@ -433,11 +433,11 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 			k, date := phrasesOf(r.t), r.t.date(st.DataAsOf)
 			r.a.Calls = []Call{c}
 			r.a.Answer = fmt.Sprintf(k.statsCountry, r.t.number(cc.Count), r.plan.Country, date)
-			if kind := docCategories[r.plan.Document]; kind != "" {
+			if kind := docCategory(r.plan.Document); kind != "" {
 				// The statistics count kinds over the whole network, not per country.
 				for _, kc := range st.DocumentKinds {
 					if kc.Kind == kind {
-						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, r.t.number(kc.Count), r.t.docs[r.plan.Document])
+						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, r.t.number(kc.Count), docName(r.t, r.plan.Document))
 					}
 				}
 			}

@@ -78,12 +78,20 @@ type kindWords struct {
 
 // kindSignals are what the phrases of kindWords said in one question.
 type kindSignals struct {
-	aspect                      string
+	aspect string
+	// doc is a document kind of kindDocs ("despatch advice"), counted and listed.
+	doc                         string
 	when, joined, compare, noun bool
 }
 
 // note records the aspect or marker of a phrase stripped from the question.
 func (k *kindSignals) note(e lexEntry) {
+	if doc, ok := strings.CutPrefix(e.aspect, aspectDoc); ok {
+		if k.doc == "" {
+			k.doc = doc
+		}
+		return
+	}
 	switch e.aspect {
 	case "":
 	case aspectWhen:
@@ -122,6 +130,9 @@ func kindGroups() []lexGroup {
 		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: w.total})
 	}
 	out = append(out, lexGroup{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagPossessive, intent: IntentCertificate, aspect: AspectIssuer, phrases: kindIssuer2})
+	for _, d := range kindDocs {
+		out = append(out, lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, aspect: aspectDoc + d.doc, phrases: d.phrases})
+	}
 	return append(out, kindGroups2...)
 }
 
@@ -204,6 +215,9 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 	if sg.receive {
 		doc = sg.doc
 	}
+	if doc == DocAny && sg.kinds.doc != "" {
+		doc = sg.kinds.doc // "how many can receive despatch advice"
+	}
 	switch {
 	case sg.count && sg.country == "" && !s.hasYear():
 		return Plan{Intent: IntentCount, Language: s.lang, Document: doc,
@@ -232,6 +246,12 @@ func (s *ruleScan) finishKinds(p *Plan, lo, hi int, kind ruleKind) {
 	aspect := k.aspect
 	if aspect == "" && k.when && (s.sig.presence || k.joined) {
 		aspect = AspectRegistered // "when was X registered", "since when is X on Peppol"
+	}
+	if p.Document == DocAny && k.doc != "" && (p.Intent == IntentCanReceive || p.Intent == IntentAccessPoint) {
+		p.Document = k.doc // "can X receive despatch advice?"
+		if kind == ruleID && len(p.Calls) == 1 {
+			p.Calls = append(p.Calls, Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": p.Subject}})
+		}
 	}
 	switch {
 	case aspect == AspectIssuer && p.Intent == IntentCertificate,

@@ -256,3 +256,70 @@ func (s *ruleScan) registrationDate(subject string, kind ruleKind) (Plan, bool) 
 	return Plan{Intent: IntentLookup, Subject: subject, Country: sg.country, Language: s.lang, Aspect: AspectRegistered,
 		Calls: []Call{{Tool: ruleToolSearch, Arguments: args}}}, true
 }
+
+// Document kinds of the code list beyond DocInvoice, DocCreditNote and DocOrder that a
+// count or a country's list may name (Plan.Document); a question of another intent
+// naming one asks about any document.
+const (
+	DocDespatchAdvice = "despatch_advice"
+	DocOrderResponse  = "order_response"
+	DocCatalogue      = "catalogue"
+)
+
+// aspectDoc marks the phrases of kindDocs: the document kind follows it.
+const aspectDoc = "doc:"
+
+// kindDocs are the words for the document kinds counted and listed beyond the three
+// every question knows, in the eleven languages, with the code list's category of
+// each.
+var kindDocs = []struct{ doc, category, phrases string }{
+	{DocDespatchAdvice, "Despatch Advice", "despatch advice|despatch advices|dispatch advice|dispatch advices|despatch advice messages|delivery notes|delivery note|shipping notices|advance shipping notices|" +
+		"avis d'expédition|bons de livraison|bon de livraison|avis de livraison|" +
+		"verzendberichten|verzendbericht|pakbonnen|pakbon|leveringsberichten|verzendadviezen|" +
+		"lieferavis|lieferavise|lieferavisen|lieferscheine|lieferschein|versandanzeigen|versandanzeige|versandavis|versandavise|" +
+		"pakksedler|pakkseddel|forsendelsesmeldinger|forsendelsesmelding|leveringsmeldinger|" +
+		"följesedlar|följesedel|leveransaviseringar|leveransavisering|leveransbesked|" +
+		"avisos de expedición|aviso de expedición|avisos de envío|aviso de envío|albaranes|albarán|" +
+		"avvisi di spedizione|avviso di spedizione|documenti di trasporto|bolle di consegna|" +
+		"følgesedler|følgeseddel|forsendelsesadviser|forsendelsesadvis|leveringsadviser|" +
+		"lähetysluettelot|lähetysluetteloita|lähetysluettelo|lähetysilmoitukset|lähetysilmoituksia|lähetysilmoitus|toimitusilmoituksia|" +
+		"awizo wysyłki|awiza wysyłki|awizo dostawy|awiza dostawy|awiza"},
+	{DocOrderResponse, "Order Response", "order responses|order response|order confirmations|order confirmation|" +
+		"réponses aux commandes|réponse à la commande|confirmations de commande|" +
+		"orderbevestigingen|orderbevestiging|auftragsbestätigungen|auftragsbestätigung|bestellbestätigungen|bestellantworten|" +
+		"ordrebekreftelser|ordrebekreftelse|ordresvar|orderbekräftelser|orderbekräftelse|ordersvar|" +
+		"respuestas a pedidos|respuesta a pedido|respuestas de pedido|confirmaciones de pedido|" +
+		"risposte agli ordini|risposta all'ordine|conferme d'ordine|conferme di ordine|" +
+		"ordrebekræftelser|ordrebekræftelse|tilausvahvistukset|tilausvahvistuksia|tilausvahvistus|tilausvastaukset|" +
+		"potwierdzenia zamówień|potwierdzenie zamówienia|odpowiedzi na zamówienia"},
+	{DocCatalogue, "Catalogue", "catalogues|catalogs|catalogi|kataloge|kataloger|catálogos|cataloghi|tuoteluettelot|tuoteluetteloita|katalogit|katalogeja|katalogi"},
+}
+
+// docCategory returns the code list's category of document kind doc, "" for DocAny.
+func docCategory(doc string) string {
+	if c, ok := docCategories[doc]; ok {
+		return c
+	}
+	for _, d := range kindDocs {
+		if d.doc == doc {
+			return d.category
+		}
+	}
+	return ""
+}
+
+// docName names document kind doc in t's words: its docs, else its name of the code
+// list's category (kinds), in lower case as in a sentence.
+func docName(t *tongue, doc string) string {
+	if s, ok := t.docs[doc]; ok {
+		return s
+	}
+	c := docCategory(doc)
+	if s, ok := t.kinds[c]; ok {
+		if t.code == LangGerman {
+			return s // German nouns are capitalised
+		}
+		return strings.ToLower(s)
+	}
+	return strings.ToLower(c)
+}

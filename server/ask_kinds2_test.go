@@ -171,6 +171,19 @@ var kinds2More = []eval29Case{
 	{Lang: "en", Kind: "not-cannot", Query: "Can Hölzl Handel Graz GmbH receive invoices? We need it for the mandatory rollout.", Expect: eval29Expect{Participant: []string{"9914:atu96936370"}}},
 	{Lang: "no", Kind: "not-cannot", Query: "Kan Mølgaard Rådgivning ApS motta fakturaer? Det er obligatorisk fra neste år.", Expect: eval29Expect{Participant: []string{"0184:13585628"}}},
 	{Lang: "es", Kind: "not-cannot", Query: "Es obligatorio desde 2026: ¿puede García & Martínez S.L. recibir facturas?", Expect: eval29Expect{Participant: []string{"9920:esb12926424"}}},
+	{Lang: "en", Kind: "count", Query: "How many participants can receive despatch advice?", Expect: eval29Expect{CountFrom: "stats", Document: "Despatch Advice"}},
+	{Lang: "de", Kind: "count", Query: "Wie viele Teilnehmer können Lieferavise empfangen?", Expect: eval29Expect{CountFrom: "stats", Document: "Despatch Advice"}},
+	{Lang: "fr", Kind: "count", Query: "Combien d'entreprises acceptent les avis d'expédition ?", Expect: eval29Expect{CountFrom: "stats", Document: "Despatch Advice"}},
+	{Lang: "nl", Kind: "count", Query: "Hoeveel deelnemers kunnen verzendberichten ontvangen?", Expect: eval29Expect{CountFrom: "stats", Document: "Despatch Advice"}},
+	{Lang: "sv", Kind: "count", Query: "Hur många företag kan ta emot orderbekräftelser?", Expect: eval29Expect{CountFrom: "stats", Document: "Order Response"}},
+	{Lang: "it", Kind: "count", Query: "Quanti partecipanti possono ricevere cataloghi?", Expect: eval29Expect{CountFrom: "stats", Document: "Catalogue"}},
+	{Lang: "es", Kind: "count", Query: "¿Cuántas empresas aceptan respuestas a pedidos?", Expect: eval29Expect{CountFrom: "stats", Document: "Order Response"}},
+	{Lang: "pl", Kind: "count", Query: "Ile firm może odbierać awiza wysyłki?", Expect: eval29Expect{CountFrom: "stats", Document: "Despatch Advice"}},
+	{Lang: "fi", Kind: "count", Query: "Kuinka moni voi vastaanottaa lähetysilmoituksia?", Expect: eval29Expect{CountFrom: "stats", Document: "Despatch Advice"}},
+	{Lang: "en", Kind: "list", Query: "Which companies in Belgium can receive despatch advice?", Expect: eval29Expect{ListCountry: "BE", ListDocument: "Despatch Advice"}},
+	{Lang: "en", Kind: "can-receive", Query: "Can Kelly Services DAC receive despatch advice?", Expect: eval29Expect{Participant: []string{"9935:ie6889579c"}, Verdict: "no_doc", Document: "Despatch Advice"}},
+	{Lang: "da", Kind: "can-receive", Query: "Kan 0208:1146547522 modtage ordrebekræftelser?", Expect: eval29Expect{Participant: []string{"0208:1146547522"}, Verdict: "receives", Document: "Order Response"}},
+	{Lang: "da", Kind: "list", Query: "Hvilke virksomheder i Belgien kan modtage ordrebekræftelser?", Expect: eval29Expect{ListCountry: "BE", ListDocument: "Order Response"}},
 }
 
 // TestAskKinds2 asks kinds2Cases through POST /ask and fails on every wrong answer, or
