@@ -152,10 +152,11 @@ func buildOutOfScope() map[string]bool {
 }
 
 // listsCountry reports whether the question asks for a list of companies (a search
-// word and a company noun: "show all Belgian companies"), so that a country
+// word or "which", and a company noun: "show all Belgian companies", "welche dänischen
+// Firmen"), so that a country
 // adjective left alone is the country listed, not a name.
 func (s *ruleScan) listsCountry() bool {
-	return s.sig.search && s.sig.kinds.noun && !s.sig.named
+	return (s.sig.search || s.sig.which) && s.sig.kinds.noun && !s.sig.named
 }
 
 // outOfScope reports whether the question asks for what peppolgate cannot know: a

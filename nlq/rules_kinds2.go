@@ -34,6 +34,7 @@ var kindGroups2 = []lexGroup{
 		"número total de|el número total de|número de|el número de|numero totale di|il numero totale di|numero di|il numero di|" +
 		"kokonaismäärä|yhteensä kuinka monta|łączna liczba|ogólna liczba|liczba wszystkich"},
 	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: "totalt|i alt|insgesamt|in totaal|au total|en tout|en total|in totale|yhteensä|" +
+		"worldwide|in the world|globally|weltweit|dans le monde|wereldwijd|i verden|i världen|en el mundo|nel mondo|maailmanlaajuisesti|na świecie|" +
 		"i hele nettverket|i hela nätverket|i hele netværket|im gesamten netzwerk|im ganzen netz|dans tout le réseau|in het hele netwerk|" +
 		"en toda la red|in tutta la rete|koko verkossa|w całej sieci|there|are there|is there|exist|exists|registered in total"},
 	// A list.
@@ -71,15 +72,26 @@ const kindOutOfScope2 = "revenues|profit|profits|earnings|weather|temperature|ac
 	"costa|costano|prezzo|obbligatoria|scadenza|meteo|fatturato|telefono|" +
 	"koster|pris|gebyr|obligatorisk|vejret|omsætning|omsætningen|telefonnummer|kontonummer|" +
 	"maksaa|hinta|hinnat|maksu|maksut|kuukausimaksu|pakollinen|määräaika|säätiedote|liikevaihto|puhelinnumero|tilinumero|" +
-	"kosztuje|koszt|cena|opłata|obowiązkowy|pogoda|obroty|telefonu|numer konta"
+	"kosztuje|koszt|cena|opłata|obowiązkowy|pogoda|obroty|telefonu|numer konta|" +
+	"pakolliseksi|pakollista|pakollisia|toimitusjohtaja|geschäftsführer|geschäftsführerin|prezes|prezesa|vd:n"
 
-// kindOutOfScopePhrases are what peppolgate cannot know said in several words, each
-// word as the tokenizer folds it ("chiffre d' affaires").
-var kindOutOfScopePhrases = [][]string{
-	{"chiffre", "d'", "affaires"}, {"numero", "di", "telefono"}, {"numero", "de", "telefono"},
-	{"numer", "telefonu"}, {"fecha", "limite"}, {"date", "limite"}, {"account", "number"},
-	{"bank", "details"}, {"numero", "de", "compte"}, {"coordonnees", "bancaires"},
-}
+// kindOutOfScopePhrases are what peppolgate cannot know said in several words
+// ("chiffre d'affaires", "daglig leder"), each as the tokenizer reads it.
+var kindOutOfScopePhrases = func() [][]string {
+	var out [][]string
+	for _, p := range strings.Split("chiffre d'affaires|numéro de téléphone|numero di telefono|número de teléfono|numer telefonu|"+
+		"fecha límite|date limite|account number|bank details|bank account|numéro de compte|coordonnées bancaires|"+
+		"daglig leder|administrerende direktør|verkställande direktör|managing director|directeur général|director general|"+
+		"amministratore delegato|bankverbindung|bankgegevens|bankoplysninger|bankuppgifter|dati bancari|datos bancarios|dane bankowe", "|") {
+		var buf [8]ruleToken
+		var keys []string
+		for _, t := range ruleTokenize(p, buf[:0]) {
+			keys = append(keys, t.key)
+		}
+		out = append(out, keys)
+	}
+	return out
+}()
 
 // kindOutOfScopeAfter are words of what peppolgate cannot know that are other words
 // after an auxiliary: Norwegian "været" is the weather, Danish and Norwegian "har
@@ -190,6 +202,10 @@ func answersClause(p Plan) bool {
 		return len(p.Calls) > 0
 	case IntentCount:
 		return len(p.Calls) > 0 && p.Subject == ""
+	case IntentLookup:
+		if p.Aspect != "" {
+			return len(p.Calls) > 0 // "when was X registered?"
+		}
 	}
 	return len(p.Calls) > 0 && p.Calls[0].Tool == ruleToolLookup
 }
