@@ -280,6 +280,72 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		r.a.Answer = b.String()
 		return nil
 	}
+	// Few participants may receive a rarer kind (despatch advice): the next pages of
+	// the country are checked too, up to listPages, until listWant receive it.
+	var lines, failed []string
+	checked := 0
+	for page := 1; ; page++ {
+		if err := r.checkKind(ctx, hits, kind, &lines, &failed); err != nil {
+			return err
+		}
+		checked += len(hits)
+		if len(lines) >= listWant || page >= listPages || sr.TotalCount <= page*registry.MaxSearchResults {
+			break
+		}
+		next := Call{Tool: ruleToolSearch, Arguments: map[string]any{"country": plan.Country, "page": page + 1}}
+		r.a.Calls = append(r.a.Calls, next)
+		res, err := r.e.call(ctx, next)
+		if err != nil {
+			r.e.log.LogAttrs(ctx, slog.LevelWarn, "the next page of a country's list failed", slog.String("error", err.Error()))
+			break // the pages checked are answered
+		}
+		more, _ := res.Value.(*registry.SearchResult)
+		if more == nil {
+			break
+		}
+		hits = nil
+		for _, h := range more.Results {
+			if strings.EqualFold(h.CountryCode, plan.Country) {
+				hits = append(hits, h)
+			}
+		}
+	}
+	var b strings.Builder
+	if len(lines) == 0 {
+		fmt.Fprintf(&b, k.listKindNone, t.number(checked), docName(t, plan.Document), plan.Country)
+	} else {
+		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(checked), docName(t, plan.Document), plan.Country)
+		for _, l := range lines {
+			b.WriteString("\n- " + l)
+		}
+	}
+	if outside > 0 {
+		b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
+	}
+	if sr.TotalCount > checked {
+		b.WriteString("\n" + k.listMore)
+	}
+	if len(failed) > 0 {
+		b.WriteString("\n" + partialText(t, listNames(t, failed), r.a.Failed))
+	}
+	r.a.Answer = b.String()
+	return nil
+}
+
+// listWant and listPages bound the pages of a country checked for a document kind:
+// more are checked until listWant participants receive it, at most listPages pages.
+const (
+	listWant  = 3
+	listPages = 3
+)
+
+// checkKind checks hits for document kind (check_participants) and adds those that
+// receive it to the answer's items and to lines, those that could not be checked to
+// failed and the answer's failed calls.
+func (r *run) checkKind(ctx context.Context, hits []registry.SearchHit, kind string, lines, failed *[]string) error {
+	if len(hits) == 0 {
+		return nil
+	}
 	rows := make([]any, len(hits))
 	for i, h := range hits {
 		rows[i] = map[string]any{"input": h.ParticipantID}
@@ -294,9 +360,6 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 	if cr == nil {
 		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("check_participants returned no check result")}
 	}
-	var b strings.Builder
-	var lines []string
-	var failed []string
 	for i, row := range cr.Results {
 		if i >= len(hits) {
 			break
@@ -304,34 +367,16 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		switch row.Status {
 		case bulk.Receives:
 			r.add(r.e.hitItem(hits[i]), nil)
-			lines = append(lines, label(hits[i].Name, hits[i].ParticipantID, hits[i].CountryCode))
+			*lines = append(*lines, label(hits[i].Name, hits[i].ParticipantID, hits[i].CountryCode))
 		case bulk.Failed:
 			f := FailedCall{Call: Call{Tool: ruleToolCheck, Arguments: map[string]any{"rows": []any{map[string]any{"input": hits[i].ParticipantID}}, "documents": []any{kind}}}}
 			if row.Error != nil {
 				f.Code, f.Message = registry.Code(row.Error.Code), row.Error.Message
 			}
 			r.a.Failed = append(r.a.Failed, f)
-			failed = append(failed, hits[i].ParticipantID)
+			*failed = append(*failed, hits[i].ParticipantID)
 		}
 	}
-	if len(lines) == 0 {
-		fmt.Fprintf(&b, k.listKindNone, t.number(len(hits)), docName(t, plan.Document), plan.Country)
-	} else {
-		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(len(hits)), docName(t, plan.Document), plan.Country)
-		for _, l := range lines {
-			b.WriteString("\n- " + l)
-		}
-	}
-	if outside > 0 {
-		b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
-	}
-	if sr.TotalCount > len(hits) {
-		b.WriteString("\n" + k.listMore)
-	}
-	if len(failed) > 0 {
-		b.WriteString("\n" + partialText(t, listNames(t, failed), r.a.Failed))
-	}
-	r.a.Answer = b.String()
 	return nil
 }
 

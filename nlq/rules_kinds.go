@@ -156,7 +156,7 @@ func buildOutOfScope() map[string]bool {
 // Firmen"), so that a country
 // adjective left alone is the country listed, not a name.
 func (s *ruleScan) listsCountry() bool {
-	return (s.sig.search || s.sig.which) && s.sig.kinds.noun && !s.sig.named
+	return (s.sig.search || s.sig.which || s.sig.receive) && s.sig.kinds.noun && !s.sig.named
 }
 
 // outOfScope reports whether the question asks for what peppolgate cannot know: a
@@ -233,7 +233,9 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 		// plans a country's count.
 		return Plan{Intent: IntentCount, Country: sg.country, Language: s.lang,
 			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
-	case !sg.count && sg.country != "" && (sg.search || sg.which && sg.kinds.noun):
+	case !sg.count && sg.country != "" && (sg.search || sg.kinds.noun):
+		// "list …", "which companies …", and a company noun with a country alone
+		// ("Peppol participants in Singapore").
 		return Plan{Intent: IntentSearch, Country: sg.country, Language: s.lang, Document: doc,
 			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
 	}

@@ -34,7 +34,7 @@ var kindGroups2 = []lexGroup{
 		"número total de|el número total de|número de|el número de|numero totale di|il numero totale di|numero di|il numero di|" +
 		"kokonaismäärä|yhteensä kuinka monta|łączna liczba|ogólna liczba|liczba wszystkich"},
 	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: "totalt|i alt|insgesamt|in totaal|au total|en tout|en total|in totale|yhteensä|" +
-		"worldwide|in the world|globally|weltweit|dans le monde|wereldwijd|i verden|i världen|en el mundo|nel mondo|maailmanlaajuisesti|na świecie|" +
+		"aller|sämtliche|sämtlicher|alle unsere|all of the|every|each|worldwide|in the world|globally|weltweit|dans le monde|wereldwijd|i verden|i världen|en el mundo|nel mondo|maailmanlaajuisesti|na świecie|" +
 		"i hele nettverket|i hela nätverket|i hele netværket|im gesamten netzwerk|im ganzen netz|dans tout le réseau|in het hele netwerk|" +
 		"en toda la red|in tutta la rete|koko verkossa|w całej sieci|there|are there|is there|exist|exists|registered in total"},
 	// A list.

@@ -243,6 +243,10 @@ var kinds2Third = []eval29Case{
 	{Lang: "da", Kind: "cannot", Query: "Hvornår bliver e-fakturering lovpligtig i Danmark?", Expect: eval29Expect{Cannot: true}},
 	{Lang: "no", Kind: "cannot", Query: "Hvem er daglig leder i Vestland AS?", Expect: eval29Expect{Cannot: true}},
 	{Lang: "pl", Kind: "cannot", Query: "Ile kosztuje wysłanie faktury przez Peppol?", Expect: eval29Expect{Cannot: true}},
+	{Lang: "en", Kind: "list", Query: "Which companies in Finland can receive despatch advice?", Expect: eval29Expect{ListCountry: "FI", ListDocument: "Despatch Advice"}},
+	{Lang: "en", Kind: "list", Query: "Can Belgian companies receive invoices?", Expect: eval29Expect{ListCountry: "BE", ListDocument: "Invoice"}},
+	{Lang: "en", Kind: "list", Query: "Peppol participants in Singapore", Expect: eval29Expect{ListCountry: "SG"}},
+	{Lang: "de", Kind: "list", Query: "Liste aller Teilnehmer in Deutschland", Expect: eval29Expect{ListCountry: "DE"}},
 	{Lang: "en", Kind: "not-cannot", Query: "Is there a fee? Anyway, how many participants are in Ireland?", Expect: eval29Expect{CountFrom: "stats", Country: "IE"}},
 	{Lang: "fr", Kind: "not-cannot", Query: "Kelly Services DAC peut-elle recevoir des factures ? C'est obligatoire pour nous.", Expect: eval29Expect{Participant: []string{"9935:ie6889579c"}}},
 }
