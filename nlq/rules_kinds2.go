@@ -26,6 +26,19 @@ var kindGroups2 = []lexGroup{
 		"estado en|estado registrado|estado registrada|dado de alta|dada de alta|stato su|stata su|stato registrato|stata registrata|iscritto|iscritta|" +
 		"været|vært|varit|geweest|gewesen|været på|været i|været med i|været med|været registreret|tilmeldt|tilsluttet|ollut peppolissa|ollut mukana|ollut|rekisteröity|rekisteröitynyt|" +
 		"był w|była w|było w|jest w peppol|obecny w|obecna w|zarejestrowano|zarejestrowana|zarejestrowany|zarejestrowała|zarejestrował|zarejestrowane"},
+	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, aspect: aspectJoined, phrases: "when registered|registered when|register|registers|register on|register with|signed up|sign up|signed up to|sign up to|" +
+		"eingetragen|eingetragen worden|angemeldet|registriert worden|funnits|funnits på|funnits med|ingeschreven|aangemeld|aangemeld op|" +
+		"in the directory|in the peppol directory|im verzeichnis|im peppol-verzeichnis|dans l'annuaire|in de directory|i katalogen|en el directorio|nella directory|hakemistossa|w katalogu"},
+	// "… – when?", "… registered when?": when asked at the end.
+	{role: lexFiller, side: lexRight, flags: flagNoTypo | flagLowerRight, aspect: aspectWhen, phrases: "when|since when|when registered|registered when|wann|seit wann|quand|depuis quand|" +
+		"wanneer|sinds wanneer|når|siden når|när|sedan när|cuándo|desde cuándo|quando|da quando|hvornår|siden hvornår|milloin|mistä lähtien|kiedy|od kiedy"},
+	{role: lexFiller, side: lexLeft, flags: flagNoTypo, phrases: "hat sich|haben sich|sich|hat|ist"},
+	// A certificate in more of its forms ("des Zertifikats von"), and where it comes
+	// from.
+	{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagPossessive, intent: IntentCertificate, phrases: "des zertifikats|des zertifikats von|zertifikats|zertifikats von|" +
+		"das zertifikat von|zertifikat von|des zertifikates von|certificate of|the certificate of|certificat de|le certificat de|certificaat van|het certificaat van"},
+	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: "come from|comes from|come|stammt|stammt von|vient|provient|komt|komt van|kommer fra|kommer från|" +
+		"viene|proviene|tulee|pochodzi"},
 	// A count.
 	{role: lexIntent, side: lexLeft, intent: IntentCount, phrases: "total number of|the total number of|total count of|total count|number of all|count all|" +
 		"nombre total de|nombre total d'|le nombre total de|le nombre total d'|" +
@@ -58,7 +71,9 @@ const kindIssuer2 = "who issued|which ca issued|which certificate authority|what
 	"rilasciato|rilasciato da|ha rilasciato|chi ha rilasciato|rilasciata|emesso da|emittente|" +
 	"udstedt|udstedte|udstedt af|hvem udstedte|hvem har udstedt|udsteder|" +
 	"myönsi|myöntänyt|myöntäjä|myöntäjän|kuka myönsi|kuka on myöntänyt|myöntämä|varmentaja|" +
-	"wystawił|wystawiony|wystawiony przez|wystawca|kto wystawił|wydał|kto wydał|wydany przez|urząd certyfikacji"
+	"wystawił|wystawiony|wystawiony przez|wystawca|kto wystawił|wydał|kto wydał|wydany przez|urząd certyfikacji|przez kogo|przez kogo został wystawiony|został wystawiony|" +
+	"issued by openpeppol|by openpeppol|from openpeppol|openpeppol|signed by openpeppol|von openpeppol|par openpeppol|door openpeppol|" +
+	"von welcher ca|welcher ca|von welcher zertifizierungsstelle|aussteller des|der aussteller|der aussteller des"
 
 // kindOutOfScope2 are more words of what peppolgate cannot know, in the eleven
 // languages, read as kindWords.outOfScope is (one word each, folded).
