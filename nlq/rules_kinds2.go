@@ -88,7 +88,13 @@ const kindOutOfScope2 = "revenues|profit|profits|earnings|weather|temperature|ac
 	"koster|pris|gebyr|obligatorisk|vejret|omsætning|omsætningen|telefonnummer|kontonummer|" +
 	"maksaa|hinta|hinnat|maksu|maksut|kuukausimaksu|pakollinen|määräaika|säätiedote|liikevaihto|puhelinnumero|tilinumero|" +
 	"kosztuje|koszt|cena|opłata|obowiązkowy|pogoda|obroty|telefonu|numer konta|" +
-	"pakolliseksi|pakollista|pakollisia|toimitusjohtaja|geschäftsführer|geschäftsführerin|prezes|prezesa|vd:n"
+	"pakolliseksi|pakollista|pakollisia|toimitusjohtaja|geschäftsführer|geschäftsführerin|prezes|prezesa|vd:n|" +
+	"email|e-mail|emails|courriel|e-mailadres|mailadres|e-mail-adresse|e-mailadresse|e-mailadressen|e-postadresse|e-postadressen|e-postadress|e-postadressen|" +
+	"sähköposti|sähköpostiosoite|sähköpostiosoitteen|contactpersoon|kontaktperson|kontaktpersonen|ansprechpartner|ansprechpartnerin|yhteyshenkilö|gérant|gérante|gerente|" +
+	"owns|propriétaire|eigenaar|eigentümer|ägare|ägaren|dueño|propietario|proprietario|ejer|omistaja|właściciel|" +
+	"mehrwertsteuersatz|steuersatz|momssats|btw-tarief|alv-kanta|creditworthy|creditworthiness|solvency|solvabilité|kredietwaardigheid|bonität|" +
+	"kredittverdighet|kreditvärdighet|solvencia|solvibilità|kreditværdighed|luottokelpoisuus|horaires|openingstijden|öffnungszeiten|åpningstider|" +
+	"öppettider|orari|åbningstider|aukioloajat"
 
 // kindOutOfScopePhrases are what peppolgate cannot know said in several words
 // ("chiffre d'affaires", "daglig leder"), each as the tokenizer reads it.
@@ -97,7 +103,10 @@ var kindOutOfScopePhrases = func() [][]string {
 	for _, p := range strings.Split("chiffre d'affaires|numéro de téléphone|numero di telefono|número de teléfono|numer telefonu|"+
 		"fecha límite|date limite|account number|bank details|bank account|numéro de compte|coordonnées bancaires|"+
 		"daglig leder|administrerende direktør|verkställande direktör|managing director|directeur général|director general|"+
-		"amministratore delegato|bankverbindung|bankgegevens|bankoplysninger|bankuppgifter|dati bancari|datos bancarios|dane bankowe", "|") {
+		"amministratore delegato|bankverbindung|bankgegevens|bankoplysninger|bankuppgifter|dati bancari|datos bancarios|dane bankowe|"+
+		"email address|adresse e-mail|adresse mail|correo electrónico|indirizzo email|indirizzo e-mail|adres e-mail|adres email|contact person|persona de contacto|"+
+		"persona di contatto|osoba kontaktowa|vat rate|tax rate|taux de tva|tipo de iva|aliquota iva|stawka vat|credit rating|opening hours|heures d'ouverture|"+
+		"godziny otwarcia|how much is|how much are|how much does|how much for|how much would|zdolność kredytowa", "|") {
 		var buf [8]ruleToken
 		var keys []string
 		for _, t := range ruleTokenize(p, buf[:0]) {
@@ -115,6 +124,16 @@ var kindOutOfScopeAfter = map[string][]string{
 	"vaeret": {"har", "have", "hadde", "havde", "er", "ikke"},
 }
 
+// kindOutOfScopeSuffixes end German compounds of what peppolgate cannot know
+// ("E-Rechnungspflicht", "Jahresgebühr"), folded.
+var kindOutOfScopeSuffixes = func() []string {
+	var out []string
+	for _, w := range strings.Split("pflicht|gebühr|gebühren|kosten|preis|preise|frist|fristen|umsatz", "|") {
+		out = append(out, ruleFold(w))
+	}
+	return out
+}()
+
 // outOfScopeWord reports whether token i is a word of what peppolgate cannot know in
 // this question.
 func (s *ruleScan) outOfScopeWord(i int) bool {
@@ -123,6 +142,14 @@ func (s *ruleScan) outOfScopeWord(i int) bool {
 	if !hit {
 		if head, _, ok := strings.Cut(t.key, "-"); ok {
 			hit = kindOutOfScope[head] // "IBAN-nummer"
+		}
+	}
+	if !hit && len(t.key) > 9 {
+		for _, suf := range kindOutOfScopeSuffixes {
+			if strings.HasSuffix(t.key, suf) {
+				hit = true // "E-Rechnungspflicht", "Jahresgebühr"
+				break
+			}
 		}
 	}
 	if !hit {
