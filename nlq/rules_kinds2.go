@@ -41,6 +41,7 @@ var kindGroups2 = []lexGroup{
 		"viene|proviene|tulee|pochodzi"},
 	// A count.
 	{role: lexIntent, side: lexLeft, intent: IntentCount, phrases: "total number of|the total number of|total count of|total count|number of all|count all|" +
+		"total participants|total companies|total businesses|total endpoints|total receivers|participant count|total de participants|totaal deelnemers|teilnehmer insgesamt|" +
 		"nombre total de|nombre total d'|le nombre total de|le nombre total d'|" +
 		"totaal aantal|het totale aantal|totaal|gesamtzahl der|gesamtzahl an|gesamtzahl|gesamtanzahl|" +
 		"totalt antall|det totale antallet|samlet antall|totala antalet|totalt antal|samlede antal|det samlede antal|" +
