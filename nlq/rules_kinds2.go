@@ -98,9 +98,10 @@ const kindOutOfScope2 = "revenues|profit|profits|earnings|weather|temperature|ac
 	"öppettider|orari|åbningstider|aukioloajat"
 
 // kindOutOfScopePhrases are what peppolgate cannot know said in several words
-// ("chiffre d'affaires", "daglig leder"), each as the tokenizer reads it.
-var kindOutOfScopePhrases = func() [][]string {
-	var out [][]string
+// ("chiffre d'affaires", "daglig leder"), each as the tokenizer reads it, by its first
+// word.
+var kindOutOfScopePhrases = func() map[string][][]string {
+	out := map[string][][]string{}
 	for _, p := range strings.Split("chiffre d'affaires|numéro de téléphone|numero di telefono|número de teléfono|numer telefonu|"+
 		"fecha límite|date limite|account number|bank details|bank account|numéro de compte|coordonnées bancaires|"+
 		"daglig leder|administrerende direktør|verkställande direktör|managing director|directeur général|director general|"+
@@ -113,7 +114,7 @@ var kindOutOfScopePhrases = func() [][]string {
 		for _, t := range ruleTokenize(p, buf[:0]) {
 			keys = append(keys, t.key)
 		}
-		out = append(out, keys)
+		out[keys[0]] = append(out[keys[0]], keys)
 	}
 	return out
 }()
@@ -169,7 +170,7 @@ func (s *ruleScan) outOfScopeWord(i int) bool {
 // outOfScopePhrase reports whether a phrase of kindOutOfScopePhrases starts at token
 // i.
 func (s *ruleScan) outOfScopePhrase(i int) bool {
-	for _, p := range kindOutOfScopePhrases {
+	for _, p := range kindOutOfScopePhrases[s.toks[i].key] {
 		if i+len(p) > len(s.toks) {
 			continue
 		}
