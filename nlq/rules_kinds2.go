@@ -52,7 +52,10 @@ var kindGroups2 = []lexGroup{
 		"i hele nettverket|i hela nätverket|i hele netværket|im gesamten netzwerk|im ganzen netz|dans tout le réseau|in het hele netwerk|" +
 		"en toda la red|in tutta la rete|koko verkossa|w całej sieci|there|are there|is there|exist|exists|registered in total"},
 	// A list.
-	{role: lexIntent, side: lexLeft, intent: IntentSearch, phrases: "who are|who are the|which are|which are the|give me|give me a list of|get me|" +
+	{role: lexIntent, side: lexLeft, intent: IntentSearch, phrases: "name a few|name some|name a couple of|some examples of|a few examples of|examples of|give me some|give me a few|" +
+		"quelques exemples de|donne-moi quelques|noem een paar|enkele voorbeelden van|nenne ein paar|nenne einige|einige beispiele für|nevn noen|nämn några|nævn nogle|" +
+		"nombra algunas|nombra algunos|algunos ejemplos de|nomina alcune|nomina alcuni|alcuni esempi di|mainitse muutama|wymień kilka|podaj kilka|" +
+		"who are|who are the|which are|which are the|give me|give me a list of|get me|" +
 		"give me all|a list of|list of|qui sont|quels sont|quelles sont|donne-moi|donnez-moi|la liste des|" +
 		"wie zijn|welke zijn|geef me|geef mij|geef|lijst van|een lijst van|wer sind|welche sind|gib mir|geben sie mir|eine liste der|liste der|" +
 		"hvem er|hvilke er|gi meg|gi meg en liste over|en liste over|vilka är|ge mig|ge mig en lista över|en lista över|" +

@@ -26,6 +26,8 @@ func TestRuleKinds2Plans(t *testing.T) {
 		{"Peppol participants in Singapore", IntentSearch, "", "SG", "", "", LangEnglish, ruleToolSearch},
 		{"¿Qué empresas de Italia pueden recibir pedidos?", IntentSearch, "", "IT", DocOrder, "", LangSpanish, ruleToolSearch},
 		{"Welche dänischen Firmen können Bestellungen empfangen?", IntentSearch, "", "DK", DocOrder, "", LangGerman, ruleToolSearch},
+		{"Give me some examples of Swedish companies on Peppol", IntentSearch, "", "SE", "", "", LangEnglish, ruleToolSearch},
+		{"Name a few Italian companies on Peppol", IntentSearch, "", "IT", "", "", LangEnglish, ruleToolSearch},
 		{"Liste aller Teilnehmer in Deutschland", IntentSearch, "", "DE", "", "", LangGerman, ruleToolSearch},
 		{"Siden hvornår har Nørgaard ApS været på Peppol?", IntentLookup, "Nørgaard ApS", "", "", AspectRegistered, LangDanish, ruleToolSearch},
 		{"¿Cuándo se registró García & Martínez S.L.?", IntentLookup, "García & Martínez S.L.", "", "", AspectRegistered, LangSpanish, ruleToolSearch},
