@@ -90,8 +90,8 @@ func participantAnswer(t *tongue, plan Plan, p *registry.Participant, svc *regis
 	who := itemLabel(it)
 	info := it.Peppol
 	switch {
-	case info.StaleSML:
-		s := fmt.Sprintf(t.staleSML, who, untrusted.Short(info.SMPHost), t.docs[plan.Document])
+	case info.StaleSML && plan.Aspect != AspectRegistered: // the card's date is known all the same
+		s := fmt.Sprintf(t.staleSML, who, untrusted.Short(info.SMPHost), docName(t, plan.Document))
 		if plan.Intent == IntentCanReceive {
 			s = verdict(t, t.no, s)
 		}
@@ -200,7 +200,7 @@ func subjectOrganisation(dn string) string {
 // documentAccessPointSentence answers which access point receives a named document
 // for the participant, from the endpoints of the document types of that kind.
 func documentAccessPointSentence(t *tongue, plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
-	what := t.docs[plan.Document]
+	what := docName(t, plan.Document)
 	switch {
 	case !info.Registered:
 		return fmt.Sprintf(t.docAPNotReg, who, what)
@@ -224,7 +224,7 @@ func documentAccessPointSentence(t *tongue, plan Plan, who string, p *registry.P
 }
 
 func canReceiveSentence(t *tongue, plan Plan, who string, p *registry.Participant, svc *registry.ServicesResult, info *PeppolInfo) string {
-	what := t.docs[plan.Document]
+	what := docName(t, plan.Document)
 	types := listedTypes(p, svc)
 	switch {
 	case !info.Registered:
@@ -469,7 +469,7 @@ func notFoundAnswer(t *tongue, plan Plan, c Call) string {
 	id, _ := c.Arguments["participantId"].(string)
 	what := t.docs[DocAny]
 	if plan.Intent == IntentCanReceive {
-		what = t.docs[plan.Document]
+		what = docName(t, plan.Document)
 	}
 	return fmt.Sprintf(t.notFound, canonicalID(id), what)
 }

@@ -44,6 +44,12 @@ type kindPhrases struct {
 	several          string // n companies
 	severalCap       string // n answered, n asked
 	outOfScope       string
+	// caPeppol and caNotPeppol follow certIssuer: whether the CA is an OpenPeppol
+	// access point CA of the network.
+	caPeppol, caNotPeppol string
+	// listMore follows a list of a country's participants that shows only some: how
+	// to see others.
+	listMore string
 	// partialCause says what could not be checked and why: what, the cause (causes).
 	partialCause string
 	// causes say why the network failed, by registry.Cause; "" (unclassified) too.
@@ -67,6 +73,7 @@ func phrasesOf(t *tongue) *kindPhrases {
 		{&k.listCountry, en.listCountry}, {&k.listOutside, en.listOutside}, {&k.listKind, en.listKind},
 		{&k.listKindNone, en.listKindNone}, {&k.several, en.several}, {&k.severalCap, en.severalCap},
 		{&k.outOfScope, en.outOfScope}, {&k.partialCause, en.partialCause},
+		{&k.caPeppol, en.caPeppol}, {&k.caNotPeppol, en.caNotPeppol}, {&k.listMore, en.listMore},
 	} {
 		if *f.dst == "" {
 			*f.dst = f.src
@@ -119,10 +126,14 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 		if ca == "" {
 			ca = subjectOrganisation(c.Issuer)
 		}
-		if c.Expired { // as the registry's clock found it, as answer.go's certificate answer
-			return fmt.Sprintf(k.certExpiredBy, who, untrusted.Quote(ca), t.date(c.NotAfter))
+		peppolCA := k.caNotPeppol
+		if c.PeppolCA {
+			peppolCA = k.caPeppol
 		}
-		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), t.date(c.NotAfter))
+		if c.Expired { // as the registry's clock found it, as answer.go's certificate answer
+			return fmt.Sprintf(k.certExpiredBy, who, untrusted.Quote(ca), t.date(c.NotAfter)) + " " + peppolCA
+		}
+		return fmt.Sprintf(k.certIssuer, who, untrusted.Quote(ca), t.date(c.NotAfter)) + " " + peppolCA
 	case AspectTransport:
 		ep := info.Endpoint
 		if ep == nil || ep.TransportProfile == "" {
@@ -148,7 +159,9 @@ func aspectSentence(t *tongue, plan Plan, who string, p *registry.Participant, s
 			date = t.date(d)
 		}
 		s := fmt.Sprintf(k.registeredOn, who, date)
-		if !info.Registered {
+		if info.StaleSML {
+			s += " " + fmt.Sprintf(t.staleSML, who, untrusted.Short(info.SMPHost), t.docs[plan.Document])
+		} else if !info.Registered {
 			s += " " + fmt.Sprintf(t.apNotRegistered, who) // a card, but not in the SML
 		}
 		return s
@@ -215,18 +228,18 @@ func (r *run) stats(ctx context.Context, c Call) error {
 		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("network_statistics returned no statistics")}
 	}
 	date := r.t.date(st.DataAsOf)
-	kind := docCategories[r.plan.Document]
+	kind := docCategory(r.plan.Document)
 	if kind == "" {
 		r.a.Answer = fmt.Sprintf(k.stats, r.t.number(st.Participants), date)
 		return nil
 	}
 	for _, kc := range st.DocumentKinds {
 		if kc.Kind == kind {
-			r.a.Answer = fmt.Sprintf(k.statsKind, r.t.number(kc.Count), r.t.docs[r.plan.Document], date)
+			r.a.Answer = fmt.Sprintf(k.statsKind, r.t.number(kc.Count), docName(r.t, r.plan.Document), date)
 			return nil
 		}
 	}
-	r.a.Answer = fmt.Sprintf(k.statsKindNone, r.t.docs[r.plan.Document], date)
+	r.a.Answer = fmt.Sprintf(k.statsKindNone, docName(r.t, r.plan.Document), date)
 	return nil
 }
 
@@ -250,7 +263,7 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		r.a.Answer = fmt.Sprintf(t.countNoData, plan.Country)
 		return nil
 	}
-	kind := docCategories[plan.Document]
+	kind := docCategory(plan.Document)
 	if kind == "" {
 		var b strings.Builder
 		fmt.Fprintf(&b, k.listCountry, t.number(len(hits)), plan.Country, t.number(sr.TotalCount))
@@ -261,7 +274,76 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		if outside > 0 {
 			b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
 		}
+		if sr.TotalCount > len(hits) {
+			b.WriteString("\n" + k.listMore)
+		}
 		r.a.Answer = b.String()
+		return nil
+	}
+	// Few participants may receive a rarer kind (despatch advice): the next pages of
+	// the country are checked too, up to listPages, until listWant receive it.
+	var lines, failed []string
+	checked := 0
+	for page := 1; ; page++ {
+		if err := r.checkKind(ctx, hits, kind, &lines, &failed); err != nil {
+			return err
+		}
+		checked += len(hits)
+		if len(lines) >= listWant || page >= listPages || sr.TotalCount <= page*registry.MaxSearchResults {
+			break
+		}
+		next := Call{Tool: ruleToolSearch, Arguments: map[string]any{"country": plan.Country, "page": page + 1}}
+		r.a.Calls = append(r.a.Calls, next)
+		res, err := r.e.call(ctx, next)
+		if err != nil {
+			r.e.log.LogAttrs(ctx, slog.LevelWarn, "the next page of a country's list failed", slog.String("error", err.Error()))
+			break // the pages checked are answered
+		}
+		more, _ := res.Value.(*registry.SearchResult)
+		if more == nil {
+			break
+		}
+		hits = nil
+		for _, h := range more.Results {
+			if strings.EqualFold(h.CountryCode, plan.Country) {
+				hits = append(hits, h)
+			}
+		}
+	}
+	var b strings.Builder
+	if len(lines) == 0 {
+		fmt.Fprintf(&b, k.listKindNone, t.number(checked), docName(t, plan.Document), plan.Country)
+	} else {
+		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(checked), docName(t, plan.Document), plan.Country)
+		for _, l := range lines {
+			b.WriteString("\n- " + l)
+		}
+	}
+	if outside > 0 {
+		b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
+	}
+	if sr.TotalCount > checked {
+		b.WriteString("\n" + k.listMore)
+	}
+	if len(failed) > 0 {
+		b.WriteString("\n" + partialText(t, listNames(t, failed), r.a.Failed))
+	}
+	r.a.Answer = b.String()
+	return nil
+}
+
+// listWant and listPages bound the pages of a country checked for a document kind:
+// more are checked until listWant participants receive it, at most listPages pages.
+const (
+	listWant  = 3
+	listPages = 3
+)
+
+// checkKind checks hits for document kind (check_participants) and adds those that
+// receive it to the answer's items and to lines, those that could not be checked to
+// failed and the answer's failed calls.
+func (r *run) checkKind(ctx context.Context, hits []registry.SearchHit, kind string, lines, failed *[]string) error {
+	if len(hits) == 0 {
 		return nil
 	}
 	rows := make([]any, len(hits))
@@ -278,9 +360,6 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 	if cr == nil {
 		return &registry.Error{Code: CodeAskFailed, Message: "the question could not be answered; retry later", Err: errors.New("check_participants returned no check result")}
 	}
-	var b strings.Builder
-	var lines []string
-	var failed []string
 	for i, row := range cr.Results {
 		if i >= len(hits) {
 			break
@@ -288,31 +367,16 @@ func (r *run) listCountry(ctx context.Context, c Call) error {
 		switch row.Status {
 		case bulk.Receives:
 			r.add(r.e.hitItem(hits[i]), nil)
-			lines = append(lines, label(hits[i].Name, hits[i].ParticipantID, hits[i].CountryCode))
+			*lines = append(*lines, label(hits[i].Name, hits[i].ParticipantID, hits[i].CountryCode))
 		case bulk.Failed:
 			f := FailedCall{Call: Call{Tool: ruleToolCheck, Arguments: map[string]any{"rows": []any{map[string]any{"input": hits[i].ParticipantID}}, "documents": []any{kind}}}}
 			if row.Error != nil {
 				f.Code, f.Message = registry.Code(row.Error.Code), row.Error.Message
 			}
 			r.a.Failed = append(r.a.Failed, f)
-			failed = append(failed, hits[i].ParticipantID)
+			*failed = append(*failed, hits[i].ParticipantID)
 		}
 	}
-	if len(lines) == 0 {
-		fmt.Fprintf(&b, k.listKindNone, t.number(len(hits)), t.docs[plan.Document], plan.Country)
-	} else {
-		fmt.Fprintf(&b, k.listKind, t.number(len(lines)), t.number(len(hits)), t.docs[plan.Document], plan.Country)
-		for _, l := range lines {
-			b.WriteString("\n- " + l)
-		}
-	}
-	if outside > 0 {
-		b.WriteString(" " + fmt.Sprintf(k.listOutside, t.number(outside), plan.Country))
-	}
-	if len(failed) > 0 {
-		b.WriteString("\n" + partialText(t, listNames(t, failed), r.a.Failed))
-	}
-	r.a.Answer = b.String()
 	return nil
 }
 
@@ -414,11 +478,11 @@ func (r *run) countryStats(ctx context.Context) (bool, error) {
 			k, date := phrasesOf(r.t), r.t.date(st.DataAsOf)
 			r.a.Calls = []Call{c}
 			r.a.Answer = fmt.Sprintf(k.statsCountry, r.t.number(cc.Count), r.plan.Country, date)
-			if kind := docCategories[r.plan.Document]; kind != "" {
+			if kind := docCategory(r.plan.Document); kind != "" {
 				// The statistics count kinds over the whole network, not per country.
 				for _, kc := range st.DocumentKinds {
 					if kc.Kind == kind {
-						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, r.t.number(kc.Count), r.t.docs[r.plan.Document])
+						r.a.Answer += " " + fmt.Sprintf(k.statsKindWhole, r.t.number(kc.Count), docName(r.t, r.plan.Document))
 					}
 				}
 			}

@@ -62,7 +62,7 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 	if plan.Document == DocAny {
 		fmt.Fprintf(&b, t.chkOnPeppol, c.Receives+c.Blocked+c.RegisteredWithoutDocument, cr.Summary.Rows)
 	} else {
-		fmt.Fprintf(&b, t.chkReceive, c.Receives, cr.Summary.Rows, t.docs[plan.Document])
+		fmt.Fprintf(&b, t.chkReceive, c.Receives, cr.Summary.Rows, docName(t, plan.Document))
 	}
 	if c.Failed > 0 {
 		fmt.Fprintf(&b, t.chkFailedSum, c.Failed)
@@ -76,7 +76,7 @@ func checkAnswer(t *tongue, plan Plan, cr *tools.CheckResult) string {
 		case row.Status == bulk.Receives, plan.Document == DocAny && (row.Status == bulk.Blocked || row.Status == bulk.RegisteredWithoutDocument):
 			v = fmt.Sprintf(t.chkYes, who)
 		case row.Status == bulk.RegisteredWithoutDocument:
-			v = fmt.Sprintf(t.chkWithout, who, t.docs[plan.Document])
+			v = fmt.Sprintf(t.chkWithout, who, docName(t, plan.Document))
 		case row.Status == bulk.NotRegistered:
 			v = t.chkNotReg
 		case row.Status == bulk.Invalid:

@@ -177,7 +177,7 @@ func docKinds(doc string) []string {
 	if doc == DocAny {
 		return nil
 	}
-	return []string{docCategories[doc]}
+	return []string{docCategory(doc)}
 }
 
 // canonicalID returns id in canonical form when it is a participant id, else id.

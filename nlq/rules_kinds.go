@@ -78,12 +78,20 @@ type kindWords struct {
 
 // kindSignals are what the phrases of kindWords said in one question.
 type kindSignals struct {
-	aspect                      string
+	aspect string
+	// doc is a document kind of kindDocs ("despatch advice"), counted and listed.
+	doc                         string
 	when, joined, compare, noun bool
 }
 
 // note records the aspect or marker of a phrase stripped from the question.
 func (k *kindSignals) note(e lexEntry) {
+	if doc, ok := strings.CutPrefix(e.aspect, aspectDoc); ok {
+		if k.doc == "" {
+			k.doc = doc
+		}
+		return
+	}
 	switch e.aspect {
 	case "":
 	case aspectWhen:
@@ -121,7 +129,11 @@ func kindGroups() []lexGroup {
 		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagPossessive, phrases: w.filler})
 		add(lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: w.total})
 	}
-	return out
+	out = append(out, lexGroup{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagPossessive, intent: IntentCertificate, aspect: AspectIssuer, phrases: kindIssuer2})
+	for _, d := range kindDocs {
+		out = append(out, lexGroup{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, aspect: aspectDoc + d.doc, phrases: d.phrases})
+	}
+	return append(out, kindGroups2...)
 }
 
 // kindOutOfScope holds every tongue's outOfScope words, folded.
@@ -130,8 +142,8 @@ var kindOutOfScope = buildOutOfScope()
 func buildOutOfScope() map[string]bool {
 	m := map[string]bool{}
 	for _, t := range tongues {
-		for _, w := range strings.Split(t.kw.outOfScope, "|") {
-			if w != "" {
+		for _, w := range strings.Split(t.kw.outOfScope+"|"+kindOutOfScope2, "|") {
+			if w != "" && !strings.Contains(w, " ") {
 				m[ruleFold(w)] = true
 			}
 		}
@@ -140,10 +152,11 @@ func buildOutOfScope() map[string]bool {
 }
 
 // listsCountry reports whether the question asks for a list of companies (a search
-// word and a company noun: "show all Belgian companies"), so that a country
+// word or "which", and a company noun: "show all Belgian companies", "welche dänischen
+// Firmen"), so that a country
 // adjective left alone is the country listed, not a name.
 func (s *ruleScan) listsCountry() bool {
-	return s.sig.search && s.sig.kinds.noun && !s.sig.named
+	return (s.sig.search || s.sig.which || s.sig.receive) && s.sig.kinds.noun && !s.sig.named
 }
 
 // outOfScope reports whether the question asks for what peppolgate cannot know: a
@@ -155,13 +168,10 @@ func (s *ruleScan) outOfScope(lo, hi int, kind ruleKind) bool {
 		if !t.word || kind == ruleQuoted && i >= lo && i < hi {
 			continue
 		}
-		hit := kindOutOfScope[t.key]
-		if !hit {
-			if head, _, ok := strings.Cut(t.key, "-"); ok {
-				hit = kindOutOfScope[head] // "IBAN-nummer"
-			}
+		if s.outOfScopePhrase(i) {
+			return true // "chiffre d'affaires"
 		}
-		if !hit {
+		if !s.outOfScopeWord(i) {
 			continue
 		}
 		// "Price" is a name's; "IBAN" and "IBAN-nummer" are acronyms.
@@ -179,8 +189,24 @@ func (s *ruleScan) outOfScope(lo, hi int, kind ruleKind) bool {
 // statistics), and the participants of a country.
 func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, bool) {
 	if s.outOfScope(lo, hi, kind) {
+		if p, ok := s.inScopeClause(); ok {
+			return p, true // "… is mandatory for us: can Acme receive invoices?"
+		}
 		// The whole question's language: what was read as a name is no company's.
 		return Plan{Intent: IntentOutOfScope, Language: s.detectLanguage(), Calls: []Call{}}, true
+	}
+	if subject != "" && s.sig.country == "" && (s.sig.count || s.sig.search || s.sig.which) {
+		if cc, ok := s.countrySubject(lo, hi); ok {
+			s.sig.country, subject = cc, "" // "how many IE endpoints are there"
+		}
+	}
+	if subject == "" && s.sig.count && s.sig.country == "" {
+		if cc, ok := s.countryCodeBeforeNoun(); ok {
+			s.sig.country = cc // "count of SE participants"
+		}
+	}
+	if p, ok := s.registrationDate(subject, kind); ok {
+		return p, true
 	}
 	if subject != "" {
 		return Plan{}, false
@@ -189,6 +215,9 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 	doc := DocAny
 	if sg.receive {
 		doc = sg.doc
+	}
+	if doc == DocAny && sg.kinds.doc != "" {
+		doc = sg.kinds.doc // "how many can receive despatch advice"
 	}
 	switch {
 	case sg.count && sg.country == "" && !s.hasYear():
@@ -199,7 +228,14 @@ func (s *ruleScan) planKinds(subject string, lo, hi int, kind ruleKind) (Plan, b
 		// for the whole network only.
 		return Plan{Intent: IntentCount, Country: sg.country, Language: s.lang, Document: doc,
 			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
-	case !sg.count && sg.country != "" && (sg.search || sg.which && sg.kinds.noun):
+	case sg.count && sg.country != "":
+		// A country code read as the subject ("how many IE endpoints"): as finish
+		// plans a country's count.
+		return Plan{Intent: IntentCount, Country: sg.country, Language: s.lang,
+			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
+	case !sg.count && sg.country != "" && (sg.search || sg.kinds.noun):
+		// "list …", "which companies …", and a company noun with a country alone
+		// ("Peppol participants in Singapore").
 		return Plan{Intent: IntentSearch, Country: sg.country, Language: s.lang, Document: doc,
 			Calls: []Call{{Tool: ruleToolSearch, Arguments: map[string]any{"country": sg.country}}}}, true
 	}
@@ -213,6 +249,12 @@ func (s *ruleScan) finishKinds(p *Plan, lo, hi int, kind ruleKind) {
 	aspect := k.aspect
 	if aspect == "" && k.when && (s.sig.presence || k.joined) {
 		aspect = AspectRegistered // "when was X registered", "since when is X on Peppol"
+	}
+	if p.Document == DocAny && k.doc != "" && (p.Intent == IntentCanReceive || p.Intent == IntentAccessPoint) {
+		p.Document = k.doc // "can X receive despatch advice?"
+		if kind == ruleID && len(p.Calls) == 1 {
+			p.Calls = append(p.Calls, Call{Tool: ruleToolServices, Arguments: map[string]any{"participantId": p.Subject}})
+		}
 	}
 	switch {
 	case aspect == AspectIssuer && p.Intent == IntentCertificate,

@@ -180,7 +180,7 @@ func (s *ruleScan) planList(items []ruleListItem, lo, hi int) (Plan, bool) {
 		rows[i] = row
 	}
 	args := map[string]any{"rows": rows}
-	if kind := docCategories[p.Document]; kind != "" {
+	if kind := docCategory(p.Document); kind != "" {
 		args["documents"] = []any{kind}
 	}
 	p.Calls = []Call{{Tool: ruleToolCheck, Arguments: args}}

@@ -42,7 +42,7 @@ var serviceCodes = map[string]bool{
 // isKind reports whether the document type t is of kind doc (every type is of
 // DocAny), as registry.Judge tells kinds apart (registry.OfKind).
 func isKind(t registry.CodeInfo, doc string) bool {
-	return doc == DocAny || registry.OfKind(t, docCategories[doc])
+	return doc == DocAny || registry.OfKind(t, docCategory(doc))
 }
 
 // listedTypes are the document types a participant's SMP lists: from its services

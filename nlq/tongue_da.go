@@ -10,7 +10,7 @@ var danish = tongue{
 	code:  LangDanish,
 	hints: "frankrig|belgien|østrig|spanien|italien|grækenland|tjekkiet|rumænien|nederlandene",
 	nouns: "bagerier",
-	markers: "hvad|hvornår|modtage|modtager|modtages|tage|imod|tager|virksomhed|virksomheder|virksomheden|virksomhedens|selskab|selskaber|" +
+	markers: "længe|tilmeldt|hvad|hvornår|modtage|modtager|modtages|tage|imod|tager|virksomhed|virksomheder|virksomheden|virksomhedens|selskab|selskaber|" +
 		"selskabet|firmaer|firmaet|registreret|registrerede|tilmeldt|tilsluttet|certifikatet|certifikat|udløber|udløbet|gyldigt|stadig|" +
 		"understøtter|bruger|anvender|benytter|søg|mig|af|nogen|nogle|antal|antallet|adgangspunkt|adgangspunktet|udbyder|udbyderen|" +
 		"der|hedder|kaldet|hej|tak|venligst|fortæl|gerne|deltagere|deltager|endnu|fortsat|vores|jer|efter|opslag|giv|" +
@@ -192,6 +192,9 @@ var danish = tongue{
 		severalCap:       "Jeg svarer for de første %[1]s af %[2]s; spørg igen om de andre.",
 		outOfScope:       "Det kan jeg ikke svare på: peppolgate ved kun, hvad Peppol-netværket offentliggør (hvem der er registreret, hvad de kan modtage, deres adgangspunkter, certifikater og visitkort i kataloget), ikke gebyrer, priser, lovbestemte frister, bankoplysninger eller andet.",
 		partialCause:     "Ikke kontrolleret: %[1]s; %[2]s, så det kan hjælpe at spørge igen senere.",
+		caPeppol:         "Det er en OpenPeppol-CA, som Peppol kræver.",
+		caNotPeppol:      "Det er ikke en OpenPeppol-CA i dette netværk, så Peppol-afsendere afviser certifikatet.",
+		listMore:         "For at se flere, tilføj et navn, en branche eller et sted til spørgsmålet.",
 		causes: map[registry.Cause]string{
 			"":                        "Peppol-netværket gav ikke noget brugbart svar",
 			registry.CauseTimeout:     "Peppol-netværket svarede ikke i tide",

@@ -184,6 +184,9 @@ var german = tongue{
 		severalCap:       "Ich beantworte die ersten %[1]s der %[2]s; fragen Sie für die anderen erneut.",
 		outOfScope:       "Darauf kann ich nicht antworten: peppolgate weiß nur, was das Peppol-Netzwerk veröffentlicht (wer registriert ist, was er empfangen kann, seine Zugangspunkte, Zertifikate und Visitenkarten im Directory), keine Gebühren, Preise, gesetzlichen Fristen, Bankdaten oder sonst etwas.",
 		partialCause:     "Nicht geprüft: %[1]s; %[2]s, eine spätere erneute Anfrage kann helfen.",
+		caPeppol:         "Das ist eine OpenPeppol-CA, wie Peppol es verlangt.",
+		caNotPeppol:      "Das ist keine OpenPeppol-CA dieses Netzwerks, daher lehnen Peppol-Absender das Zertifikat ab.",
+		listMore:         "Um weitere zu sehen, nennen Sie in der Frage einen Namen, eine Branche oder einen Ort.",
 		causes: map[registry.Cause]string{
 			"":                        "das Peppol-Netzwerk hat nicht brauchbar geantwortet",
 			registry.CauseTimeout:     "das Peppol-Netzwerk hat nicht rechtzeitig geantwortet",

@@ -128,6 +128,9 @@ var english = tongue{
 		severalCap:       "I answer the first %[1]s of the %[2]s; ask again for the others.",
 		outOfScope:       "I can't answer that: peppolgate only knows what the Peppol network publishes (who is registered, what they can receive, their access points, certificates and Directory business cards), not fees, prices, legal deadlines, bank details or anything else.",
 		partialCause:     "Not checked: %[1]s; %[2]s, so asking again later may help.",
+		caPeppol:         "This is an OpenPeppol CA, as Peppol requires.",
+		caNotPeppol:      "This is not an OpenPeppol CA of this network, so Peppol senders refuse the certificate.",
+		listMore:         "To see others, add a name, a trade or a town to the question.",
 		causes: map[registry.Cause]string{
 			"":                        "the Peppol network did not answer usably",
 			registry.CauseTimeout:     "the Peppol network did not answer in time",

@@ -13,7 +13,7 @@ var spanish = tongue{
 		"busca|buscar|búscame|encuentra|encontrar|muestra|muéstrame|lista|punto|acceso|proveedor|certificado|caduca|vence|" +
 		"tipos|documento|documentos|acepta|aceptan|llamada|llamado|hola|gracias|dime|decir|me|usa|utiliza|sigue|siendo|válido|" +
 		"necesito|saber|quisiera|podrías|españolas|españoles|belgas|noruegas|alemanas|suecas|danesas|participantes|" +
-		"una|un|la|de|en|si|cuántos|enviar|mandar|electrónicas|electrónica|sociedad|sus|su|qué|tiene|tienen|dónde|ver",
+		"una|un|la|de|en|si|cuántos|número|enviar|mandar|electrónicas|electrónica|sociedad|sus|su|qué|tiene|tienen|dónde|ver",
 	letters:    "ñ¿¡",
 	plurals:    []pluralRule{{"ces", "z"}, {"es", ""}, {"s", ""}},
 	dateLayout: "02/01/2006", thousands: ".", groupFrom: 10000,
@@ -187,6 +187,9 @@ var spanish = tongue{
 		severalCap:       "Respondo las primeras %[1]s de las %[2]s; vuelva a preguntar por las demás.",
 		outOfScope:       "No puedo responder a eso: peppolgate solo sabe lo que publica la red Peppol (quién está registrado, qué puede recibir, sus puntos de acceso, certificados y fichas del Directorio), no tarifas, precios, plazos legales, datos bancarios ni nada más.",
 		partialCause:     "Sin comprobar: %[1]s; %[2]s, así que volver a preguntar más tarde puede ayudar.",
+		caPeppol:         "Es una CA de OpenPeppol, como exige Peppol.",
+		caNotPeppol:      "No es una CA de OpenPeppol de esta red, así que los remitentes de Peppol rechazan el certificado.",
+		listMore:         "Para ver otros, añada a la pregunta un nombre, un sector o una localidad.",
 		causes: map[registry.Cause]string{
 			"":                        "la red Peppol no dio una respuesta utilizable",
 			registry.CauseTimeout:     "la red Peppol no respondió a tiempo",

@@ -190,6 +190,9 @@ var finnish = tongue{
 		severalCap:       "Vastaan vain ensimmäisiin %[1]s kysymistäsi yrityksistä (%[2]s); kysy muista uudelleen.",
 		outOfScope:       "En voi vastata tähän: peppolgate tietää vain sen, mitä Peppol-verkko julkaisee (kuka on rekisteröitynyt, mitä se voi vastaanottaa, sen liityntäpisteet, varmenteet ja hakemiston käyntikortit), ei maksuja, hintoja, lakisääteisiä määräaikoja, pankkitietoja tai muuta.",
 		partialCause:     "Tarkistamatta: %[1]s; %[2]s, joten uusi kysymys myöhemmin voi auttaa.",
+		caPeppol:         "Se on OpenPeppolin varmentaja, kuten Peppol edellyttää.",
+		caNotPeppol:      "Se ei ole tämän verkon OpenPeppol-varmentaja, joten Peppol-lähettäjät hylkäävät varmenteen.",
+		listMore:         "Nähdäksesi muita lisää kysymykseen nimi, toimiala tai paikkakunta.",
 		causes: map[registry.Cause]string{
 			"":                        "Peppol-verkko ei antanut käyttökelpoista vastausta",
 			registry.CauseTimeout:     "Peppol-verkko ei vastannut ajoissa",

@@ -184,6 +184,9 @@ var french = tongue{
 		severalCap:       "Je réponds pour les %[1]s premières des %[2]s ; redemandez pour les autres.",
 		outOfScope:       "Je ne peux pas répondre à cela : peppolgate ne connaît que ce que publie le réseau Peppol (qui est inscrit, ce qu'il peut recevoir, ses points d'accès, certificats et fiches de l'annuaire), pas les frais, les prix, les délais légaux, les coordonnées bancaires ni autre chose.",
 		partialCause:     "Non vérifié : %[1]s ; %[2]s, reposer la question plus tard peut aider.",
+		caPeppol:         "C'est une AC OpenPeppol, comme Peppol l'exige.",
+		caNotPeppol:      "Ce n'est pas une AC OpenPeppol de ce réseau : les expéditeurs Peppol refusent donc ce certificat.",
+		listMore:         "Pour en voir d'autres, ajoutez à la question un nom, un métier ou une ville.",
 		causes: map[registry.Cause]string{
 			"":                        "le réseau Peppol n'a pas répondu de façon exploitable",
 			registry.CauseTimeout:     "le réseau Peppol n'a pas répondu à temps",

@@ -187,6 +187,9 @@ var italian = tongue{
 		severalCap:       "Rispondo per le prime %[1]s delle %[2]s; chieda di nuovo per le altre.",
 		outOfScope:       "Non posso rispondere: peppolgate sa solo ciò che la rete Peppol pubblica (chi è registrato, cosa può ricevere, i punti di accesso, i certificati e le schede del Directory), non commissioni, prezzi, scadenze di legge, coordinate bancarie o altro.",
 		partialCause:     "Non verificato: %[1]s; %[2]s, quindi riprovare più tardi può aiutare.",
+		caPeppol:         "È una CA OpenPeppol, come richiede Peppol.",
+		caNotPeppol:      "Non è una CA OpenPeppol di questa rete, quindi i mittenti Peppol rifiutano il certificato.",
+		listMore:         "Per vederne altri, aggiunga alla domanda un nome, un settore o una località.",
 		causes: map[registry.Cause]string{
 			"":                        "la rete Peppol non ha dato una risposta utilizzabile",
 			registry.CauseTimeout:     "la rete Peppol non ha risposto in tempo",

@@ -184,6 +184,9 @@ var dutch = tongue{
 		severalCap:       "Ik beantwoord de eerste %[1]s van de %[2]s; vraag opnieuw voor de andere.",
 		outOfScope:       "Daar kan ik geen antwoord op geven: peppolgate weet alleen wat het Peppol-netwerk publiceert (wie geregistreerd is, wat ze kunnen ontvangen, hun toegangspunten, certificaten en visitekaartjes in de Directory), geen kosten, prijzen, wettelijke termijnen, bankgegevens of iets anders.",
 		partialCause:     "Niet gecontroleerd: %[1]s; %[2]s, dus later opnieuw vragen kan helpen.",
+		caPeppol:         "Dat is een OpenPeppol-CA, zoals Peppol vereist.",
+		caNotPeppol:      "Dat is geen OpenPeppol-CA van dit netwerk, dus Peppol-verzenders weigeren het certificaat.",
+		listMore:         "Voeg een naam, een branche of een plaats toe aan de vraag om andere te zien.",
 		causes: map[registry.Cause]string{
 			"":                        "het Peppol-netwerk gaf geen bruikbaar antwoord",
 			registry.CauseTimeout:     "het Peppol-netwerk antwoordde niet op tijd",

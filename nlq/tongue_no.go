@@ -183,6 +183,9 @@ var norwegian = tongue{
 		severalCap:       "Jeg svarer for de første %[1]s av %[2]s; spør igjen for de andre.",
 		outOfScope:       "Det kan jeg ikke svare på: peppolgate vet bare det Peppol-nettverket publiserer (hvem som er registrert, hva de kan motta, aksesspunkter, sertifikater og visittkort i katalogen), ikke gebyrer, priser, lovfrister, bankopplysninger eller annet.",
 		partialCause:     "Ikke sjekket: %[1]s; %[2]s, så det kan hjelpe å spørre igjen senere.",
+		caPeppol:         "Dette er en OpenPeppol-CA, slik Peppol krever.",
+		caNotPeppol:      "Dette er ikke en OpenPeppol-CA i dette nettverket, så Peppol-avsendere avviser sertifikatet.",
+		listMore:         "For å se flere, legg til et navn, en bransje eller et sted i spørsmålet.",
 		causes: map[registry.Cause]string{
 			"":                        "Peppol-nettverket ga ikke noe brukbart svar",
 			registry.CauseTimeout:     "Peppol-nettverket svarte ikke i tide",

@@ -193,6 +193,9 @@ var polish = tongue{
 		severalCap:       "Odpowiadam dla pierwszych firm (%[1]s z %[2]s); zapytaj ponownie o pozostałe.",
 		outOfScope:       "Na to nie mogę odpowiedzieć: peppolgate wie tylko to, co publikuje sieć Peppol (kto jest zarejestrowany, co może odbierać, punkty dostępowe, certyfikaty i wizytówki w katalogu), a nie opłaty, ceny, terminy ustawowe, dane bankowe czy cokolwiek innego.",
 		partialCause:     "Nie sprawdzono: %[1]s; %[2]s, więc warto zapytać ponownie później.",
+		caPeppol:         "Wystawca jest urzędem certyfikacji OpenPeppol, czego wymaga Peppol.",
+		caNotPeppol:      "Wystawca nie jest urzędem certyfikacji OpenPeppol tej sieci, więc nadawcy Peppol odrzucają ten certyfikat.",
+		listMore:         "Aby zobaczyć inne, dodaj do pytania nazwę, branżę lub miejscowość.",
 		causes: map[registry.Cause]string{
 			"":                        "sieć Peppol nie udzieliła użytecznej odpowiedzi",
 			registry.CauseTimeout:     "sieć Peppol nie odpowiedziała na czas",

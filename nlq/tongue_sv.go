@@ -6,7 +6,7 @@ import "github.com/peppolgate/peppolgate/registry"
 var swedish = tongue{
 	code:  LangSwedish,
 	hints: "sverige",
-	markers: "upp|ett|berätta|efter|hej|tack|uppgifter|ge|om|betjänar|åtkomstpunkt|vem|vad|vilken|vilket|vilka|hur|många|när|kan|ta|emot|tar|fakturor|faktura|kreditfakturor|kreditfaktura|" +
+	markers: "mottagare|mottagarna|upp|ett|berätta|efter|hej|tack|uppgifter|ge|om|betjänar|åtkomstpunkt|vem|vad|vilken|vilket|vilka|hur|många|när|kan|ta|emot|tar|fakturor|faktura|kreditfakturor|kreditfaktura|" +
 		"beställningar|beställning|företag|företaget|bolag|bolaget|registrerad|registrerat|registrerade|certifikatet|certifikat|" +
 		"går|ut|giltigt|giltig|fortfarande|dokumenttyper|processer|stöder|stödjer|använder|hitta|sök|visa|lista|är|finns|" +
 		"det|på|med|och|av|till|från|inte|i|för|har|jag|mig|några|alla|antal|svenska|belgiska|norska|accesspunkt|accesspunkten|" +
@@ -183,6 +183,9 @@ var swedish = tongue{
 		severalCap:       "Jag svarar för de första %[1]s av %[2]s; fråga igen för de andra.",
 		outOfScope:       "Det kan jag inte svara på: peppolgate vet bara vad Peppol-nätverket publicerar (vem som är registrerad, vad de kan ta emot, accesspunkter, certifikat och visitkort i katalogen), inte avgifter, priser, lagstadgade frister, bankuppgifter eller annat.",
 		partialCause:     "Inte kontrollerat: %[1]s; %[2]s, så det kan hjälpa att fråga igen senare.",
+		caPeppol:         "Det är en OpenPeppol-CA, som Peppol kräver.",
+		caNotPeppol:      "Det är inte en OpenPeppol-CA i det här nätverket, så Peppol-avsändare avvisar certifikatet.",
+		listMore:         "För att se fler, lägg till ett namn, en bransch eller en ort i frågan.",
 		causes: map[registry.Cause]string{
 			"":                        "Peppol-nätverket gav inget användbart svar",
 			registry.CauseTimeout:     "Peppol-nätverket svarade inte i tid",

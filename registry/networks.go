@@ -126,6 +126,14 @@ func (n *Networks) Services(ctx context.Context, id peppol.ParticipantID, docTyp
 	return n.regs[n.def].Services(ctx, id, docType)
 }
 
+// Stats counts the default network's Directory (StatsSource), marked as answered by
+// it when it is named: a *Networks wrapped in One (as /ask's engine wraps the server's
+// networks) counts as its default network does. It returns the errors of
+// NetworkStats.
+func (n *Networks) Stats(ctx context.Context) (*Stats, error) {
+	return NetworkStats(ctx, n.regs[n.def], n.def)
+}
+
 // On returns p marked as answered by network: a copy, because the registry shares p
 // with its cache. It returns p itself when network is "" (an unnamed network) or p is
 // nil.
