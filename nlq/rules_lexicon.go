@@ -185,7 +185,8 @@ func buildLexicon() *lexicon {
 }
 
 // addPhrase adds a phrase and, for a hyphenated one, its spellings written apart and
-// run together; "peppol X" is also written "Peppol-X".
+// run together; "peppol X" is also written "Peppol-X", and a one-word company noun
+// "Peppol-<noun>".
 func (lx *lexBuilder) addPhrase(p string, e lexEntry) {
 	lx.addKeys(lx.keysOf(p), e)
 	if strings.Contains(p, "-") {
@@ -195,6 +196,10 @@ func (lx *lexBuilder) addPhrase(p string, e lexEntry) {
 	if rest, ok := strings.CutPrefix(p, "peppol "); ok {
 		lx.addKeys(lx.keysOf("peppol-"+rest), e)
 		lx.addKeys(lx.keysOf("peppol"+rest), e)
+	}
+	if e.role == lexNoun && !strings.HasPrefix(p, "peppol") && !strings.Contains(p, " ") {
+		// "Peppol-Teilnehmer", "Peppol-deelnemers": the noun joined to the network's name.
+		lx.addKeys(lx.keysOf("peppol-"+p), e)
 	}
 }
 
