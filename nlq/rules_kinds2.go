@@ -98,7 +98,7 @@ const kindOutOfScope2 = "revenues|profit|profits|earnings|weather|temperature|ac
 	"owns|propriétaire|eigenaar|eigentümer|ägare|ägaren|dueño|propietario|proprietario|ejer|omistaja|właściciel|" +
 	"mehrwertsteuersatz|steuersatz|momssats|btw-tarief|alv-kanta|creditworthy|creditworthiness|solvency|solvabilité|kredietwaardigheid|bonität|" +
 	"kredittverdighet|kreditvärdighet|solvencia|solvibilità|kreditværdighed|luottokelpoisuus|horaires|openingstijden|öffnungszeiten|åpningstider|" +
-	"öppettider|orari|åbningstider|aukioloajat"
+	"öppettider|orari|åbningstider|aukioloajat|veloittaa|veloittavat|veloittaako|veloitus|veloitukset|hinnoittelu"
 
 // kindOutOfScopePhrases are what peppolgate cannot know said in several words
 // ("chiffre d'affaires", "daglig leder"), each as the tokenizer reads it, by its first
@@ -149,6 +149,9 @@ func (s *ruleScan) outOfScopeWord(i int) bool {
 			hit = kindOutOfScope[head] // "IBAN-nummer"
 		}
 	}
+	if !hit {
+		hit = outOfScopeInflected(t.key) // "momssatsen", "avgifterna", "kuukausimaksun"
+	}
 	if !hit && len(t.key) > 9 {
 		for _, suf := range kindOutOfScopeSuffixes {
 			if strings.HasSuffix(t.key, suf) {
@@ -168,6 +171,25 @@ func (s *ruleScan) outOfScopeWord(i int) bool {
 		}
 	}
 	return true
+}
+
+// kindInflections are the endings the Nordic languages and Finnish add to a noun (the
+// definite article, the plural, a case), folded; the longest first.
+var kindInflections = []string{"erne", "erna", "ene", "ssa", "sta", "lla", "lta", "lle", "en", "et", "na", "ne", "er", "ar", "n", "a", "t"}
+
+// outOfScopeInflected reports whether key is a word of what peppolgate cannot know of at
+// least five letters with one of kindInflections after it ("priserne" is "priser",
+// "kuukausimaksun" is "kuukausimaksu").
+func outOfScopeInflected(key string) bool {
+	if len(key) < 6 {
+		return false
+	}
+	for _, end := range kindInflections {
+		if stem, ok := strings.CutSuffix(key, end); ok && len(stem) >= 5 && kindOutOfScope[stem] {
+			return true
+		}
+	}
+	return false
 }
 
 // outOfScopePhrase reports whether a phrase of kindOutOfScopePhrases starts at token
