@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -207,5 +208,42 @@ func TestIndexCloseConcurrent(t *testing.T) {
 		if ix.terms.mem != nil {
 			t.Errorf("in flight %v: term index not released", inFlight)
 		}
+	}
+}
+
+// TestRankBoundPrunes checks that a search of two terms with many matches in both
+// (the bitmap path) reads the terms of few cards once its heap is full: a card whose
+// first query word does not begin a name, or whose query words are not next to each
+// other, cannot beat a full heap of cards that have what it lacks, and the bound that
+// decides it knows both from the postings (rankBound). The order itself is checked
+// against a full scan by TestEvaluatePaths.
+func TestRankBoundPrunes(t *testing.T) {
+	t.Parallel()
+	var cs []*export.Card
+	add := func(name string) {
+		cs = append(cs, card(fmt.Sprintf("0192:%09d", 100000000+len(cs)), name, "NO"))
+	}
+	for i := range 2500 {
+		add(fmt.Sprintf("Mid%02d Alfa Beta", i%20)) // fill the heap: in order, not at the start
+		add(fmt.Sprintf("Rare%04d Alfa Beta", i))   // in order, not at the start, a rarer other word
+		add(fmt.Sprintf("Alfa Rarer%04d Beta", i))  // at the start, not next to each other
+	}
+	for i := range 10000 {
+		add(fmt.Sprintf("Filler%05d Other", i))
+	}
+	ix := buildIndex(t, cs...)
+	q := ix.compile(terms("alfa beta"), nil)
+	best, total := ix.evaluate(q, 25, nil)
+	if total != 7500 || len(best) != 25 {
+		t.Fatalf("alfa beta: %d matches, %d best; want 7500, 25", total, len(best))
+	}
+	for i, c := range best {
+		if x := ix.terms; !strings.HasPrefix(x.term(x.fwd[x.fwdOff[c]+2]), "mid") {
+			t.Errorf("best %d is card %d, not a Mid card", i, c)
+			break
+		}
+	}
+	if q.ranked > 200 {
+		t.Errorf("alfa beta: the terms of %d cards read to rank them, want at most 200 (a bound prunes the rest)", q.ranked)
 	}
 }

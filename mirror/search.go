@@ -183,14 +183,17 @@ type nameQuery struct {
 	ccOK    []bool // by country set; nil: any country
 	ccMain  []bool // by country set: its first (the card's main entity's) country is the filter's
 	nameKey uint64 // nameKeyHash of the query's terms
+	nameLen int    // the runes of the query's terms joined by spaces, as cards are ordered by (at most maxRankLen)
 	repeats bool   // a term is in the query twice
 	numMax  int    // the highest numerator of rankKey's coverage any card can have
+	ranked  int    // the cards whose terms evaluate read to rank them (a measure of its work)
 }
 
 // compile turns the query terms ts into matchers.
 func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 	x := ix.terms
-	q := &nameQuery{ccOK: ccOK, nameKey: nameKeyHash(strings.Join(ts, " "))}
+	key := strings.Join(ts, " ")
+	q := &nameQuery{ccOK: ccOK, nameKey: nameKeyHash(key), nameLen: min(utf8.RuneCountInString(key), maxRankLen)}
 	for i, t := range ts {
 		q.repeats = q.repeats || slices.Contains(ts[:i], t)
 	}
@@ -310,6 +313,7 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		if skip[c] || limit == 0 {
 			return
 		}
+		q.ranked++
 		top.offer(ix.rankKey(q, c, fw, at, ws, fuzzy), c)
 	}
 	lists := int(drv.hi-drv.lo) + len(drv.fuzzy)
@@ -348,34 +352,42 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 	default:
 		bm := ix.bitmaps.Get().(*bitmaps)
 		exact, typo, filter := bm.exact, bm.typo, bm.filter
-		for _, c := range x.post[x.postOff[drv.lo]:x.postOff[drv.hi]] {
-			exact[c>>6] |= 1 << (c & 63)
-		}
-		for _, f := range drv.fuzzy {
-			for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
-				typo[c>>6] |= 1 << (c & 63)
-			}
-		}
 		// The other term with the fewest postings, when they are not many more than
 		// the driver's, as a bitmap too: setting a bit per posting costs far less than
 		// looking at a candidate's terms, so only the cards of both are visited.
-		filtered := false
-		if o := filterTerm(q, d); o >= 0 {
-			filtered = true
-			m := &q.terms[o]
-			for _, c := range x.post[x.postOff[m.lo]:x.postOff[m.hi]] {
-				filter[c>>6] |= 1 << (c & 63)
-			}
-			for _, f := range m.fuzzy {
-				for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
-					filter[c>>6] |= 1 << (c & 63)
-				}
-			}
-		}
+		o := filterTerm(q, d)
+		filtered := o >= 0
 		// With two terms, a card in both bitmaps matches: it is counted, and once the
 		// heap is full it is ranked only when a bound of its key without its terms
-		// (see rankBound) could enter.
+		// (see rankBound) could enter. The bound knows from the postings' position
+		// bytes whether the first term begins a name (start) and whether the second
+		// follows it (adj), so the term of the two that is first in the query is set
+		// first.
 		confirmed := filtered && len(q.terms) == 2
+		var pos *pairPos
+		if confirmed {
+			pos = &pairPos{start: bm.start, adj: bm.adj, at: bm.pos}
+		}
+		switch {
+		case !filtered:
+			x.setBits(drv, exact, typo, nil, false)
+		case d == 0:
+			x.setBits(drv, exact, typo, pos, true)
+			if pos != nil {
+				pos.seen1, pos.seen2 = exact, typo
+			}
+			x.setBits(&q.terms[o], filter, filter, pos, false)
+		default:
+			x.setBits(&q.terms[o], filter, filter, pos, true)
+			if pos != nil {
+				pos.seen1, pos.seen2 = filter, filter
+			}
+			x.setBits(drv, exact, typo, pos, false)
+		}
+		var exactLo, exactHi uint32 // the cards whose display name is as long as the query
+		if confirmed {
+			exactLo, exactHi = x.nameLenRange(q.nameLen)
+		}
 		for w := range exact {
 			e, f := exact[w], typo[w]
 			if e|f == 0 {
@@ -394,7 +406,11 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 						continue
 					}
 					total++
-					if skip[c] || !top.mayEnter(ix.rankBound(q, c, typoOnly), c) {
+					if skip[c] {
+						continue
+					}
+					exactName := c >= exactLo && c < exactHi
+					if !top.mayEnter(ix.rankBound(q, c, typoOnly, exactName, pos.start[w]&(1<<b) != 0, pos.adj[w]&(1<<b) != 0), c) {
 						continue
 					}
 					total-- // visit counts it
@@ -404,6 +420,10 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		}
 		if filtered {
 			clear(filter)
+		}
+		if confirmed {
+			clear(bm.start)
+			clear(bm.adj)
 		}
 		ix.bitmaps.Put(bm)
 	}
@@ -471,8 +491,69 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 	}
 }
 
-// bitmaps are three bitmaps of all cards, cleared after use.
-type bitmaps struct{ exact, typo, filter []uint64 }
+// bitmaps are bitmaps of all cards, cleared after use, and a position byte per card
+// (see pairPos).
+type bitmaps struct {
+	exact, typo, filter, start, adj []uint64
+	pos                             []uint8
+}
+
+// pairPos is what the postings of a query of two terms tell of each card's positions
+// (evaluate): start has the cards where the query's first term begins a name, adj
+// those where the second term follows the first; at is, per card, the position byte of
+// the first term, read only for the cards of seen1 or seen2 (the bitmaps the first
+// term's cards are set in). Where a card has several terms a query term matches (a
+// prefix, typo alternatives), start and adj say whether any of them could: so they
+// bound what rankKey finds, never less.
+type pairPos struct {
+	start, adj, seen1, seen2 []uint64
+	at                       []uint8
+}
+
+// setBits sets the bits of m's cards: of its term or prefix completions in ex, of its
+// typo alternatives in ty. With p set, for the query's first term (first) it records
+// each card's position byte in p.at and sets p.start where the term begins a name (a
+// card met twice gets adj set: either could be followed); for the second term it sets
+// p.adj where the term follows the first's recorded position in a card of p.seen1 or
+// p.seen2.
+func (x *termIndex) setBits(m *matcher, ex, ty []uint64, p *pairPos, first bool) {
+	one := func(t uint32, dst []uint64) {
+		a, b := x.postOff[t], x.postOff[t+1]
+		switch {
+		case p == nil:
+			for _, c := range x.post[a:b] {
+				dst[c>>6] |= 1 << (c & 63)
+			}
+		case first:
+			for i, c := range x.post[a:b] {
+				w, bit := c>>6, uint64(1)<<(c&63)
+				if (ex[w]|ty[w])&bit != 0 {
+					p.adj[w] |= bit // met before: its other term's position is not kept
+				}
+				dst[w] |= bit
+				pb := x.postPos[int(a)+i]
+				p.at[c] = pb
+				if pb&posStart != 0 {
+					p.start[w] |= bit
+				}
+			}
+		default:
+			for i, c := range x.post[a:b] {
+				w, bit := c>>6, uint64(1)<<(c&63)
+				dst[w] |= bit
+				if (p.seen1[w]|p.seen2[w])&bit != 0 && x.postPos[int(a)+i]&^posStart == p.at[c]&^posStart+1 {
+					p.adj[w] |= bit
+				}
+			}
+		}
+	}
+	for t := m.lo; t < m.hi; t++ {
+		one(t, ex)
+	}
+	for _, f := range m.fuzzy {
+		one(f, ty)
+	}
+}
 
 // filterFactor is how many times the driver's postings another term's may have to be
 // set in evaluate's filter bitmap: a bit set costs a nanosecond or two, looking at a
