@@ -28,6 +28,8 @@ func BenchmarkSearchEvalSlow(b *testing.B) {
 		{"AntwerpenCons", "Antwerpen Cons", ""},
 		{"BrugeSA", "BRGUGE SA", ""},
 		{"Transports", "Transports", ""},
+		{"CabinetSA", "Cabinet SA", ""},
+		{"SolutionsSA", "Solutions SA", ""},
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			b.ReportAllocs()

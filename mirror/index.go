@@ -342,8 +342,7 @@ func (ix *Index) load() error {
 	}
 	words := (ix.terms.n + 63) / 64
 	ix.bitmaps.New = func() any {
-		return &bitmaps{exact: make([]uint64, words), typo: make([]uint64, words), filter: make([]uint64, words),
-			start: make([]uint64, words), adj: make([]uint64, words), pos: make([]uint8, ix.terms.n)}
+		return &bitmaps{exact: make([]uint64, words), typo: make([]uint64, words), filter: make([]uint64, words)}
 	}
 	if ix.card, err = ix.db.PrepareContext(ctx, "SELECT c.pid, c.name, c.data FROM pid p JOIN card c ON c.id = p.card WHERE p.pid = ?"); err != nil {
 		return err

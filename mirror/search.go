@@ -366,23 +366,16 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		confirmed := filtered && len(q.terms) == 2
 		var pos *pairPos
 		if confirmed {
+			if bm.pos == nil { // only two-term searches need them
+				bm.start, bm.adj, bm.pos = make([]uint64, len(exact)), make([]uint64, len(exact)), make([]uint8, x.n)
+			}
 			pos = &pairPos{start: bm.start, adj: bm.adj, at: bm.pos}
 		}
-		switch {
-		case !filtered:
-			x.setBits(drv, exact, typo, nil, false)
-		case d == 0:
-			x.setBits(drv, exact, typo, pos, true)
-			if pos != nil {
-				pos.seen1, pos.seen2 = exact, typo
-			}
-			x.setBits(&q.terms[o], filter, filter, pos, false)
-		default:
-			x.setBits(&q.terms[o], filter, filter, pos, true)
-			if pos != nil {
-				pos.seen1, pos.seen2 = filter, filter
-			}
-			x.setBits(drv, exact, typo, pos, false)
+		// The driver's cards first (recording their positions), then the other term's
+		// among them only: its postings are the many, so each costs a bit test.
+		x.setDriver(drv, exact, typo, pos, d == 0)
+		if filtered {
+			x.setOther(&q.terms[o], exact, typo, filter, pos, o == 0)
 		}
 		var exactLo, exactHi uint32 // the cards whose display name is as long as the query
 		if confirmed {
@@ -492,7 +485,7 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 }
 
 // bitmaps are bitmaps of all cards, cleared after use, and a position byte per card
-// (see pairPos).
+// (see pairPos; start, adj and pos are made by the first search that needs them).
 type bitmaps struct {
 	exact, typo, filter, start, adj []uint64
 	pos                             []uint8
@@ -500,50 +493,39 @@ type bitmaps struct {
 
 // pairPos is what the postings of a query of two terms tell of each card's positions
 // (evaluate): start has the cards where the query's first term begins a name, adj
-// those where the second term follows the first; at is, per card, the position byte of
-// the first term, read only for the cards of seen1 or seen2 (the bitmaps the first
-// term's cards are set in). Where a card has several terms a query term matches (a
-// prefix, typo alternatives), start and adj say whether any of them could: so they
-// bound what rankKey finds, never less.
+// those where the second term follows the first; at is, per card of the driver, the
+// position byte of the driver's term there. Where a card has several terms a query
+// term matches (a prefix, typo alternatives), start and adj say whether any of them
+// could: so they bound what rankKey finds, never less.
 type pairPos struct {
-	start, adj, seen1, seen2 []uint64
-	at                       []uint8
+	start, adj []uint64
+	at         []uint8
 }
 
-// setBits sets the bits of m's cards: of its term or prefix completions in ex, of its
-// typo alternatives in ty. With p set, for the query's first term (first) it records
-// each card's position byte in p.at and sets p.start where the term begins a name (a
-// card met twice gets adj set: either could be followed); for the second term it sets
-// p.adj where the term follows the first's recorded position in a card of p.seen1 or
-// p.seen2.
-func (x *termIndex) setBits(m *matcher, ex, ty []uint64, p *pairPos, first bool) {
+// setDriver sets the bits of the driving term m's cards: of its term or prefix
+// completions in ex, of its typo alternatives in ty. With p set it records each card's
+// position byte in p.at (a card met twice gets adj set: either position could be
+// followed or follow) and, when m is the query's first term, sets p.start where it
+// begins a name.
+func (x *termIndex) setDriver(m *matcher, ex, ty []uint64, p *pairPos, first bool) {
 	one := func(t uint32, dst []uint64) {
 		a, b := x.postOff[t], x.postOff[t+1]
-		switch {
-		case p == nil:
+		if p == nil {
 			for _, c := range x.post[a:b] {
 				dst[c>>6] |= 1 << (c & 63)
 			}
-		case first:
-			for i, c := range x.post[a:b] {
-				w, bit := c>>6, uint64(1)<<(c&63)
-				if (ex[w]|ty[w])&bit != 0 {
-					p.adj[w] |= bit // met before: its other term's position is not kept
-				}
-				dst[w] |= bit
-				pb := x.postPos[int(a)+i]
-				p.at[c] = pb
-				if pb&posStart != 0 {
-					p.start[w] |= bit
-				}
+			return
+		}
+		for i, c := range x.post[a:b] {
+			w, bit := c>>6, uint64(1)<<(c&63)
+			if (ex[w]|ty[w])&bit != 0 {
+				p.adj[w] |= bit // met before: its other position is not kept
 			}
-		default:
-			for i, c := range x.post[a:b] {
-				w, bit := c>>6, uint64(1)<<(c&63)
-				dst[w] |= bit
-				if (p.seen1[w]|p.seen2[w])&bit != 0 && x.postPos[int(a)+i]&^posStart == p.at[c]&^posStart+1 {
-					p.adj[w] |= bit
-				}
+			dst[w] |= bit
+			pb := x.postPos[int(a)+i]
+			p.at[c] = pb
+			if first && pb&posStart != 0 {
+				p.start[w] |= bit
 			}
 		}
 	}
@@ -555,10 +537,48 @@ func (x *termIndex) setBits(m *matcher, ex, ty []uint64, p *pairPos, first bool)
 	}
 }
 
+// setOther sets in filter the bits of the cards of m (a term other than the driver)
+// that are among the driver's (ex or ty). With p set (a query of two terms) it sets
+// p.start where m, the query's first term (first), begins a name, and p.adj where the
+// second term follows the first, from m's position byte and the driver's in p.at.
+func (x *termIndex) setOther(m *matcher, ex, ty, filter []uint64, p *pairPos, first bool) {
+	one := func(t uint32) {
+		a, b := x.postOff[t], x.postOff[t+1]
+		for i, c := range x.post[a:b] {
+			w, bit := c>>6, uint64(1)<<(c&63)
+			if (ex[w]|ty[w])&bit == 0 {
+				continue
+			}
+			filter[w] |= bit
+			if p == nil {
+				continue
+			}
+			pb, pd := x.postPos[int(a)+i], p.at[c]
+			if first {
+				if pb&posStart != 0 {
+					p.start[w] |= bit
+				}
+				pb, pd = pd, pb // the driver's term is the second
+			}
+			if pb&^posStart == pd&^posStart+1 {
+				p.adj[w] |= bit
+			}
+		}
+	}
+	for t := m.lo; t < m.hi; t++ {
+		one(t)
+	}
+	for _, f := range m.fuzzy {
+		one(f)
+	}
+}
+
 // filterFactor is how many times the driver's postings another term's may have to be
-// set in evaluate's filter bitmap: a bit set costs a nanosecond or two, looking at a
-// candidate's terms a hundred or more (a cache miss or two), so 32 is on the safe side.
-const filterFactor = 32
+// walked for evaluate's filter bitmap: each of them costs a bit test in the driver's
+// bitmaps (a nanosecond or two), a candidate whose terms are read a hundred or more
+// (a cache miss or two), and with two terms the bitmaps spare most candidates' ranking
+// too (see rankBound), so 64 is on the safe side.
+const filterFactor = 64
 
 // filterTerm returns the index of the term of q other than the driver d with the fewest
 // postings, when they are at most filterFactor times the driver's; else -1.
