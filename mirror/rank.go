@@ -109,10 +109,11 @@ func (ix *Index) rankKeyOne(q *nameQuery, c, t uint32, w, pos uint8, fuzzy bool)
 // card's terms: its tier at most (a typo tier when the driving term matched only
 // through a typo, the exact-name tier only when the display name is as long as the
 // query's (exactLen: cards are numbered by that length, see nameLenRange) and its hash
-// is the query's), its main country, a score with the highest coverage the card's name
-// weight allows (q.numMax over it), adjacency when adj (the second term may follow the
-// first) and the start when start (the first term may begin a name).
-func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly, exactLen, start, adj bool) uint64 {
+// is the query's), its main country, a score with the coverage of the numerator num
+// (at least rankKey's: see pairPos) over the card's name weight, adjacency when adj
+// (the second term may follow the first) and the start when start (the first term may
+// begin a name).
+func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly, exactLen, start, adj bool, num int) uint64 {
 	x := ix.terms
 	tier := uint64(1)
 	switch {
@@ -129,7 +130,7 @@ func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly, exactLen, start, ad
 		score += scoreUnit
 	}
 	if den := int(x.nameW[c]) * typoExact; den > 0 {
-		score += min(q.numMax*scoreUnit/den, scoreUnit)
+		score += min(num*scoreUnit/den, scoreUnit)
 	}
 	key := tier<<keyTierShift | uint64(score)
 	if q.ccMain != nil && q.ccMain[x.cset[c]] {

@@ -185,7 +185,6 @@ type nameQuery struct {
 	nameKey uint64 // nameKeyHash of the query's terms
 	nameLen int    // the runes of the query's terms joined by spaces, as cards are ordered by (at most maxRankLen)
 	repeats bool   // a term is in the query twice
-	numMax  int    // the highest numerator of rankKey's coverage any card can have
 	ranked  int    // the cards whose terms evaluate read to rank them (a measure of its work)
 }
 
@@ -209,21 +208,11 @@ func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 		m.docs = int(x.postOff[m.hi] - x.postOff[m.lo])
 		alts := x.typos(t, last)
 		slices.SortFunc(alts, func(a, b typoAlt) int { return compareInts(a.id, b.id) })
-		best := 0 // the highest IDF × weight this term can match with
-		for id := m.lo; id < m.hi; id++ {
-			w := typoPrefix
-			if id == m.lo && m.whole {
-				w = typoExact
-			}
-			best = max(best, int(x.idf[id])*w)
-		}
 		for _, a := range alts {
 			m.fuzzy = append(m.fuzzy, a.id)
 			m.fuzzyW = append(m.fuzzyW, a.weight)
 			m.docs += x.docs(a.id)
-			best = max(best, int(x.idf[a.id])*int(a.weight))
 		}
-		q.numMax += best
 		q.terms = append(q.terms, m)
 	}
 	return q
@@ -367,9 +356,10 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		var pos *pairPos
 		if confirmed {
 			if bm.pos == nil { // only two-term searches need them
-				bm.start, bm.adj, bm.pos = make([]uint64, len(exact)), make([]uint64, len(exact)), make([]uint8, x.n)
+				bm.start, bm.adj = make([]uint64, len(exact)), make([]uint64, len(exact))
+				bm.pos, bm.num, bm.numO = make([]uint8, x.n), make([]uint8, x.n), make([]uint8, x.n)
 			}
-			pos = &pairPos{start: bm.start, adj: bm.adj, at: bm.pos}
+			pos = &pairPos{start: bm.start, adj: bm.adj, at: bm.pos, num: bm.num, numO: bm.numO}
 		}
 		// The driver's cards first (recording their positions), then the other term's
 		// among them only: its postings are the many, so each costs a bit test.
@@ -403,7 +393,8 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 						continue
 					}
 					exactName := c >= exactLo && c < exactHi
-					if !top.mayEnter(ix.rankBound(q, c, typoOnly, exactName, pos.start[w]&(1<<b) != 0, pos.adj[w]&(1<<b) != 0), c) {
+					num := typoExact * (int(pos.num[c]) + int(pos.numO[c]))
+					if !top.mayEnter(ix.rankBound(q, c, typoOnly, exactName, pos.start[w]&(1<<b) != 0, pos.adj[w]&(1<<b) != 0, num), c) {
 						continue
 					}
 					total-- // visit counts it
@@ -488,27 +479,48 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 // (see pairPos; start, adj and pos are made by the first search that needs them).
 type bitmaps struct {
 	exact, typo, filter, start, adj []uint64
-	pos                             []uint8
+	pos, num, numO                  []uint8
 }
 
 // pairPos is what the postings of a query of two terms tell of each card's positions
 // (evaluate): start has the cards where the query's first term begins a name, adj
 // those where the second term follows the first; at is, per card of the driver, the
-// position byte of the driver's term there. Where a card has several terms a query
-// term matches (a prefix, typo alternatives), start and adj say whether any of them
-// could: so they bound what rankKey finds, never less.
+// position byte of the driver's term there; num and numO are, per card, the most its
+// driver's and its other term's matches can add to rankKey's coverage numerator, in
+// units of typoExact (IDF × match weight / typoExact, rounded up). Where a card has
+// several terms a query term matches (a prefix, typo alternatives), start, adj, num and
+// numO say what any of them could: so they bound what rankKey finds, never less.
 type pairPos struct {
 	start, adj []uint64
 	at         []uint8
+	num, numO  []uint8
+}
+
+// numUnits is IDF × match weight of term t, weight w, in units of typoExact, rounded
+// up (see pairPos).
+func (x *termIndex) numUnits(t uint32, w uint8) uint8 {
+	return uint8(min(255, (int(x.idf[t])*int(w)+typoExact-1)/typoExact))
+}
+
+// weight is the match weight of m's term t (an exact or prefix term, or fuzzy
+// alternative j when j >= 0), as matcher.match gives it.
+func (m *matcher) weight(t uint32, j int) uint8 {
+	switch {
+	case j >= 0:
+		return m.fuzzyW[j]
+	case t == m.lo && m.whole:
+		return typoExact
+	}
+	return typoPrefix
 }
 
 // setDriver sets the bits of the driving term m's cards: of its term or prefix
 // completions in ex, of its typo alternatives in ty. With p set it records each card's
 // position byte in p.at (a card met twice gets adj set: either position could be
-// followed or follow) and, when m is the query's first term, sets p.start where it
-// begins a name.
+// followed or follow) and p.num, and, when m is the query's first term, sets p.start
+// where it begins a name.
 func (x *termIndex) setDriver(m *matcher, ex, ty []uint64, p *pairPos, first bool) {
-	one := func(t uint32, dst []uint64) {
+	one := func(t uint32, dst []uint64, j int) {
 		a, b := x.postOff[t], x.postOff[t+1]
 		if p == nil {
 			for _, c := range x.post[a:b] {
@@ -516,10 +528,14 @@ func (x *termIndex) setDriver(m *matcher, ex, ty []uint64, p *pairPos, first boo
 			}
 			return
 		}
+		n := x.numUnits(t, m.weight(t, j))
 		for i, c := range x.post[a:b] {
 			w, bit := c>>6, uint64(1)<<(c&63)
 			if (ex[w]|ty[w])&bit != 0 {
 				p.adj[w] |= bit // met before: its other position is not kept
+				p.num[c] = max(p.num[c], n)
+			} else {
+				p.num[c] = n
 			}
 			dst[w] |= bit
 			pb := x.postPos[int(a)+i]
@@ -530,24 +546,36 @@ func (x *termIndex) setDriver(m *matcher, ex, ty []uint64, p *pairPos, first boo
 		}
 	}
 	for t := m.lo; t < m.hi; t++ {
-		one(t, ex)
+		one(t, ex, -1)
 	}
-	for _, f := range m.fuzzy {
-		one(f, ty)
+	for j, f := range m.fuzzy {
+		one(f, ty, j)
 	}
 }
 
 // setOther sets in filter the bits of the cards of m (a term other than the driver)
-// that are among the driver's (ex or ty). With p set (a query of two terms) it sets
-// p.start where m, the query's first term (first), begins a name, and p.adj where the
-// second term follows the first, from m's position byte and the driver's in p.at.
+// that are among the driver's (ex or ty). With p set (a query of two terms) it records
+// p.numO, sets p.start where m, the query's first term (first), begins a name, and
+// p.adj where the second term follows the first, from m's position byte and the
+// driver's in p.at.
 func (x *termIndex) setOther(m *matcher, ex, ty, filter []uint64, p *pairPos, first bool) {
-	one := func(t uint32) {
+	one := func(t uint32, j int) {
 		a, b := x.postOff[t], x.postOff[t+1]
+		var n uint8
+		if p != nil {
+			n = x.numUnits(t, m.weight(t, j))
+		}
 		for i, c := range x.post[a:b] {
 			w, bit := c>>6, uint64(1)<<(c&63)
 			if (ex[w]|ty[w])&bit == 0 {
 				continue
+			}
+			if p != nil {
+				if filter[w]&bit != 0 {
+					p.numO[c] = max(p.numO[c], n)
+				} else {
+					p.numO[c] = n
+				}
 			}
 			filter[w] |= bit
 			if p == nil {
@@ -566,10 +594,10 @@ func (x *termIndex) setOther(m *matcher, ex, ty, filter []uint64, p *pairPos, fi
 		}
 	}
 	for t := m.lo; t < m.hi; t++ {
-		one(t)
+		one(t, -1)
 	}
-	for _, f := range m.fuzzy {
-		one(f)
+	for j, f := range m.fuzzy {
+		one(f, j)
 	}
 }
 
