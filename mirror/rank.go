@@ -28,7 +28,10 @@ import (
 // The scan keeps the best offset+limit cards in a bounded heap, so a search costs what
 // the scan of its candidates costs plus O(log k) per candidate; the count stays exact.
 // Where a match is known without reading the card's terms (two terms, both as bitmaps),
-// a full heap is entered only by cards whose bound (rankBound) could beat its worst.
+// a full heap is entered only by cards whose bound (rankBound) could beat its worst;
+// the bound takes from the postings whether the first term begins a name, whether the
+// second follows it and the card's own coverage numerator (see pairPos), so that of
+// tens of thousands of matches of two common words a few hundred are ranked.
 const (
 	scoreUnit = 1024 // coverage and adjacency at most; the start half of it
 
