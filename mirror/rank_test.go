@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -250,5 +251,34 @@ func TestRankBoundPrunes(t *testing.T) {
 		if q.ranked > 200 {
 			t.Errorf("%s: the terms of %d cards read to rank them, want at most 200 (a bound prunes the rest)", text, q.ranked)
 		}
+	}
+}
+
+// TestScratchSurvivesGC checks that the bitmaps and per-card arrays a search works in
+// are kept for the next search across garbage collections: at 4M cards they are
+// 14 MB, and a server collects often, so making them again would cost every few
+// hundred requests a few milliseconds and heap growth.
+func TestScratchSurvivesGC(t *testing.T) {
+	const n = 30000
+	var cs []*export.Card
+	for i := range n {
+		cs = append(cs, card(fmt.Sprintf("0192:%09d", 100000000+i), fmt.Sprintf("Word%05d Alfa Beta", i%3000), "NO"))
+	}
+	ix := buildIndex(t, cs...)
+	ctx := context.Background()
+	if _, err := ix.Search(ctx, "alfa beta", "", 25); err != nil {
+		t.Fatal(err)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	if _, err := ix.Search(ctx, "alfa beta", "", 25); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&m1)
+	// Its scratch would be 3 bytes a card and 5 bitmaps; the rest is some 12 KB.
+	if got := m1.TotalAlloc - m0.TotalAlloc; got > n {
+		t.Errorf("a search after two collections allocated %d bytes, want under %d (its scratch for %d cards kept)", got, n, n)
 	}
 }

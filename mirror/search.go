@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -339,7 +340,7 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 			}
 		}
 	default:
-		bm := ix.bitmaps.Get().(*bitmaps)
+		bm := ix.bitmaps.get()
 		exact, typo, filter := bm.exact, bm.typo, bm.filter
 		// The other term with the fewest postings, when they are not many more than
 		// the driver's, as a bitmap too: setting a bit per posting costs far less than
@@ -409,7 +410,7 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 			clear(bm.start)
 			clear(bm.adj)
 		}
-		ix.bitmaps.Put(bm)
+		ix.bitmaps.put(bm)
 	}
 	return top.sorted(), total
 }
@@ -424,8 +425,8 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 	var seen []uint64
 	lists := int(m.hi-m.lo) + len(m.fuzzy)
 	if lists > 1 {
-		bm := ix.bitmaps.Get().(*bitmaps)
-		defer ix.bitmaps.Put(bm)
+		bm := ix.bitmaps.get()
+		defer ix.bitmaps.put(bm)
 		seen = bm.filter
 		defer func() {
 			if m.docs < len(seen) {
@@ -472,6 +473,41 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 	}
 	for j, t := range m.fuzzy {
 		walk(t, m.fuzzyW[j], true)
+	}
+}
+
+// scratchKept is how many bitmaps a scratchPool keeps: searches run one per core at
+// most at a time on the machines this serves, and each set is 14 MB at 4M cards.
+const scratchKept = 2
+
+// scratchPool keeps up to scratchKept bitmaps for the next searches. Unlike a
+// sync.Pool, a garbage collection does not empty it: at millions of cards making
+// the arrays again (and their pages) would cost a search milliseconds after each
+// collection and grow the heap the collector paces by.
+type scratchPool struct {
+	mu   sync.Mutex
+	free []*bitmaps
+	new  func() *bitmaps
+}
+
+// get returns kept bitmaps, or new ones when none is kept.
+func (p *scratchPool) get() *bitmaps {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
+	}
+	return p.new()
+}
+
+// put keeps b (cleared) for a later search, unless scratchKept are kept already.
+func (p *scratchPool) put(b *bitmaps) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < scratchKept {
+		p.free = append(p.free, b)
 	}
 }
 
