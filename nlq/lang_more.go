@@ -1,0 +1,56 @@
+package nlq
+
+// More words of the eleven languages for the rule planner, read with lang.go's and
+// lang_eleven.go's tables (buildLexicon): Norwegian Nynorsk, the names of national
+// e-invoice formats and networks (EHF, NemHandel, XRechnung, Svefaktura), the words
+// for "at <company>" before a name ("bei der", "chez", "hos", "presso") and verbs of
+// sending documents. Development questions: tongues2_test.go.
+
+// lexGroupsMore are those phrases, by meaning, as lexGroups.
+var lexGroupsMore = []lexGroup{
+	// Norwegian Nynorsk question words and verbs.
+	{role: lexStarter, side: lexLeft, flags: flagNoTypo, phrases: "korleis|kvifor|kvar|når"},
+	{role: lexFiller, side: lexLeft, flags: flagWhich | flagNoTypo, phrases: "kva|kva for|kva for eit|kva for ein|kva slags|kven|kvalt"},
+	{role: lexIntent, side: lexLeft, flags: flagNoTypo, intent: IntentLookup, phrases: "kven er|kva er"},
+	{role: lexFiller, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "brukar|nyttar|nytter|eg|dei|me|ikkje|ikkje sant|eller ikkje|" +
+		"eller ikke|eg lurer på|lurer på|kan eg|kan de|kan me|kunne de"},
+	{role: lexIntent, side: lexBoth, flags: flagPossessive | flagNoTypo, intent: IntentAccessPoint, phrases: "tilgangspunkt|tilgangspunktet|" +
+		"tilknytingspunkt|aksesspunktet sitt|tenesteleverandør|tenesteleverandøren"},
+	{role: lexReceive, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "ta imot|tek imot|tar imot|ta i mot|motta|mottek|" +
+		"einreichen|zustellen|schicken|übermitteln|zusenden|envoyer à|faire parvenir|inviare a|send til|sende til|skicka till"},
+	{role: lexPresence, side: lexBoth, flags: flagNoTypo, phrases: "registrerte|registrert|tilknytt|tilkopla|kopla til|påkopla|" +
+		"på peppol-nettet|i peppol-nettet|im peppol-netz|im peppolnetz|ans peppol-netz angeschlossen|angeschlossen|erreichbar|" +
+		"über peppol erreichbar"},
+	// National formats of invoices and national networks named in a question.
+	{role: lexDoc, side: lexBoth, flags: flagNeedReceive | flagNoTypo, doc: DocInvoice, phrases: "ehf|ehf-faktura|ehf-fakturaer|" +
+		"ehf-fakturaen|ehf faktura|ehf fakturaer|svefaktura|svefakturor|xrechnung|xrechnungen|zugferd|zugferd-rechnung{,en}|" +
+		"e-rechnung|e-rechnungen|si-ubl|si-ubl-facturen|factur-x|e-faktura|e-fakturaer|e-fakturor|efaktura"},
+	{role: lexFiller, side: lexRight, flags: flagNoTypo, phrases: "via nemhandel|gennem nemhandel|over nemhandel|i nemhandel|via elma|" +
+		"via ehf|som ehf|i ehf-format|som ehf-faktura"},
+	// "At <company>": before the name, next to a verb of sending.
+	{role: lexFiller, side: lexLeft, flags: flagNeedReceive | flagNoTypo, phrases: "bei der|bei dem|beim|bei|an die|an den|an das|chez|auprès de|" +
+		"hos|presso|presso la|presso il|presso lo|a la empresa|para la empresa|til firmaet|til selskapet|til virksomheden|" +
+		"till företaget|aan|naar|to|at"},
+	// Spanish and Italian "I want to send", "we would like to send".
+	{role: lexFiller, side: lexLeft, flags: flagNoTypo, phrases: "quiero|queremos|quisiera|quisiéramos|voglio|vogliamo|vorrei|vorremmo|" +
+		"ich möchte|wir möchten|ich will|wir wollen|je veux|nous voulons|je voudrais|nous voudrions|ik wil|wij willen|we willen|" +
+		"jeg vil|vi vil|jag vill|vi vill|haluan|haluamme|chcę|chcemy|chciałbym|chciałabym"},
+}
+
+// lexPeppolSuffixesMore are more words for the network after "Peppol" ("Peppol-Netz",
+// "Peppol-nettet"), as lexPeppolSuffixes.
+const lexPeppolSuffixesMore = "netz|netzes|nettet|nettverket|nätet|nettverk|tinklas|tinkle|síť|sieti|síti|hálózat|hálózaton|rețea|rețeaua|mreža|mreži|ağı"
+
+// lexSaysPresence reports whether a word alone is a phrase saying "on Peppol"
+// ("Peppol-verkossa", "Peppol-netværket"): it is read as that, not as the bare word
+// Peppol.
+func lexSaysPresence(key string) bool {
+	if n := ruleLex.left.child(key); n != nil {
+		for _, e := range n.entries {
+			if e.role == lexPresence {
+				return true
+			}
+		}
+	}
+	return false
+}

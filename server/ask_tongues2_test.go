@@ -1,0 +1,198 @@
+package server
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/peppolgate/peppolgate/peppol"
+)
+
+// tongueCase is a development question of issue 29's points 1 and 4 (the asker's
+// language, languages outside the eleven, finding the company people mean), written
+// for companies of the demo network no other test asks about, before the code that
+// answers them. kind says what a right answer holds: "receives" (can receive doc),
+// "registered" (is on Peppol), "ap" (names the access point's operator or URL), "who"
+// (names the company), "blocked" (cannot receive now, with the reasons).
+type tongueCase struct {
+	lang, kind, q string
+	ids           []string
+	doc, name     string
+}
+
+// tongueCases: lang is the language the answer must be in ("" for English, as for
+// every language outside the eleven).
+var tongueCases = []tongueCase{
+	// Norwegian, bokmål and nynorsk, against Danish.
+	{"no", "receives", "Kan Dahl Regnskap motta faktura via Peppol?", []string{"0192:970632131", "9908:970632131"}, "Invoice", ""},
+	{"no", "registered", "Hvordan kan jeg sjekke om Haugen Maskin AS er registrert i Peppol?", []string{"0192:892638012"}, "", ""},
+	{"no", "receives", "Kan vi sende faktura til Stavanger Rørlegger?", []string{"0192:873352035"}, "Invoice", ""},
+	{"no", "ap", "Kva tilgangspunkt brukar Oslo Rørlegger?", []string{"0192:890663451"}, "", ""},
+	{"no", "ap", "Hvilket aksesspunkt bruker Nordlys Bygg AS?", []string{"0192:853367249"}, "", ""},
+	{"no", "registered", "Er Sæther & Solberg ASA på Peppol-nettverket?", []string{"0192:993774820"}, "", ""},
+	{"no", "receives", "Kan Oslo Rørlegger ASA motta EHF-faktura?", []string{"0192:890663451"}, "Invoice", ""},
+	{"no", "receives", "Kan Nordlys Bygg ta imot e-faktura? Eg lurer på om dei er registrerte.", []string{"0192:853367249"}, "Invoice", ""},
+	{"no", "blocked", "Kan Tromsø Rørlegger ta imot faktura, eller ikkje?", []string{"0192:936408516", "9908:936408516"}, "Invoice", ""},
+	{"no", "receives", "Kan Dahl Regnskap ASA (org.nr 970 632 131) motta faktura?", []string{"0192:970632131", "9908:970632131"}, "Invoice", ""},
+	// Danish.
+	{"da", "receives", "Kan Kjær Handel I/S modtage elektroniske fakturaer?", []string{"0184:13978557"}, "Invoice", ""},
+	{"da", "registered", "Hvordan ser jeg, om Århus Handel er tilmeldt Peppol?", []string{"0184:55941432"}, "", ""},
+	{"da", "receives", "Kan vi sende faktura til Kjær Køleteknik ApS via NemHandel?", []string{"0184:32827861", "0088:5795843102480"}, "Invoice", ""},
+	{"da", "registered", "Er CVR-nummer 55941432 registreret i Peppol?", []string{"0184:55941432"}, "", ""},
+	{"da", "ap", "Hvilken udbyder benytter Randers Elektrik I/S?", []string{"0184:56955313", "0088:5790009725411"}, "", ""},
+	{"da", "receives", "Modtager Kjær Handel e-fakturaer?", []string{"0184:13978557"}, "Invoice", ""},
+	{"da", "ap", "hvad er adgangspunktet for Århus Handel I/S", []string{"0184:55941432"}, "", ""},
+	// Swedish.
+	{"sv", "receives", "Kan Umeå Fastigheter ta emot e-fakturor?", []string{"0007:5113532286"}, "Invoice", ""},
+	{"sv", "ap", "Vilken åtkomstpunkt använder Västerås Elektriska AB?", []string{"0007:5540327052"}, "", ""},
+	{"sv", "registered", "Är Örebro Frakt registrerat i Peppol?", []string{"0007:5467325774"}, "", ""},
+	{"sv", "receives", "Hur kan jag se om Uppsala Bygg HB kan ta emot fakturor?", []string{"0007:5482333274"}, "Invoice", ""},
+	// Finnish.
+	{"fi", "receives", "Voiko Jyväskylä Konsultointi vastaanottaa verkkolaskuja?", []string{"0216:003713623565"}, "Invoice", ""},
+	{"fi", "registered", "Onko Espoo Rakennus Oy Peppol-verkossa?", []string{"0216:003702447260"}, "", ""},
+	{"fi", "ap", "Mikä on Seinäjoki Kiinteistöt Oyj:n liityntäpiste?", []string{"0216:003739570975"}, "", ""},
+	{"fi", "receives", "Voiko yritykselle Espoo Rakennus lähettää laskuja Peppolin kautta?", []string{"0216:003702447260"}, "Invoice", ""},
+	// Polish.
+	{"pl", "receives", "Czy Częstochowa Meble może odbierać faktury?", []string{"9945:pl1433703426"}, "Invoice", ""},
+	{"pl", "registered", "Czy firma Nowak Handel jest w Peppol?", []string{"9945:pl7689040698"}, "", ""},
+	{"pl", "ap", "Jakiego dostawcy używa Czestochowa Meble SA?", []string{"9945:pl1433703426"}, "", ""},
+	{"pl", "receives", "Czy mogę wysłać fakturę dla firmy Nowak Handel?", []string{"9945:pl7689040698"}, "Invoice", ""},
+	// Italian.
+	{"it", "receives", "Torino Caffè può ricevere fatture elettroniche?", []string{"0211:it05929169349"}, "Invoice", ""},
+	{"it", "ap", "Chi è il provider Peppol della ditta Forlì Costruzioni?", []string{"0211:it08530861635", "0211:it14176947597"}, "", ""},
+	{"it", "receives", "torino caffe riceve fatture su peppol?", []string{"0211:it05929169349"}, "Invoice", ""},
+	{"it", "registered", "Bologna Alimentari SRL è su Peppol?", []string{"0211:it06894330320"}, "", ""},
+	{"it", "receives", "Si possono mandare fatture presso Napoli Alimentari?", []string{"0211:it03464817133"}, "Invoice", ""},
+	// Spanish.
+	{"es", "receives", "¿Puede Peña Distribuciones recibir facturas electrónicas?", []string{"9920:esb75260745"}, "Invoice", ""},
+	{"es", "registered", "¿Está Madrid Transportes SL en Peppol?", []string{"9920:esb82790940"}, "", ""},
+	{"es", "ap", "¿Qué proveedor usa Castano Servicios?", []string{"9920:esb94835659"}, "", ""},
+	{"es", "receives", "Quiero enviar una factura a Valencia Distribuciones, ¿la pueden recibir por Peppol?", []string{"9920:esb35841048"}, "Invoice", ""},
+	// German.
+	{"de", "receives", "Kann die Hoffmann Elektrotechnik GmbH Rechnungen über Peppol empfangen?", []string{"9930:de419851414"}, "Invoice", ""},
+	{"de", "registered", "Ist die Moenchengladbach Metallverarbeitung im Peppol-Netz?", []string{"9930:de917242959"}, "", ""},
+	{"de", "ap", "Welchen Access Point nutzt die Düsseldorf Maschinenbau GmbH?", []string{"9930:de972015985"}, "", ""},
+	{"de", "receives", "Kann ich bei der Weiss & Fuchs GmbH E-Rechnungen einreichen?", []string{"9930:de923112167"}, "Invoice", ""},
+	{"de", "receives", "Kann Hoffman Elektrotechnik Rechnungen empfangen?", []string{"9930:de419851414"}, "Invoice", ""},
+	{"de", "receives", "Kann die Klagenfurt Handel GmbH, UID ATU47068685, Rechnungen empfangen?", []string{"9914:atu47068685"}, "Invoice", ""},
+	// Dutch.
+	{"nl", "blocked", "Kan IJsselstein Installatietechniek e-facturen ontvangen?", []string{"0106:48488146"}, "Invoice", ""},
+	{"nl", "registered", "Is Zwolle Logistiek BV aangesloten op Peppol?", []string{"0106:52683172"}, "", ""},
+	{"nl", "ap", "Welk access point gebruikt Zwolle Logistiek?", []string{"0106:52683172"}, "", ""},
+	{"nl", "blocked", "kunnen we facturen sturen naar ijsselstein installatietechniek nv?", []string{"0106:48488146"}, "Invoice", ""},
+	// French.
+	{"fr", "receives", "Est-ce que Mercier Electricite peut recevoir des factures ?", []string{"0009:38619975608376", "0002:386199756"}, "Invoice", ""},
+	{"fr", "ap", "Quel est le point d'accès de Grenoble Fromagerie ?", []string{"0009:62991692509693", "0002:629916925"}, "", ""},
+	{"fr", "registered", "Bérenger Menuiserie est-elle inscrite sur Peppol ?", []string{"0009:73004679400949", "0002:730046794"}, "", ""},
+	// English.
+	{"en", "registered", "Is Pemberton Healthcare on the Peppol network?", []string{"9932:gb147930647"}, "", ""},
+	{"en", "receives", "Can I send an e-invoice to Smith Engineering Limited?", []string{"9932:gb246317466"}, "Invoice", ""},
+	{"en", "ap", "Which access point does Cardiff Engineering use?", []string{"9932:gb452763733"}, "", ""},
+	{"en", "receives", "can waterford construction receive invoices", []string{"9935:ie3295311s"}, "Invoice", ""},
+	{"en", "receives", "Can Galway Distrbution receive invoices?", []string{"9935:ie2171843e"}, "Invoice", ""},
+	{"en", "registered", "Is Cardiff Engineering PLC (VAT GB452763733) on Peppol?", []string{"9932:gb452763733"}, "", ""},
+	// Languages outside the eleven: answered in English, with the right facts.
+	{"pt", "receives", "A empresa Madrid Transportes pode receber faturas pelo Peppol?", []string{"9920:esb82790940"}, "Invoice", ""},
+	{"pt", "ap", "Qual é o ponto de acesso da Torino Caffè?", []string{"0211:it05929169349"}, "", ""},
+	{"pt", "who", "Quem é 9920:esb35841048?", []string{"9920:esb35841048"}, "", "Valencia Distribuciones"},
+	{"cs", "receives", "Může Częstochowa Meble přijímat faktury přes Peppol?", []string{"9945:pl1433703426"}, "Invoice", ""},
+	{"cs", "registered", "Je firma Nowak Handel registrována v Peppolu?", []string{"9945:pl7689040698"}, "", ""},
+	{"sk", "receives", "Môže Klagenfurt Handel prijímať faktúry?", []string{"9914:atu47068685"}, "Invoice", ""},
+	{"et", "receives", "Kas Espoo Rakennus saab Peppoli kaudu arveid vastu võtta?", []string{"0216:003702447260"}, "Invoice", ""},
+	{"et", "who", "Kes on 0216:003713623565?", []string{"0216:003713623565"}, "", "Jyväskylä Konsultointi"},
+	{"hu", "receives", "Tud a Hoffmann Elektrotechnik számlát fogadni Peppolon?", []string{"9930:de419851414"}, "Invoice", ""},
+	{"hu", "ap", "Melyik hozzáférési pontot használja a Smith Engineering?", []string{"9932:gb246317466"}, "", ""},
+	{"ro", "receives", "Poate Valencia Distribuciones să primească facturi prin Peppol?", []string{"9920:esb35841048"}, "Invoice", ""},
+	{"ro", "registered", "Este Pemberton Healthcare înregistrată în Peppol?", []string{"9932:gb147930647"}, "", ""},
+	{"lt", "receives", "Ar Dahl Regnskap gali gauti sąskaitas per Peppol?", []string{"0192:970632131", "9908:970632131"}, "Invoice", ""},
+	{"lv", "receives", "Vai Kjær Handel var saņemt rēķinus caur Peppol?", []string{"0184:13978557"}, "Invoice", ""},
+	{"hr", "receives", "Može li Cardiff Engineering primati račune putem Peppola?", []string{"9932:gb452763733"}, "Invoice", ""},
+	{"tr", "receives", "Galway Distribution Peppol üzerinden fatura alabilir mi?", []string{"9935:ie2171843e"}, "Invoice", ""},
+	{"el", "receives", "Μπορεί η Smith Engineering να λαμβάνει τιμολόγια μέσω Peppol;", []string{"9932:gb246317466"}, "Invoice", ""},
+	{"sl", "receives", "Ali lahko Umeå Fastigheter prejema račune prek Peppola?", []string{"0007:5113532286"}, "Invoice", ""},
+}
+
+// TestAskTongues2 asks tongueCases through POST /ask over the demo network with its
+// mirror, as TestEvalIssue29 does, and judges each answer: its facts and its language.
+func TestAskTongues2(t *testing.T) {
+	base, world := startEval29(t)
+	type outcome struct {
+		ok   bool
+		why  string
+		lang string
+	}
+	out := make([]outcome, len(tongueCases))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				c := tongueCases[i]
+				a, err := eval29Ask(t.Context(), base, c.q)
+				for try := 1; try < 3 && (err != nil || len(a.Failed) > 0); try++ {
+					a, err = eval29Ask(t.Context(), base, c.q)
+				}
+				if err != nil {
+					out[i] = outcome{why: err.Error()}
+					continue
+				}
+				ok, why := world.judge(eval29Case{Lang: c.lang, Query: c.q, Expect: world.tongueExpect(t, c)}, a)
+				out[i] = outcome{ok: ok, why: why, lang: a.Meta.Language}
+				if ok && a.Meta.Language != c.want() {
+					out[i].ok, out[i].why = false, "answered in "+a.Meta.Language
+				}
+			}
+		}()
+	}
+	for i := range tongueCases {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	right := 0
+	for i, c := range tongueCases {
+		if out[i].ok {
+			right++
+			continue
+		}
+		t.Errorf("[%s %s] %q: %s (language %s)", c.lang, c.kind, c.q, out[i].why, out[i].lang)
+	}
+	t.Logf("%d of %d right in the asker's language", right, len(tongueCases))
+}
+
+// want is the language the answer to c must be in.
+func (c tongueCase) want() string {
+	for _, l := range eval29Languages {
+		if l == c.lang {
+			return l
+		}
+	}
+	return "en"
+}
+
+// tongueExpect is what a right answer to c holds, with the access point of the
+// company's first endpoint as the demo dataset has it.
+func (w *eval29World) tongueExpect(t *testing.T, c tongueCase) eval29Expect {
+	e := eval29Expect{Participant: c.ids}
+	switch c.kind {
+	case "receives", "registered", "blocked":
+		e.Verdict, e.Document = c.kind, c.doc
+	case "who":
+		e.Name = c.name
+	case "ap":
+		id, err := peppol.ParseParticipantID(c.ids[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, ok := w.ds.Lookup(id)
+		if !ok || len(p.Services) == 0 || len(p.Services[0].Processes) == 0 || len(p.Services[0].Processes[0].Endpoints) == 0 {
+			t.Fatalf("%s has no endpoint in the demo dataset", c.ids[0])
+		}
+		ep := p.Services[0].Processes[0].Endpoints[0]
+		e.Endpoint = strings.TrimSpace(ep.Address)
+		e.Provider = w.ds.AccessPoints[ep.AccessPoint].Organisation
+	}
+	return e
+}
