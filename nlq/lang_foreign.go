@@ -94,7 +94,7 @@ var lexGroupsForeign = []lexGroup{
 		"használja|használ|folosește|utilizează|naudoja|izmanto|koristi|uporablja|kullanıyor|kullanır|χρησιμοποιεί"},
 	// Interrogatives before a noun ("qual", "který", "melyik").
 	{role: lexFiller, side: lexLeft, flags: flagWhich | flagNoTypo, phrases: "qual|quais|jaký|jaké|který|kterou|které|jakou|" +
-		"aký|aké|ktorý|ktorú|milline|millist|melyik|milyen|kokį|kuris|kokia|kuru|kāds|kādu|koju|koja|koji|katero|kateri|hangi|" +
+		"care este|care e|care sunt|aký|aké|ktorý|ktorú|milline|millist|melyik|milyen|kokį|kuris|kokia|kuru|kāds|kādu|koju|koja|koji|katero|kateri|hangi|" +
 		"ποιο|ποια|ποιον"},
 	// Articles and prepositions between the parts of a question; kept when they start
 	// a capitalised name.

@@ -45,7 +45,17 @@ var foreignMarkers = buildForeignMarkers(
 		// Lithuanian, Latvian, Icelandic and Faroese (next to Polish and Danish), Turkish.
 		"įmonė|įmonės|įmonių|gali|gauti|sąskaitas|sąskaitų|kiek|uzņēmums|saņemt|rēķinus|cik|" +
 		"getur|fyrirtækið|tekið|móti|reikninga|reikningum|taka|ímóti|rokningar|rokningum|fyritøkan|" +
-		"alabilir|faturaları|şirket|şirketi|kaç|nedir|mı")
+		"alabilir|faturaları|şirket|şirketi|kaç|nedir|mı|" +
+		// Words of lang_foreign.go's questions (issue 29's languages outside the eleven).
+		"millist|milline|juurdepääsupunkti|pääsupunkti|kasutab|teenusepakkujat|registreeritud|võtab|peppolu|" +
+		"používá|využívá|přístupového|registrována|zaregistrovaná|používa|prístupového|" +
+		"használja|hozzáférési|pontot|szolgáltatót|regisztrálva|kérem|" +
+		"punctul|folosește|utilizează|să|primească|înregistrată|rețeaua|firmei|" +
+		"yra|naudoja|prieigos|taškas|sąskaitą|saņemt|rēķinus|rēķinu|caur|izmanto|piekļuves|" +
+		"može|li|primati|račune|račun|putem|preko|koristi|pristupna|pristupnu|točku|registrirana|tko|" +
+		"ali|lahko|prejema|prejemati|prek|peppola|uporablja|dostopna|" +
+		"üzerinden|hangi|erişim|noktasını|kullanıyor|kayıtlı|" +
+		"pode|receber|faturas|eletrônicas|eletrónicas|registada|cadastrada|ponto|quem")
 
 // foreignLetters are letters of those languages that none of the eleven writes.
 const foreignLetters = "ãõěřůčšžďťňľĺŕőűășțşţýėįųūāēīģķļņðþığ"
