@@ -9,12 +9,20 @@ package nlq
 // lexGroupsMore are those phrases, by meaning, as lexGroups.
 var lexGroupsMore = []lexGroup{
 	// Norwegian Nynorsk question words and verbs.
-	{role: lexStarter, side: lexLeft, flags: flagNoTypo, phrases: "korleis|kvifor|kvar|når"},
+	{role: lexStarter, side: lexLeft, flags: flagNoTypo, phrases: "kvifor|kvar|når"},
 	{role: lexFiller, side: lexLeft, flags: flagWhich | flagNoTypo, phrases: "kva|kva for|kva for eit|kva for ein|kva slags|kven|kvalt"},
 	{role: lexIntent, side: lexLeft, flags: flagNoTypo, intent: IntentLookup, phrases: "kven er|kva er"},
 	{role: lexFiller, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "brukar|nyttar|nytter|eg|dei|me|ikkje|ikkje sant|eller ikkje|" +
 		"eller ikke|eg lurer på|lurer på|kan eg|kan de|kan me|kunne de"},
-	{role: lexIntent, side: lexBoth, flags: flagPossessive | flagNoTypo, intent: IntentAccessPoint, phrases: "tilgangspunkt|tilgangspunktet|" +
+	{role: lexFiller, side: lexLeft, flags: flagNoTypo, phrases: "hvorledes|hvorledes kan jeg se om|hvorledes kan jeg sjekke om|" +
+		"hvordan kan jeg sjekke om|korleis kan eg sjå om|korleis kan eg sjekke om|kan eg sjå om|sjå om|korleis"},
+	// A verb split around the name: "Tar Nordlys Bygg imot fakturaer?", "Tar Umeå
+	// Fastigheter emot fakturor?".
+	{role: lexReceive, side: lexLeft, flags: flagArticle | flagNoTypo, phrases: "tar|tek|tager"},
+	{role: lexReceive, side: lexRight, flags: flagLowerRight | flagNoTypo, phrases: "imot|i mot|emot|imod"},
+	{role: lexIntent, side: lexBoth, flags: flagPossessive | flagNoTypo, intent: IntentAccessPoint, phrases: "endepunkt|endepunktet|" +
+		"endepunkter|endpointet|endpointen|endpunkt|endpunktet|endepunktadresse|endepunkt-url|endpoint-url|endpoint-adresse|" +
+		"tilgangspunkt|tilgangspunktet|" +
 		"tilknytingspunkt|aksesspunktet sitt|tenesteleverandør|tenesteleverandøren"},
 	{role: lexReceive, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "ta imot|tek imot|tar imot|ta i mot|motta|mottek|" +
 		"einreichen|zustellen|schicken|übermitteln|zusenden|envoyer à|faire parvenir|inviare a|send til|sende til|skicka till|" +

@@ -1,0 +1,104 @@
+package nlq
+
+import "testing"
+
+// tongue2Case is a development question of issue 29's points 1 and 4 and what its
+// plan must say: the language of the answer (English for a language outside the
+// eleven), the intent and, when set, the subject (the company searched).
+type tongue2Case struct {
+	q, lang string
+	intent  Intent
+	subject string
+}
+
+// tongue2Cases were written before the code that reads them: Norwegian, Danish and
+// Swedish told apart by the words that differ (bokmål and nynorsk, "hvordan" and
+// "hvorledes", "ikke" and "ikkje", organisasjonsnummer and CVR-nummer), short
+// questions, English loan words inside another language, questions that are mostly a
+// name and a number, and languages outside the eleven that share words with one of
+// ours (Portuguese and Spanish, Czech/Slovak and Polish, Estonian and Finnish,
+// Romanian and Italian).
+var tongue2Cases = []tongue2Case{
+	// Norwegian (bokmål, nynorsk) and Danish.
+	{"Hvorledes kan jeg se om Nordlys Bygg er registrert?", LangNorwegian, IntentOnPeppol, "Nordlys Bygg"},
+	{"Korleis kan eg sjå om Nordlys Bygg er registrert i Peppol?", LangNorwegian, IntentOnPeppol, "Nordlys Bygg"},
+	{"Kven er 0192:853367249?", LangNorwegian, IntentLookup, ""},
+	{"Kan Haugen Maskin ikkje ta imot faktura?", LangNorwegian, IntentCanReceive, "Haugen Maskin"},
+	{"Kan dei ta imot EHF-faktura, Nordlys Bygg AS?", LangNorwegian, IntentCanReceive, ""},
+	{"Hvilket tilgangspunkt nyttar Haugen Maskin AS?", LangNorwegian, IntentAccessPoint, "Haugen Maskin AS"},
+	{"Er organisasjonsnummer 892638012 registrert i Peppol?", LangNorwegian, IntentOnPeppol, ""},
+	{"Er CVR-nummer 13978557 registreret i Peppol?", LangDanish, IntentOnPeppol, ""},
+	{"Hvordan finder jeg ud af, om Randers Elektrik kan modtage fakturaer?", LangDanish, IntentCanReceive, "Randers Elektrik"},
+	{"Kan vi sende faktura til Kjær Handel ApS?", LangDanish, IntentCanReceive, "Kjær Handel ApS"},
+	{"Kan vi sende faktura til Haugen Maskin AS?", LangNorwegian, IntentCanReceive, "Haugen Maskin AS"},
+	{"Hvilket access point benytter Kjær Handel?", LangDanish, IntentAccessPoint, "Kjær Handel"},
+	{"Hvilket access point bruker Haugen Maskin?", LangNorwegian, IntentAccessPoint, "Haugen Maskin"},
+	{"Hva er endepunktet til Nordlys Bygg?", LangNorwegian, IntentAccessPoint, "Nordlys Bygg"},
+	{"Kan Haugen Maskin motta e-invoice?", LangNorwegian, IntentCanReceive, "Haugen Maskin"},
+	{"Haugen Maskin AS, organisasjonsnummer 892638012 – er de på Peppol?", LangNorwegian, IntentOnPeppol, ""},
+	{"Kjær Handel I/S, CVR-nr. 13978557: er de på Peppol?", LangDanish, IntentOnPeppol, ""},
+	{"Modtager Kjær Handel e-fakturaer?", LangDanish, IntentCanReceive, "Kjær Handel"},
+	{"Tar Nordlys Bygg imot fakturaer?", LangNorwegian, IntentCanReceive, "Nordlys Bygg"},
+	{"Kan Umeå Fastigheter ta emot e-fakturor?", LangSwedish, IntentCanReceive, "Umeå Fastigheter"},
+	{"Hur kan vi skicka faktura till Lindqvist Bygg AB?", LangSwedish, IntentCanReceive, "Lindqvist Bygg AB"},
+	{"Vilken accesspunkt har Uppsala Bygg?", LangSwedish, IntentAccessPoint, "Uppsala Bygg"},
+	// Loan words in the other languages.
+	{"Welchen Access Point hat Weiß & Fuchs?", LangGerman, IntentAccessPoint, "Weiß & Fuchs"},
+	{"Was ist der Endpoint von Zwolle Logistiek?", LangGerman, IntentAccessPoint, "Zwolle Logistiek"},
+	{"Kann Hoffmann Elektrotechnik E-Invoices über Peppol empfangen?", LangGerman, IntentCanReceive, "Hoffmann Elektrotechnik"},
+	{"Quel access point utilise Grenoble Fromagerie ?", LangFrench, IntentAccessPoint, "Grenoble Fromagerie"},
+	{"Welk access point heeft Zwolle Logistiek?", LangDutch, IntentAccessPoint, "Zwolle Logistiek"},
+	{"Kan Zwolle Logistiek e-invoices ontvangen?", LangDutch, IntentCanReceive, "Zwolle Logistiek"},
+	{"Che access point usa Torino Caffè?", LangItalian, IntentAccessPoint, "Torino Caffè"},
+	{"¿Qué access point usa Castaño Servicios?", LangSpanish, IntentAccessPoint, "Castaño Servicios"},
+	{"Jaki access point ma Nowak Handel?", LangPolish, IntentAccessPoint, "Nowak Handel"},
+	{"Mikä on Espoo Rakennus Oy:n access point?", LangFinnish, IntentAccessPoint, "Espoo Rakennus Oy"},
+	// The words around a name.
+	{"Kann ich bei der Weiss & Fuchs GmbH E-Rechnungen einreichen?", LangGerman, IntentCanReceive, "Weiss & Fuchs GmbH"},
+	{"Peut-on facturer chez Grenoble Fromagerie via Peppol ?", LangFrench, IntentCanReceive, "Grenoble Fromagerie"},
+	{"Si possono mandare fatture presso Napoli Alimentari?", LangItalian, IntentCanReceive, "Napoli Alimentari"},
+	{"Kan vi sende faktura til Kjær Køleteknik ApS via NemHandel?", LangDanish, IntentCanReceive, "Kjær Køleteknik ApS"},
+	{"Quiero enviar una factura a Valencia Distribuciones, ¿la pueden recibir por Peppol?", LangSpanish, IntentCanReceive, "Valencia Distribuciones"},
+	{"Ist die Moenchengladbach Metallverarbeitung im Peppol-Netz?", LangGerman, IntentOnPeppol, "Moenchengladbach Metallverarbeitung"},
+	{"Onko Espoo Rakennus Oy Peppol-verkossa?", LangFinnish, IntentOnPeppol, "Espoo Rakennus Oy"},
+	// Outside the eleven: English, and still what was asked.
+	{"A empresa Madrid Transportes pode receber faturas pelo Peppol?", LangEnglish, IntentCanReceive, "Madrid Transportes"},
+	{"Qual é o ponto de acesso da Torino Caffè?", LangEnglish, IntentAccessPoint, "Torino Caffè"},
+	{"A Peña Distribuciones está no Peppol?", LangEnglish, IntentOnPeppol, "Peña Distribuciones"},
+	{"Může Częstochowa Meble přijímat faktury přes Peppol?", LangEnglish, IntentCanReceive, "Częstochowa Meble"},
+	{"Je firma Nowak Handel registrována v Peppolu?", LangEnglish, IntentOnPeppol, "Nowak Handel"},
+	{"Je Weiss & Fuchs v Peppolu?", LangEnglish, IntentOnPeppol, "Weiss & Fuchs"},
+	{"Môže Klagenfurt Handel prijímať faktúry?", LangEnglish, IntentCanReceive, "Klagenfurt Handel"},
+	{"Je spoločnosť Cardiff Engineering zaregistrovaná v Peppole?", LangEnglish, IntentOnPeppol, "Cardiff Engineering"},
+	{"Kas Espoo Rakennus saab Peppoli kaudu arveid vastu võtta?", LangEnglish, IntentCanReceive, "Espoo Rakennus"},
+	{"Millist juurdepääsupunkti kasutab Espoo Rakennus?", LangEnglish, IntentAccessPoint, "Espoo Rakennus"},
+	{"Tud a Hoffmann Elektrotechnik számlát fogadni Peppolon?", LangEnglish, IntentCanReceive, "Hoffmann Elektrotechnik"},
+	{"Melyik hozzáférési pontot használja a Smith Engineering?", LangEnglish, IntentAccessPoint, "Smith Engineering"},
+	{"Poate Valencia Distribuciones să primească facturi prin Peppol?", LangEnglish, IntentCanReceive, "Valencia Distribuciones"},
+	{"Care este punctul de acces al Smith Engineering?", LangEnglish, IntentAccessPoint, "Smith Engineering"},
+	{"Este Pemberton Healthcare înregistrată în Peppol?", LangEnglish, IntentOnPeppol, "Pemberton Healthcare"},
+	{"Ar Dahl Regnskap gali gauti sąskaitas per Peppol?", LangEnglish, IntentCanReceive, "Dahl Regnskap"},
+	{"Vai Kjær Handel var saņemt rēķinus caur Peppol?", LangEnglish, IntentCanReceive, "Kjær Handel"},
+	{"Može li Cardiff Engineering primati račune putem Peppola?", LangEnglish, IntentCanReceive, "Cardiff Engineering"},
+	{"Ali lahko Umeå Fastigheter prejema račune prek Peppola?", LangEnglish, IntentCanReceive, "Umeå Fastigheter"},
+	{"Galway Distribution Peppol üzerinden fatura alabilir mi?", LangEnglish, IntentCanReceive, "Galway Distribution"},
+	{"Μπορεί η Smith Engineering να λαμβάνει τιμολόγια μέσω Peppol;", LangEnglish, IntentCanReceive, "Smith Engineering"},
+	{"Kdo je 9945:pl7689040698?", LangEnglish, IntentLookup, ""},
+	{"Kes on 0216:003713623565?", LangEnglish, IntentLookup, ""},
+	{"Cine este 9930:de419851414?", LangEnglish, IntentLookup, ""},
+	{"Quem é 9920:esb35841048?", LangEnglish, IntentLookup, ""},
+}
+
+// TestRuleTongues2 plans tongue2Cases: language, intent and subject.
+func TestRuleTongues2(t *testing.T) {
+	t.Parallel()
+	for _, c := range tongue2Cases {
+		p := RulePlanner{}.Plan(c.q)
+		if p.Language != c.lang || p.Intent != c.intent || c.subject != "" && p.Subject != c.subject {
+			t.Errorf("Plan(%q) = %s; want language %s, intent %s, subject %q", c.q, planString(p), c.lang, c.intent, c.subject)
+		}
+		if got := DetectLanguage(c.q); got != c.lang {
+			t.Errorf("DetectLanguage(%q) = %s, want %s", c.q, got, c.lang)
+		}
+	}
+}
