@@ -26,7 +26,7 @@ var lexGroupsMore = []lexGroup{
 		"tilknytingspunkt|aksesspunktet sitt|tenesteleverandør|tenesteleverandøren"},
 	{role: lexReceive, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "ta imot|tek imot|tar imot|ta i mot|motta|mottek|" +
 		"einreichen|zustellen|schicken|übermitteln|zusenden|envoyer à|faire parvenir|inviare a|send til|sende til|skicka till|" +
-		"facturer|facturer à|transmettre|fakturere|fakturera|fakturieren|factureren|fatturare|facturar|laskuttaa|fakturować"},
+		"facturer|facturer à|transmettre|i invoice|we invoice|invoice them|send an invoice to|fakturere|fakturera|fakturieren|factureren|fatturare|facturar|laskuttaa|fakturować"},
 	{role: lexPresence, side: lexBoth, flags: flagNoTypo, phrases: "registrerte|registrert|tilknytt|tilkopla|kopla til|påkopla|" +
 		"på peppol-nettet|i peppol-nettet|im peppol-netz|im peppolnetz|ans peppol-netz angeschlossen|angeschlossen|erreichbar|" +
 		"über peppol erreichbar"},

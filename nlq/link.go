@@ -351,6 +351,8 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 	for _, rd := range plan.Readings {
 		add(rd, coreQuery(rd.Subject))
 	}
+	add(plan, translitQuery(plan.Subject))
+	add(plan, longWordsQuery(plan.Subject))
 	budget, used := maxLiveSearches, 0
 	var best linked
 	for i, at := range attempts {

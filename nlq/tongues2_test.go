@@ -102,3 +102,61 @@ func TestRuleTongues2(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkRelaxedQueries: the searches linking adds when the subject's own finds no
+// name matching it: transliterations reduced as the index folds them (two in one word
+// are more than its typo tolerance), and the longer words alone when a short one may
+// be mistyped; matchName then still compares every word typed, and says how.
+func TestLinkRelaxedQueries(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ subject, translit, long string }{
+		{"Loevaas Bygg", "lovas bygg", "loevaas"},
+		{"Gross Sanitaer AG", "gross sanitar ag", ""},
+		{"Torino Cafe", "", "torino"},
+		{"Haugen Maskin AS", "", ""},
+		{"Kjaer Bar", "kjar bar", "kjaer"},
+		{"Ab", "", ""},
+	} {
+		if got := translitQuery(tt.subject); got != tt.translit {
+			t.Errorf("translitQuery(%q) = %q, want %q", tt.subject, got, tt.translit)
+		}
+		if got := longWordsQuery(tt.subject); got != tt.long {
+			t.Errorf("longWordsQuery(%q) = %q, want %q", tt.subject, got, tt.long)
+		}
+	}
+	for _, tt := range []struct {
+		typed, name   string
+		ok, approx    bool
+		typos, trans int
+	}{
+		{"Loevaas Bygg", "LØVÅS BYGG AS", true, true, 0, 1},
+		{"Torino Cafe", "Torino Caffè S.n.c.", true, true, 1, 0},
+		{"Torino Bar", "Torino Caffè S.n.c.", false, false, 0, 0},
+		{"Torino Cafe", "Torino Consulenza S.a.s.", false, false, 0, 0},
+		{"Nowak Hnadel", "Nowak Handel S.A.", true, true, 1, 0},
+		{"Bold Tech", "Bolt Tech AS", true, true, 1, 0},
+		{"Bold Tech", "Gold Tech AS", false, false, 0, 0},
+	} {
+		m := matchName(cutName(tt.typed, true), tt.name)
+		if m.ok != tt.ok || m.ok && (m.approximate() != tt.approx || m.typos != tt.typos || m.translit != tt.trans) {
+			t.Errorf("matchName(%q, %q) = %+v; want ok %v, approximate %v, %d typos, %d transliterated", tt.typed, tt.name, m, tt.ok, tt.approx, tt.typos, tt.trans)
+		}
+	}
+}
+
+// TestShortTypo: a four-letter word one edit from a name's word, with its first letter.
+func TestShortTypo(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		typed, term string
+		want        bool
+	}{
+		{"cafe", "caffe", true}, {"cafe", "cafe", true}, {"cfae", "cafe", true}, {"kafe", "caffe", false},
+		{"bold", "bolt", true}, {"caf", "caffe", false}, {"cafes", "caffe", false}, {"nord", "nordisk", false},
+		{"byg", "bygg", false}, {"bygg", "byg", true}, {"lund", "land", true},
+	} {
+		if got := shortTypo(tt.typed, tt.term); got != tt.want {
+			t.Errorf("shortTypo(%q, %q) = %v, want %v", tt.typed, tt.term, got, tt.want)
+		}
+	}
+}
