@@ -125,8 +125,8 @@ func TestLinkRelaxedQueries(t *testing.T) {
 		}
 	}
 	for _, tt := range []struct {
-		typed, name   string
-		ok, approx    bool
+		typed, name  string
+		ok, approx   bool
 		typos, trans int
 	}{
 		{"Loevaas Bygg", "LØVÅS BYGG AS", true, true, 0, 1},
