@@ -181,8 +181,9 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	// English words turn up in questions in every language ("access point",
 	// "provider"): another language wins a tie with English, if it has a word,
 	// name or letter of its own (Danish "find" alone is English "find"). Between two
-	// others, the company's legal form breaks a tie ("ApS" is Danish).
-	best, form := 0, s.legalFormLanguage()
+	// others, the company's legal form or its id's country breaks a tie ("ApS",
+	// "0184:…" are Danish; see tieLanguage).
+	best, form := 0, s.tieLanguage()
 	for i := 1; i < len(tongues); i++ {
 		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 && own[i] > 0 ||
 			best != 0 && score[i] == score[best] && tongues[i].code == form {

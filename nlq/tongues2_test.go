@@ -42,6 +42,14 @@ var tongue2Cases = []tongue2Case{
 	{"Kan Umeå Fastigheter ta emot e-fakturor?", LangSwedish, IntentCanReceive, "Umeå Fastigheter"},
 	{"Hur kan vi skicka faktura till Lindqvist Bygg AB?", LangSwedish, IntentCanReceive, "Lindqvist Bygg AB"},
 	{"Vilken accesspunkt har Uppsala Bygg?", LangSwedish, IntentAccessPoint, "Uppsala Bygg"},
+	// Word for word Danish and Norwegian: the participant id or VAT number decides.
+	{"Hvem er 0184:13978557?", LangDanish, IntentLookup, ""},
+	{"Hvem er 0192:853367249?", LangNorwegian, IntentLookup, ""},
+	{"Hvem er DK13978557?", LangDanish, IntentLookup, ""},
+	{"Kan vi sende faktura til 0184:13978557?", LangDanish, IntentCanReceive, ""},
+	{"Kan vi sende faktura til NO892638012MVA?", LangNorwegian, IntentCanReceive, ""},
+	{"Er 0184:13978557 på Peppol?", LangDanish, IntentOnPeppol, ""},
+	{"Er 0192:853367249 på Peppol?", LangNorwegian, IntentOnPeppol, ""},
 	// Loan words in the other languages.
 	{"Welchen Access Point hat Weiß & Fuchs?", LangGerman, IntentAccessPoint, "Weiß & Fuchs"},
 	{"Was ist der Endpoint von Zwolle Logistiek?", LangGerman, IntentAccessPoint, "Zwolle Logistiek"},

@@ -1,0 +1,70 @@
+package nlq
+
+import "strings"
+
+// Ties between languages (docs/INTERFACE.md §4.3): Danish and Norwegian share most
+// question words ("Hvem er …?", "Kan vi sende faktura til …?"). When a question's
+// words say as much for two languages, what it names decides: the company's legal form
+// (legalFormLanguage: "ApS" is Danish), else the country of the participant id or VAT
+// number it asks about ("0184:…" and "DK…" are Danish, "0192:…" and "NO…MVA"
+// Norwegian).
+
+// icdLanguages are the participant id schemes (ICD) of one country whose language is
+// one of the eleven.
+var icdLanguages = map[string]string{
+	"0184": LangDanish, "0096": LangDanish, "0198": LangDanish,
+	"0192": LangNorwegian, "9908": LangNorwegian,
+	"0007": LangSwedish, "9955": LangSwedish,
+	"0216": LangFinnish, "0213": LangFinnish, "0037": LangFinnish,
+	"0106": LangDutch, "0190": LangDutch, "9944": LangDutch,
+	"0002": LangFrench, "0009": LangFrench, "9957": LangFrench,
+	"9930": LangGerman, "0204": LangGerman,
+	"0211": LangItalian, "0210": LangItalian, "0201": LangItalian, "9906": LangItalian, "9907": LangItalian,
+	"9920": LangSpanish,
+}
+
+// vatLanguages are VAT number prefixes of countries with one of the eleven languages
+// (Belgium and Switzerland have several and decide nothing).
+var vatLanguages = map[string]string{
+	"dk": LangDanish, "no": LangNorwegian, "se": LangSwedish, "fi": LangFinnish, "nl": LangDutch, "fr": LangFrench,
+	"de": LangGerman, "at": LangGerman, "it": LangItalian, "es": LangSpanish, "pl": LangPolish,
+}
+
+// tieLanguage returns the language that breaks a tie between two languages' words: the
+// legal form's, else the participant id's or VAT number's; "" when none says.
+func (s *ruleScan) tieLanguage() string {
+	if l := s.legalFormLanguage(); l != "" {
+		return l
+	}
+	for i, t := range s.toks {
+		if !t.digit || !t.word {
+			continue
+		}
+		if len(t.key) == 4 && i+2 < len(s.toks) && s.toks[i+1].key == ":" && s.toks[i+2].word {
+			// "0184:13978557"; "9945:pl…" by its value's VAT prefix.
+			if l := icdLanguages[t.key]; l != "" {
+				return l
+			}
+			if l := vatPrefixLanguage(s.toks[i+2].key); l != "" {
+				return l
+			}
+			continue
+		}
+		if l := vatPrefixLanguage(t.key); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// vatPrefixLanguage returns the language of a VAT number's country prefix ("dk13978557",
+// "no923609016mva"), "" for another word.
+func vatPrefixLanguage(key string) string {
+	if len(key) < 8 || key[0] < 'a' || key[0] > 'z' || key[1] < 'a' || key[1] > 'z' || key[2] < '0' || key[2] > '9' {
+		return ""
+	}
+	if strings.IndexFunc(key[2:], func(r rune) bool { return r < '0' || r > '9' }) >= 0 && !strings.HasSuffix(key, "mva") {
+		return ""
+	}
+	return vatLanguages[key[:2]]
+}
