@@ -7,7 +7,8 @@ import "strings"
 // words say as much for two languages, what it names decides: the company's legal form
 // (legalFormLanguage: "ApS" is Danish), else the country of the participant id or VAT
 // number it asks about ("0184:…" and "DK…" are Danish, "0192:…" and "NO…MVA"
-// Norwegian).
+// Norwegian), else a word of its name one of the two writes and the other does not
+// ("Byg", "Regnskab" are Danish; "Bygg", "Regnskap" Norwegian).
 
 // icdLanguages are the participant id schemes (ICD) of one country whose language is
 // one of the eleven.
@@ -54,7 +55,25 @@ func (s *ruleScan) tieLanguage() string {
 			return l
 		}
 	}
+	for _, t := range s.toks {
+		if l := nameWordLanguages[t.key]; l != "" && t.word {
+			return l
+		}
+	}
 	return ""
+}
+
+// nameWordLanguages are words of company names, folded, that Danish writes and
+// Norwegian does not, or the other way round.
+var nameWordLanguages = map[string]string{
+	"byg": LangDanish, "regnskab": LangDanish, "ejendom": LangDanish, "ejendomme": LangDanish, "teknik": LangDanish,
+	"koleteknik": LangDanish, "fragt": LangDanish, "bageri": LangDanish, "vaerksted": LangDanish, "revision": LangDanish,
+	"logistik": LangDanish, "snedker": LangDanish, "elektrik": LangDanish, "rengoring": LangDanish, "vognmand": LangDanish,
+	"tandlaege": LangDanish, "kobenhavn": LangDanish, "arhus": LangDanish, "aarhus": LangDanish,
+	"bygg": LangNorwegian, "regnskap": LangNorwegian, "eiendom": LangNorwegian, "teknikk": LangNorwegian,
+	"rorlegger": LangNorwegian, "snekker": LangNorwegian, "bakeri": LangNorwegian, "verksted": LangNorwegian,
+	"revisjon": LangNorwegian, "logistikk": LangNorwegian, "elektro": LangNorwegian, "rengjoring": LangNorwegian,
+	"tannlege": LangNorwegian, "trondheim": LangNorwegian, "tromso": LangNorwegian,
 }
 
 // vatPrefixLanguage returns the language of a VAT number's country prefix ("dk13978557",

@@ -56,6 +56,12 @@ var tongue2Cases = []tongue2Case{
 	{"Kan du hjelpe meg å finne ut om Haugen Maskin kan motta faktura?", LangNorwegian, IntentCanReceive, ""},
 	{"Hvornår blev Kjær Handel tilsluttet Peppol?", LangDanish, "", ""},
 	{"Når ble Haugen Maskin tilkoblet Peppol?", LangNorwegian, "", ""},
+	// Word for word both: the company's name decides.
+	{"Kan vi sende faktura til Nørgaard Byg?", LangDanish, IntentCanReceive, ""},
+	{"Kan vi sende faktura til Nordlys Bygg?", LangNorwegian, IntentCanReceive, ""},
+	{"Hvem er Dahl Regnskap?", LangNorwegian, IntentLookup, ""},
+	{"Hvem er Sørensen Regnskab?", LangDanish, IntentLookup, ""},
+	{"Er Randers Elektrik på Peppol?", LangDanish, IntentOnPeppol, ""},
 	// Loan words in the other languages.
 	{"Welchen Access Point hat Weiß & Fuchs?", LangGerman, IntentAccessPoint, "Weiß & Fuchs"},
 	{"Was ist der Endpoint von Zwolle Logistiek?", LangGerman, IntentAccessPoint, "Zwolle Logistiek"},
