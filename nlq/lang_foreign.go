@@ -96,6 +96,22 @@ var lexGroupsForeign = []lexGroup{
 	{role: lexFiller, side: lexLeft, flags: flagWhich | flagNoTypo, phrases: "qual|quais|jaký|jaké|který|kterou|které|jakou|" +
 		"care este|care e|care sunt|aký|aké|ktorý|ktorú|milline|millist|melyik|milyen|kokį|kuris|kokia|kuru|kāds|kādu|koju|koja|koji|katero|kateri|hangi|" +
 		"ποιο|ποια|ποιον"},
+	// certificate: the access point certificate and when it expires.
+	{role: lexIntent, side: lexBoth, flags: flagPossessive | flagNoTypo, intent: IntentCertificate, phrases: "certificado|o certificado|" +
+		"validade do certificado|certifikát|platnost certifikátu|sertifikaat|sertifikaadi|tanúsítvány|tanúsítványa|tanúsítványát|" +
+		"certificatul|certificatului|sertifikatas|sertifikato|sertifikāts|sertifikāta|certifikat|certifikata|sertifika|sertifikası|" +
+		"πιστοποιητικό"},
+	{role: lexFiller, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "expira|vence|vyprší|platí|aegub|kehtib|lejár|jár le|" +
+		"expiră|baigiasi|galioja|beidzas|istječe|ističe|poteče|sona eriyor|biter|λήγει"},
+	{role: lexStarter, side: lexLeft, flags: flagNoTypo, phrases: "quando|kdy|kedy|millal|mikor|când|kada|kad|kdaj|ne zaman|πότε"},
+	// More ways of asking who serves a company and whether it is on the network.
+	{role: lexFiller, side: lexLeft, flags: flagWhich | flagNoTypo, phrases: "ki a|ki az|ki az a"},
+	{role: lexIntent, side: lexBoth, flags: flagPossessive | flagNoTypo, intent: IntentAccessPoint, phrases: "peppol szolgáltatója|" +
+		"peppol-szolgáltatója|szolgáltatója|furnizorul peppol|fornecedor|fornecedora|provedora|poskytovatel peppol"},
+	{role: lexPresence, side: lexBoth, flags: flagNoTypo, phrases: "benne van|a peppol hálózatban|peppol hálózatban|hálózatban|" +
+		"peppol tinkle|yra peppol|ir reģistrēts|ir reģistrēta|registrirana u peppolu|u peppolu"},
+	{role: lexNoun, side: lexBoth, flags: flagWeak | flagLowerRight | flagNoTypo, phrases: "cégnek|cégnél|a cégnek|a cégnél|cégtől"},
+	{role: lexFiller, side: lexRight, flags: flagLowerRight | flagNoTypo, phrases: "usado|usada|usado pela|usado pelo|usada pela"},
 	// Articles and prepositions between the parts of a question; kept when they start
 	// a capitalised name.
 	{role: lexFiller, side: lexLeft, flags: flagArticle | flagNoTypo, phrases: "da|do|das|dos|o|os|as|na|no|pela|pelo|" +

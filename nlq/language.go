@@ -178,6 +178,7 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	if hasLetter(foreignLetters, letters) {
 		foreign += 4
 	}
+	foreign += s.foreignPairWeight(lo, hi)
 	// English words turn up in questions in every language ("access point",
 	// "provider"): another language wins a tie with English, if it has a word,
 	// name or letter of its own (Danish "find" alone is English "find"). Between two

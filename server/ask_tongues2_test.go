@@ -14,7 +14,8 @@ import (
 // for companies of the demo network no other test asks about, before the code that
 // answers them. kind says what a right answer holds: "receives" (can receive doc),
 // "registered" (is on Peppol), "ap" (names the access point's operator or URL), "who"
-// (names the company), "blocked" (cannot receive now, with the reasons).
+// (names the company), "blocked" (cannot receive now, with the reasons), "cert" (the
+// access point certificate's expiry day).
 type tongueCase struct {
 	lang, kind, q string
 	ids           []string
@@ -230,6 +231,17 @@ var tongueCasesNames = []tongueCase{
 	{"pt", "receives", "Pode a Smith Engineering receber notas de crédito?", []string{"9932:gb246317466"}, "Credit Note", ""},
 	{"cs", "receives", "Může Hoffmann Elektrotechnik přijímat dobropisy?", []string{"9930:de419851414"}, "Credit Note", ""},
 	{"ro", "receives", "Poate Galway Distribution primi facturi prin Peppol?", []string{"9935:ie2171843e"}, "Invoice", ""},
+	// A fourth batch, outside the eleven: certificates, access points, presence.
+	{"pt", "cert", "Quando expira o certificado da Smith Engineering?", []string{"9932:gb246317466"}, "", ""},
+	{"cs", "cert", "Kdy vyprší certifikát Cardiff Engineering?", []string{"9932:gb452763733"}, "", ""},
+	{"hu", "cert", "Mikor jár le a Smith Engineering tanúsítványa?", []string{"9932:gb246317466"}, "", ""},
+	{"ro", "cert", "Când expiră certificatul Cardiff Engineering?", []string{"9932:gb452763733"}, "", ""},
+	{"et", "cert", "Millal aegub Smith Engineering sertifikaat?", []string{"9932:gb246317466"}, "", ""},
+	{"hu", "ap", "Ki a Peppol szolgáltatója a Galway Distribution cégnek?", []string{"9935:ie2171843e"}, "", ""},
+	{"pt", "receives", "A Cardiff Engineering aceita notas de crédito?", []string{"9932:gb452763733"}, "Credit Note", ""},
+	{"lt", "registered", "Ar Cardiff Engineering yra Peppol tinkle?", []string{"9932:gb452763733"}, "", ""},
+	{"sk", "who", "Kto je 9932:gb452763733?", []string{"9932:gb452763733"}, "", "Cardiff Engineering"},
+	{"pt", "who", "O que é 9932:gb452763733?", []string{"9932:gb452763733"}, "", "Cardiff Engineering"},
 }
 
 // tongueApproximate are the questions of tongueCasesNames that name the company
@@ -321,7 +333,7 @@ func (w *eval29World) tongueExpect(t *testing.T, c tongueCase) eval29Expect {
 		e.Verdict, e.Document = c.kind, c.doc
 	case "who":
 		e.Name = c.name
-	case "ap":
+	case "ap", "cert":
 		id, err := peppol.ParseParticipantID(c.ids[0])
 		if err != nil {
 			t.Fatal(err)
@@ -331,6 +343,10 @@ func (w *eval29World) tongueExpect(t *testing.T, c tongueCase) eval29Expect {
 			t.Fatalf("%s has no endpoint in the demo dataset", c.ids[0])
 		}
 		ep := p.Services[0].Processes[0].Endpoints[0]
+		if c.kind == "cert" {
+			e.CertExpiry = w.ds.AccessPoints[ep.AccessPoint].NotAfter.Format("2006-01-02")
+			break
+		}
 		e.Endpoint = strings.TrimSpace(ep.Address)
 		e.Provider = w.ds.AccessPoints[ep.AccessPoint].Organisation
 	}
