@@ -97,8 +97,7 @@ func (s *ruleScan) foreignPairWeight(lo, hi int) int {
 		}
 		if prev >= 0 && (prev < lo || prev >= hi) {
 			p := s.toks[prev]
-			a := ruleFold(s.q[p.start:p.end])
-			b := ruleFold(s.q[t.start:t.end])
+			a, b := p.key, t.key
 			switch {
 			case foreignPairs[[2]string{a, b}]:
 				w += 6
