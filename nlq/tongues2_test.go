@@ -1,6 +1,7 @@
 package nlq
 
 import (
+	"regexp"
 	"slices"
 	"testing"
 )
@@ -223,6 +224,29 @@ func TestShortTypo(t *testing.T) {
 	} {
 		if got := shortTypo(tt.typed, tt.term); got != tt.want {
 			t.Errorf("shortTypo(%q, %q) = %v, want %v", tt.typed, tt.term, got, tt.want)
+		}
+	}
+}
+
+// TestNumberNamePhrases: every tongue says both sentences of a number and a name
+// (numbers_name.go), with English's arguments.
+func TestNumberNamePhrases(t *testing.T) {
+	t.Parallel()
+	verbs := regexp.MustCompile(`%\[\d\]s`)
+	en := numberNamePhrases[LangEnglish]
+	for _, tg := range tongues {
+		p, ok := numberNamePhrases[tg.code]
+		if !ok {
+			t.Errorf("%s: no phrases for a number and a name", tg.code)
+			continue
+		}
+		for i := range p {
+			got, want := verbs.FindAllString(p[i], -1), verbs.FindAllString(en[i], -1)
+			slices.Sort(got)
+			slices.Sort(want)
+			if p[i] == "" || !slices.Equal(got, want) {
+				t.Errorf("%s: phrase %d %q takes %v, English %v", tg.code, i, p[i], got, want)
+			}
 		}
 	}
 }

@@ -352,3 +352,57 @@ func (w *eval29World) tongueExpect(t *testing.T, c tongueCase) eval29Expect {
 	}
 	return e
 }
+
+// TestAskNumberAndName: a question naming a number and a company uses both. The
+// number resolves the id and the name confirms it: the answer says when the number is
+// another company's; when no participant holds the number, the company named is
+// answered, saying so. Asked through POST /ask over the demo network with its mirror.
+func TestAskNumberAndName(t *testing.T) {
+	base, world := startEval29(t)
+	for _, tt := range []struct {
+		q       string
+		c       tongueCase
+		has     []string
+		hasNot  []string
+		wantLng string
+	}{
+		{"Kan Dahl Regnskap ASA (org.nr 970 632 018) motta faktura?",
+			tongueCase{kind: "receives", ids: []string{"0192:970632131", "9908:970632131"}, doc: "Invoice"},
+			[]string{"Ingen deltaker er registrert under", "Dahl Regnskap"}, nil, "no"},
+		{"Is Cardiff Engineering (VAT GB246317466) on Peppol?",
+			tongueCase{kind: "registered", ids: []string{"9932:gb246317466"}},
+			[]string{"Note:", "belongs to", "Cardiff Engineering"}, nil, "en"},
+		{"Kann die Klagenfurt Handel GmbH, UID ATU14775019, Rechnungen empfangen?",
+			tongueCase{kind: "blocked", ids: []string{"9914:atu14775019"}, doc: "Invoice"},
+			[]string{"Hinweis:", "Klagenfurt Handel"}, nil, "de"},
+		{"Kan Dahl Regnskap ASA (org.nr 970 632 131) motta faktura?",
+			tongueCase{kind: "receives", ids: []string{"0192:970632131", "9908:970632131"}, doc: "Invoice"},
+			nil, []string{"tilhører", "Ingen deltaker er registrert under"}, "no"},
+		{"Er CVR 55941432 på Peppol?",
+			tongueCase{kind: "registered", ids: []string{"0184:55941432"}},
+			nil, []string{"tilhører"}, "da"},
+	} {
+		a, err := eval29Ask(t.Context(), base, tt.q)
+		if err != nil {
+			t.Errorf("%q: %v", tt.q, err)
+			continue
+		}
+		tt.c.q = tt.q
+		if ok, why := world.judge(eval29Case{Query: tt.q, Expect: world.tongueExpect(t, tt.c)}, a); !ok {
+			t.Errorf("%q: %s\n%s", tt.q, why, a.Answer)
+		}
+		if a.Meta.Language != tt.wantLng {
+			t.Errorf("%q: answered in %s, want %s", tt.q, a.Meta.Language, tt.wantLng)
+		}
+		for _, w := range tt.has {
+			if !strings.Contains(a.Answer, w) {
+				t.Errorf("%q: the answer lacks %q:\n%s", tt.q, w, a.Answer)
+			}
+		}
+		for _, w := range tt.hasNot {
+			if strings.Contains(a.Answer, w) {
+				t.Errorf("%q: the answer says %q:\n%s", tt.q, w, a.Answer)
+			}
+		}
+	}
+}
