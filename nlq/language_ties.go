@@ -8,7 +8,7 @@ import "strings"
 // (legalFormLanguage: "ApS" is Danish), else the country of the participant id or VAT
 // number it asks about ("0184:…" and "DK…" are Danish, "0192:…" and "NO…MVA"
 // Norwegian), else a word of its name one of the two writes and the other does not
-// ("Byg", "Regnskab" are Danish; "Bygg", "Regnskap" Norwegian).
+// ("Byg", "Regnskab" are Danish, "Regnskap" Norwegian, "Fastigheter" Swedish).
 
 // icdLanguages are the participant id schemes (ICD) of one country whose language is
 // one of the eleven.
@@ -63,14 +63,27 @@ func (s *ruleScan) tieLanguage() string {
 	return ""
 }
 
-// nameWordLanguages are words of company names, folded, that Danish writes and
-// Norwegian does not, or the other way round.
+// nameWordLanguages are words of company names, folded, that one of two languages
+// whose question words are much alike writes and the other does not (Danish and
+// Norwegian, Norwegian and Swedish, Spanish and Italian or French): trades ("Byg",
+// "Regnskap", "Fastigheter", "Costruzioni", "Distribuciones") and cities.
 var nameWordLanguages = map[string]string{
+	"fastigheter": LangSwedish, "fastighet": LangSwedish, "elektriska": LangSwedish, "akeri": LangSwedish,
+	"redovisning": LangSwedish, "verkstad": LangSwedish, "umea": LangSwedish, "orebro": LangSwedish, "vasteras": LangSwedish,
+	"uppsala": LangSwedish, "goteborg": LangSwedish, "malmo": LangSwedish, "linkoping": LangSwedish, "stockholm": LangSwedish,
+	"oslo": LangNorwegian, "bergen": LangNorwegian, "stavanger": LangNorwegian, "odense": LangDanish, "aalborg": LangDanish,
+	"randers": LangDanish, "esbjerg": LangDanish,
+	"costruzioni": LangItalian, "alimentari": LangItalian, "impianti": LangItalian, "consulenza": LangItalian,
+	"meccanica": LangItalian, "caffe": LangItalian, "torino": LangItalian, "milano": LangItalian, "napoli": LangItalian,
+	"genova": LangItalian, "firenze": LangItalian, "bologna": LangItalian, "roma": LangItalian,
+	"distribuciones": LangSpanish, "transportes": LangSpanish, "servicios": LangSpanish, "construcciones": LangSpanish,
+	"alimentacion": LangSpanish, "ingenieria": LangSpanish, "madrid": LangSpanish, "barcelona": LangSpanish,
+	"sevilla": LangSpanish, "valencia": LangSpanish,
 	"byg": LangDanish, "regnskab": LangDanish, "ejendom": LangDanish, "ejendomme": LangDanish, "teknik": LangDanish,
 	"koleteknik": LangDanish, "fragt": LangDanish, "bageri": LangDanish, "vaerksted": LangDanish, "revision": LangDanish,
 	"logistik": LangDanish, "snedker": LangDanish, "elektrik": LangDanish, "rengoring": LangDanish, "vognmand": LangDanish,
 	"tandlaege": LangDanish, "kobenhavn": LangDanish, "arhus": LangDanish, "aarhus": LangDanish,
-	"bygg": LangNorwegian, "regnskap": LangNorwegian, "eiendom": LangNorwegian, "teknikk": LangNorwegian,
+	"regnskap": LangNorwegian, "eiendom": LangNorwegian, "teknikk": LangNorwegian,
 	"rorlegger": LangNorwegian, "snekker": LangNorwegian, "bakeri": LangNorwegian, "verksted": LangNorwegian,
 	"revisjon": LangNorwegian, "logistikk": LangNorwegian, "elektro": LangNorwegian, "rengjoring": LangNorwegian,
 	"tannlege": LangNorwegian, "trondheim": LangNorwegian, "tromso": LangNorwegian,

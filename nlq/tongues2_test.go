@@ -63,9 +63,19 @@ var tongue2Cases = []tongue2Case{
 	// Word for word both: the company's name decides.
 	{"Kan vi sende faktura til Nørgaard Byg?", LangDanish, IntentCanReceive, ""},
 	{"Kan vi sende faktura til Nordlys Bygg?", LangNorwegian, IntentCanReceive, ""},
+	{"Kan vi skicka faktura till Uppsala Bygg?", LangSwedish, IntentCanReceive, ""},
 	{"Hvem er Dahl Regnskap?", LangNorwegian, IntentLookup, ""},
 	{"Hvem er Sørensen Regnskab?", LangDanish, IntentLookup, ""},
 	{"Er Randers Elektrik på Peppol?", LangDanish, IntentOnPeppol, ""},
+	// Short questions: a name and a word or two.
+	{"Umeå Fastigheter i Peppol?", LangSwedish, IntentOnPeppol, "Umeå Fastigheter"},
+	{"Torino Caffè su Peppol?", LangItalian, IntentOnPeppol, "Torino Caffè"},
+	{"Peña Distribuciones en Peppol?", LangSpanish, IntentOnPeppol, "Peña Distribuciones"},
+	{"Hoffmann Elektrotechnik bei Peppol?", LangGerman, IntentOnPeppol, "Hoffmann Elektrotechnik"},
+	{"Zugangspunkt Hoffmann Elektrotechnik?", LangGerman, IntentAccessPoint, "Hoffmann Elektrotechnik"},
+	{"Haugen Maskin AS på Peppol?", LangNorwegian, IntentOnPeppol, "Haugen Maskin AS"},
+	{"Adgangspunkt Kjær Handel?", LangDanish, IntentAccessPoint, "Kjær Handel"},
+	{"Kim jest Nowak Handel?", LangPolish, IntentLookup, "Nowak Handel"},
 	// Loan words in the other languages.
 	{"Welchen Access Point hat Weiß & Fuchs?", LangGerman, IntentAccessPoint, "Weiß & Fuchs"},
 	{"Was ist der Endpoint von Zwolle Logistiek?", LangGerman, IntentAccessPoint, "Zwolle Logistiek"},
