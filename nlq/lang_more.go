@@ -30,6 +30,22 @@ var lexGroupsMore = []lexGroup{
 	{role: lexPresence, side: lexBoth, flags: flagNoTypo, phrases: "registrerte|registrert|tilknytt|tilkopla|kopla til|påkopla|" +
 		"på peppol-nettet|i peppol-nettet|im peppol-netz|im peppolnetz|ans peppol-netz angeschlossen|angeschlossen|erreichbar|" +
 		"über peppol erreichbar"},
+	// A company named inside a longer sentence, as people write to a help desk: "our
+	// customer X wants e-invoices – can they receive them?", "Wir beliefern die Firma X.
+	// Können wir dort E-Rechnungen abgeben?".
+	{role: lexFiller, side: lexLeft, flags: flagNoTypo, phrases: "our customer|our client|our supplier|my customer|my client|" +
+		"we buy from|we sell to|we deliver to|we supply|unser kunde|unsere kundin|unser lieferant|wir beliefern|wir liefern an|" +
+		"notre client|notre cliente|mon client|ma cliente|notre fournisseur|mon fournisseur|onze klant|onze leverancier|mijn klant|" +
+		"vår kunde|vår leverandør|vores kunde|vores leverandør|vår kund|vår leverantör|asiakkaamme|asiakas|toimittajamme|" +
+		"il nostro cliente|la nostra cliente|il nostro fornitore|nuestro cliente|nuestra clienta|nuestro proveedor|" +
+		"nasz klient|nasza klientka|nasz dostawca|mój klient"},
+	{role: lexReceive, side: lexRight, flags: flagLowerRight | flagNoTypo, phrases: "will|möchte|wünscht|verlangt|benötigt|braucht|" +
+		"abgeben|senden|übersenden|haluaa|haluavat|quiere|quieren|vuole|vogliono|wil|willen|ønsker|vil have|vill ha|chce|chcą|" +
+		"wants|would like|veut|souhaite"},
+	{role: lexReceive, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "recibirlas|recibirla|recibirlos|aceptarlas|" +
+		"riceverle|riceverla|riceverli|accettarle|recevoir celles-ci|les recevoir|ontvangen|entgegennehmen"},
+	{role: lexFiller, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "geht das|ist das möglich|funktioniert das|dort|dorthin|" +
+		"sille|heille|niille|dem|dem det|them|is that possible|possible|per peppol|über peppol"},
 	// National formats of invoices and national networks named in a question.
 	{role: lexDoc, side: lexBoth, flags: flagNeedReceive | flagNoTypo, doc: DocInvoice, phrases: "ehf|ehf-faktura|ehf-fakturaer|" +
 		"ehf-fakturaen|ehf faktura|ehf fakturaer|svefaktura|svefakturor|xrechnung|xrechnungen|zugferd|zugferd-rechnung{,en}|" +
