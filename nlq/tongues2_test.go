@@ -236,6 +236,28 @@ func TestShortTypo(t *testing.T) {
 			t.Errorf("shortTypo(%q, %q) = %v, want %v", tt.typed, tt.term, got, tt.want)
 		}
 	}
+	// Every pair of short words over a small alphabet: no panic, and symmetric in
+	// what it forgives between two words of four letters.
+	var words []string
+	var grow func(w string)
+	grow = func(w string) {
+		if w != "" {
+			words = append(words, w)
+		}
+		if len([]rune(w)) < 5 {
+			for _, r := range "abé" {
+				grow(w + string(r))
+			}
+		}
+	}
+	grow("")
+	for _, a := range words {
+		for _, b := range words {
+			if shortTypo(a, b) && len([]rune(a)) == 4 && len([]rune(b)) == 4 && !shortTypo(b, a) {
+				t.Fatalf("shortTypo(%q, %q) but not (%q, %q)", a, b, b, a)
+			}
+		}
+	}
 }
 
 // TestNumberNamePhrases: every tongue says both sentences of a number and a name
