@@ -56,8 +56,14 @@ func (s *ruleScan) tieLanguage() string {
 		}
 	}
 	for _, t := range s.toks {
-		if l := nameWordLanguages[t.key]; l != "" && t.word {
+		if !t.word {
+			continue
+		}
+		if l := nameWordLanguages[t.key]; l != "" {
 			return l
+		}
+		if len(t.key) > 6 && strings.HasSuffix(t.key, "gaard") {
+			return LangDanish // "Nørgaard", "Østergaard": Norwegian writes "-gård"
 		}
 	}
 	return ""
@@ -72,7 +78,11 @@ var nameWordLanguages = map[string]string{
 	"redovisning": LangSwedish, "verkstad": LangSwedish, "umea": LangSwedish, "orebro": LangSwedish, "vasteras": LangSwedish,
 	"uppsala": LangSwedish, "goteborg": LangSwedish, "malmo": LangSwedish, "linkoping": LangSwedish, "stockholm": LangSwedish,
 	"oslo": LangNorwegian, "bergen": LangNorwegian, "stavanger": LangNorwegian, "odense": LangDanish, "aalborg": LangDanish,
-	"randers": LangDanish, "esbjerg": LangDanish,
+	"randers": LangDanish, "esbjerg": LangDanish, "kolding": LangDanish, "vejle": LangDanish, "roskilde": LangDanish,
+	"kjaer": LangDanish, "oresund": LangDanish, "skov": LangDanish,
+	"lovas": LangNorwegian, "saether": LangNorwegian, "braekke": LangNorwegian, "vestland": LangNorwegian, "nordlys": LangNorwegian,
+	"hagensen": LangNorwegian, "haugen": LangNorwegian, "fjellheim": LangNorwegian, "bjornstad": LangNorwegian,
+	"drammen": LangNorwegian, "kristiansand": LangNorwegian, "alesund": LangNorwegian,
 	"costruzioni": LangItalian, "alimentari": LangItalian, "impianti": LangItalian, "consulenza": LangItalian,
 	"meccanica": LangItalian, "caffe": LangItalian, "torino": LangItalian, "milano": LangItalian, "napoli": LangItalian,
 	"genova": LangItalian, "firenze": LangItalian, "bologna": LangItalian, "roma": LangItalian,

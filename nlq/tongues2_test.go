@@ -67,6 +67,9 @@ var tongue2Cases = []tongue2Case{
 	{"Hvem er Dahl Regnskap?", LangNorwegian, IntentLookup, ""},
 	{"Hvem er Sørensen Regnskab?", LangDanish, IntentLookup, ""},
 	{"Er Randers Elektrik på Peppol?", LangDanish, IntentOnPeppol, ""},
+	{"Hvem er Kjær Handel?", LangDanish, IntentLookup, "Kjær Handel"},
+	{"Hvilket access point har Mølgaard Transport?", LangDanish, IntentAccessPoint, "Mølgaard Transport"},
+	{"Hvilket access point har Løvås Fisk?", LangNorwegian, IntentAccessPoint, "Løvås Fisk"},
 	// Short questions: a name and a word or two.
 	{"Umeå Fastigheter i Peppol?", LangSwedish, IntentOnPeppol, "Umeå Fastigheter"},
 	{"Torino Caffè su Peppol?", LangItalian, IntentOnPeppol, "Torino Caffè"},
