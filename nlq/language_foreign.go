@@ -79,8 +79,8 @@ func buildForeignMarkers(words string) map[string]bool {
 // article before a name, as Spanish and Italian do not).
 var foreignPairs = map[[2]string]bool{
 	{"o", "que"}: true, {"o", "certificado"}: true, {"o", "ponto"}: true, {"o", "fornecedor"}: true, {"o", "provedor"}: true,
-	{"a", "empresa"}: true, {"da", "empresa"}: true, {"do", "certificado"}: true, {"qual", "e"}: true, {"quem", "e"}: true,
-	{"e", "o"}: true, {"e", "a"}: true, {"na", "rede"}: true, {"no", "peppol"}: true,
+	{"a", "empresa"}: true, {"da", "empresa"}: true, {"do", "certificado"}: true, {"quem", "e"}: true,
+	{"e", "o"}: true, {"na", "rede"}: true, {"no", "peppol"}: true,
 	{"kto", "je"}: true, {"co", "je"}: true, {"je", "v"}: true, {"je", "firma"}: true, {"je", "spolocnost"}: true,
 	{"a", ""}: true, {"o", ""}: true, {"az", ""}: true,
 }

@@ -70,6 +70,13 @@ var tongue2Cases = []tongue2Case{
 	{"Hvem er Kjær Handel?", LangDanish, IntentLookup, "Kjær Handel"},
 	{"Hvilket access point har Mølgaard Transport?", LangDanish, IntentAccessPoint, "Mølgaard Transport"},
 	{"Hvilket access point har Løvås Fisk?", LangNorwegian, IntentAccessPoint, "Løvås Fisk"},
+	// Italian "Qual è", Spanish with the words Portuguese shares: still theirs.
+	{"Qual è l'id Peppol di Torino Caffè?", LangItalian, IntentLookup, "Torino Caffè"},
+	{"Qual è il provider di Torino Caffè?", LangItalian, IntentAccessPoint, "Torino Caffè"},
+	{"È registrata su Peppol la Torino Caffè?", LangItalian, IntentOnPeppol, "Torino Caffè"},
+	{"¿Puedo enviar notas de crédito a Madrid Transportes?", LangSpanish, IntentCanReceive, "Madrid Transportes"},
+	{"¿Cuándo caduca el certificado de Castaño Servicios?", LangSpanish, IntentCertificate, "Castaño Servicios"},
+	{"¿Es posible enviar una factura a Castaño Servicios por Peppol?", LangSpanish, IntentCanReceive, "Castaño Servicios"},
 	// Short questions: a name and a word or two.
 	{"Umeå Fastigheter i Peppol?", LangSwedish, IntentOnPeppol, "Umeå Fastigheter"},
 	{"Torino Caffè su Peppol?", LangItalian, IntentOnPeppol, "Torino Caffè"},
