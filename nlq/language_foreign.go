@@ -46,18 +46,20 @@ var foreignMarkers = buildForeignMarkers(
 		"įmonė|įmonės|įmonių|gali|gauti|sąskaitas|sąskaitų|kiek|uzņēmums|saņemt|rēķinus|cik|" +
 		"getur|fyrirtækið|tekið|móti|reikninga|reikningum|taka|ímóti|rokningar|rokningum|fyritøkan|" +
 		"alabilir|faturaları|şirket|şirketi|kaç|nedir|mı|" +
-		// Words of lang_foreign.go's questions (issue 29's languages outside the eleven).
+		// Words of lang_foreign.go's questions (issue 29's languages outside the eleven),
+		// none folding to a word of ours of another meaning (Croatian "može" is Polish
+		// "może" folded, Romanian "să" Polish "są", Czech "certifikát" Danish "certifikat").
 		"millist|milline|juurdepääsupunkti|pääsupunkti|kasutab|teenusepakkujat|registreeritud|võtab|peppolu|" +
 		"používá|využívá|přístupového|registrována|zaregistrovaná|používa|prístupového|" +
 		"használja|hozzáférési|pontot|szolgáltatót|regisztrálva|kérem|" +
-		"punctul|folosește|utilizează|să|primească|înregistrată|rețeaua|firmei|" +
+		"punctul|folosește|utilizează|primească|înregistrată|rețeaua|firmei|" +
 		"yra|naudoja|prieigos|taškas|sąskaitą|saņemt|rēķinus|rēķinu|caur|izmanto|piekļuves|" +
-		"može|li|primati|račune|račun|putem|preko|koristi|pristupna|pristupnu|točku|registrirana|tko|" +
-		"ali|lahko|prejema|prejemati|prek|peppola|uporablja|dostopna|" +
+		"li|primati|račune|račun|putem|preko|koristi|pristupna|pristupnu|točku|registrirana|tko|" +
+		"ali|lahko|prejema|prejemati|prek|uporablja|dostopna|" +
 		"üzerinden|hangi|erişim|noktasını|kullanıyor|kayıtlı|" +
 		"pode|receber|faturas|eletrônicas|eletrónicas|registada|cadastrada|ponto|quem|tinkle|tinklo|" +
 		"aegub|sertifikaat|sertifikaadi|tanúsítvány|tanúsítványa|jár|benne|hálózatban|cégnek|szolgáltatója|certificatul|expiră|când|" +
-		"vyprší|certifikát|sertifikatas|baigiasi|sertifikāts|istječe|ističe|poteče|kdaj|sertifika|sertifikası|aceita|aceitam|usado|usada|" +
+		"vyprší|sertifikatas|baigiasi|sertifikāts|istječe|ističe|poteče|kdaj|sertifika|sertifikası|aceita|aceitam|usado|usada|" +
 		// Words Portuguese shares with Spanish or Italian: they count for both.
 		"enviar|para|que|quando|certificado|notas|crédito|pedidos|tipo|acesso")
 

@@ -77,6 +77,10 @@ var tongue2Cases = []tongue2Case{
 	{"¿Puedo enviar notas de crédito a Madrid Transportes?", LangSpanish, IntentCanReceive, "Madrid Transportes"},
 	{"¿Cuándo caduca el certificado de Castaño Servicios?", LangSpanish, IntentCertificate, "Castaño Servicios"},
 	{"¿Es posible enviar una factura a Castaño Servicios por Peppol?", LangSpanish, IntentCanReceive, "Castaño Servicios"},
+	// Words of other languages that fold to words of ours count for ours.
+	{"Czy Nowak Handel może odbierać faktury przez Peppola?", LangPolish, IntentCanReceive, "Nowak Handel"},
+	{"Może Nowak Handel odbierać faktury?", LangPolish, IntentCanReceive, "Nowak Handel"},
+	{"Certifikat Kjær Handel?", LangDanish, IntentCertificate, "Kjær Handel"},
 	// Short questions: a name and a word or two.
 	{"Umeå Fastigheter i Peppol?", LangSwedish, IntentOnPeppol, "Umeå Fastigheter"},
 	{"Torino Caffè su Peppol?", LangItalian, IntentOnPeppol, "Torino Caffè"},
