@@ -16,26 +16,31 @@ var lexGroupsForeign = []lexGroup{
 	{role: lexFiller, side: lexBoth, flags: flagNoTypo, phrases: "olá|obrigado|obrigada|bom dia|boa tarde|pode me dizer|poderia me dizer|" +
 		"gostaria de saber|quero saber|preciso saber|diga-me|me diga|você sabe|" +
 		"dobrý den|dobrý deň|děkuji|ďakujem|prosím|chci vědět|chcem vedieť|víte|viete|zda|jestli|" +
-		"tere|aitäh|palun|kas|" +
+		"tere|aitäh|palun|" +
 		"szia|jó napot|köszönöm|kérem|szeretném tudni|vajon|" +
 		"bună ziua|bună|mulțumesc|vă rog|te rog|aș vrea să știu|vreau să știu|dacă|" +
-		"labas|laba diena|ačiū|prašau|ar|labdien|paldies|lūdzu|vai|" +
-		"dobar dan|hvala|molim|molim vas|da li|li|dober dan|prosim|ali|ali lahko|" +
-		"merhaba|teşekkürler|lütfen|acaba|mı|mi|mu|mü|" +
+		"labas|laba diena|ačiū|prašau|labdien|paldies|lūdzu|" +
+		"dobar dan|hvala|molim|molim vas|da li|li|dober dan|prosim|" +
+		"merhaba|teşekkürler|lütfen|acaba|" +
 		"γεια|γεια σας|ευχαριστώ|παρακαλώ"},
 	// Modal verbs ("can", "is able to") around a capability question.
 	{role: lexFiller, side: lexBoth, flags: flagNoTypo, phrases: "pode|podem|consegue|conseguem|é possível|" +
-		"může|mohou|můžou|lze|môže|môžu|saab|saavad|võib|tud|tudja|tudnak|képes|poate|poate să|pot|" +
-		"gali|galima|var|vai var|može|mogu|može li|moze|moze li|lahko|more|μπορεί|μπορούν|να"},
+		"může|mohou|můžou|lze|môže|môžu|võib|tud|tudja|tudnak|képes|poate|poate să|" +
+		"gali|galima|var|vai var|može|mogu|može li|moze|moze li|lahko|μπορεί|μπορούν|να"},
+	// Question particles ("Kas", "Ar", "Vai", "Ali" open a yes/no question), stripped as the
+	// first word and kept when they start a capitalised name ("Ali Baba Ltd").
+	{role: lexFiller, side: lexBoth, flags: flagArticle | flagNoTypo, phrases: "kas|ar|vai|ali|ali lahko|mı|mi|mu|mü"},
+	// Estonian "saab" (can) only after the name in lower case: Saab is a company.
+	{role: lexFiller, side: lexRight, flags: flagLowerRight | flagNoTypo, phrases: "saab|saavad"},
 	// Capability verbs: receive, accept, send to.
 	{role: lexReceive, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "receber|recebe|recebem|aceitar|aceita|aceitam|" +
 		"enviar|mandar|" +
 		"přijímat|přijímá|přijmout|přijímají|dostávat|posílat|poslat|zaslat|prijímať|prijíma|prijať|posielať|poslať|" +
 		"vastu võtta|vastu võtma|võtta vastu|võtab vastu|vastu|saata|" +
 		"fogadni|fogad|fogadja|fogadhat|befogadni|küldeni|kapni|" +
-		"primească|să primească|primi|primește|accepta|acceptă|trimite|" +
+		"primească|să primească|primi facturi|primi facturile|primi factura|primi e-facturi|primește|accepta|acceptă|trimite|" +
 		"gauti|priimti|gauna|siųsti|saņemt|pieņemt|saņem|sūtīt|" +
-		"primati|primiti|prima|slati|poslati|prejemati|prejema|prejeti|sprejemati|pošiljati|" +
+		"primati|primiti|prima račune|prima e-račune|slati|poslati|prejemati|prejema|prejeti|sprejemati|pošiljati|" +
 		"alabilir|alır|almak|kabul edebilir|gönderebilir|" +
 		"λαμβάνει|λαμβάνουν|δέχεται|παραλαμβάνει"},
 	{role: lexFiller, side: lexLeft, flags: flagNeedReceive | flagNoTypo, phrases: "para|à|ao|pro|pre|la|pentru|kam|" +

@@ -81,6 +81,11 @@ var tongue2Cases = []tongue2Case{
 	{"Czy Nowak Handel może odbierać faktury przez Peppola?", LangPolish, IntentCanReceive, "Nowak Handel"},
 	{"Może Nowak Handel odbierać faktury?", LangPolish, IntentCanReceive, "Nowak Handel"},
 	{"Certifikat Kjær Handel?", LangDanish, IntentCertificate, "Kjær Handel"},
+	// Words of other languages that are names in ours stay names.
+	{"Can Saab receive invoices?", LangEnglish, IntentCanReceive, "Saab"},
+	{"Can Ali Baba Ltd receive invoices?", LangEnglish, IntentCanReceive, "Ali Baba Ltd"},
+	{"Can Prima Logistics receive invoices?", LangEnglish, IntentCanReceive, "Prima Logistics"},
+	{"Mostra i primi 5 partecipanti in Italia", LangItalian, IntentSearch, ""},
 	// Short questions: a name and a word or two.
 	{"Umeå Fastigheter i Peppol?", LangSwedish, IntentOnPeppol, "Umeå Fastigheter"},
 	{"Torino Caffè su Peppol?", LangItalian, IntentOnPeppol, "Torino Caffè"},
