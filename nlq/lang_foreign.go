@@ -20,7 +20,7 @@ var lexGroupsForeign = []lexGroup{
 		"szia|jó napot|köszönöm|kérem|szeretném tudni|vajon|" +
 		"bună ziua|bună|mulțumesc|vă rog|te rog|aș vrea să știu|vreau să știu|dacă|" +
 		"labas|laba diena|ačiū|prašau|labdien|paldies|lūdzu|" +
-		"dobar dan|hvala|molim|molim vas|da li|li|dober dan|prosim|" +
+		"dobar dan|hvala|molim|molim vas|dober dan|prosim|" +
 		"merhaba|teşekkürler|lütfen|acaba|" +
 		"γεια|γεια σας|ευχαριστώ|παρακαλώ"},
 	// Modal verbs ("can", "is able to") around a capability question.
@@ -29,7 +29,7 @@ var lexGroupsForeign = []lexGroup{
 		"gali|galima|var|vai var|može|mogu|može li|moze|moze li|lahko|μπορεί|μπορούν|να"},
 	// Question particles ("Kas", "Ar", "Vai", "Ali" open a yes/no question), stripped as the
 	// first word and kept when they start a capitalised name ("Ali Baba Ltd").
-	{role: lexFiller, side: lexBoth, flags: flagArticle | flagNoTypo, phrases: "kas|ar|vai|ali|ali lahko|mı|mi|mu|mü"},
+	{role: lexFiller, side: lexBoth, flags: flagArticle | flagNoTypo, phrases: "kas|ar|vai|ali|ali lahko|li|da li|mı|mi|mu|mü"},
 	// Estonian "saab" (can) only after the name in lower case: Saab is a company.
 	{role: lexFiller, side: lexRight, flags: flagLowerRight | flagNoTypo, phrases: "saab|saavad"},
 	// Capability verbs: receive, accept, send to.

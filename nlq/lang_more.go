@@ -10,7 +10,7 @@ package nlq
 var lexGroupsMore = []lexGroup{
 	// Norwegian Nynorsk question words and verbs.
 	{role: lexStarter, side: lexLeft, flags: flagNoTypo, phrases: "kvifor|kvar|når"},
-	{role: lexFiller, side: lexLeft, flags: flagWhich | flagNoTypo, phrases: "kva|kva for|kva for eit|kva for ein|kva slags|kven|kvalt"},
+	{role: lexFiller, side: lexLeft, flags: flagWhich | flagNoTypo, phrases: "kva|kva for|kva for eit|kva for ein|kva slags|kven"},
 	{role: lexIntent, side: lexLeft, flags: flagNoTypo, intent: IntentLookup, phrases: "kven er|kva er"},
 	{role: lexFiller, side: lexBoth, flags: flagLowerRight | flagNoTypo, phrases: "brukar|nyttar|nytter|eg|dei|me|ikkje|ikkje sant|eller ikkje|" +
 		"eller ikke|eg lurer på|lurer på|kan eg|kan de|kan me|kunne de"},

@@ -86,6 +86,9 @@ var tongue2Cases = []tongue2Case{
 	{"Can Ali Baba Ltd receive invoices?", LangEnglish, IntentCanReceive, "Ali Baba Ltd"},
 	{"Can Prima Logistics receive invoices?", LangEnglish, IntentCanReceive, "Prima Logistics"},
 	{"Mostra i primi 5 partecipanti in Italia", LangItalian, IntentSearch, ""},
+	{"Can Li Ning receive invoices?", LangEnglish, IntentCanReceive, "Li Ning"},
+	{"Ik wil weten of Zwolle Logistiek op Peppol zit", LangDutch, IntentOnPeppol, "Zwolle Logistiek"},
+	{"I would like to know whether Smith Engineering is registered", LangEnglish, IntentOnPeppol, "Smith Engineering"},
 	// Short questions: a name and a word or two.
 	{"Umeå Fastigheter i Peppol?", LangSwedish, IntentOnPeppol, "Umeå Fastigheter"},
 	{"Torino Caffè su Peppol?", LangItalian, IntentOnPeppol, "Torino Caffè"},
