@@ -59,6 +59,9 @@ func (s *ruleScan) tieLanguage() string {
 		if !t.word {
 			continue
 		}
+		if l := numberWordLanguages[t.key]; l != "" {
+			return l
+		}
 		if l := nameWordLanguages[t.key]; l != "" {
 			return l
 		}
@@ -67,6 +70,15 @@ func (s *ruleScan) tieLanguage() string {
 		}
 	}
 	return ""
+}
+
+// numberWordLanguages are names of national numbers written in one language only
+// ("CVR-nummer" is Danish, "organisasjonsnummer" Norwegian, "organisationsnummer"
+// Swedish); legalFormLanguages has the short ones (CVR, MVA, orgnr).
+var numberWordLanguages = map[string]string{
+	"cvr-nummer": LangDanish, "cvrnummer": LangDanish, "cvr-nummeret": LangDanish, "se-nummer": LangDanish,
+	"organisasjonsnummer": LangNorwegian, "organisasjonsnummeret": LangNorwegian, "foretaksnummer": LangNorwegian,
+	"org.nr": LangNorwegian, "organisationsnummer": LangSwedish, "organisationsnumret": LangSwedish,
 }
 
 // nameWordLanguages are words of company names, folded, that one of two languages
