@@ -264,6 +264,11 @@ var tongueCasesContext = []tongueCase{
 	{"it", "receives", "Il nostro cliente Torino Caffè vuole fatture elettroniche: può riceverle via Peppol?", []string{"0211:it05929169349"}, "Invoice", ""},
 	{"es", "receives", "Nuestro cliente Peña Distribuciones quiere facturas electrónicas, ¿puede recibirlas por Peppol?", []string{"9920:esb75260745"}, "Invoice", ""},
 	{"pl", "receives", "Nasz klient Nowak Handel chce e-faktury – czy może je odbierać przez Peppol?", []string{"9945:pl7689040698"}, "Invoice", ""},
+	// Finnish names in a case: "Espoo Rakennukselle", "Kärkkäisen".
+	{"fi", "receives", "Voinko lähettää laskun Espoo Rakennukselle?", []string{"0216:003702447260"}, "Invoice", ""},
+	{"fi", "receives", "Voiko Jyväskylä Konsultoinnille lähettää verkkolaskuja?", []string{"0216:003713623565"}, "Invoice", ""},
+	{"fi", "registered", "Onko Lähde Kiinteistöillä Peppol-tunnus?", []string{"0216:003706325092"}, "", ""},
+	{"fi", "receives", "Voiko Seinäjoki Kiinteistöille lähettää laskuja?", []string{"0216:003739570975", "0216:003703368644"}, "Invoice", ""},
 }
 
 // tongueApproximate are the questions of tongueCasesNames that name the company
@@ -279,6 +284,7 @@ var tongueApproximate = map[string]bool{
 	"Kann Schaefer Logistik GmbH Rechnungen empfangen?":            true,
 	"Peut-on envoyer une facture à Mercier Électricité SARL ?":     true,
 	"Voiko Jyväskylä Konsultointi Oy vastaanottaa laskuja?":        true,
+	"Voinko lähettää laskun Espoo Rakennukselle?":                  true,
 	"Czy Nowak Handel Sp. z o.o. może odbierać faktury?":           true,
 }
 
