@@ -79,3 +79,16 @@ func lexSaysPresence(key string) bool {
 	}
 	return false
 }
+
+// moreMarkers are more words typical of questions in a language, by code, read with
+// its tongue's markers (buildLangMarkers): Nynorsk, the words Danish and Norwegian
+// write differently, "bei", "chez", "hos", verbs of invoicing.
+var moreMarkers = map[string]string{
+	LangDanish: "vi|hos|fakturere|spørgsmål|nu|lige|tjek|tjekke|ud|finde|sige|fortælle|hjælpe|udstedt|udstedte|udsteder|blev|været|tilsluttet",
+	LangGerman: "bei|beim|zugangspunkt|zugangspunktes",
+	LangFrench: "peut-on|puis-je|pouvons-nous|facturer|chez|envoyer|auprès|transmettre",
+	LangNorwegian: "vi|hos|fakturere|spørsmål|vennligst|ennå|nå|gjerne|finne|fortelle|hjelpe|utstedt|utstedte|utsteder|ble|vært|tilkoblet|" +
+		"kva|korleis|kven|kvifor|ikkje|eg|dei|brukar|nyttar|tek|mottek|tilgangspunkt|tilgangspunktet|ehf|ehf-faktura|organisasjonsnummer|" +
+		"orgnr|mva|bokmål|nynorsk|nettet|sjekke|sjekk|tilknytt|hvorledes",
+	LangSwedish: "vi|hos|fakturera",
+}

@@ -74,7 +74,7 @@ func buildLangMarkers() (markers, hints map[string]uint16) {
 	}
 	markers, hints = make(map[string]uint16, 1024), make(map[string]uint16, 256)
 	for i, t := range tongues {
-		for _, w := range strings.Split(t.markers+"|"+t.nouns+"|"+t.kw.outOfScope, "|") {
+		for _, w := range strings.Split(t.markers+"|"+moreMarkers[t.code]+"|"+t.nouns+"|"+t.kw.outOfScope, "|") {
 			if w != "" {
 				markers[ruleFold(w)] |= 1 << i
 			}

@@ -10,7 +10,7 @@ var danish = tongue{
 	code:  LangDanish,
 	hints: "frankrig|belgien|østrig|spanien|italien|grækenland|tjekkiet|rumænien|nederlandene",
 	nouns: "bagerier",
-	markers: "vi|hos|fakturere|spørgsmål|nu|lige|tjek|tjekke|ud|finde|sige|fortælle|hjælpe|udstedt|udstedte|udsteder|blev|været|tilsluttet|hvad|hvornår|modtage|modtager|modtages|tage|imod|tager|virksomhed|virksomheder|virksomheden|virksomhedens|selskab|selskaber|" +
+	markers: "hvad|hvornår|modtage|modtager|modtages|tage|imod|tager|virksomhed|virksomheder|virksomheden|virksomhedens|selskab|selskaber|" +
 		"selskabet|firmaer|firmaet|registreret|registrerede|tilmeldt|tilsluttet|certifikatet|certifikat|udløber|udløbet|gyldigt|stadig|" +
 		"understøtter|bruger|anvender|benytter|søg|mig|af|nogen|nogle|antal|antallet|adgangspunkt|adgangspunktet|udbyder|udbyderen|" +
 		"der|hedder|kaldet|hej|tak|venligst|fortæl|gerne|deltagere|deltager|endnu|fortsat|vores|jer|efter|opslag|giv|" +

@@ -6,7 +6,7 @@ import "github.com/peppolgate/peppolgate/registry"
 var german = tongue{
 	code:  LangGerman,
 	hints: "deutschland|österreich|schweiz|belgien|niederlande|norwegen|schweden|frankreich",
-	markers: "bei|beim|zugangspunkt|zugangspunktes|zeig|mir|zu|hallo|geht's|gehts|danke|aus|guten|tag|morgen|wer|wie|viele|wieviele|welche|welcher|welches|welchen|wann|kann|können|empfangen|empfängt|rechnungen|rechnung|" +
+	markers: "zeig|mir|zu|hallo|geht's|gehts|danke|aus|guten|tag|morgen|wer|wie|viele|wieviele|welche|welcher|welches|welchen|wann|kann|können|empfangen|empfängt|rechnungen|rechnung|" +
 		"gutschriften|gutschrift|bestellungen|bestellung|firmen|firma|unternehmen|betriebe|registriert|angemeldet|zertifikat|" +
 		"läuft|gültig|noch|bis|dokumenttypen|dokumentarten|prozesse|unterstützt|nutzt|verwendet|finde|finden|suche|" +
 		"suchen|zeige|liste|der|die|das|den|dem|des|ein|eine|einen|ist|sind|gibt|es|mit|für|von|im|auf|über|und|nicht|" +

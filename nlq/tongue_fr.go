@@ -10,8 +10,7 @@ var french = tongue{
 		"recevoir|reçoit|reçoivent|factures|facture|avoirs|avoir|commandes|commande|entreprises|entreprise|sociétés|société|" +
 		"enregistré|enregistrée|inscrit|inscrite|certificat|expire-t-il|valide|encore|processus|prend|utilise|" +
 		"trouve|trouver|cherche|chercher|recherche|montre|affiche|les|des|une|du|au|aux|la|le|dans|sur|pour|avec|et|de|" +
-		"d'|l'|qu'|a-t-il|sont|accès|fournisseur|numéro|belges|norvégiennes|" +
-		"peut-on|puis-je|pouvons-nous|facturer|chez|envoyer|auprès|transmettre",
+		"d'|l'|qu'|a-t-il|sont|accès|fournisseur|numéro|belges|norvégiennes",
 	letters:    "éèêçàùâôîûœ",
 	plurals:    []pluralRule{{"aux", "a"}, {"s", ""}, {"x", ""}},
 	dateLayout: "02/01/2006",

@@ -6,11 +6,10 @@ import "github.com/peppolgate/peppolgate/registry"
 var norwegian = tongue{
 	code:  LangNorwegian,
 	hints: "norge|belgia|frankrike|spania|østerrike",
-	markers: "vi|hos|fakturere|spørsmål|vennligst|ennå|nå|gjerne|finne|fortelle|hjelpe|utstedt|utstedte|utsteder|ble|vært|tilkoblet|opp|etter|peppol-oppslag|går|ut|oppslag|hei|takk|opplysninger|gi|om|betjener|hvem|hva|hvilken|hvilket|hvilke|hvor|mange|hvordan|når|kan|motta|mottar|fakturaer|faktura|kreditnotaer|kreditnota|" +
+	markers: "opp|etter|peppol-oppslag|går|ut|oppslag|hei|takk|opplysninger|gi|om|betjener|hvem|hva|hvilken|hvilket|hvilke|hvor|mange|hvordan|når|kan|motta|mottar|fakturaer|faktura|kreditnotaer|kreditnota|" +
 		"ordrer|bestillinger|selskaper|selskap|selskapet|bedrifter|bedrift|foretak|registrert|registrerte|sertifikatet|sertifikat|" +
 		"utløper|gyldig|fortsatt|fremdeles|dokumenttyper|prosesser|støtter|bruker|finn|søk|vis|liste|er|på|med|og|av|til|fra|" +
-		"ikke|jeg|meg|noen|alle|antall|deltakere|deltaker|finnes|fins|i|for|håndterer|har|et|ei|ta|imot|sende|eller|også|ordre|firma|firmaer|firmaet|e-fakturaer|norske|belgiske|svenske|aksesspunkt|aksesspunktet|leverandør|heter|kalt|nummer|det|den|" +
-		"kva|korleis|kven|kvifor|ikkje|eg|dei|brukar|nyttar|tek|mottek|tilgangspunkt|tilgangspunktet|ehf|ehf-faktura|organisasjonsnummer|orgnr|mva|bokmål|nynorsk|nettet|sjekke|sjekk|tilknytt|hvorledes",
+		"ikke|jeg|meg|noen|alle|antall|deltakere|deltaker|finnes|fins|i|for|håndterer|har|et|ei|ta|imot|sende|eller|også|ordre|firma|firmaer|firmaet|e-fakturaer|norske|belgiske|svenske|aksesspunkt|aksesspunktet|leverandør|heter|kalt|nummer|det|den",
 	letters:    "øæå",
 	plurals:    []pluralRule{{"ene", ""}, {"er", ""}, {"en", ""}, {"et", ""}, {"e", ""}},
 	dateLayout: "02.01.2006",

@@ -6,7 +6,7 @@ import "github.com/peppolgate/peppolgate/registry"
 var swedish = tongue{
 	code:  LangSwedish,
 	hints: "sverige",
-	markers: "vi|hos|fakturera|upp|ett|berätta|efter|hej|tack|uppgifter|ge|om|betjänar|åtkomstpunkt|vem|vad|vilken|vilket|vilka|hur|många|när|kan|ta|emot|tar|fakturor|faktura|kreditfakturor|kreditfaktura|" +
+	markers: "upp|ett|berätta|efter|hej|tack|uppgifter|ge|om|betjänar|åtkomstpunkt|vem|vad|vilken|vilket|vilka|hur|många|när|kan|ta|emot|tar|fakturor|faktura|kreditfakturor|kreditfaktura|" +
 		"beställningar|beställning|företag|företaget|bolag|bolaget|registrerad|registrerat|registrerade|certifikatet|certifikat|" +
 		"går|ut|giltigt|giltig|fortfarande|dokumenttyper|processer|stöder|stödjer|använder|hitta|sök|visa|lista|är|finns|" +
 		"det|på|med|och|av|till|från|inte|i|för|har|jag|mig|några|alla|antal|svenska|belgiska|norska|accesspunkt|accesspunkten|" +
