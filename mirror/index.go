@@ -92,7 +92,7 @@ type Index struct {
 	identLook *sql.Stmt
 
 	terms   *termIndex
-	bitmaps sync.Pool // of *bitmaps sized for terms
+	bitmaps scratchPool // bitmaps sized for terms
 
 	// The term index's memory is outside the Go heap and released explicitly: searches
 	// count themselves in users, and the last one to end after Close releases it. Whoever
@@ -341,7 +341,7 @@ func (ix *Index) load() error {
 		return err
 	}
 	words := (ix.terms.n + 63) / 64
-	ix.bitmaps.New = func() any {
+	ix.bitmaps.new = func() *bitmaps {
 		return &bitmaps{exact: make([]uint64, words), typo: make([]uint64, words), filter: make([]uint64, words)}
 	}
 	if ix.card, err = ix.db.PrepareContext(ctx, "SELECT c.pid, c.name, c.data FROM pid p JOIN card c ON c.id = p.card WHERE p.pid = ?"); err != nil {

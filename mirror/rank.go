@@ -28,7 +28,10 @@ import (
 // The scan keeps the best offset+limit cards in a bounded heap, so a search costs what
 // the scan of its candidates costs plus O(log k) per candidate; the count stays exact.
 // Where a match is known without reading the card's terms (two terms, both as bitmaps),
-// a full heap is entered only by cards whose bound (rankBound) could beat its worst.
+// a full heap is entered only by cards whose bound (rankBound) could beat its worst;
+// the bound takes from the postings whether the first term begins a name, whether the
+// second follows it and the card's own coverage numerator (see pairPos), so that of
+// tens of thousands of matches of two common words a few hundred are ranked.
 const (
 	scoreUnit = 1024 // coverage and adjacency at most; the start half of it
 
@@ -107,24 +110,30 @@ func (ix *Index) rankKeyOne(q *nameQuery, c, t uint32, w, pos uint8, fuzzy bool)
 
 // rankBound is a key no lower than rankKey's for card c, a match of q, read without the
 // card's terms: its tier at most (a typo tier when the driving term matched only
-// through a typo, the exact-name tier only when the display name's hash is the
-// query's), its main country, and a score with the highest coverage the card's name
-// weight allows (q.numMax over it) and the highest adjacency and start.
-func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly bool) uint64 {
+// through a typo, the exact-name tier only when the display name is as long as the
+// query's (exactLen: cards are numbered by that length, see nameLenRange) and its hash
+// is the query's), its main country, a score with the coverage of the numerator num
+// (at least rankKey's: see pairPos) over the card's name weight, adjacency when adj
+// (the second term may follow the first) and the start when start (the first term may
+// begin a name).
+func (ix *Index) rankBound(q *nameQuery, c uint32, typoOnly, exactLen, start, adj bool, num int) uint64 {
 	x := ix.terms
 	tier := uint64(1)
 	switch {
 	case typoOnly:
 		tier = 0
-	case x.nameHash[c] == q.nameKey:
+	case exactLen && x.nameHash[c] == q.nameKey:
 		tier = 2
 	}
-	score := scoreUnit / 2
-	if len(q.terms) > 1 {
+	score := 0
+	if start {
+		score += scoreUnit / 2
+	}
+	if adj && len(q.terms) > 1 {
 		score += scoreUnit
 	}
 	if den := int(x.nameW[c]) * typoExact; den > 0 {
-		score += min(q.numMax*scoreUnit/den, scoreUnit)
+		score += min(num*scoreUnit/den, scoreUnit)
 	}
 	key := tier<<keyTierShift | uint64(score)
 	if q.ccMain != nil && q.ccMain[x.cset[c]] {

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
@@ -40,6 +41,8 @@ func TestRankEval(t *testing.T) {
 		lat      []time.Duration
 		tieMiss  int     // misses where the source card ties with the 25th
 		tieShare float64 // Σ over them of 25/(cards with the source's key, from the 25th's rank on) (expected finds)
+		why      map[string]int
+		ceiling  float64 // Σ of the chance an ideal ranking has to find the source (see evalWhy)
 	}
 	by := map[string]*agg{}
 	var all []time.Duration
@@ -71,7 +74,7 @@ func TestRankEval(t *testing.T) {
 		}
 		a := by[kind]
 		if a == nil {
-			a = &agg{}
+			a = &agg{why: map[string]int{}}
 			by[kind] = a
 		}
 		a.n++
@@ -84,6 +87,13 @@ func TestRankEval(t *testing.T) {
 				hp = hp[i+2:]
 			}
 			found = found || hp == pid
+		}
+		if os.Getenv("MIRROR_EVAL_ANALYSE") != "" && !strings.HasPrefix(kind, "id") {
+			why, ceil := evalWhy(ix, q, cc, pid)
+			a.ceiling += ceil
+			if !found {
+				a.why[why]++
+			}
 		}
 		if !found && len(res.Results) == 25 && os.Getenv("MIRROR_EVAL_TIES") != "" {
 			if ties, ok := evalTie(ix, q, cc, pid); ok {
@@ -122,6 +132,14 @@ func TestRankEval(t *testing.T) {
 	for _, k := range []string{"names", "prefix", "typo", "id", "names+country", "prefix+country", "typo+country", "id+country"} {
 		if a := by[k]; a != nil {
 			t.Logf("%-15s n=%4d recall %5.1f %%  p50 %v p99 %v mean %v; misses tied with the 25th %d", k, a.n, 100*float64(a.found)/float64(a.n), pct(a.lat, .5), pct(a.lat, .99), mean(a.lat), a.tieMiss)
+			if len(a.why) > 0 {
+				ws := slices.Sorted(maps.Keys(a.why))
+				var b strings.Builder
+				for _, w := range ws {
+					fmt.Fprintf(&b, " %s %d;", w, a.why[w])
+				}
+				t.Logf("%-15s misses:%s ceiling %.1f %%", k, b.String(), 100*a.ceiling/float64(a.n))
+			}
 		}
 	}
 	t.Logf("all p50 %v p99 %v mean %v", pct(all, .5), pct(all, .99), mean(all))
@@ -197,4 +215,103 @@ func evalTie(ix *Index, text, country, pid string) (float64, bool) {
 		}
 	}
 	return float64(25-first) / float64(same), true
+}
+
+// evalWhy classifies the source card (participant id pid) of a query for
+// MIRROR_EVAL_ANALYSE: "unmatched" (not among the matches: candidate generation), or, by
+// how likely the query is from a card (see extra below), "outranked by >=25 likelier
+// cards", "tied among >25 as likely (or covered) cards", else "found" or "rankable" with
+// its rank. ceil is the chance that a ranking by that likelihood, ties broken at random,
+// puts the source in the top 25. With MIRROR_EVAL_WHY it prints the source's name, its
+// rank and the counts.
+func evalWhy(ix *Index, text, country, pid string) (why string, ceil float64) {
+	x := ix.terms
+	var rowid int64
+	if err := ix.pidLookup.QueryRow(pid).Scan(&rowid); err != nil {
+		if err := ix.pidLookup.QueryRow(normalisePID("iso6523-actorid-upis::" + pid)).Scan(&rowid); err != nil {
+			return "no card", 0
+		}
+	}
+	src, ok := slices.BinarySearch(x.rowid, rowid)
+	if !ok {
+		return "no card", 0
+	}
+	var ccOK []bool
+	cc := compactKey(country)
+	if cc != "" {
+		ccOK = x.countryOK(cc)
+	}
+	ts := terms(text)
+	if len(ts) > maxTerms {
+		ts = ts[:maxTerms]
+	}
+	q := ix.compile(ts, ccOK)
+	if cc != "" {
+		q.ccMain = x.countryMain(cc)
+	}
+	best, total := ix.evaluate(q, 1<<30, nil)
+	rank := slices.Index(best, uint32(src))
+	var name string
+	ix.db.QueryRow("SELECT name FROM card WHERE id = ?", rowid).Scan(&name)
+	if os.Getenv("MIRROR_EVAL_WHY") != "" {
+		fmt.Printf("WHY %q cc %q src %q rank %d of %d\n", text, country, name, rank, total)
+	}
+	if rank < 0 {
+		return "unmatched", 0
+	}
+	// extra is the number of a card's uncommon words (in at most 1 % of the cards, as
+	// the mix's generator counts common words) that the query does not carry, exactly
+	// or through a typo or prefix match: the fewer, the likelier the query is from the
+	// card (with none it is "covered"). So no ranking by how likely the query is from a
+	// card can put the source before the cards with fewer extra words, and it ties with
+	// those with as many.
+	extra := func(c uint32) int {
+		fw := x.fwd[x.fwdOff[c]:x.fwdOff[c+1]]
+		used := make([]bool, len(fw))
+		for i := range q.terms {
+			if how, j, _ := q.terms[i].match(fw); how != 0 {
+				used[j] = true
+			}
+		}
+		k := 0
+		for j, t := range fw {
+			if !used[j] && x.docs(t)*100 <= x.n {
+				k++
+			}
+		}
+		return k
+	}
+	ks := extra(uint32(src))
+	fewer, same := 0, 0
+	for _, c := range best {
+		switch k := extra(c); {
+		case k < ks:
+			fewer++
+		case k == ks:
+			same++
+		}
+	}
+	if os.Getenv("MIRROR_EVAL_WHY") != "" {
+		fmt.Printf("WHYCOV %q source's extra words %d; cards with fewer %d, as many %d\n", text, ks, fewer, same)
+	}
+	ceil = min(1, max(0, float64(25-fewer)/float64(same)))
+	switch {
+	case fewer >= 25 && ks == 0:
+		why = "impossible"
+	case fewer >= 25:
+		why = "outranked by >=25 likelier cards"
+	case fewer+same > 25 && ks == 0:
+		why = "tied among >25 covered cards"
+	case fewer+same > 25:
+		why = "tied among >25 as likely cards"
+	case rank < 25:
+		why = "found"
+	case rank < 100:
+		why = "rankable, rank 26-100"
+	case rank < 1000:
+		why = "rankable, rank 101-1000"
+	default:
+		why = "rankable, rank >1000"
+	}
+	return why, ceil
 }

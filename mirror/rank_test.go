@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -207,5 +209,76 @@ func TestIndexCloseConcurrent(t *testing.T) {
 		if ix.terms.mem != nil {
 			t.Errorf("in flight %v: term index not released", inFlight)
 		}
+	}
+}
+
+// TestRankBoundPrunes checks that a search of two terms with many matches in both
+// (the bitmap path) reads the terms of few cards once its heap is full: a card whose
+// first query word does not begin a name, or whose query words are not next to each
+// other, cannot beat a full heap of cards that have what it lacks, and the bound that
+// decides it knows both from the postings (rankBound). The order itself is checked
+// against a full scan by TestEvaluatePaths.
+func TestRankBoundPrunes(t *testing.T) {
+	t.Parallel()
+	var cs []*export.Card
+	add := func(name string) {
+		cs = append(cs, card(fmt.Sprintf("0192:%09d", 100000000+len(cs)), name, "NO"))
+	}
+	for i := range 2500 {
+		add(fmt.Sprintf("Mid%02d Alfa Beta", i%20)) // fill the heap: in order, not at the start
+		add(fmt.Sprintf("Rare%04d Alfa Beta", i))   // in order, not at the start, a rarer other word
+		add(fmt.Sprintf("Alfa Rarer%04d Beta", i))  // at the start, not next to each other
+	}
+	for i := range 10000 {
+		add(fmt.Sprintf("Filler%05d Other", i))
+	}
+	// A rare word the prefix "be" also begins: it must not lift every card's bound.
+	add("Alfa Bezzzzz")
+	ix := buildIndex(t, cs...)
+	for _, text := range []string{"alfa beta", "alfa be"} {
+		q := ix.compile(terms(text), nil)
+		best, total := ix.evaluate(q, 25, nil)
+		if want := 7500 + strings.Count(text, "be") - strings.Count(text, "beta"); total != want || len(best) != 25 {
+			t.Fatalf("%s: %d matches, %d best; want %d, 25", text, total, len(best), want)
+		}
+		for i, c := range best {
+			// Alfa Bezzzzz (two terms) is rightly first for "alfa be".
+			if x := ix.terms; x.fwdOff[c+1]-x.fwdOff[c] > 2 && !strings.HasPrefix(x.term(x.fwd[x.fwdOff[c]+2]), "mid") {
+				t.Errorf("%s: best %d is card %d, not a Mid card", text, i, c)
+				break
+			}
+		}
+		if q.ranked > 200 {
+			t.Errorf("%s: the terms of %d cards read to rank them, want at most 200 (a bound prunes the rest)", text, q.ranked)
+		}
+	}
+}
+
+// TestScratchSurvivesGC checks that the bitmaps and per-card arrays a search works in
+// are kept for the next search across garbage collections: at 4M cards they are
+// 14 MB, and a server collects often, so making them again would cost every few
+// hundred requests a few milliseconds and heap growth.
+func TestScratchSurvivesGC(t *testing.T) {
+	const n = 30000
+	var cs []*export.Card
+	for i := range n {
+		cs = append(cs, card(fmt.Sprintf("0192:%09d", 100000000+i), fmt.Sprintf("Word%05d Alfa Beta", i%3000), "NO"))
+	}
+	ix := buildIndex(t, cs...)
+	ctx := context.Background()
+	if _, err := ix.Search(ctx, "alfa beta", "", 25); err != nil {
+		t.Fatal(err)
+	}
+	var m0, m1 runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&m0)
+	if _, err := ix.Search(ctx, "alfa beta", "", 25); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&m1)
+	// Its scratch would be 3 bytes a card and 5 bitmaps; the rest is some 12 KB.
+	if got := m1.TotalAlloc - m0.TotalAlloc; got > n {
+		t.Errorf("a search after two collections allocated %d bytes, want under %d (its scratch for %d cards kept)", got, n, n)
 	}
 }

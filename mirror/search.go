@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -183,14 +184,16 @@ type nameQuery struct {
 	ccOK    []bool // by country set; nil: any country
 	ccMain  []bool // by country set: its first (the card's main entity's) country is the filter's
 	nameKey uint64 // nameKeyHash of the query's terms
+	nameLen int    // the runes of the query's terms joined by spaces, as cards are ordered by (at most maxRankLen)
 	repeats bool   // a term is in the query twice
-	numMax  int    // the highest numerator of rankKey's coverage any card can have
+	ranked  int    // the cards whose terms evaluate read to rank them (a measure of its work)
 }
 
 // compile turns the query terms ts into matchers.
 func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 	x := ix.terms
-	q := &nameQuery{ccOK: ccOK, nameKey: nameKeyHash(strings.Join(ts, " "))}
+	key := strings.Join(ts, " ")
+	q := &nameQuery{ccOK: ccOK, nameKey: nameKeyHash(key), nameLen: min(utf8.RuneCountInString(key), maxRankLen)}
 	for i, t := range ts {
 		q.repeats = q.repeats || slices.Contains(ts[:i], t)
 	}
@@ -206,21 +209,11 @@ func (ix *Index) compile(ts []string, ccOK []bool) *nameQuery {
 		m.docs = int(x.postOff[m.hi] - x.postOff[m.lo])
 		alts := x.typos(t, last)
 		slices.SortFunc(alts, func(a, b typoAlt) int { return compareInts(a.id, b.id) })
-		best := 0 // the highest IDF × weight this term can match with
-		for id := m.lo; id < m.hi; id++ {
-			w := typoPrefix
-			if id == m.lo && m.whole {
-				w = typoExact
-			}
-			best = max(best, int(x.idf[id])*w)
-		}
 		for _, a := range alts {
 			m.fuzzy = append(m.fuzzy, a.id)
 			m.fuzzyW = append(m.fuzzyW, a.weight)
 			m.docs += x.docs(a.id)
-			best = max(best, int(x.idf[a.id])*int(a.weight))
 		}
-		q.numMax += best
 		q.terms = append(q.terms, m)
 	}
 	return q
@@ -310,6 +303,7 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		if skip[c] || limit == 0 {
 			return
 		}
+		q.ranked++
 		top.offer(ix.rankKey(q, c, fw, at, ws, fuzzy), c)
 	}
 	lists := int(drv.hi-drv.lo) + len(drv.fuzzy)
@@ -346,36 +340,38 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 			}
 		}
 	default:
-		bm := ix.bitmaps.Get().(*bitmaps)
+		bm := ix.bitmaps.get()
 		exact, typo, filter := bm.exact, bm.typo, bm.filter
-		for _, c := range x.post[x.postOff[drv.lo]:x.postOff[drv.hi]] {
-			exact[c>>6] |= 1 << (c & 63)
-		}
-		for _, f := range drv.fuzzy {
-			for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
-				typo[c>>6] |= 1 << (c & 63)
-			}
-		}
 		// The other term with the fewest postings, when they are not many more than
 		// the driver's, as a bitmap too: setting a bit per posting costs far less than
 		// looking at a candidate's terms, so only the cards of both are visited.
-		filtered := false
-		if o := filterTerm(q, d); o >= 0 {
-			filtered = true
-			m := &q.terms[o]
-			for _, c := range x.post[x.postOff[m.lo]:x.postOff[m.hi]] {
-				filter[c>>6] |= 1 << (c & 63)
-			}
-			for _, f := range m.fuzzy {
-				for _, c := range x.post[x.postOff[f]:x.postOff[f+1]] {
-					filter[c>>6] |= 1 << (c & 63)
-				}
-			}
-		}
+		o := filterTerm(q, d)
+		filtered := o >= 0
 		// With two terms, a card in both bitmaps matches: it is counted, and once the
 		// heap is full it is ranked only when a bound of its key without its terms
-		// (see rankBound) could enter.
+		// (see rankBound) could enter. The bound knows from the postings' position
+		// bytes whether the first term begins a name (start) and whether the second
+		// follows it (adj), so the term of the two that is first in the query is set
+		// first.
 		confirmed := filtered && len(q.terms) == 2
+		var pos *pairPos
+		if confirmed {
+			if bm.pos == nil { // only two-term searches need them
+				bm.start, bm.adj = make([]uint64, len(exact)), make([]uint64, len(exact))
+				bm.pos, bm.num, bm.numO = make([]uint8, x.n), make([]uint8, x.n), make([]uint8, x.n)
+			}
+			pos = &pairPos{start: bm.start, adj: bm.adj, at: bm.pos, num: bm.num, numO: bm.numO}
+		}
+		// The driver's cards first (recording their positions), then the other term's
+		// among them only: its postings are the many, so each costs a bit test.
+		x.setDriver(drv, exact, typo, pos, d == 0)
+		if filtered {
+			x.setOther(&q.terms[o], exact, typo, filter, pos, o == 0)
+		}
+		var exactLo, exactHi uint32 // the cards whose display name is as long as the query
+		if confirmed {
+			exactLo, exactHi = x.nameLenRange(q.nameLen)
+		}
 		for w := range exact {
 			e, f := exact[w], typo[w]
 			if e|f == 0 {
@@ -394,7 +390,12 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 						continue
 					}
 					total++
-					if skip[c] || !top.mayEnter(ix.rankBound(q, c, typoOnly), c) {
+					if skip[c] {
+						continue
+					}
+					exactName := c >= exactLo && c < exactHi
+					num := typoExact * (int(pos.num[c]) + int(pos.numO[c]))
+					if !top.mayEnter(ix.rankBound(q, c, typoOnly, exactName, pos.start[w]&(1<<b) != 0, pos.adj[w]&(1<<b) != 0, num), c) {
 						continue
 					}
 					total-- // visit counts it
@@ -405,7 +406,11 @@ func (ix *Index) evaluate(q *nameQuery, limit int, skip map[uint32]bool) (best [
 		if filtered {
 			clear(filter)
 		}
-		ix.bitmaps.Put(bm)
+		if confirmed {
+			clear(bm.start)
+			clear(bm.adj)
+		}
+		ix.bitmaps.put(bm)
 	}
 	return top.sorted(), total
 }
@@ -420,8 +425,8 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 	var seen []uint64
 	lists := int(m.hi-m.lo) + len(m.fuzzy)
 	if lists > 1 {
-		bm := ix.bitmaps.Get().(*bitmaps)
-		defer ix.bitmaps.Put(bm)
+		bm := ix.bitmaps.get()
+		defer ix.bitmaps.put(bm)
 		seen = bm.filter
 		defer func() {
 			if m.docs < len(seen) {
@@ -471,13 +476,173 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 	}
 }
 
-// bitmaps are three bitmaps of all cards, cleared after use.
-type bitmaps struct{ exact, typo, filter []uint64 }
+// scratchKept is how many bitmaps a scratchPool keeps: searches run one per core at
+// most at a time on the machines this serves, and each set is 14 MB at 4M cards.
+const scratchKept = 2
+
+// scratchPool keeps up to scratchKept bitmaps for the next searches. Unlike a
+// sync.Pool, a garbage collection does not empty it: at millions of cards making
+// the arrays again (and their pages) would cost a search milliseconds after each
+// collection and grow the heap the collector paces by.
+type scratchPool struct {
+	mu   sync.Mutex
+	free []*bitmaps
+	new  func() *bitmaps
+}
+
+// get returns kept bitmaps, or new ones when none is kept.
+func (p *scratchPool) get() *bitmaps {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		b := p.free[n-1]
+		p.free = p.free[:n-1]
+		return b
+	}
+	return p.new()
+}
+
+// put keeps b (cleared) for a later search, unless scratchKept are kept already.
+func (p *scratchPool) put(b *bitmaps) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < scratchKept {
+		p.free = append(p.free, b)
+	}
+}
+
+// bitmaps are bitmaps of all cards, cleared after use, and a position byte per card
+// (see pairPos; start, adj and pos are made by the first search that needs them).
+type bitmaps struct {
+	exact, typo, filter, start, adj []uint64
+	pos, num, numO                  []uint8
+}
+
+// pairPos is what the postings of a query of two terms tell of each card's positions
+// (evaluate): start has the cards where the query's first term begins a name, adj
+// those where the second term follows the first; at is, per card of the driver, the
+// position byte of the driver's term there; num and numO are, per card, the most its
+// driver's and its other term's matches can add to rankKey's coverage numerator, in
+// units of typoExact (IDF × match weight / typoExact, rounded up). Where a card has
+// several terms a query term matches (a prefix, typo alternatives), start, adj, num and
+// numO say what any of them could: so they bound what rankKey finds, never less.
+type pairPos struct {
+	start, adj []uint64
+	at         []uint8
+	num, numO  []uint8
+}
+
+// numUnits is IDF × match weight of term t, weight w, in units of typoExact, rounded
+// up (see pairPos).
+func (x *termIndex) numUnits(t uint32, w uint8) uint8 {
+	return uint8(min(255, (int(x.idf[t])*int(w)+typoExact-1)/typoExact))
+}
+
+// weight is the match weight of m's term t (an exact or prefix term, or fuzzy
+// alternative j when j >= 0), as matcher.match gives it.
+func (m *matcher) weight(t uint32, j int) uint8 {
+	switch {
+	case j >= 0:
+		return m.fuzzyW[j]
+	case t == m.lo && m.whole:
+		return typoExact
+	}
+	return typoPrefix
+}
+
+// setDriver sets the bits of the driving term m's cards: of its term or prefix
+// completions in ex, of its typo alternatives in ty. With p set it records each card's
+// position byte in p.at (a card met twice gets adj set: either position could be
+// followed or follow) and p.num, and, when m is the query's first term, sets p.start
+// where it begins a name.
+func (x *termIndex) setDriver(m *matcher, ex, ty []uint64, p *pairPos, first bool) {
+	one := func(t uint32, dst []uint64, j int) {
+		a, b := x.postOff[t], x.postOff[t+1]
+		if p == nil {
+			for _, c := range x.post[a:b] {
+				dst[c>>6] |= 1 << (c & 63)
+			}
+			return
+		}
+		n := x.numUnits(t, m.weight(t, j))
+		for i, c := range x.post[a:b] {
+			w, bit := c>>6, uint64(1)<<(c&63)
+			if (ex[w]|ty[w])&bit != 0 {
+				p.adj[w] |= bit // met before: its other position is not kept
+				p.num[c] = max(p.num[c], n)
+			} else {
+				p.num[c] = n
+			}
+			dst[w] |= bit
+			pb := x.postPos[int(a)+i]
+			p.at[c] = pb
+			if first && pb&posStart != 0 {
+				p.start[w] |= bit
+			}
+		}
+	}
+	for t := m.lo; t < m.hi; t++ {
+		one(t, ex, -1)
+	}
+	for j, f := range m.fuzzy {
+		one(f, ty, j)
+	}
+}
+
+// setOther sets in filter the bits of the cards of m (a term other than the driver)
+// that are among the driver's (ex or ty). With p set (a query of two terms) it records
+// p.numO, sets p.start where m, the query's first term (first), begins a name, and
+// p.adj where the second term follows the first, from m's position byte and the
+// driver's in p.at.
+func (x *termIndex) setOther(m *matcher, ex, ty, filter []uint64, p *pairPos, first bool) {
+	one := func(t uint32, j int) {
+		a, b := x.postOff[t], x.postOff[t+1]
+		var n uint8
+		if p != nil {
+			n = x.numUnits(t, m.weight(t, j))
+		}
+		for i, c := range x.post[a:b] {
+			w, bit := c>>6, uint64(1)<<(c&63)
+			if (ex[w]|ty[w])&bit == 0 {
+				continue
+			}
+			if p != nil {
+				if filter[w]&bit != 0 {
+					p.numO[c] = max(p.numO[c], n)
+				} else {
+					p.numO[c] = n
+				}
+			}
+			filter[w] |= bit
+			if p == nil {
+				continue
+			}
+			pb, pd := x.postPos[int(a)+i], p.at[c]
+			if first {
+				if pb&posStart != 0 {
+					p.start[w] |= bit
+				}
+				pb, pd = pd, pb // the driver's term is the second
+			}
+			if pb&^posStart == pd&^posStart+1 {
+				p.adj[w] |= bit
+			}
+		}
+	}
+	for t := m.lo; t < m.hi; t++ {
+		one(t, -1)
+	}
+	for j, f := range m.fuzzy {
+		one(f, j)
+	}
+}
 
 // filterFactor is how many times the driver's postings another term's may have to be
-// set in evaluate's filter bitmap: a bit set costs a nanosecond or two, looking at a
-// candidate's terms a hundred or more (a cache miss or two), so 32 is on the safe side.
-const filterFactor = 32
+// walked for evaluate's filter bitmap: each of them costs a bit test in the driver's
+// bitmaps (a nanosecond or two), a candidate whose terms are read a hundred or more
+// (a cache miss or two), and with two terms the bitmaps spare most candidates' ranking
+// too (see rankBound), so 64 is on the safe side.
+const filterFactor = 64
 
 // filterTerm returns the index of the term of q other than the driver d with the fewest
 // postings, when they are at most filterFactor times the driver's; else -1.

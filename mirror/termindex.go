@@ -964,3 +964,12 @@ func offsetsOK(off []uint32, n int) bool {
 	}
 	return true
 }
+
+// nameLenRange returns the cards [lo, hi) whose display name's folded terms joined by
+// spaces have n runes (n at most maxRankLen): cards are numbered by that length (their
+// row ids' high half, see build).
+func (x *termIndex) nameLenRange(n int) (lo, hi uint32) {
+	l, _ := slices.BinarySearch(x.rowid, int64(n)<<32)
+	h, _ := slices.BinarySearch(x.rowid, int64(n+1)<<32)
+	return uint32(l), uint32(h)
+}

@@ -66,6 +66,9 @@ func TestEvaluatePaths(t *testing.T) {
 		{"common ho", ""}, {"common ho", "SE"}, {"commom ho", ""}, {"ho common", ""},
 		// Two terms, both as bitmaps; exact names fill the heap first.
 		{"often common", ""}, {"often commo", ""}, {"often common", "NO"}, {"often commom", ""}, {"ofter common", "SE"}, {"common often", ""},
+		// Two terms, the bound's positions and numerators from either side: a typo in the
+		// first, prefix completions a card has several of, the first term the filter.
+		{"holdin common", ""}, {"common hol", ""}, {"often berge", ""}, {"common berg", "NO"}, {"ho often", ""},
 		// One exact term: positions from the postings.
 		{"common", ""}, {"consultancy", "NO"}, {"bygg", ""},
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/peppolgate/peppolgate/mirror"
+	"github.com/peppolgate/peppolgate/registry"
 )
 
 // Name matching for entity linking (docs/INTERFACE.md §4.3): how close a
@@ -172,7 +173,7 @@ func matchName(typed linkName, name string) nameMatch {
 				h = 1
 			case i == len(typed.terms)-1 && len(t) >= 3 && strings.HasPrefix(n.raw[j], typed.raw[i]):
 				h = 2
-			case mirror.WithinTypo(t, nt):
+			case mirror.WithinTypo(t, nt) || shortTypo(typed.raw[i], n.raw[j]):
 				h = 3
 			}
 			if h < how {
@@ -197,4 +198,82 @@ func matchName(typed linkName, name string) nameMatch {
 	m.extra = len(n.terms) - m.words
 	m.formDiff = typed.form != "" && n.form != "" && typed.form != n.form
 	return m
+}
+
+// translitQuery is a name with its transliterations reduced as the index folds the
+// letters they stand for ("Loevaas Bygg" → "lovas bygg", as "LØVÅS BYGG" is indexed),
+// for a search the index's typo tolerance does not bridge (two transliterations in one
+// word); "" when it reduces nothing.
+func translitQuery(subject string) string {
+	ts := foldTerms(subject)
+	changed := false
+	for i, t := range ts {
+		if r := translit(t); r != t {
+			ts[i], changed = r, true
+		}
+	}
+	if !changed {
+		return ""
+	}
+	q := strings.Join(ts, " ")
+	if len([]rune(q)) < registry.MinQueryLength {
+		return ""
+	}
+	return q
+}
+
+// shortTypoLen is the length of the shortest word a typo is forgiven in when the index
+// does not forgive it (mirror.WithinTypo: five letters): "Cafe" for "Caffè".
+const shortTypoLen = 4
+
+// shortTypo reports whether typed, a word of four letters, is one letter left out,
+// added, changed or two swapped from term, with the same first letter.
+func shortTypo(typed, term string) bool {
+	a, b := []rune(typed), []rune(term)
+	if len(a) != shortTypoLen || len(b) < 3 || a[0] != b[0] || len(b)-len(a) > 1 || len(a)-len(b) > 1 {
+		return false
+	}
+	if typed == term {
+		return true
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	switch {
+	case len(a) == len(b):
+		if i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && string(a[i+2:]) == string(b[i+2:]) {
+			return true // swapped
+		}
+		return string(a[i+1:]) == string(b[i+1:])
+	case len(a) < len(b):
+		return string(a[i:]) == string(b[i+1:])
+	default:
+		return string(a[i+1:]) == string(b[i:])
+	}
+}
+
+// longWordsQuery is a name without its short words (shortTypoLen letters or fewer)
+// when it has some and a longer one: a search for what the index can match when a
+// short word was mistyped ("Torino Cafe" → "Torino"); matchName still compares every
+// word typed. "" when there is nothing to leave out.
+func longWordsQuery(subject string) string {
+	n := cutName(subject, true)
+	var long []string
+	short := false
+	for _, t := range n.raw {
+		if len([]rune(t)) <= shortTypoLen {
+			short = true
+			continue
+		}
+		long = append(long, t)
+	}
+	if !short || len(long) == 0 {
+		return ""
+	}
+	q := strings.Join(long, " ")
+	if len([]rune(q)) < registry.MinQueryLength {
+		return ""
+	}
+	return q
 }

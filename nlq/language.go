@@ -74,7 +74,7 @@ func buildLangMarkers() (markers, hints map[string]uint16) {
 	}
 	markers, hints = make(map[string]uint16, 1024), make(map[string]uint16, 256)
 	for i, t := range tongues {
-		for _, w := range strings.Split(t.markers+"|"+t.nouns+"|"+t.kw.outOfScope, "|") {
+		for _, w := range strings.Split(t.markers+"|"+moreMarkers[t.code]+"|"+t.nouns+"|"+t.kw.outOfScope, "|") {
 			if w != "" {
 				markers[ruleFold(w)] |= 1 << i
 			}
@@ -178,11 +178,13 @@ func (s *ruleScan) detectLanguageOutside(lo, hi int) string {
 	if hasLetter(foreignLetters, letters) {
 		foreign += 4
 	}
+	foreign += s.foreignPairWeight(lo, hi)
 	// English words turn up in questions in every language ("access point",
 	// "provider"): another language wins a tie with English, if it has a word,
 	// name or letter of its own (Danish "find" alone is English "find"). Between two
-	// others, the company's legal form breaks a tie ("ApS" is Danish).
-	best, form := 0, s.legalFormLanguage()
+	// others, the company's legal form or its id's country breaks a tie ("ApS",
+	// "0184:…" are Danish; see tieLanguage).
+	best, form := 0, s.tieLanguage()
 	for i := 1; i < len(tongues); i++ {
 		if score[i] > score[best] || best == 0 && score[i] == score[best] && score[i] > 0 && own[i] > 0 ||
 			best != 0 && score[i] == score[best] && tongues[i].code == form {

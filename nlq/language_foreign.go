@@ -45,7 +45,23 @@ var foreignMarkers = buildForeignMarkers(
 		// Lithuanian, Latvian, Icelandic and Faroese (next to Polish and Danish), Turkish.
 		"įmonė|įmonės|įmonių|gali|gauti|sąskaitas|sąskaitų|kiek|uzņēmums|saņemt|rēķinus|cik|" +
 		"getur|fyrirtækið|tekið|móti|reikninga|reikningum|taka|ímóti|rokningar|rokningum|fyritøkan|" +
-		"alabilir|faturaları|şirket|şirketi|kaç|nedir|mı")
+		"alabilir|faturaları|şirket|şirketi|kaç|nedir|mı|" +
+		// Words of lang_foreign.go's questions (issue 29's languages outside the eleven),
+		// none folding to a word of ours of another meaning (Croatian "može" is Polish
+		// "może" folded, Romanian "să" Polish "są", Czech "certifikát" Danish "certifikat").
+		"millist|milline|juurdepääsupunkti|pääsupunkti|kasutab|teenusepakkujat|registreeritud|võtab|peppolu|" +
+		"používá|využívá|přístupového|registrována|zaregistrovaná|používa|prístupového|" +
+		"használja|hozzáférési|pontot|szolgáltatót|regisztrálva|kérem|" +
+		"punctul|folosește|utilizează|primească|înregistrată|rețeaua|firmei|" +
+		"yra|naudoja|prieigos|taškas|sąskaitą|saņemt|rēķinus|rēķinu|caur|izmanto|piekļuves|" +
+		"li|primati|račune|račun|putem|preko|koristi|pristupna|pristupnu|točku|registrirana|tko|" +
+		"ali|lahko|prejema|prejemati|prek|uporablja|dostopna|" +
+		"üzerinden|hangi|erişim|noktasını|kullanıyor|kayıtlı|" +
+		"pode|receber|faturas|eletrônicas|eletrónicas|registada|cadastrada|ponto|quem|tinkle|tinklo|" +
+		"aegub|sertifikaat|sertifikaadi|tanúsítvány|tanúsítványa|jár|benne|hálózatban|cégnek|szolgáltatója|certificatul|expiră|când|" +
+		"vyprší|sertifikatas|baigiasi|sertifikāts|istječe|ističe|poteče|kdaj|sertifika|sertifikası|aceita|aceitam|usado|usada|" +
+		// Words Portuguese shares with Spanish or Italian: they count for both.
+		"enviar|para|que|quando|certificado|notas|crédito|pedidos|tipo|acesso")
 
 // foreignLetters are letters of those languages that none of the eleven writes.
 const foreignLetters = "ãõěřůčšžďťňľĺŕőűășțşţýėįųūāēīģķļņðþığ"
@@ -56,4 +72,42 @@ func buildForeignMarkers(words string) map[string]bool {
 		m[ruleFold(w)] = true
 	}
 	return m
+}
+
+// foreignPairs are two words in a row typical of a language outside the eleven whose
+// words alone are also ours: Portuguese "o que", "o certificado" (Spanish "el",
+// Italian "il"), Slovak "kto je" (Polish "kto jest"), folded, the second word "" for
+// any capitalised word (Portuguese "A Cardiff Engineering aceita …?" starts with the
+// article before a name, as Spanish and Italian do not).
+var foreignPairs = map[[2]string]bool{
+	{"o", "que"}: true, {"o", "certificado"}: true, {"o", "ponto"}: true, {"o", "fornecedor"}: true, {"o", "provedor"}: true,
+	{"a", "empresa"}: true, {"da", "empresa"}: true, {"do", "certificado"}: true, {"quem", "e"}: true,
+	{"e", "o"}: true, {"na", "rede"}: true, {"no", "peppol"}: true,
+	{"kto", "je"}: true, {"co", "je"}: true, {"je", "v"}: true, {"je", "firma"}: true, {"je", "spolocnost"}: true,
+	{"a", ""}: true, {"o", ""}: true, {"az", ""}: true,
+}
+
+// foreignPairWeight is what foreignPairs found outside tokens [lo, hi) count for a
+// language outside the eleven: 6 a pair (more than a word of one of ours alone), 4 an
+// article before a name.
+func (s *ruleScan) foreignPairWeight(lo, hi int) int {
+	w := 0
+	prev := -1
+	for i, t := range s.toks {
+		if !t.word {
+			continue
+		}
+		if prev >= 0 && (prev < lo || prev >= hi) {
+			p := s.toks[prev]
+			a, b := p.key, t.key
+			switch {
+			case foreignPairs[[2]string{a, b}]:
+				w += 6
+			case prev == s.firstWord && p.capital && t.capital && !t.digit && foreignPairs[[2]string{a, ""}]:
+				w += 4
+			}
+		}
+		prev = i
+	}
+	return w
 }

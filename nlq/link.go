@@ -315,6 +315,9 @@ func coreQuery(subject string) string {
 type linkAttempt struct {
 	plan Plan
 	q    string
+	// match is the name the hits are matched against: plan.Subject when "", the
+	// searched stem for a Finnish name in a case (finnishStemQuery).
+	match string
 }
 
 // linked is the best match linking found.
@@ -323,6 +326,8 @@ type linked struct {
 	plan  Plan
 	sr    *registry.SearchResult
 	typed string
+	// match is what the hits were matched against (linkAttempt.match).
+	match string
 }
 
 // link finds the participant a name question is about by searching the subject, then its
@@ -337,10 +342,10 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 	if plan.Subject == "" || q == "" || plan.Intent == IntentCount || len(peppol.Candidates(q)) > 0 {
 		return false, nil
 	}
-	attempts := []linkAttempt{{plan, q}}
+	attempts := []linkAttempt{{plan: plan, q: q}}
 	add := func(p Plan, q string) {
 		if q != "" && !slices.ContainsFunc(attempts, func(a linkAttempt) bool { return strings.EqualFold(a.q, q) }) {
-			attempts = append(attempts, linkAttempt{p, q})
+			attempts = append(attempts, linkAttempt{plan: p, q: q})
 		}
 	}
 	for _, rd := range plan.Readings {
@@ -350,6 +355,13 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 	add(plan, coreQuery(plan.Subject))
 	for _, rd := range plan.Readings {
 		add(rd, coreQuery(rd.Subject))
+	}
+	add(plan, translitQuery(plan.Subject))
+	add(plan, longWordsQuery(plan.Subject))
+	if plan.Language == LangFinnish {
+		if q := finnishStemQuery(plan.Subject); q != "" && !slices.ContainsFunc(attempts, func(a linkAttempt) bool { return strings.EqualFold(a.q, q) }) {
+			attempts = append(attempts, linkAttempt{plan: plan, q: q, match: q})
+		}
 	}
 	budget, used := maxLiveSearches, 0
 	var best linked
@@ -393,12 +405,16 @@ func (r *run) link(ctx context.Context, c Call) (handled bool, err error) {
 				budget = maxMirrorSearches
 			}
 		}
-		typed := cutName(at.plan.Subject, true)
+		match := at.plan.Subject
+		if at.match != "" {
+			match = at.match
+		}
+		typed := cutName(match, true)
 		if i > 0 && r.readName == "" && at.q == at.plan.Subject && at.plan.Subject != plan.Subject {
 			r.readName = at.plan.Subject // a reading searched: a not-found answer names it
 		}
 		if m, ranked := rankByMatch(typed, sr); m.ok && (!best.m.ok || m.better(best.m)) {
-			best = linked{m: m, plan: at.plan, sr: ranked, typed: at.plan.Subject}
+			best = linked{m: m, plan: at.plan, sr: ranked, typed: at.plan.Subject, match: match}
 		}
 		if best.m.ok {
 			break
@@ -440,7 +456,7 @@ func (r *run) answerLinked(ctx context.Context, l linked) {
 	// About one company: the hits whose names do not match what was typed are not it
 	// (the live Directory matches words anywhere on a card).
 	sr := *l.sr
-	typed := cutName(l.typed, true)
+	typed := cutName(l.match, true)
 	sr.Results = slices.DeleteFunc(slices.Clone(sr.Results), func(h registry.SearchHit) bool { return !matchName(typed, h.Name).ok })
 	if len(sr.Results) < len(l.sr.Results) {
 		sr.TotalCount = len(sr.Results)

@@ -195,6 +195,9 @@ func (r *run) resolveNumber(ctx context.Context, c Call) (handled bool, err erro
 			return true, nil
 		}
 		if sr != nil && len(sr.Results) == 0 && allNotFound(out) {
+			if handled, err := r.linkNameBesides(ctx, q); handled {
+				return true, err // the company the question names besides the number
+			}
 			r.a.Answer = notFoundAnswer(r.t, plan, lookups[0])
 			return true, nil
 		}
@@ -214,6 +217,9 @@ func (r *run) resolveNumber(ctx context.Context, c Call) (handled bool, err erro
 	r.add(it, f)
 	r.a.Answer = fmt.Sprintf(r.t.phrase(func(t *tongue) string { return t.numberAs }), untrusted.Quote(q), id) + " " +
 		participantAnswer(r.t, plan, d.p, d.svc, it)
+	if note := r.numberNameNote(q, d.p); note != "" {
+		r.a.Answer = note + "\n" + r.a.Answer // the name the question gives is another company's
+	}
 	return true, nil
 }
 

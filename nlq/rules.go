@@ -169,8 +169,8 @@ func (s *ruleScan) init() bool {
 		if s.caseless && strings.ContainsFunc(s.q[t.start:t.end], unicode.IsLower) {
 			s.caseless = false
 		}
-		if rest, ok := strings.CutPrefix(t.key, "peppol"); ok && rest != "" && ruleLex.peppolSuffixes[strings.TrimPrefix(rest, "-")] {
-			t.key = "peppol" // "Peppol-Netzwerk", "peppolnettverket"
+		if rest, ok := strings.CutPrefix(t.key, "peppol"); ok && rest != "" && ruleLex.peppolSuffixes[strings.TrimPrefix(rest, "-")] && !lexSaysPresence(t.key) {
+			t.key = "peppol" // "Peppol-Netzwerk", "peppolnettverket"; "Peppol-verkossa" says "on Peppol" itself
 		}
 		// A word of what peppolgate cannot know is no typo ("cuesta" is not "cuenta").
 		if !ruleLex.vocab[t.key] && !kindOutOfScope[t.key] {

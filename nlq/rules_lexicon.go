@@ -2,6 +2,7 @@ package nlq
 
 import (
 	"maps"
+	"slices"
 	"strings"
 )
 
@@ -118,7 +119,7 @@ type lexBuilder struct {
 func buildLexicon() *lexicon {
 	lx := &lexBuilder{lexicon: &lexicon{left: &lexNode{}, right: &lexNode{},
 		vocab: make(map[string]bool, 2048), typoTargets: make(map[string]bool, 2048)}}
-	for _, g := range append(append(lexGroups[:len(lexGroups):len(lexGroups)], lexGroupsEleven...), kindGroups()...) {
+	for _, g := range slices.Concat(lexGroups, lexGroupsEleven, lexGroupsForeign, lexGroupsMore, kindGroups()) {
 		for _, p := range lexExpand(g.phrases) {
 			lx.addPhrase(p, lexEntry{role: g.role, side: g.side, flags: g.flags, intent: g.intent, doc: g.doc, aspect: g.aspect})
 		}
@@ -175,7 +176,7 @@ func buildLexicon() *lexicon {
 			lx.fuzzy[k[0]-'a'][len(k)] = append(lx.fuzzy[k[0]-'a'][len(k)], k)
 		}
 	}
-	lx.peppolSuffixes = lx.set(lexPeppolSuffixes + "|" + lexPeppolSuffixesEleven)
+	lx.peppolSuffixes = lx.set(lexPeppolSuffixes + "|" + lexPeppolSuffixesEleven + "|" + lexPeppolSuffixesMore)
 	lx.offtopic = lx.set(lexOfftopic)
 	lx.general = lx.set(lexGeneral)
 	lx.abbreviations = lx.set(lexAbbreviations)

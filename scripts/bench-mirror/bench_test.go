@@ -281,3 +281,36 @@ func TestSearchNotFromMirrorFails(t *testing.T) {
 		srv.Close()
 	}
 }
+
+func TestMixSeedFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args          []string
+		seed, mixSeed uint64
+	}{
+		{nil, 1, 1},
+		{[]string{"-seed", "3"}, 3, 3},
+		{[]string{"-mix-seed", "2"}, 1, 2},
+		{[]string{"-seed", "3", "-mix-seed", "5"}, 3, 5},
+	} {
+		o, err := parseOptions(tc.args, &bytes.Buffer{})
+		if err != nil {
+			t.Fatalf("%q: %v", tc.args, err)
+		}
+		if o.seed != tc.seed || o.mixSeed != tc.mixSeed {
+			t.Errorf("%q: seed %d, mix seed %d; want %d, %d", tc.args, o.seed, o.mixSeed, tc.seed, tc.mixSeed)
+		}
+	}
+	// Another mix seed over the same cards is another mix.
+	src := newSource(1, 5000)
+	a, err := buildMix(src.at, src.cards, 200, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := buildMix(src.at, src.cards, 200, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(a, b) {
+		t.Error("mix seeds 1 and 2 give the same mix")
+	}
+}

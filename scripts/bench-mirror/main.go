@@ -52,7 +52,7 @@ func main() {
 // options are the command's flags.
 type options struct {
 	cards, queries int
-	seed           uint64
+	seed, mixSeed  uint64
 	dir, repo, bin string
 	pg, gate       bool
 	gzip           bool
@@ -68,6 +68,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.cards, "cards", 4_000_000, "generated business cards")
 	fs.IntVar(&o.queries, "queries", 1000, "queries in the mix")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the cards and of the query mix")
+	fs.Uint64Var(&o.mixSeed, "mix-seed", 0, "seed of the query mix alone, when not 0 (another mix over the same cards)")
 	fs.StringVar(&o.dir, "dir", ".bench/mirror", "directory for the export, the indexes, PostgreSQL, the logs and results.md")
 	fs.StringVar(&o.repo, "repo", ".", "the peppolgate repository to build cmd/peppolgate from")
 	fs.StringVar(&o.bin, "bin", "", "a peppolgate binary to use instead of building one into -dir")
@@ -85,6 +86,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.cards < 1 || o.queries < 1 {
 		return o, errors.New("-cards and -queries must be positive")
+	}
+	if o.mixSeed == 0 {
+		o.mixSeed = o.seed
 	}
 	return o, nil
 }
@@ -111,7 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 	src := newSource(o.seed, o.cards)
 	start := time.Now()
-	qs, err := buildMix(src.at, src.cards, o.queries, o.seed)
+	qs, err := buildMix(src.at, src.cards, o.queries, o.mixSeed)
 	if err != nil {
 		fmt.Fprintln(stderr, "bench-mirror: building the query mix:", err)
 		return 1
@@ -129,7 +133,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	e := env{cards: src.cards, queries: len(qs), cpus: runtime.NumCPU(), cpuModel: benchenv.CPUModel(),
 		goVersion: runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH,
 		commit:    benchenv.GitCommit(ctx, o.repo), date: time.Now().UTC().Format("2006-01-02 15:04 UTC"),
-		seed: o.seed, loadAvg: benchenv.LoadAvg()}
+		seed: o.seed, mixSeed: o.mixSeed, loadAvg: benchenv.LoadAvg()}
 	gate, pg := side{skipped: "-gate=false"}, side{skipped: "-pg=false (BENCH_PG=0)"}
 	if o.gate {
 		gate = benchGate(ctx, &cs, o, src, qs, &e, stderr)

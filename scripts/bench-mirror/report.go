@@ -132,6 +132,7 @@ type env struct {
 	date           string
 	exportSize     int64
 	seed           uint64
+	mixSeed        uint64 // the query mix's seed (-mix-seed; seed when not set)
 	// loadAvg and loadAvgEnd are the 1-minute load averages when the run started and
 	// before the report (a shared machine).
 	loadAvg, loadAvgEnd string
@@ -199,7 +200,11 @@ func report(w io.Writer, e env, qs []query, gate, pg side) {
 	fmt.Fprintln(w, "or every term a substring of the folded names (GIN gin_trgm_ops), optional country, by similarity() then id;")
 	fmt.Fprintf(w, "it has no typo tolerance. Its settings: %s.\n", strings.Join(pgSettings, ", "))
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "The mix (seed %d, from the generated cards; recall counts the card a query was made from in the top 25): names = one\n", e.seed)
+	mixSeed := ""
+	if e.mixSeed != 0 && e.mixSeed != e.seed {
+		mixSeed = fmt.Sprintf(", the mix from seed %d", e.mixSeed)
+	}
+	fmt.Fprintf(w, "The mix (seed %d%s, from the generated cards; recall counts the card a query was made from in the top 25): names = one\n", e.seed, mixSeed)
 	fmt.Fprintln(w, "or two whole words of a name, at least one not common and of ≥ 3 letters (a common word, e.g. a legal form, is in")
 	fmt.Fprintln(w, "> 1 % of all names or > 5 % of a country's); prefix = first word and 3–5 letters of the next; typo = an uncommon word of ≥ 6 letters")
 	fmt.Fprintln(w, "with one substitution, transposition or deletion after its first letter, half the time with another word of")
