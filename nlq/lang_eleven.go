@@ -153,6 +153,13 @@ var lexGroupsEleven = []lexGroup{
 	{role: lexReceive, side: lexBoth, flags: flagLowerRight, phrases: "enviar|enviarle|mandar|inviare|mandare|spedire|sende|afsende|" +
 		"lähettää|lähettämään|lähetän|wysyłać|wysłać|przesyłać|przesłać"},
 	{role: lexFiller, side: lexLeft, flags: flagNeedReceive, phrases: "a|al|para|a la|ad|alla|all'|til|yritykselle|do|dla|do firmy"},
+	// The verb of invoicing with the company as its object: "invoice X electronically",
+	// "X elektronisch factureren", "fakturere X via EHF" ask whether X receives invoices.
+	{role: lexReceive, side: lexBoth, flags: flagLowerRight, doc: DocInvoice, phrases: "invoice|e-invoice|bill|facturer|e-facturer|" +
+		"factureren|e-factureren|fakturieren|e-fakturieren|abrechnen|fakturere|e-fakturere|fakturera|e-fakturera|facturar|facturarle|" +
+		"fatturare|laskuttaa|laskuttamaan|fakturować|zafakturować|wystawić fakturę|wystawiać faktury"},
+	{role: lexFiller, side: lexBoth, flags: flagNeedReceive | flagLowerRight, phrases: "electronically|elektronisch|électroniquement|" +
+		"elektronisk|elektroniskt|electrónicamente|elettronicamente|sähköisesti|elektronicznie"},
 
 	// Documents (only stripped next to a capability verb).
 	{role: lexDoc, side: lexBoth, flags: flagNeedReceive, doc: DocCreditNote, phrases: "nota de crédito|notas de crédito|factura rectificativa|" +

@@ -1,6 +1,7 @@
 package nlq
 
 import (
+	"math"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -199,12 +200,19 @@ func (s *ruleScan) hasRole(i int, r lexRole) bool {
 			return false
 		}
 		for _, e := range n.entries {
-			if e.role == r {
+			if e.role == r && !s.capitalVerb(e, i) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// capitalVerb reports whether e is a verb that implies its document ("invoice X") at
+// token i written capitalised inside the question: then it is a word of a name ("Find
+// Invoice Solutions AB").
+func (s *ruleScan) capitalVerb(e lexEntry, i int) bool {
+	return e.role == lexReceive && e.doc != "" && !s.caseless && i != s.firstWord && !s.toks[i].lower
 }
 
 func (s *ruleScan) plan() Plan {
@@ -769,6 +777,9 @@ func (s *ruleScan) allowed(e lexEntry, a, b, lo, hi int, side lexSide, mode rule
 	if e.flags&flagNeedReceive != 0 && !s.receive {
 		return false
 	}
+	if s.capitalVerb(e, a) {
+		return false
+	}
 	if e.flags&flagAfterPeppol != 0 && (a == 0 || s.toks[a-1].key != "peppol") {
 		return false
 	}
@@ -876,6 +887,10 @@ func (s *ruleScan) record(e lexEntry, pos, end int) {
 		}
 	case lexReceive:
 		sg.receive = true
+		if e.doc != "" && sg.doc == "" {
+			// "invoice X": an invoice unless a document is named anywhere.
+			sg.doc, sg.docAt = e.doc, math.MaxInt
+		}
 	case lexDoc:
 		if sg.doc == "" || pos < sg.docAt {
 			sg.doc, sg.docAt = e.doc, pos

@@ -8,7 +8,8 @@ var english = tongue{
 	markers: "yet|reachable|participant|a|an|the|is|are|does|do|can|could|which|what|who|whose|how|many|much|find|search|show|list|look|up|companies|company|" +
 		"businesses|receive|invoices|invoice|credit|notes|orders|of|for|on|and|when|expire|expires|expired|certificate|valid|still|" +
 		"there|registered|served|serves|hosts|host|uses|use|support|supports|types|processes|number|participants|any|with|named|" +
-		"called|please|tell|me|about|has|have|it|by|with|from|in|registration|date|issuer|issued|transport|profile|protocol",
+		"called|please|tell|me|about|has|have|it|by|with|from|in|registration|date|issuer|issued|transport|profile|protocol|" +
+		"we|our|us|you|through|send|bill|electronically|possible|able",
 	plurals: []pluralRule{{"ies", "y"}, {"sses", "ss"}, {"ches", "ch"}, {"shes", "sh"}, {"xes", "x"}, {"s", ""}},
 	yes:     "Yes", colon: ": ", no: "No", probably: "Probably", notNow: "Not right now",
 	docs:    map[string]string{DocInvoice: "invoices", DocCreditNote: "credit notes", DocOrder: "orders", DocAny: "documents"},
