@@ -270,8 +270,8 @@ var lexGroups = []lexGroup{
 	// on_peppol: presence on the network.
 	// "Peppol-Netzwerk" and "peppolnettverket" are read as "peppol" (see
 	// lexPeppolSuffixes), and "network" after "Peppol" is stripped on its own.
-	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,sur,dans,bei,auf,im,på,i,within,into,to,till,an,aan,au,à} {the ,le ,het ,das ,}peppol|" +
-		"{via,through,over,per,par,über,med,using,with,gjennom,genom} {the ,le ,het ,das ,this ,ce ,dit ,dieses ,dette ,detta ,den här ,}peppol|" +
+	{role: lexPresence, side: lexBoth, phrases: "{on,in,op,bij,sur,dans,bei,auf,im,på,i,med i,med på,within,into,to,till,an,aan,au,à} {the ,le ,het ,das ,}peppol|" +
+		"{via,through,over,per,par,über,med,met,using,with,gjennom,genom} {the ,le ,het ,das ,this ,ce ,dit ,dieses ,dette ,detta ,den här ,}peppol|" +
 		"{sur,dans,au} le réseau peppol|{sur,dans} l'annuaire peppol|{par,via,avec} ce {truc,système,machin} peppol|" +
 		"in the directory|dans l'annuaire|" +
 		"registered|registered on|registred|enrolled|connected|connected to|" +
@@ -285,6 +285,8 @@ var lexGroups = []lexGroup{
 		"utilise peppol|utilisent peppol|gebruikt peppol|gebruiken peppol|nutzt peppol|nutzen peppol|verwenden peppol|benutzen peppol|" +
 		"bruker peppol|använder peppol|reachable|reachable on peppol"},
 	{role: lexPresence, side: lexBoth, flags: flagLowerRight, phrases: "live|active|actif|active|actief|aktiv|aktivt"},
+	// "Werkt X met Peppol?", "Arbeitet X mit Peppol?": the verb before a presence question.
+	{role: lexFiller, side: lexLeft, phrases: "werkt|werken|arbeitet|arbeiten|works|work"},
 	{role: lexPresence, side: lexRight, flags: flagNoTypo | flagRelative, phrases: "{that,which,who} {are,is} on peppol|{that,which,who} use peppol|{that,which,who} are registered|" +
 		"qui sont {sur,dans} peppol|qui sont inscrits sur peppol|qui sont inscrites sur peppol|qui utilisent peppol|" +
 		"die op peppol {zitten,staan}|die peppol gebruiken|die bij peppol zijn aangesloten|" +
