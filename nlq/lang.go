@@ -233,7 +233,9 @@ var lexGroups = []lexGroup{
 
 	// can_receive: capability verbs.
 	{role: lexReceive, side: lexBoth, flags: flagLowerRight, phrases: "receive|receives|receiving|accept|accepts|accepting|process|take|takes|support|supports|" +
-		"recevoir|reçoit|reçoivent|accepter|accepte|acceptent|traiter|" +
+		"recevoir|reçoit|reçoivent|reçoit-il|reçoit-elle|reçoivent-ils|reçoivent-elles|accepter|accepte|acceptent|traiter|" +
+		"ready for|ready to receive|set up to receive|set up for|configured to receive|equipped to receive|" +
+		"prêt pour|prête pour|prêt à recevoir|prête à recevoir|klaar voor|bereit für|klar for|klar för|klar til|" +
 		"ontvangen|ontvangt|ontvang|accepteren|accepteert|verwerken|" +
 		"empfangen|empfängt|annehmen|erhalten|erhält|akzeptieren|akzeptiert|verarbeiten|entgegennehmen|" +
 		"motta|mottar|ta imot|ta i mot|tar imot|tar i mot|akseptere|aksepterer|å motta|" +
