@@ -89,6 +89,6 @@ var moreMarkers = map[string]string{
 	LangFrench: "peut-on|puis-je|pouvons-nous|facturer|chez|envoyer|auprès|transmettre",
 	LangNorwegian: "vi|hos|fakturere|spørsmål|vennligst|ennå|nå|gjerne|finne|fortelle|hjelpe|utstedt|utstedte|utsteder|ble|vært|tilkoblet|" +
 		"kva|korleis|kven|kvifor|ikkje|eg|dei|brukar|nyttar|tek|mottek|tilgangspunkt|tilgangspunktet|ehf|ehf-faktura|organisasjonsnummer|" +
-		"orgnr|mva|bokmål|nynorsk|nettet|sjekke|sjekk|tilknytt|hvorledes",
-	LangSwedish: "vi|hos|fakturera",
+		"orgnr|org.nr|mva|bokmål|nynorsk|nettet|sjekke|sjekk|tilknytt|hvorledes",
+	LangSwedish: "vi|hos|fakturera|orgnr|org.nr",
 }

@@ -54,6 +54,9 @@ func (s *ruleScan) tieLanguage() string {
 		if l := vatPrefixLanguage(t.key); l != "" {
 			return l
 		}
+		if swedishOrgNumber(t.key) {
+			return LangSwedish // "556036-0793": Norway and Denmark write no hyphen there
+		}
 	}
 	for _, t := range s.toks {
 		if !t.word {
@@ -74,11 +77,12 @@ func (s *ruleScan) tieLanguage() string {
 
 // numberWordLanguages are names of national numbers written in one language only
 // ("CVR-nummer" is Danish, "organisasjonsnummer" Norwegian, "organisationsnummer"
-// Swedish); legalFormLanguages has the short ones (CVR, MVA, orgnr).
+// Swedish); legalFormLanguages has the short ones (CVR, MVA). "orgnr" and "org.nr" are
+// written in Swedish and Norwegian alike.
 var numberWordLanguages = map[string]string{
 	"cvr-nummer": LangDanish, "cvrnummer": LangDanish, "cvr-nummeret": LangDanish, "se-nummer": LangDanish,
 	"organisasjonsnummer": LangNorwegian, "organisasjonsnummeret": LangNorwegian, "foretaksnummer": LangNorwegian,
-	"org.nr": LangNorwegian, "organisationsnummer": LangSwedish, "organisationsnumret": LangSwedish,
+	"organisationsnummer": LangSwedish, "organisationsnumret": LangSwedish,
 }
 
 // nameWordLanguages are words of company names, folded, that one of two languages
@@ -121,4 +125,18 @@ func vatPrefixLanguage(key string) string {
 		return ""
 	}
 	return vatLanguages[key[:2]]
+}
+
+// swedishOrgNumber reports whether key is written as a Swedish organisation number:
+// six digits, a hyphen and four digits ("556036-0793").
+func swedishOrgNumber(key string) bool {
+	if len(key) != 11 || key[6] != '-' {
+		return false
+	}
+	for i := 0; i < len(key); i++ {
+		if i != 6 && (key[i] < '0' || key[i] > '9') {
+			return false
+		}
+	}
+	return true
 }

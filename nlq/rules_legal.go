@@ -51,7 +51,7 @@ var legalFormLanguages = map[string]string{
 	"aps": LangDanish, "a/s": LangDanish, "i/s": LangDanish, "oy": LangFinnish, "oyj": LangFinnish, "asa": LangNorwegian, "ab": LangSwedish,
 	"srl": LangItalian, "s.r.l": LangItalian, "spa": LangItalian, "s.p.a": LangItalian, "sl": LangSpanish, "s.l": LangSpanish,
 	"slu": LangSpanish, "gmbh": LangGerman, "bv": LangDutch, "b.v": LangDutch, "sarl": LangFrench, "sas": LangFrench, "sp": LangPolish,
-	"cvr": LangDanish, "cvr-nr": LangDanish, "mva": LangNorwegian, "orgnr": LangNorwegian, "y-tunnus": LangFinnish, "ytunnus": LangFinnish,
+	"cvr": LangDanish, "cvr-nr": LangDanish, "mva": LangNorwegian, "y-tunnus": LangFinnish, "ytunnus": LangFinnish,
 	"nip": LangPolish, "nif": LangSpanish, "cif": LangSpanish, "p.iva": LangItalian, "piva": LangItalian, "kvk": LangDutch,
 	"siren": LangFrench, "siret": LangFrench,
 }
