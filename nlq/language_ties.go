@@ -58,6 +58,13 @@ func (s *ruleScan) tieLanguage() string {
 			return LangSwedish // "556036-0793": Norway and Denmark write no hyphen there
 		}
 	}
+	// The words of names vote, each once: "Vestergaard Regnskap" is as Norwegian as
+	// Danish, and then the first says.
+	var votes [4]struct {
+		lang string
+		n    int
+	}
+	first := ""
 	for _, t := range s.toks {
 		if !t.word {
 			continue
@@ -65,14 +72,37 @@ func (s *ruleScan) tieLanguage() string {
 		if l := numberWordLanguages[t.key]; l != "" {
 			return l
 		}
-		if l := nameWordLanguages[t.key]; l != "" {
-			return l
+		l := nameWordLanguages[t.key]
+		if l == "" && len(t.key) > 6 && strings.HasSuffix(t.key, "gaard") {
+			l = LangDanish // "Nørgaard", "Østergaard": Norwegian writes "-gård"
 		}
-		if len(t.key) > 6 && strings.HasSuffix(t.key, "gaard") {
-			return LangDanish // "Nørgaard", "Østergaard": Norwegian writes "-gård"
+		if l == "" {
+			continue
+		}
+		if first == "" {
+			first = l
+		}
+		for k := range votes {
+			if votes[k].lang == l || votes[k].lang == "" {
+				votes[k].lang = l
+				votes[k].n++
+				break
+			}
 		}
 	}
-	return ""
+	best, n, tie := first, 0, false
+	for _, v := range votes {
+		switch {
+		case v.n > n:
+			best, n, tie = v.lang, v.n, false
+		case v.n == n && v.n > 0:
+			tie = true
+		}
+	}
+	if tie {
+		return first
+	}
+	return best
 }
 
 // numberWordLanguages are names of national numbers written in one language only

@@ -209,10 +209,14 @@ func (s *ruleScan) hasRole(i int, r lexRole) bool {
 }
 
 // capitalVerb reports whether e is a verb that implies its document ("invoice X") at
-// token i written capitalised inside the question: then it is a word of a name ("Find
-// Invoice Solutions AB").
+// token i written capitalised inside the question, or first and before a capitalised
+// word: then it is a word of a name ("Find Invoice Solutions AB", "Invoice Ninja").
 func (s *ruleScan) capitalVerb(e lexEntry, i int) bool {
-	return e.role == lexReceive && e.doc != "" && !s.caseless && i != s.firstWord && !s.toks[i].lower
+	if e.role != lexReceive || e.doc == "" || s.caseless || s.toks[i].lower {
+		return false
+	}
+	// The first word is a verb when what follows is not a name ("Invoice Ninja").
+	return i != s.firstWord || s.nameGoesOn(i+1)
 }
 
 func (s *ruleScan) plan() Plan {

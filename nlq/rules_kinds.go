@@ -168,20 +168,28 @@ func (s *ruleScan) outOfScope(lo, hi int, kind ruleKind) bool {
 		if !t.word || kind == ruleQuoted && i >= lo && i < hi {
 			continue
 		}
-		if s.outOfScopePhrase(i) {
-			return true // "chiffre d'affaires"
-		}
-		if !s.outOfScopeWord(i) {
+		if !s.outOfScopePhrase(i) && !s.outOfScopeWord(i) { // "chiffre d'affaires", "fees"
 			continue
 		}
 		// "Price" is a name's; "IBAN" and "IBAN-nummer" are acronyms.
 		w := []rune(s.q[t.start:t.end])
 		titled := len(w) > 1 && unicode.IsUpper(w[0]) && unicode.IsLower(w[1])
-		if !titled || s.caseless || i == s.firstWord || s.lang == LangGerman {
+		if !titled || s.caseless || i == s.firstWord {
+			return true
+		}
+		// German capitalises its nouns: "Umsatz" is one unless a name goes on after it
+		// ("Gewinn Immobilien GmbH", "Discountpreis GmbH").
+		if s.lang == LangGerman && !s.nameGoesOn(i+1) {
 			return true
 		}
 	}
 	return false
+}
+
+// nameGoesOn reports whether token i goes on with a name: a capitalised word (or a
+// legal form: "GmbH", "AG").
+func (s *ruleScan) nameGoesOn(i int) bool {
+	return i < len(s.toks) && s.toks[i].word && s.toks[i].capital
 }
 
 // planKinds plans the kinds of questions that replace finish's plan as a whole: what

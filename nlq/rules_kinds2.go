@@ -20,7 +20,7 @@ var kindGroups2 = []lexGroup{
 		"odbiorca|odbiorcy|odbiorców|odbiorcę|członków"},
 	{role: lexNoun, side: lexBoth, phrases: "empfänger|teilnehmende|mitglieder|betriebe|firmen|unternehmen|teilnehmern|unternehmens"},
 	// "… has been on Peppol": with a word for when, a registration date.
-	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, aspect: aspectJoined, phrases: "al aangesloten bij|al aangesloten|aangesloten bij|al geregistreerd|al ingeschreven|al op|been on|been on peppol|been registered|been registered on|been part of|" +
+	{role: lexFiller, side: lexBoth, flags: flagWeak | flagNoTypo | flagLowerRight, aspect: aspectJoined, phrases: "al aangesloten bij|al aangesloten|aangesloten bij|al geregistreerd|al ingeschreven|al op|been on|been on peppol|been registered|been registered on|been part of|" +
 		"été sur|été inscrite|été inscrit|été enregistrée|été enregistré|geweest|op peppol geweest|aangesloten|ingeschreven|gewesen|registriert gewesen|dabei|" +
 		"vært på|vært i|vært med|vært registrert|varit på|varit med i|varit med|varit registrerad|ansluten|" +
 		"estado en|estado registrado|estado registrada|dado de alta|dada de alta|stato su|stata su|stato registrato|stata registrata|iscritto|iscritta|" +
@@ -37,17 +37,17 @@ var kindGroups2 = []lexGroup{
 	// from.
 	{role: lexIntent, side: lexBoth, flags: flagNoTypo | flagPossessive, intent: IntentCertificate, phrases: "des zertifikats|des zertifikats von|zertifikats|zertifikats von|" +
 		"das zertifikat von|zertifikat von|des zertifikates von|certificate of|the certificate of|certificat de|le certificat de|certificaat van|het certificaat van"},
-	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: "come from|comes from|come|stammt|stammt von|vient|provient|komt|komt van|kommer fra|kommer från|" +
+	{role: lexFiller, side: lexBoth, flags: flagWeak | flagNoTypo | flagLowerRight, phrases: "come from|comes from|come|stammt|stammt von|vient|provient|komt|komt van|kommer fra|kommer från|" +
 		"viene|proviene|tulee|pochodzi"},
 	// A count.
-	{role: lexIntent, side: lexLeft, intent: IntentCount, phrases: "total number of|the total number of|total count of|total count|number of all|count all|" +
+	{role: lexIntent, side: lexLeft, flags: flagWeak, intent: IntentCount, phrases: "total number of|the total number of|total count of|total count|number of all|count all|" +
 		"total participants|total companies|total businesses|total endpoints|total receivers|participant count|total de participants|totaal deelnemers|teilnehmer insgesamt|" +
 		"nombre total de|nombre total d'|le nombre total de|le nombre total d'|" +
 		"totaal aantal|het totale aantal|totaal|gesamtzahl der|gesamtzahl an|gesamtzahl|gesamtanzahl|" +
 		"totalt antall|det totale antallet|samlet antall|totala antalet|totalt antal|samlede antal|det samlede antal|" +
 		"número total de|el número total de|número de|el número de|numero totale di|il numero totale di|numero di|il numero di|" +
 		"kokonaismäärä|yhteensä kuinka monta|łączna liczba|ogólna liczba|liczba wszystkich"},
-	{role: lexFiller, side: lexBoth, flags: flagNoTypo | flagLowerRight, phrases: "totalt|i alt|insgesamt|in totaal|au total|en tout|en total|in totale|yhteensä|" +
+	{role: lexFiller, side: lexBoth, flags: flagWeak | flagNoTypo | flagLowerRight, phrases: "totalt|i alt|insgesamt|in totaal|au total|en tout|en total|in totale|yhteensä|" +
 		"aller|sämtliche|sämtlicher|alle unsere|all of the|every|each|worldwide|in the world|globally|weltweit|dans le monde|wereldwijd|i verden|i världen|en el mundo|nel mondo|maailmanlaajuisesti|na świecie|" +
 		"i hele nettverket|i hela nätverket|i hele netværket|im gesamten netzwerk|im ganzen netz|dans tout le réseau|in het hele netwerk|" +
 		"en toda la red|in tutta la rete|koko verkossa|w całej sieci|there|are there|is there|exist|exists|registered in total"},
@@ -95,7 +95,7 @@ const kindOutOfScope2 = "revenues|profit|profits|earnings|weather|temperature|ac
 	"pakolliseksi|pakollista|pakollisia|toimitusjohtaja|geschäftsführer|geschäftsführerin|prezes|prezesa|vd:n|" +
 	"email|e-mail|emails|courriel|e-mailadres|mailadres|e-mail-adresse|e-mailadresse|e-mailadressen|e-postadresse|e-postadressen|e-postadress|e-postadressen|" +
 	"sähköposti|sähköpostiosoite|sähköpostiosoitteen|contactpersoon|kontaktperson|kontaktpersonen|ansprechpartner|ansprechpartnerin|yhteyshenkilö|gérant|gérante|gerente|" +
-	"owns|propriétaire|eigenaar|eigentümer|ägare|ägaren|dueño|propietario|proprietario|ejer|omistaja|właściciel|" +
+	"propriétaire|eigenaar|eigentümer|ägare|ägaren|dueño|propietario|proprietario|ejer|omistaja|właściciel|" +
 	"mehrwertsteuersatz|steuersatz|momssats|btw-tarief|alv-kanta|creditworthy|creditworthiness|solvency|solvabilité|kredietwaardigheid|bonität|" +
 	"kredittverdighet|kreditvärdighet|solvencia|solvibilità|kreditværdighed|luottokelpoisuus|horaires|openingstijden|öffnungszeiten|åpningstider|" +
 	"öppettider|orari|åbningstider|aukioloajat|veloittaa|veloittavat|veloittaako|veloitus|veloitukset|hinnoittelu"
