@@ -289,3 +289,20 @@ func TestScratchSurvivesGC(t *testing.T) {
 		t.Errorf("the kept scratch has %d position bytes and %d bitmap words, want %d and %d", len(got.pos), len(got.exact), n, (n+63)/64)
 	}
 }
+
+// TestScratchKeptPerP checks that an index keeps at most one scratch set per P
+// (GOMAXPROCS when it was opened), and that many.
+func TestScratchKeptPerP(t *testing.T) {
+	ix := buildIndex(t, card("0192:100000000", "Alfa Beta", "NO"))
+	p := runtime.GOMAXPROCS(0)
+	var sets []*bitmaps
+	for range p + 2 {
+		sets = append(sets, ix.bitmaps.get())
+	}
+	for _, b := range sets {
+		ix.bitmaps.put(b)
+	}
+	if got := len(ix.bitmaps.free); got != p {
+		t.Errorf("after %d sets given back the index keeps %d, want GOMAXPROCS = %d", p+2, got, p)
+	}
+}
