@@ -29,6 +29,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -341,6 +342,7 @@ func (ix *Index) load() error {
 		return err
 	}
 	words := (ix.terms.n + 63) / 64
+	ix.bitmaps.kept = runtime.GOMAXPROCS(0)
 	ix.bitmaps.new = func() *bitmaps {
 		return &bitmaps{exact: make([]uint64, words), typo: make([]uint64, words), filter: make([]uint64, words)}
 	}

@@ -257,7 +257,10 @@ func TestRankBoundPrunes(t *testing.T) {
 // TestScratchSurvivesGC checks that the bitmaps and per-card arrays a search works in
 // are kept for the next search across garbage collections: at 4M cards they are
 // 14 MB, and a server collects often, so making them again would cost every few
-// hundred requests a few milliseconds and heap growth.
+// hundred requests a few milliseconds and heap growth. It follows one set by its
+// pointer (not by the process's allocation counts, which other tests' goroutines
+// move): a search before and one after two collections (a sync.Pool empties in two)
+// must both use it and give it back.
 func TestScratchSurvivesGC(t *testing.T) {
 	const n = 30000
 	var cs []*export.Card
@@ -266,19 +269,40 @@ func TestScratchSurvivesGC(t *testing.T) {
 	}
 	ix := buildIndex(t, cs...)
 	ctx := context.Background()
+	kept := ix.bitmaps.get()
+	ix.bitmaps.put(kept)
 	if _, err := ix.Search(ctx, "alfa beta", "", 25); err != nil {
 		t.Fatal(err)
 	}
-	var m0, m1 runtime.MemStats
 	runtime.GC()
 	runtime.GC()
-	runtime.ReadMemStats(&m0)
 	if _, err := ix.Search(ctx, "alfa beta", "", 25); err != nil {
 		t.Fatal(err)
 	}
-	runtime.ReadMemStats(&m1)
-	// Its scratch would be 3 bytes a card and 5 bitmaps; the rest is some 12 KB.
-	if got := m1.TotalAlloc - m0.TotalAlloc; got > n {
-		t.Errorf("a search after two collections allocated %d bytes, want under %d (its scratch for %d cards kept)", got, n, n)
+	got := ix.bitmaps.get()
+	defer ix.bitmaps.put(got)
+	if got != kept {
+		t.Fatalf("the scratch after two collections is %p, want the set kept before them, %p (made again after a collection)", got, kept)
+	}
+	// The two-term searches made its per-card arrays, and they are kept with it.
+	if got.pos == nil || len(got.pos) != n || len(got.exact) != (n+63)/64 {
+		t.Errorf("the kept scratch has %d position bytes and %d bitmap words, want %d and %d", len(got.pos), len(got.exact), n, (n+63)/64)
+	}
+}
+
+// TestScratchKeptPerP checks that an index keeps at most one scratch set per P
+// (GOMAXPROCS when it was opened), and that many.
+func TestScratchKeptPerP(t *testing.T) {
+	ix := buildIndex(t, card("0192:100000000", "Alfa Beta", "NO"))
+	p := runtime.GOMAXPROCS(0)
+	var sets []*bitmaps
+	for range p + 2 {
+		sets = append(sets, ix.bitmaps.get())
+	}
+	for _, b := range sets {
+		ix.bitmaps.put(b)
+	}
+	if got := len(ix.bitmaps.free); got != p {
+		t.Errorf("after %d sets given back the index keeps %d, want GOMAXPROCS = %d", p+2, got, p)
 	}
 }

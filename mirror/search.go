@@ -476,18 +476,19 @@ func (ix *Index) evaluateOne(q *nameQuery, limit int, skip map[uint32]bool, top 
 	}
 }
 
-// scratchKept is how many bitmaps a scratchPool keeps: searches run one per core at
-// most at a time on the machines this serves, and each set is 14 MB at 4M cards.
-const scratchKept = 2
-
-// scratchPool keeps up to scratchKept bitmaps for the next searches. Unlike a
-// sync.Pool, a garbage collection does not empty it: at millions of cards making
-// the arrays again (and their pages) would cost a search milliseconds after each
-// collection and grow the heap the collector paces by.
+// scratchPool keeps up to kept bitmaps for the next searches. Unlike a sync.Pool, a
+// garbage collection does not empty it: at millions of cards making the arrays again
+// (and their pages) would cost a search milliseconds after each collection and grow
+// the heap the collector paces by.
 type scratchPool struct {
 	mu   sync.Mutex
 	free []*bitmaps
 	new  func() *bitmaps
+	// kept bounds len(free): runtime.GOMAXPROCS(0) when the index is opened, as
+	// searches run at most one per P at a time. It bounds the memory kept between
+	// searches to kept sets of about 14 MB each at 4M cards (5 bitmaps of a bit a card
+	// and 3 bytes a card once a two-term search has made them).
+	kept int
 }
 
 // get returns kept bitmaps, or new ones when none is kept.
@@ -502,11 +503,11 @@ func (p *scratchPool) get() *bitmaps {
 	return p.new()
 }
 
-// put keeps b (cleared) for a later search, unless scratchKept are kept already.
+// put keeps b (cleared) for a later search, unless p.kept are kept already.
 func (p *scratchPool) put(b *bitmaps) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if len(p.free) < scratchKept {
+	if len(p.free) < p.kept {
 		p.free = append(p.free, b)
 	}
 }
