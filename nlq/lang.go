@@ -288,7 +288,7 @@ var lexGroups = []lexGroup{
 		"bruker peppol|använder peppol|reachable|reachable on peppol"},
 	{role: lexPresence, side: lexBoth, flags: flagLowerRight, phrases: "live|active|actif|active|actief|aktiv|aktivt"},
 	// "Werkt X met Peppol?", "Arbeitet X mit Peppol?": the verb before a presence question.
-	{role: lexFiller, side: lexLeft, phrases: "werkt|werken|arbeitet|arbeiten|works|work"},
+	{role: lexFiller, side: lexLeft, flags: flagArticle, phrases: "werkt|werken|arbeitet|arbeiten|works|work"},
 	{role: lexPresence, side: lexRight, flags: flagNoTypo | flagRelative, phrases: "{that,which,who} {are,is} on peppol|{that,which,who} use peppol|{that,which,who} are registered|" +
 		"qui sont {sur,dans} peppol|qui sont inscrits sur peppol|qui sont inscrites sur peppol|qui utilisent peppol|" +
 		"die op peppol {zitten,staan}|die peppol gebruiken|die bij peppol zijn aangesloten|" +

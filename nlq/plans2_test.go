@@ -174,6 +174,7 @@ func TestCapitalisedNamesKeepTheirWords(t *testing.T) {
 		{"Kann Gewinn Immobilien GmbH Rechnungen empfangen?", planWant{intent: IntentCanReceive, subject: "Gewinn Immobilien GmbH"}},
 		{"Ist Discountpreis GmbH auf Peppol?", planWant{intent: IntentOnPeppol, subject: "Discountpreis GmbH"}},
 		{"Who owns the Peppol ID 0192:987654321?", planWant{intent: IntentLookup, subject: "0192:987654321"}},
+		{"Is Work Solutions Ltd on Peppol?", planWant{intent: IntentOnPeppol, subject: "Work Solutions Ltd"}},
 	})
 }
 
