@@ -4,7 +4,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -279,34 +278,28 @@ var kinds2Third = []eval29Case{
 // one not in the asker's language.
 func TestAskKinds2(t *testing.T) {
 	base, world := startEval29(t)
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 6)
-	for _, c := range slices.Concat(kinds2Cases, kinds2More, kinds2Third) {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			a, err := eval29Ask(t.Context(), base, c.Query)
-			for try := 1; try < 3 && (err != nil || len(a.Failed) > 0); try++ {
-				a, err = eval29Ask(t.Context(), base, c.Query)
-			}
-			if err != nil {
-				t.Errorf("[%s %s] %q: %v", c.Lang, c.Kind, c.Query, err)
-				return
-			}
-			if right, why := world.judge(c, a); !right {
-				t.Errorf("[%s %s] %q: %s\n  intent %s, answer: %s", c.Lang, c.Kind, c.Query, why, a.Intent, firstLine(a.Answer))
-			}
-			if c.Kind == "cannot" && a.Intent != "out_of_scope" {
-				t.Errorf("[%s %s] %q: intent %s, not out_of_scope", c.Lang, c.Kind, c.Query, a.Intent)
-			}
-			if a.Meta.Language != c.wantLanguage() {
-				t.Errorf("[%s %s] %q: answered in %q", c.Lang, c.Kind, c.Query, a.Meta.Language)
-			}
-		}()
+	cases := slices.Concat(kinds2Cases, kinds2More, kinds2Third)
+	queries := make([]string, len(cases))
+	for i, c := range cases {
+		queries[i] = c.Query
 	}
-	wg.Wait()
+	answers, errs := eval29AskAll(t.Context(), base, queries)
+	for i, c := range cases {
+		a := answers[i]
+		if errs[i] != nil {
+			t.Errorf("[%s %s] %q: %v", c.Lang, c.Kind, c.Query, errs[i])
+			continue
+		}
+		if right, why := world.judge(c, a); !right {
+			t.Errorf("[%s %s] %q: %s\n  intent %s, answer: %s", c.Lang, c.Kind, c.Query, why, a.Intent, firstLine(a.Answer))
+		}
+		if c.Kind == "cannot" && a.Intent != "out_of_scope" {
+			t.Errorf("[%s %s] %q: intent %s, not out_of_scope", c.Lang, c.Kind, c.Query, a.Intent)
+		}
+		if a.Meta.Language != c.wantLanguage() {
+			t.Errorf("[%s %s] %q: answered in %q", c.Lang, c.Kind, c.Query, a.Meta.Language)
+		}
+	}
 }
 
 // firstLine returns s up to its first line break, for a short report.

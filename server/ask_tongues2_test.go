@@ -3,7 +3,6 @@ package server
 import (
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/peppolgate/peppolgate/peppol"
@@ -298,39 +297,27 @@ func TestAskTongues2(t *testing.T) {
 		lang string
 	}
 	cases := slices.Concat(tongueCases, tongueCasesInformal, tongueCasesNames, tongueCasesContext)
+	queries := make([]string, len(cases))
+	for i, c := range cases {
+		queries[i] = c.q
+	}
+	answers, errs := eval29AskAll(t.Context(), base, queries)
 	out := make([]outcome, len(cases))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range 4 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := cases[i]
-				a, err := eval29Ask(t.Context(), base, c.q)
-				for try := 1; try < 3 && (err != nil || len(a.Failed) > 0); try++ {
-					a, err = eval29Ask(t.Context(), base, c.q)
-				}
-				if err != nil {
-					out[i] = outcome{why: err.Error()}
-					continue
-				}
-				ok, why := world.judge(eval29Case{Lang: c.lang, Query: c.q, Expect: world.tongueExpect(t, c)}, a)
-				out[i] = outcome{ok: ok, why: why, lang: a.Meta.Language}
-				if ok && tongueApproximate[c.q] && !a.Approximate {
-					out[i].ok, out[i].why = false, "an approximate match not said: "+a.Answer
-				}
-				if ok && a.Meta.Language != c.want() {
-					out[i].ok, out[i].why = false, "answered in "+a.Meta.Language
-				}
-			}
-		}()
+	for i, c := range cases {
+		a := answers[i]
+		if errs[i] != nil {
+			out[i] = outcome{why: errs[i].Error()}
+			continue
+		}
+		ok, why := world.judge(eval29Case{Lang: c.lang, Query: c.q, Expect: world.tongueExpect(t, c)}, a)
+		out[i] = outcome{ok: ok, why: why, lang: a.Meta.Language}
+		if ok && tongueApproximate[c.q] && !a.Approximate {
+			out[i].ok, out[i].why = false, "an approximate match not said: "+a.Answer
+		}
+		if ok && a.Meta.Language != c.want() {
+			out[i].ok, out[i].why = false, "answered in "+a.Meta.Language
+		}
 	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 	right := 0
 	for i, c := range cases {
 		if out[i].ok {

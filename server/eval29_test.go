@@ -679,35 +679,20 @@ func scoreEval29(t *testing.T, set eval29Set) {
 		why, lang     string
 		answer        *nlq.Answer
 	}
+	queries := make([]string, len(cases))
+	for i, c := range cases {
+		queries[i] = c.Query
+	}
+	answers, errs := eval29AskAll(t.Context(), base, queries)
 	out := make([]outcome, len(cases))
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range 8 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				c := cases[i]
-				// A call that failed upstream (a lookup timing out on a busy machine) is
-				// the network's doing, not the planner's: ask again, up to three times.
-				a, err := eval29Ask(t.Context(), base, c.Query)
-				for try := 1; try < 3 && (err != nil || len(a.Failed) > 0); try++ {
-					a, err = eval29Ask(t.Context(), base, c.Query)
-				}
-				if err != nil {
-					out[i] = outcome{why: err.Error()}
-					continue
-				}
-				right, why := world.judge(c, a)
-				out[i] = outcome{right: right, why: why, inLang: a.Meta.Language == c.wantLanguage(), lang: a.Meta.Language, answer: a}
-			}
-		}()
+	for i, c := range cases {
+		if a := answers[i]; errs[i] != nil {
+			out[i] = outcome{why: errs[i].Error()}
+		} else {
+			right, why := world.judge(c, a)
+			out[i] = outcome{right: right, why: why, inLang: a.Meta.Language == c.wantLanguage(), lang: a.Meta.Language, answer: a}
+		}
 	}
-	for i := range cases {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
 
 	if path := os.Getenv(set.answersEnv); path != "" {
 		var buf bytes.Buffer
@@ -763,6 +748,33 @@ func scoreEval29(t *testing.T, set eval29Set) {
 	if all.inLang < set.inLang {
 		t.Errorf("%d of %d answers are in the asker's language, fewer than the baseline %d", all.inLang, all.total, set.inLang)
 	}
+}
+
+// eval29AskAll asks every query through POST /ask, a few at a time, and returns the
+// answers, or the errors, in the queries' order. A call that failed upstream (a lookup
+// timing out on a busy machine) is the network's doing, not the planner's: a query is
+// asked again, up to three times in all.
+func eval29AskAll(ctx context.Context, base string, queries []string) ([]*nlq.Answer, []error) {
+	answers, errs := make([]*nlq.Answer, len(queries)), make([]error, len(queries))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range 6 {
+		wg.Go(func() {
+			for i := range next {
+				a, err := eval29Ask(ctx, base, queries[i])
+				for try := 1; try < 3 && (err != nil || len(a.Failed) > 0); try++ {
+					a, err = eval29Ask(ctx, base, queries[i])
+				}
+				answers[i], errs[i] = a, err
+			}
+		})
+	}
+	for i := range queries {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	return answers, errs
 }
 
 // eval29Ask POSTs the question to /ask and decodes the answer; a failure is returned as the
