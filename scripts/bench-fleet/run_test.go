@@ -57,7 +57,9 @@ func TestSmallRun(t *testing.T) {
 		byName[h.name] = h
 	}
 	get := byName["Redis GET + decode"]
-	if get.ri.sent["get"] != 20 || get.ri.trips != 20 || get.ri.outBytes < int64(20*get.bytes) {
+	// Each GET is a round trip of its own; a busy machine may open a connection during
+	// the phase, whose HELLO is one more.
+	if get.ri.sent["get"] != 20 || get.ri.trips != 20+get.ri.sent["hello"] || get.ri.outBytes < int64(20*get.bytes) {
 		t.Errorf("bare GETs: sent %v in %d round trips, %d bytes out for 20 values of %d bytes", get.ri.sent, get.ri.trips, get.ri.outBytes, get.bytes)
 	}
 	if allow := byName["Redis rate limit (fleet.Allow)"]; allow.ri.sent["evalsha"] != 20 {
