@@ -1179,7 +1179,10 @@ func testFleetRedisDown(t *testing.T, w *fleetWorld) {
 
 	// Shared again: a fresh client sending 3× its burst at once over the three replicas
 	// is served about its burst once, not once per replica. (Made again with another
-	// client if a replica went local meanwhile.)
+	// client if a replica went local meanwhile.) The other deployment's replica, which
+	// the mix did not use, may not have probed Redis since the restart: every replica
+	// must find it up first, or the attempt sees the kill's "refused" there.
+	w.waitRedisUp(t)
 	w.retried(t, fleetAttempts, func(o *outcome, attempt int) {
 		client := fmt.Sprintf("203.0.113.%d", 49+attempt)
 		n := 3 * fleetBurst
